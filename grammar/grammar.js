@@ -1,0 +1,468 @@
+/**
+ * @file Tree-sitter grammar for NVIDIA PTX (Parallel Thread Execution), ISA 9.x.
+ * @license MIT
+ *
+ * The grammar is purely syntactic: any identifier parses as an opcode and any
+ * `.word` directly after it parses as a qualifier. Whether an instruction, a
+ * qualifier or an operand is valid is decided later by the rule checker.
+ */
+
+// @ts-check
+/// <reference types="tree-sitter-cli/dsl" />
+
+// Binary operator precedences of PTX constant expressions (C's, see ISA 4.5.4).
+const PREC = {
+  conditional: 1,
+  logical_or: 2,
+  logical_and: 3,
+  bitwise_or: 4,
+  bitwise_xor: 5,
+  bitwise_and: 6,
+  equality: 7,
+  relational: 8,
+  shift: 9,
+  additive: 10,
+  multiplicative: 11,
+  unary: 12,
+  // A `%p|%q` destination pair binds tighter than a `|` expression.
+  pair: 13,
+};
+
+const STATE_SPACES = [
+  '.reg', '.sreg', '.const', '.global', '.local', '.param', '.shared', '.tex',
+];
+
+// Fundamental, packed and alternate floating-point types (ISA 5.2).
+const TYPES = [
+  '.s8', '.s16', '.s32', '.s64',
+  '.u8', '.u16', '.u32', '.u64',
+  '.b8', '.b16', '.b32', '.b64', '.b128',
+  '.f16', '.f16x2', '.f32', '.f64',
+  '.bf16', '.bf16x2', '.tf32',
+  '.e4m3', '.e5m2', '.e4m3x2', '.e5m2x2', '.e2m3', '.e3m2', '.e2m3x2', '.e3m2x2',
+  '.e2m1', '.e2m1x2', '.ue8m0', '.ue8m0x2', '.ue4m3',
+  '.s2f6x2',
+  '.pred',
+  '.texref', '.samplerref', '.surfref',
+];
+
+const LINKAGE = ['.extern', '.visible', '.weak', '.common'];
+
+// Directives allowed between a function's signature and its body (ISA 11.4, 11.7, 11.8).
+const FUNCTION_ATTRIBUTES = [
+  '.maxnreg', '.maxntid', '.reqntid', '.minnctapersm', '.maxnctapersm', '.noreturn',
+  '.reqnctapercluster', '.explicitcluster', '.maxclusterrank', '.blocksareclusters',
+  '.abi_preserve', '.abi_preserve_control',
+];
+
+module.exports = grammar({
+  name: 'ptx',
+
+  extras: $ => [/\s/, $.comment, $.preprocessor_directive],
+
+  word: $ => $.identifier,
+
+  conflicts: $ => [
+    // Linkage directives start both functions and variables: `.visible .entry` / `.visible .global`.
+    [$._function_header, $._declaration_specifier],
+    // `(x)` is a call's argument list or a parenthesized constant expression.
+    [$.argument_list, $.parenthesized_expression],
+  ],
+
+  supertypes: $ => [$._expression],
+
+  rules: {
+    module: $ => repeat($._module_item),
+
+    _module_item: $ => choice(
+      $.version_directive,
+      $.target_directive,
+      $.address_size_directive,
+      $.file_directive,
+      $.section_directive,
+      $.dwarf_directive,
+      $.alias_directive,
+      $.pragma_directive,
+      $.function_definition,
+      $.function_declaration,
+      $.variable_declaration,
+      $.loc_directive,
+      // Snippets: statements outside any function (the interpreter runs them,
+      // and inline `asm()` bodies look like this).
+      $.instruction,
+      $.label_declaration,
+      $.block,
+      $.callprototype_directive,
+      $.branchtargets_directive,
+      $.calltargets_directive,
+    ),
+
+    // ---------------------------------------------------------------- module
+
+    version_directive: $ => seq('.version', field('version', $.float_literal)),
+
+    target_directive: $ => seq('.target', sepBy1(',', field('target', $.identifier))),
+
+    address_size_directive: $ => seq('.address_size', field('size', $.integer_literal)),
+
+    file_directive: $ => seq(
+      '.file',
+      field('index', $.integer_literal),
+      field('path', $.string_literal),
+      optional(seq(',', field('timestamp', $.integer_literal), ',', field('file_size', $.integer_literal))),
+    ),
+
+    loc_directive: $ => seq(
+      '.loc',
+      field('file', $.integer_literal),
+      field('line', $.integer_literal),
+      field('column', $.integer_literal),
+      optional(seq(
+        ',', 'function_name', field('function_name', $._expression),
+        ',', 'inlined_at',
+        field('inlined_file', $.integer_literal),
+        field('inlined_line', $.integer_literal),
+        field('inlined_column', $.integer_literal),
+      )),
+    ),
+
+    section_directive: $ => seq(
+      '.section',
+      field('name', $.section_name),
+      '{',
+      repeat(choice($.data_line, $.label_declaration)),
+      '}',
+    ),
+
+    section_name: _ => /\.[A-Za-z_][A-Za-z0-9_.$]*/,
+
+    data_line: $ => seq(
+      field('type', alias(choice('.b8', '.b16', '.b32', '.b64'), $.type)),
+      sepBy1(',', $._data_expression),
+    ),
+
+    _data_expression: $ => choice(
+      $._expression,
+      alias($.section_name, $.section_reference),
+      alias($.section_offset, $.binary_expression),
+    ),
+
+    // `.debug_loc+63`: an offset into another debug section.
+    section_offset: $ => seq(
+      field('left', alias($.section_name, $.section_reference)),
+      field('operator', choice('+', '-')),
+      field('right', $._expression),
+    ),
+
+    // `@@DWARF` lines, the pre-2.0 spelling of debug sections.
+    dwarf_directive: _ => seq('@@DWARF', token.immediate(/[^\r\n]*/)),
+
+    alias_directive: $ => seq('.alias', field('alias', $.identifier), ',', field('aliasee', $.identifier), ';'),
+
+    pragma_directive: $ => seq('.pragma', sepBy1(',', $.string_literal), ';'),
+
+    // ------------------------------------------------------------- functions
+
+    function_declaration: $ => seq($._function_header, ';'),
+
+    function_definition: $ => seq($._function_header, field('body', $.block)),
+
+    _function_header: $ => seq(
+      repeat(field('linkage', $.linkage)),
+      field('kind', choice('.entry', '.func')),
+      optional(field('return_parameters', $.parameter_list)),
+      field('name', $.identifier),
+      optional(field('parameters', $.parameter_list)),
+      repeat(choice($.function_attribute, $.pragma_directive)),
+    ),
+
+    linkage: _ => choice(...LINKAGE),
+
+    parameter_list: $ => seq('(', sepBy(',', $.parameter_declaration), ')'),
+
+    parameter_declaration: $ => seq(
+      repeat1($._declaration_specifier),
+      field('declarator', $.declarator),
+    ),
+
+    function_attribute: $ => prec.right(seq(
+      field('name', choice(...FUNCTION_ATTRIBUTES)),
+      sepBy(',', field('value', $.integer_literal)),
+    )),
+
+    block: $ => seq('{', repeat($._statement), '}'),
+
+    _statement: $ => choice(
+      $.instruction,
+      $.label_declaration,
+      $.variable_declaration,
+      $.block,
+      $.loc_directive,
+      $.pragma_directive,
+      $.callprototype_directive,
+      $.branchtargets_directive,
+      $.calltargets_directive,
+      $.dwarf_directive,
+    ),
+
+    label_declaration: $ => seq(field('name', $.identifier), ':'),
+
+    callprototype_directive: $ => seq(
+      '.callprototype',
+      optional(field('return_parameters', $.parameter_list)),
+      '_',
+      optional(field('parameters', $.parameter_list)),
+      repeat($.function_attribute),
+      ';',
+    ),
+
+    branchtargets_directive: $ => seq('.branchtargets', sepBy1(',', $.identifier), ';'),
+
+    calltargets_directive: $ => seq('.calltargets', sepBy1(',', $.identifier), ';'),
+
+    // ----------------------------------------------------------- variables
+
+    variable_declaration: $ => seq(
+      repeat1($._declaration_specifier),
+      sepBy1(',', field('declarator', $.declarator)),
+      ';',
+    ),
+
+    _declaration_specifier: $ => choice(
+      $.linkage,
+      $.state_space,
+      $.alignment,
+      $.vector_type,
+      $.type,
+      $.ptr_attribute,
+      $.attribute_directive,
+    ),
+
+    state_space: _ => choice(...STATE_SPACES),
+
+    type: _ => choice(...TYPES),
+
+    vector_type: _ => choice('.v2', '.v4', '.v8', '.v16'),
+
+    alignment: $ => seq('.align', field('bytes', $.integer_literal)),
+
+    ptr_attribute: _ => '.ptr',
+
+    attribute_directive: $ => seq(
+      '.attribute',
+      token.immediate('('),
+      sepBy1(',', $.attribute),
+      ')',
+    ),
+
+    attribute: $ => seq(
+      field('name', choice('.managed', '.unified')),
+      optional(seq('(', sepBy1(',', $.integer_literal), ')')),
+    ),
+
+    declarator: $ => seq(
+      field('name', choice($.identifier, $.register, $.sink)),
+      optional(seq(token.immediate('<'), field('count', $.integer_literal), '>')),
+      repeat(field('dimension', $.array_dimension)),
+      optional(seq('=', field('value', $._initializer))),
+    ),
+
+    array_dimension: $ => seq('[', optional(field('size', $._expression)), ']'),
+
+    _initializer: $ => choice($._expression, $.initializer_list, $.sampler_initializer),
+
+    initializer_list: $ => seq('{', sepBy(',', $._initializer), optional(','), '}'),
+
+    // `{ filter_mode = nearest, addr_mode_0 = clamp_to_border }` for `.samplerref`.
+    sampler_initializer: $ => seq('{', sepBy1(',', $.sampler_field), '}'),
+
+    sampler_field: $ => seq(field('name', $.identifier), '=', field('value', $._expression)),
+
+    // ---------------------------------------------------------- instructions
+
+    instruction: $ => seq(
+      optional(field('guard', $.predicate_guard)),
+      field('opcode', $.opcode),
+      optional(field('operands', $.operand_list)),
+      ';',
+    ),
+
+    predicate_guard: $ => seq(
+      '@',
+      optional(field('negated', '!')),
+      field('predicate', choice($.register, $.identifier)),
+    ),
+
+    opcode: $ => seq(field('mnemonic', $.identifier), repeat(field('qualifier', $.qualifier))),
+
+    // `.global`, `.v4`, `.shared::cta`, `.L2::cache_hint`, `.16x32bx2` ...
+    qualifier: _ => token.immediate(/\.[A-Za-z0-9_]+(::[A-Za-z0-9_]+)*/),
+
+    operand_list: $ => sepBy1(',', $._operand),
+
+    _operand: $ => choice(
+      $._expression,
+      $.register_pair,
+      $.negated_operand,
+      $.vector_operand,
+      $.address_operand,
+      $.argument_list,
+      $.sink,
+    ),
+
+    // `%p|%q` (setp, shfl and friends write a second, predicate, result).
+    register_pair: $ => prec(PREC.pair, seq(
+      field('first', choice($.register, $.identifier, $.sink, $.vector_operand)),
+      '|',
+      field('second', choice($.register, $.identifier, $.sink)),
+    )),
+
+    negated_operand: $ => prec(PREC.pair, seq('!', field('operand', choice($.register, $.identifier)))),
+
+    vector_operand: $ => seq('{', sepBy1(',', choice($._expression, $.sink)), '}'),
+
+    // `[%rd1+8]`, `[var]`, `[tex, {%f1, %f2}]`, `[a].unified`.
+    address_operand: $ => seq(
+      '[',
+      sepBy1(',', choice($._expression, $.vector_operand)),
+      ']',
+      optional(field('suffix', alias(token.immediate('.unified'), $.qualifier))),
+    ),
+
+    // `(retval0)` and `(param0, param1)` of `call`.
+    argument_list: $ => prec.dynamic(1, seq('(', sepBy(',', choice($._expression, $.sink)), ')')),
+
+    sink: _ => '_',
+
+    // ------------------------------------------------------------ expressions
+
+    _expression: $ => choice(
+      $.register,
+      $.register_component,
+      $.subscript_expression,
+      $.identifier,
+      $.integer_literal,
+      $.float_literal,
+      $.unary_expression,
+      $.binary_expression,
+      $.conditional_expression,
+      $.parenthesized_expression,
+      $.generic_expression,
+      $.mask_expression,
+    ),
+
+    // `%tid.x`, `%v1.y`: a component of a vector or special register; `r2.b0`,
+    // `r3.h1`, `r2.b3210`: byte and half-word selectors of video instructions.
+    register_component: $ => seq(
+      field('register', choice($.register, $.identifier)),
+      field('component', alias(token.immediate(/\.([xyzwrgba]|[bh][0-9]+)/), $.component)),
+    ),
+
+    // `A[5]`: an element of an array variable (ISA 6.4.2).
+    subscript_expression: $ => prec(PREC.unary + 1, seq(
+      field('array', $.identifier),
+      token.immediate('['),
+      field('index', $._expression),
+      ']',
+    )),
+
+    unary_expression: $ => prec(PREC.unary, seq(
+      field('operator', choice('-', '+', '!', '~')),
+      field('operand', $._expression),
+    )),
+
+    binary_expression: $ => {
+      const table = [
+        ['||', PREC.logical_or],
+        ['&&', PREC.logical_and],
+        ['|', PREC.bitwise_or],
+        ['^', PREC.bitwise_xor],
+        ['&', PREC.bitwise_and],
+        ['==', PREC.equality], ['!=', PREC.equality],
+        ['<', PREC.relational], ['<=', PREC.relational], ['>', PREC.relational], ['>=', PREC.relational],
+        ['<<', PREC.shift], ['>>', PREC.shift],
+        ['+', PREC.additive], ['-', PREC.additive],
+        ['*', PREC.multiplicative], ['/', PREC.multiplicative],
+        // Modulo needs a blank after it: `%r2 %r3` is two registers, not `%r2 % r3`.
+        [alias(token(/%[ \t]/), '%'), PREC.multiplicative],
+      ];
+      return choice(...table.map(([operator, precedence]) => prec.left(/** @type {number} */ (precedence), seq(
+        field('left', $._expression),
+        // @ts-ignore
+        field('operator', operator),
+        field('right', $._expression),
+      ))));
+    },
+
+    conditional_expression: $ => prec.right(PREC.conditional, seq(
+      field('condition', $._expression), '?', field('consequence', $._expression), ':', field('alternative', $._expression),
+    )),
+
+    parenthesized_expression: $ => seq('(', $._expression, ')'),
+
+    // `generic(var)` in initializers of pointers.
+    // The keyword and its parenthesis are one token, so `generic` stays usable
+    // as an ordinary name.
+    generic_expression: $ => seq(token(seq('generic', '(')), field('operand', $._expression), ')'),
+
+    // `0xff00(var)`: the byte of an address or constant that a mask selects (ISA 5.4.4).
+    mask_expression: $ => seq(
+      field('mask', $.integer_literal),
+      token.immediate('('),
+      field('operand', $._expression),
+      ')',
+    ),
+
+    // ---------------------------------------------------------------- tokens
+
+    // `%r1`, `%tid`, `%rd<4>`-style names; the `%` names registers and special registers.
+    register: _ => /%[A-Za-z0-9_$]+/,
+
+    identifier: _ => /[A-Za-z][A-Za-z0-9_$]*|[_$][A-Za-z0-9_$]+/,
+
+    integer_literal: _ => token(choice(
+      /0[xX][0-9a-fA-F]+U?/,
+      /0[bB][01]+U?/,
+      /0[0-7]*U?/,
+      /[1-9][0-9]*U?/,
+    )),
+
+    float_literal: _ => token(choice(
+      /0[fF][0-9a-fA-F]{8}/,
+      /0[dD][0-9a-fA-F]{16}/,
+      /[0-9]+\.[0-9]*([eE][+-]?[0-9]+)?/,
+      /[0-9]+[eE][+-]?[0-9]+/,
+    )),
+
+    string_literal: _ => token(seq('"', repeat(choice(/[^"\\\n]/, /\\./)), '"')),
+
+    // PTX sources may go through the C preprocessor (ISA 4.1): `#include`,
+    // `#define`, `#if` ... lines are kept whole.
+    preprocessor_directive: _ => token(seq('#', /[^\r\n]*/)),
+
+    comment: _ => token(choice(
+      seq('//', /[^\r\n]*/),
+      seq('/*', /[^*]*\*+([^/*][^*]*\*+)*/, '/'),
+    )),
+  },
+});
+
+/**
+ * One or more `rule`s separated by `separator`.
+ * @param {RuleOrLiteral} separator
+ * @param {RuleOrLiteral} rule
+ * @returns {SeqRule}
+ */
+function sepBy1(separator, rule) {
+  return seq(rule, repeat(seq(separator, rule)));
+}
+
+/**
+ * Zero or more `rule`s separated by `separator`.
+ * @param {RuleOrLiteral} separator
+ * @param {RuleOrLiteral} rule
+ * @returns {ChoiceRule}
+ */
+function sepBy(separator, rule) {
+  return optional(sepBy1(separator, rule));
+}
