@@ -1,0 +1,390 @@
+//! Parser for the spec's syntax notation: instruction forms such as
+//! `tcgen05.ld.sync.aligned.shape1.num{.pack}.b32 r, [taddr];` and qualifier-set definitions
+//! such as `.dtype = .atype = { .u8, .shared{::cta, ::cluster} }`.
+
+use std::fmt;
+
+/// A qualifier-set definition from a Syntax block (`.shape1 = { .16x64b, .32x32b }`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetDef {
+    /// Names as written, e.g. `.dtype`, `vop`, `cp-size` (several for `.a = .b = {..}`).
+    pub names: Vec<String>,
+    /// Values as written, brace suffixes expanded (`.shared{::cta}` -> `.shared`, `.shared::cta`).
+    pub values: Vec<String>,
+}
+
+impl SetDef {
+    /// Parse `.a = .b = { .x, .y }` (a trailing `;` is allowed). Returns `None` when the text is
+    /// not a definition.
+    pub fn parse(text: &str) -> Option<SetDef> {
+        let text = text.trim().trim_end_matches(';').trim();
+        let mut names = Vec::new();
+        let mut rest = text;
+        loop {
+            let (lhs, rhs) = rest.split_once('=')?;
+            let name = lhs.trim();
+            if !is_set_name(name) {
+                return None;
+            }
+            names.push(name.to_string());
+            let rhs = rhs.trim_start();
+            if rhs.starts_with('{') {
+                rest = rhs;
+                break;
+            }
+            rest = rhs;
+        }
+        let body = rest.strip_prefix('{')?.strip_suffix('}')?;
+        let values = split_top(body, ',')
+            .into_iter()
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .flat_map(expand_suffixes)
+            .collect();
+        Some(SetDef { names, values })
+    }
+
+    /// Whether `name` (with or without leading `.`) names this set.
+    pub fn has_name(&self, name: &str) -> bool {
+        let bare = name.trim_start_matches('.');
+        self.names.iter().any(|n| n.trim_start_matches('.') == bare)
+    }
+}
+
+impl fmt::Display for SetDef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} = {{ {} }}",
+            self.names.join(" = "),
+            self.values.join(", ")
+        )
+    }
+}
+
+fn is_set_name(s: &str) -> bool {
+    let bare = s.strip_prefix('.').unwrap_or(s);
+    !bare.is_empty()
+        && bare.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && bare
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '-'))
+}
+
+/// Expand `x{a, b}` into `x`, `xa`, `xb` (one level, repeated for several groups).
+pub fn expand_suffixes(v: &str) -> Vec<String> {
+    let Some(open) = v.find('{') else {
+        return vec![v.to_string()];
+    };
+    let Some(close) = matching(v, open) else {
+        return vec![v.to_string()];
+    };
+    let base = &v[..open];
+    let tail = &v[close + 1..];
+    let mut out = Vec::new();
+    let mut alts = vec![String::new()];
+    alts.extend(
+        split_top(&v[open + 1..close], ',')
+            .into_iter()
+            .map(|s| s.trim().to_string()),
+    );
+    for a in alts {
+        for t in expand_suffixes(&format!("{base}{a}{tail}")) {
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+/// Index of the bracket matching the one at `open`.
+pub(crate) fn matching(s: &str, open: usize) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let (o, c) = match bytes[open] {
+        b'{' => (b'{', b'}'),
+        b'[' => (b'[', b']'),
+        b'(' => (b'(', b')'),
+        _ => return None,
+    };
+    let mut depth = 0usize;
+    for (i, &b) in bytes.iter().enumerate().skip(open) {
+        if b == o {
+            depth += 1;
+        } else if b == c {
+            depth -= 1;
+            if depth == 0 {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
+/// Split at `sep` outside of any brackets.
+pub(crate) fn split_top(s: &str, sep: char) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '{' | '[' | '(' => depth += 1,
+            '}' | ']' | ')' => depth -= 1,
+            c if c == sep && depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
+/// One qualifier element of a form head before set names are resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawElem {
+    /// Spellings as written, with leading `.` (several when a brace suffix is present).
+    pub alts: Vec<String>,
+    /// Members of one optional `{...}` group share an id; `None` = required.
+    pub group: Option<u16>,
+}
+
+/// A form split into its head (opcode root + qualifier elements) and operand text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawForm {
+    pub root: String,
+    pub elems: Vec<RawElem>,
+    pub operands: Vec<OperandSpec>,
+    /// True for pseudo forms that have no opcode (`{ instructionList }`, `@{!}p instruction;`).
+    pub pseudo: bool,
+}
+
+/// Kind of an operand as written in the syntax.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OperandKind {
+    /// A register, immediate or symbol (`d`, `a`, `cp-size`).
+    Value,
+    /// A memory address in brackets (`[a]`).
+    Address,
+    /// A brace-enclosed vector (`{a, b, e, f}`).
+    Vector,
+    /// A parenthesised list (`(param-list)`).
+    List,
+}
+
+/// One operand of a form.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct OperandSpec {
+    /// Text as written, without the optional-marker braces (`[taddr]`, `a{.asel}`, `{-}c`).
+    pub text: String,
+    /// Bare operand name (`taddr`, `a`, `c`).
+    pub name: String,
+    pub optional: bool,
+    pub kind: OperandKind,
+}
+
+impl OperandSpec {
+    fn new(text: &str, optional: bool) -> OperandSpec {
+        let text = text.trim().to_string();
+        let kind = if text.starts_with('[') {
+            OperandKind::Address
+        } else if text.starts_with('(') {
+            OperandKind::List
+        } else if text.starts_with('{') && !text.starts_with("{-}") && !text.starts_with("{!}") {
+            OperandKind::Vector
+        } else {
+            OperandKind::Value
+        };
+        let name = text
+            .trim_start_matches("{-}")
+            .trim_start_matches("{!}")
+            .trim_start_matches(['[', '(', '{', '!', '-'])
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .next()
+            .unwrap_or("")
+            .to_string();
+        OperandSpec {
+            text,
+            name,
+            optional,
+            kind,
+        }
+    }
+}
+
+/// Split a normalized form statement (`head operands;`) and parse it.
+pub fn parse_form(stmt: &str) -> Result<RawForm, String> {
+    let stmt = stmt.trim().trim_end_matches(';').trim();
+    let (head, ops) = match stmt.find(char::is_whitespace) {
+        Some(i) => (&stmt[..i], stmt[i..].trim()),
+        None => (stmt, ""),
+    };
+    if !head.starts_with(|c: char| c.is_ascii_lowercase() || c == '_') {
+        return Ok(RawForm {
+            root: head.to_string(),
+            elems: Vec::new(),
+            operands: Vec::new(),
+            pseudo: true,
+        });
+    }
+    let root_end = head.find(['.', '{']).unwrap_or(head.len());
+    let root = head[..root_end].to_string();
+    let mut elems = Vec::new();
+    let mut next_group = 0u16;
+    parse_elems(&head[root_end..], None, &mut next_group, &mut elems)
+        .map_err(|e| format!("{e} in `{stmt}`"))?;
+    Ok(RawForm {
+        root,
+        elems,
+        operands: parse_operands(ops),
+        pseudo: false,
+    })
+}
+
+fn parse_elems(
+    s: &str,
+    group: Option<u16>,
+    next_group: &mut u16,
+    out: &mut Vec<RawElem>,
+) -> Result<(), String> {
+    let mut i = 0;
+    let b = s.as_bytes();
+    while i < b.len() {
+        match b[i] {
+            b'.' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b':')
+                {
+                    i += 1;
+                }
+                let mut end = i;
+                // `.shared{::cta}`: a brace suffix that does not start a new qualifier.
+                if i < b.len() && b[i] == b'{' && !s[i + 1..].starts_with('.') {
+                    let close = matching(s, i).ok_or("unbalanced `{`")?;
+                    end = close + 1;
+                    i = close + 1;
+                }
+                out.push(RawElem {
+                    alts: expand_suffixes(&s[start..end]),
+                    group,
+                });
+            }
+            b'{' => {
+                let close = matching(s, i).ok_or("unbalanced `{`")?;
+                let g = *next_group;
+                *next_group += 1;
+                parse_elems(&s[i + 1..close], Some(g), next_group, out)?;
+                i = close + 1;
+            }
+            c => return Err(format!("unexpected `{}`", c as char)),
+        }
+    }
+    Ok(())
+}
+
+/// Parse operand text such as `d, [a]{.unified}{, cache-policy}`.
+pub fn parse_operands(s: &str) -> Vec<OperandSpec> {
+    let mut out = Vec::new();
+    let s = s.trim();
+    if s.is_empty() {
+        return out;
+    }
+    // Pull out `{, x}` optional groups, leaving the required operands separated by commas.
+    let mut required = String::new();
+    let mut i = 0;
+    let b = s.as_bytes();
+    while i < b.len() {
+        if b[i] == b'{' && s[i + 1..].trim_start().starts_with(',') {
+            if let Some(close) = matching(s, i) {
+                let inner = s[i + 1..close].trim_start().trim_start_matches(',');
+                flush_required(&mut required, &mut out);
+                for part in split_top(inner, ',') {
+                    if !part.trim().is_empty() {
+                        out.push(OperandSpec::new(part, true));
+                    }
+                }
+                i = close + 1;
+                continue;
+            }
+        }
+        required.push(b[i] as char);
+        i += 1;
+    }
+    flush_required(&mut required, &mut out);
+    out
+}
+
+fn flush_required(buf: &mut String, out: &mut Vec<OperandSpec>) {
+    for part in split_top(buf, ',') {
+        if !part.trim().is_empty() {
+            out.push(OperandSpec::new(part, false));
+        }
+    }
+    buf.clear();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_defs() {
+        let s = SetDef::parse(".dtype = .atype = { .u8, .shared{::cta, ::cluster} };").unwrap();
+        assert_eq!(s.names, [".dtype", ".atype"]);
+        assert_eq!(
+            s.values,
+            [".u8", ".shared", ".shared::cta", ".shared::cluster"]
+        );
+        assert!(s.has_name("atype"));
+        assert!(SetDef::parse("cp-size = { 4, 8, 16 }").is_some());
+        assert!(SetDef::parse("add.type d, a, b;").is_none());
+    }
+
+    #[test]
+    fn form_head() {
+        let f = parse_form("mbarrier.try_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state;")
+            .unwrap();
+        assert_eq!(f.root, "mbarrier");
+        let alts: Vec<_> = f.elems.iter().map(|e| (e.alts.join("|"), e.group)).collect();
+        assert_eq!(
+            alts,
+            [
+                (".try_wait".to_string(), None),
+                (".sem".to_string(), Some(0)),
+                (".scope".to_string(), Some(0)),
+                (".shared|.shared::cta".to_string(), Some(1)),
+                (".b64".to_string(), None)
+            ]
+        );
+        assert_eq!(f.operands.len(), 3);
+        assert_eq!(f.operands[1].kind, OperandKind::Address);
+    }
+
+    #[test]
+    fn operands() {
+        let ops = parse_operands("[dst], [src], cp-size{, src-size}{, cache-policy}");
+        let v: Vec<_> = ops.iter().map(|o| (o.name.as_str(), o.optional)).collect();
+        assert_eq!(
+            v,
+            [
+                ("dst", false),
+                ("src", false),
+                ("cp-size", false),
+                ("src-size", true),
+                ("cache-policy", true)
+            ]
+        );
+        let ops = parse_operands("d, {-}a{.asel}, {a, b, e, f}, [a]{.unified}");
+        assert_eq!(ops[1].name, "a");
+        assert_eq!(ops[2].kind, OperandKind::Vector);
+        assert_eq!(ops[3].text, "[a]{.unified}");
+    }
+
+    #[test]
+    fn pseudo() {
+        assert!(parse_form("@{!}p instruction;").unwrap().pseudo);
+        assert!(parse_form("{ instructionList }").unwrap().pseudo);
+    }
+}

@@ -1,0 +1,427 @@
+//! Target architectures (`.target sm_XX{a,f}` and platform options) and target requirements.
+//!
+//! Semantics (checked against ptxas 13.5, see `tests/fixtures/ptxas`):
+//! * `sm_90+` ("sm_90 or higher"): every `sm_N`, `sm_Na`, `sm_Nf` with `N >= 90`.
+//! * `sm_90a` (architecture-specific): only that exact `a` target (after renames).
+//! * `sm_100f+` (family-specific, "sm_100f or higher in the same family"): `f` and `a`
+//!   targets of the same family whose number is `>= 100` (`sm_100a`, `sm_103f`, `sm_103a`),
+//!   never the plain baseline `sm_100`.
+//! * Renames: `sm_101{,a,f}` became `sm_110{,a,f}` in PTX ISA 9.0; both spellings compare equal.
+
+use std::fmt;
+
+use crate::version::PtxVersion;
+
+/// Which flavour of a target name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// `sm_90`: baseline features, onion model.
+    Base,
+    /// `sm_90a`: architecture-specific features for exactly that architecture.
+    Arch,
+    /// `sm_100f`: family-specific features shared by later members of the family.
+    Family,
+}
+
+/// A parsed `sm_XX{a,f}` (or `compute_XX{a,f}`) name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SmName {
+    pub number: u32,
+    pub variant: Variant,
+}
+
+impl SmName {
+    /// Parse `sm_100a`, `sm_90`, `compute_120f`.
+    pub fn parse(s: &str) -> Option<Self> {
+        let rest = s
+            .strip_prefix("sm_")
+            .or_else(|| s.strip_prefix("compute_"))?;
+        let (digits, variant) = match rest.as_bytes().last()? {
+            b'a' => (&rest[..rest.len() - 1], Variant::Arch),
+            b'f' => (&rest[..rest.len() - 1], Variant::Family),
+            _ => (rest, Variant::Base),
+        };
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        Some(Self {
+            number: digits.parse().ok()?,
+            variant,
+        })
+    }
+
+    /// The number after applying renames (`101` -> `110`).
+    pub fn canonical_number(self) -> u32 {
+        match self.number {
+            101 => 110,
+            n => n,
+        }
+    }
+
+    /// Architecture family (`sm_10x` -> 10, `sm_11x` -> 11, `sm_12x` -> 12); `None` before sm_100.
+    pub fn family(self) -> Option<u32> {
+        let n = self.canonical_number();
+        (n >= 100).then_some(n / 10)
+    }
+}
+
+impl fmt::Display for SmName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let suffix = match self.variant {
+            Variant::Base => "",
+            Variant::Arch => "a",
+            Variant::Family => "f",
+        };
+        write!(f, "sm_{}{}", self.number, suffix)
+    }
+}
+
+/// One alternative of a target requirement.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TargetAtom {
+    /// `sm_N or higher` (written `sm_N+`).
+    AtLeast(u32),
+    /// Exactly the architecture-specific target `sm_Na` (written `sm_Na`).
+    Arch(u32),
+    /// `sm_Nf or higher in the same family` (written `sm_Nf+`).
+    Family(u32),
+    /// A platform option such as `map_f64_to_f32`.
+    Option(String),
+}
+
+impl TargetAtom {
+    /// Parse the data-file notation: `sm_90+`, `sm_90a`, `sm_100f+` (or `sm_100f`), `map_f64_to_f32`.
+    pub fn parse(s: &str) -> Option<Self> {
+        let s = s.trim();
+        let plus = s.ends_with('+');
+        let core = s.trim_end_matches('+');
+        if let Some(sm) = SmName::parse(core) {
+            return Some(match sm.variant {
+                Variant::Base => TargetAtom::AtLeast(sm.number),
+                Variant::Arch if !plus => TargetAtom::Arch(sm.number),
+                Variant::Arch => return None,
+                Variant::Family => TargetAtom::Family(sm.number),
+            });
+        }
+        if !plus
+            && !core.is_empty()
+            && core.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            return Some(TargetAtom::Option(core.to_string()));
+        }
+        None
+    }
+
+    /// Whether a single `.target` entry (e.g. `sm_100a`) satisfies this atom.
+    pub fn satisfied_by(&self, target: &str) -> bool {
+        let Some(t) = SmName::parse(target) else {
+            return matches!(self, TargetAtom::Option(o) if o == target);
+        };
+        let tn = t.canonical_number();
+        match *self {
+            TargetAtom::AtLeast(n) => tn >= canon(n),
+            TargetAtom::Arch(n) => t.variant == Variant::Arch && tn == canon(n),
+            TargetAtom::Family(n) => {
+                let req = SmName {
+                    number: n,
+                    variant: Variant::Family,
+                };
+                t.variant != Variant::Base && t.family() == req.family() && tn >= canon(n)
+            }
+            TargetAtom::Option(_) => false,
+        }
+    }
+}
+
+fn canon(n: u32) -> u32 {
+    SmName {
+        number: n,
+        variant: Variant::Base,
+    }
+    .canonical_number()
+}
+
+impl fmt::Display for TargetAtom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TargetAtom::AtLeast(n) => write!(f, "sm_{n}+"),
+            TargetAtom::Arch(n) => write!(f, "sm_{n}a"),
+            TargetAtom::Family(n) => write!(f, "sm_{n}f+"),
+            TargetAtom::Option(o) => f.write_str(o),
+        }
+    }
+}
+
+/// Which targets support a feature.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum TargetReq {
+    /// Supported on all target architectures.
+    #[default]
+    All,
+    /// Supported if any alternative is satisfied.
+    AnyOf(Vec<TargetAtom>),
+    /// Every part must be satisfied (a feature combining several restricted qualifiers).
+    AllOf(Vec<TargetReq>),
+}
+
+impl TargetReq {
+    /// Parse `all`, `sm_90+`, `sm_100a | sm_100f+`, `sm_90+ & sm_100a`.
+    pub fn parse(s: &str) -> Option<Self> {
+        let s = s.trim();
+        if s == "all" {
+            return Some(TargetReq::All);
+        }
+        if s.contains('&') {
+            let parts = s
+                .split('&')
+                .map(TargetReq::parse)
+                .collect::<Option<Vec<_>>>()?;
+            return Some(TargetReq::AllOf(parts));
+        }
+        let atoms = s
+            .split('|')
+            .map(TargetAtom::parse)
+            .collect::<Option<Vec<_>>>()?;
+        Some(TargetReq::AnyOf(atoms))
+    }
+
+    /// Conjunction of two requirements, flattening trivial cases.
+    pub fn and(self, other: TargetReq) -> TargetReq {
+        match (self, other) {
+            (TargetReq::All, x) | (x, TargetReq::All) => x,
+            (a, b) if a == b => a,
+            (TargetReq::AllOf(mut a), TargetReq::AllOf(b)) => {
+                for x in b {
+                    if !a.contains(&x) {
+                        a.push(x);
+                    }
+                }
+                TargetReq::AllOf(a)
+            }
+            (TargetReq::AllOf(mut a), x) | (x, TargetReq::AllOf(mut a)) => {
+                if !a.contains(&x) {
+                    a.push(x);
+                }
+                TargetReq::AllOf(a)
+            }
+            (a, b) => TargetReq::AllOf(vec![a, b]),
+        }
+    }
+
+    /// Whether one `.target` entry satisfies this requirement.
+    pub fn satisfied_by(&self, target: &str) -> bool {
+        self.satisfied_by_any(&[target])
+    }
+
+    /// Whether a `.target` list (architecture plus options such as `map_f64_to_f32`) satisfies it.
+    pub fn satisfied_by_any(&self, targets: &[&str]) -> bool {
+        match self {
+            TargetReq::All => true,
+            TargetReq::AnyOf(atoms) => atoms
+                .iter()
+                .any(|a| targets.iter().any(|t| a.satisfied_by(t))),
+            TargetReq::AllOf(parts) => parts.iter().all(|p| p.satisfied_by_any(targets)),
+        }
+    }
+
+    /// The smallest plain `sm_N` that satisfies the requirement, if one does (used for messages).
+    pub fn min_baseline(&self) -> Option<u32> {
+        match self {
+            TargetReq::All => Some(0),
+            TargetReq::AnyOf(atoms) => atoms
+                .iter()
+                .filter_map(|a| match a {
+                    TargetAtom::AtLeast(n) => Some(*n),
+                    _ => None,
+                })
+                .min(),
+            TargetReq::AllOf(parts) => parts
+                .iter()
+                .map(TargetReq::min_baseline)
+                .collect::<Option<Vec<_>>>()
+                .map(|v| v.into_iter().max().unwrap_or(0)),
+        }
+    }
+}
+
+impl fmt::Display for TargetReq {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TargetReq::All => f.write_str("all"),
+            TargetReq::AnyOf(atoms) => {
+                for (i, a) in atoms.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(" | ")?;
+                    }
+                    write!(f, "{a}")?;
+                }
+                Ok(())
+            }
+            TargetReq::AllOf(parts) => {
+                for (i, p) in parts.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(" & ")?;
+                    }
+                    write!(f, "{p}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Convenience: whether `target` (one `.target` entry) satisfies `req`.
+pub fn target_supports(req: &TargetReq, target: &str) -> bool {
+    req.satisfied_by(target)
+}
+
+/// Kind of a `.target` entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    /// An `sm_XX{a,f}` architecture.
+    Sm(SmName),
+    /// A platform or texturing option (`texmode_unified`, `debug`, `map_f64_to_f32`, ...).
+    Option,
+}
+
+/// One `.target` string the spec knows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TargetInfo {
+    pub name: String,
+    pub kind: TargetKind,
+    /// PTX ISA version that introduced this target string.
+    pub since: PtxVersion,
+    /// New name and the PTX version from which it applies (`sm_101a` -> `sm_110a` in 9.0).
+    pub renamed_to: Option<(String, PtxVersion)>,
+    /// Oldest `.version` ptxas 13.5 accepts with this target, where it differs from `since`.
+    pub ptxas_min_version: Option<PtxVersion>,
+    /// Whether ptxas 13.5 accepts this target string in a `.target` directive.
+    pub ptxas_accepts: bool,
+}
+
+impl TargetInfo {
+    /// Family name such as `sm_10x` for targets in a family.
+    pub fn family(&self) -> Option<String> {
+        match self.kind {
+            TargetKind::Sm(sm) => sm.family().map(|f| format!("sm_{f}x")),
+            TargetKind::Option => None,
+        }
+    }
+
+    /// The oldest `.version` that may be paired with this target.
+    pub fn min_version(&self) -> PtxVersion {
+        self.ptxas_min_version.unwrap_or(self.since).max(self.since)
+    }
+}
+
+/// Parse `data/targets.txt` (see the header of that file for the format).
+pub(crate) fn parse_targets(text: &str) -> Result<Vec<TargetInfo>, String> {
+    let mut out = Vec::new();
+    for (lineno, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let err = |m: &str| format!("targets.txt:{}: {m}: `{raw}`", lineno + 1);
+        let mut words = line.split_whitespace();
+        let name = words.next().ok_or_else(|| err("empty"))?.to_string();
+        let since = words
+            .next()
+            .and_then(PtxVersion::parse)
+            .ok_or_else(|| err("missing version"))?;
+        let kind = match SmName::parse(&name) {
+            Some(sm) => TargetKind::Sm(sm),
+            None => TargetKind::Option,
+        };
+        let mut info = TargetInfo {
+            name,
+            kind,
+            since,
+            renamed_to: None,
+            ptxas_min_version: None,
+            ptxas_accepts: true,
+        };
+        while let Some(w) = words.next() {
+            match w {
+                "renamed" => {
+                    let to = words.next().ok_or_else(|| err("renamed needs a name"))?;
+                    let ver = words
+                        .next()
+                        .and_then(PtxVersion::parse)
+                        .ok_or_else(|| err("renamed needs a version"))?;
+                    info.renamed_to = Some((to.to_string(), ver));
+                }
+                "ptxas-min" => {
+                    info.ptxas_min_version = Some(
+                        words
+                            .next()
+                            .and_then(PtxVersion::parse)
+                            .ok_or_else(|| err("ptxas-min needs a version"))?,
+                    );
+                }
+                "ptxas-rejects" => info.ptxas_accepts = false,
+                _ => return Err(err("unknown word")),
+            }
+        }
+        out.push(info);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(s: &str) -> TargetReq {
+        TargetReq::parse(s).unwrap()
+    }
+
+    #[test]
+    fn onion_model() {
+        let r = req("sm_90+");
+        assert!(r.satisfied_by("sm_90"));
+        assert!(r.satisfied_by("sm_90a"));
+        assert!(r.satisfied_by("sm_120f"));
+        assert!(!r.satisfied_by("sm_89"));
+    }
+
+    #[test]
+    fn arch_specific_is_exact() {
+        let r = req("sm_90a");
+        assert!(r.satisfied_by("sm_90a"));
+        assert!(!r.satisfied_by("sm_90"));
+        assert!(!r.satisfied_by("sm_100a"));
+    }
+
+    #[test]
+    fn family_specific() {
+        let r = req("sm_100f+");
+        assert!(r.satisfied_by("sm_100f"));
+        assert!(r.satisfied_by("sm_100a"));
+        assert!(r.satisfied_by("sm_103a"));
+        assert!(r.satisfied_by("sm_103f"));
+        assert!(!r.satisfied_by("sm_100"));
+        assert!(!r.satisfied_by("sm_110f"));
+        assert!(!r.satisfied_by("sm_120a"));
+        let r = req("sm_103f+");
+        assert!(!r.satisfied_by("sm_100f"));
+    }
+
+    #[test]
+    fn renames() {
+        assert!(req("sm_101a").satisfied_by("sm_110a"));
+        assert!(req("sm_110a").satisfied_by("sm_101a"));
+        assert!(req("sm_101f+").satisfied_by("sm_110f"));
+        assert_eq!(SmName::parse("sm_101f").unwrap().family(), Some(11));
+    }
+
+    #[test]
+    fn options_and_display() {
+        let r = req("sm_13+ | map_f64_to_f32");
+        assert!(r.satisfied_by_any(&["sm_10", "map_f64_to_f32"]));
+        assert!(!r.satisfied_by("sm_10"));
+        let both = req("sm_100a | sm_100f+").and(req("sm_90+"));
+        assert_eq!(both.to_string(), "sm_100a | sm_100f+ & sm_90+");
+        assert_eq!(TargetReq::parse(&both.to_string()), Some(both));
+    }
+}
