@@ -54,14 +54,15 @@ fn module(target: &str, lines: &[&str]) -> (String, usize) {
     (s, first)
 }
 
-/// Runs ptxas on `lines`, returning per-line error messages (empty = none).
+/// Runs ptxas on `lines`, returning per-line error messages (empty = none),
+/// or the whole output when ptxas failed without naming a probe line.
 fn run_ptxas(
     ptxas: &str,
     dir: &Path,
-    tag: usize,
+    tag: &str,
     target: &str,
     lines: &[&str],
-) -> Vec<Vec<String>> {
+) -> Result<Vec<Vec<String>>, String> {
     let (text, first) = module(target, lines);
     let path = dir.join(format!("m{tag}.ptx"));
     std::fs::write(&path, text).expect("write module");
@@ -73,18 +74,29 @@ fn run_ptxas(
         .output()
         .expect("run ptxas");
     let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.code().is_none() {
+        // Killed by a signal (ptxas crashes on some invalid forms): the
+        // errors printed so far cannot be trusted to be complete.
+        return Err(format!("ptxas crashed ({})", out.status));
+    }
     let mut errors = vec![Vec::new(); lines.len()];
     let mut any = false;
     for line in stderr.lines() {
-        if let Some((_, rest)) = line.split_once(", line ") {
+        if let Some((file, rest)) = line.split_once(", line ") {
             let (num, msg) = rest.split_once(';').unwrap_or((rest, ""));
             let msg = msg.trim();
-            if !msg.starts_with("error") {
+            if !msg.starts_with("error") && !msg.starts_with("fatal") {
                 continue;
+            }
+            if !file.ends_with(&*path.to_string_lossy()) {
+                // An error inside ptxas's own builtin code: no probe named.
+                return Err(line.to_owned());
             }
             let n: usize = num.trim().parse().expect("line number");
             let idx = n.checked_sub(first).filter(|i| *i < lines.len());
-            let idx = idx.unwrap_or_else(|| panic!("error outside the probes: {line}"));
+            let Some(idx) = idx else {
+                return Err(line.to_owned());
+            };
             let msg = msg
                 .trim_start_matches("error")
                 .trim_start()
@@ -92,25 +104,49 @@ fn run_ptxas(
             errors[idx].push(msg.trim().to_owned());
             any = true;
         } else if line.contains("fatal") && !line.contains("aborted due to errors") {
-            panic!("ptxas failed on {}: {line}", path.display());
+            return Err(line.to_owned());
         }
     }
-    assert!(
-        any || out.status.success(),
-        "ptxas failed without line errors on {}: {stderr}",
-        path.display()
-    );
-    errors
+    if !any && !out.status.success() {
+        return Err(stderr.into_owned());
+    }
+    Ok(errors)
 }
 
 /// Verdicts for `lines`, re-running the accepted rest until ptxas is clean.
-fn label(ptxas: &str, dir: &Path, tag: usize, target: &str, lines: &[&str]) -> Vec<Verdict> {
+/// A module that fails without a line number is split in halves until the
+/// failing probe is alone.
+fn label(ptxas: &str, dir: &Path, tag: &str, target: &str, lines: &[&str]) -> Vec<Verdict> {
     let mut verdicts: Vec<Option<Verdict>> = vec![None; lines.len()];
     let mut pending: Vec<usize> = (0..lines.len()).collect();
     let mut round = 0;
     while !pending.is_empty() {
         let batch: Vec<&str> = pending.iter().map(|&i| lines[i]).collect();
-        let errors = run_ptxas(ptxas, dir, tag * 100 + round, target, &batch);
+        let errors = match run_ptxas(ptxas, dir, &format!("{tag}-{round}"), target, &batch) {
+            Ok(errors) => errors,
+            Err(message) if batch.len() == 1 => vec![vec![message]],
+            Err(_) => {
+                let half = batch.len() / 2;
+                let mut v = label(
+                    ptxas,
+                    dir,
+                    &format!("{tag}-{round}a"),
+                    target,
+                    &batch[..half],
+                );
+                v.extend(label(
+                    ptxas,
+                    dir,
+                    &format!("{tag}-{round}b"),
+                    target,
+                    &batch[half..],
+                ));
+                for (k, verdict) in v.into_iter().enumerate() {
+                    verdicts[pending[k]] = Some(verdict);
+                }
+                break;
+            }
+        };
         round += 1;
         let mut next = Vec::new();
         for (k, errs) in errors.into_iter().enumerate() {
@@ -254,7 +290,7 @@ fn main() {
                     break;
                 };
                 let lines: Vec<&str> = ks.iter().map(|&k| probes[k].text.as_str()).collect();
-                let verdicts = label(&ptxas, &dir, tag, target, &lines);
+                let verdicts = label(&ptxas, &dir, &tag.to_string(), target, &lines);
                 let mut r = results.lock().expect("results");
                 for (k, v) in ks.into_iter().zip(verdicts) {
                     r[k] = Some(v);
@@ -302,7 +338,7 @@ fn main() {
         let message = if message.is_empty() {
             "-".to_owned()
         } else {
-            message.replace('\t', " ")
+            message.replace(['\t', '\n'], " ")
         };
         let _ = writeln!(
             tsv,
