@@ -1,7 +1,201 @@
 //! Knowledge base of the PTX ISA 9.1: instructions, qualifiers, versions and targets.
+//!
+//! The facts live in `data/` in a format close to the spec's own notation (see [`datafile`]):
+//! `data/gen/*.isa` is generated from the spec by `isa-gen` (see [`specgen`]), and
+//! `data/overlay.isa` holds hand-made corrections. Everything is parsed once, on first use of
+//! [`Isa::get`].
+//!
+//! ```
+//! let isa = ptx_isa::Isa::get();
+//! let ld = isa.instruction("tcgen05.ld").unwrap();
+//! assert_eq!(ld.since().to_string(), "8.6");
+//! let m = isa.match_qualifiers(&["tcgen05", "ld", "sync", "aligned", "16x128b", "x4", "b32"]);
+//! assert_eq!(m.matches.len(), 1);
+//! ```
 
+pub mod catalog;
+pub mod datafile;
+pub mod matcher;
+pub mod model;
 pub mod notation;
 pub mod specgen;
 pub mod specmd;
 pub mod target;
 pub mod version;
+
+use std::sync::OnceLock;
+
+pub use catalog::{Directive, SpecialRegister, StateSpace, TypeInfo};
+pub use datafile::SectionData;
+pub use matcher::{FormMatch, MatchError, MatchOutcome};
+pub use model::{Feature, Form, Instruction, QualSlot, Requirement, SlotKind, Unmet};
+pub use notation::{OperandKind, OperandSpec};
+pub use target::{target_supports, SmName, TargetAtom, TargetInfo, TargetKind, TargetReq, Variant};
+pub use version::PtxVersion;
+
+/// Generated data files, one per spec chapter 9.7.N (keep in sync with `data/gen`; the drift
+/// test fails when a file is missing here).
+pub const GEN_FILES: &[(&str, &str)] = &[
+    ("9.7.1.isa", include_str!("../data/gen/9.7.1.isa")),
+    ("9.7.2.isa", include_str!("../data/gen/9.7.2.isa")),
+    ("9.7.3.isa", include_str!("../data/gen/9.7.3.isa")),
+    ("9.7.4.isa", include_str!("../data/gen/9.7.4.isa")),
+    ("9.7.5.isa", include_str!("../data/gen/9.7.5.isa")),
+    ("9.7.6.isa", include_str!("../data/gen/9.7.6.isa")),
+    ("9.7.7.isa", include_str!("../data/gen/9.7.7.isa")),
+    ("9.7.8.isa", include_str!("../data/gen/9.7.8.isa")),
+    ("9.7.9.isa", include_str!("../data/gen/9.7.9.isa")),
+    ("9.7.10.isa", include_str!("../data/gen/9.7.10.isa")),
+    ("9.7.11.isa", include_str!("../data/gen/9.7.11.isa")),
+    ("9.7.12.isa", include_str!("../data/gen/9.7.12.isa")),
+    ("9.7.13.isa", include_str!("../data/gen/9.7.13.isa")),
+    ("9.7.14.isa", include_str!("../data/gen/9.7.14.isa")),
+    ("9.7.15.isa", include_str!("../data/gen/9.7.15.isa")),
+    ("9.7.16.isa", include_str!("../data/gen/9.7.16.isa")),
+    ("9.7.17.isa", include_str!("../data/gen/9.7.17.isa")),
+    ("9.7.18.isa", include_str!("../data/gen/9.7.18.isa")),
+    ("9.7.19.isa", include_str!("../data/gen/9.7.19.isa")),
+];
+
+const OVERLAY: &str = include_str!("../data/overlay.isa");
+const TARGETS: &str = include_str!("../data/targets.txt");
+const SUMMARIES: &str = include_str!("../data/summaries.txt");
+
+/// The whole knowledge base.
+#[derive(Debug)]
+pub struct Isa {
+    instructions: Vec<Instruction>,
+    targets: Vec<TargetInfo>,
+    catalog: catalog::Catalog,
+}
+
+impl Isa {
+    /// The embedded knowledge base, parsed on first use.
+    ///
+    /// # Panics
+    /// If the embedded data is malformed (caught by this crate's tests).
+    pub fn get() -> &'static Isa {
+        static ISA: OnceLock<Isa> = OnceLock::new();
+        ISA.get_or_init(|| Isa::load().unwrap_or_else(|e| panic!("ptx-isa data: {e}")))
+    }
+
+    /// Parse the embedded data.
+    pub fn load() -> Result<Isa, String> {
+        let mut sections = Vec::new();
+        for (name, text) in GEN_FILES {
+            sections.extend(datafile::parse_sections(name, text)?);
+        }
+        datafile::apply_overlay(&mut sections, OVERLAY)?;
+        let mut instructions = model::build_instructions(&sections);
+        for line in SUMMARIES.lines() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (op, text) = line
+                .split_once(": ")
+                .ok_or_else(|| format!("summaries.txt: bad line `{line}`"))?;
+            let mut found = false;
+            for i in instructions.iter_mut().filter(|i| i.opcode == op) {
+                i.summary.get_or_insert_with(|| text.to_string());
+                found = true;
+            }
+            if !found {
+                return Err(format!("summaries.txt: unknown opcode `{op}`"));
+            }
+        }
+        Ok(Isa {
+            instructions,
+            targets: target::parse_targets(TARGETS)?,
+            catalog: catalog::Catalog::load()?,
+        })
+    }
+
+    /// All instructions, in spec section order.
+    pub fn instructions(&self) -> &[Instruction] {
+        &self.instructions
+    }
+
+    /// The first instruction named exactly `opcode` (`add`, `tcgen05.ld`); an opcode described
+    /// in several sections (integer/float `add`) has more: see [`Isa::instructions_named`].
+    pub fn instruction(&self, opcode: &str) -> Option<&Instruction> {
+        self.instructions.iter().find(|i| i.opcode == opcode)
+    }
+
+    /// Every instruction named exactly `opcode`.
+    pub fn instructions_named<'a>(&'a self, opcode: &'a str) -> impl Iterator<Item = &'a Instruction> {
+        self.instructions.iter().filter(move |i| i.opcode == opcode)
+    }
+
+    /// Every instruction whose first opcode component is `root` (`tcgen05` -> all tcgen05.*).
+    pub fn instructions_with_root<'a>(
+        &'a self,
+        root: &'a str,
+    ) -> impl Iterator<Item = &'a Instruction> {
+        self.instructions.iter().filter(move |i| i.root() == root)
+    }
+
+    /// Instructions whose opcode starts with the dotted prefix (`cp.async` -> `cp.async`,
+    /// `cp.async.bulk`, `cp.async.bulk.tensor`, ...).
+    pub fn instructions_with_prefix<'a>(
+        &'a self,
+        prefix: &'a str,
+    ) -> impl Iterator<Item = &'a Instruction> {
+        self.instructions.iter().filter(move |i| {
+            i.opcode == prefix
+                || (i.opcode.starts_with(prefix) && i.opcode[prefix.len()..].starts_with('.'))
+        })
+    }
+
+    /// The instruction whose opcode is the longest dotted prefix of `written`
+    /// (`tcgen05.ld.sync.aligned.32x32b.x2.b32` -> `tcgen05.ld`).
+    pub fn instruction_for(&self, written: &str) -> Option<&Instruction> {
+        self.instructions
+            .iter()
+            .filter(|i| {
+                written == i.opcode
+                    || (written.starts_with(&i.opcode) && written[i.opcode.len()..].starts_with('.'))
+            })
+            .max_by_key(|i| i.opcode.len())
+    }
+
+    /// All `.target` strings.
+    pub fn targets(&self) -> &[TargetInfo] {
+        &self.targets
+    }
+
+    /// One `.target` string.
+    pub fn target(&self, name: &str) -> Option<&TargetInfo> {
+        self.targets.iter().find(|t| t.name == name)
+    }
+
+    /// Special registers (chapter 10).
+    pub fn special_registers(&self) -> &[SpecialRegister] {
+        &self.catalog.special_registers
+    }
+
+    /// A special register by name: `%tid`, also `%tid.x` and `%pm3`.
+    pub fn special_register(&self, name: &str) -> Option<&SpecialRegister> {
+        self.catalog.special_register(name)
+    }
+
+    /// Directives (chapter 11).
+    pub fn directives(&self) -> &[Directive] {
+        &self.catalog.directives
+    }
+
+    /// A directive by name, with the dot: `.maxnreg`.
+    pub fn directive(&self, name: &str) -> Option<&Directive> {
+        self.catalog.directives.iter().find(|d| d.name == name)
+    }
+
+    /// Fundamental types (section 5.2.1) and the other type names of chapter 5.
+    pub fn types(&self) -> &[TypeInfo] {
+        &self.catalog.types
+    }
+
+    /// State spaces (section 5.1).
+    pub fn state_spaces(&self) -> &[StateSpace] {
+        &self.catalog.state_spaces
+    }
+}

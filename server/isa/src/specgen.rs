@@ -21,11 +21,16 @@ pub fn generate(spec_root: &Path) -> Result<Vec<(String, String)>, String> {
     let sections = read_dir_sections(spec_root)
         .map_err(|e| format!("cannot read spec at {}: {e}", spec_root.display()))?;
     let mut files: BTreeMap<Vec<u32>, (String, String)> = BTreeMap::new();
-    for sec in sections.iter().filter(|s| s.is_under("9.7")) {
+    for sec in sections
+        .iter()
+        .filter(|s| s.is_under("9.7") || s.is_under("10") || s.is_under("11"))
+    {
         let Some(text) = section_entry(sec) else {
             continue;
         };
-        let chapter: Vec<&str> = sec.number.split('.').take(3).collect();
+        // One file per instruction chapter 9.7.N; chapters 10 and 11 get one file each.
+        let depth = if sec.is_under("9.7") { 3 } else { 1 };
+        let chapter: Vec<&str> = sec.number.split('.').take(depth).collect();
         let key = chapter.iter().filter_map(|p| p.parse().ok()).collect();
         let entry = files
             .entry(key)
@@ -61,7 +66,11 @@ pub fn heading_opcodes(title: &str) -> Vec<String> {
                 names.push(part.trim().to_string());
             }
         }
-    } else if let Some((_, tail)) = title.split_once("Instructions:") {
+    } else if let Some((_, tail)) = title
+        .split_once("Instructions:")
+        .or_else(|| title.split_once("Registers:"))
+        .or_else(|| title.split_once("Directives:"))
+    {
         for part in tail.split([',', '/']) {
             let p = part.replace("(deprecated)", "");
             let p = p.trim();
@@ -76,7 +85,9 @@ pub fn heading_opcodes(title: &str) -> Vec<String> {
 
 /// Render one section as data text, or `None` when it has no Syntax block.
 pub fn section_entry(sec: &MdSection) -> Option<String> {
-    let syntax = sec.block("Syntax")?;
+    let syntax = sec
+        .block("Syntax")
+        .or_else(|| sec.block("Syntax (predefined)"))?;
     let mut out = String::new();
     out.push_str(&format!("section {} {}\n", sec.number, sec.anchor));
     out.push_str(&format!("title {}\n", sec.title.replace('`', "")));
@@ -427,6 +438,11 @@ pub fn note_facts(lines: &[String], roots: &[String]) -> Vec<String> {
         for s in sentences(body) {
             let lower = s.to_ascii_lowercase();
             let subj = subjects(&s, roots);
+            let subj = if lower.starts_with("introduced in") {
+                Vec::new()
+            } else {
+                subj
+            };
             let base = subj.is_empty()
                 && (lower.starts_with("introduced")
                     || lower.starts_with("requires")

@@ -47,6 +47,7 @@ impl MdSection {
 /// Paragraph labels that start a new part of an instruction description.
 pub const PARAGRAPH_LABELS: &[&str] = &[
     "Syntax",
+    "Syntax (predefined)",
     "Description",
     "Semantics",
     "Notes",

@@ -1,0 +1,477 @@
+//! The instruction model (plain data) and its construction from parsed data sections.
+
+use crate::datafile::{FactKind, SectionData};
+use crate::notation::{parse_form, OperandSpec, RawElem};
+use crate::target::TargetReq;
+use crate::version::PtxVersion;
+
+/// Whether a slot is a fixed literal or one of a named set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SlotKind {
+    /// A literal such as `.sync` (possibly with brace-suffix spellings: `.shared{::cta}`).
+    Fixed,
+    /// One value of a named set such as `.shape1`.
+    Set,
+}
+
+/// One qualifier position of a form, in order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct QualSlot {
+    /// As written in the form: `.shape1`, `.sync`, `.shared`.
+    pub name: String,
+    pub kind: SlotKind,
+    pub optional: bool,
+    /// Slots of one optional `{.a.b}` group are present or absent together.
+    pub group: Option<u16>,
+    /// Allowed spellings without the leading dot (`16x64b`, `shared::cta`, `u8.s8`).
+    pub values: Vec<String>,
+}
+
+impl QualSlot {
+    /// Whether this slot accepts `value` (given without leading dot).
+    pub fn accepts(&self, value: &str) -> bool {
+        self.values.iter().any(|v| v == value)
+    }
+}
+
+/// Minimum PTX version and targets.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Requirement {
+    pub since: PtxVersion,
+    pub targets: TargetReq,
+    /// `(from version, for targets)`: the feature is no longer accepted there.
+    pub removed: Vec<(PtxVersion, TargetReq)>,
+}
+
+impl Default for Requirement {
+    fn default() -> Self {
+        Requirement {
+            since: PtxVersion::MIN,
+            targets: TargetReq::All,
+            removed: Vec::new(),
+        }
+    }
+}
+
+/// Why a requirement is not met by a module's `.version` / `.target`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unmet {
+    /// Needs a newer `.version`.
+    Version { needed: PtxVersion },
+    /// Not supported on the module's targets.
+    Target { needed: TargetReq },
+    /// Removed from this version on for these targets.
+    Removed { since: PtxVersion, on: TargetReq },
+}
+
+impl Requirement {
+    /// Merge another requirement (both must hold).
+    pub fn and(&mut self, other: &Requirement) {
+        self.since = self.since.max(other.since);
+        self.targets = std::mem::take(&mut self.targets).and(other.targets.clone());
+        for r in &other.removed {
+            if !self.removed.contains(r) {
+                self.removed.push(r.clone());
+            }
+        }
+    }
+
+    /// Check against a module's `.version` and `.target` entries.
+    pub fn check(&self, version: PtxVersion, targets: &[&str]) -> Vec<Unmet> {
+        let mut out = Vec::new();
+        if version < self.since {
+            out.push(Unmet::Version { needed: self.since });
+        }
+        if !targets.is_empty() && !self.targets.satisfied_by_any(targets) {
+            out.push(Unmet::Target {
+                needed: self.targets.clone(),
+            });
+        }
+        for (v, t) in &self.removed {
+            if version >= *v && t.satisfied_by_any(targets) {
+                out.push(Unmet::Removed {
+                    since: *v,
+                    on: t.clone(),
+                });
+            }
+        }
+        out
+    }
+}
+
+/// A requirement that applies when certain qualifiers are used (`add.u16x2`, `.sem`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Feature {
+    /// Subject as written in the data (`tcgen05.ld.red`, `.level::cache_hint`).
+    pub subject: String,
+    /// Qualifier tokens (no dot) or set names (with dot) that must all be used.
+    pub pattern: Vec<String>,
+    pub since: Option<PtxVersion>,
+    pub targets: Option<TargetReq>,
+    pub removed: Vec<(PtxVersion, TargetReq)>,
+}
+
+impl Feature {
+    /// Fold this feature into a requirement.
+    pub fn apply_to(&self, req: &mut Requirement) {
+        if let Some(v) = self.since {
+            req.since = req.since.max(v);
+        }
+        if let Some(t) = &self.targets {
+            req.targets = std::mem::take(&mut req.targets).and(t.clone());
+        }
+        req.removed.extend(self.removed.iter().cloned());
+    }
+}
+
+/// One syntax form of an instruction.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Form {
+    /// The form in spec notation, e.g. `tcgen05.ld.sync.aligned.shape1.num{.pack}.b32 r, [taddr];`.
+    pub syntax: String,
+    /// First component (`tcgen05`).
+    pub root: String,
+    /// Qualifier slots after the root, in order (the opcode's own parts are fixed slots).
+    pub qualifier_slots: Vec<QualSlot>,
+    pub operands: Vec<OperandSpec>,
+    /// Requirement of the form itself (instruction base plus features fixed by this form).
+    pub requirement: Requirement,
+    /// True for pseudo forms without an opcode (`{ ... }`, `@p instr`).
+    pub pseudo: bool,
+}
+
+impl Form {
+    /// PTX ISA version that introduced this form.
+    pub fn since(&self) -> PtxVersion {
+        self.requirement.since
+    }
+
+    /// Targets that support this form.
+    pub fn targets(&self) -> &TargetReq {
+        &self.requirement.targets
+    }
+}
+
+/// One instruction (opcode) of the spec; an opcode described in several sections (integer and
+/// floating-point `add`) has one `Instruction` per section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instruction {
+    /// Full dotted opcode as the spec names it: `add`, `tcgen05.ld`, `mbarrier.try_wait`.
+    pub opcode: String,
+    /// Spec section number (`9.7.16.8.3`) and anchor in the NVIDIA documentation.
+    pub section: String,
+    pub anchor: String,
+    /// Section heading (facts only: it names the instruction group).
+    pub title: String,
+    pub forms: Vec<Form>,
+    /// Base requirement of the instruction (no qualifier features applied).
+    pub requirement: Requirement,
+    /// Requirements that apply to particular qualifiers / variants.
+    pub features: Vec<Feature>,
+    /// Number of version/target facts the generator could not attribute.
+    pub unattributed_facts: usize,
+    /// One-line summary in this project's own words, if written.
+    pub summary: Option<String>,
+}
+
+impl Instruction {
+    /// First component of the opcode (`tcgen05` for `tcgen05.ld`).
+    pub fn root(&self) -> &str {
+        self.opcode.split('.').next().unwrap_or(&self.opcode)
+    }
+
+    /// PTX ISA version that introduced the instruction.
+    pub fn since(&self) -> PtxVersion {
+        self.requirement.since
+    }
+
+    /// Targets supporting the instruction in its base form.
+    pub fn targets(&self) -> &TargetReq {
+        &self.requirement.targets
+    }
+}
+
+fn bare(s: &str) -> &str {
+    s.strip_prefix('.').unwrap_or(s)
+}
+
+fn components(opcode: &str) -> Vec<&str> {
+    opcode.split('.').collect()
+}
+
+/// Resolve raw head elements into slots using the section's sets.
+fn resolve_slots(sec: &SectionData, group: usize, elems: &[RawElem]) -> Vec<QualSlot> {
+    elems
+        .iter()
+        .map(|e| {
+            let name = e.alts[0].clone();
+            let set = (e.alts.len() == 1)
+                .then(|| sec.find_set(group, &name))
+                .flatten();
+            let (kind, values) = match set {
+                Some(def) => {
+                    let mut vals: Vec<String> = Vec::new();
+                    for v in &def.values {
+                        let v = bare(v).to_string();
+                        if !vals.contains(&v) {
+                            vals.push(v);
+                        }
+                    }
+                    (SlotKind::Set, vals)
+                }
+                None => (
+                    SlotKind::Fixed,
+                    e.alts.iter().map(|a| bare(a).to_string()).collect(),
+                ),
+            };
+            QualSlot {
+                name,
+                kind,
+                optional: e.group.is_some(),
+                group: e.group,
+                values,
+            }
+        })
+        .collect()
+}
+
+/// How many opcode components (after the root) a form spells out in order, if it matches.
+fn opcode_match_len(opcode: &str, root: &str, slots: &[QualSlot]) -> Option<usize> {
+    let comps = components(opcode);
+    if comps[0] != root {
+        return None;
+    }
+    let mut it = slots.iter().filter(|s| !s.optional);
+    for c in &comps[1..] {
+        let slot = it.next()?;
+        if !slot.accepts(c) {
+            return None;
+        }
+    }
+    Some(comps.len() - 1)
+}
+
+/// Split a subject into (root-or-none, remaining tokens).
+fn subject_pattern(subject: &str, opcode: &str) -> Option<Vec<String>> {
+    if subject.starts_with('.') || subject.starts_with("::") {
+        // Qualifier or set name on its own.
+        let toks: Vec<String> = if subject.starts_with("::") {
+            vec![subject.to_string()]
+        } else {
+            subject
+                .split('.')
+                .filter(|t| !t.is_empty())
+                .map(|t| format!(".{t}"))
+                .collect()
+        };
+        return Some(toks);
+    }
+    let comps: Vec<&str> = subject.split('.').collect();
+    let op = components(opcode);
+    if comps[0] != op[0] {
+        // An operand name or a foreign opcode: not expressible as qualifiers.
+        return Some(vec![subject.to_string()]);
+    }
+    let mut rest = &comps[1..];
+    for c in &op[1..] {
+        match rest.first() {
+            Some(x) if x == c => rest = &rest[1..],
+            _ => return None,
+        }
+    }
+    Some(rest.iter().map(|s| s.to_string()).collect())
+}
+
+/// Build instructions from data sections.
+pub fn build_instructions(sections: &[SectionData]) -> Vec<Instruction> {
+    let mut out = Vec::new();
+    for sec in sections {
+        let mut insts: Vec<Instruction> = sec
+            .opcodes
+            .iter()
+            .map(|op| Instruction {
+                opcode: op.clone(),
+                section: sec.number.clone(),
+                anchor: sec.anchor.clone(),
+                title: sec.title.clone(),
+                forms: Vec::new(),
+                requirement: Requirement::default(),
+                features: Vec::new(),
+                unattributed_facts: 0,
+                summary: None,
+            })
+            .collect();
+        for (gi, group) in sec.groups.iter().enumerate() {
+            for text in &group.forms {
+                let Ok(raw) = parse_form(text) else {
+                    continue;
+                };
+                // `vop.dtype ...` with `vop = { vadd, vsub }`: one form per opcode.
+                let roots: Vec<String> = match sec.find_set(gi, &raw.root) {
+                    Some(def) if !raw.pseudo => def.values.clone(),
+                    _ => vec![raw.root.clone()],
+                };
+                for root in roots {
+                    let slots = resolve_slots(sec, gi, &raw.elems);
+                    let syntax = if root == raw.root {
+                        text.clone()
+                    } else {
+                        format!("{root}{}", &text[raw.root.len()..])
+                    };
+                    let form = Form {
+                        syntax,
+                        root: root.clone(),
+                        qualifier_slots: slots,
+                        operands: raw.operands.clone(),
+                        requirement: Requirement::default(),
+                        pseudo: raw.pseudo,
+                    };
+                    let scores: Vec<Option<usize>> = insts
+                        .iter()
+                        .map(|i| {
+                            if raw.pseudo {
+                                Some(0)
+                            } else {
+                                opcode_match_len(&i.opcode, &root, &form.qualifier_slots)
+                            }
+                        })
+                        .collect();
+                    let best = scores.iter().flatten().max().copied();
+                    let mut placed = false;
+                    for (i, s) in scores.iter().enumerate() {
+                        if best.is_some() && *s == best {
+                            insts[i].forms.push(form.clone());
+                            placed = true;
+                            if raw.pseudo {
+                                break;
+                            }
+                        }
+                    }
+                    if !placed {
+                        // The heading does not name this opcode: add it as its own instruction.
+                        let mut inst = insts[0].clone();
+                        inst.opcode = root.clone();
+                        inst.forms = vec![form];
+                        insts.push(inst);
+                    }
+                }
+            }
+        }
+        for inst in &mut insts {
+            apply_facts(sec, inst);
+        }
+        out.extend(insts);
+    }
+    out
+}
+
+fn apply_facts(sec: &SectionData, inst: &mut Instruction) {
+    for fact in &sec.facts {
+        if fact.is_unattributed() {
+            inst.unattributed_facts += 1;
+            continue;
+        }
+        let patterns: Vec<(String, Vec<String>)> = if fact.subjects.is_empty() {
+            vec![(String::new(), Vec::new())]
+        } else {
+            fact.subjects
+                .iter()
+                .filter_map(|s| {
+                    // A subject naming another opcode of the section does not apply here.
+                    let more_specific = sec.opcodes.iter().any(|o| {
+                        o != &inst.opcode
+                            && o.len() > inst.opcode.len()
+                            && (s == o || s.starts_with(&format!("{o}.")))
+                    });
+                    if more_specific {
+                        return None;
+                    }
+                    subject_pattern(s, &inst.opcode).map(|p| (s.clone(), p))
+                })
+                .collect()
+        };
+        for (subject, pattern) in patterns {
+            if pattern.is_empty() {
+                let mut r = Requirement::default();
+                apply_kind(&fact.kind, &mut r);
+                inst.requirement.and(&r);
+                // The first `since` without subject is the instruction's introduction.
+                if let FactKind::Since(v) = fact.kind {
+                    if inst.requirement.since > v && subject.is_empty() {
+                        inst.requirement.since = v;
+                    }
+                }
+                continue;
+            }
+            let feat = match inst.features.iter_mut().find(|f| f.subject == subject) {
+                Some(f) => f,
+                None => {
+                    inst.features.push(Feature {
+                        subject: subject.clone(),
+                        pattern,
+                        since: None,
+                        targets: None,
+                        removed: Vec::new(),
+                    });
+                    inst.features.last_mut().expect("just pushed")
+                }
+            };
+            match &fact.kind {
+                FactKind::Since(v) => feat.since = Some(feat.since.map_or(*v, |x| x.max(*v))),
+                FactKind::Target(t) => {
+                    feat.targets = Some(match feat.targets.take() {
+                        Some(x) => x.and(t.clone()),
+                        None => t.clone(),
+                    })
+                }
+                FactKind::Dropped(v, t) => feat.removed.push((*v, t.clone())),
+            }
+        }
+    }
+    // Form-level requirements: base plus features that the form's fixed slots always trigger.
+    for form in &mut inst.forms {
+        let mut req = inst.requirement.clone();
+        for f in &inst.features {
+            if f.pattern.iter().all(|p| form_fixes(form, p)) {
+                f.apply_to(&mut req);
+            }
+        }
+        form.requirement = req;
+    }
+}
+
+fn apply_kind(kind: &FactKind, r: &mut Requirement) {
+    match kind {
+        FactKind::Since(v) => r.since = *v,
+        FactKind::Target(t) => r.targets = t.clone(),
+        FactKind::Dropped(v, t) => r.removed.push((*v, t.clone())),
+    }
+}
+
+/// Whether every use of `form` necessarily includes pattern token `p`.
+fn form_fixes(form: &Form, p: &str) -> bool {
+    form.qualifier_slots
+        .iter()
+        .any(|s| !s.optional && s.kind == SlotKind::Fixed && s.values.len() == 1 && s.values[0] == p)
+}
+
+/// Whether a used qualifier list (no dots, root excluded) with its slot assignment triggers
+/// a feature pattern token.
+pub(crate) fn pattern_token_present(
+    token: &str,
+    form: &Form,
+    used: &[(usize, String)],
+) -> bool {
+    if let Some(name) = token.strip_prefix('.') {
+        // A set name: any value of that slot used; or a literal written with a dot.
+        let by_slot = used
+            .iter()
+            .any(|(si, _)| bare(&form.qualifier_slots[*si].name) == name);
+        return by_slot || used.iter().any(|(_, v)| v == name);
+    }
+    if token.starts_with("::") {
+        return used.iter().any(|(_, v)| v.ends_with(token));
+    }
+    used.iter()
+        .any(|(_, v)| v == token || v.split('.').any(|c| c == token))
+}
