@@ -235,7 +235,8 @@ fn resolve_slots(sec: &SectionData, group: usize, elems: &[RawElem]) -> Vec<Qual
         .collect()
 }
 
-/// How many opcode components (after the root) a form spells out in order, if it matches.
+/// How many opcode components (after the root) a form spells out, if it spells all of them
+/// in order (`match.sync` matches `match.any.sync`; `tcgen05.wait` matches `tcgen05.wait::ld`).
 fn opcode_match_len(opcode: &str, root: &str, slots: &[QualSlot]) -> Option<usize> {
     let comps = components(opcode);
     if comps[0] != root {
@@ -243,10 +244,8 @@ fn opcode_match_len(opcode: &str, root: &str, slots: &[QualSlot]) -> Option<usiz
     }
     let mut it = slots.iter().filter(|s| !s.optional);
     for c in &comps[1..] {
-        let slot = it.next()?;
-        if !slot.accepts(c) {
-            return None;
-        }
+        let prefix = format!("{c}::");
+        it.find(|slot| slot.values.iter().any(|v| v == c || v.starts_with(&prefix)))?;
     }
     Some(comps.len() - 1)
 }

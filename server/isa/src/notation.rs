@@ -275,7 +275,19 @@ fn parse_elems(
                 let close = matching(s, i).ok_or("unbalanced `{`")?;
                 let g = *next_group;
                 *next_group += 1;
-                parse_elems(&s[i + 1..close], Some(g), next_group, out)?;
+                let inner = &s[i + 1..close];
+                if split_top(inner, ',').len() > 1 {
+                    // `{.hi,.lo}`: one optional slot with alternatives.
+                    out.push(RawElem {
+                        alts: split_top(inner, ',')
+                            .into_iter()
+                            .flat_map(|a| expand_suffixes(a.trim()))
+                            .collect(),
+                        group: Some(g),
+                    });
+                } else {
+                    parse_elems(inner, Some(g), next_group, out)?;
+                }
                 i = close + 1;
             }
             c => return Err(format!("unexpected `{}`", c as char)),
@@ -360,6 +372,14 @@ mod tests {
         );
         assert_eq!(f.operands.len(), 3);
         assert_eq!(f.operands[1].kind, OperandKind::Address);
+    }
+
+    #[test]
+    fn alternatives_in_braces() {
+        let f = parse_form("mad{.hi,.lo}.cc.type d, a, b, c;").unwrap();
+        assert_eq!(f.elems[0].alts, [".hi", ".lo"]);
+        assert_eq!(f.elems[0].group, Some(0));
+        assert_eq!(f.elems.len(), 3);
     }
 
     #[test]

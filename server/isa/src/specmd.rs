@@ -107,6 +107,8 @@ fn parse_heading(line: &str) -> Option<MdSection> {
     if number.is_empty() || !number.split('.').all(|p| p.parse::<u32>().is_ok()) {
         return None;
     }
+    // Drop the private-use link icon some headings end with.
+    let title: String = title.chars().filter(|c| !('\u{e000}'..='\u{f8ff}').contains(c)).collect();
     let title = title.trim();
     let (title, anchor) = match title.strip_prefix('[') {
         Some(t) => {
