@@ -46,7 +46,9 @@ impl Fact {
             "since" => FactKind::Since(PtxVersion::parse(value).ok_or("bad version")?),
             "target" => FactKind::Target(TargetReq::parse(value).ok_or("bad target")?),
             "dropped" => {
-                let (v, t) = value.split_once(' ').ok_or("dropped needs VERSION TARGETS")?;
+                let (v, t) = value
+                    .split_once(' ')
+                    .ok_or("dropped needs VERSION TARGETS")?;
                 FactKind::Dropped(
                     PtxVersion::parse(v).ok_or("bad version")?,
                     TargetReq::parse(t).ok_or("bad target")?,
@@ -84,7 +86,12 @@ pub struct SectionData {
 impl SectionData {
     /// Look up a set by name: first in `group`, then in the other groups of the section.
     pub fn find_set(&self, group: usize, name: &str) -> Option<&SetDef> {
-        let in_group = self.groups.get(group)?.sets.iter().find(|s| s.has_name(name));
+        let in_group = self
+            .groups
+            .get(group)?
+            .sets
+            .iter()
+            .find(|s| s.has_name(name));
         in_group.or_else(|| {
             self.groups
                 .iter()
@@ -135,7 +142,9 @@ fn apply_line(sec: &mut SectionData, kw: &str, rest: &str) -> Result<(), String>
         "set" => {
             let def = SetDef::parse(rest).ok_or("bad set definition")?;
             let group = sec.groups.last_mut().ok_or("no group")?;
-            group.sets.retain(|s| !def.names.iter().any(|n| s.has_name(n)));
+            group
+                .sets
+                .retain(|s| !def.names.iter().any(|n| s.has_name(n)));
             group.sets.push(def);
         }
         "group" => sec.groups.push(Group::default()),

@@ -123,7 +123,10 @@ impl Isa {
     }
 
     /// Every instruction named exactly `opcode`.
-    pub fn instructions_named<'a>(&'a self, opcode: &'a str) -> impl Iterator<Item = &'a Instruction> {
+    pub fn instructions_named<'a>(
+        &'a self,
+        opcode: &'a str,
+    ) -> impl Iterator<Item = &'a Instruction> {
         self.instructions.iter().filter(move |i| i.opcode == opcode)
     }
 
@@ -154,7 +157,8 @@ impl Isa {
             .iter()
             .filter(|i| {
                 written == i.opcode
-                    || (written.starts_with(&i.opcode) && written[i.opcode.len()..].starts_with('.'))
+                    || (written.starts_with(&i.opcode)
+                        && written[i.opcode.len()..].starts_with('.'))
             })
             .max_by_key(|i| i.opcode.len())
     }

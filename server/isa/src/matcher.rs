@@ -65,6 +65,12 @@ pub struct MatchOutcome<'a> {
     pub closest: Option<(&'a Instruction, &'a Form)>,
 }
 
+/// A used slot: (slot index, token index, value).
+type Used = (usize, usize, String);
+
+/// A search state: next slot index and the slots used so far.
+type State = (usize, Vec<Used>);
+
 /// Deepest point a search reached in one form.
 #[derive(Clone, Debug, Default)]
 struct Best {
@@ -118,7 +124,9 @@ impl Search<'_> {
             self.run(slots, end, ti, used);
             return;
         }
-        self.take(slots, si, ti, used, |s, slots, ti, used| s.run(slots, si + 1, ti, used));
+        self.take(slots, si, ti, used, |s, slots, ti, used| {
+            s.run(slots, si + 1, ti, used)
+        });
     }
 
     fn run_group(
@@ -171,10 +179,18 @@ fn norm(tokens: &[&str]) -> Vec<String> {
 }
 
 /// Requirement of a concrete use of `form`.
-pub(crate) fn use_requirement(inst: &Instruction, form: &Form, used: &[(usize, String)]) -> Requirement {
+pub(crate) fn use_requirement(
+    inst: &Instruction,
+    form: &Form,
+    used: &[(usize, String)],
+) -> Requirement {
     let mut req = form.requirement.clone();
     for f in &inst.features {
-        if !f.pattern.is_empty() && f.pattern.iter().all(|p| pattern_token_present(p, form, used)) {
+        if !f.pattern.is_empty()
+            && f.pattern
+                .iter()
+                .all(|p| pattern_token_present(p, form, used))
+        {
             f.apply_to(&mut req);
         }
     }
@@ -186,7 +202,12 @@ impl Isa {
     fn forms_for_root<'a>(&'a self, root: &str) -> Vec<(&'a Instruction, &'a Form)> {
         let mut out = Vec::new();
         for inst in self.instructions().iter().filter(|i| i.root() == root) {
-            out.extend(inst.forms.iter().filter(|f| f.root == root).map(|f| (inst, f)));
+            out.extend(
+                inst.forms
+                    .iter()
+                    .filter(|f| f.root == root)
+                    .map(|f| (inst, f)),
+            );
         }
         out
     }
@@ -277,7 +298,7 @@ impl Isa {
         let mut out: Vec<(String, Requirement)> = Vec::new();
         for (inst, form) in self.forms_for_root(root) {
             let slots = &form.qualifier_slots;
-            let mut states: Vec<(usize, Vec<(usize, usize, String)>)> = Vec::new();
+            let mut states: Vec<State> = Vec::new();
             collect_states(slots, quals, 0, 0, &mut Vec::new(), &mut states);
             for (si, used) in states {
                 let used: Vec<(usize, String)> = used.into_iter().map(|(s, _, v)| (s, v)).collect();
@@ -310,7 +331,7 @@ fn collect_states(
     si: usize,
     ti: usize,
     used: &mut Vec<(usize, usize, String)>,
-    out: &mut Vec<(usize, Vec<(usize, usize, String)>)>,
+    out: &mut Vec<State>,
 ) {
     if ti == tokens.len() {
         out.push((si, used.clone()));
@@ -323,7 +344,10 @@ fn collect_states(
     for v in &slot.values {
         let parts: Vec<&str> = v.split('.').collect();
         if ti + parts.len() <= tokens.len()
-            && parts.iter().zip(&tokens[ti..]).all(|(p, t)| *p == t.as_str())
+            && parts
+                .iter()
+                .zip(&tokens[ti..])
+                .all(|(p, t)| *p == t.as_str())
         {
             used.push((si, ti, v.clone()));
             collect_states(slots, tokens, si + 1, ti + parts.len(), used, out);
@@ -399,7 +423,9 @@ fn diagnose(
             };
         }
     }
-    let known = all.iter().any(|(_, f)| f.qualifier_slots.iter().any(is_value));
+    let known = all
+        .iter()
+        .any(|(_, f)| f.qualifier_slots.iter().any(is_value));
     if known {
         MatchError::NotAllowedHere {
             index,

@@ -449,18 +449,14 @@ fn apply_kind(kind: &FactKind, r: &mut Requirement) {
 
 /// Whether every use of `form` necessarily includes pattern token `p`.
 fn form_fixes(form: &Form, p: &str) -> bool {
-    form.qualifier_slots
-        .iter()
-        .any(|s| !s.optional && s.kind == SlotKind::Fixed && s.values.len() == 1 && s.values[0] == p)
+    form.qualifier_slots.iter().any(|s| {
+        !s.optional && s.kind == SlotKind::Fixed && s.values.len() == 1 && s.values[0] == p
+    })
 }
 
 /// Whether a used qualifier list (no dots, root excluded) with its slot assignment triggers
 /// a feature pattern token.
-pub(crate) fn pattern_token_present(
-    token: &str,
-    form: &Form,
-    used: &[(usize, String)],
-) -> bool {
+pub(crate) fn pattern_token_present(token: &str, form: &Form, used: &[(usize, String)]) -> bool {
     if let Some(name) = token.strip_prefix('.') {
         // A set name: any value of that slot used; or a literal written with a dot.
         let by_slot = used

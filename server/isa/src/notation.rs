@@ -356,10 +356,16 @@ mod tests {
 
     #[test]
     fn form_head() {
-        let f = parse_form("mbarrier.try_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state;")
-            .unwrap();
+        let f = parse_form(
+            "mbarrier.try_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state;",
+        )
+        .unwrap();
         assert_eq!(f.root, "mbarrier");
-        let alts: Vec<_> = f.elems.iter().map(|e| (e.alts.join("|"), e.group)).collect();
+        let alts: Vec<_> = f
+            .elems
+            .iter()
+            .map(|e| (e.alts.join("|"), e.group))
+            .collect();
         assert_eq!(
             alts,
             [

@@ -423,8 +423,7 @@ pub fn note_facts(lines: &[String], roots: &[String]) -> Vec<String> {
         let bullet = trimmed.starts_with('*');
         let body = trimmed.trim_start_matches('*').trim();
         let lower = body.to_ascii_lowercase();
-        if bullet && list.is_some() && !lower.contains("require") && !lower.contains("introduced")
-        {
+        if bullet && list.is_some() && !lower.contains("require") && !lower.contains("introduced") {
             if let Some((_, atoms)) = list.as_mut() {
                 for a in target_atoms(body) {
                     if !atoms.contains(&a) {
@@ -484,7 +483,10 @@ pub fn note_facts(lines: &[String], roots: &[String]) -> Vec<String> {
             if lower.contains("introduced") || lower.contains("added") || lower.contains("support")
             {
                 if let Some(v) = find_version(&s) {
-                    push(&mut out, fact_line("since", &v.to_string(), &subj_or_unknown));
+                    push(
+                        &mut out,
+                        fact_line("since", &v.to_string(), &subj_or_unknown),
+                    );
                 }
             }
         }
@@ -572,10 +574,7 @@ mod tests {
 
     #[test]
     fn subject_expansion() {
-        assert_eq!(
-            expand_subject("tld4.{a2d,cube}"),
-            ["tld4.a2d", "tld4.cube"]
-        );
+        assert_eq!(expand_subject("tld4.{a2d,cube}"), ["tld4.a2d", "tld4.cube"]);
         assert_eq!(expand_subject("sub{.rnd}.bf16"), ["sub.bf16"]);
         assert_eq!(
             expand_subject("tanh.approx.{bf16/bf16x2}"),

@@ -108,7 +108,10 @@ fn parse_heading(line: &str) -> Option<MdSection> {
         return None;
     }
     // Drop the private-use link icon some headings end with.
-    let title: String = title.chars().filter(|c| !('\u{e000}'..='\u{f8ff}').contains(c)).collect();
+    let title: String = title
+        .chars()
+        .filter(|c| !('\u{e000}'..='\u{f8ff}').contains(c))
+        .collect();
     let title = title.trim();
     let (title, anchor) = match title.strip_prefix('[') {
         Some(t) => {

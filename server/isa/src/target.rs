@@ -103,9 +103,7 @@ impl TargetAtom {
                 Variant::Family => TargetAtom::Family(sm.number),
             });
         }
-        if !plus
-            && !core.is_empty()
-            && core.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        if !plus && !core.is_empty() && core.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
         {
             return Some(TargetAtom::Option(core.to_string()));
         }

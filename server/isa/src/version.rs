@@ -31,10 +31,7 @@ impl PtxVersion {
 
     /// The CUDA toolkit release that first shipped this PTX ISA version, if known.
     pub fn cuda_version(self) -> Option<(u8, u8)> {
-        PTX_CUDA
-            .iter()
-            .find(|(p, _)| *p == self)
-            .map(|&(_, c)| c)
+        PTX_CUDA.iter().find(|(p, _)| *p == self).map(|&(_, c)| c)
     }
 
     /// The newest PTX ISA version shipped with the given CUDA release (e.g. CUDA 12.8 -> 8.7).

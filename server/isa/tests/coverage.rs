@@ -61,7 +61,12 @@ fn every_instruction_heading_is_covered() {
     assert!(missing.is_empty(), "headings without data: {missing:#?}");
     assert!(headings >= 190, "suspiciously few headings: {headings}");
     for i in insts {
-        assert!(!i.forms.is_empty(), "{} ({}) has no forms", i.opcode, i.section);
+        assert!(
+            !i.forms.is_empty(),
+            "{} ({}) has no forms",
+            i.opcode,
+            i.section
+        );
     }
 }
 
@@ -69,22 +74,80 @@ fn every_instruction_heading_is_covered() {
 fn chapter_10_and_11_are_covered() {
     let isa = Isa::get();
     for r in [
-        "%tid", "%ntid", "%laneid", "%warpid", "%nwarpid", "%ctaid", "%nctaid", "%smid", "%nsmid",
-        "%gridid", "%is_explicit_cluster", "%clusterid", "%nclusterid", "%cluster_ctaid",
-        "%cluster_nctaid", "%cluster_ctarank", "%cluster_nctarank", "%lanemask_eq",
-        "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt", "%clock", "%clock_hi",
-        "%clock64", "%pm0", "%pm7", "%pm0_64", "%envreg31", "%globaltimer", "%globaltimer_lo",
-        "%reserved_smem_offset_begin", "%total_smem_size", "%aggr_smem_size",
-        "%dynamic_smem_size", "%current_graph_exec", "%tid.x",
+        "%tid",
+        "%ntid",
+        "%laneid",
+        "%warpid",
+        "%nwarpid",
+        "%ctaid",
+        "%nctaid",
+        "%smid",
+        "%nsmid",
+        "%gridid",
+        "%is_explicit_cluster",
+        "%clusterid",
+        "%nclusterid",
+        "%cluster_ctaid",
+        "%cluster_nctaid",
+        "%cluster_ctarank",
+        "%cluster_nctarank",
+        "%lanemask_eq",
+        "%lanemask_le",
+        "%lanemask_lt",
+        "%lanemask_ge",
+        "%lanemask_gt",
+        "%clock",
+        "%clock_hi",
+        "%clock64",
+        "%pm0",
+        "%pm7",
+        "%pm0_64",
+        "%envreg31",
+        "%globaltimer",
+        "%globaltimer_lo",
+        "%reserved_smem_offset_begin",
+        "%total_smem_size",
+        "%aggr_smem_size",
+        "%dynamic_smem_size",
+        "%current_graph_exec",
+        "%tid.x",
     ] {
-        assert!(isa.special_register(r).is_some(), "missing special register {r}");
+        assert!(
+            isa.special_register(r).is_some(),
+            "missing special register {r}"
+        );
     }
     for d in [
-        ".version", ".target", ".address_size", ".entry", ".func", ".alias", ".branchtargets",
-        ".calltargets", ".callprototype", ".maxnreg", ".maxntid", ".reqntid", ".minnctapersm",
-        ".maxnctapersm", ".noreturn", ".pragma", ".abi_preserve", ".abi_preserve_control",
-        "@@dwarf", ".section", ".file", ".loc", ".extern", ".visible", ".weak", ".common",
-        ".reqnctapercluster", ".explicitcluster", ".maxclusterrank", ".blocksareclusters",
+        ".version",
+        ".target",
+        ".address_size",
+        ".entry",
+        ".func",
+        ".alias",
+        ".branchtargets",
+        ".calltargets",
+        ".callprototype",
+        ".maxnreg",
+        ".maxntid",
+        ".reqntid",
+        ".minnctapersm",
+        ".maxnctapersm",
+        ".noreturn",
+        ".pragma",
+        ".abi_preserve",
+        ".abi_preserve_control",
+        "@@dwarf",
+        ".section",
+        ".file",
+        ".loc",
+        ".extern",
+        ".visible",
+        ".weak",
+        ".common",
+        ".reqnctapercluster",
+        ".explicitcluster",
+        ".maxclusterrank",
+        ".blocksareclusters",
     ] {
         assert!(isa.directive(d).is_some(), "missing directive {d}");
     }

@@ -10,7 +10,9 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     };
     let out = args.next().map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data").join("gen")
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("data")
+            .join("gen")
     });
     match ptx_isa::specgen::write_all(std::path::Path::new(&spec), &out) {
         Ok(n) => {
