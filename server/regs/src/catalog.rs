@@ -33,7 +33,7 @@ pub struct Case {
 }
 
 /// Register declarations that the operand texts of [`Case`]s rely on.
-pub const DECLARATIONS: &str = "\t.reg .b16 %h<300>;\n\t.reg .b32 %r<300>;\n\t.reg .b64 %rd<300>;\n\t.reg .b32 %t;\n\t.reg .b32 %s;\n\t.reg .b64 %ad;\n\t.reg .pred %p;\n";
+pub const DECLARATIONS: &str = "\t.reg .b16 %h<300>;\n\t.reg .b32 %r<300>;\n\t.reg .b64 %rd<300>;\n\t.reg .b32 %t;\n\t.reg .b32 %s;\n\t.reg .b64 %ad;\n\t.reg .pred %p;\n\t.reg .b128 %q;\n";
 
 /// Register name prefix used for vectors of `bits`-wide registers.
 pub fn register_prefix(bits: u32) -> &'static str {

@@ -94,6 +94,8 @@ pub struct Opcode {
     pub text: String,
     /// Components without their leading dots.
     pub components: Vec<String>,
+    /// Operand text after the opcode (may be empty).
+    pub operands: String,
 }
 
 impl Opcode {
@@ -120,6 +122,7 @@ impl Opcode {
         Ok(Opcode {
             text: opcode.to_owned(),
             components,
+            operands: rest[end..].trim().to_owned(),
         })
     }
 
