@@ -1,0 +1,85 @@
+//! Command-line interface (see ARCHITECTURE.md's command-line contract).
+//!
+//! Exit codes: 0 success, 1 the input has errors, 2 usage or I/O error.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use ptx_syntax::Parse;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "ptx-lsp",
+    version,
+    about = "Language server and tools for NVIDIA PTX"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the syntax tree of a file, or counts of its nodes.
+    Parse(ParseArgs),
+}
+
+#[derive(Debug, Args)]
+struct ParseArgs {
+    /// The PTX file to parse.
+    file: PathBuf,
+    /// Print node, ERROR and MISSING counts; exit 1 if the file has syntax errors.
+    #[arg(long, conflicts_with = "sexp")]
+    stats: bool,
+    /// Print the tree as an S-expression (the default).
+    #[arg(long)]
+    sexp: bool,
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let code = if error.use_stderr() { 2 } else { 0 };
+            let _ = error.print();
+            return ExitCode::from(code);
+        }
+    };
+    match cli.command {
+        Command::Parse(args) => parse(&args),
+    }
+}
+
+fn read(path: &Path) -> Result<String, ExitCode> {
+    std::fs::read(path)
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .map_err(|error| {
+            eprintln!("error: cannot read {}: {error}", path.display());
+            ExitCode::from(2)
+        })
+}
+
+fn parse(args: &ParseArgs) -> ExitCode {
+    let text = match read(&args.file) {
+        Ok(text) => text,
+        Err(code) => return code,
+    };
+    let parse = Parse::new(text);
+    if args.stats {
+        let stats = parse.stats();
+        println!(
+            "{}: {} nodes, {} ERROR, {} MISSING",
+            args.file.display(),
+            stats.nodes,
+            stats.errors,
+            stats.missing
+        );
+        if stats.errors + stats.missing > 0 {
+            return ExitCode::from(1);
+        }
+    } else {
+        print!("{}", parse.sexp());
+    }
+    ExitCode::SUCCESS
+}

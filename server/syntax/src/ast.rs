@@ -1,0 +1,746 @@
+//! Typed views over the syntax tree.
+//!
+//! Each view is a cheap `Copy` wrapper around a tree-sitter node and the
+//! source text. Accessors return `Option`s and empty lists where the tree has
+//! errors, so every analysis can work on broken code.
+
+use tree_sitter::Node;
+
+use crate::kinds as k;
+use crate::TextRange;
+
+/// A piece of source text with its byte range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Token<'a> {
+    pub text: &'a str,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl<'a> Token<'a> {
+    fn of(node: Node<'_>, src: &'a str) -> Self {
+        Token {
+            text: &src[node.byte_range()],
+            start: node.start_byte(),
+            end: node.end_byte(),
+        }
+    }
+
+    pub fn range(&self) -> TextRange {
+        self.start..self.end
+    }
+}
+
+fn text<'a>(node: Node<'_>, src: &'a str) -> &'a str {
+    &src[node.byte_range()]
+}
+
+fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
+    let mut cursor = node.walk();
+    let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+    children.into_iter()
+}
+
+macro_rules! view {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy)]
+        pub struct $name<'a> {
+            node: Node<'a>,
+            src: &'a str,
+        }
+
+        impl<'a> $name<'a> {
+            /// The byte range of the whole construct.
+            pub fn range(&self) -> TextRange {
+                self.node.byte_range()
+            }
+
+            /// The source text of the whole construct.
+            pub fn text(&self) -> &'a str {
+                text(self.node, self.src)
+            }
+        }
+    };
+}
+
+view!(
+    /// A whole PTX file (or snippet).
+    Module
+);
+view!(
+    /// An `.entry` or `.func`, with or without a body.
+    Function
+);
+view!(
+    /// `{ ... }`: a function body or a nested scope.
+    Block
+);
+view!(
+    /// One instruction statement, with its guard, opcode and operands.
+    Instruction
+);
+view!(
+    /// `name:`
+    Label
+);
+view!(
+    /// A variable or register declaration (`.reg .b32 %r<4>;`, `.global ...`), or a parameter.
+    VariableDecl
+);
+view!(
+    /// One declared name of a declaration, with its count, dimensions and initializer.
+    Declarator
+);
+view!(
+    /// Any directive statement that is neither a function nor a variable.
+    Directive
+);
+
+impl<'a> Module<'a> {
+    pub(crate) fn new(node: Node<'a>, src: &'a str) -> Self {
+        debug_assert_eq!(node.kind(), k::MODULE);
+        Module { node, src }
+    }
+
+    /// Every top-level item in source order.
+    pub fn items(&self) -> Vec<Item<'a>> {
+        named_children(self.node)
+            .filter_map(|node| Item::cast(node, self.src))
+            .collect()
+    }
+
+    /// The functions (entries and device functions), defined or declared.
+    pub fn functions(&self) -> Vec<Function<'a>> {
+        self.items()
+            .into_iter()
+            .filter_map(|item| match item {
+                Item::Function(function) => Some(function),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Directives of the given kind at the top level, in order.
+    pub fn directives(&self, kind: DirectiveKind) -> Vec<Directive<'a>> {
+        self.items()
+            .into_iter()
+            .filter_map(|item| match item {
+                Item::Directive(directive) if directive.kind() == kind => Some(directive),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Statements written outside any function (snippets).
+    pub fn top_level_statements(&self) -> Vec<Statement<'a>> {
+        self.items()
+            .into_iter()
+            .filter_map(|item| match item {
+                Item::Statement(statement) => Some(statement),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Every instruction in the file, in source order, including nested blocks.
+    pub fn instructions(&self) -> Vec<Instruction<'a>> {
+        let mut out = Vec::new();
+        collect_instructions(self.node, self.src, &mut out);
+        out
+    }
+}
+
+fn collect_instructions<'a>(node: Node<'a>, src: &'a str, out: &mut Vec<Instruction<'a>>) {
+    for child in named_children(node) {
+        match child.kind() {
+            k::INSTRUCTION => out.push(Instruction { node: child, src }),
+            k::FUNCTION_DEFINITION | k::BLOCK => collect_instructions(child, src, out),
+            _ if child.is_error() => collect_instructions(child, src, out),
+            _ => {}
+        }
+    }
+}
+
+/// A top-level item of a module.
+#[derive(Debug, Clone, Copy)]
+pub enum Item<'a> {
+    Function(Function<'a>),
+    Variable(VariableDecl<'a>),
+    Directive(Directive<'a>),
+    Statement(Statement<'a>),
+}
+
+impl<'a> Item<'a> {
+    fn cast(node: Node<'a>, src: &'a str) -> Option<Self> {
+        Some(match node.kind() {
+            k::FUNCTION_DEFINITION | k::FUNCTION_DECLARATION => {
+                Item::Function(Function { node, src })
+            }
+            k::VARIABLE_DECLARATION => Item::Variable(VariableDecl { node, src }),
+            _ => match Statement::cast(node, src)? {
+                Statement::Directive(directive) => Item::Directive(directive),
+                statement => Item::Statement(statement),
+            },
+        })
+    }
+}
+
+/// `.entry` or `.func`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FunctionKind {
+    Entry,
+    Func,
+}
+
+impl<'a> Function<'a> {
+    /// `.entry` or `.func`.
+    pub fn kind(&self) -> FunctionKind {
+        match self
+            .node
+            .child_by_field_name(k::FIELD_KIND)
+            .map(|n| n.kind())
+        {
+            Some(".entry") => FunctionKind::Entry,
+            _ => FunctionKind::Func,
+        }
+    }
+
+    /// The `.entry`/`.func` keyword.
+    pub fn kind_token(&self) -> Option<Token<'a>> {
+        self.field_token(k::FIELD_KIND)
+    }
+
+    pub fn name(&self) -> Option<Token<'a>> {
+        self.field_token(k::FIELD_NAME)
+    }
+
+    /// `.visible`, `.extern`, `.weak` ...
+    pub fn linkage(&self) -> Vec<Token<'a>> {
+        let mut cursor = self.node.walk();
+        self.node
+            .children_by_field_name("linkage", &mut cursor)
+            .map(|n| Token::of(n, self.src))
+            .collect()
+    }
+
+    pub fn parameters(&self) -> Vec<VariableDecl<'a>> {
+        self.parameter_list(k::FIELD_PARAMETERS)
+    }
+
+    pub fn return_parameters(&self) -> Vec<VariableDecl<'a>> {
+        self.parameter_list(k::FIELD_RETURN_PARAMETERS)
+    }
+
+    /// `.maxntid 128, 1, 1` and friends: the directive and its values.
+    pub fn attributes(&self) -> Vec<(Token<'a>, Vec<Token<'a>>)> {
+        named_children(self.node)
+            .filter(|n| n.kind() == k::FUNCTION_ATTRIBUTE)
+            .filter_map(|n| {
+                let name = n.child_by_field_name(k::FIELD_NAME)?;
+                let mut cursor = n.walk();
+                let values = n
+                    .children_by_field_name(k::FIELD_VALUE, &mut cursor)
+                    .map(|v| Token::of(v, self.src))
+                    .collect();
+                Some((Token::of(name, self.src), values))
+            })
+            .collect()
+    }
+
+    /// The body, or `None` for a declaration (`.extern .func f();`).
+    pub fn body(&self) -> Option<Block<'a>> {
+        let node = self.node.child_by_field_name(k::FIELD_BODY)?;
+        Some(Block {
+            node,
+            src: self.src,
+        })
+    }
+
+    fn field_token(&self, field: &str) -> Option<Token<'a>> {
+        Some(Token::of(self.node.child_by_field_name(field)?, self.src))
+    }
+
+    fn parameter_list(&self, field: &str) -> Vec<VariableDecl<'a>> {
+        let Some(list) = self.node.child_by_field_name(field) else {
+            return Vec::new();
+        };
+        named_children(list)
+            .filter(|n| n.kind() == k::PARAMETER_DECLARATION)
+            .map(|node| VariableDecl {
+                node,
+                src: self.src,
+            })
+            .collect()
+    }
+}
+
+/// A statement inside a block (or at the top level of a snippet).
+#[derive(Debug, Clone, Copy)]
+pub enum Statement<'a> {
+    Instruction(Instruction<'a>),
+    Label(Label<'a>),
+    Variable(VariableDecl<'a>),
+    Block(Block<'a>),
+    Directive(Directive<'a>),
+}
+
+impl<'a> Statement<'a> {
+    fn cast(node: Node<'a>, src: &'a str) -> Option<Self> {
+        Some(match node.kind() {
+            k::INSTRUCTION => Statement::Instruction(Instruction { node, src }),
+            k::LABEL_DECLARATION => Statement::Label(Label { node, src }),
+            k::VARIABLE_DECLARATION => Statement::Variable(VariableDecl { node, src }),
+            k::BLOCK => Statement::Block(Block { node, src }),
+            _ => Statement::Directive(Directive::cast(node, src)?),
+        })
+    }
+
+    pub fn range(&self) -> TextRange {
+        match self {
+            Statement::Instruction(s) => s.range(),
+            Statement::Label(s) => s.range(),
+            Statement::Variable(s) => s.range(),
+            Statement::Block(s) => s.range(),
+            Statement::Directive(s) => s.range(),
+        }
+    }
+}
+
+impl<'a> Block<'a> {
+    /// The statements directly inside this block, in order.
+    pub fn statements(&self) -> Vec<Statement<'a>> {
+        named_children(self.node)
+            .filter_map(|node| Statement::cast(node, self.src))
+            .collect()
+    }
+}
+
+impl<'a> Label<'a> {
+    pub fn name(&self) -> Option<Token<'a>> {
+        Some(Token::of(
+            self.node.child_by_field_name(k::FIELD_NAME)?,
+            self.src,
+        ))
+    }
+}
+
+/// The kinds of directive statement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirectiveKind {
+    Version,
+    Target,
+    AddressSize,
+    File,
+    Loc,
+    Section,
+    Dwarf,
+    Alias,
+    Pragma,
+    CallPrototype,
+    BranchTargets,
+    CallTargets,
+}
+
+impl<'a> Directive<'a> {
+    fn cast(node: Node<'a>, src: &'a str) -> Option<Self> {
+        directive_kind(node.kind())?;
+        Some(Directive { node, src })
+    }
+
+    pub fn kind(&self) -> DirectiveKind {
+        directive_kind(self.node.kind()).expect("checked when cast")
+    }
+
+    /// The directive keyword itself (`.version`, `.loc`, ...).
+    pub fn keyword(&self) -> Token<'a> {
+        let first = self.node.child(0).unwrap_or(self.node);
+        Token::of(first, self.src)
+    }
+
+    /// The value of `.version` (e.g. `9.1`) or `.address_size` (e.g. `64`).
+    pub fn value(&self) -> Option<Token<'a>> {
+        let field = match self.kind() {
+            DirectiveKind::Version => k::FIELD_VERSION,
+            DirectiveKind::AddressSize => k::FIELD_SIZE,
+            _ => return None,
+        };
+        Some(Token::of(self.node.child_by_field_name(field)?, self.src))
+    }
+
+    /// The targets of `.target sm_90a, texmode_independent`.
+    pub fn targets(&self) -> Vec<Token<'a>> {
+        let mut cursor = self.node.walk();
+        self.node
+            .children_by_field_name(k::FIELD_TARGET, &mut cursor)
+            .map(|n| Token::of(n, self.src))
+            .collect()
+    }
+
+    /// Identifiers listed by `.branchtargets`, `.calltargets` and `.alias`.
+    pub fn names(&self) -> Vec<Token<'a>> {
+        named_children(self.node)
+            .filter(|n| n.kind() == k::IDENTIFIER)
+            .map(|n| Token::of(n, self.src))
+            .collect()
+    }
+}
+
+fn directive_kind(kind: &str) -> Option<DirectiveKind> {
+    Some(match kind {
+        k::VERSION_DIRECTIVE => DirectiveKind::Version,
+        k::TARGET_DIRECTIVE => DirectiveKind::Target,
+        k::ADDRESS_SIZE_DIRECTIVE => DirectiveKind::AddressSize,
+        k::FILE_DIRECTIVE => DirectiveKind::File,
+        k::LOC_DIRECTIVE => DirectiveKind::Loc,
+        k::SECTION_DIRECTIVE => DirectiveKind::Section,
+        k::DWARF_DIRECTIVE => DirectiveKind::Dwarf,
+        k::ALIAS_DIRECTIVE => DirectiveKind::Alias,
+        k::PRAGMA_DIRECTIVE => DirectiveKind::Pragma,
+        k::CALLPROTOTYPE_DIRECTIVE => DirectiveKind::CallPrototype,
+        k::BRANCHTARGETS_DIRECTIVE => DirectiveKind::BranchTargets,
+        k::CALLTARGETS_DIRECTIVE => DirectiveKind::CallTargets,
+        _ => return None,
+    })
+}
+
+impl<'a> VariableDecl<'a> {
+    /// The state space (`.reg`, `.global`, `.param` ...), if written.
+    pub fn state_space(&self) -> Option<Token<'a>> {
+        self.first_child(k::STATE_SPACE)
+    }
+
+    /// The element type (`.b32`, `.f16x2`, `.pred` ...), if written.
+    pub fn ty(&self) -> Option<Token<'a>> {
+        self.first_child(k::TYPE)
+    }
+
+    /// `.v2`, `.v4` or `.v8`, if written.
+    pub fn vector(&self) -> Option<Token<'a>> {
+        self.first_child(k::VECTOR_TYPE)
+    }
+
+    /// The byte alignment of `.align N`, if written.
+    pub fn alignment(&self) -> Option<Token<'a>> {
+        let node = named_children(self.node).find(|n| n.kind() == k::ALIGNMENT)?;
+        Some(Token::of(
+            node.child_by_field_name(k::FIELD_BYTES)?,
+            self.src,
+        ))
+    }
+
+    /// Linkage directives (`.extern`, `.visible` ...).
+    pub fn linkage(&self) -> Vec<Token<'a>> {
+        named_children(self.node)
+            .filter(|n| n.kind() == k::LINKAGE)
+            .map(|n| Token::of(n, self.src))
+            .collect()
+    }
+
+    pub fn declarators(&self) -> Vec<Declarator<'a>> {
+        named_children(self.node)
+            .filter(|n| n.kind() == k::DECLARATOR)
+            .map(|node| Declarator {
+                node,
+                src: self.src,
+            })
+            .collect()
+    }
+
+    fn first_child(&self, kind: &str) -> Option<Token<'a>> {
+        let node = named_children(self.node).find(|n| n.kind() == kind)?;
+        Some(Token::of(node, self.src))
+    }
+}
+
+impl<'a> Declarator<'a> {
+    pub fn name(&self) -> Option<Token<'a>> {
+        Some(Token::of(
+            self.node.child_by_field_name(k::FIELD_NAME)?,
+            self.src,
+        ))
+    }
+
+    /// `N` of a parameterized register name `%r<N>`.
+    pub fn count(&self) -> Option<u64> {
+        let node = self.node.child_by_field_name(k::FIELD_COUNT)?;
+        parse_integer(text(node, self.src))
+    }
+
+    /// The declared names: `%r0 … %r{N-1}` for `%r<N>`, else the name itself.
+    pub fn expanded_names(&self) -> Vec<String> {
+        let Some(name) = self.name() else {
+            return Vec::new();
+        };
+        match self.count() {
+            Some(count) => (0..count.min(1 << 20))
+                .map(|i| format!("{}{i}", name.text))
+                .collect(),
+            None => vec![name.text.to_owned()],
+        }
+    }
+
+    /// Array dimensions; `None` for an unsized `[]`.
+    pub fn dimensions(&self) -> Vec<Option<Token<'a>>> {
+        let mut cursor = self.node.walk();
+        self.node
+            .children_by_field_name(k::FIELD_DIMENSION, &mut cursor)
+            .map(|dim| {
+                dim.child_by_field_name(k::FIELD_SIZE)
+                    .map(|n| Token::of(n, self.src))
+            })
+            .collect()
+    }
+
+    /// The initializer, if any.
+    pub fn initializer(&self) -> Option<Token<'a>> {
+        Some(Token::of(
+            self.node.child_by_field_name(k::FIELD_VALUE)?,
+            self.src,
+        ))
+    }
+}
+
+/// `@%p` or `@!%p` in front of an instruction.
+#[derive(Debug, Clone)]
+pub struct Guard<'a> {
+    pub negated: bool,
+    pub predicate: Token<'a>,
+    pub range: TextRange,
+}
+
+impl<'a> Instruction<'a> {
+    pub fn guard(&self) -> Option<Guard<'a>> {
+        let node = self.node.child_by_field_name(k::FIELD_GUARD)?;
+        Some(Guard {
+            negated: node.child_by_field_name(k::FIELD_NEGATED).is_some(),
+            predicate: Token::of(node.child_by_field_name(k::FIELD_PREDICATE)?, self.src),
+            range: node.byte_range(),
+        })
+    }
+
+    fn opcode_node(&self) -> Option<Node<'a>> {
+        self.node.child_by_field_name(k::FIELD_OPCODE)
+    }
+
+    /// The first word of the opcode: `ld` in `ld.global.f32`.
+    pub fn mnemonic(&self) -> Option<Token<'a>> {
+        let node = self.opcode_node()?.child_by_field_name(k::FIELD_MNEMONIC)?;
+        Some(Token::of(node, self.src))
+    }
+
+    /// Each `.qualifier` of the opcode, in order, with its own range.
+    pub fn qualifiers(&self) -> Vec<Token<'a>> {
+        let Some(opcode) = self.opcode_node() else {
+            return Vec::new();
+        };
+        named_children(opcode)
+            .filter(|n| n.kind() == k::QUALIFIER)
+            .map(|n| Token::of(n, self.src))
+            .collect()
+    }
+
+    /// The whole dotted opcode: `ld.global.v4.f32`.
+    pub fn opcode(&self) -> Option<Token<'a>> {
+        Some(Token::of(self.opcode_node()?, self.src))
+    }
+
+    /// The operands, in order.
+    pub fn operands(&self) -> Vec<Operand<'a>> {
+        let Some(list) = self.node.child_by_field_name(k::FIELD_OPERANDS) else {
+            return Vec::new();
+        };
+        named_children(list)
+            .filter(|n| n.kind() != k::COMMENT)
+            .map(|node| Operand::new(node, self.src))
+            .collect()
+    }
+
+    /// Whether the statement contains a syntax error or a missing token.
+    pub fn has_error(&self) -> bool {
+        self.node.has_error()
+    }
+}
+
+/// One operand of an instruction (or an element of a vector or address).
+#[derive(Debug, Clone, Copy)]
+pub struct Operand<'a> {
+    node: Node<'a>,
+    src: &'a str,
+}
+
+/// What an operand is, syntactically.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OperandKind<'a> {
+    /// `%r1`, `%tid`
+    Register(&'a str),
+    /// `%tid.x`, `r2.b0`: a register and a component or selector.
+    Component {
+        register: &'a str,
+        component: &'a str,
+    },
+    /// A label, function or variable name.
+    Identifier(&'a str),
+    /// An integer constant as written (`42`, `0x1f`, `-1` is [`OperandKind::Expression`]).
+    Integer(&'a str),
+    /// A floating-point constant (`1.5`, `0f3F800000`).
+    Float(&'a str),
+    /// `!%p`
+    Negated,
+    /// `%p|%q`
+    Pair,
+    /// `{%r1, %r2}`
+    Vector,
+    /// `[%rd1+8]`, `[tex, {%f1, %f2}]`
+    Address { unified: bool },
+    /// `(param0, param1)` of `call`.
+    ArgumentList,
+    /// `_`
+    Sink,
+    /// A constant expression (`-1`, `(1 << 4)`, `A[5]`).
+    Expression,
+}
+
+impl<'a> Operand<'a> {
+    fn new(node: Node<'a>, src: &'a str) -> Self {
+        Operand { node, src }
+    }
+
+    pub fn range(&self) -> TextRange {
+        self.node.byte_range()
+    }
+
+    pub fn text(&self) -> &'a str {
+        text(self.node, self.src)
+    }
+
+    pub fn kind(&self) -> OperandKind<'a> {
+        let field_text = |field: &str| {
+            self.node
+                .child_by_field_name(field)
+                .map(|n| text(n, self.src))
+                .unwrap_or("")
+        };
+        match self.node.kind() {
+            k::REGISTER => OperandKind::Register(self.text()),
+            k::REGISTER_COMPONENT => OperandKind::Component {
+                register: field_text(k::FIELD_REGISTER),
+                component: field_text(k::FIELD_COMPONENT),
+            },
+            k::IDENTIFIER => OperandKind::Identifier(self.text()),
+            k::INTEGER_LITERAL => OperandKind::Integer(self.text()),
+            k::FLOAT_LITERAL => OperandKind::Float(self.text()),
+            k::NEGATED_OPERAND => OperandKind::Negated,
+            k::REGISTER_PAIR => OperandKind::Pair,
+            k::VECTOR_OPERAND => OperandKind::Vector,
+            k::ADDRESS_OPERAND => OperandKind::Address {
+                unified: self.node.child_by_field_name(k::FIELD_SUFFIX).is_some(),
+            },
+            k::ARGUMENT_LIST => OperandKind::ArgumentList,
+            k::SINK => OperandKind::Sink,
+            _ => OperandKind::Expression,
+        }
+    }
+
+    /// The parts of a compound operand: vector elements, address parts,
+    /// call arguments, the two halves of a pair, the operand of `!`.
+    pub fn elements(&self) -> Vec<Operand<'a>> {
+        match self.node.kind() {
+            k::NEGATED_OPERAND => self
+                .node
+                .child_by_field_name(k::FIELD_OPERAND)
+                .map(|n| vec![Operand::new(n, self.src)])
+                .unwrap_or_default(),
+            k::REGISTER_PAIR => [k::FIELD_FIRST, k::FIELD_SECOND]
+                .iter()
+                .filter_map(|f| self.node.child_by_field_name(f))
+                .map(|n| Operand::new(n, self.src))
+                .collect(),
+            k::VECTOR_OPERAND | k::ARGUMENT_LIST | k::ADDRESS_OPERAND => named_children(self.node)
+                .filter(|n| n.kind() != k::COMMENT && n.kind() != k::QUALIFIER)
+                .map(|n| Operand::new(n, self.src))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The integer value of a constant operand (`42`, `0x1f`, `-8`, `017`, `0b101`).
+    pub fn integer_value(&self) -> Option<i128> {
+        match self.node.kind() {
+            k::INTEGER_LITERAL => parse_integer(self.text()).map(i128::from),
+            k::UNARY_EXPRESSION => {
+                let op = self.node.child_by_field_name(k::FIELD_OPERATOR)?;
+                let inner =
+                    Operand::new(self.node.child_by_field_name(k::FIELD_OPERAND)?, self.src);
+                let value = inner.integer_value()?;
+                match text(op, self.src) {
+                    "-" => Some(-value),
+                    "+" => Some(value),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Every register named anywhere inside this operand, with its range.
+    pub fn registers(&self) -> Vec<Token<'a>> {
+        let mut out = Vec::new();
+        let mut stack = vec![self.node];
+        while let Some(node) = stack.pop() {
+            if node.kind() == k::REGISTER {
+                out.push(Token::of(node, self.src));
+            } else {
+                stack.extend(named_children(node).collect::<Vec<_>>().into_iter().rev());
+            }
+        }
+        out
+    }
+
+    /// Every identifier (label, function or variable name) inside this operand.
+    pub fn identifiers(&self) -> Vec<Token<'a>> {
+        let mut out = Vec::new();
+        let mut stack = vec![self.node];
+        while let Some(node) = stack.pop() {
+            if node.kind() == k::IDENTIFIER {
+                out.push(Token::of(node, self.src));
+            } else {
+                stack.extend(named_children(node).collect::<Vec<_>>().into_iter().rev());
+            }
+        }
+        out
+    }
+}
+
+/// Parses a PTX integer literal: decimal, `0x` hex, `0b` binary, leading-zero
+/// octal, with an optional `U` suffix.
+pub(crate) fn parse_integer(literal: &str) -> Option<u64> {
+    let body = literal.strip_suffix('U').unwrap_or(literal);
+    let (digits, radix) = if let Some(hex) = body.strip_prefix("0x").or(body.strip_prefix("0X")) {
+        (hex, 16)
+    } else if let Some(bin) = body.strip_prefix("0b").or(body.strip_prefix("0B")) {
+        (bin, 2)
+    } else if body.len() > 1 && body.starts_with('0') {
+        (&body[1..], 8)
+    } else {
+        (body, 10)
+    };
+    u64::from_str_radix(digits, radix).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_integer;
+
+    #[test]
+    fn integer_literals_in_every_radix() {
+        assert_eq!(parse_integer("42"), Some(42));
+        assert_eq!(parse_integer("0"), Some(0));
+        assert_eq!(parse_integer("0x1F"), Some(31));
+        assert_eq!(parse_integer("017"), Some(15));
+        assert_eq!(parse_integer("0b101"), Some(5));
+        assert_eq!(parse_integer("42U"), Some(42));
+        assert_eq!(parse_integer("0xffffffffffffffff"), Some(u64::MAX));
+        assert_eq!(parse_integer("0x1ffffffffffffffff"), None);
+    }
+}

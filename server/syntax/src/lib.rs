@@ -1,0 +1,38 @@
+//! The syntax layer: owns tree-sitter and the PTX grammar.
+//!
+//! Everything above this crate sees PTX through typed views ([`Module`],
+//! [`Function`], [`Statement`], [`Instruction`], [`Operand`], ...) that carry
+//! byte ranges into the source. Nothing outside this crate matches node-kind
+//! strings. Parsing never fails: a broken file yields a tree with error nodes,
+//! which [`Parse::syntax_errors`] reports in plain words.
+
+mod ast;
+mod document;
+mod kinds;
+mod parse;
+mod position;
+
+pub use ast::{
+    Block, Declarator, Directive, DirectiveKind, Function, FunctionKind, Guard, Instruction, Item,
+    Label, Module, Operand, OperandKind, Statement, Token, VariableDecl,
+};
+pub use document::{Document, TextEdit};
+pub use parse::{Parse, SyntaxError, SyntaxErrorKind, TreeStats};
+pub use position::{LineCol, LineIndex, PositionEncoding};
+
+/// A half-open byte range into a document's text.
+pub type TextRange = std::ops::Range<usize>;
+
+/// The tree-sitter language of PTX.
+pub fn language() -> tree_sitter::Language {
+    tree_sitter_ptx::LANGUAGE.into()
+}
+
+/// A fresh parser for PTX.
+pub(crate) fn new_parser() -> tree_sitter::Parser {
+    let mut parser = tree_sitter::Parser::new();
+    parser
+        .set_language(&language())
+        .expect("the bundled PTX grammar matches the linked tree-sitter ABI");
+    parser
+}

@@ -1,0 +1,186 @@
+//! Conversions between byte offsets and line/column positions.
+//!
+//! Lines end at `\n` (a `\r` before it belongs to the line break), as
+//! tree-sitter counts rows; a lone `\r`, which no editor writes any more, is
+//! not a line break here. Columns are
+//! counted in one of three units: UTF-8 bytes, UTF-16 code units (LSP's
+//! default) or Unicode scalar values (what the CLI prints). Returning `char`
+//! counts where UTF-16 is expected is the classic bug this module exists to
+//! prevent: every conversion names its unit.
+
+/// The unit in which columns are counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PositionEncoding {
+    Utf8,
+    #[default]
+    Utf16,
+    /// Unicode scalar values (`char`s): the CLI's columns.
+    Chars,
+}
+
+/// A zero-based line and column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LineCol {
+    pub line: u32,
+    pub col: u32,
+}
+
+/// Line starts of a text, for position conversions.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    line_starts: Vec<usize>,
+    len: usize,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let bytes = text.as_bytes();
+        let mut line_starts = vec![0];
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\n' => line_starts.push(i + 1),
+                _ => {}
+            }
+            i += 1;
+        }
+        LineIndex {
+            line_starts,
+            len: text.len(),
+        }
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// The byte offset where `line` starts (the end of the text past the last line).
+    pub fn line_start(&self, line: usize) -> usize {
+        self.line_starts.get(line).copied().unwrap_or(self.len)
+    }
+
+    /// The line and column of a byte offset (clamped to the text).
+    pub fn line_col(&self, text: &str, offset: usize, encoding: PositionEncoding) -> LineCol {
+        let offset = floor_char_boundary(text, offset.min(self.len));
+        let line = self.line_starts.partition_point(|&start| start <= offset) - 1;
+        let start = self.line_starts[line];
+        let col = column_width(&text[start..offset], encoding);
+        LineCol {
+            line: line as u32,
+            col: col as u32,
+        }
+    }
+
+    /// The byte offset of a line and column. Columns past the end of the line
+    /// clamp to the line's end (before its line break); lines past the end
+    /// clamp to the end of the text; a column inside a character (half of a
+    /// UTF-16 surrogate pair) rounds down to that character.
+    pub fn offset(&self, text: &str, pos: LineCol, encoding: PositionEncoding) -> usize {
+        let line = pos.line as usize;
+        if line >= self.line_starts.len() {
+            return self.len;
+        }
+        let start = self.line_starts[line];
+        let end = self.content_end(text, line);
+        let mut remaining = pos.col as usize;
+        for (i, ch) in text[start..end].char_indices() {
+            let width = char_width(ch, encoding);
+            if remaining < width {
+                return start + i;
+            }
+            remaining -= width;
+        }
+        end
+    }
+
+    /// The end of a line's content, before its line break.
+    fn content_end(&self, text: &str, line: usize) -> usize {
+        let next = self.line_start(line + 1);
+        let bytes = text.as_bytes();
+        let mut end = next;
+        if line + 1 < self.line_starts.len() {
+            if end > 0 && bytes[end - 1] == b'\n' {
+                end -= 1;
+            }
+            if end > 0 && bytes[end - 1] == b'\r' {
+                end -= 1;
+            }
+        }
+        end.max(self.line_starts[line])
+    }
+}
+
+pub(crate) fn char_width(ch: char, encoding: PositionEncoding) -> usize {
+    match encoding {
+        PositionEncoding::Utf8 => ch.len_utf8(),
+        PositionEncoding::Utf16 => ch.len_utf16(),
+        PositionEncoding::Chars => 1,
+    }
+}
+
+fn column_width(s: &str, encoding: PositionEncoding) -> usize {
+    match encoding {
+        PositionEncoding::Utf8 => s.len(),
+        PositionEncoding::Utf16 => s.chars().map(char::len_utf16).sum(),
+        PositionEncoding::Chars => s.chars().count(),
+    }
+}
+
+pub(crate) fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
+    while offset > 0 && !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "a\r\né𝄞x\nlast\n";
+
+    #[test]
+    fn lines_end_at_lf_and_crlf() {
+        let index = LineIndex::new(TEXT);
+        assert_eq!(index.line_count(), 4);
+        assert_eq!(index.line_start(1), 3);
+        assert_eq!(index.line_start(2), 11);
+    }
+
+    #[test]
+    fn columns_in_each_unit() {
+        let index = LineIndex::new(TEXT);
+        let x = TEXT.find('x').unwrap();
+        let lc = |enc| index.line_col(TEXT, x, enc);
+        assert_eq!(lc(PositionEncoding::Utf8), LineCol { line: 1, col: 6 });
+        assert_eq!(lc(PositionEncoding::Utf16), LineCol { line: 1, col: 3 });
+        assert_eq!(lc(PositionEncoding::Chars), LineCol { line: 1, col: 2 });
+        for enc in [
+            PositionEncoding::Utf8,
+            PositionEncoding::Utf16,
+            PositionEncoding::Chars,
+        ] {
+            assert_eq!(index.offset(TEXT, lc(enc), enc), x);
+        }
+    }
+
+    #[test]
+    fn out_of_range_positions_clamp() {
+        let index = LineIndex::new(TEXT);
+        // Past the end of line 0 stops before its `\r\n`.
+        assert_eq!(
+            index.offset(TEXT, LineCol { line: 0, col: 99 }, PositionEncoding::Utf16),
+            1
+        );
+        assert_eq!(
+            index.offset(TEXT, LineCol { line: 99, col: 0 }, PositionEncoding::Utf16),
+            TEXT.len()
+        );
+        // Inside a surrogate pair rounds down to the character.
+        let clef = TEXT.find('𝄞').unwrap();
+        assert_eq!(
+            index.offset(TEXT, LineCol { line: 1, col: 2 }, PositionEncoding::Utf16),
+            clef
+        );
+    }
+}
