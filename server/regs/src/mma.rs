@@ -5,7 +5,8 @@
 //! [`SPARSE`]); the register counts follow from the tile size: a thread
 //! holds `rows × cols × element bits / (32 threads × register bits)` of a
 //! matrix (A is stored half-size for sparse forms). The one exception is
-//! `.m8n8k4` with `.f16`, whose tile is spread over a quad-pair of 8 threads.
+//! `.m8n8k4` with 16/32-bit floats, whose tile is spread over a quad-pair of
+//! 8 threads.
 
 use crate::catalog::{t, v, Case, Slot};
 use crate::{vc, Opcode, RegError, VectorCount};
@@ -27,6 +28,9 @@ const F16F32: &[&str] = &["f16", "f32"];
 const DENSE: &[Combo] = &[
     ("m8n8k4", &["f16"], F16F32, ""),
     ("m8n8k4", &["f64"], &["f64"], ""),
+    // Not in the spec: ptxas 13.5 also accepts the quad-pair m8n8k4 form
+    // with .bf16 and .tf32 multiplicands and .f32 accumulators.
+    ("m8n8k4", &["bf16", "tf32"], &["f32"], ""),
     ("m16n8k4", &["tf32"], &["f32"], ""),
     ("m16n8k4", &["f64"], &["f64"], ""),
     ("m16n8k8", &["f16"], F16F32, ""),
@@ -60,7 +64,8 @@ const SPARSE: &[Combo] = &[
     ("m16n8k32", &["s8", "u8"], &["s32"], ""),
     ("m16n8k8", &["tf32"], &["f32"], ""),
     ("m16n8k64", &["s8", "u8", "s4", "u4"], &["s32"], ""),
-    ("m16n8k64", F8, &["f32"], ""),
+    // The spec lists only .f32 accumulators here; ptxas 13.5 accepts .f16 too.
+    ("m16n8k64", F8, F16F32, ""),
     ("m16n8k64", F8F6F4, F16F32, "kind::f8f6f4"),
     ("m16n8k64", F8F6F4, &["f32"], "kind::mxf8f6f4"),
     ("m16n8k128", &["s4", "u4"], &["s32"], ""),
@@ -183,8 +188,16 @@ pub(crate) fn counts(op: &Opcode) -> Result<Vec<VectorCount>, RegError> {
         }
     }
     let _ = ab;
+    if variant == "sp" && F8.contains(&a.1) && kind.is_empty() && (d.1 == "f16" || c.1 == "f16") {
+        // ptxas 13.5: .f16 accumulation with f8 sparse inputs only exists
+        // as mma.sp::ordered_metadata.
+        return Err(RegError::at(
+            1,
+            "sparse f8 mma with .f16 accumulators needs mma.sp::ordered_metadata",
+        ));
+    }
     let (m, n, k) = dims(shape);
-    let quad = shape == "m8n8k4" && a.1 == "f16";
+    let quad = shape == "m8n8k4" && a.1 != "f64";
     // Only the quad-pair form takes any layout; the rest is .row.col.
     let layouts = op.all_in(1, &["row", "col"]);
     if !quad && layouts.iter().map(|l| l.1).ne(["row", "col"]) {
