@@ -31,7 +31,7 @@ const ALL_TYPES: &[&str] = &[
 /// Valid N: multiples of 8 up to 256; integer and single-bit forms use
 /// multiples of 8 up to 32 and then multiples of 16.
 fn n_ok(n: u32, integer: bool) -> bool {
-    n % 8 == 0 && (8..=256).contains(&n) && (!integer || n <= 32 || n % 16 == 0)
+    n.is_multiple_of(8) && (8..=256).contains(&n) && (!integer || n <= 32 || n.is_multiple_of(16))
 }
 
 fn parse_shape(s: &str) -> Option<(u32, u32, u32)> {
