@@ -41,7 +41,11 @@ pub(crate) fn build(files: Vec<ParsedFile>) -> (Vec<Entry>, Option<DocVersion>) 
     let link_map = link_map(&links);
     let mut table_anchors: HashMap<u32, String> = HashMap::new();
     for (text, anchor) in &links {
-        if let Some(n) = text.trim().strip_prefix("Table ").and_then(|n| n.trim().parse().ok()) {
+        if let Some(n) = text
+            .trim()
+            .strip_prefix("Table ")
+            .and_then(|n| n.trim().parse().ok())
+        {
             table_anchors.entry(n).or_insert_with(|| anchor.clone());
         }
     }
@@ -50,7 +54,10 @@ pub(crate) fn build(files: Vec<ParsedFile>) -> (Vec<Entry>, Option<DocVersion>) 
         entries.push(make_entry(s, &link_map, &table_anchors));
     }
     let version = html_version
-        .map(|v| DocVersion { version: v, inferred: false })
+        .map(|v| DocVersion {
+            version: v,
+            inferred: false,
+        })
         .or_else(|| stated_version(&entries))
         .or_else(|| inferred_version(&entries));
     (entries, version)
@@ -58,7 +65,9 @@ pub(crate) fn build(files: Vec<ParsedFile>) -> (Vec<Entry>, Option<DocVersion>) 
 
 /// "9.7.16.8.3" → [9, 7, 16, 8, 3], for numeric order.
 pub(crate) fn number_key(n: &str) -> Vec<u32> {
-    n.split('.').map(|c| c.parse().unwrap_or(u32::MAX)).collect()
+    n.split('.')
+        .map(|c| c.parse().unwrap_or(u32::MAX))
+        .collect()
 }
 
 fn normalize_for_match(s: &str) -> String {
@@ -111,10 +120,19 @@ fn make_entry(
     let (kind, names) = classify(&s);
     let mut anchor_guessed = false;
     let anchor = s.anchor.clone().or_else(|| {
-        links.get(&normalize_for_match(&s.title)).cloned().flatten().or_else(|| {
-            anchor_guessed = true;
-            Some(slug(&s.title)).filter(|a| !a.is_empty())
-        })
+        links
+            .get(&normalize_for_match(&s.title))
+            .cloned()
+            .flatten()
+            .or_else(|| {
+                // "Control Flow Instructions: {}" has no sluggable name: no guess.
+                let named = s
+                    .title
+                    .split_once(": ")
+                    .is_none_or(|(_, n)| !slug(n).is_empty());
+                anchor_guessed = named;
+                Some(slug(&s.title)).filter(|a| named && !a.is_empty())
+            })
     });
     let mut parts = s.parts;
     for blocks in parts.values_mut() {
@@ -194,7 +212,8 @@ fn is_opcode(n: &str) -> bool {
     }
     let b = n.as_bytes();
     b[0].is_ascii_lowercase()
-        && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b':')
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b':')
 }
 
 /// `%pm0…%pm7` → `%pm0`..`%pm7`; `%envreg<32>` → `%envreg<32>`, `%envreg`, `%envreg0`..;
@@ -266,7 +285,10 @@ pub(crate) fn sentences(text: &str) -> Vec<(usize, usize)> {
             let next = b.get(i + 2).copied().unwrap_or(b' ');
             let word_start = text[..i].rfind([' ', '(']).map_or(0, |p| p + 1);
             let word = &text[word_start..i];
-            let abbrev = matches!(word, "e.g" | "i.e" | "etc" | "vs" | "Fig" | "approx" | "resp");
+            let abbrev = matches!(
+                word,
+                "e.g" | "i.e" | "etc" | "vs" | "Fig" | "approx" | "resp"
+            );
             (!abbrev && (next.is_ascii_uppercase() || matches!(next, b'`' | b'[' | b'*')))
                 .then_some(i + 1)
         } else {
@@ -344,7 +366,12 @@ fn qualifier_map(e: &Entry) -> BTreeMap<String, Vec<Span>> {
     let own: BTreeSet<String> = e
         .names
         .iter()
-        .flat_map(|n| n.split('.').skip(1).map(|c| format!(".{c}")).collect::<Vec<_>>())
+        .flat_map(|n| {
+            n.split('.')
+                .skip(1)
+                .map(|c| format!(".{c}"))
+                .collect::<Vec<_>>()
+        })
         .collect();
     let mut prose: Vec<(Rubric, u32, usize, usize, &str)> = Vec::new();
     for r in PROSE_RUBRICS {
@@ -378,7 +405,9 @@ fn parse_version(s: &str) -> Option<(u32, u32)> {
 
 /// Orders "9.1" after "8.8" and "10.0" after "9.1".
 pub(crate) fn version_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    parse_version(a).unwrap_or((0, 0)).cmp(&parse_version(b).unwrap_or((0, 0)))
+    parse_version(a)
+        .unwrap_or((0, 0))
+        .cmp(&parse_version(b).unwrap_or((0, 0)))
 }
 
 /// The version in a title like "PTX ISA Version 9.1".
@@ -387,7 +416,10 @@ fn stated_version(entries: &[Entry]) -> Option<DocVersion> {
         let t = e.title.to_ascii_lowercase();
         let v = t.strip_prefix("ptx isa version ")?;
         let (a, b) = parse_version(v)?;
-        Some(DocVersion { version: format!("{a}.{b}"), inferred: false })
+        Some(DocVersion {
+            version: format!("{a}.{b}"),
+            inferred: false,
+        })
     })
 }
 
@@ -405,7 +437,10 @@ fn inferred_version(entries: &[Entry]) -> Option<DocVersion> {
             }
         }
     }
-    best.map(|(a, b)| DocVersion { version: format!("{a}.{b}"), inferred: true })
+    best.map(|(a, b)| DocVersion {
+        version: format!("{a}.{b}"),
+        inferred: true,
+    })
 }
 
 #[cfg(test)]
@@ -426,7 +461,14 @@ mod tests {
     fn sentence_split() {
         let t = "Lorem `.a.b` ipsum, e.g. foo. Dolor 8.6 sit. `.q` amet";
         let s: Vec<&str> = sentences(t).into_iter().map(|(a, b)| &t[a..b]).collect();
-        assert_eq!(s, ["Lorem `.a.b` ipsum, e.g. foo.", "Dolor 8.6 sit.", "`.q` amet"]);
+        assert_eq!(
+            s,
+            [
+                "Lorem `.a.b` ipsum, e.g. foo.",
+                "Dolor 8.6 sit.",
+                "`.q` amet"
+            ]
+        );
         let l = "- one.\n  - two";
         let s: Vec<&str> = sentences(l).into_iter().map(|(a, b)| &l[a..b]).collect();
         assert_eq!(s, ["one.", "two"]);
@@ -440,6 +482,9 @@ mod tests {
         assert_eq!(v, [".16x32bx2", ".bar", ".pack::16b", ".x1"]);
         assert!(version_cmp("10.0", "9.1").is_gt());
         assert!(version_cmp("9.1", "9.1").is_eq());
-        assert_eq!(slug("Widget Instructions: frob.x_y"), "widget-instructions-frob-x-y");
+        assert_eq!(
+            slug("Widget Instructions: frob.x_y"),
+            "widget-instructions-frob-x-y"
+        );
     }
 }

@@ -87,7 +87,9 @@ pub enum ImportError {
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     /// No index in the cache directory: run `ptx-lsp docs import PATH`.
-    #[error("no spec index at {path}: run `ptx-lsp docs import PATH` with your copy of the PTX ISA")]
+    #[error(
+        "no spec index at {path}: run `ptx-lsp docs import PATH` with your copy of the PTX ISA"
+    )]
     Missing {
         /// The index file that was looked for.
         path: PathBuf,

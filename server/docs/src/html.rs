@@ -24,11 +24,15 @@ enum Child {
 
 impl Node {
     fn attr(&self, k: &str) -> Option<&str> {
-        self.attrs.iter().find(|(a, _)| a == k).map(|(_, v)| v.as_str())
+        self.attrs
+            .iter()
+            .find(|(a, _)| a == k)
+            .map(|(_, v)| v.as_str())
     }
 
     fn has_class(&self, c: &str) -> bool {
-        self.attr("class").is_some_and(|v| v.split_whitespace().any(|x| x == c))
+        self.attr("class")
+            .is_some_and(|v| v.split_whitespace().any(|x| x == c))
     }
 
     fn elements(&self) -> impl Iterator<Item = &Node> {
@@ -41,7 +45,12 @@ impl Node {
 
 /// Whether a text is HTML rather than markdown.
 pub(crate) fn looks_like_html(text: &str) -> bool {
-    let head: String = text.trim_start_matches('\u{feff}').trim_start().chars().take(512).collect();
+    let head: String = text
+        .trim_start_matches('\u{feff}')
+        .trim_start()
+        .chars()
+        .take(512)
+        .collect();
     let lower = head.to_ascii_lowercase();
     lower.starts_with("<!doctype html") || lower.starts_with("<html") || lower.starts_with("<?xml")
 }
@@ -53,7 +62,10 @@ const VOID: [&str; 14] = [
 
 /// Parses HTML into a tree; `Err` when the document ends with its `<html>` element open.
 fn parse_tree(text: &str) -> Result<Node, String> {
-    let mut stack: Vec<Node> = vec![Node { name: "#root".into(), ..Default::default() }];
+    let mut stack: Vec<Node> = vec![Node {
+        name: "#root".into(),
+        ..Default::default()
+    }];
     let mut rest = text;
     let mut saw_html_close = false;
     let mut saw_html_open = false;
@@ -97,11 +109,17 @@ fn parse_tree(text: &str) -> Result<Node, String> {
         saw_html_open |= node.name == "html";
         let name = node.name.clone();
         // A new <p>, <li>, <tr>, <td> closes an open one of the same kind.
-        if matches!(name.as_str(), "p" | "li" | "tr" | "td" | "th" | "dt" | "dd" | "option") {
+        if matches!(
+            name.as_str(),
+            "p" | "li" | "tr" | "td" | "th" | "dt" | "dd" | "option"
+        ) {
             if let Some(pos) = stack.iter().rposition(|n| n.name == name) {
-                let blocked = stack[pos + 1..]
-                    .iter()
-                    .any(|n| matches!(n.name.as_str(), "ul" | "ol" | "table" | "dl" | "div" | "section"));
+                let blocked = stack[pos + 1..].iter().any(|n| {
+                    matches!(
+                        n.name.as_str(),
+                        "ul" | "ol" | "table" | "dl" | "div" | "section"
+                    )
+                });
                 if !blocked {
                     while stack.len() > pos {
                         close_top(&mut stack);
@@ -117,7 +135,10 @@ fn parse_tree(text: &str) -> Result<Node, String> {
         }
         if matches!(name.as_str(), "script" | "style") {
             let close = format!("</{name}");
-            let end = rest.to_ascii_lowercase().find(&close).ok_or("a script is not closed")?;
+            let end = rest
+                .to_ascii_lowercase()
+                .find(&close)
+                .ok_or("a script is not closed")?;
             rest = &rest[end..];
             continue;
         }
@@ -173,7 +194,9 @@ fn parse_tag(tag: &str) -> (Node, bool) {
     let mut attrs = Vec::new();
     let mut r = tag[name_len..].trim_start();
     while !r.is_empty() {
-        let key_len = r.find(|c: char| c == '=' || c.is_whitespace()).unwrap_or(r.len());
+        let key_len = r
+            .find(|c: char| c == '=' || c.is_whitespace())
+            .unwrap_or(r.len());
         let key = r[..key_len].to_ascii_lowercase();
         r = r[key_len..].trim_start();
         let mut value = String::new();
@@ -196,7 +219,14 @@ fn parse_tag(tag: &str) -> (Node, bool) {
         r = r.trim_start();
     }
     let name = if valid { name } else { String::new() };
-    (Node { name, attrs, children: Vec::new() }, self_closing)
+    (
+        Node {
+            name,
+            attrs,
+            children: Vec::new(),
+        },
+        self_closing,
+    )
 }
 
 fn decode_entities(s: &str) -> String {
@@ -256,7 +286,11 @@ fn decode_entities(s: &str) -> String {
 /// Converts the page to markdown; also returns the document version from `<title>`.
 pub(crate) fn to_markdown(text: &str) -> Result<(String, Option<String>), String> {
     let root = parse_tree(text)?;
-    let mut w = Writer { out: String::new(), anchors: Vec::new(), title: None };
+    let mut w = Writer {
+        out: String::new(),
+        anchors: Vec::new(),
+        title: None,
+    };
     w.walk(&root);
     let version = w.title.as_deref().and_then(version_in_title);
     Ok((w.out, version))
@@ -267,7 +301,10 @@ fn version_in_title(t: &str) -> Option<String> {
     let pos = t.find("ISA")?;
     let tail = &t[pos + 3..];
     let start = tail.find(|c: char| c.is_ascii_digit())?;
-    let v: String = tail[start..].chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    let v: String = tail[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
     let v = v.trim_end_matches('.');
     v.contains('.').then(|| v.to_string())
 }
@@ -309,7 +346,9 @@ impl Writer {
             "div" if e.has_class("section") => self.section(e),
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" if self.in_section() => self.heading(e),
             _ if !self.in_section() => self.walk(e),
-            "p" if e.has_class("admonition-title") => self.para(&format!("**{}**", text_of(e).trim())),
+            "p" if e.has_class("admonition-title") => {
+                self.para(&format!("**{}**", text_of(e).trim()))
+            }
             "p" | "dt" | "caption" | "figcaption" => {
                 let t = inline(e);
                 if Rubric::from_label(&t).is_some() {
@@ -322,7 +361,8 @@ impl Writer {
             "pre" => {
                 let code = text_of(e);
                 self.out.push_str("```\n");
-                self.out.push_str(code.trim_end_matches('\n').trim_start_matches('\n'));
+                self.out
+                    .push_str(code.trim_end_matches('\n').trim_start_matches('\n'));
                 self.out.push_str("\n```\n\n");
             }
             "table" => self.table(e),
@@ -358,7 +398,10 @@ impl Writer {
         let level: usize = e.name[1..].parse().unwrap_or(2);
         let text = inline(e);
         let text = text.trim();
-        let num_len = text.bytes().take_while(|b| b.is_ascii_digit() || *b == b'.').count();
+        let num_len = text
+            .bytes()
+            .take_while(|b| b.is_ascii_digit() || *b == b'.')
+            .count();
         if num_len == 0 {
             return;
         }
@@ -373,8 +416,12 @@ impl Writer {
             .or_else(|| self.anchors.last().filter(|a| !a.is_empty()).cloned());
         let hashes = "#".repeat((level + 2).min(8));
         match anchor {
-            Some(a) => self.out.push_str(&format!("{hashes} {number}. [{title}](<#{a}>)\n\n")),
-            None => self.out.push_str(&format!("{hashes} {number}. {title}\n\n")),
+            Some(a) => self
+                .out
+                .push_str(&format!("{hashes} {number}. [{title}](<#{a}>)\n\n")),
+            None => self
+                .out
+                .push_str(&format!("{hashes} {number}. {title}\n\n")),
         }
     }
 
@@ -397,7 +444,8 @@ impl Writer {
             self.out.push('|');
             for c in 0..width {
                 let cell = row.get(c).map(String::as_str).unwrap_or("");
-                self.out.push_str(&format!(" {} |", cell.replace('|', "\\|")));
+                self.out
+                    .push_str(&format!(" {} |", cell.replace('|', "\\|")));
             }
             self.out.push('\n');
             if i == 0 {
@@ -428,7 +476,8 @@ impl Writer {
             }
             let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
             let marker = if ordered { format!("{k}.") } else { "*".into() };
-            self.out.push_str(&format!("{}{marker} {text}\n", "  ".repeat(depth)));
+            self.out
+                .push_str(&format!("{}{marker} {text}\n", "  ".repeat(depth)));
             for n in nested {
                 self.list(n, depth + 1);
             }
@@ -439,8 +488,21 @@ impl Writer {
 fn is_block(n: &Node) -> bool {
     matches!(
         n.name.as_str(),
-        "p" | "div" | "pre" | "table" | "ul" | "ol" | "section" | "dl" | "blockquote" | "figure"
-            | "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
+        "p" | "div"
+            | "pre"
+            | "table"
+            | "ul"
+            | "ol"
+            | "section"
+            | "dl"
+            | "blockquote"
+            | "figure"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
     )
 }
 
@@ -539,12 +601,18 @@ mod tests {
         let div = t.elements().next().unwrap();
         assert_eq!(div.elements().filter(|n| n.name == "p").count(), 2);
         assert!(parse_tree("<html><body><p>cut").is_err());
-        assert_eq!(decode_entities("&lt;a&gt; &#65;&#x42; &bogus; &"), "<a> AB &bogus; &");
+        assert_eq!(
+            decode_entities("&lt;a&gt; &#65;&#x42; &bogus; &"),
+            "<a> AB &bogus; &"
+        );
     }
 
     #[test]
     fn version_from_title() {
-        assert_eq!(version_in_title("1. Intro — PTX ISA 9.1 documentation").as_deref(), Some("9.1"));
+        assert_eq!(
+            version_in_title("1. Intro — PTX ISA 9.1 documentation").as_deref(),
+            Some("9.1")
+        );
         assert_eq!(version_in_title("Something else"), None);
     }
 }

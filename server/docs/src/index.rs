@@ -25,7 +25,11 @@ pub fn index_path(cache: &Path) -> PathBuf {
 /// The default cache directory: `$PTX_LSP_CACHE_DIR`, else `$XDG_CACHE_HOME/ptx-lsp`, else
 /// `~/.cache/ptx-lsp` (`%LOCALAPPDATA%\ptx-lsp` on Windows).
 pub fn default_cache_dir() -> Option<PathBuf> {
-    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     if let Some(p) = env("PTX_LSP_CACHE_DIR") {
         return Some(p);
     }
@@ -132,7 +136,10 @@ impl SpecIndex {
             }
             for (&r, blocks) in &e.parts {
                 for (bi, b) in blocks.iter().enumerate() {
-                    if let Block::Table(Table { number: Some(n), .. }) = b {
+                    if let Block::Table(Table {
+                        number: Some(n), ..
+                    }) = b
+                    {
                         ix.tables.entry(*n).or_insert((i, r as u32, bi as u32));
                     }
                 }
@@ -151,9 +158,15 @@ impl SpecIndex {
             }
             Err(source) => return Err(LoadError::Io { path, source }),
         };
-        let mut file: IndexFile = serde_json::from_slice(&bytes)
-            .map_err(|e| LoadError::Invalid { path: path.clone(), reason: e.to_string() })?;
-        check_header(&file.status).map_err(|reason| LoadError::Invalid { path: path.clone(), reason })?;
+        let mut file: IndexFile =
+            serde_json::from_slice(&bytes).map_err(|e| LoadError::Invalid {
+                path: path.clone(),
+                reason: e.to_string(),
+            })?;
+        check_header(&file.status).map_err(|reason| LoadError::Invalid {
+            path: path.clone(),
+            reason,
+        })?;
         file.status.bytes = bytes.len() as u64;
         file.status.path = path;
         Ok(SpecIndex::from_file(file))
@@ -178,7 +191,10 @@ impl SpecIndex {
     /// The section documenting an instruction (`tcgen05.ld`, `mma`); for names documented in
     /// several sections (`add`), the first.
     pub fn instruction(&self, name: &str) -> Option<&Entry> {
-        self.instructions.get(name).and_then(|v| v.first()).map(|&i| &self.entries[i as usize])
+        self.instructions
+            .get(name)
+            .and_then(|v| v.first())
+            .map(|&i| &self.entries[i as usize])
     }
 
     /// Every section documenting an instruction name (integer, float, half `add`…).
@@ -193,15 +209,20 @@ impl SpecIndex {
     /// `add.f32`): the longest documented name that prefixes it; among sections of that name,
     /// the one whose Syntax names the most of the remaining qualifiers.
     pub fn lookup(&self, opcode: &str) -> Option<&Entry> {
-        let opcode = opcode.trim().trim_start_matches('@');
+        let opcode = opcode.trim();
         let comps: Vec<&str> = opcode.split('.').collect();
         for k in (1..=comps.len()).rev() {
             let name = comps[..k].join(".");
-            let Some(ids) = self.instructions.get(&name) else { continue };
+            let Some(ids) = self.instructions.get(&name) else {
+                continue;
+            };
             let rest: Vec<String> = comps[k..].iter().map(|c| format!(".{c}")).collect();
             let best = ids.iter().copied().enumerate().max_by_key(|&(pos, i)| {
                 let syntax = self.entries[i as usize].syntax();
-                let hits = rest.iter().filter(|q| crate::model::contains_token(&syntax, q)).count();
+                let hits = rest
+                    .iter()
+                    .filter(|q| crate::model::contains_token(&syntax, q))
+                    .count();
                 (hits, usize::MAX - pos)
             });
             return best.map(|(_, i)| &self.entries[i as usize]);
@@ -241,12 +262,18 @@ impl SpecIndex {
         } else {
             format!(".{name}")
         };
-        self.directives.get(&key).map(|&i| &self.entries[i as usize])
+        self.directives
+            .get(&key)
+            .map(|&i| &self.entries[i as usize])
     }
 
     /// The section of a special register (`%tid`, also `%tid.x`, `%envreg3`).
     pub fn special_register(&self, name: &str) -> Option<&Entry> {
-        let key = if name.starts_with('%') { name.to_string() } else { format!("%{name}") };
+        let key = if name.starts_with('%') {
+            name.to_string()
+        } else {
+            format!("%{name}")
+        };
         let get = |k: &str| self.registers.get(k).map(|&i| &self.entries[i as usize]);
         get(&key)
             .or_else(|| key.split_once('.').and_then(|(base, _)| get(base)))
@@ -255,12 +282,16 @@ impl SpecIndex {
 
     /// A section by number (`9.7.16.8.3`).
     pub fn section(&self, number: &str) -> Option<&Entry> {
-        self.sections.get(number.trim_end_matches('.')).map(|&i| &self.entries[i as usize])
+        self.sections
+            .get(number.trim_end_matches('.'))
+            .map(|&i| &self.entries[i as usize])
     }
 
     /// A section by its anchor in the official document.
     pub fn anchor(&self, anchor: &str) -> Option<&Entry> {
-        self.anchors.get(anchor.trim_start_matches('#')).map(|&i| &self.entries[i as usize])
+        self.anchors
+            .get(anchor.trim_start_matches('#'))
+            .map(|&i| &self.entries[i as usize])
     }
 
     /// Distinct instruction names, sorted.
@@ -290,7 +321,10 @@ fn check_header(s: &IndexStatus) -> Result<(), String> {
         return Err(format!("format is {:?}", s.format));
     }
     if s.format_version != FORMAT_VERSION {
-        return Err(format!("format version {} (expected {FORMAT_VERSION})", s.format_version));
+        return Err(format!(
+            "format version {} (expected {FORMAT_VERSION})",
+            s.format_version
+        ));
     }
     Ok(())
 }
@@ -321,7 +355,11 @@ pub fn status(cache: &Path) -> Option<IndexStatus> {
     let bytes = std::fs::read(&path).ok()?;
     let s: StatusOnly = serde_json::from_slice(&bytes).ok()?;
     check_header(&s.status).ok()?;
-    Some(IndexStatus { path, bytes: bytes.len() as u64, ..s.status })
+    Some(IndexStatus {
+        path,
+        bytes: bytes.len() as u64,
+        ..s.status
+    })
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so that
@@ -357,7 +395,10 @@ pub struct LazyIndex {
 impl LazyIndex {
     /// An index for a cache directory; nothing is read until [`LazyIndex::get`].
     pub fn new(cache: impl Into<PathBuf>) -> LazyIndex {
-        LazyIndex { cache: cache.into(), state: Mutex::new(None) }
+        LazyIndex {
+            cache: cache.into(),
+            state: Mutex::new(None),
+        }
     }
 
     /// The index, loading it if it has not been loaded or the file has changed since; `None`
@@ -372,7 +413,9 @@ impl LazyIndex {
                 return ix.clone();
             }
         }
-        let ix = stamp.and_then(|_| SpecIndex::load(&self.cache).ok()).map(Arc::new);
+        let ix = stamp
+            .and_then(|_| SpecIndex::load(&self.cache).ok())
+            .map(Arc::new);
         *guard = Some((stamp, ix.clone()));
         ix
     }

@@ -20,6 +20,7 @@
 //! # Ok(()) }
 //! ```
 
+mod bench;
 mod build;
 mod error;
 mod html;
@@ -27,6 +28,7 @@ mod index;
 mod markdown;
 mod model;
 
+pub use bench::{measure_lookups, LookupTiming};
 pub use error::{ImportError, LoadError};
 pub use index::{
     default_cache_dir, index_path, status, IndexStatus, LazyIndex, SpecIndex, FORMAT_VERSION,
@@ -96,14 +98,19 @@ pub fn import_with(
             }
         }
     }
-    let file = index::IndexFile { status: st.clone(), entries: index.entries().to_vec() };
+    let file = index::IndexFile {
+        status: st.clone(),
+        entries: index.entries().to_vec(),
+    };
     let bytes = serde_json::to_vec(&file).map_err(|e| ImportError::Write {
         path: index_path(cache),
         source: std::io::Error::other(e),
     })?;
     let target = index_path(cache);
-    index::write_atomically(&target, &bytes)
-        .map_err(|source| ImportError::Write { path: target.clone(), source })?;
+    index::write_atomically(&target, &bytes).map_err(|source| ImportError::Write {
+        path: target.clone(),
+        source,
+    })?;
     Ok(ImportReport {
         doc_version: st.doc_version,
         doc_version_inferred: st.doc_version_inferred,
@@ -112,7 +119,12 @@ pub fn import_with(
         instructions: st.instructions,
         directives: st.directives,
         special_registers: st.special_registers,
-        tables: index.entries().iter().flat_map(Entry::tables).filter(|t| t.number.is_some()).count(),
+        tables: index
+            .entries()
+            .iter()
+            .flat_map(Entry::tables)
+            .filter(|t| t.number.is_some())
+            .count(),
         elapsed: start.elapsed(),
         index_bytes: bytes.len() as u64,
         index_path: target,
@@ -129,10 +141,15 @@ pub fn parse_input(path: &Path) -> Result<(SpecIndex, usize), ImportError> {
     }
     let (entries, version) = build::build(parsed);
     if entries.is_empty() {
-        return Err(ImportError::NoSections { path: path.to_path_buf() });
+        return Err(ImportError::NoSections {
+            path: path.to_path_buf(),
+        });
     }
     if entries.iter().all(|e| e.kind == EntryKind::Section) {
-        return Err(ImportError::NotPtxIsa { path: path.to_path_buf(), sections: entries.len() });
+        return Err(ImportError::NotPtxIsa {
+            path: path.to_path_buf(),
+            sections: entries.len(),
+        });
     }
     let (v, inferred) = match version {
         Some(v) => (v.version, v.inferred),
@@ -140,7 +157,10 @@ pub fn parse_input(path: &Path) -> Result<(SpecIndex, usize), ImportError> {
     };
     let mut st = index::new_status(v, inferred, path);
     st.sections = entries.len();
-    let file = index::IndexFile { status: st, entries };
+    let file = index::IndexFile {
+        status: st,
+        entries,
+    };
     let mut ix = SpecIndex::from_file(file);
     let counts = (
         ix.instruction_names().len(),
@@ -155,18 +175,25 @@ const EXTENSIONS: [&str; 5] = ["md", "markdown", "txt", "html", "htm"];
 
 /// The files to read: the file itself, or the folder's document files, recursively, sorted.
 fn input_files(path: &Path) -> Result<Vec<PathBuf>, ImportError> {
-    let meta = std::fs::metadata(path)
-        .map_err(|source| ImportError::Io { path: path.to_path_buf(), source })?;
+    let meta = std::fs::metadata(path).map_err(|source| ImportError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     if !meta.is_dir() {
         return Ok(vec![path.to_path_buf()]);
     }
     let mut out = Vec::new();
     let mut stack = vec![path.to_path_buf()];
     while let Some(dir) = stack.pop() {
-        let rd = std::fs::read_dir(&dir)
-            .map_err(|source| ImportError::Io { path: dir.clone(), source })?;
+        let rd = std::fs::read_dir(&dir).map_err(|source| ImportError::Io {
+            path: dir.clone(),
+            source,
+        })?;
         for ent in rd {
-            let ent = ent.map_err(|source| ImportError::Io { path: dir.clone(), source })?;
+            let ent = ent.map_err(|source| ImportError::Io {
+                path: dir.clone(),
+                source,
+            })?;
             let p = ent.path();
             let name = ent.file_name();
             if name.to_string_lossy().starts_with('.') {
@@ -184,17 +211,24 @@ fn input_files(path: &Path) -> Result<Vec<PathBuf>, ImportError> {
         }
     }
     if out.is_empty() {
-        return Err(ImportError::NoInputFiles { path: path.to_path_buf() });
+        return Err(ImportError::NoInputFiles {
+            path: path.to_path_buf(),
+        });
     }
     out.sort();
     Ok(out)
 }
 
 fn parse_file(path: &Path) -> Result<markdown::ParsedFile, ImportError> {
-    let bytes =
-        std::fs::read(path).map_err(|source| ImportError::Io { path: path.to_path_buf(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| ImportError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let text = check_text(path, &bytes)?;
-    let truncated = |what: String| ImportError::Truncated { path: path.to_path_buf(), what };
+    let truncated = |what: String| ImportError::Truncated {
+        path: path.to_path_buf(),
+        what,
+    };
     if html::looks_like_html(text) {
         let (md, version) = html::to_markdown(text).map_err(truncated)?;
         let mut f = markdown::parse(&md).map_err(|markdown::MdError::Truncated(w)| truncated(w))?;
@@ -208,10 +242,15 @@ fn parse_file(path: &Path) -> Result<markdown::ParsedFile, ImportError> {
 /// The file as text, or why it is not.
 fn check_text<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, ImportError> {
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
-        return Err(ImportError::Empty { path: path.to_path_buf() });
+        return Err(ImportError::Empty {
+            path: path.to_path_buf(),
+        });
     }
     if let Some(offset) = bytes.iter().position(|&b| b == 0) {
-        return Err(ImportError::NotText { path: path.to_path_buf(), offset });
+        return Err(ImportError::NotText {
+            path: path.to_path_buf(),
+            offset,
+        });
     }
     match std::str::from_utf8(bytes) {
         Ok(s) => Ok(s),
@@ -219,6 +258,9 @@ fn check_text<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, ImportError> 
             path: path.to_path_buf(),
             what: "the file ends inside a UTF-8 character".into(),
         }),
-        Err(e) => Err(ImportError::NotText { path: path.to_path_buf(), offset: e.valid_up_to() }),
+        Err(e) => Err(ImportError::NotText {
+            path: path.to_path_buf(),
+            offset: e.valid_up_to(),
+        }),
     }
 }

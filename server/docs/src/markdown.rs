@@ -65,10 +65,16 @@ pub(crate) fn parse(text: &str) -> Result<ParsedFile, MdError> {
         if !in_fence {
             if let Some((number, title_md)) = heading(line) {
                 if let Some((sec, start)) = current.take() {
-                    out.sections.push(finish(sec, &lines[start..i], &mut out.links)?);
+                    out.sections
+                        .push(finish(sec, &lines[start..i], &mut out.links)?);
                 }
                 let (title, anchor) = heading_title(title_md);
-                let sec = RawSection { number, title, anchor, ..Default::default() };
+                let sec = RawSection {
+                    number,
+                    title,
+                    anchor,
+                    ..Default::default()
+                };
                 current = Some((sec, i + 1));
             } else if line.starts_with("# ") && current.is_none() {
                 // A document title before any section: nothing to keep.
@@ -77,10 +83,13 @@ pub(crate) fn parse(text: &str) -> Result<ParsedFile, MdError> {
         i += 1;
     }
     if in_fence {
-        return Err(MdError::Truncated("a fenced code block is not closed".into()));
+        return Err(MdError::Truncated(
+            "a fenced code block is not closed".into(),
+        ));
     }
     if let Some((sec, start)) = current.take() {
-        out.sections.push(finish(sec, &lines[start..], &mut out.links)?);
+        out.sections
+            .push(finish(sec, &lines[start..], &mut out.links)?);
     }
     Ok(out)
 }
@@ -90,7 +99,11 @@ fn strip_front_matter(text: &str) -> Result<&str, MdError> {
     let Some(rest) = t.strip_prefix("---\n") else {
         return Ok(t);
     };
-    match rest.find("\n---\n").map(|p| p + 5).or_else(|| rest.strip_suffix("\n---").map(str::len)) {
+    match rest
+        .find("\n---\n")
+        .map(|p| p + 5)
+        .or_else(|| rest.strip_suffix("\n---").map(str::len))
+    {
         Some(end) => Ok(&rest[end.min(rest.len())..]),
         None if rest.starts_with("---\n") => Ok(&rest[4..]),
         None => Err(MdError::Truncated("the front matter is not closed".into())),
@@ -109,7 +122,10 @@ fn heading(line: &str) -> Option<(String, &str)> {
         return None;
     }
     let rest = line[hashes..].strip_prefix(' ')?.trim_start();
-    let num_len = rest.bytes().take_while(|b| b.is_ascii_digit() || *b == b'.').count();
+    let num_len = rest
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || *b == b'.')
+        .count();
     let num = rest[..num_len].trim_end_matches('.');
     if num.is_empty() || !num.bytes().next()?.is_ascii_digit() || num.contains("..") {
         return None;
@@ -138,7 +154,10 @@ fn heading_title(md: &str) -> (String, Option<String>) {
 
 /// Removes backticks and emphasis, puts a space after `Instructions:`.
 pub(crate) fn plain_title(s: &str) -> String {
-    let s: String = s.chars().filter(|&c| c != '`' && c != '*').collect();
+    let s: String = s
+        .chars()
+        .filter(|&c| c != '`' && c != '*' && !is_icon(c))
+        .collect();
     let mut out = String::with_capacity(s.len() + 2);
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
@@ -152,6 +171,11 @@ pub(crate) fn plain_title(s: &str) -> String {
         }
     }
     out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Link icons of the exports (private-use glyphs, pilcrows) that carry no text.
+pub(crate) fn is_icon(c: char) -> bool {
+    ('\u{e000}'..='\u{f8ff}').contains(&c) || c == '¶'
 }
 
 /// Rewrites links: drops permalinks, makes spec anchors absolute, turns images into links, and
@@ -176,7 +200,10 @@ pub(crate) fn clean_inline(s: &str, links: &mut Vec<(String, String)>) -> String
                     }
                 }
                 if image {
-                    out.push_str(&format!("[image: {}]({url})", text.rsplit('/').next().unwrap_or(text)));
+                    out.push_str(&format!(
+                        "[image: {}]({url})",
+                        text.rsplit('/').next().unwrap_or(text)
+                    ));
                 } else {
                     out.push_str(&format!("[{text}]({url})"));
                 }
@@ -191,6 +218,9 @@ pub(crate) fn clean_inline(s: &str, links: &mut Vec<(String, String)>) -> String
         }
     }
     out.push_str(rest);
+    if out.contains(is_icon) {
+        out.retain(|c| !is_icon(c));
+    }
     out
 }
 
@@ -275,7 +305,9 @@ fn absolute(target: &str) -> String {
 }
 
 fn spec_anchor(url: &str) -> Option<&str> {
-    url.strip_prefix(SPEC_URL)?.strip_prefix('#').filter(|a| !a.is_empty())
+    url.strip_prefix(SPEC_URL)?
+        .strip_prefix('#')
+        .filter(|a| !a.is_empty())
 }
 
 /// Splits a section's lines into rubric parts of blocks.
@@ -284,7 +316,13 @@ fn finish(
     lines: &[&str],
     links: &mut Vec<(String, String)>,
 ) -> Result<RawSection, MdError> {
-    let mut p = BlockParser { lines, i: 0, rubric: Rubric::Summary, links, parts: BTreeMap::new() };
+    let mut p = BlockParser {
+        lines,
+        i: 0,
+        rubric: Rubric::Summary,
+        links,
+        parts: BTreeMap::new(),
+    };
     p.run()?;
     sec.parts = p.parts;
     Ok(sec)
@@ -299,7 +337,10 @@ struct BlockParser<'a, 'l> {
 }
 
 fn indent(line: &str) -> usize {
-    line.chars().take_while(|c| *c == ' ' || *c == '\t').map(|c| if c == '\t' { 4 } else { 1 }).sum()
+    line.chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .map(|c| if c == '\t' { 4 } else { 1 })
+        .sum()
 }
 
 fn is_blank(line: &str) -> bool {
@@ -340,7 +381,11 @@ fn table_caption(s: &str) -> Option<(u32, &str)> {
 fn split_row(line: &str) -> Vec<String> {
     let t = line.trim();
     let t = t.strip_prefix('|').unwrap_or(t);
-    let t = if t.ends_with('|') && !t.ends_with("\\|") { &t[..t.len() - 1] } else { t };
+    let t = if t.ends_with('|') && !t.ends_with("\\|") {
+        &t[..t.len() - 1]
+    } else {
+        t
+    };
     let mut cells = vec![String::new()];
     let mut chars = t.chars().peekable();
     while let Some(c) = chars.next() {
@@ -412,14 +457,20 @@ impl BlockParser<'_, '_> {
             while j < self.lines.len() && is_blank(self.lines[j]) && !self.lines[j].is_empty() {
                 j += 1;
             }
-            return j < self.lines.len() && j > at && self.starts_code(j) && !is_blank(self.lines[j]);
+            return j < self.lines.len()
+                && j > at
+                && self.starts_code(j)
+                && !is_blank(self.lines[j]);
         }
         indent(line) >= 4 && list_marker(line).is_none()
     }
 
     fn starts_table(&self, at: usize) -> bool {
         self.lines[at].contains('|')
-            && self.lines.get(at + 1).is_some_and(|l| is_table_separator(l))
+            && self
+                .lines
+                .get(at + 1)
+                .is_some_and(|l| is_table_separator(l))
     }
 
     fn fenced(&mut self) -> Result<(), MdError> {
@@ -429,7 +480,9 @@ impl BlockParser<'_, '_> {
             j += 1;
         }
         if j >= self.lines.len() {
-            return Err(MdError::Truncated("a fenced code block is not closed".into()));
+            return Err(MdError::Truncated(
+                "a fenced code block is not closed".into(),
+            ));
         }
         let code = dedent(&self.lines[start..j], false);
         self.i = j + 1;
@@ -464,10 +517,12 @@ impl BlockParser<'_, '_> {
         let mut caption = String::new();
         let mut anchor = None;
         if let Some((n, rest)) = table_caption(&rows[0][0]) {
-            // 9.1 export: "Table 49 Caption text first-header-cell | next header …"
+            // 9.1 export: "Table 49 Caption text first-header-cell | next header …": caption
+            // and cell cannot be told apart, so the text stays in the cell.
             number = Some(n);
-            caption = rest.to_string();
-        } else if let Some(Block::Paragraph(p)) = self.parts.get(&self.rubric).and_then(|v| v.last())
+            rows[0][0] = rest.to_string();
+        } else if let Some(Block::Paragraph(p)) =
+            self.parts.get(&self.rubric).and_then(|v| v.last())
         {
             if let Some((n, rest)) = table_caption(p).filter(|_| p.len() < 400) {
                 number = Some(n);
@@ -497,7 +552,12 @@ impl BlockParser<'_, '_> {
             .map(|r| r.into_iter().map(|c| self.inline(&c)).collect())
             .filter(|r: &Vec<String>| r.iter().any(|c| !c.is_empty()))
             .collect();
-        self.push(Block::Table(Table { number, caption: caption.trim().to_string(), anchor, rows }));
+        self.push(Block::Table(Table {
+            number,
+            caption: caption.trim().to_string(),
+            anchor,
+            rows,
+        }));
     }
 
     fn list(&mut self) {
@@ -586,7 +646,7 @@ impl BlockParser<'_, '_> {
         self.i = j;
         let joined: Vec<&str> = self.lines[start..j].iter().map(|l| l.trim()).collect();
         let raw = joined.join(if self.rubric.is_code() { "\n" } else { " " });
-        if self.rubric.is_code() && !raw.contains('`') && !(raw.ends_with(':') && !raw.contains(';')) {
+        if self.rubric.is_code() && !looks_like_prose(&raw) {
             self.push(Block::Code(raw));
             return;
         }
@@ -602,10 +662,31 @@ impl BlockParser<'_, '_> {
     }
 }
 
+/// Whether a paragraph under Syntax, Semantics or Examples is prose rather than code.
+fn looks_like_prose(s: &str) -> bool {
+    if s.starts_with("//") || s.starts_with('.') {
+        return false;
+    }
+    let words = s.split_whitespace().count();
+    s.contains('`')
+        || s.contains("](")
+        || (s.ends_with(':') && !s.contains(';'))
+        || (words >= 6 && s.ends_with('.') && !s.contains(';') && !s.contains('{'))
+}
+
 /// Removes common indentation and blank lines at both ends.
 fn dedent(lines: &[&str], first_unindented: bool) -> String {
-    let body = if first_unindented && lines.len() > 1 { &lines[1..] } else { lines };
-    let min = body.iter().filter(|l| !is_blank(l)).map(|l| indent(l)).min().unwrap_or(0);
+    let body = if first_unindented && lines.len() > 1 {
+        &lines[1..]
+    } else {
+        lines
+    };
+    let min = body
+        .iter()
+        .filter(|l| !is_blank(l))
+        .map(|l| indent(l))
+        .min()
+        .unwrap_or(0);
     let mut out: Vec<String> = Vec::with_capacity(lines.len());
     for (k, l) in lines.iter().enumerate() {
         let l = l.trim_end();
@@ -661,7 +742,12 @@ mod tests {
 
     #[test]
     fn headings() {
-        assert_eq!(heading("#### 9.7.1.1. Integer Arithmetic Instructions:add").unwrap().0, "9.7.1.1");
+        assert_eq!(
+            heading("#### 9.7.1.1. Integer Arithmetic Instructions:add")
+                .unwrap()
+                .0,
+            "9.7.1.1"
+        );
         assert!(heading("# PTX ISA 9.1, as markdown").is_none());
         assert!(heading("## 9.").is_none());
         let (t, a) = heading_title("[Placeholder Instructions: `foo.bar`](<#foo-bar>)");
@@ -671,8 +757,14 @@ mod tests {
             "[Zzz: `q`](https://docs.nvidia.com/cuda/parallel-thread-execution/#zz-q)[\u{b6}](https://docs.nvidia.com/cuda/parallel-thread-execution/#zz-q \"Permalink to this headline\")",
         );
         assert_eq!((t.as_str(), a.as_deref()), ("Zzz: q", Some("zz-q")));
-        assert_eq!(plain_title("Widget Instructions:frob"), "Widget Instructions: frob");
-        assert_eq!(plain_title("Widget Instructions: `a::b`"), "Widget Instructions: a::b");
+        assert_eq!(
+            plain_title("Widget Instructions:frob"),
+            "Widget Instructions: frob"
+        );
+        assert_eq!(
+            plain_title("Widget Instructions: `a::b`"),
+            "Widget Instructions: a::b"
+        );
     }
 
     #[test]
@@ -681,7 +773,12 @@ mod tests {
         let f = parse(text).unwrap();
         assert_eq!(f.sections.len(), 1);
         let s = &f.sections[0];
-        assert_eq!(s.parts[&Rubric::Syntax], vec![Block::Code("foo.bar d, a;\nfoo.baz d;\n\n.t = { .a, .b };".into())]);
+        assert_eq!(
+            s.parts[&Rubric::Syntax],
+            vec![Block::Code(
+                "foo.bar d, a;\nfoo.baz d;\n\n.t = { .a, .b };".into()
+            )]
+        );
         let d = &s.parts[&Rubric::Description];
         assert!(matches!(&d[0], Block::Paragraph(p) if p.contains(&anchor_url("amet"))));
         assert!(matches!(&d[1], Block::Table(t) if t.number == Some(3) && t.rows.len() == 2));

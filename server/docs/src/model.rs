@@ -335,7 +335,11 @@ impl Entry {
             }
             Part::Qualifier(q) => {
                 let key = normalize_qualifier(q);
-                let name = self.names.first().map(String::as_str).unwrap_or(&self.title);
+                let name = self
+                    .names
+                    .first()
+                    .map(String::as_str)
+                    .unwrap_or(&self.title);
                 let _ = writeln!(out, "**`{name}`** `{key}`\n");
                 for s in self.qualifier_sentences(&key) {
                     let _ = writeln!(out, "- {}", s.trim());
@@ -404,8 +408,9 @@ pub fn contains_token(text: &str, word: &str) -> bool {
         let start = from + pos;
         let end = start + word.len();
         let after_ok = bytes.get(end).is_none_or(|&b| !is_token_byte(b));
-        let before_ok =
-            !first_is_word || start == 0 || !(is_token_byte(bytes[start - 1]) || bytes[start - 1] == b'.');
+        let before_ok = !first_is_word
+            || start == 0
+            || !(is_token_byte(bytes[start - 1]) || bytes[start - 1] == b'.');
         if after_ok && before_ok {
             return true;
         }
