@@ -127,6 +127,16 @@ fn parse_tree(text: &str) -> Result<Node, String> {
                 }
             }
         }
+        // A block element closes an open <p> (as browsers do).
+        if is_block_name(&name) {
+            if let Some(pos) = stack.iter().rposition(|n| n.name == "p") {
+                if stack[pos + 1..].iter().all(|n| !is_block_name(&n.name)) {
+                    while stack.len() > pos {
+                        close_top(&mut stack);
+                    }
+                }
+            }
+        }
         if self_closing || VOID.contains(&name.as_str()) {
             if let Some(top) = stack.last_mut() {
                 top.children.push(Child::Element(node));
@@ -486,8 +496,12 @@ impl Writer {
 }
 
 fn is_block(n: &Node) -> bool {
+    is_block_name(&n.name)
+}
+
+fn is_block_name(name: &str) -> bool {
     matches!(
-        n.name.as_str(),
+        name,
         "p" | "div"
             | "pre"
             | "table"

@@ -385,11 +385,16 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()>
     result
 }
 
+/// Modification time and length of the index file, to notice a new import.
+type Stamp = (SystemTime, u64);
+/// The stamp of the file when it was loaded, and what loading it gave.
+type Loaded = (Option<Stamp>, Option<Arc<SpecIndex>>);
+
 /// An index loaded on first use and reloaded when the file changes (a new import).
 #[derive(Debug)]
 pub struct LazyIndex {
     cache: PathBuf,
-    state: Mutex<Option<(Option<(SystemTime, u64)>, Option<Arc<SpecIndex>>)>>,
+    state: Mutex<Option<Loaded>>,
 }
 
 impl LazyIndex {

@@ -363,7 +363,7 @@ fn list_marker(line: &str) -> Option<usize> {
 fn is_table_separator(line: &str) -> bool {
     let t = line.trim();
     t.contains('-')
-        && t.contains(|c| c == '|' || c == '-')
+        && t.contains(['|', '-'])
         && t.bytes().all(|b| matches!(b, b'|' | b'-' | b':' | b' '))
         && t.matches("---").count() >= 1
 }
@@ -420,9 +420,7 @@ impl BlockParser<'_, '_> {
         while self.i < self.lines.len() {
             let line = self.lines[self.i];
             let t = line.trim();
-            if t.is_empty() && !self.starts_code(self.i) {
-                self.i += 1;
-            } else if t == "Copy to clipboard" {
+            if (t.is_empty() && !self.starts_code(self.i)) || t == "Copy to clipboard" {
                 self.i += 1;
             } else if is_fence(line) {
                 self.fenced()?;

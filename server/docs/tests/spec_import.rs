@@ -11,7 +11,11 @@ use std::sync::OnceLock;
 
 fn full() -> &'static SpecIndex {
     static IX: OnceLock<SpecIndex> = OnceLock::new();
-    IX.get_or_init(|| ptx_docs::parse_input(&isa_dir()).expect("import of ptx-isa-9.1").0)
+    IX.get_or_init(|| {
+        ptx_docs::parse_input(&isa_dir())
+            .expect("import of ptx-isa-9.1")
+            .0
+    })
 }
 
 /// The shape of an entry: rubrics with their block kinds, tables by number and size, qualifiers
@@ -41,8 +45,11 @@ fn shape(e: &Entry) -> String {
             .collect();
         out += &format!("{}: {}\n", r.label(), kinds.join(" "));
     }
-    let q: Vec<String> =
-        e.qualifiers.iter().map(|(k, v)| format!("{k}({})", v.len())).collect();
+    let q: Vec<String> = e
+        .qualifiers
+        .iter()
+        .map(|(k, v)| format!("{k}({})", v.len()))
+        .collect();
     out += &format!("qualifiers: {}\n", q.join(" "));
     out
 }
@@ -53,7 +60,9 @@ fn every_instruction_heading_of_9_7_is_indexed() {
     let heads = headings(&markdown_files(&isa_dir()));
     let mut expected = Vec::new();
     for (num, title) in &heads {
-        let Some((category, _)) = title.split_once(':') else { continue };
+        let Some((category, _)) = title.split_once(':') else {
+            continue;
+        };
         if !num.starts_with("9.7.") || !category.to_ascii_lowercase().contains("instruction") {
             continue;
         }
@@ -65,13 +74,21 @@ fn every_instruction_heading_of_9_7_is_indexed() {
             expected.push((num.clone(), n));
         }
     }
-    assert!(expected.len() > 180, "too few instruction headings found: {}", expected.len());
+    assert!(
+        expected.len() > 180,
+        "too few instruction headings found: {}",
+        expected.len()
+    );
     let missing: Vec<String> = expected
         .iter()
         .filter(|(num, n)| !ix.instruction_all(n).iter().any(|e| &e.number == num))
         .map(|(num, n)| format!("{num} {n}"))
         .collect();
-    assert_eq!(missing, Vec::<String>::new(), "instruction headings missing from the index");
+    assert_eq!(
+        missing,
+        Vec::<String>::new(),
+        "instruction headings missing from the index"
+    );
     // Every name also resolves through the opcode lookup, and entries carry a syntax block.
     for (_, n) in &expected {
         assert!(ix.lookup(n).is_some(), "{n}");
@@ -116,10 +133,22 @@ fn every_directive_and_special_register_is_indexed() {
     }
     assert_eq!((directives, registers), (30, 41));
     assert_eq!(missing, Vec::<String>::new());
-    assert_eq!(ix.directive("maxnreg").map(|e| e.number.as_str()), Some("11.4.1"));
-    assert_eq!(ix.special_register("%tid.x").map(|e| e.number.as_str()), Some("10.1"));
-    assert_eq!(ix.special_register("%envreg7").map(|e| e.number.as_str()), Some("10.27"));
-    assert_eq!(ix.directive(".attribute").map(|e| e.number.as_str()), Some("5.4.8"));
+    assert_eq!(
+        ix.directive("maxnreg").map(|e| e.number.as_str()),
+        Some("11.4.1")
+    );
+    assert_eq!(
+        ix.special_register("%tid.x").map(|e| e.number.as_str()),
+        Some("10.1")
+    );
+    assert_eq!(
+        ix.special_register("%envreg7").map(|e| e.number.as_str()),
+        Some("10.27")
+    );
+    assert_eq!(
+        ix.directive(".attribute").map(|e| e.number.as_str()),
+        Some("5.4.8")
+    );
 }
 
 #[test]
@@ -133,9 +162,15 @@ fn full_import_writes_a_versioned_index() {
     assert_eq!(report.directives, 31, "{report:?}");
     assert!(report.special_registers >= 42, "{report:?}");
     assert!(report.tables >= 50, "{report:?}");
-    assert!(report.index_bytes > 500_000 && report.index_bytes < 8_000_000, "{report:?}");
+    assert!(
+        report.index_bytes > 500_000 && report.index_bytes < 8_000_000,
+        "{report:?}"
+    );
     let st = ptx_docs::status(&cache).expect("status");
-    assert_eq!((st.doc_version.as_str(), st.format_version), ("9.1", ptx_docs::FORMAT_VERSION));
+    assert_eq!(
+        (st.doc_version.as_str(), st.format_version),
+        ("9.1", ptx_docs::FORMAT_VERSION)
+    );
     assert_eq!(st.bytes, report.index_bytes);
     assert_eq!(st.sections, report.sections);
     let ix = SpecIndex::load(&cache).unwrap();
@@ -153,16 +188,28 @@ fn opcodes_resolve_to_their_sections() {
     let ix = full();
     let cases = [
         ("tcgen05.ld.sync.aligned.32x32b.x2.b32", "9.7.16.8.3"),
-        ("tcgen05.ld.red.sync.aligned.16x32bx2.x8.u32.max", "9.7.16.8.3"),
+        (
+            "tcgen05.ld.red.sync.aligned.16x32bx2.x8.u32.max",
+            "9.7.16.8.3",
+        ),
         ("ld.global.nc.v4.f32", "9.7.9.9"),
         ("ld.global.v4.f32", "9.7.9.8"),
         ("add.s32", "9.7.1.1"),
         ("add.f32", "9.7.3.3"),
         ("add.rn.f16x2", "9.7.4.1"),
         ("add.cc.u32", "9.7.2.1"),
-        ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "9.7.14.5.14"),
-        ("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", "9.7.15.5.2"),
-        ("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes", "9.7.9.27.1.2"),
+        (
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+            "9.7.14.5.14",
+        ),
+        (
+            "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16",
+            "9.7.15.5.2",
+        ),
+        (
+            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
+            "9.7.9.27.1.2",
+        ),
         ("mbarrier.try_wait.parity.shared::cta.b64", "9.7.13.15.16"),
         ("fence.proxy.async", "9.7.13.4"),
         ("barrier.sync", "9.7.13.1"),
@@ -178,8 +225,15 @@ fn opcodes_resolve_to_their_sections() {
     let (e, t) = ix.table(49).expect("table 49");
     assert_eq!((e.number.as_str(), t.rows.len()), ("9.7.16.8.3", 10));
     assert_eq!(t.anchor.as_deref(), Some("tcgen05-num-shapes-ld"));
-    assert_eq!(ix.section("9.7.16.8.1").map(|e| e.anchor.as_deref()), Some(Some("tcgen05-tensor-memory-ld-st-access-restrictions")));
-    assert_eq!(ix.anchor("#tcgen05-instructions-tcgen05-ld").map(|e| e.number.as_str()), Some("9.7.16.8.3"));
+    assert_eq!(
+        ix.section("9.7.16.8.1").map(|e| e.anchor.as_deref()),
+        Some(Some("tcgen05-tensor-memory-ld-st-access-restrictions"))
+    );
+    assert_eq!(
+        ix.anchor("#tcgen05-instructions-tcgen05-ld")
+            .map(|e| e.number.as_str()),
+        Some("9.7.16.8.3")
+    );
 }
 
 #[test]
@@ -196,14 +250,22 @@ fn tcgen05_ld_structure() {
         qualifiers: .16x32b(1) .16x32bx2(1) .aligned(1) .num(5) .pack::16b(1) .red(4) .redOp(1) .shape(4) .sync(1) .x2(1)
     "#]]
     .assert_eq(&shape(e));
-    assert_eq!(e.url(), "https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-instructions-tcgen05-ld");
+    assert_eq!(
+        e.url(),
+        "https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-instructions-tcgen05-ld"
+    );
 }
 
 #[test]
 fn hovers_carry_the_section_link() {
     let ix = full();
     let e = ix.instruction("tcgen05.ld").unwrap();
-    for part in [Part::Opcode, Part::Qualifier(".pack::16b"), Part::Table(49), Part::Full] {
+    for part in [
+        Part::Opcode,
+        Part::Qualifier(".pack::16b"),
+        Part::Table(49),
+        Part::Full,
+    ] {
         let md = e.hover_markdown(part);
         assert!(md.ends_with(&format!("({})", e.url())), "{part:?}");
         assert!(md.starts_with("**"), "{part:?}");
@@ -213,9 +275,15 @@ fn hovers_carry_the_section_link() {
     assert!(op.contains("```ptx\n"));
     let q = e.hover_markdown(Part::Qualifier("pack::16b"));
     assert!(q.lines().filter(|l| l.starts_with("- ")).count() == 1);
-    assert!(e.hover_markdown(Part::Table(49)).contains("| `.x128` | 128 | NA | NA |"));
+    assert!(e
+        .hover_markdown(Part::Table(49))
+        .contains("| `.x128` | 128 | NA | NA |"));
     // Opcode hovers of the largest sections stay bounded.
-    for e in ix.entries().iter().filter(|e| e.kind == EntryKind::Instruction) {
+    for e in ix
+        .entries()
+        .iter()
+        .filter(|e| e.kind == EntryKind::Instruction)
+    {
         let md = e.hover_markdown(Part::Opcode);
         assert!(md.len() < 40_000, "{} {}", e.number, md.len());
     }
@@ -229,7 +297,15 @@ fn seeds_alone_import() {
     assert!(report.doc_version_inferred, "{report:?}");
     let ix = SpecIndex::load(&cache).unwrap();
     let names = ix.instruction_names();
-    for n in ["tcgen05.ld", "tcgen05.st", "tcgen05.wait", "wmma.load", "ld", "tcgen05.alloc", "tcgen05.dealloc"] {
+    for n in [
+        "tcgen05.ld",
+        "tcgen05.st",
+        "tcgen05.wait",
+        "wmma.load",
+        "ld",
+        "tcgen05.alloc",
+        "tcgen05.dealloc",
+    ] {
         assert!(names.contains(&n), "{n} not in {names:?}");
     }
     let e = ix.instruction("tcgen05.ld").unwrap();
@@ -243,10 +319,17 @@ fn seeds_alone_import() {
         assert_eq!(key, s);
         for sentence in &s {
             assert!(sentence.contains(q.trim_start_matches('.')), "{q}");
-            assert!(sentence.len() < 600 && sentence.ends_with(['.', ':']), "{q}: {} bytes", sentence.len());
+            assert!(
+                sentence.len() < 600 && sentence.ends_with(['.', ':']),
+                "{q}: {} bytes",
+                sentence.len()
+            );
         }
     }
-    assert_eq!(ix.qualifier("tcgen05.ld.sync.aligned", ".pack::16b").len(), 1);
+    assert_eq!(
+        ix.qualifier("tcgen05.ld.sync.aligned", ".pack::16b").len(),
+        1
+    );
     assert!(ix.qualifier("tcgen05.ld", ".nosuch").is_empty());
     assert!(e.syntax().lines().count() > 10);
     assert!(!e.part(Rubric::Description).is_empty());
@@ -263,12 +346,26 @@ fn seeds_alone_import() {
 #[test]
 fn seed_files_import_one_by_one() {
     for f in markdown_files(&seeds_dir()) {
-        let (ix, files) = ptx_docs::parse_input(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let (ix, files) =
+            ptx_docs::parse_input(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         assert_eq!(files, 1);
-        let instr = ix.entries().iter().filter(|e| e.kind == EntryKind::Instruction).count();
+        let instr = ix
+            .entries()
+            .iter()
+            .filter(|e| e.kind == EntryKind::Instruction)
+            .count();
         assert!(instr >= 1, "{}", f.display());
-        for e in ix.entries().iter().filter(|e| e.kind == EntryKind::Instruction) {
-            assert!(e.anchor.is_some() && !e.anchor_guessed, "{} {}", f.display(), e.number);
+        for e in ix
+            .entries()
+            .iter()
+            .filter(|e| e.kind == EntryKind::Instruction)
+        {
+            assert!(
+                e.anchor.is_some() && !e.anchor_guessed,
+                "{} {}",
+                f.display(),
+                e.number
+            );
             assert!(!e.syntax().is_empty(), "{} {}", f.display(), e.number);
             assert!(!e.syntax().contains("Copy to clipboard"));
         }
@@ -279,9 +376,19 @@ fn seed_files_import_one_by_one() {
 fn structure_of_the_whole_document() {
     let ix = full();
     let count = |k: EntryKind| ix.entries().iter().filter(|e| e.kind == k).count();
-    let code = ix.entries().iter().flat_map(|e| e.parts.values().flatten()).filter(|b| matches!(b, Block::Code(_))).count();
+    let code = ix
+        .entries()
+        .iter()
+        .flat_map(|e| e.parts.values().flatten())
+        .filter(|b| matches!(b, Block::Code(_)))
+        .count();
     let guessed = ix.entries().iter().filter(|e| e.anchor_guessed).count();
-    let no_anchor: Vec<&str> = ix.entries().iter().filter(|e| e.anchor.is_none()).map(|e| e.number.as_str()).collect();
+    let no_anchor: Vec<&str> = ix
+        .entries()
+        .iter()
+        .filter(|e| e.anchor.is_none())
+        .map(|e| e.number.as_str())
+        .collect();
     let summary = format!(
         "sections {} instructions {} directives {} registers {} code blocks {} guessed anchors {} without anchor {:?}",
         ix.entries().len(),

@@ -76,7 +76,9 @@ pub fn headings(files: &[PathBuf]) -> Vec<(String, String)> {
                 continue;
             }
             let rest = line.trim_start_matches('#').trim();
-            let Some((num, title)) = rest.split_once(". ") else { continue };
+            let Some((num, title)) = rest.split_once(". ") else {
+                continue;
+            };
             if num.is_empty() || !num.chars().all(|c| c.is_ascii_digit() || c == '.') {
                 continue;
             }
@@ -97,7 +99,9 @@ pub fn headings(files: &[PathBuf]) -> Vec<(String, String)> {
 
 /// The names a heading "Category Instructions: a, b / c" lists after its colon.
 pub fn names_after_colon(title: &str) -> Vec<String> {
-    let Some((_, rest)) = title.split_once(':') else { return Vec::new() };
+    let Some((_, rest)) = title.split_once(':') else {
+        return Vec::new();
+    };
     rest.split([',', '/'])
         .map(|n| n.trim().trim_end_matches("(deprecated)").trim().to_string())
         .filter(|n| !n.is_empty())
