@@ -620,8 +620,14 @@ impl BlockParser<'_, '_> {
 
     fn paragraph(&mut self) {
         // A line directly followed by indented code is code whose first line lost its indent.
+        // So is a code-like line followed by the whitespace-only lines that only occur in code.
         if let Some(next) = self.lines.get(self.i + 1) {
-            if !is_blank(next) && indent(next) >= 4 && list_marker(next).is_none() {
+            let direct = !is_blank(next) && indent(next) >= 4 && list_marker(next).is_none();
+            let spaced = !next.is_empty()
+                && is_blank(next)
+                && self.starts_code(self.i + 1)
+                && !looks_like_prose(self.lines[self.i].trim());
+            if direct || spaced {
                 self.indented_code(true);
                 return;
             }

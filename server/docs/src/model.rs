@@ -185,7 +185,7 @@ impl Rubric {
     /// The rubric a line of the document names, if it is one.
     pub fn from_label(line: &str) -> Option<Rubric> {
         Some(match line.trim() {
-            "Syntax" => Rubric::Syntax,
+            "Syntax" | "Syntax (predefined)" => Rubric::Syntax,
             "Description" => Rubric::Description,
             "Semantics" => Rubric::Semantics,
             "Notes" | "Note" => Rubric::Notes,
@@ -320,10 +320,14 @@ impl Entry {
                         out.push_str("…\n\n");
                         break;
                     }
-                    if let Some(p) = b.prose() {
-                        used += p.len();
-                        b.write_markdown(&mut out);
-                    }
+                    let len = match b {
+                        Block::Paragraph(s) | Block::List(s) | Block::Code(s) => s.len(),
+                        // Large tables (matrix layouts) would swamp a hover.
+                        Block::Table(t) if t.rows.len() <= 12 => t.markdown().len(),
+                        Block::Table(_) => continue,
+                    };
+                    used += len;
+                    b.write_markdown(&mut out);
                 }
                 for r in [Rubric::PtxIsaNotes, Rubric::TargetIsaNotes] {
                     let blocks = self.part(r);

@@ -399,7 +399,7 @@ fn structure_of_the_whole_document() {
         guessed,
         no_anchor
     );
-    expect![[r#"sections 608 instructions 199 directives 31 registers 33 code blocks 931 guessed anchors 369 without anchor ["9.7.12.1", "9.7.12.2"]"#]]
+    expect![[r#"sections 608 instructions 199 directives 31 registers 33 code blocks 868 guessed anchors 369 without anchor ["9.7.12.1", "9.7.12.2"]"#]]
         .assert_eq(&summary);
     // No export artifacts leak into the text.
     for e in ix.entries() {
