@@ -50,7 +50,7 @@ fn main() {
     let mut full = Vec::new();
     for _ in 0..10 {
         let start = Instant::now();
-        let parse = Parse::new(text.as_str());
+        let parse = Parse::new(text.clone());
         full.push(start.elapsed());
         assert_eq!(parse.stats().errors, 0);
     }

@@ -44,7 +44,7 @@ impl Document {
             .expect("a parser with a language and no timeout always returns a tree");
         Document {
             rope: Rope::from_str(text),
-            parse: Parse::from_parts(tree, Arc::from(text)),
+            parse: Parse::from_parts(tree, Arc::new(text.to_owned())),
             parser,
             version,
         }
@@ -68,13 +68,19 @@ impl Document {
     }
 
     /// Applies `edits` in order, then reparses incrementally.
+    ///
+    /// The text is edited in place (no copy of the whole text) unless a
+    /// snapshot from [`Document::parse`] is still alive elsewhere.
     pub fn apply_edits(&mut self, edits: &[TextEdit], encoding: PositionEncoding, version: i32) {
         let mut tree: Tree = self.parse.tree().clone();
+        let placeholder = Parse::from_parts(tree.clone(), Arc::new(String::new()));
+        let mut text = std::mem::replace(&mut self.parse, placeholder).into_text();
         let mut full_replace = false;
         for edit in edits {
             match edit.range {
                 None => {
                     self.rope = Rope::from_str(&edit.text);
+                    text = Arc::new(edit.text.clone());
                     full_replace = true;
                 }
                 Some((start, end)) => {
@@ -86,6 +92,7 @@ impl Document {
                     let old_end_position = self.point(old_end_byte);
                     self.rope.remove(start_char..end_char);
                     self.rope.insert(start_char, &edit.text);
+                    Arc::make_mut(&mut text).replace_range(start_byte..old_end_byte, &edit.text);
                     let new_end_byte = start_byte + edit.text.len();
                     let new_end_position = self.point(new_end_byte);
                     tree.edit(&InputEdit {
@@ -99,7 +106,7 @@ impl Document {
                 }
             }
         }
-        let text: Arc<str> = Arc::from(self.rope.to_string());
+        debug_assert_eq!(text.len(), self.rope.len_bytes());
         let old_tree = (!full_replace).then_some(&tree);
         let tree = self
             .parser

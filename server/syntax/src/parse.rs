@@ -13,7 +13,7 @@ use crate::TextRange;
 #[derive(Debug, Clone)]
 pub struct Parse {
     tree: Tree,
-    text: Arc<str>,
+    text: Arc<String>,
 }
 
 /// Node counts of a tree.
@@ -43,15 +43,15 @@ pub struct SyntaxError {
 
 impl Parse {
     /// Parses `text` from scratch.
-    pub fn new(text: impl Into<Arc<str>>) -> Self {
-        let text = text.into();
+    pub fn new(text: impl Into<String>) -> Self {
+        let text = Arc::new(text.into());
         let tree = crate::new_parser()
             .parse(text.as_bytes(), None)
             .expect("a parser with a language and no timeout always returns a tree");
         Parse { tree, text }
     }
 
-    pub(crate) fn from_parts(tree: Tree, text: Arc<str>) -> Self {
+    pub(crate) fn from_parts(tree: Tree, text: Arc<String>) -> Self {
         Parse { tree, text }
     }
 
@@ -59,8 +59,9 @@ impl Parse {
         &self.text
     }
 
-    pub fn shared_text(&self) -> Arc<str> {
-        self.text.clone()
+    /// Takes the text back, for a document about to edit it in place.
+    pub(crate) fn into_text(self) -> Arc<String> {
+        self.text
     }
 
     /// The raw tree, for the few callers inside the syntax layer's users that

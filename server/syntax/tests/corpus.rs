@@ -33,7 +33,7 @@ fn real_world_ptx_parses_cleanly() {
     let (mut bytes, mut nodes) = (0, 0);
     for file in &files {
         let text = std::fs::read_to_string(file).unwrap();
-        let parse = Parse::new(text.as_str());
+        let parse = Parse::new(text.clone());
         let stats = parse.stats();
         bytes += text.len();
         nodes += stats.nodes;
