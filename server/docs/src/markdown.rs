@@ -530,8 +530,20 @@ impl BlockParser<'_, '_> {
             }
         }
         let mut j = self.i + 2;
-        while j < self.lines.len() && !is_blank(self.lines[j]) && self.lines[j].contains('|') {
-            rows.push(split_row(self.lines[j]));
+        while j < self.lines.len() && !is_blank(self.lines[j]) && !self.starts_table(j) {
+            let line = self.lines[j];
+            if line.contains('|') {
+                rows.push(split_row(line));
+            } else if self
+                .lines
+                .get(j + 1)
+                .is_some_and(|n| !is_blank(n) && n.contains('|'))
+            {
+                // A row spanning all columns (a group label) inside the table.
+                rows.push(vec![line.trim().to_string()]);
+            } else {
+                break;
+            }
             j += 1;
         }
         self.i = j;

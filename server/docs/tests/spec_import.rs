@@ -414,3 +414,35 @@ fn structure_of_the_whole_document() {
         }
     }
 }
+
+#[test]
+fn every_numbered_table_is_findable() {
+    let ix = full();
+    let mut numbers: Vec<u32> = Vec::new();
+    for f in markdown_files(&isa_dir()) {
+        for line in std::fs::read_to_string(f).unwrap().lines() {
+            let Some(rest) = line.strip_prefix("Table ") else {
+                continue;
+            };
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            if rest[digits.len()..].starts_with(' ') {
+                numbers.push(digits.parse().unwrap());
+            }
+        }
+    }
+    numbers.sort_unstable();
+    numbers.dedup();
+    assert!(numbers.len() >= 50, "{numbers:?}");
+    let missing: Vec<u32> = numbers
+        .iter()
+        .copied()
+        .filter(|&n| ix.table(n).is_none())
+        .collect();
+    assert_eq!(missing, Vec::<u32>::new());
+    for &n in &numbers {
+        let (e, t) = ix.table(n).unwrap();
+        assert!(!t.rows.is_empty(), "table {n} in {}", e.number);
+        let md = e.hover_markdown(Part::Table(n));
+        assert!(md.starts_with(&format!("**Table {n}**")), "table {n}");
+    }
+}
