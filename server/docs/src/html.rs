@@ -60,6 +60,9 @@ const VOID: [&str; 14] = [
     "track", "wbr",
 ];
 
+/// Elements nested deeper than this are dropped (their text is kept).
+const MAX_DEPTH: usize = 200;
+
 /// Parses HTML into a tree; `Err` when the document ends with its `<html>` element open.
 fn parse_tree(text: &str) -> Result<Node, String> {
     let mut stack: Vec<Node> = vec![Node {
@@ -152,7 +155,11 @@ fn parse_tree(text: &str) -> Result<Node, String> {
             rest = &rest[end..];
             continue;
         }
-        stack.push(node);
+        // Junk nested deeper than any real page is flattened, so walking the tree cannot
+        // overflow the stack.
+        if stack.len() < MAX_DEPTH {
+            stack.push(node);
+        }
     }
     if saw_html_open && !saw_html_close {
         return Err("the HTML document ends before </html>".into());
