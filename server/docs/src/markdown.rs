@@ -301,6 +301,14 @@ fn absolute(target: &str) -> String {
             return anchor_url(a);
         }
     }
+    // Relative links of the HTML page (`_images/x.png`) resolve against the document's URL.
+    let relative = !target.is_empty()
+        && !target.contains("://")
+        && !target.starts_with("mailto:")
+        && !target.starts_with('/');
+    if relative {
+        return format!("{SPEC_URL}{target}");
+    }
     target.to_string()
 }
 

@@ -63,6 +63,12 @@ fn sphinx_page_structure() {
         e.part(Rubric::Description)[2],
         Block::List("- Lorem item one.\n- Ipsum item two:\n  - `sm_00` nested".into())
     );
+    assert_eq!(
+        e.part(Rubric::Examples)[1],
+        Block::Paragraph(
+            "[image: placeholder.png](https://docs.nvidia.com/cuda/parallel-thread-execution/_images/placeholder.png)".into()
+        )
+    );
     let (te, t) = ix.table(7).unwrap();
     assert_eq!(te.number, "9.7.1.1");
     assert_eq!(t.caption, "Placeholder sizes");
