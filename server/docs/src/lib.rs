@@ -225,6 +225,13 @@ fn parse_file(path: &Path) -> Result<markdown::ParsedFile, ImportError> {
         source,
     })?;
     let text = check_text(path, &bytes)?;
+    let owned;
+    let text = if text.contains('\r') {
+        owned = text.replace("\r\n", "\n").replace('\r', "\n");
+        owned.as_str()
+    } else {
+        text
+    };
     let truncated = |what: String| ImportError::Truncated {
         path: path.to_path_buf(),
         what,

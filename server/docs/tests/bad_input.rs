@@ -239,3 +239,17 @@ fn damaged_index_files() {
     import(&seeds_dir(), &cache).unwrap();
     assert!(lazy.get().is_some());
 }
+
+#[test]
+fn windows_line_endings_import() {
+    let d = scratch("crlf");
+    let f = markdown_files(&seeds_dir())
+        .into_iter()
+        .find(|f| std::fs::read_to_string(f).unwrap().starts_with("---\n"))
+        .expect("a seed with front matter");
+    let text = std::fs::read_to_string(&f).unwrap().replace('\n', "\r\n");
+    let crlf = write(&d, "crlf.md", text.as_bytes());
+    let (a, _) = ptx_docs::parse_input(&f).unwrap();
+    let (b, _) = ptx_docs::parse_input(&crlf).unwrap();
+    assert_eq!(a.entries(), b.entries());
+}
