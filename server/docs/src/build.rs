@@ -387,7 +387,7 @@ fn qualifier_map(e: &Entry) -> BTreeMap<String, Vec<Span>> {
     for q in candidates.into_iter().filter(|q| !own.contains(q)) {
         let spans: Vec<Span> = prose
             .iter()
-            .filter(|(.., text)| contains_token(text, &q))
+            .filter(|(.., text)| contains_token(text, &q) && !is_bare_label(text, &q))
             .map(|&(r, bi, s, t, _)| Span(r, bi, s as u32, t as u32))
             .collect();
         if !spans.is_empty() {
@@ -395,6 +395,12 @@ fn qualifier_map(e: &Entry) -> BTreeMap<String, Vec<Span>> {
         }
     }
     map
+}
+
+/// A "sentence" that is only the qualifier itself (a definition-list label like "`.volatile`:").
+fn is_bare_label(text: &str, q: &str) -> bool {
+    text.trim_matches(|c: char| c == '`' || c == ':' || c == '.' || c.is_whitespace())
+        == q.trim_start_matches('.')
 }
 
 fn parse_version(s: &str) -> Option<(u32, u32)> {

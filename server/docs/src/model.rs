@@ -292,6 +292,55 @@ impl Entry {
         spans.iter().filter_map(|s| self.span_text(*s)).collect()
     }
 
+    /// The Syntax placeholder whose value set lists `qualifier`: `.level::prefetch_size` for
+    /// `.L2::64B` when the Syntax says `.level::prefetch_size = { .L2::64B, … }`.
+    pub fn qualifier_group(&self, qualifier: &str) -> Option<String> {
+        let key = normalize_qualifier(qualifier);
+        self.group_of(&key).or_else(|| {
+            // `.shared::cta` is written `.shared{::cta, ::cluster}` in value sets.
+            let (base, _) = key.split_once("::")?;
+            self.group_of(base)
+        })
+    }
+
+    fn group_of(&self, key: &str) -> Option<String> {
+        let syntax = self.syntax();
+        let mut rest = syntax.as_str();
+        while let Some(eq) = rest.find('=') {
+            let line_start = rest[..eq].rfind('\n').map_or(0, |p| p + 1);
+            let name = rest[line_start..eq].trim();
+            let after = rest[eq + 1..].trim_start();
+            let offset = rest.len() - after.len();
+            if name.starts_with('.')
+                && !name.contains(char::is_whitespace)
+                && after.starts_with('{')
+            {
+                let mut depth = 0usize;
+                let mut end = after.len();
+                for (i, c) in after.char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth = depth.saturating_sub(1);
+                            if depth == 0 {
+                                end = i + 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if name != key && contains_token(&after[..end], key) {
+                    return Some(name.to_string());
+                }
+                rest = &rest[offset + end..];
+            } else {
+                rest = &rest[eq + 1..];
+            }
+        }
+        None
+    }
+
     /// The text of a sentence span, if it is valid for this entry.
     pub fn span_text(&self, Span(rubric, block, start, end): Span) -> Option<&str> {
         let text = self.part(rubric).get(block as usize)?.prose()?;
@@ -345,7 +394,26 @@ impl Entry {
                     .map(String::as_str)
                     .unwrap_or(&self.title);
                 let _ = writeln!(out, "**`{name}`** `{key}`\n");
-                for s in self.qualifier_sentences(&key) {
+                // The Syntax lines that define or use it (`.cop = { .ca, .cg, … }`).
+                let syntax = self.syntax();
+                let mut lines: Vec<&str> = syntax
+                    .lines()
+                    .map(str::trim_end)
+                    .filter(|l| contains_token(l, &key) && !l.trim_start().starts_with("//"))
+                    .collect();
+                lines.dedup();
+                if !lines.is_empty() {
+                    lines.truncate(4);
+                    Block::Code(lines.join("\n")).write_markdown(&mut out);
+                }
+                let mut sentences = self.qualifier_sentences(&key);
+                if sentences.is_empty() {
+                    // `.L2::64B` is described through its group `.level::prefetch_size`.
+                    if let Some(group) = self.qualifier_group(&key) {
+                        sentences = self.qualifier_sentences(&group);
+                    }
+                }
+                for s in sentences {
                     let _ = writeln!(out, "- {}", s.trim());
                 }
                 out.push('\n');

@@ -446,3 +446,23 @@ fn every_numbered_table_is_findable() {
         assert!(md.starts_with(&format!("**Table {n}**")), "table {n}");
     }
 }
+
+#[test]
+fn qualifiers_resolve_through_their_syntax_group() {
+    let ix = full();
+    let ld = ix.instruction("ld").unwrap();
+    assert_eq!(
+        ld.qualifier_group(".L2::64B").as_deref(),
+        Some(".level::prefetch_size")
+    );
+    assert_eq!(ld.qualifier_group("shared::cta").as_deref(), Some(".ss"));
+    assert_eq!(ld.qualifier_group(".nosuch"), None);
+    let e = ix.instruction("tcgen05.ld").unwrap();
+    assert_eq!(e.qualifier_group(".16x32bx2").as_deref(), Some(".shape2"));
+    let hover = ld.hover_markdown(Part::Qualifier(".L2::64B"));
+    assert!(
+        hover.lines().filter(|l| l.starts_with("- ")).count() >= 1,
+        "no sentences"
+    );
+    assert!(hover.contains("```ptx\n"));
+}
