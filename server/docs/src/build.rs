@@ -112,6 +112,19 @@ fn slug(title: &str) -> String {
     out.trim_end_matches('-').to_string()
 }
 
+/// The anchor the official page most likely gives a section the export left without one: the
+/// slug of its title, as Sphinx makes them ("Integer Arithmetic Instructions: add" →
+/// `integer-arithmetic-instructions-add`), with the page's spellings of symbol names.
+fn guess_anchor(title: &str, kind: EntryKind) -> Option<String> {
+    let title = match title.split_once(": ") {
+        Some((category, "{}")) => format!("{category} curly braces"),
+        Some((category, "@")) => format!("{category} at"),
+        _ if kind == EntryKind::Directive => title.replace("(deprecated)", ""),
+        _ => title.to_string(),
+    };
+    Some(slug(&title)).filter(|a| !a.is_empty())
+}
+
 fn make_entry(
     s: RawSection,
     links: &HashMap<String, Option<String>>,
@@ -125,13 +138,8 @@ fn make_entry(
             .cloned()
             .flatten()
             .or_else(|| {
-                // "Control Flow Instructions: {}" has no sluggable name: no guess.
-                let named = s
-                    .title
-                    .split_once(": ")
-                    .is_none_or(|(_, n)| !slug(n).is_empty());
-                anchor_guessed = named;
-                Some(slug(&s.title)).filter(|a| named && !a.is_empty())
+                anchor_guessed = true;
+                guess_anchor(&s.title, kind)
             })
     });
     let mut parts = s.parts;

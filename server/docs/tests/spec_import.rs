@@ -399,7 +399,7 @@ fn structure_of_the_whole_document() {
         guessed,
         no_anchor
     );
-    expect![[r#"sections 608 instructions 199 directives 31 registers 33 code blocks 868 guessed anchors 369 without anchor ["9.7.12.1", "9.7.12.2"]"#]]
+    expect!["sections 608 instructions 199 directives 31 registers 33 code blocks 868 guessed anchors 371 without anchor []"]
         .assert_eq(&summary);
     // No export artifacts leak into the text.
     for e in ix.entries() {
@@ -465,4 +465,34 @@ fn qualifiers_resolve_through_their_syntax_group() {
         "no sentences"
     );
     assert!(hover.contains("```ptx\n"));
+}
+
+#[test]
+fn guessed_anchors_follow_the_official_pattern() {
+    let ix = full();
+    let anchor = |n: &str| {
+        ix.section(n)
+            .and_then(|e| e.anchor.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(anchor("9.7.1.1"), "integer-arithmetic-instructions-add");
+    assert_eq!(
+        anchor("9.7.9.9"),
+        "data-movement-and-conversion-instructions-ld-global-nc"
+    );
+    assert_eq!(
+        anchor("9.7.9.5"),
+        "data-movement-and-conversion-instructions-shfl-deprecated"
+    );
+    assert_eq!(anchor("9.7.12.1"), "control-flow-instructions-curly-braces");
+    assert_eq!(anchor("9.7.12.2"), "control-flow-instructions-at");
+    assert_eq!(
+        anchor("10.28"),
+        "special-registers-globaltimer-globaltimer-lo-globaltimer-hi"
+    );
+    assert_eq!(
+        anchor("11.4.5"),
+        "performance-tuning-directives-maxnctapersm"
+    );
+    assert!(ix.section("9.7.1.1").unwrap().anchor_guessed);
 }
