@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+
+mod regs;
 use ptx_syntax::Parse;
 
 #[derive(Debug, Parser)]
@@ -23,6 +25,25 @@ struct Cli {
 enum Command {
     /// Print the syntax tree of a file, or counts of its nodes.
     Parse(ParseArgs),
+    /// How many registers each vector operand of an instruction takes.
+    Regs(RegsArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Debug, Args)]
+struct RegsArgs {
+    /// The instruction, with or without operands, e.g. `tcgen05.ld.sync.aligned.16x128b.x4.b32`.
+    instruction: String,
+    /// Also check that the instruction exists on this target (e.g. `sm_100a`).
+    #[arg(long)]
+    target: Option<String>,
+    #[arg(long, value_enum, default_value = "human")]
+    format: Format,
 }
 
 #[derive(Debug, Args)]
@@ -48,6 +69,7 @@ pub fn main() -> ExitCode {
     };
     match cli.command {
         Command::Parse(args) => parse(&args),
+        Command::Regs(args) => regs::run(&args.instruction, args.target.as_deref(), args.format == Format::Json),
     }
 }
 
