@@ -271,3 +271,55 @@ fn check_text<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, ImportError> 
         }),
     }
 }
+
+impl std::fmt::Display for ImportReport {
+    /// One line for `ptx-lsp docs import`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "indexed PTX ISA {}{} from {} file{}: {} sections, {} instructions, {} directives, \
+             {} special registers, {} tables ({:.1} MB in {} ms) -> {}",
+            self.doc_version,
+            if self.doc_version_inferred {
+                " (version inferred)"
+            } else {
+                ""
+            },
+            self.files,
+            if self.files == 1 { "" } else { "s" },
+            self.sections,
+            self.instructions,
+            self.directives,
+            self.special_registers,
+            self.tables,
+            self.index_bytes as f64 / 1e6,
+            self.elapsed.as_millis(),
+            self.index_path.display()
+        )
+    }
+}
+
+impl std::fmt::Display for IndexStatus {
+    /// One line for `ptx-lsp docs status`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "PTX ISA {}{} imported from {} (unix time {}): {} sections, {} instructions, {} \
+             directives, {} special registers; index {} ({:.1} MB)",
+            self.doc_version,
+            if self.doc_version_inferred {
+                " (version inferred)"
+            } else {
+                ""
+            },
+            self.source,
+            self.imported_unix,
+            self.sections,
+            self.instructions,
+            self.directives,
+            self.special_registers,
+            self.path.display(),
+            self.bytes as f64 / 1e6
+        )
+    }
+}

@@ -166,7 +166,16 @@ fn full_import_writes_a_versioned_index() {
         report.index_bytes > 500_000 && report.index_bytes < 8_000_000,
         "{report:?}"
     );
+    let line = report.to_string();
+    assert!(
+        line.starts_with("indexed PTX ISA 9.1 from 406 files: 608 sections"),
+        "{line}"
+    );
     let st = ptx_docs::status(&cache).expect("status");
+    assert!(
+        st.to_string().starts_with("PTX ISA 9.1 imported from "),
+        "{st}"
+    );
     assert_eq!(
         (st.doc_version.as_str(), st.format_version),
         ("9.1", ptx_docs::FORMAT_VERSION)
