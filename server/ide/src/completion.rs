@@ -1,0 +1,1 @@
+//! completion (owned by the hover/completion work).

@@ -1,0 +1,1 @@
+//! folding (owned by the language-server work).

@@ -1,0 +1,1 @@
+//! formatting (owned by the language-server work).

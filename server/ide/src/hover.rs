@@ -1,0 +1,1 @@
+//! hover (owned by the hover/completion work).

@@ -1,0 +1,1 @@
+//! inlay_hints (owned by the language-server work).

@@ -1,0 +1,1 @@
+//! navigation (owned by the language-server work).

@@ -1,0 +1,1 @@
+//! selection (owned by the language-server work).

@@ -1,0 +1,1 @@
+//! semantic_tokens (owned by the language-server work).

@@ -1,0 +1,1 @@
+//! signature (owned by the hover/completion work).

@@ -1,0 +1,1 @@
+//! symbols (owned by the language-server work).

@@ -1,0 +1,1 @@
+//! Interpreter for PTX snippets and kernels.
