@@ -22,6 +22,14 @@ pub enum ImportError {
         /// The folder.
         path: PathBuf,
     },
+    /// A file far larger than the document could be.
+    #[error("{path}: {bytes} bytes is too large to be the PTX ISA document")]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        bytes: u64,
+    },
     /// A file with no content at all.
     #[error("{path}: the file is empty")]
     Empty {

@@ -171,6 +171,9 @@ pub fn parse_input(path: &Path) -> Result<(SpecIndex, usize), ImportError> {
     Ok((ix, files.len()))
 }
 
+/// The single HTML page of the document is about 10 MB; anything far larger is something else.
+const MAX_FILE_BYTES: u64 = 256 << 20;
+
 const EXTENSIONS: [&str; 5] = ["md", "markdown", "txt", "html", "htm"];
 
 /// The files to read: the file itself, or the folder's document files, recursively, sorted.
@@ -184,7 +187,12 @@ fn input_files(path: &Path) -> Result<Vec<PathBuf>, ImportError> {
     }
     let mut out = Vec::new();
     let mut stack = vec![path.to_path_buf()];
+    // Folders already read (by canonical path), so that symlink loops end.
+    let mut seen = std::collections::HashSet::new();
     while let Some(dir) = stack.pop() {
+        if !seen.insert(std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone())) {
+            continue;
+        }
         let rd = std::fs::read_dir(&dir).map_err(|source| ImportError::Io {
             path: dir.clone(),
             source,
@@ -220,10 +228,18 @@ fn input_files(path: &Path) -> Result<Vec<PathBuf>, ImportError> {
 }
 
 fn parse_file(path: &Path) -> Result<markdown::ParsedFile, ImportError> {
-    let bytes = std::fs::read(path).map_err(|source| ImportError::Io {
+    let io = |source| ImportError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    let size = std::fs::metadata(path).map_err(io)?.len();
+    if size > MAX_FILE_BYTES {
+        return Err(ImportError::TooLarge {
+            path: path.to_path_buf(),
+            bytes: size,
+        });
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
     let text = check_text(path, &bytes)?;
     let owned;
     let text = if text.contains('\r') {

@@ -253,3 +253,16 @@ fn windows_line_endings_import() {
     let (b, _) = ptx_docs::parse_input(&crlf).unwrap();
     assert_eq!(a.entries(), b.entries());
 }
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_end() {
+    let d = scratch("loop");
+    let docs = d.join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    std::fs::copy(markdown_files(&seeds_dir())[0].clone(), docs.join("a.md")).unwrap();
+    std::os::unix::fs::symlink(&d, docs.join("back")).unwrap();
+    let (ix, files) = ptx_docs::parse_input(&d).unwrap();
+    assert_eq!(files, 1);
+    assert!(ix.instruction("tcgen05.ld").is_some());
+}
