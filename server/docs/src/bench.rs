@@ -14,8 +14,12 @@ pub struct LookupTiming {
     pub mean_lookup: Duration,
     /// Mean time of a whole hover, markdown included.
     pub mean_hover: Duration,
-    /// Slowest single hover.
+    /// 99th percentile of a hover.
+    pub p99_hover: Duration,
+    /// Slowest single hover (on a busy machine, often a preempted one).
     pub max_hover: Duration,
+    /// The instruction name of the slowest hover.
+    pub slowest: String,
 }
 
 /// Times lookups and hovers over every name in the index, `rounds` times.
@@ -41,6 +45,8 @@ pub fn measure_lookups(index: &SpecIndex, rounds: usize) -> LookupTiming {
     let mean_lookup = t.elapsed() / lookups.max(1) as u32;
     let mut hovers = 0;
     let mut max_hover = Duration::ZERO;
+    let mut slowest = String::new();
+    let mut all = Vec::new();
     let mut total = Duration::ZERO;
     let mut bytes = 0usize;
     for _ in 0..rounds {
@@ -56,7 +62,11 @@ pub fn measure_lookups(index: &SpecIndex, rounds: usize) -> LookupTiming {
             }
             let d = t.elapsed();
             total += d;
-            max_hover = max_hover.max(d);
+            all.push(d);
+            if d > max_hover {
+                max_hover = d;
+                slowest = n.to_string();
+            }
             hovers += 1;
         }
     }
@@ -65,6 +75,11 @@ pub fn measure_lookups(index: &SpecIndex, rounds: usize) -> LookupTiming {
         hovers,
         mean_lookup,
         mean_hover: total / hovers.max(1) as u32,
+        p99_hover: {
+            all.sort_unstable();
+            all.get(all.len() * 99 / 100).copied().unwrap_or_default()
+        },
         max_hover,
+        slowest,
     }
 }
