@@ -1,0 +1,200 @@
+//! The state of one check: the document, the module's `.version`/`.target` (after overrides),
+//! the knowledge base, a cache of qualifier matches and the diagnostics found so far.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use ptx_isa::{Isa, MatchOutcome, PtxVersion};
+use ptx_syntax::{DirectiveKind, Instruction, Module, Operand, Parse, Token};
+
+use crate::{CheckOptions, Diagnostic};
+
+/// The qualifier match of one opcode spelling, shared by every instruction written that way.
+#[derive(Debug)]
+pub(crate) struct Resolved {
+    pub outcome: MatchOutcome<'static>,
+    /// The written order matched no form, but a reordering of the qualifiers did (ptxas
+    /// accepts qualifiers in any order); `outcome` is then the reordered match and
+    /// `original_errors` says what the spec's order wants.
+    pub reordered: bool,
+    pub original_errors: Vec<ptx_isa::MatchError>,
+}
+
+/// One instruction with its parts split out for the handlers.
+#[derive(Debug)]
+pub(crate) struct InstInfo<'a> {
+    pub inst: Instruction<'a>,
+    pub mnemonic: Token<'a>,
+    pub qualifiers: Vec<Token<'a>>,
+    /// Mnemonic and qualifiers without dots: `["ld", "global", "v4", "f32"]`.
+    pub words: Vec<&'a str>,
+    pub operands: Vec<Operand<'a>>,
+    pub resolved: Rc<Resolved>,
+}
+
+impl<'a> InstInfo<'a> {
+    /// The range of word `index` of [`InstInfo::words`] (0 is the mnemonic).
+    pub fn word_range(&self, index: usize) -> ptx_syntax::TextRange {
+        match index {
+            0 => self.mnemonic.range(),
+            i => self
+                .qualifiers
+                .get(i - 1)
+                .or(self.qualifiers.last())
+                .map_or(self.mnemonic.range(), Token::range),
+        }
+    }
+
+    /// The whole opcode (`ld.global.v4.f32`).
+    pub fn opcode_range(&self) -> ptx_syntax::TextRange {
+        let end = self.qualifiers.last().map_or(self.mnemonic.end, |q| q.end);
+        self.mnemonic.start..end
+    }
+
+    pub fn opcode_text(&self) -> String {
+        self.words.join(".")
+    }
+
+    /// Whether a qualifier (without dot) is written.
+    pub fn has(&self, word: &str) -> bool {
+        self.words[1..].contains(&word)
+    }
+
+    /// The qualifier token written as `word` (without dot).
+    pub fn qualifier(&self, word: &str) -> Option<Token<'a>> {
+        self.qualifiers
+            .iter()
+            .find(|q| q.text.trim_start_matches('.') == word)
+            .copied()
+    }
+}
+
+/// A `.target` entry of the file (or of the override).
+#[derive(Debug, Clone)]
+pub(crate) struct TargetEntry {
+    pub name: String,
+}
+
+/// Everything the handlers share.
+pub(crate) struct Ctx<'a> {
+    pub text: &'a str,
+    pub parse: &'a Parse,
+    pub module: Module<'a>,
+    pub isa: &'static Isa,
+    pub options: &'a CheckOptions,
+    /// The `.version` in force (override first), if known.
+    pub version: Option<PtxVersion>,
+    /// The `.target` entries in force (override first), architecture and options.
+    pub targets: Vec<TargetEntry>,
+    /// Whether the file is a snippet: statements outside any function, no module directives.
+    pub snippet: bool,
+    diagnostics: Vec<Diagnostic>,
+    matches: HashMap<String, Rc<Resolved>>,
+}
+
+impl std::fmt::Debug for Ctx<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ctx")
+            .field("version", &self.version)
+            .field("targets", &self.targets)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(parse: &'a Parse, options: &'a CheckOptions) -> Self {
+        let module = parse.module();
+        let version_directive = module.directives(DirectiveKind::Version);
+        let file_version = version_directive
+            .first()
+            .and_then(|d| d.value())
+            .and_then(|v| PtxVersion::parse(v.text));
+        let version = options
+            .version_override
+            .as_deref()
+            .and_then(PtxVersion::parse)
+            .or(file_version);
+        let mut targets: Vec<TargetEntry> = module
+            .directives(DirectiveKind::Target)
+            .iter()
+            .flat_map(|d| d.targets())
+            .map(|t| TargetEntry {
+                name: t.text.to_owned(),
+            })
+            .collect();
+        if let Some(over) = &options.target_override {
+            targets.retain(|t| ptx_isa::SmName::parse(&t.name).is_none());
+            targets.insert(0, TargetEntry { name: over.clone() });
+        }
+        let snippet = !module.top_level_statements().is_empty()
+            && module.functions().is_empty()
+            && version_directive.is_empty();
+        Ctx {
+            text: parse.text(),
+            parse,
+            module,
+            isa: Isa::get(),
+            options,
+            version,
+            targets,
+            snippet,
+            diagnostics: Vec::new(),
+            matches: HashMap::new(),
+        }
+    }
+
+    /// Reports a diagnostic unless its code is disabled.
+    pub fn report(&mut self, diagnostic: Diagnostic) {
+        if self
+            .options
+            .disabled_codes
+            .iter()
+            .any(|c| c == diagnostic.code)
+        {
+            return;
+        }
+        self.diagnostics.push(diagnostic);
+    }
+
+    pub fn finish(self) -> Vec<Diagnostic> {
+        self.diagnostics
+    }
+
+    /// Target names as `&str`s, for [`ptx_isa::Requirement::check`].
+    pub fn target_names(&self) -> Vec<&str> {
+        self.targets.iter().map(|t| t.name.as_str()).collect()
+    }
+
+    /// The architecture target (`sm_90a`), if any.
+    pub fn sm_target(&self) -> Option<&str> {
+        self.targets
+            .iter()
+            .map(|t| t.name.as_str())
+            .find(|t| ptx_isa::SmName::parse(t).is_some())
+    }
+
+    /// Splits an instruction and matches its qualifiers (cached per spelling).
+    pub fn inst_info(&mut self, inst: Instruction<'a>) -> Option<InstInfo<'a>> {
+        let mnemonic = inst.mnemonic()?;
+        let qualifiers = inst.qualifiers();
+        let mut words = vec![mnemonic.text];
+        words.extend(qualifiers.iter().map(|q| q.text.trim_start_matches('.')));
+        let key = words.join(".");
+        let resolved = match self.matches.get(&key) {
+            Some(r) => r.clone(),
+            None => {
+                let r = Rc::new(crate::handlers::opcode::resolve(self.isa, &words));
+                self.matches.insert(key, r.clone());
+                r
+            }
+        };
+        Some(InstInfo {
+            inst,
+            mnemonic,
+            qualifiers,
+            words,
+            operands: inst.operands(),
+            resolved,
+        })
+    }
+}

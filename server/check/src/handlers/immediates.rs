@@ -1,0 +1,86 @@
+//! Constants outside the range an instruction allows (each rule checked against ptxas):
+//! * `tcgen05.alloc` / `tcgen05.dealloc` column count: a power of two in [32, 512]
+//!   (PTX ISA 9.7.16.7.1);
+//! * `bar`/`barrier` barrier number: 0 to 15 (9.7.13.1);
+//! * `setmaxnreg` register count: a multiple of 8 in [24, 256] (9.7.19.5).
+
+use crate::context::{Ctx, InstInfo};
+use crate::Diagnostic;
+
+pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    let second = info.words.get(1).copied().unwrap_or("");
+    let section = info
+        .resolved
+        .outcome
+        .matches
+        .first()
+        .map(|m| m.instruction.section.clone())
+        .unwrap_or_default();
+    let rule: Option<(usize, fn(i128) -> Option<String>)> = match (info.words[0], second) {
+        ("tcgen05", "alloc" | "dealloc") => Some((1, columns)),
+        ("bar" | "barrier", "red") => Some((1, barrier)),
+        ("bar" | "barrier", _) => Some((0, barrier)),
+        ("setmaxnreg", _) => Some((0, max_registers)),
+        _ => None,
+    };
+    let Some((index, rule)) = rule else { return };
+    let Some(operand) = info.operands.get(index) else {
+        return;
+    };
+    let Some(value) = operand.integer_value() else {
+        return;
+    };
+    if let Some(problem) = rule(value) {
+        ctx.report(
+            Diagnostic::error(
+                "immediate-range",
+                operand.range(),
+                format!("`{}`: {problem}", info.opcode_text()),
+            )
+            .section(section),
+        );
+    }
+}
+
+fn columns(n: i128) -> Option<String> {
+    let ok = (32..=512).contains(&n) && n.count_ones() == 1;
+    (!ok).then(|| {
+        format!("the column count must be a power of two from 32 to 512 (32, 64, 128, 256 or 512), not {n}")
+    })
+}
+
+fn barrier(n: i128) -> Option<String> {
+    (!(0..=15).contains(&n)).then(|| format!("the barrier number must be 0 to 15, not {n}"))
+}
+
+fn max_registers(n: i128) -> Option<String> {
+    let ok = (24..=256).contains(&n) && n % 8 == 0;
+    (!ok).then(|| format!("the register count must be a multiple of 8 from 24 to 256, not {n}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::check_diagnostics;
+
+    #[test]
+    fn tcgen05_alloc_columns() {
+        check_diagnostics(
+            r#"
+.version 8.6
+.target sm_100a
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%rd1], 48;
+//                                                                 ^^ error: `tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32`: the column count must be a power of two from 32 to 512 (32, 64, 128, 256 or 512), not 48
+  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r1, 64;
+  bar.sync 16;
+//         ^^ error: `bar.sync`: the barrier number must be 0 to 15, not 16
+  ret;
+}
+"#,
+        );
+    }
+}

@@ -1,0 +1,171 @@
+//! Declarations and uses of names (PTX ISA 5.3–5.4 for variables and registers, 4.4 for
+//! identifiers and labels, 11.2 for functions): undeclared registers, labels, variables and
+//! functions; names declared twice in one scope.
+
+use ptx_syntax::{Item, OperandKind, Token};
+
+use crate::context::{Ctx, InstInfo};
+use crate::scope::{Duplicate, Frame, Scope, Symbol, SymbolKind};
+use crate::Diagnostic;
+
+/// Predefined identifiers (PTX ISA 4.4).
+const PREDEFINED: &[&str] = &["WARP_SZ"];
+
+/// The module's functions and variables.
+pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>) -> Frame<'a> {
+    let mut frame = Frame::default();
+    let mut duplicates = Vec::new();
+    let mut defined: Vec<(&str, ptx_syntax::TextRange)> = Vec::new();
+    for item in ctx.module.items() {
+        match item {
+            Item::Variable(decl) => frame.declare_variable(&decl, &mut duplicates),
+            Item::Function(function) => {
+                let Some(name) = function.name() else { continue };
+                let symbol = Symbol {
+                    kind: SymbolKind::Function,
+                    ty: None,
+                    vector: None,
+                    space: None,
+                    range: name.range(),
+                };
+                let _ = frame.declare(name.text, symbol);
+                if function.body().is_some() {
+                    if let Some((_, first)) = defined.iter().find(|(n, _)| *n == name.text) {
+                        duplicates.push(Duplicate {
+                            name: name.text.to_owned(),
+                            kind: SymbolKind::Function,
+                            range: name.range(),
+                            first: first.clone(),
+                        });
+                    } else {
+                        defined.push((name.text, name.range()));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    report_duplicates(ctx, duplicates);
+    frame
+}
+
+pub(crate) fn report_duplicates(ctx: &mut Ctx<'_>, duplicates: Vec<Duplicate>) {
+    for dup in duplicates {
+        let (code, what, section) = match dup.kind {
+            SymbolKind::Register => ("duplicate-register", "register", "5.4"),
+            SymbolKind::Variable => ("duplicate-variable", "variable", "5.4"),
+            SymbolKind::Label => ("duplicate-label", "label", "4.4"),
+            SymbolKind::Function => ("duplicate-function", "function", "11.2"),
+        };
+        ctx.report(
+            Diagnostic::error(
+                code,
+                dup.range,
+                format!("{what} `{}` is already declared in this scope", dup.name),
+            )
+            .section(section)
+            .with_related(dup.first, "first declared here"),
+        );
+    }
+}
+
+/// Reports registers and names an instruction uses that are not declared.
+pub(crate) fn check_uses(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    if let Some(guard) = info.inst.guard() {
+        check_register(ctx, guard.predicate, scope);
+    }
+    for operand in &info.operands {
+        for register in operand.registers() {
+            check_register(ctx, register, scope);
+        }
+        for name in operand.identifiers() {
+            check_name(ctx, name, scope);
+        }
+        // `%tid.x` is a component of a register: the register part is checked above.
+        let _ = matches!(operand.kind(), OperandKind::Component { .. });
+    }
+}
+
+fn check_register(ctx: &mut Ctx<'_>, register: Token<'_>, scope: &Scope<'_>) {
+    let name = register.text;
+    if !name.starts_with('%') {
+        check_name(ctx, register, scope);
+        return;
+    }
+    if scope.lookup(name).is_some() || ctx.isa.special_register(name).is_some() {
+        return;
+    }
+    ctx.report(
+        Diagnostic::error(
+            "undeclared-register",
+            register.range(),
+            format!("register `{name}` is not declared (declare it with `.reg`)"),
+        )
+        .section("5.4.1"),
+    );
+}
+
+fn check_name(ctx: &mut Ctx<'_>, name: Token<'_>, scope: &Scope<'_>) {
+    if scope.lookup(name.text).is_some() || PREDEFINED.contains(&name.text) {
+        return;
+    }
+    ctx.report(
+        Diagnostic::error(
+            "undeclared-name",
+            name.range(),
+            format!("`{}` is not declared: no label, variable, register or function has this name", name.text),
+        )
+        .section("4.4"),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::check_diagnostics;
+
+    #[test]
+    fn undeclared_and_duplicates() {
+        check_diagnostics(
+            r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.global .b32 g1;
+.global .b32 g1;
+//           ^^ error: variable `g1` is already declared in this scope
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .b32 %r2;
+//          ^^^ error: register `%r2` is already declared in this scope
+  mov.u32 %r1, %r9;
+//             ^^^ error: register `%r9` is not declared (declare it with `.reg`)
+  mov.u32 %r1, %tid.x;
+  bra DONE;
+//    ^^^^ error: `DONE` is not declared: no label, variable, register or function has this name
+L1:
+L1:
+// <- error: label `L1` is already declared in this scope
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn nested_blocks_have_their_own_scope() {
+        check_diagnostics(
+            r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+  { .reg .b32 %x; mov.u32 %x, WARP_SZ; }
+  { .reg .b32 %x; mov.u32 %x, 1; }
+  ret;
+}
+"#,
+        );
+    }
+}

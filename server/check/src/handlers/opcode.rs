@@ -1,0 +1,319 @@
+//! The opcode and its qualifiers against the instruction's syntax forms (PTX ISA 9.7, each
+//! instruction's "Syntax" block): unknown opcode (with did-you-mean), unknown, misplaced or
+//! mutually exclusive qualifiers, missing mandatory qualifiers.
+//!
+//! ptxas accepts qualifiers in any order (`atom.add.global.u32`, `vote.ballot.sync.b32`),
+//! while the spec writes one order. When only a reordering matches, the instruction is valid
+//! and gets a hint, never an error.
+
+use ptx_isa::{Isa, MatchError};
+
+use crate::context::{Ctx, InstInfo, Resolved};
+use crate::util::{nearest, qualifier_list};
+use crate::{Diagnostic, Fix, Severity};
+
+/// Matches the written words, trying a reordering when the written order fails.
+pub(crate) fn resolve(isa: &'static Isa, words: &[&str]) -> Resolved {
+    let outcome = isa.match_qualifiers(words);
+    let unknown_root = matches!(outcome.errors.first(), Some(MatchError::UnknownOpcode { .. }));
+    if !outcome.matches.is_empty() || unknown_root {
+        return Resolved {
+            outcome,
+            reordered: false,
+            original_errors: Vec::new(),
+        };
+    }
+    for order in reorderings(isa, words) {
+        let refs: Vec<&str> = order.iter().map(String::as_str).collect();
+        let retry = isa.match_qualifiers(&refs);
+        if !retry.matches.is_empty() {
+            return Resolved {
+                original_errors: outcome.errors,
+                outcome: retry,
+                reordered: true,
+            };
+        }
+    }
+    Resolved {
+        outcome,
+        reordered: false,
+        original_errors: Vec::new(),
+    }
+}
+
+/// Orders of the qualifiers that follow some form's slot order (each qualifier placed at the
+/// first free slot that accepts it), distinct and different from the written order.
+fn reorderings(isa: &Isa, words: &[&str]) -> Vec<Vec<String>> {
+    let root = words[0];
+    let quals = &words[1..];
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for inst in isa.instructions_with_root(root) {
+        for form in inst.forms.iter().filter(|f| f.root == root) {
+            let slots = &form.qualifier_slots;
+            let mut taken = vec![false; slots.len()];
+            let mut placed: Vec<(usize, usize)> = Vec::new();
+            for (i, q) in quals.iter().enumerate() {
+                let slot = (0..slots.len()).find(|&s| !taken[s] && slots[s].accepts(q));
+                match slot {
+                    Some(s) => {
+                        taken[s] = true;
+                        placed.push((s, i));
+                    }
+                    None => break,
+                }
+            }
+            if placed.len() != quals.len() {
+                continue;
+            }
+            placed.sort();
+            let mut order = vec![root.to_owned()];
+            order.extend(placed.iter().map(|&(_, i)| quals[i].to_owned()));
+            if order.iter().map(String::as_str).ne(words.iter().copied()) && !out.contains(&order) {
+                out.push(order);
+            }
+        }
+    }
+    out
+}
+
+/// Reports qualifier problems; returns whether the opcode matched a form (so that operand
+/// rules can run).
+pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
+    let resolved = info.resolved.clone();
+    if !resolved.outcome.matches.is_empty() {
+        if resolved.reordered {
+            report_order_hint(ctx, info, &resolved);
+        }
+        return true;
+    }
+    let section = resolved
+        .outcome
+        .closest
+        .map(|(inst, _)| inst.section.clone())
+        .unwrap_or_else(|| "9.7".to_owned());
+    for error in &resolved.outcome.errors {
+        let d = match error {
+            MatchError::UnknownOpcode { root } => unknown_opcode(ctx, info, root),
+            MatchError::UnknownQualifier {
+                index,
+                qualifier,
+                expected,
+            } => {
+                let mut d = Diagnostic::error(
+                    "unknown-qualifier",
+                    info.word_range(*index),
+                    format!("`{}` has no qualifier `.{qualifier}`", info.words[0]),
+                );
+                suggest(&mut d, info, *index, qualifier, expected);
+                d
+            }
+            MatchError::NotAllowedHere {
+                index,
+                qualifier,
+                expected,
+            } => {
+                let mut d = Diagnostic::error(
+                    "invalid-qualifier",
+                    info.word_range(*index),
+                    format!(
+                        "`.{qualifier}` is not allowed here in `{}`",
+                        info.opcode_text()
+                    ),
+                );
+                suggest(&mut d, info, *index, qualifier, expected);
+                d
+            }
+            MatchError::MissingRequired {
+                index,
+                slot,
+                allowed,
+            } => missing(info, *index, slot, allowed),
+            MatchError::OutOfOrder {
+                index, qualifier, ..
+            } => Diagnostic::error(
+                "invalid-qualifier",
+                info.word_range(*index),
+                format!(
+                    "`.{qualifier}` does not fit `{}` in any order",
+                    info.opcode_text()
+                ),
+            ),
+            MatchError::MutuallyExclusive {
+                index,
+                qualifier,
+                other_index,
+                slot,
+            } => Diagnostic::error(
+                "exclusive-qualifiers",
+                info.word_range(*index),
+                format!(
+                    "`.{qualifier}` and `.{}` both fill `{slot}`; write only one of them",
+                    info.words.get(*other_index).copied().unwrap_or("?")
+                ),
+            )
+            .with_related(info.word_range(*other_index), "the other qualifier")
+            .with_fix(Fix::replace(
+                format!("Remove `.{qualifier}`"),
+                info.word_range(*index),
+                "",
+            )),
+        };
+        ctx.report(d.section(section.clone()));
+    }
+    false
+}
+
+fn unknown_opcode(ctx: &Ctx<'_>, info: &InstInfo<'_>, root: &str) -> Diagnostic {
+    let mut roots: Vec<&str> = ctx.isa.instructions().iter().map(|i| i.root()).collect();
+    roots.sort_unstable();
+    roots.dedup();
+    let mut d = Diagnostic::error(
+        "unknown-opcode",
+        info.mnemonic.range(),
+        format!("unknown instruction `{root}`"),
+    );
+    if let Some(best) = nearest(root, roots.iter().copied()) {
+        d.message.push_str(&format!("; did you mean `{best}`?"));
+        d = d.with_fix(Fix::replace(
+            format!("Change to `{best}`"),
+            info.mnemonic.range(),
+            best,
+        ));
+    }
+    d
+}
+
+/// Adds "expected one of" and a did-you-mean fix to a qualifier diagnostic.
+fn suggest(d: &mut Diagnostic, info: &InstInfo<'_>, index: usize, written: &str, expected: &[String]) {
+    if expected.is_empty() {
+        return;
+    }
+    d.message
+        .push_str(&format!("; expected {}", qualifier_list(expected, 12)));
+    if let Some(best) = nearest(written, expected.iter().map(String::as_str)) {
+        d.fixes.push(Fix::replace(
+            format!("Change to `.{best}`"),
+            info.word_range(index),
+            format!(".{best}"),
+        ));
+    }
+}
+
+fn missing(info: &InstInfo<'_>, index: usize, slot: &str, allowed: &[String]) -> Diagnostic {
+    // The slot belongs before word `index`; with nothing there, after the last word.
+    let (range, insert_at) = if index < info.words.len() {
+        let r = info.word_range(index);
+        (r.clone(), r.start)
+    } else {
+        let r = info.word_range(info.words.len() - 1);
+        (r.clone(), r.end)
+    };
+    let what = if allowed.len() == 1 {
+        format!("`.{}`", allowed[0])
+    } else {
+        format!("a `{slot}` qualifier ({})", qualifier_list(allowed, 12))
+    };
+    let place = if index < info.words.len() {
+        format!("before `.{}`", info.words[index])
+    } else {
+        "at the end".to_owned()
+    };
+    let mut d = Diagnostic::error(
+        "missing-qualifier",
+        range,
+        format!("`{}` needs {what} {place}", info.opcode_text()),
+    );
+    for value in allowed.iter().take(4) {
+        d.fixes.push(Fix::replace(
+            format!("Add `.{value}`"),
+            insert_at..insert_at,
+            format!(".{value}"),
+        ));
+    }
+    d
+}
+
+fn report_order_hint(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, resolved: &Resolved) {
+    let Some(m) = resolved.outcome.matches.first() else {
+        return;
+    };
+    let mut spec_order = vec![info.words[0].to_owned()];
+    spec_order.extend(m.used.iter().map(|(_, v)| v.clone()));
+    let spec = spec_order.join(".");
+    let d = Diagnostic::new(
+        "qualifier-order",
+        Severity::Hint,
+        info.opcode_range(),
+        format!("the spec writes this `{spec}`; ptxas accepts either order"),
+    )
+    .section(m.instruction.section.clone())
+    .with_fix(Fix::replace(
+        "Use the spec's qualifier order",
+        info.opcode_range(),
+        spec,
+    ));
+    ctx.report(d);
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::check_diagnostics;
+
+    #[test]
+    fn unknown_opcode_with_suggestion() {
+        check_diagnostics(
+            r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  ad.s32 %r1, %r2, %r3;
+//^^ error: unknown instruction `ad`; did you mean `add`?
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn unknown_qualifier_and_missing_type() {
+        check_diagnostics(
+            r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.globl.u32 %r1, [%rd1];
+//  ^^^^^^ error: `ld` has no qualifier `.globl`; expected .weak, .volatile, .relaxed, .acquire, .mmio, .const, .global, .local, .param, .param::entry, .param::func, .shared, …
+  add %r1, %r2, %r3;
+//^^^ error: `add` needs a `.type` qualifier (.u16, .u32, .u64, .s16, .s32, .s64, .u16x2, .s16x2) at the end
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn order_is_only_a_hint() {
+        check_diagnostics(
+            r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  atom.add.global.u32 %r1, [%rd1], %r2;
+//^^^^^^^^^^^^^^^^^^^ hint: the spec writes this `atom.global.add.u32`; ptxas accepts either order
+  ret;
+}
+"#,
+        );
+    }
+}

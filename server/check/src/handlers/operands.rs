@@ -1,0 +1,152 @@
+//! Operand count and operand kind against the instruction's syntax forms (PTX ISA 9.7, the
+//! operand list of each "Syntax" block; chapter 6 for operand kinds).
+//!
+//! Only clear mismatches are errors: an address (`[...]`) where the form has a value, or a
+//! value where the form has an address. Vectors and argument lists are not policed here
+//! (vector lengths are the `vectors` handler's job).
+
+use ptx_isa::{Form, OperandKind as SpecKind};
+use ptx_syntax::{Operand, OperandKind};
+
+use crate::context::{Ctx, InstInfo};
+use crate::Diagnostic;
+
+fn count_fits(form: &Form, count: usize) -> bool {
+    let required = form.operands.iter().filter(|o| !o.optional).count();
+    (required..=form.operands.len()).contains(&count)
+}
+
+fn is_address(operand: &Operand<'_>) -> bool {
+    matches!(operand.kind(), OperandKind::Address { .. })
+}
+
+/// Whether a written operand can stand where the form has `spec`.
+fn kind_fits(spec: SpecKind, operand: &Operand<'_>) -> bool {
+    match spec {
+        SpecKind::Address => is_address(operand),
+        SpecKind::Value | SpecKind::Vector => !is_address(operand),
+        SpecKind::List => true,
+    }
+}
+
+/// Position-wise kind check; optional operands are matched in order.
+fn kinds_fit(form: &Form, operands: &[Operand<'_>]) -> Option<usize> {
+    let mut specs = form.operands.iter();
+    let extra = operands.len() - form.operands.iter().filter(|o| !o.optional).count();
+    let mut optional_left = extra;
+    for (i, operand) in operands.iter().enumerate() {
+        let spec = loop {
+            let spec = specs.next()?;
+            if !spec.optional {
+                break spec;
+            }
+            if optional_left > 0 {
+                optional_left -= 1;
+                break spec;
+            }
+        };
+        if !kind_fits(spec.kind, operand) {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// Reports count and kind problems; returns whether the operands fit some matched form.
+pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
+    let matches = &info.resolved.outcome.matches;
+    if matches.is_empty() || info.inst.has_error() {
+        return false;
+    }
+    let count = info.operands.len();
+    let fitting: Vec<&Form> = matches
+        .iter()
+        .map(|m| m.form)
+        .filter(|f| count_fits(f, count))
+        .collect();
+    let section = matches[0].instruction.section.clone();
+    if fitting.is_empty() {
+        let form = matches[0].form;
+        let required = form.operands.iter().filter(|o| !o.optional).count();
+        let names: Vec<&str> = form.operands.iter().map(|o| o.text.as_str()).collect();
+        let expected = if required == form.operands.len() {
+            format!("{required}")
+        } else {
+            format!("{required} to {}", form.operands.len())
+        };
+        let range = if count > form.operands.len() {
+            let first_extra = info.operands[form.operands.len()].range().start;
+            first_extra..info.operands[count - 1].range().end
+        } else {
+            info.operands
+                .last()
+                .map_or(info.opcode_range(), |o| o.range())
+        };
+        ctx.report(
+            Diagnostic::error(
+                "operand-count",
+                range,
+                format!(
+                    "`{}` takes {expected} operand{} ({}), found {count}",
+                    info.opcode_text(),
+                    if expected == "1" { "" } else { "s" },
+                    names.join(", ")
+                ),
+            )
+            .section(section),
+        );
+        return false;
+    }
+    if fitting.iter().any(|f| kinds_fit(f, &info.operands).is_none()) {
+        return true;
+    }
+    let form = fitting[0];
+    let Some(index) = kinds_fit(form, &info.operands) else {
+        return true;
+    };
+    let operand = &info.operands[index];
+    let message = if is_address(operand) {
+        format!(
+            "operand {} of `{}` is a value, not an address in brackets",
+            index + 1,
+            info.opcode_text()
+        )
+    } else {
+        format!(
+            "operand {} of `{}` must be an address in brackets, e.g. `[{}]`",
+            index + 1,
+            info.opcode_text(),
+            operand.text()
+        )
+    };
+    ctx.report(Diagnostic::error("operand-kind", operand.range(), message).section(section));
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::check_diagnostics;
+
+    #[test]
+    fn count_and_kind() {
+        check_diagnostics(
+            r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  add.s32 %r1, %r2;
+//             ^^^ error: `add.s32` takes 3 operands (d, a, b), found 2
+  ld.global.u32 %r1, %rd1;
+//                   ^^^^ error: operand 2 of `ld.global.u32` must be an address in brackets, e.g. `[%rd1]`
+  add.s32 %r1, [%rd1], 1;
+//             ^^^^^^ error: operand 2 of `add.s32` is a value, not an address in brackets
+  ret;
+}
+"#,
+        );
+    }
+}

@@ -1,0 +1,359 @@
+//! Register and constant types against the instruction type (PTX ISA 6.1 "Operand Type
+//! Information" and 9.4.1 "Operand Size Exceeding Instruction-Type Size", Tables 27–28).
+//!
+//! Two rule sets, both confirmed with ptxas fixtures:
+//! * exact: the register has the instruction type's size; a bit-size type on either side
+//!   fits any type of that size, integer types fit each other, floats fit floats;
+//! * relaxed (`ld`, `st`, `ldu`, `cvt` data operands): the register may be wider, except that
+//!   a float register with a float instruction type must match exactly.
+//!
+//! Only instructions whose operand typing is plain (every operand has the instruction type,
+//! or a known pattern such as `setp`/`selp`) are checked: precision over recall.
+
+use ptx_syntax::{Operand, OperandKind};
+
+use crate::context::{Ctx, InstInfo};
+use crate::scope::{Scope, SymbolKind};
+use crate::Diagnostic;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Bits,
+    Signed,
+    Unsigned,
+    Float,
+    Pred,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Ty {
+    kind: Kind,
+    bits: u32,
+}
+
+impl Ty {
+    /// Fundamental types only (`.b8` … `.b128`, `.s/.u8` … `64`, `.f16/.f32/.f64`, `.pred`).
+    fn parse(name: &str) -> Option<Ty> {
+        let name = name.trim_start_matches('.');
+        if name == "pred" {
+            return Some(Ty {
+                kind: Kind::Pred,
+                bits: 1,
+            });
+        }
+        let (kind, digits) = match name.split_at_checked(1)? {
+            ("b", d) => (Kind::Bits, d),
+            ("s", d) => (Kind::Signed, d),
+            ("u", d) => (Kind::Unsigned, d),
+            ("f", d) => (Kind::Float, d),
+            _ => return None,
+        };
+        let bits: u32 = digits.parse().ok()?;
+        let valid = match kind {
+            Kind::Bits => matches!(bits, 8 | 16 | 32 | 64 | 128),
+            Kind::Signed | Kind::Unsigned => matches!(bits, 8 | 16 | 32 | 64),
+            Kind::Float => matches!(bits, 16 | 32 | 64),
+            Kind::Pred => false,
+        };
+        valid.then_some(Ty { kind, bits })
+    }
+
+    fn is_int(self) -> bool {
+        matches!(self.kind, Kind::Signed | Kind::Unsigned)
+    }
+}
+
+/// Section 6.1: same size, and a bit type on either side or both integer or both float.
+fn exact_fits(instr: Ty, reg: Ty) -> bool {
+    if instr.kind == Kind::Pred || reg.kind == Kind::Pred {
+        return instr.kind == reg.kind;
+    }
+    instr.bits == reg.bits
+        && (instr.kind == Kind::Bits
+            || reg.kind == Kind::Bits
+            || (instr.is_int() && reg.is_int())
+            || (instr.kind == Kind::Float && reg.kind == Kind::Float))
+}
+
+/// Section 9.4.1, Tables 27 and 28.
+fn relaxed_fits(instr: Ty, reg: Ty) -> bool {
+    if instr.kind == Kind::Pred || reg.kind == Kind::Pred {
+        return instr.kind == reg.kind;
+    }
+    match reg.kind {
+        Kind::Bits => reg.bits >= instr.bits,
+        Kind::Signed | Kind::Unsigned => {
+            (instr.kind == Kind::Bits || instr.is_int()) && reg.bits >= instr.bits
+        }
+        Kind::Float => match instr.kind {
+            Kind::Bits => reg.bits >= instr.bits,
+            Kind::Float => reg.bits == instr.bits,
+            _ => false,
+        },
+        Kind::Pred => false,
+    }
+}
+
+/// How an instruction's operands are typed.
+enum Pattern {
+    /// Every operand has the instruction type.
+    AllSame,
+    /// Operands at these indices have the type; `preds` must be predicates.
+    Some {
+        typed: &'static [usize],
+        preds: &'static [usize],
+    },
+    /// `ld`/`ldu`/`st`: the data operand at this index, relaxed rules.
+    Data(usize),
+    /// `cvt.dtype.atype d, a`, relaxed rules.
+    Convert,
+}
+
+fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
+    let has = |w: &str| info.has(w);
+    Some(match info.words[0] {
+        "add" | "sub" | "min" | "max" | "and" | "or" | "xor" | "not" | "cnot" | "neg" | "abs"
+        | "div" | "rem" | "fma" | "rcp" | "sqrt" | "rsqrt" | "copysign" => Pattern::AllSame,
+        // `.wide` doubles the destination's size.
+        "mul" | "mad" if !has("wide") => Pattern::AllSame,
+        "mov" => Pattern::AllSame,
+        "setp" => Pattern::Some {
+            typed: &[1, 2],
+            preds: &[0, 3],
+        },
+        "selp" => Pattern::Some {
+            typed: &[0, 1, 2],
+            preds: &[3],
+        },
+        "ld" | "ldu" => Pattern::Data(0),
+        "st" => Pattern::Data(1),
+        "cvt" => Pattern::Convert,
+        _ => return None,
+    })
+}
+
+/// The instruction type: the last qualifier that is a fundamental type.
+fn instruction_type(info: &InstInfo<'_>) -> Option<Ty> {
+    let last = info.words.last()?;
+    Ty::parse(last)
+}
+
+pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let Some(pattern) = pattern(info) else { return };
+    let section = info
+        .resolved
+        .outcome
+        .matches
+        .first()
+        .map(|m| m.instruction.section.clone())
+        .unwrap_or_default();
+    let checker = Checker { info, scope };
+    let mut problems = Vec::new();
+    match pattern {
+        Pattern::AllSame => {
+            // Only when the last qualifier is the one type of the instruction (not `.f32.f16`
+            // mixed forms) and no operand is a packed vector (`mov.b64 %rd, {%r1, %r2}`).
+            let Some(ty) = instruction_type(info) else { return };
+            let types = info.words[1..].iter().filter(|w| Ty::parse(w).is_some()).count();
+            if types != 1 {
+                return;
+            }
+            for (i, op) in info.operands.iter().enumerate() {
+                checker.operand(i, op, ty, false, &mut problems);
+            }
+        }
+        Pattern::Some { typed, preds } => {
+            let Some(ty) = instruction_type(info) else { return };
+            for &i in typed {
+                if let Some(op) = info.operands.get(i) {
+                    checker.operand(i, op, ty, false, &mut problems);
+                }
+            }
+            let pred = Ty {
+                kind: Kind::Pred,
+                bits: 1,
+            };
+            for &i in preds {
+                if let Some(op) = info.operands.get(i) {
+                    checker.operand(i, op, pred, false, &mut problems);
+                }
+            }
+        }
+        Pattern::Data(index) => {
+            let Some(ty) = instruction_type(info) else { return };
+            if let Some(op) = info.operands.get(index) {
+                checker.operand(index, op, ty, true, &mut problems);
+            }
+        }
+        Pattern::Convert => {
+            let n = info.words.len();
+            if n < 3 {
+                return;
+            }
+            let (Some(dty), Some(aty)) = (Ty::parse(info.words[n - 2]), Ty::parse(info.words[n - 1]))
+            else {
+                return;
+            };
+            if let Some(op) = info.operands.first() {
+                checker.operand(0, op, dty, true, &mut problems);
+            }
+            if let Some(op) = info.operands.get(1) {
+                checker.operand(1, op, aty, true, &mut problems);
+            }
+        }
+    }
+    for (range, message) in problems {
+        ctx.report(Diagnostic::error("operand-type", range, message).section(section.clone()));
+    }
+}
+
+struct Checker<'i, 'a, 's> {
+    info: &'i InstInfo<'a>,
+    scope: &'s Scope<'a>,
+}
+
+impl Checker<'_, '_, '_> {
+    fn operand(
+        &self,
+        index: usize,
+        op: &Operand<'_>,
+        ty: Ty,
+        relaxed: bool,
+        out: &mut Vec<(ptx_syntax::TextRange, String)>,
+    ) {
+        let opcode = self.info.opcode_text();
+        match op.kind() {
+            OperandKind::Register(name) | OperandKind::Identifier(name) => {
+                let Some(symbol) = self.scope.lookup(name) else { return };
+                if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
+                    return;
+                }
+                let Some(reg) = symbol.ty.and_then(Ty::parse) else { return };
+                let fits = if relaxed {
+                    relaxed_fits(ty, reg)
+                } else {
+                    exact_fits(ty, reg)
+                };
+                if !fits {
+                    out.push((
+                        op.range(),
+                        format!(
+                            "`{name}` is a .{} register; operand {} of `{opcode}` needs {}",
+                            type_name(reg),
+                            index + 1,
+                            wanted(ty, relaxed)
+                        ),
+                    ));
+                }
+            }
+            OperandKind::Vector if relaxed => {
+                for element in op.elements() {
+                    self.operand(index, &element, ty, relaxed, out);
+                }
+            }
+            OperandKind::Integer(_) if ty.kind == Kind::Float => out.push((
+                op.range(),
+                format!(
+                    "`{opcode}` needs a floating-point constant here (e.g. `1.0` or `0f…`), not an integer"
+                ),
+            )),
+            OperandKind::Float(text) => {
+                let hex = text.len() > 1 && matches!(&text[..2], "0f" | "0F" | "0d" | "0D");
+                let bad = match ty.kind {
+                    Kind::Float | Kind::Pred => false,
+                    Kind::Bits => !hex,
+                    Kind::Signed | Kind::Unsigned => true,
+                };
+                if bad {
+                    out.push((
+                        op.range(),
+                        format!(
+                            "`{opcode}` takes an integer constant here, not the floating-point `{text}`"
+                        ),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn type_name(ty: Ty) -> String {
+    match ty.kind {
+        Kind::Bits => format!("b{}", ty.bits),
+        Kind::Signed => format!("s{}", ty.bits),
+        Kind::Unsigned => format!("u{}", ty.bits),
+        Kind::Float => format!("f{}", ty.bits),
+        Kind::Pred => "pred".to_owned(),
+    }
+}
+
+fn wanted(ty: Ty, relaxed: bool) -> String {
+    let bits = ty.bits;
+    match (ty.kind, relaxed) {
+        (Kind::Pred, _) => "a .pred register".to_owned(),
+        (Kind::Float, false) => format!("a .f{bits} or .b{bits} register"),
+        (Kind::Float, true) => format!("a .f{bits} register or a bit-size register of at least {bits} bits"),
+        (Kind::Bits, false) => format!("a {bits}-bit register"),
+        (Kind::Bits, true) => format!("a register of at least {bits} bits"),
+        (_, false) => format!("a .b{bits}, .s{bits} or .u{bits} register"),
+        (_, true) => format!("an integer or bit-size register of at least {bits} bits"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::check_diagnostics;
+
+    #[test]
+    fn relaxed_table_spot_checks() {
+        let t = |s| Ty::parse(s).unwrap();
+        assert!(relaxed_fits(t("u8"), t("b32")));
+        assert!(relaxed_fits(t("f32"), t("b64")));
+        assert!(!relaxed_fits(t("f32"), t("f64")));
+        assert!(!relaxed_fits(t("u32"), t("f32")));
+        assert!(relaxed_fits(t("b16"), t("f32")));
+        assert!(!relaxed_fits(t("u64"), t("b32")));
+        assert!(exact_fits(t("f32"), t("b32")));
+        assert!(!exact_fits(t("s32"), t("f32")));
+        assert!(!exact_fits(t("u32"), t("b64")));
+    }
+
+    #[test]
+    fn register_types() {
+        check_diagnostics(
+            r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<4>;
+  .reg .pred %p<2>;
+  add.f32 %f1, %r1, %r2;
+  add.s32 %r1, %f1, %r2;
+//             ^^^ error: `%f1` is a .f32 register; operand 2 of `add.s32` needs a .b32, .s32 or .u32 register
+  add.u32 %r1, %r1, %rd1;
+//                  ^^^^ error: `%rd1` is a .b64 register; operand 3 of `add.u32` needs a .b32, .s32 or .u32 register
+  ld.global.u8 %r1, [%rd1];
+  ld.global.u32 %rd1, [%rd1];
+  st.global.u32 [%rd1], %f1;
+//                      ^^^ error: `%f1` is a .f32 register; operand 2 of `st.global.u32` needs an integer or bit-size register of at least 32 bits
+  cvt.u64.u32 %r1, %r1;
+//            ^^^ error: `%r1` is a .b32 register; operand 1 of `cvt.u64.u32` needs an integer or bit-size register of at least 64 bits
+  setp.eq.s32 %r1, %r1, %r2;
+//            ^^^ error: `%r1` is a .b32 register; operand 1 of `setp.eq.s32` needs a .pred register
+  add.f32 %f1, %f1, 1;
+//                  ^ error: `add.f32` needs a floating-point constant here (e.g. `1.0` or `0f…`), not an integer
+  mov.b32 %r1, 0f3F800000;
+  mov.u32 %r1, 1.5;
+//             ^^^ error: `mov.u32` takes an integer constant here, not the floating-point `1.5`
+  ret;
+}
+"#,
+        );
+    }
+}

@@ -1,0 +1,93 @@
+//! The PTX rule checker: every validity rule of the PTX ISA that this project knows, as
+//! diagnostics with precise ranges, stable codes and quick fixes.
+//!
+//! [`check`] is a pure function of a [`Parse`] and [`CheckOptions`]; it never fails and never
+//! panics on broken input (a tree with errors yields partial results). Each family of rules
+//! lives in its own module under `handlers/` and names the spec section it comes from.
+//!
+//! Errors follow ptxas 13.5 where it is more lenient than the spec (qualifier order, `.b32`
+//! registers with `.f32` instructions, ...): a file that ptxas accepts must not get an error.
+//! Warnings report what the spec forbids but ptxas does not check.
+//!
+//! ```
+//! let parse = ptx_syntax::Parse::new(
+//!     ".version 8.0\n.target sm_90\n.address_size 64\n.entry k() { ad.s32 %r1, 1, 2; ret; }\n",
+//! );
+//! let diagnostics = ptx_check::check(&parse, &ptx_check::CheckOptions::default());
+//! assert_eq!(diagnostics[0].code, "unknown-opcode");
+//! ```
+
+mod context;
+mod diagnostic;
+mod handlers;
+mod scope;
+mod util;
+#[cfg(test)]
+mod test_support;
+
+pub use diagnostic::{Diagnostic, Edit, Fix, Severity};
+use ptx_syntax::Parse;
+
+/// What the checker should assume beyond the file itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// Check as if the file said `.target` this (e.g. `sm_100a`).
+    pub target_override: Option<String>,
+    /// Check as if the file said `.version` this (e.g. `8.7`).
+    pub version_override: Option<String>,
+    /// Codes (see [`CODES`]) that are not reported.
+    pub disabled_codes: Vec<String>,
+}
+
+/// Every diagnostic code the checker can produce, with a one-line description.
+pub const CODES: &[(&str, &str)] = &[
+    ("syntax-error", "the text does not parse as PTX"),
+    ("missing-version", "no `.version` directive before the first statement"),
+    ("duplicate-version", "more than one `.version` directive"),
+    ("unsupported-version", "a `.version` that ptxas does not know"),
+    ("missing-target", "no `.target` directive"),
+    ("unknown-target", "a `.target` name that no architecture has"),
+    ("version-too-old", "a feature, target or special register needs a newer `.version`"),
+    ("unsupported-target", "a feature or special register is not available on the target"),
+    ("address-size", "an `.address_size` other than 32 or 64, or 32 on sm_90 and newer"),
+    ("unknown-opcode", "no instruction has this name"),
+    ("unknown-qualifier", "no form of the instruction has this qualifier"),
+    ("invalid-qualifier", "a known qualifier that is not allowed in this combination"),
+    ("missing-qualifier", "a mandatory qualifier is missing"),
+    ("exclusive-qualifiers", "two qualifiers fill the same slot"),
+    ("qualifier-order", "qualifiers in an order other than the spec's (ptxas accepts it)"),
+    ("operand-count", "too many or too few operands"),
+    ("operand-kind", "an address where a value is expected, or the other way round"),
+    ("operand-type", "a register or constant whose type does not fit the instruction"),
+    ("vector-length", "a register vector of the wrong length"),
+    ("undeclared-register", "a register that is not declared"),
+    ("undeclared-name", "a label, variable or function that is not declared"),
+    ("duplicate-register", "a register declared twice in one scope"),
+    ("duplicate-variable", "a variable declared twice in one scope"),
+    ("duplicate-label", "a label defined twice in one block"),
+    ("duplicate-function", "a function defined twice"),
+    ("special-register-operand", "a special register read by an instruction other than mov/cvt"),
+    ("immediate-range", "a constant outside the range the instruction allows"),
+    ("tcgen05-mixed-cta-group", "tcgen05 instructions of one kernel use different .cta_group"),
+    ("tcgen05-alloc-after-relinquish", "tcgen05.alloc after relinquish_alloc_permit"),
+    ("tcgen05-alloc-without-dealloc", "tensor memory allocated but never freed"),
+    ("tcgen05-ld-without-wait", "a register loaded by tcgen05.ld read before tcgen05.wait::ld"),
+    ("tcgen05-st-without-wait", "tensor memory read after tcgen05.st without tcgen05.wait::st"),
+];
+
+/// Checks a parsed document; the diagnostics are sorted by position.
+pub fn check(parse: &Parse, options: &CheckOptions) -> Vec<Diagnostic> {
+    let mut ctx = context::Ctx::new(parse, options);
+    handlers::run_all(&mut ctx);
+    let mut diagnostics = ctx.finish();
+    diagnostics.sort_by(|a, b| {
+        (a.range.start, a.range.end, a.severity).cmp(&(b.range.start, b.range.end, b.severity))
+    });
+    diagnostics.dedup_by(|a, b| a.range == b.range && a.code == b.code && a.message == b.message);
+    diagnostics
+}
+
+/// Convenience: parses `text` and checks it.
+pub fn check_text(text: &str, options: &CheckOptions) -> Vec<Diagnostic> {
+    check(&Parse::new(text), options)
+}

@@ -1,0 +1,239 @@
+//! Names visible at a point of a function: registers (with their types), variables, labels,
+//! functions. Built by one walk over the module; lookups are hash-map hits, and parameterized
+//! register declarations (`%r<100>`) are kept as ranges instead of being expanded.
+
+use std::collections::HashMap;
+
+use ptx_syntax::{Block, Statement, TextRange, VariableDecl};
+
+/// What a declared name is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SymbolKind {
+    Register,
+    Variable,
+    Label,
+    Function,
+}
+
+/// One declared name.
+#[derive(Debug, Clone)]
+pub(crate) struct Symbol<'a> {
+    pub kind: SymbolKind,
+    /// Declared type without vector prefix (`.b32`), for registers and variables.
+    pub ty: Option<&'a str>,
+    /// `.v2`/`.v4` of a vector declaration.
+    pub vector: Option<&'a str>,
+    /// State space (`.reg`, `.shared`, `.param` ...).
+    pub space: Option<&'a str>,
+    pub range: TextRange,
+}
+
+/// `%r<N>`: every `%r0 … %r{N-1}`.
+#[derive(Debug, Clone)]
+struct Parameterized<'a> {
+    prefix: &'a str,
+    count: u64,
+    symbol: Symbol<'a>,
+}
+
+/// The names declared directly in one block (or the module).
+#[derive(Debug, Default)]
+pub(crate) struct Frame<'a> {
+    names: HashMap<&'a str, Symbol<'a>>,
+    ranges: Vec<Parameterized<'a>>,
+}
+
+/// A name declared twice in one frame.
+#[derive(Debug, Clone)]
+pub(crate) struct Duplicate {
+    pub name: String,
+    pub kind: SymbolKind,
+    pub range: TextRange,
+    pub first: TextRange,
+}
+
+impl<'a> Frame<'a> {
+    pub fn lookup(&self, name: &str) -> Option<&Symbol<'a>> {
+        if let Some(symbol) = self.names.get(name) {
+            return Some(symbol);
+        }
+        self.ranges
+            .iter()
+            .rev()
+            .find(|p| {
+                name.strip_prefix(p.prefix).is_some_and(|digits| {
+                    !digits.is_empty()
+                        && digits.bytes().all(|b| b.is_ascii_digit())
+                        && digits.parse::<u64>().is_ok_and(|n| n < p.count)
+                })
+            })
+            .map(|p| &p.symbol)
+    }
+
+    /// Declares `name`; returns the earlier declaration's range if it was declared already.
+    pub fn declare(&mut self, name: &'a str, symbol: Symbol<'a>) -> Option<TextRange> {
+        if let Some(old) = self.lookup(name) {
+            return Some(old.range.clone());
+        }
+        self.names.insert(name, symbol);
+        None
+    }
+
+    /// Declares every name of a variable or register declaration.
+    pub fn declare_variable(&mut self, decl: &VariableDecl<'a>, out: &mut Vec<Duplicate>) {
+        let space = decl.state_space().map(|t| t.text);
+        let kind = if space == Some(".reg") {
+            SymbolKind::Register
+        } else {
+            SymbolKind::Variable
+        };
+        // `.extern` declarations may be repeated and completed by a definition.
+        let external = decl.linkage().iter().any(|l| l.text == ".extern");
+        for declarator in decl.declarators() {
+            let Some(name) = declarator.name() else {
+                continue;
+            };
+            let symbol = Symbol {
+                kind,
+                ty: decl.ty().map(|t| t.text),
+                vector: decl.vector().map(|t| t.text),
+                space,
+                range: name.range(),
+            };
+            if let Some(count) = declarator.count() {
+                let clash = self.ranges.iter().find(|p| p.prefix == name.text);
+                if let Some(first) = clash {
+                    out.push(Duplicate {
+                        name: format!("{}<{count}>", name.text),
+                        kind,
+                        range: name.range(),
+                        first: first.symbol.range.clone(),
+                    });
+                }
+                self.ranges.push(Parameterized {
+                    prefix: name.text,
+                    count,
+                    symbol,
+                });
+                continue;
+            }
+            if let Some(first) = self.declare(name.text, symbol) {
+                if !external {
+                    out.push(Duplicate {
+                        name: name.text.to_owned(),
+                        kind,
+                        range: name.range(),
+                        first,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Declares the variables and labels written directly in a block (not in nested blocks).
+    ///
+    /// The whole block is declared before its instructions are checked: ptxas rejects a use
+    /// before the declaration, which this checker does not report (precision over recall).
+    pub fn declare_block(&mut self, block: &Block<'a>, out: &mut Vec<Duplicate>) {
+        for statement in block.statements() {
+            match statement {
+                Statement::Variable(decl) => self.declare_variable(&decl, out),
+                Statement::Label(label) => {
+                    let Some(name) = label.name() else { continue };
+                    let symbol = Symbol {
+                        kind: SymbolKind::Label,
+                        ty: None,
+                        vector: None,
+                        space: None,
+                        range: name.range(),
+                    };
+                    if let Some(first) = self.declare(name.text, symbol) {
+                        out.push(Duplicate {
+                            name: name.text.to_owned(),
+                            kind: SymbolKind::Label,
+                            range: name.range(),
+                            first,
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Declares every label of a function body, nested blocks included, without reporting
+    /// duplicates: a branch may target a label in another block of the function.
+    pub fn declare_all_labels(&mut self, block: &Block<'a>) {
+        for statement in block.statements() {
+            match statement {
+                Statement::Label(label) => {
+                    if let Some(name) = label.name() {
+                        self.names.entry(name.text).or_insert(Symbol {
+                            kind: SymbolKind::Label,
+                            ty: None,
+                            vector: None,
+                            space: None,
+                            range: name.range(),
+                        });
+                    }
+                }
+                Statement::Block(inner) => self.declare_all_labels(&inner),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Frames from the module down to the current block.
+#[derive(Debug, Default)]
+pub(crate) struct Scope<'a> {
+    frames: Vec<Frame<'a>>,
+}
+
+impl<'a> Scope<'a> {
+    pub fn push(&mut self, frame: Frame<'a>) {
+        self.frames.push(frame);
+    }
+
+    pub fn pop(&mut self) -> Option<Frame<'a>> {
+        self.frames.pop()
+    }
+
+    pub fn lookup(&self, name: &str) -> Option<&Symbol<'a>> {
+        self.frames.iter().rev().find_map(|f| f.lookup(name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sym(range: TextRange) -> Symbol<'static> {
+        Symbol {
+            kind: SymbolKind::Register,
+            ty: Some(".b32"),
+            vector: None,
+            space: Some(".reg"),
+            range,
+        }
+    }
+
+    #[test]
+    fn parameterized_names_are_ranges() {
+        let mut frame = Frame::default();
+        frame.ranges.push(Parameterized {
+            prefix: "%r",
+            count: 10,
+            symbol: sym(0..1),
+        });
+        assert!(frame.lookup("%r0").is_some());
+        assert!(frame.lookup("%r9").is_some());
+        assert!(frame.lookup("%r10").is_none());
+        assert!(frame.lookup("%r").is_none());
+        assert!(frame.lookup("%rd1").is_none());
+        // ptxas reads `%r01` as `%r1`.
+        assert!(frame.lookup("%r01").is_some());
+        assert_eq!(frame.declare("%r3", sym(5..6)), Some(0..1));
+        assert_eq!(frame.declare("%x", sym(5..6)), None);
+    }
+}
