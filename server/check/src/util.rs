@@ -26,43 +26,49 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
 /// The candidate closest to `word`, if it is close enough to be a likely typo.
 pub(crate) fn nearest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
     let limit = (word.chars().count() / 3).clamp(1, 3);
+    // Ties go to the candidate sharing the longest prefix (`ad` -> `add`, not `ld`), then to
+    // the one closest in length.
     candidates
         .into_iter()
         .filter(|c| *c != word)
         .map(|c| (edit_distance(word, c), c))
         .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, c)| (*d, c.len()))
+        .min_by_key(|(d, c)| {
+            let prefix = word.chars().zip(c.chars()).take_while(|(a, b)| a == b).count();
+            (*d, usize::MAX - prefix, c.len().abs_diff(word.len()), *c)
+        })
         .map(|(_, c)| c)
 }
 
-/// `sm_100a | sm_100f+` as `sm_100a, or sm_100f and later family members`.
+/// `sm_90+` as `sm_90 or newer`; `sm_100a | sm_100f+ | sm_103f+` as `sm_100a/sm_100f/sm_103f`
+/// (an `f` target stands for itself and the later `a`/`f` targets of its family).
 pub(crate) fn describe_targets(req: &TargetReq) -> String {
     match req {
         TargetReq::All => "any target".to_owned(),
-        TargetReq::AnyOf(atoms) => {
-            let parts: Vec<String> = atoms.iter().map(describe_atom).collect();
-            parts.join(" or ")
-        }
+        TargetReq::AnyOf(atoms) => match atoms.as_slice() {
+            [TargetAtom::AtLeast(n)] => format!("sm_{n} or newer"),
+            _ => {
+                let mut names: Vec<String> = Vec::new();
+                for atom in atoms {
+                    let name = match atom {
+                        TargetAtom::AtLeast(n) => format!("sm_{n}+"),
+                        // sm_101* was renamed sm_110*: name only the new spelling.
+                        TargetAtom::Arch(101) | TargetAtom::Family(101) => continue,
+                        TargetAtom::Arch(n) => format!("sm_{n}a"),
+                        TargetAtom::Family(n) => format!("sm_{n}f"),
+                        TargetAtom::Option(o) => o.clone(),
+                    };
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
+                names.join("/")
+            }
+        },
         TargetReq::AllOf(parts) => {
             let parts: Vec<String> = parts.iter().map(describe_targets).collect();
-            parts.join(", and ")
+            parts.join(" and ")
         }
-    }
-}
-
-fn describe_atom(atom: &TargetAtom) -> String {
-    match atom {
-        TargetAtom::AtLeast(n) => format!("sm_{n} or newer"),
-        TargetAtom::Arch(n) => format!("sm_{n}a"),
-        TargetAtom::Family(n) => {
-            let family = if *n >= 100 {
-                format!(" (or a later sm_{}x `a`/`f` target)", n / 10)
-            } else {
-                String::new()
-            };
-            format!("sm_{n}f{family}")
-        }
-        TargetAtom::Option(o) => o.clone(),
     }
 }
 
@@ -90,10 +96,7 @@ mod tests {
     #[test]
     fn target_wording() {
         let req = TargetReq::parse("sm_100a | sm_100f+").unwrap();
-        assert_eq!(
-            describe_targets(&req),
-            "sm_100a or sm_100f (or a later sm_10x `a`/`f` target)"
-        );
+        assert_eq!(describe_targets(&req), "sm_100a/sm_100f");
         let req = TargetReq::parse("sm_90+").unwrap();
         assert_eq!(describe_targets(&req), "sm_90 or newer");
     }

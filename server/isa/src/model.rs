@@ -170,6 +170,12 @@ pub struct Instruction {
     pub features: Vec<Feature>,
     /// Number of version/target facts the generator could not attribute.
     pub unattributed_facts: usize,
+    /// The least that any use of the instruction needs: the earliest `since` and the union of
+    /// the targets of every fact of its section that applies to it. The merged requirements
+    /// above can be too strict where the spec's notes describe later extensions of an older
+    /// instruction (`since 8.8 : min` is about the three-input form); a checker that must
+    /// not reject valid code uses this floor.
+    pub floor: Requirement,
     /// One-line summary in this project's own words, if written.
     pub summary: Option<String>,
 }
@@ -224,10 +230,13 @@ fn resolve_slots(sec: &SectionData, group: usize, elems: &[RawElem]) -> Vec<Qual
                     e.alts.iter().map(|a| bare(a).to_string()).collect(),
                 ),
             };
+            // `.vec = { none, .v2, .v4 }` (suld/sust): `none` means the slot is left out.
+            let none = values.iter().any(|v| v == "none");
+            let values = values.into_iter().filter(|v| v != "none").collect();
             QualSlot {
                 name,
                 kind,
-                optional: e.group.is_some(),
+                optional: e.group.is_some() || none,
                 group: e.group,
                 values,
             }
@@ -297,11 +306,14 @@ pub fn build_instructions(sections: &[SectionData]) -> Vec<Instruction> {
                 requirement: Requirement::default(),
                 features: Vec::new(),
                 unattributed_facts: 0,
+                floor: Requirement::default(),
                 summary: None,
             })
             .collect();
         for (gi, group) in sec.groups.iter().enumerate() {
             for text in &group.forms {
+                // Some syntax blocks draw a `-----` rule in front of a form; it is not syntax.
+                let text = &text.trim_start_matches('-').trim_start().to_string();
                 let Ok(raw) = parse_form(text) else {
                     continue;
                 };
@@ -364,7 +376,55 @@ pub fn build_instructions(sections: &[SectionData]) -> Vec<Instruction> {
     out
 }
 
+/// Union of two target requirements (either suffices); `AllOf` parts count as their first part,
+/// which only makes the union more permissive.
+fn loosest(a: Option<TargetReq>, b: &TargetReq) -> TargetReq {
+    fn atoms(t: &TargetReq) -> Option<Vec<crate::target::TargetAtom>> {
+        match t {
+            TargetReq::All => None,
+            TargetReq::AnyOf(atoms) => Some(atoms.clone()),
+            TargetReq::AllOf(parts) => parts.first().and_then(atoms),
+        }
+    }
+    let Some(a) = a else { return b.clone() };
+    match (atoms(&a), atoms(b)) {
+        (Some(mut x), Some(y)) => {
+            for atom in y {
+                if !x.contains(&atom) {
+                    x.push(atom);
+                }
+            }
+            TargetReq::AnyOf(x)
+        }
+        _ => TargetReq::All,
+    }
+}
+
 fn apply_facts(sec: &SectionData, inst: &mut Instruction) {
+    let mut floor_since: Option<PtxVersion> = None;
+    let mut floor_targets: Option<TargetReq> = None;
+    for fact in &sec.facts {
+        let applies = fact.subjects.is_empty()
+            || fact.subjects.iter().any(|s| {
+                !sec.opcodes.iter().any(|o| {
+                    o != &inst.opcode
+                        && o.len() > inst.opcode.len()
+                        && (s == o || s.starts_with(&format!("{o}.")))
+                })
+            });
+        if applies && !fact.is_unattributed() {
+            match &fact.kind {
+                FactKind::Since(v) => floor_since = Some(floor_since.map_or(*v, |x| x.min(*v))),
+                FactKind::Target(t) => floor_targets = Some(loosest(floor_targets.take(), t)),
+                FactKind::Dropped(..) => {}
+            }
+        }
+    }
+    inst.floor = Requirement {
+        since: floor_since.unwrap_or(PtxVersion::MIN),
+        targets: floor_targets.unwrap_or_default(),
+        removed: Vec::new(),
+    };
     for fact in &sec.facts {
         if fact.is_unattributed() {
             inst.unattributed_facts += 1;

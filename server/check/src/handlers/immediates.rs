@@ -18,6 +18,8 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         .unwrap_or_default();
     let rule: Option<(usize, fn(i128) -> Option<String>)> = match (info.words[0], second) {
         ("tcgen05", "alloc" | "dealloc") => Some((1, columns)),
+        // `bar.warp.sync` takes a member mask, not a barrier number.
+        ("bar" | "barrier", "warp") => None,
         ("bar" | "barrier", "red") => Some((1, barrier)),
         ("bar" | "barrier", _) => Some((0, barrier)),
         ("setmaxnreg", _) => Some((0, max_registers)),
@@ -74,7 +76,7 @@ mod tests {
   .reg .b32 %r<4>;
   .reg .b64 %rd<4>;
   tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%rd1], 48;
-//                                                                 ^^ error: `tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32`: the column count must be a power of two from 32 to 512 (32, 64, 128, 256 or 512), not 48
+//                                                                ^^ error: `tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32`: the column count must be a power of two from 32 to 512 (32, 64, 128, 256 or 512), not 48
   tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r1, 64;
   bar.sync 16;
 //         ^^ error: `bar.sync`: the barrier number must be 0 to 15, not 16

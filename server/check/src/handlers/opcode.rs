@@ -104,7 +104,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
                     info.word_range(*index),
                     format!("`{}` has no qualifier `.{qualifier}`", info.words[0]),
                 );
-                suggest(&mut d, info, *index, qualifier, expected);
+                suggest(ctx.isa, &mut d, info, *index, qualifier, expected);
                 d
             }
             MatchError::NotAllowedHere {
@@ -120,7 +120,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
                         info.opcode_text()
                     ),
                 );
-                suggest(&mut d, info, *index, qualifier, expected);
+                suggest(ctx.isa, &mut d, info, *index, qualifier, expected);
                 d
             }
             MatchError::MissingRequired {
@@ -183,19 +183,35 @@ fn unknown_opcode(ctx: &Ctx<'_>, info: &InstInfo<'_>, root: &str) -> Diagnostic 
     d
 }
 
-/// Adds "expected one of" and a did-you-mean fix to a qualifier diagnostic.
-fn suggest(d: &mut Diagnostic, info: &InstInfo<'_>, index: usize, written: &str, expected: &[String]) {
-    if expected.is_empty() {
-        return;
+/// Adds a did-you-mean fix (from every qualifier the opcode knows), or else the qualifiers
+/// the closest form expects at that point.
+fn suggest(
+    isa: &Isa,
+    d: &mut Diagnostic,
+    info: &InstInfo<'_>,
+    index: usize,
+    written: &str,
+    expected: &[String],
+) {
+    let root = info.words[0];
+    let mut known: Vec<&str> = expected.iter().map(String::as_str).collect();
+    for inst in isa.instructions_with_root(root) {
+        for form in inst.forms.iter().filter(|f| f.root == root) {
+            for slot in &form.qualifier_slots {
+                known.extend(slot.values.iter().map(String::as_str));
+            }
+        }
     }
-    d.message
-        .push_str(&format!("; expected {}", qualifier_list(expected, 12)));
-    if let Some(best) = nearest(written, expected.iter().map(String::as_str)) {
+    if let Some(best) = nearest(written, known) {
+        d.message.push_str(&format!("; did you mean `.{best}`?"));
         d.fixes.push(Fix::replace(
             format!("Change to `.{best}`"),
             info.word_range(index),
             format!(".{best}"),
         ));
+    } else if !expected.is_empty() {
+        d.message
+            .push_str(&format!("; expected {}", qualifier_list(expected, 12)));
     }
 }
 
@@ -289,9 +305,9 @@ mod tests {
   .reg .b32 %r<4>;
   .reg .b64 %rd<4>;
   ld.globl.u32 %r1, [%rd1];
-//  ^^^^^^ error: `ld` has no qualifier `.globl`; expected .weak, .volatile, .relaxed, .acquire, .mmio, .const, .global, .local, .param, .param::entry, .param::func, .shared, …
+//  ^^^^^^ error: `ld` has no qualifier `.globl`; did you mean `.global`?
   add %r1, %r2, %r3;
-//^^^ error: `add` needs a `.type` qualifier (.u16, .u32, .u64, .s16, .s32, .s64, .u16x2, .s16x2) at the end
+//^^^ error: `add` needs `.f32` at the end
   ret;
 }
 "#,

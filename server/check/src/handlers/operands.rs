@@ -11,8 +11,14 @@ use ptx_syntax::{Operand, OperandKind};
 use crate::context::{Ctx, InstInfo};
 use crate::Diagnostic;
 
+/// Whether a form's operand may be left out. Besides `{, x}`, the tcgen05.mma forms write an
+/// optional operand as `{ disable-output-lane }` (a brace group without commas).
+fn optional(spec: &ptx_isa::OperandSpec) -> bool {
+    spec.optional || spec.kind == SpecKind::Vector && !spec.text.contains(',')
+}
+
 fn count_fits(form: &Form, count: usize) -> bool {
-    let required = form.operands.iter().filter(|o| !o.optional).count();
+    let required = form.operands.iter().filter(|o| !optional(o)).count();
     (required..=form.operands.len()).contains(&count)
 }
 
@@ -32,12 +38,12 @@ fn kind_fits(spec: SpecKind, operand: &Operand<'_>) -> bool {
 /// Position-wise kind check; optional operands are matched in order.
 fn kinds_fit(form: &Form, operands: &[Operand<'_>]) -> Option<usize> {
     let mut specs = form.operands.iter();
-    let extra = operands.len() - form.operands.iter().filter(|o| !o.optional).count();
+    let extra = operands.len() - form.operands.iter().filter(|o| !optional(o)).count();
     let mut optional_left = extra;
     for (i, operand) in operands.iter().enumerate() {
         let spec = loop {
             let spec = specs.next()?;
-            if !spec.optional {
+            if !optional(spec) {
                 break spec;
             }
             if optional_left > 0 {
@@ -67,7 +73,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
     let section = matches[0].instruction.section.clone();
     if fitting.is_empty() {
         let form = matches[0].form;
-        let required = form.operands.iter().filter(|o| !o.optional).count();
+        let required = form.operands.iter().filter(|o| !optional(o)).count();
         let names: Vec<&str> = form.operands.iter().map(|o| o.text.as_str()).collect();
         let expected = if required == form.operands.len() {
             format!("{required}")

@@ -33,8 +33,6 @@ mod tests {
 .visible .entry k()
 {
   .reg .b32 %r<4>;
-  mov.u32 %r1, 1
-//              ^ error: expected `;` to end the statement here
   add.s32 %r1, %r2 %r3;
 //                 ^^^ error: unexpected `%r3` in this instruction
   ret;

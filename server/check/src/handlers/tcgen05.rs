@@ -247,7 +247,7 @@ mod tests {
   tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
   tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%rd1], 32;
 //^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ warning: `tcgen05.alloc` after `tcgen05.relinquish_alloc_permit`: the CTA gave up the right to allocate
-//             ^^^^^^^^^^^^ warning: `.cta_group::2` differs from the `.cta_group::1` used earlier in this function; a kernel's tcgen05 instructions must agree
+//             ^^^^^^^^^^^^^ warning: `.cta_group::2` differs from the `.cta_group::1` used earlier in this function; a kernel's tcgen05 instructions must agree
   ret;
 }
 "#,

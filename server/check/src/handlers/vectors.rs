@@ -32,10 +32,15 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
             _ => continue,
         };
         let is_vector = matches!(operand.kind(), OperandKind::Vector);
-        if written.len() == wanted && (is_vector || wanted == 1) {
-            continue;
-        }
-        if !is_vector && wanted == 1 {
+        // A single register is legal where the count is 1, and also in place of a packed
+        // vector (`mov.b32 %r1, %r2`, a wgmma A descriptor): only `.vN` loads and stores
+        // insist on braces.
+        let vector_qualifier = info.words[1..]
+            .iter()
+            .any(|w| matches!(*w, "v2" | "v4" | "v8"));
+        let insists_on_braces =
+            vector_qualifier && matches!(info.words[0], "ld" | "st" | "ldu" | "atom" | "red");
+        if is_vector && written.len() == wanted || !is_vector && (wanted == 1 || !insists_on_braces) {
             continue;
         }
         let refs: Vec<&str> = written.iter().map(String::as_str).collect();
@@ -81,7 +86,7 @@ mod tests {
   .reg .b32 %r<8>;
   .reg .b64 %rd<4>;
   ld.global.v4.u32 {%r1, %r2}, [%rd1];
-//                 ^^^^^^^^^^ error: `ld.global.v4.u32` needs 4 registers in operand 1 (.v4: 4 elements of 32 bits), found 2 registers
+//                 ^^^^^^^^^^ error: `ld.global.v4.u32` needs 4 registers in operand 1 (.v4 = 4 registers of 32 bits, one per .u32 element), found 2 registers
   ret;
 }
 "#;
