@@ -45,6 +45,18 @@ pub(crate) const SINK: &str = "sink";
 pub(crate) const UNARY_EXPRESSION: &str = "unary_expression";
 pub(crate) const QUALIFIER: &str = "qualifier";
 pub(crate) const COMMENT: &str = "comment";
+pub(crate) const PREPROCESSOR_DIRECTIVE: &str = "preprocessor_directive";
+pub(crate) const SECTION_NAME: &str = "section_name";
+pub(crate) const SECTION_REFERENCE: &str = "section_reference";
+pub(crate) const PTR_ATTRIBUTE: &str = "ptr_attribute";
+pub(crate) const COMPONENT: &str = "component";
+pub(crate) const OPCODE: &str = "opcode";
+pub(crate) const PREDICATE_GUARD: &str = "predicate_guard";
+pub(crate) const BINARY_EXPRESSION: &str = "binary_expression";
+pub(crate) const CONDITIONAL_EXPRESSION: &str = "conditional_expression";
+pub(crate) const SAMPLER_FIELD: &str = "sampler_field";
+pub(crate) const PARAMETER_LIST: &str = "parameter_list";
+pub(crate) const OPERAND_LIST: &str = "operand_list";
 
 pub(crate) const FIELD_NAME: &str = "name";
 pub(crate) const FIELD_KIND: &str = "kind";
@@ -124,6 +136,18 @@ mod tests {
             UNARY_EXPRESSION,
             QUALIFIER,
             COMMENT,
+            PREPROCESSOR_DIRECTIVE,
+            SECTION_NAME,
+            SECTION_REFERENCE,
+            PTR_ATTRIBUTE,
+            COMPONENT,
+            OPCODE,
+            PREDICATE_GUARD,
+            BINARY_EXPRESSION,
+            CONDITIONAL_EXPRESSION,
+            SAMPLER_FIELD,
+            PARAMETER_LIST,
+            OPERAND_LIST,
         ];
         for kind in kinds {
             assert!(

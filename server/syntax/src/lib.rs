@@ -11,6 +11,7 @@ mod document;
 mod kinds;
 mod parse;
 mod position;
+mod tokens;
 
 pub use ast::{
     Block, Declarator, Directive, DirectiveKind, Function, FunctionKind, Guard, Instruction, Item,
@@ -19,6 +20,7 @@ pub use ast::{
 pub use document::{Document, TextEdit};
 pub use parse::{Parse, SyntaxError, SyntaxErrorKind, TreeStats};
 pub use position::{LineCol, LineIndex, PositionEncoding};
+pub use tokens::{NameRole, SyntaxToken, TokenKind};
 
 /// A half-open byte range into a document's text.
 pub type TextRange = std::ops::Range<usize>;

@@ -1,0 +1,446 @@
+//! The flat token stream of a parse, each token classified by its syntactic role.
+//!
+//! Editors need tokens rather than trees for several features: semantic
+//! highlighting colours each token, the formatter re-emits them with new
+//! whitespace (and its round-trip test compares token streams), and navigation
+//! looks for every occurrence of a name. [`Parse::tokens`] yields every leaf of
+//! the tree in source order, comments included, with a [`TokenKind`] that says
+//! what the token is *syntactically*. Semantic questions (is `%tid` a special
+//! register? which declaration does `%r1` refer to?) belong to the analyses.
+//!
+//! [`Parse::enclosing_ranges`] lists the ranges of the nodes around an offset,
+//! innermost first, for selection ranges.
+
+use tree_sitter::{Node, TreeCursor};
+
+use crate::kinds as k;
+use crate::parse::Parse;
+use crate::TextRange;
+
+/// What a name (an identifier or a register) does where it is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NameRole {
+    /// A use: an operand, a guard, an address, an initializer, `.alias` ...
+    Reference,
+    /// The name of an `.entry` or `.func` being declared or defined.
+    Function,
+    /// `name:` defines a label.
+    Label,
+    /// A declarator of a variable or register declaration.
+    Variable,
+    /// A declarator of a function parameter (or return parameter).
+    Parameter,
+    /// An architecture name after `.target`.
+    Target,
+    /// A field of a sampler initializer (`filter_mode = nearest`).
+    Field,
+}
+
+/// The syntactic class of one token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TokenKind {
+    /// `// ...` or `/* ... */`.
+    Comment,
+    /// A C preprocessor line (`#include ...`).
+    Preprocessor,
+    /// A directive keyword or modifier: `.version`, `.entry`, `.visible`,
+    /// `.align`, `.maxntid`, `.ptr`, `function_name`, `@@DWARF` ...
+    Keyword,
+    /// `.reg`, `.global`, `.param` ...
+    StateSpace,
+    /// `.b32`, `.f16x2`, `.pred`, and vector types `.v4`.
+    Type,
+    /// The first word of an instruction's opcode (`ld` in `ld.global.f32`).
+    Mnemonic,
+    /// One `.qualifier` of an opcode (or the `.unified` suffix of an address).
+    Qualifier,
+    /// `.x` of `%tid.x`, `.b0` of `r2.b0`.
+    Component,
+    /// A `%name`: a register or a special register.
+    Register(NameRole),
+    /// A plain name: label, function, variable, parameter ...
+    Identifier(NameRole),
+    Integer,
+    Float,
+    String,
+    /// `.debug_info` and other section names.
+    SectionName,
+    /// Arithmetic, logical and comparison operators, `@` and `!` of guards.
+    Operator,
+    /// Brackets, braces, parentheses, `,`, `;`, `:`, `=`, `<`/`>` of `%r<4>`.
+    Punctuation,
+    /// `_`
+    Sink,
+    /// Anything else (the raw text of a `@@DWARF` line, unknown text in an error).
+    Other,
+}
+
+/// A token: its class and byte range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxToken {
+    pub kind: TokenKind,
+    pub range: TextRange,
+}
+
+/// Named nodes that are single tokens even though tree-sitter gives some of
+/// them an anonymous child (`type` → `.b32`).
+fn is_atomic(kind: &str) -> bool {
+    matches!(
+        kind,
+        k::TYPE
+            | k::VECTOR_TYPE
+            | k::STATE_SPACE
+            | k::LINKAGE
+            | k::QUALIFIER
+            | k::COMPONENT
+            | k::REGISTER
+            | k::IDENTIFIER
+            | k::INTEGER_LITERAL
+            | k::FLOAT_LITERAL
+            | k::STRING_LITERAL
+            | k::COMMENT
+            | k::PREPROCESSOR_DIRECTIVE
+            | k::SECTION_NAME
+            | k::SECTION_REFERENCE
+            | k::PTR_ATTRIBUTE
+            | k::SINK
+            | k::DWARF_DIRECTIVE
+    )
+}
+
+impl Parse {
+    /// Every token of the text in source order, comments included. Missing
+    /// (zero-width) tokens that error recovery invented are left out.
+    pub fn tokens(&self) -> Vec<SyntaxToken> {
+        self.tokens_in(0..self.text().len())
+    }
+
+    /// The tokens that overlap `range` (an empty range selects the tokens
+    /// touching that offset), in source order. Only the parts of the tree
+    /// that intersect the range are visited.
+    pub fn tokens_in(&self, range: TextRange) -> Vec<SyntaxToken> {
+        let mut out = Vec::new();
+        let mut cursor = self.tree().walk();
+        let mut ancestors: Vec<&'static str> = Vec::new();
+        walk(&mut cursor, &range, &mut ancestors, self.text(), &mut out);
+        out
+    }
+
+    /// The ranges of the token at `offset` and of every node around it,
+    /// innermost first and without repeats; the last one is the whole text.
+    pub fn enclosing_ranges(&self, offset: usize) -> Vec<TextRange> {
+        let root = self.tree().root_node();
+        let mut node = root
+            .descendant_for_byte_range(offset, offset)
+            .unwrap_or(root);
+        // In blank space at the end of the text, select what comes before it.
+        if node == root && offset > 0 {
+            if let Some(before) = root.descendant_for_byte_range(offset - 1, offset - 1) {
+                node = before;
+            }
+        }
+        let mut out: Vec<TextRange> = Vec::new();
+        let mut current = Some(node);
+        while let Some(n) = current {
+            let range = n.byte_range();
+            if out.last() != Some(&range) {
+                out.push(range);
+            }
+            current = n.parent();
+        }
+        let whole = 0..self.text().len();
+        if out.last() != Some(&whole) {
+            out.push(whole);
+        }
+        out
+    }
+}
+
+fn overlaps(node: Node<'_>, range: &TextRange) -> bool {
+    if range.start == range.end {
+        node.start_byte() <= range.start && range.start <= node.end_byte()
+    } else {
+        node.start_byte() < range.end && range.start < node.end_byte()
+    }
+}
+
+/// Depth-first walk with a cursor, keeping the kinds of the ancestors so that
+/// each token can be classified by its parent without `Node::parent` calls.
+fn walk(
+    cursor: &mut TreeCursor<'_>,
+    range: &TextRange,
+    ancestors: &mut Vec<&'static str>,
+    src: &str,
+    out: &mut Vec<SyntaxToken>,
+) {
+    let node = cursor.node();
+    if !overlaps(node, range) {
+        return;
+    }
+    if node.is_missing() {
+        return;
+    }
+    if is_atomic(node.kind()) || node.child_count() == 0 {
+        if node.start_byte() < node.end_byte() {
+            let field = cursor.field_name();
+            out.push(SyntaxToken {
+                kind: classify(node, field, ancestors, src),
+                range: node.byte_range(),
+            });
+        }
+        return;
+    }
+    if !cursor.goto_first_child() {
+        return;
+    }
+    ancestors.push(node.kind());
+    loop {
+        let child = cursor.node();
+        // Children are ordered: once one starts after the range, stop.
+        if child.start_byte() > range.end {
+            break;
+        }
+        walk(cursor, range, ancestors, src, out);
+        if !cursor.goto_next_sibling() {
+            break;
+        }
+    }
+    ancestors.pop();
+    cursor.goto_parent();
+}
+
+fn classify(node: Node<'_>, field: Option<&str>, ancestors: &[&str], src: &str) -> TokenKind {
+    let parent = ancestors.last().copied().unwrap_or(k::MODULE);
+    let grandparent = ancestors
+        .len()
+        .checked_sub(2)
+        .map(|i| ancestors[i])
+        .unwrap_or(k::MODULE);
+    match node.kind() {
+        k::COMMENT => TokenKind::Comment,
+        k::PREPROCESSOR_DIRECTIVE => TokenKind::Preprocessor,
+        k::TYPE | k::VECTOR_TYPE => TokenKind::Type,
+        k::STATE_SPACE => TokenKind::StateSpace,
+        // A `@@DWARF` line is one token: its text is opaque to the grammar.
+        k::LINKAGE | k::PTR_ATTRIBUTE | k::DWARF_DIRECTIVE => TokenKind::Keyword,
+        k::QUALIFIER => TokenKind::Qualifier,
+        k::COMPONENT => TokenKind::Component,
+        k::INTEGER_LITERAL => TokenKind::Integer,
+        k::FLOAT_LITERAL => TokenKind::Float,
+        k::STRING_LITERAL => TokenKind::String,
+        k::SECTION_NAME | k::SECTION_REFERENCE => TokenKind::SectionName,
+        k::SINK => TokenKind::Sink,
+        k::REGISTER => TokenKind::Register(name_role(parent, grandparent, field)),
+        k::IDENTIFIER => {
+            if parent == k::OPCODE && field == Some(k::FIELD_MNEMONIC) {
+                TokenKind::Mnemonic
+            } else {
+                TokenKind::Identifier(name_role(parent, grandparent, field))
+            }
+        }
+        _ if node.is_error() => TokenKind::Other,
+        _ if node.is_named() => TokenKind::Other,
+        kind => classify_anonymous(kind, parent, &src[node.byte_range()]),
+    }
+}
+
+fn name_role(parent: &str, grandparent: &str, field: Option<&str>) -> NameRole {
+    match (parent, field) {
+        (k::LABEL_DECLARATION, Some(k::FIELD_NAME)) => NameRole::Label,
+        (k::FUNCTION_DEFINITION | k::FUNCTION_DECLARATION, Some(k::FIELD_NAME)) => {
+            NameRole::Function
+        }
+        (k::DECLARATOR, Some(k::FIELD_NAME)) if grandparent == k::PARAMETER_DECLARATION => {
+            NameRole::Parameter
+        }
+        (k::DECLARATOR, Some(k::FIELD_NAME)) => NameRole::Variable,
+        (k::TARGET_DIRECTIVE, _) => NameRole::Target,
+        (k::SAMPLER_FIELD, Some(k::FIELD_NAME)) => NameRole::Field,
+        _ => NameRole::Reference,
+    }
+}
+
+fn classify_anonymous(kind: &str, parent: &str, text: &str) -> TokenKind {
+    if text.starts_with('.') || text.starts_with("@@") {
+        return TokenKind::Keyword;
+    }
+    if text.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) {
+        // `function_name`, `inlined_at`, `generic(`.
+        return TokenKind::Keyword;
+    }
+    match kind {
+        "(" | ")" | "[" | "]" | "{" | "}" | "," | ";" => TokenKind::Punctuation,
+        ":" if parent == k::CONDITIONAL_EXPRESSION => TokenKind::Operator,
+        ":" => TokenKind::Punctuation,
+        "<" | ">" if parent == k::DECLARATOR => TokenKind::Punctuation,
+        "=" => TokenKind::Punctuation,
+        "@" | "!" | "|" | "?" | "+" | "-" | "*" | "/" | "%" | "<<" | ">>" | "&" | "^" | "~"
+        | "&&" | "||" | "==" | "!=" | "<" | "<=" | ">" | ">=" => TokenKind::Operator,
+        _ if parent == k::PREDICATE_GUARD || parent == k::BINARY_EXPRESSION => TokenKind::Operator,
+        _ => TokenKind::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::expect;
+
+    fn render(parse: &Parse, tokens: &[SyntaxToken]) -> String {
+        tokens
+            .iter()
+            .map(|t| format!("{:?} {:?}\n", t.kind, &parse.text()[t.range.clone()]))
+            .collect()
+    }
+
+    #[test]
+    fn every_token_is_classified() {
+        let parse = Parse::new(
+            ".version 9.1 // v\n.visible .entry k(.param .u64 p)\n{\n.reg .b32 %r<2>;\n\
+             @!%p1 ld.global.v2.f32 {%f1, _}, [p+8];\nL1: mov.u32 %r1, %tid.x;\nbra L1;\n}\n",
+        );
+        expect![[r#"
+            Keyword ".version"
+            Float "9.1"
+            Comment "// v"
+            Keyword ".visible"
+            Keyword ".entry"
+            Identifier(Function) "k"
+            Punctuation "("
+            StateSpace ".param"
+            Type ".u64"
+            Identifier(Parameter) "p"
+            Punctuation ")"
+            Punctuation "{"
+            StateSpace ".reg"
+            Type ".b32"
+            Register(Variable) "%r"
+            Punctuation "<"
+            Integer "2"
+            Punctuation ">"
+            Punctuation ";"
+            Operator "@"
+            Operator "!"
+            Register(Reference) "%p1"
+            Mnemonic "ld"
+            Qualifier ".global"
+            Qualifier ".v2"
+            Qualifier ".f32"
+            Punctuation "{"
+            Register(Reference) "%f1"
+            Punctuation ","
+            Sink "_"
+            Punctuation "}"
+            Punctuation ","
+            Punctuation "["
+            Identifier(Reference) "p"
+            Operator "+"
+            Integer "8"
+            Punctuation "]"
+            Punctuation ";"
+            Identifier(Label) "L1"
+            Punctuation ":"
+            Mnemonic "mov"
+            Qualifier ".u32"
+            Register(Reference) "%r1"
+            Punctuation ","
+            Register(Reference) "%tid"
+            Component ".x"
+            Punctuation ";"
+            Mnemonic "bra"
+            Identifier(Reference) "L1"
+            Punctuation ";"
+            Punctuation "}"
+        "#]]
+        .assert_eq(&render(&parse, &parse.tokens()));
+    }
+
+    #[test]
+    fn tokens_cover_the_text_except_whitespace() {
+        for text in [
+            ".version 9.1\n.target sm_90\n.global .align 4 .b8 a[4] = {1, 2, 3, 4};\n",
+            ".entry k() { add.s32 %r1, %r2, (1 << 4) % 3; }",
+            "mov.u32 %r1 %r2\n}}} garbage ;;",
+            "#include <x.h>\n.section .debug_info { .b8 1, 2 }\n@@DWARF .byte 1\n",
+        ] {
+            let parse = Parse::new(text);
+            let mut covered = vec![false; text.len()];
+            let mut last_end = 0;
+            for token in parse.tokens() {
+                assert!(token.range.start >= last_end, "tokens overlap in {text:?}");
+                last_end = token.range.end;
+                covered[token.range.clone()].fill(true);
+            }
+            for (i, byte) in text.bytes().enumerate() {
+                assert!(
+                    covered[i] || byte.is_ascii_whitespace(),
+                    "byte {i} ({:?}) of {text:?} is in no token",
+                    byte as char
+                );
+            }
+        }
+    }
+
+    /// Every corpus file: tokens are ordered, disjoint, and cover every
+    /// non-blank byte.
+    #[test]
+    fn tokens_cover_every_corpus_file() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+        let mut files = 0;
+        for dir in ["nvcc", "triton"] {
+            for entry in std::fs::read_dir(root.join(dir)).expect("corpus folder") {
+                let path = entry.expect("corpus entry").path();
+                let text = std::fs::read_to_string(&path).expect("corpus file");
+                let parse = Parse::new(text.as_str());
+                let mut next = 0;
+                for token in parse.tokens() {
+                    let gap = &text[next..token.range.start];
+                    assert!(
+                        gap.bytes().all(|b| b.is_ascii_whitespace()),
+                        "{}: {gap:?} before byte {} is in no token",
+                        path.display(),
+                        token.range.start
+                    );
+                    next = token.range.end;
+                }
+                assert!(text[next..].trim().is_empty());
+                files += 1;
+            }
+        }
+        assert!(files > 10);
+    }
+
+    #[test]
+    fn tokens_in_a_range_are_a_slice_of_all_tokens() {
+        let text = ".entry k() { mov.u32 %r1, 1;\n add.s32 %r1, %r1, 2; }\n";
+        let parse = Parse::new(text);
+        let all = parse.tokens();
+        let start = text.find("add").unwrap();
+        let some = parse.tokens_in(start..start + 11);
+        let first = all.iter().position(|t| t.range.start == start).unwrap();
+        assert_eq!(some, all[first..first + some.len()]);
+        assert_eq!(&text[some.last().unwrap().range.clone()], "%r1");
+    }
+
+    #[test]
+    fn enclosing_ranges_go_from_token_to_file() {
+        let text = ".entry k() { add.s32 %r1, %r2, 3; }";
+        let parse = Parse::new(text);
+        let offset = text.find("%r2").unwrap() + 1;
+        let ranges: Vec<&str> = parse
+            .enclosing_ranges(offset)
+            .into_iter()
+            .map(|r| &text[r])
+            .collect();
+        expect![[r#"
+            [
+                "%r2",
+                "%r1, %r2, 3",
+                "add.s32 %r1, %r2, 3;",
+                "{ add.s32 %r1, %r2, 3; }",
+                ".entry k() { add.s32 %r1, %r2, 3; }",
+            ]
+        "#]]
+        .assert_debug_eq(&ranges);
+    }
+}
