@@ -1,1 +1,517 @@
-//! navigation (owned by the language-server work).
+//! Name resolution and the features built on it: go to definition, find
+//! references, document highlight and rename.
+//!
+//! PTX scoping is lexical and simple: a name declared in a block (a function
+//! body or a nested `{ }`) is visible in that block, parameters in their
+//! function, and functions and module-level variables everywhere in the file.
+//! The innermost declaration wins, so a `{ .reg .pred p; ... }` of inline
+//! assembly shadows an outer `p`. Registers declared as a range (`%r<4>`)
+//! declare `%r0` … `%r3`; they can be navigated but not renamed one by one.
+//!
+//! Every occurrence of a name comes from [`Parse::tokens_in`], so nothing
+//! that the grammar knows as a register or identifier can be missed by a
+//! rename.
+
+use std::collections::HashMap;
+
+use ptx_syntax::{
+    Block, Item, NameRole, Parse, Statement, SyntaxToken, TextRange, TokenKind, VariableDecl,
+};
+
+/// What a declaration declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeclarationKind {
+    Function,
+    Parameter,
+    Variable,
+    Register,
+    Label,
+}
+
+/// One declaration of a name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declaration {
+    /// The declared name; for `%r<4>` the prefix `%r`.
+    pub name: String,
+    /// `N` of `%r<N>`.
+    pub count: Option<u64>,
+    pub kind: DeclarationKind,
+    /// The name as written in the declaration.
+    pub name_range: TextRange,
+    /// The whole declaring construct (statement, parameter, function).
+    pub full_range: TextRange,
+    /// Where the name is visible.
+    pub scope: TextRange,
+}
+
+impl Declaration {
+    /// Whether `text` names (one of) the register(s) this declares.
+    fn declares(&self, text: &str) -> bool {
+        match self.count {
+            None => self.name == text,
+            Some(count) => text
+                .strip_prefix(self.name.as_str())
+                .filter(|digits| {
+                    !digits.is_empty()
+                        && digits.bytes().all(|b| b.is_ascii_digit())
+                        && (digits.len() == 1 || !digits.starts_with('0'))
+                })
+                .and_then(|digits| digits.parse::<u64>().ok())
+                .is_some_and(|index| index < count),
+        }
+    }
+}
+
+/// Every declaration of a document, indexed by name.
+#[derive(Debug, Default)]
+pub struct Declarations {
+    all: Vec<Declaration>,
+    by_name: HashMap<String, Vec<usize>>,
+}
+
+impl Declarations {
+    /// Collects the declarations of the whole document.
+    pub fn of(parse: &Parse) -> Self {
+        let mut this = Declarations::default();
+        let module_scope = 0..parse.text().len();
+        for item in parse.module().items() {
+            match item {
+                Item::Function(function) => {
+                    if let Some(name) = function.name() {
+                        this.push(Declaration {
+                            name: name.text.to_owned(),
+                            count: None,
+                            kind: DeclarationKind::Function,
+                            name_range: name.range(),
+                            full_range: function.range(),
+                            scope: module_scope.clone(),
+                        });
+                    }
+                    for param in function
+                        .return_parameters()
+                        .into_iter()
+                        .chain(function.parameters())
+                    {
+                        this.variable(param, DeclarationKind::Parameter, function.range());
+                    }
+                    if let Some(body) = function.body() {
+                        this.block(body, body.range());
+                    }
+                }
+                Item::Variable(decl) => this.variable(decl, kind_of(decl), module_scope.clone()),
+                Item::Statement(statement) => this.statement(statement, module_scope.clone()),
+                Item::Directive(_) => {}
+            }
+        }
+        this
+    }
+
+    pub fn all(&self) -> &[Declaration] {
+        &self.all
+    }
+
+    fn push(&mut self, declaration: Declaration) {
+        self.by_name
+            .entry(declaration.name.clone())
+            .or_default()
+            .push(self.all.len());
+        self.all.push(declaration);
+    }
+
+    fn block(&mut self, block: Block<'_>, scope: TextRange) {
+        for statement in block.statements() {
+            self.statement(statement, scope.clone());
+        }
+    }
+
+    fn statement(&mut self, statement: Statement<'_>, scope: TextRange) {
+        match statement {
+            Statement::Variable(decl) => self.variable(decl, kind_of(decl), scope),
+            Statement::Label(label) => {
+                if let Some(name) = label.name() {
+                    self.push(Declaration {
+                        name: name.text.to_owned(),
+                        count: None,
+                        kind: DeclarationKind::Label,
+                        name_range: name.range(),
+                        full_range: label.range(),
+                        scope,
+                    });
+                }
+            }
+            Statement::Block(block) => self.block(block, block.range()),
+            Statement::Instruction(_) | Statement::Directive(_) => {}
+        }
+    }
+
+    fn variable(&mut self, decl: VariableDecl<'_>, kind: DeclarationKind, scope: TextRange) {
+        for declarator in decl.declarators() {
+            let Some(name) = declarator.name() else {
+                continue;
+            };
+            if name.text == "_" {
+                continue;
+            }
+            self.push(Declaration {
+                name: name.text.to_owned(),
+                count: declarator.count(),
+                kind,
+                name_range: name.range(),
+                full_range: decl.range(),
+                scope: scope.clone(),
+            });
+        }
+    }
+
+    /// The declarations a name token means: the declaration it is part of,
+    /// or else what its text resolves to.
+    pub fn of_token(&self, text: &str, range: &TextRange) -> Vec<&Declaration> {
+        let own = self.all.iter().find(|d| &d.name_range == range);
+        match own {
+            Some(own) => self
+                .all
+                .iter()
+                .filter(|d| d.name == own.name && d.scope == own.scope && d.count == own.count)
+                .collect(),
+            None => self.resolve(text, range.start),
+        }
+    }
+
+    /// The declarations that `text` written at `offset` refers to: those of
+    /// the innermost scope that declares it (several when a function is
+    /// declared and then defined). Empty when nothing declares it.
+    pub fn resolve(&self, text: &str, offset: usize) -> Vec<&Declaration> {
+        let mut best: Vec<&Declaration> = Vec::new();
+        for key in candidate_keys(text) {
+            for &index in self.by_name.get(key).into_iter().flatten() {
+                let decl = &self.all[index];
+                if !decl.declares(text) || !(decl.scope.start <= offset && offset <= decl.scope.end)
+                {
+                    continue;
+                }
+                match best.first() {
+                    Some(current) if scope_len(current) < scope_len(decl) => {}
+                    Some(current) if scope_len(current) == scope_len(decl) => best.push(decl),
+                    _ => best = vec![decl],
+                }
+            }
+        }
+        best
+    }
+}
+
+fn scope_len(decl: &Declaration) -> usize {
+    decl.scope.end - decl.scope.start
+}
+
+/// The name itself and, for `%r12`, the prefix `%r` a range declaration would use.
+fn candidate_keys(text: &str) -> impl Iterator<Item = &str> {
+    let prefix = text.trim_end_matches(|c: char| c.is_ascii_digit());
+    let range_key = (prefix.len() < text.len() && !prefix.is_empty()).then_some(prefix);
+    std::iter::once(text).chain(range_key)
+}
+
+fn kind_of(decl: VariableDecl<'_>) -> DeclarationKind {
+    match decl.state_space().map(|s| s.text) {
+        Some(".reg") => DeclarationKind::Register,
+        Some(".param") => DeclarationKind::Parameter,
+        _ => DeclarationKind::Variable,
+    }
+}
+
+/// Whether a token names something (and so can be navigated).
+pub(crate) fn is_name(kind: TokenKind) -> bool {
+    matches!(
+        kind,
+        TokenKind::Register(role) | TokenKind::Identifier(role)
+            if !matches!(role, NameRole::Target | NameRole::Field)
+    )
+}
+
+/// The name token at `offset` (touching it from either side).
+pub(crate) fn name_at(parse: &Parse, offset: usize) -> Option<SyntaxToken> {
+    let tokens = parse.tokens_in(offset..offset);
+    tokens
+        .iter()
+        .filter(|t| is_name(t.kind))
+        // Inside a token beats touching its end.
+        .min_by_key(|t| {
+            (
+                t.range.end == offset && t.range.start != offset,
+                t.range.start,
+            )
+        })
+        .cloned()
+}
+
+/// A place to navigate to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NavigationTarget {
+    /// The declared name.
+    pub name_range: TextRange,
+    /// The whole declaration.
+    pub full_range: TextRange,
+}
+
+/// Where the name at `offset` is declared.
+pub fn goto_definition(parse: &Parse, offset: usize) -> Vec<NavigationTarget> {
+    let Some(token) = name_at(parse, offset) else {
+        return Vec::new();
+    };
+    let text = &parse.text()[token.range.clone()];
+    Declarations::of(parse)
+        .of_token(text, &token.range)
+        .into_iter()
+        .map(|d| NavigationTarget {
+            name_range: d.name_range.clone(),
+            full_range: d.full_range.clone(),
+        })
+        .collect()
+}
+
+/// How an occurrence uses its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// The name is declared here.
+    Declaration,
+    /// The instruction writes the register (it is in the destination operand).
+    Write,
+    Read,
+}
+
+/// One occurrence of a name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    pub range: TextRange,
+    pub access: Access,
+}
+
+/// Every occurrence of the name at `offset` that means the same thing, in
+/// source order. Names that nothing declares (special registers, typos) match
+/// by spelling within the enclosing function.
+pub fn find_references(parse: &Parse, offset: usize, include_declaration: bool) -> Vec<Reference> {
+    let Some(token) = name_at(parse, offset) else {
+        return Vec::new();
+    };
+    let declarations = Declarations::of(parse);
+    let mut refs = occurrences(parse, &declarations, &token);
+    if !include_declaration {
+        refs.retain(|r| r.access != Access::Declaration);
+    }
+    refs
+}
+
+/// The occurrences to highlight for the name at `offset`.
+pub fn document_highlights(parse: &Parse, offset: usize) -> Vec<Reference> {
+    find_references(parse, offset, true)
+}
+
+fn occurrences(parse: &Parse, declarations: &Declarations, token: &SyntaxToken) -> Vec<Reference> {
+    let src = parse.text();
+    let text = &src[token.range.clone()];
+    let targets = declarations.of_token(text, &token.range);
+    // The token may itself be a range declaration (`%r` of `%r<4>`): then
+    // every register of the range is meant.
+    let own = targets
+        .iter()
+        .find(|d| d.name_range == token.range && d.count.is_some());
+    let scope = match targets.first() {
+        Some(decl) => decl.scope.clone(),
+        None => enclosing_function(parse, token.range.start),
+    };
+    let writes = destination_ranges(parse, scope.clone());
+    let mut out = Vec::new();
+    for candidate in parse.tokens_in(scope) {
+        if !is_name(candidate.kind) {
+            continue;
+        }
+        let candidate_text = &src[candidate.range.clone()];
+        let is_declaration = targets.iter().any(|d| d.name_range == candidate.range);
+        let same_name = is_declaration
+            || match own {
+                Some(decl) => decl.declares(candidate_text),
+                None => candidate_text == text,
+            };
+        if !same_name {
+            continue;
+        }
+        let resolved = declarations.of_token(candidate_text, &candidate.range);
+        let same_binding = is_declaration
+            || match (targets.first(), resolved.first()) {
+                (Some(a), Some(b)) => a.name == b.name && a.scope == b.scope,
+                (None, None) => true,
+                _ => false,
+            };
+        if !same_binding {
+            continue;
+        }
+        let access = if is_declaration {
+            Access::Declaration
+        } else if writes
+            .iter()
+            .any(|w| w.start <= candidate.range.start && candidate.range.end <= w.end)
+        {
+            Access::Write
+        } else {
+            Access::Read
+        };
+        out.push(Reference {
+            range: candidate.range,
+            access,
+        });
+    }
+    out
+}
+
+/// The range of the function around `offset`, or the whole text outside functions.
+fn enclosing_function(parse: &Parse, offset: usize) -> TextRange {
+    parse
+        .module()
+        .functions()
+        .into_iter()
+        .map(|f| f.range())
+        .find(|r| r.start <= offset && offset <= r.end)
+        .unwrap_or(0..parse.text().len())
+}
+
+/// Instructions whose first operand is read, not written, although it is not an address.
+const NO_DESTINATION: &[&str] = &[
+    "bar",
+    "barrier",
+    "bra",
+    "brx",
+    "nanosleep",
+    "trap",
+    "exit",
+    "ret",
+    "pmevent",
+    "tcgen05",
+    "prefetch",
+    "prefetchu",
+    "st",
+    "red",
+    "call",
+    "griddepcontrol",
+    "setmaxnreg",
+];
+
+/// The ranges of destination operands of the instructions inside `range`.
+fn destination_ranges(parse: &Parse, range: TextRange) -> Vec<TextRange> {
+    let mut out = Vec::new();
+    for instruction in parse.module().instructions() {
+        let r = instruction.range();
+        if r.end < range.start || r.start > range.end {
+            continue;
+        }
+        let Some(mnemonic) = instruction.mnemonic() else {
+            continue;
+        };
+        if NO_DESTINATION.contains(&mnemonic.text) {
+            continue;
+        }
+        if let Some(first) = instruction.operands().first() {
+            if !matches!(first.kind(), ptx_syntax::OperandKind::Address { .. }) {
+                out.push(first.range());
+            }
+        }
+    }
+    out
+}
+
+/// Why a rename cannot be done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenameError(pub String);
+
+impl std::fmt::Display for RenameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The range of the name at `offset` if it can be renamed.
+pub fn prepare_rename(parse: &Parse, offset: usize) -> Result<TextRange, RenameError> {
+    let token = name_at(parse, offset)
+        .ok_or_else(|| RenameError("there is no name here to rename".into()))?;
+    let text = &parse.text()[token.range.clone()];
+    let declarations = Declarations::of(parse);
+    let targets = declarations.of_token(text, &token.range);
+    let Some(decl) = targets.first() else {
+        return Err(RenameError(format!(
+            "`{text}` is not declared in this file, so it cannot be renamed"
+        )));
+    };
+    if let Some(count) = decl.count {
+        return Err(RenameError(format!(
+            "`{text}` is one of the registers `{}<{count}>`; rename the whole range in its declaration",
+            decl.name
+        )));
+    }
+    Ok(token.range)
+}
+
+/// The edits that rename the name at `offset` to `new_name`.
+pub fn rename(
+    parse: &Parse,
+    offset: usize,
+    new_name: &str,
+) -> Result<Vec<(TextRange, String)>, RenameError> {
+    let range = prepare_rename(parse, offset)?;
+    let old = &parse.text()[range.clone()];
+    if !is_valid_name(new_name, old.starts_with('%')) {
+        let what = if old.starts_with('%') {
+            "a register name (`%` followed by letters, digits, `_` or `$`)"
+        } else {
+            "a name (a letter followed by letters, digits, `_` or `$`, or `_`/`$` followed by at least one of those)"
+        };
+        return Err(RenameError(format!("`{new_name}` is not {what}")));
+    }
+    let declarations = Declarations::of(parse);
+    let decl = declarations.of_token(old, &range)[0].clone();
+    if new_name != old {
+        let clash = declarations.all().iter().find(|d| {
+            (d.declares(new_name) || d.name == new_name)
+                && (contains(&d.scope, &decl.scope) || contains(&decl.scope, &d.scope))
+        });
+        if let Some(clash) = clash {
+            return Err(RenameError(format!(
+                "`{new_name}` is already declared (at byte {}) where `{old}` is visible",
+                clash.name_range.start
+            )));
+        }
+    }
+    let token = SyntaxToken {
+        kind: TokenKind::Identifier(NameRole::Reference),
+        range,
+    };
+    Ok(occurrences(parse, &declarations, &token)
+        .into_iter()
+        .map(|r| (r.range, new_name.to_owned()))
+        .collect())
+}
+
+fn contains(outer: &TextRange, inner: &TextRange) -> bool {
+    outer.start <= inner.start && inner.end <= outer.end
+}
+
+/// Whether `name` is a valid register (`%name`) or identifier.
+fn is_valid_name(name: &str, register: bool) -> bool {
+    let body_ok = |s: &str| {
+        s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+    };
+    if register {
+        return name
+            .strip_prefix('%')
+            .is_some_and(|rest| !rest.is_empty() && body_ok(rest));
+    }
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() => body_ok(chars.as_str()),
+        Some('_' | '$') => !chars.as_str().is_empty() && body_ok(chars.as_str()),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+#[path = "navigation_tests.rs"]
+mod tests;

@@ -54,9 +54,9 @@ pub(crate) const OPCODE: &str = "opcode";
 pub(crate) const PREDICATE_GUARD: &str = "predicate_guard";
 pub(crate) const BINARY_EXPRESSION: &str = "binary_expression";
 pub(crate) const CONDITIONAL_EXPRESSION: &str = "conditional_expression";
+pub(crate) const PARENTHESIZED_EXPRESSION: &str = "parenthesized_expression";
+pub(crate) const SUBSCRIPT_EXPRESSION: &str = "subscript_expression";
 pub(crate) const SAMPLER_FIELD: &str = "sampler_field";
-pub(crate) const PARAMETER_LIST: &str = "parameter_list";
-pub(crate) const OPERAND_LIST: &str = "operand_list";
 
 pub(crate) const FIELD_NAME: &str = "name";
 pub(crate) const FIELD_KIND: &str = "kind";
@@ -83,6 +83,13 @@ pub(crate) const FIELD_TARGET: &str = "target";
 pub(crate) const FIELD_SIZE: &str = "size";
 pub(crate) const FIELD_BYTES: &str = "bytes";
 pub(crate) const FIELD_OPERATOR: &str = "operator";
+pub(crate) const FIELD_LEFT: &str = "left";
+pub(crate) const FIELD_RIGHT: &str = "right";
+pub(crate) const FIELD_CONDITION: &str = "condition";
+pub(crate) const FIELD_CONSEQUENCE: &str = "consequence";
+pub(crate) const FIELD_ALTERNATIVE: &str = "alternative";
+pub(crate) const FIELD_ARRAY: &str = "array";
+pub(crate) const FIELD_INDEX: &str = "index";
 
 #[cfg(test)]
 mod tests {
@@ -145,9 +152,9 @@ mod tests {
             PREDICATE_GUARD,
             BINARY_EXPRESSION,
             CONDITIONAL_EXPRESSION,
+            PARENTHESIZED_EXPRESSION,
+            SUBSCRIPT_EXPRESSION,
             SAMPLER_FIELD,
-            PARAMETER_LIST,
-            OPERAND_LIST,
         ];
         for kind in kinds {
             assert!(
@@ -181,6 +188,13 @@ mod tests {
             FIELD_SIZE,
             FIELD_BYTES,
             FIELD_OPERATOR,
+            FIELD_LEFT,
+            FIELD_RIGHT,
+            FIELD_CONDITION,
+            FIELD_CONSEQUENCE,
+            FIELD_ALTERNATIVE,
+            FIELD_ARRAY,
+            FIELD_INDEX,
         ];
         for field in fields {
             assert!(
