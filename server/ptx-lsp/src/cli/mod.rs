@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+mod check;
 mod regs;
 use ptx_syntax::Parse;
 
@@ -27,6 +28,8 @@ enum Command {
     Parse(ParseArgs),
     /// How many registers each vector operand of an instruction takes.
     Regs(RegsArgs),
+    /// Check PTX files against the rules of the PTX ISA (exit 1 when there are errors).
+    Check(check::CheckArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -69,6 +72,7 @@ pub fn main() -> ExitCode {
     };
     match cli.command {
         Command::Parse(args) => parse(&args),
+        Command::Check(args) => check::run(&args),
         Command::Regs(args) => regs::run(&args.instruction, args.target.as_deref(), args.format == Format::Json),
     }
 }

@@ -1,0 +1,102 @@
+//! End-to-end tests of `ptx-lsp check`: they run the built binary and hold it to the
+//! command-line contract (exit codes, JSON shape, 1-based character columns).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn ptx_lsp(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptx-lsp"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the ptx-lsp binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+const INVALID: &str = "server/check/fixtures/cli/invalid.ptx";
+
+#[test]
+fn valid_corpus_file_exits_0() {
+    let output = ptx_lsp(&["check", "tests/corpus/triton/triton_add_native.ptx"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&output),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn invalid_file_exits_1_with_json_diagnostics() {
+    let output = ptx_lsp(&["check", "--format", "json", INVALID]);
+    assert_eq!(output.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("JSON output");
+    let items = json.as_array().expect("a JSON array");
+    assert_eq!(items.len(), 2, "{json:#}");
+    let first = &items[0];
+    let keys: Vec<&str> = first
+        .as_object()
+        .expect("objects")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort_unstable();
+    assert_eq!(
+        sorted,
+        ["code", "column", "end_column", "end_line", "file", "line", "message", "severity"]
+    );
+    assert_eq!(first["file"], INVALID);
+    assert_eq!(first["code"], "unknown-opcode");
+    assert_eq!(first["severity"], "error");
+    // `\tad.s32`: the tab is one character, so `ad` starts in column 2.
+    assert_eq!((first["line"].as_u64(), first["column"].as_u64()), (Some(10), Some(2)));
+    assert_eq!((first["end_line"].as_u64(), first["end_column"].as_u64()), (Some(10), Some(4)));
+    assert_eq!(items[1]["code"], "vector-length");
+}
+
+#[test]
+fn human_output_has_carets() {
+    let output = ptx_lsp(&["check", INVALID]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(
+        text.contains("error[unknown-opcode]: unknown instruction `ad`; did you mean `add`?"),
+        "{text}"
+    );
+    assert!(text.contains("--> server/check/fixtures/cli/invalid.ptx:10:2"), "{text}");
+    assert!(text.contains("10 | \tad.s32 \t%r1, %r2, %r3;\n   | \t^^\n"), "{text}");
+    assert!(text.contains("2 errors, 0 warnings"), "{text}");
+}
+
+#[test]
+fn target_override_changes_the_verdict() {
+    let file = "tests/corpus/nvcc/blackwell_asm_sm_100a.ptx";
+    assert_eq!(ptx_lsp(&["check", file]).status.code(), Some(0));
+    let output = ptx_lsp(&["check", "--target", "sm_90a", "--format", "json", file]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).contains("unsupported-target"));
+}
+
+#[test]
+fn missing_file_exits_2() {
+    let output = ptx_lsp(&["check", "no/such/file.ptx"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot read no/such/file.ptx"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(ptx_lsp(&["check"]).status.code(), Some(2));
+    let file = "tests/corpus/triton/triton_add_native.ptx";
+    assert_eq!(ptx_lsp(&["check", "--ptx-version", "x", file]).status.code(), Some(2));
+    assert_eq!(ptx_lsp(&["check", "--target", "sm_999", file]).status.code(), Some(2));
+}
