@@ -601,6 +601,35 @@ pub enum OperandKind<'a> {
     Expression,
 }
 
+/// The structure of a constant-expression operand (see [`Operand::expression`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Expression<'a> {
+    /// `-x`, `+x`, `!x`, `~x`
+    Unary {
+        operator: &'a str,
+        operand: Operand<'a>,
+    },
+    /// `left op right` with a C operator (`%` without its trailing blank).
+    Binary {
+        left: Operand<'a>,
+        operator: &'a str,
+        right: Operand<'a>,
+    },
+    /// `condition ? consequence : alternative`
+    Conditional {
+        condition: Operand<'a>,
+        consequence: Operand<'a>,
+        alternative: Operand<'a>,
+    },
+    /// `(x)`
+    Parenthesized(Operand<'a>),
+    /// `A[i]`
+    Subscript {
+        array: Operand<'a>,
+        index: Operand<'a>,
+    },
+}
+
 impl<'a> Operand<'a> {
     fn new(node: Node<'a>, src: &'a str) -> Self {
         Operand { node, src }
@@ -681,6 +710,42 @@ impl<'a> Operand<'a> {
             }
             _ => None,
         }
+    }
+
+    /// The parts of a constant expression (`-8`, `a+4`, `(x)`, `c ? a : b`,
+    /// `A[2]`), for evaluators; `None` for any other operand.
+    pub fn expression(&self) -> Option<Expression<'a>> {
+        let field = |name: &str| Some(Operand::new(self.node.child_by_field_name(name)?, self.src));
+        let operator = || {
+            Some(text(
+                self.node.child_by_field_name(k::FIELD_OPERATOR)?,
+                self.src,
+            ))
+        };
+        Some(match self.node.kind() {
+            k::UNARY_EXPRESSION => Expression::Unary {
+                operator: operator()?,
+                operand: field(k::FIELD_OPERAND)?,
+            },
+            k::BINARY_EXPRESSION => Expression::Binary {
+                left: field(k::FIELD_LEFT)?,
+                operator: operator()?.trim_end(),
+                right: field(k::FIELD_RIGHT)?,
+            },
+            k::CONDITIONAL_EXPRESSION => Expression::Conditional {
+                condition: field(k::FIELD_CONDITION)?,
+                consequence: field(k::FIELD_CONSEQUENCE)?,
+                alternative: field(k::FIELD_ALTERNATIVE)?,
+            },
+            k::PARENTHESIZED_EXPRESSION => {
+                Expression::Parenthesized(Operand::new(named_children(self.node).next()?, self.src))
+            }
+            k::SUBSCRIPT_EXPRESSION => Expression::Subscript {
+                array: field(k::FIELD_ARRAY)?,
+                index: field(k::FIELD_INDEX)?,
+            },
+            _ => return None,
+        })
     }
 
     /// Every register named anywhere inside this operand, with its range.
