@@ -1,1 +1,335 @@
-//! semantic_tokens (owned by the language-server work).
+//! Semantic highlighting: every token with what it means.
+//!
+//! The syntax layer classifies tokens by their syntactic role; this module
+//! adds what only a whole-document view knows: whether `%tid` is a special
+//! register, whether a name in an operand is a label, a parameter, a variable
+//! or a function. Editors can then colour PTX without a TextMate grammar.
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use ptx_syntax::{NameRole, Parse, SyntaxToken, TextRange, TokenKind};
+
+use crate::navigation::{DeclarationKind, Declarations};
+
+/// What a highlighted token is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HighlightKind {
+    Comment,
+    String,
+    Number,
+    /// `.version`, `.entry`, `.visible`, `.maxntid`, `.align` ...
+    Directive,
+    /// `.reg`, `.global`, `.shared` ...
+    StateSpace,
+    /// `.b32`, `.f16x2`, `.v4` ...
+    Type,
+    /// The mnemonic of an instruction (`ld`).
+    Opcode,
+    /// A `.qualifier` of an instruction.
+    Qualifier,
+    Register,
+    /// `%tid`, `%laneid`, `%clock64` ...
+    SpecialRegister,
+    /// `.x` of `%tid.x`.
+    Component,
+    Parameter,
+    Variable,
+    Function,
+    Label,
+    Operator,
+    /// A debug section name.
+    Section,
+    /// An architecture after `.target`.
+    Target,
+    /// A C preprocessor line.
+    Preprocessor,
+}
+
+impl HighlightKind {
+    /// Every kind, in a fixed order (the LSP legend is built from it).
+    pub const ALL: [HighlightKind; 19] = [
+        HighlightKind::Comment,
+        HighlightKind::String,
+        HighlightKind::Number,
+        HighlightKind::Directive,
+        HighlightKind::StateSpace,
+        HighlightKind::Type,
+        HighlightKind::Opcode,
+        HighlightKind::Qualifier,
+        HighlightKind::Register,
+        HighlightKind::SpecialRegister,
+        HighlightKind::Component,
+        HighlightKind::Parameter,
+        HighlightKind::Variable,
+        HighlightKind::Function,
+        HighlightKind::Label,
+        HighlightKind::Operator,
+        HighlightKind::Section,
+        HighlightKind::Target,
+        HighlightKind::Preprocessor,
+    ];
+}
+
+/// Modifier bits of a highlighted token.
+pub mod modifiers {
+    /// The token declares the name.
+    pub const DECLARATION: u32 = 1;
+    /// Provided by the hardware or the ISA (special registers, opcodes).
+    pub const DEFAULT_LIBRARY: u32 = 1 << 1;
+    /// Cannot be written (special registers).
+    pub const READONLY: u32 = 1 << 2;
+    /// Names in the modifier legend, in bit order.
+    pub const NAMES: [&str; 3] = ["declaration", "defaultLibrary", "readonly"];
+}
+
+/// One highlighted token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HighlightToken {
+    pub range: TextRange,
+    pub kind: HighlightKind,
+    /// Bits of [`modifiers`].
+    pub modifiers: u32,
+}
+
+/// The highlighted tokens of the document, or of the part of it overlapping
+/// `range`, in source order. Punctuation is left out.
+pub fn semantic_tokens(parse: &Parse, range: Option<TextRange>) -> Vec<HighlightToken> {
+    let tokens = match range {
+        Some(range) => parse.tokens_in(range),
+        None => parse.tokens(),
+    };
+    let declarations = Declarations::of(parse);
+    let src = parse.text();
+    tokens
+        .into_iter()
+        .filter_map(|token| highlight(&token, &src[token.range.clone()], &declarations))
+        .collect()
+}
+
+fn highlight(
+    token: &SyntaxToken,
+    text: &str,
+    declarations: &Declarations,
+) -> Option<HighlightToken> {
+    use modifiers::*;
+    let (kind, modifiers) = match token.kind {
+        TokenKind::Comment => (HighlightKind::Comment, 0),
+        TokenKind::Preprocessor => (HighlightKind::Preprocessor, 0),
+        TokenKind::Keyword => (HighlightKind::Directive, 0),
+        TokenKind::StateSpace => (HighlightKind::StateSpace, 0),
+        TokenKind::Type => (HighlightKind::Type, 0),
+        TokenKind::Mnemonic => (HighlightKind::Opcode, DEFAULT_LIBRARY),
+        TokenKind::Qualifier => (HighlightKind::Qualifier, 0),
+        TokenKind::Component => (HighlightKind::Component, 0),
+        TokenKind::Integer | TokenKind::Float => (HighlightKind::Number, 0),
+        TokenKind::String => (HighlightKind::String, 0),
+        TokenKind::SectionName => (HighlightKind::Section, 0),
+        TokenKind::Operator => (HighlightKind::Operator, 0),
+        TokenKind::Sink => (HighlightKind::Variable, 0),
+        TokenKind::Register(role) | TokenKind::Identifier(role) => {
+            name_highlight(token, text, role, declarations)
+        }
+        TokenKind::Punctuation | TokenKind::Other => return None,
+    };
+    Some(HighlightToken {
+        range: token.range.clone(),
+        kind,
+        modifiers,
+    })
+}
+
+fn name_highlight(
+    token: &SyntaxToken,
+    text: &str,
+    role: NameRole,
+    declarations: &Declarations,
+) -> (HighlightKind, u32) {
+    use modifiers::*;
+    let declared = |kind| (kind, DECLARATION);
+    match role {
+        NameRole::Function => return declared(HighlightKind::Function),
+        NameRole::Label => return declared(HighlightKind::Label),
+        NameRole::Parameter => return declared(HighlightKind::Parameter),
+        NameRole::Target => return (HighlightKind::Target, 0),
+        NameRole::Field => return (HighlightKind::Variable, 0),
+        NameRole::Variable => {
+            let kind = match declarations.of_token(text, &token.range).first() {
+                Some(d) if d.kind == DeclarationKind::Register => HighlightKind::Register,
+                _ if text.starts_with('%') => HighlightKind::Register,
+                _ => HighlightKind::Variable,
+            };
+            return declared(kind);
+        }
+        NameRole::Reference => {}
+    }
+    match declarations.resolve(text, token.range.start).first() {
+        Some(decl) => {
+            let kind = match decl.kind {
+                DeclarationKind::Function => HighlightKind::Function,
+                DeclarationKind::Parameter => HighlightKind::Parameter,
+                DeclarationKind::Variable => HighlightKind::Variable,
+                DeclarationKind::Register => HighlightKind::Register,
+                DeclarationKind::Label => HighlightKind::Label,
+            };
+            (kind, 0)
+        }
+        None if is_special_register(text) => {
+            (HighlightKind::SpecialRegister, DEFAULT_LIBRARY | READONLY)
+        }
+        None if text.starts_with('%') => (HighlightKind::Register, 0),
+        None => (HighlightKind::Variable, 0),
+    }
+}
+
+/// Whether `name` is a special register of the ISA (`%tid`, `%envreg3`, `%pm0_64`).
+pub fn is_special_register(name: &str) -> bool {
+    static NAMES: OnceLock<HashSet<String>> = OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        let mut names = HashSet::new();
+        for register in ptx_isa::Isa::get().special_registers() {
+            names.insert(register.name.clone());
+            names.extend(register.components.iter().cloned());
+        }
+        names
+    });
+    if names.contains(name) {
+        return true;
+    }
+    // Numbered families the catalog may list by their first member only.
+    let prefix = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    prefix.len() < name.len() && matches!(prefix, "%envreg" | "%pm" | "%reserved_smem_offset_")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::{expect, Expect};
+
+    fn check(text: &str, expect: Expect) {
+        let parse = Parse::new(text);
+        let out: String = semantic_tokens(&parse, None)
+            .iter()
+            .map(|t| {
+                let mods: Vec<&str> = modifiers::NAMES
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| t.modifiers & (1 << i) != 0)
+                    .map(|(_, n)| *n)
+                    .collect();
+                format!(
+                    "{:?} {:?} {}\n",
+                    t.kind,
+                    &text[t.range.clone()],
+                    mods.join(",")
+                )
+            })
+            .collect();
+        expect.assert_eq(&out);
+    }
+
+    #[test]
+    fn every_kind_of_token() {
+        check(
+            r#".version 9.0 // v
+.target sm_90a
+.global .b32 g;
+.func f(.param .b32 x) { ret; }
+.entry k(.param .u64 p)
+{
+  .reg .pred P1;
+  .reg .b32 %r<2>;
+L: ld.param.u32 %r1, [p];
+  mov.u32 %r0, %tid.x;
+  st.global.b32 [g+4], %clock;
+  @P1 bra L;
+  call f, (%r1);
+}
+"#,
+            expect![[r#"
+                Directive ".version" 
+                Number "9.0" 
+                Comment "// v" 
+                Directive ".target" 
+                Target "sm_90a" 
+                StateSpace ".global" 
+                Type ".b32" 
+                Variable "g" declaration
+                Directive ".func" 
+                Function "f" declaration
+                StateSpace ".param" 
+                Type ".b32" 
+                Parameter "x" declaration
+                Opcode "ret" defaultLibrary
+                Directive ".entry" 
+                Function "k" declaration
+                StateSpace ".param" 
+                Type ".u64" 
+                Parameter "p" declaration
+                StateSpace ".reg" 
+                Type ".pred" 
+                Register "P1" declaration
+                StateSpace ".reg" 
+                Type ".b32" 
+                Register "%r" declaration
+                Number "2" 
+                Label "L" declaration
+                Opcode "ld" defaultLibrary
+                Qualifier ".param" 
+                Qualifier ".u32" 
+                Register "%r1" 
+                Parameter "p" 
+                Opcode "mov" defaultLibrary
+                Qualifier ".u32" 
+                Register "%r0" 
+                SpecialRegister "%tid" defaultLibrary,readonly
+                Component ".x" 
+                Opcode "st" defaultLibrary
+                Qualifier ".global" 
+                Qualifier ".b32" 
+                Variable "g" 
+                Operator "+" 
+                Number "4" 
+                SpecialRegister "%clock" defaultLibrary,readonly
+                Operator "@" 
+                Register "P1" 
+                Opcode "bra" defaultLibrary
+                Label "L" 
+                Opcode "call" defaultLibrary
+                Function "f" 
+                Register "%r1" 
+            "#]],
+        );
+    }
+
+    #[test]
+    fn a_range_selects_the_tokens_inside_it() {
+        let text = ".entry k() {\n  mov.u32 %r1, %laneid;\n  ret;\n}\n";
+        let parse = Parse::new(text);
+        let start = text.find("mov").unwrap();
+        let end = text.find(';').unwrap();
+        let kinds: Vec<HighlightKind> = semantic_tokens(&parse, Some(start..end))
+            .iter()
+            .map(|t| t.kind)
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                HighlightKind::Opcode,
+                HighlightKind::Qualifier,
+                HighlightKind::Register,
+                HighlightKind::SpecialRegister
+            ]
+        );
+    }
+
+    #[test]
+    fn special_register_families() {
+        for name in ["%tid", "%tid.x", "%laneid", "%envreg7", "%pm3", "%clock64"] {
+            assert!(is_special_register(name), "{name}");
+        }
+        for name in ["%r1", "%tidx", "%envreg"] {
+            assert!(!is_special_register(name), "{name}");
+        }
+    }
+}
