@@ -14,25 +14,62 @@ use crate::context::{Ctx, InstInfo};
 use crate::util::describe_targets;
 use crate::Diagnostic;
 
-/// Qualifier rules confirmed with ptxas (fixtures `avail-*`): (root, qualifier, since,
-/// targets, spec section).
-const QUALIFIER_RULES: &[(&str, &str, &str, &str, &str)] = &[
-    // Cluster scope and the cluster state space arrive with sm_90 (PTX ISA 8.2 notes, 9.7.12.x).
-    ("atom", "cluster", "7.8", "sm_90+", "9.7.13.5"),
-    ("red", "cluster", "7.8", "sm_90+", "9.7.13.6"),
-    ("fence", "cluster", "7.8", "sm_90+", "9.7.13.4"),
-    ("ld", "cluster", "7.8", "sm_90+", "9.7.9.8"),
-    ("st", "cluster", "7.8", "sm_90+", "9.7.9.11"),
-    ("ld", "shared::cluster", "7.8", "sm_90+", "9.7.9.8"),
-    ("st", "shared::cluster", "7.8", "sm_90+", "9.7.9.11"),
-    // Memory-model qualifiers need sm_70 (9.7.9.8, 9.7.9.11).
-    ("ld", "relaxed", "6.0", "sm_70+", "9.7.9.8"),
-    ("ld", "acquire", "6.0", "sm_70+", "9.7.9.8"),
-    ("st", "relaxed", "6.0", "sm_70+", "9.7.9.11"),
-    ("st", "release", "6.0", "sm_70+", "9.7.9.11"),
-    // Cache hints need sm_80 (9.7.9.8).
-    ("ld", "L2::cache_hint", "7.4", "sm_80+", "9.7.9.8"),
-    ("st", "L2::cache_hint", "7.4", "sm_80+", "9.7.9.11"),
+/// Qualifier rules confirmed with ptxas (fixtures under `fixtures/ptxas`, whose messages name
+/// the feature): (instruction opcode, qualifiers that must all be written, since, targets,
+/// spec section). The knowledge base has these facts too, but mixed with notes about later
+/// extensions; these are the ones ptxas enforces as written.
+const QUALIFIER_RULES: &[(&str, &[&str], &str, &str, &str)] = &[
+    // Cluster scope and the cluster state space arrive with sm_90.
+    ("atom", &["cluster"], "7.8", "sm_90+", "9.7.13.5"),
+    ("red", &["cluster"], "7.8", "sm_90+", "9.7.13.6"),
+    ("fence", &["cluster"], "7.8", "sm_90+", "9.7.13.4"),
+    ("ld", &["cluster"], "7.8", "sm_90+", "9.7.9.8"),
+    ("st", &["cluster"], "7.8", "sm_90+", "9.7.9.11"),
+    ("ld", &["shared::cluster"], "7.8", "sm_90+", "9.7.9.8"),
+    ("st", &["shared::cluster"], "7.8", "sm_90+", "9.7.9.11"),
+    ("fence", &["proxy", "async"], "8.0", "sm_90+", "9.7.13.4"),
+    // Memory-model qualifiers need sm_70.
+    ("ld", &["relaxed"], "6.0", "sm_70+", "9.7.9.8"),
+    ("ld", &["acquire"], "6.0", "sm_70+", "9.7.9.8"),
+    ("st", &["relaxed"], "6.0", "sm_70+", "9.7.9.11"),
+    ("st", &["release"], "6.0", "sm_70+", "9.7.9.11"),
+    // Cache hints need sm_80.
+    ("ld", &["L2::cache_hint"], "7.4", "sm_80+", "9.7.9.8"),
+    ("st", &["L2::cache_hint"], "7.4", "sm_80+", "9.7.9.11"),
+    // 256-bit loads and stores (ptxas: "256 bit wide load/store").
+    ("ld", &["v8"], "8.8", "sm_100+", "9.7.9.8"),
+    ("st", &["v8"], "8.8", "sm_100+", "9.7.9.11"),
+    ("ld", &["v4", "b64"], "8.8", "sm_100+", "9.7.9.8"),
+    ("ld", &["v4", "u64"], "8.8", "sm_100+", "9.7.9.8"),
+    ("ld", &["v4", "s64"], "8.8", "sm_100+", "9.7.9.8"),
+    ("ld", &["v4", "f64"], "8.8", "sm_100+", "9.7.9.8"),
+    ("st", &["v4", "b64"], "8.8", "sm_100+", "9.7.9.11"),
+    ("st", &["v4", "u64"], "8.8", "sm_100+", "9.7.9.11"),
+    ("st", &["v4", "s64"], "8.8", "sm_100+", "9.7.9.11"),
+    ("st", &["v4", "f64"], "8.8", "sm_100+", "9.7.9.11"),
+    // `.volatile` with `.local` (ptxas: "ld/st with .local.volatile").
+    ("ld", &["volatile", "local"], "9.1", "all", "9.7.9.8"),
+    ("st", &["volatile", "local"], "9.1", "all", "9.7.9.11"),
+    // Asynchronous copies need sm_80.
+    ("cp.async", &[], "7.0", "sm_80+", "9.7.9.25.3.1"),
+    // FP8 conversions need sm_89.
+    ("cvt", &["e4m3x2"], "7.8", "sm_89+", "9.7.9.21"),
+    ("cvt", &["e5m2x2"], "7.8", "sm_89+", "9.7.9.21"),
+    // `.NaN` min/max, bf16 fma, packed 16-bit integer arithmetic.
+    ("min", &["NaN"], "7.0", "sm_80+", "9.7.3.11"),
+    ("max", &["NaN"], "7.0", "sm_80+", "9.7.3.12"),
+    ("fma", &["bf16"], "7.0", "sm_80+", "9.7.4.4"),
+    ("fma", &["bf16x2"], "7.0", "sm_80+", "9.7.4.4"),
+    ("add", &["u16x2"], "8.0", "sm_90+", "9.7.1.1"),
+    ("add", &["s16x2"], "8.0", "sm_90+", "9.7.1.1"),
+    ("sub", &["u16x2"], "8.0", "sm_90+", "9.7.1.2"),
+    ("sub", &["s16x2"], "8.0", "sm_90+", "9.7.1.2"),
+    ("min", &["u16x2"], "8.0", "sm_90+", "9.7.1.12"),
+    ("min", &["s16x2"], "8.0", "sm_90+", "9.7.1.12"),
+    ("max", &["u16x2"], "8.0", "sm_90+", "9.7.1.13"),
+    ("max", &["s16x2"], "8.0", "sm_90+", "9.7.1.13"),
+    // mma shapes.
+    ("mma", &["m16n8k16"], "7.0", "sm_80+", "9.7.14.5.14"),
 ];
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
@@ -61,8 +98,9 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     if reported {
         return;
     }
-    for &(root, qualifier, since, target, section) in QUALIFIER_RULES {
-        if info.words[0] != root || !info.has(qualifier) {
+    let opcode = first.instruction.opcode.as_str();
+    for &(rule_opcode, qualifiers, since, target, section) in QUALIFIER_RULES {
+        if opcode != rule_opcode || !qualifiers.iter().all(|q| info.has(q)) {
             continue;
         }
         let requirement = Requirement {
@@ -70,12 +108,34 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
             targets: TargetReq::parse(target).unwrap_or_default(),
             removed: Vec::new(),
         };
-        let range = info
-            .qualifier(qualifier)
+        let range = qualifiers
+            .first()
+            .and_then(|q| info.qualifier(q))
             .map_or(info.opcode_range(), |q| q.range());
+        let mut subject = opcode.to_owned();
+        for q in qualifiers {
+            subject.push('.');
+            subject.push_str(q);
+        }
         for u in requirement.check(version, &targets) {
-            let subject = format!("{}.{qualifier}", first.instruction.opcode);
             ctx.report(describe(ctx, &subject, range.clone(), &u).section(section));
+        }
+    }
+    // `vote` without `.sync` is gone on sm_70 and newer from PTX ISA 6.4 (9.7.13.8, ptxas).
+    if opcode == "vote" && !info.has("sync") && version >= PtxVersion::new(6, 4) {
+        let modern = ctx
+            .sm_target()
+            .and_then(ptx_isa::SmName::parse)
+            .is_some_and(|sm| sm.canonical_number() >= 70);
+        if modern {
+            ctx.report(
+                Diagnostic::error(
+                    "unsupported-target",
+                    info.opcode_range(),
+                    "`vote` without `.sync` is not supported on sm_70 and newer from `.version 6.4` on; write `vote.sync` with a member mask",
+                )
+                .section("9.7.13.8"),
+            );
         }
     }
 }

@@ -9,6 +9,7 @@ pub(crate) mod module;
 pub(crate) mod names;
 pub(crate) mod opcode;
 pub(crate) mod operands;
+pub(crate) mod rounding;
 pub(crate) mod special_registers;
 pub(crate) mod syntax;
 pub(crate) mod tcgen05;
@@ -137,6 +138,7 @@ fn check_instruction<'a>(
         return;
     }
     availability::check(ctx, &info);
+    rounding::check(ctx, &info);
     if operands::check(ctx, &info) {
         types::check(ctx, &info, scope);
         vectors::check(ctx, &info);

@@ -107,6 +107,8 @@ enum Pattern {
     Data(usize),
     /// `cvt.dtype.atype d, a`, relaxed rules.
     Convert,
+    /// `mul.wide`/`mad.wide`: `d` (and `c` of mad) twice the instruction type, `a`, `b` of it.
+    Wide,
 }
 
 fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
@@ -115,7 +117,16 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
         "add" | "sub" | "min" | "max" | "and" | "or" | "xor" | "not" | "cnot" | "neg" | "abs"
         | "div" | "rem" | "fma" | "rcp" | "sqrt" | "rsqrt" | "copysign" => Pattern::AllSame,
         // `.wide` doubles the destination's size.
-        "mul" | "mad" if !has("wide") => Pattern::AllSame,
+        "mul" | "mad" if has("wide") => Pattern::Wide,
+        "mul" | "mad" => Pattern::AllSame,
+        "atom" => Pattern::Some {
+            typed: &[0, 2, 3],
+            preds: &[],
+        },
+        "red" => Pattern::Some {
+            typed: &[1],
+            preds: &[],
+        },
         "mov" => Pattern::AllSame,
         "setp" => Pattern::Some {
             typed: &[1, 2],
@@ -147,7 +158,11 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         .first()
         .map(|m| m.instruction.section.clone())
         .unwrap_or_default();
-    let checker = Checker { info, scope };
+    let checker = Checker {
+        info,
+        scope,
+        isa: ctx.isa,
+    };
     let mut problems = Vec::new();
     match pattern {
         Pattern::AllSame => {
@@ -185,6 +200,17 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 checker.operand(index, op, ty, true, &mut problems);
             }
         }
+        Pattern::Wide => {
+            let Some(ty) = instruction_type(info) else { return };
+            let wide = Ty {
+                bits: ty.bits * 2,
+                ..ty
+            };
+            for (i, op) in info.operands.iter().enumerate() {
+                let want = if i == 0 || i == 3 { wide } else { ty };
+                checker.operand(i, op, want, false, &mut problems);
+            }
+        }
         Pattern::Convert => {
             let n = info.words.len();
             if n < 3 {
@@ -210,9 +236,38 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
 struct Checker<'i, 'a, 's> {
     info: &'i InstInfo<'a>,
     scope: &'s Scope<'a>,
+    isa: &'static ptx_isa::Isa,
 }
 
 impl Checker<'_, '_, '_> {
+    /// `mov` from a special register: ptxas rejects an instruction type wider than the
+    /// register (`mov.u64 %rd, %tid.x`) and a 32-bit copy of the 64-bit clocks.
+    fn special_register(
+        &self,
+        name: &str,
+        op: &Operand<'_>,
+        ty: Ty,
+        out: &mut Vec<(ptx_syntax::TextRange, String)>,
+    ) {
+        let Some(sreg) = self.isa.special_register(name) else {
+            return;
+        };
+        let Some(bits) = sreg.ty.split_whitespace().last().and_then(Ty::parse).map(|t| t.bits) else {
+            return;
+        };
+        let too_narrow = bits == 64 && ty.bits < 64 && matches!(name, "%clock64" | "%globaltimer");
+        if ty.bits > bits || too_narrow {
+            out.push((
+                op.range(),
+                format!(
+                    "`{}` is a {bits}-bit special register; `{}` needs a .b{bits}/.u{bits} instruction type",
+                    op.text(),
+                    self.info.opcode_text()
+                ),
+            ));
+        }
+    }
+
     fn operand(
         &self,
         index: usize,
@@ -223,6 +278,9 @@ impl Checker<'_, '_, '_> {
     ) {
         let opcode = self.info.opcode_text();
         match op.kind() {
+            OperandKind::Register(name) if self.info.words[0] == "mov" && name.starts_with('%') && self.scope.lookup(name).is_none() => {
+                self.special_register(name, op, ty, out);
+            }
             OperandKind::Register(name) | OperandKind::Identifier(name) => {
                 let Some(symbol) = self.scope.lookup(name) else { return };
                 if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
@@ -245,6 +303,9 @@ impl Checker<'_, '_, '_> {
                         ),
                     ));
                 }
+            }
+            OperandKind::Component { register, .. } if self.info.words[0] == "mov" => {
+                self.special_register(register, op, ty, out);
             }
             OperandKind::Vector if relaxed => {
                 for element in op.elements() {
