@@ -14,10 +14,8 @@ use crate::{CheckOptions, Diagnostic};
 pub(crate) struct Resolved {
     pub outcome: MatchOutcome<'static>,
     /// The written order matched no form, but a reordering of the qualifiers did (ptxas
-    /// accepts qualifiers in any order); `outcome` is then the reordered match and
-    /// `original_errors` says what the spec's order wants.
+    /// accepts qualifiers in any order); `outcome` is then the reordered match.
     pub reordered: bool,
-    pub original_errors: Vec<ptx_isa::MatchError>,
 }
 
 /// One instruction with its parts split out for the handlers.

@@ -21,9 +21,9 @@ mod context;
 mod diagnostic;
 mod handlers;
 mod scope;
-mod util;
 #[cfg(test)]
 mod test_support;
+mod util;
 
 pub use diagnostic::{Diagnostic, Edit, Fix, Severity};
 use ptx_syntax::Parse;
@@ -42,37 +42,104 @@ pub struct CheckOptions {
 /// Every diagnostic code the checker can produce, with a one-line description.
 pub const CODES: &[(&str, &str)] = &[
     ("syntax-error", "the text does not parse as PTX"),
-    ("missing-version", "no `.version` directive before the first statement"),
+    (
+        "missing-version",
+        "no `.version` directive before the first statement",
+    ),
     ("duplicate-version", "more than one `.version` directive"),
-    ("unsupported-version", "a `.version` that ptxas does not know"),
+    (
+        "unsupported-version",
+        "a `.version` that ptxas does not know",
+    ),
     ("missing-target", "no `.target` directive"),
-    ("unknown-target", "a `.target` name that no architecture has"),
-    ("version-too-old", "a feature, target or special register needs a newer `.version`"),
-    ("unsupported-target", "a feature or special register is not available on the target"),
-    ("address-size", "an `.address_size` other than 32 or 64, or 32 on sm_90 and newer"),
+    (
+        "unknown-target",
+        "a `.target` name that no architecture has",
+    ),
+    (
+        "version-too-old",
+        "a feature, target or special register needs a newer `.version`",
+    ),
+    (
+        "unsupported-target",
+        "a feature or special register is not available on the target",
+    ),
+    (
+        "address-size",
+        "an `.address_size` other than 32 or 64, or 32 on sm_90 and newer",
+    ),
     ("unknown-opcode", "no instruction has this name"),
-    ("unknown-qualifier", "no form of the instruction has this qualifier"),
-    ("invalid-qualifier", "a known qualifier that is not allowed in this combination"),
+    (
+        "unknown-qualifier",
+        "no form of the instruction has this qualifier",
+    ),
+    (
+        "invalid-qualifier",
+        "a known qualifier that is not allowed in this combination",
+    ),
     ("missing-qualifier", "a mandatory qualifier is missing"),
     ("exclusive-qualifiers", "two qualifiers fill the same slot"),
-    ("qualifier-order", "qualifiers in an order other than the spec's (ptxas accepts it)"),
+    (
+        "qualifier-order",
+        "qualifiers in an order other than the spec's (ptxas accepts it)",
+    ),
     ("operand-count", "too many or too few operands"),
-    ("operand-kind", "an address where a value is expected, or the other way round"),
-    ("operand-type", "a register or constant whose type does not fit the instruction"),
+    (
+        "operand-kind",
+        "an address where a value is expected, or the other way round",
+    ),
+    (
+        "operand-type",
+        "a register or constant whose type does not fit the instruction",
+    ),
+    (
+        "state-space",
+        "a variable of one state space accessed as another (`ld.global` of a .shared variable)",
+    ),
     ("vector-length", "a register vector of the wrong length"),
     ("undeclared-register", "a register that is not declared"),
-    ("undeclared-name", "a label, variable or function that is not declared"),
-    ("duplicate-register", "a register declared twice in one scope"),
-    ("duplicate-variable", "a variable declared twice in one scope"),
+    (
+        "undeclared-name",
+        "a label, variable or function that is not declared",
+    ),
+    (
+        "duplicate-register",
+        "a register declared twice in one scope",
+    ),
+    (
+        "duplicate-variable",
+        "a variable declared twice in one scope",
+    ),
     ("duplicate-label", "a label defined twice in one block"),
     ("duplicate-function", "a function defined twice"),
-    ("special-register-operand", "a special register read by an instruction other than mov/cvt"),
-    ("immediate-range", "a constant outside the range the instruction allows"),
-    ("tcgen05-mixed-cta-group", "tcgen05 instructions of one kernel use different .cta_group"),
-    ("tcgen05-alloc-after-relinquish", "tcgen05.alloc after relinquish_alloc_permit"),
-    ("tcgen05-alloc-without-dealloc", "tensor memory allocated but never freed"),
-    ("tcgen05-ld-without-wait", "a register loaded by tcgen05.ld read before tcgen05.wait::ld"),
-    ("tcgen05-st-without-wait", "tensor memory read after tcgen05.st without tcgen05.wait::st"),
+    (
+        "special-register-operand",
+        "a special register read by an instruction other than mov/cvt",
+    ),
+    (
+        "immediate-range",
+        "a constant outside the range the instruction allows",
+    ),
+    (
+        "tcgen05-mixed-cta-group",
+        "tcgen05 instructions of one kernel use different .cta_group",
+    ),
+    (
+        "tcgen05-alloc-after-relinquish",
+        "tcgen05.alloc after relinquish_alloc_permit",
+    ),
+    (
+        "tcgen05-alloc-without-dealloc",
+        "tensor memory allocated but never freed",
+    ),
+    (
+        "tcgen05-ld-without-wait",
+        "a register loaded by tcgen05.ld read before tcgen05.wait::ld",
+    ),
+    (
+        "tcgen05-st-without-wait",
+        "tensor memory read after tcgen05.st without tcgen05.wait::st",
+    ),
 ];
 
 /// Checks a parsed document; the diagnostics are sorted by position.

@@ -24,7 +24,10 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The candidate closest to `word`, if it is close enough to be a likely typo.
-pub(crate) fn nearest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+pub(crate) fn nearest<'c>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
     let limit = (word.chars().count() / 3).clamp(1, 3);
     // Ties go to the candidate sharing the longest prefix (`ad` -> `add`, not `ld`), then to
     // the one closest in length.
@@ -34,7 +37,11 @@ pub(crate) fn nearest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c s
         .map(|c| (edit_distance(word, c), c))
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, c)| {
-            let prefix = word.chars().zip(c.chars()).take_while(|(a, b)| a == b).count();
+            let prefix = word
+                .chars()
+                .zip(c.chars())
+                .take_while(|(a, b)| a == b)
+                .count();
             (*d, usize::MAX - prefix, c.len().abs_diff(word.len()), *c)
         })
         .map(|(_, c)| c)

@@ -52,6 +52,11 @@ fn corpus_has_no_errors() {
         failures.is_empty(),
         "{} errors in valid files:\n{}",
         failures.len(),
-        failures.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+        failures
+            .iter()
+            .take(40)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }

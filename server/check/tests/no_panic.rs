@@ -98,7 +98,21 @@ proptest! {
 
 #[test]
 fn degenerate_inputs() {
-    for text in ["", "\n", ".", "{", "}", ".version", ".entry", "%r1", "@", "ld.", ".version 8.0\n.target", "\u{feff}", "ld.global.v4.f32 {,,,}, [];"] {
+    for text in [
+        "",
+        "\n",
+        ".",
+        "{",
+        "}",
+        ".version",
+        ".entry",
+        "%r1",
+        "@",
+        "ld.",
+        ".version 8.0\n.target",
+        "\u{feff}",
+        "ld.global.v4.f32 {,,,}, [];",
+    ] {
         let _ = check_text(text, &CheckOptions::default());
     }
 }

@@ -35,7 +35,10 @@ fn agreement_with_ptxas() {
     let mut families: BTreeMap<String, Tally> = BTreeMap::new();
     let mut disagreements = Vec::new();
     let (mut same_line, mut both_rejected) = (0, 0);
-    for line in labels.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+    for line in labels
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
         let fields: Vec<&str> = line.split('\t').collect();
         let (name, verdict, ptxas_line, message) = (fields[0], fields[1], fields[2], fields[3]);
         let text = std::fs::read_to_string(dir.join("ptxas").join(format!("{name}.ptx")))
@@ -46,7 +49,7 @@ fn agreement_with_ptxas() {
             .filter(|d| d.severity == Severity::Error)
             .collect();
         let ptxas_rejects = verdict == "rejected";
-        let agree = ptxas_rejects == !errors.is_empty();
+        let agree = ptxas_rejects != errors.is_empty();
         let family = name.split("--").next().unwrap_or(name).to_owned();
         let tally = families.entry(family).or_default();
         for t in [&mut overall, tally] {
@@ -63,11 +66,17 @@ fn agreement_with_ptxas() {
         let index = LineIndex::new(&text);
         if ptxas_rejects && !errors.is_empty() {
             both_rejected += 1;
-            let ours = index.line_col(&text, errors[0].range.start, PositionEncoding::Chars).line + 1;
+            let ours = index
+                .line_col(&text, errors[0].range.start, PositionEncoding::Chars)
+                .line
+                + 1;
             if ptxas_line.parse::<u32>().is_ok_and(|l| l == ours)
                 || errors.iter().any(|e| {
                     ptxas_line.parse::<u32>().is_ok_and(|l| {
-                        l == index.line_col(&text, e.range.start, PositionEncoding::Chars).line + 1
+                        l == index
+                            .line_col(&text, e.range.start, PositionEncoding::Chars)
+                            .line
+                            + 1
                     })
                 })
             {
@@ -75,10 +84,12 @@ fn agreement_with_ptxas() {
             }
         }
         if !agree {
-            let ours = errors
-                .first()
-                .map_or("no errors".to_owned(), |e| format!("[{}] {}", e.code, e.message));
-            disagreements.push(format!("  {name}: ptxas {verdict} ({message}); checker: {ours}"));
+            let ours = errors.first().map_or("no errors".to_owned(), |e| {
+                format!("[{}] {}", e.code, e.message)
+            });
+            disagreements.push(format!(
+                "  {name}: ptxas {verdict} ({message}); checker: {ours}"
+            ));
         }
     }
     let figure = |t: &Tally| {
@@ -101,7 +112,11 @@ fn agreement_with_ptxas() {
         println!("disagreements:\n{}", disagreements.join("\n"));
     }
     let ratio = overall.agree() as f64 / overall.total() as f64;
-    assert!(overall.total() >= 250, "too few fixtures: {}", overall.total());
+    assert!(
+        overall.total() >= 250,
+        "too few fixtures: {}",
+        overall.total()
+    );
     assert_eq!(
         overall.accepted.0, overall.accepted.1,
         "the checker reports errors in files ptxas accepts"

@@ -140,7 +140,12 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     }
 }
 
-fn describe(ctx: &Ctx<'_>, subject: &str, range: ptx_syntax::TextRange, unmet: &Unmet) -> Diagnostic {
+fn describe(
+    ctx: &Ctx<'_>,
+    subject: &str,
+    range: ptx_syntax::TextRange,
+    unmet: &Unmet,
+) -> Diagnostic {
     match unmet {
         Unmet::Version { needed } => Diagnostic::error(
             "version-too-old",

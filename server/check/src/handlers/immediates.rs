@@ -7,6 +7,9 @@
 use crate::context::{Ctx, InstInfo};
 use crate::Diagnostic;
 
+/// Says what is wrong with a constant, if anything.
+type Rule = fn(i128) -> Option<String>;
+
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     let second = info.words.get(1).copied().unwrap_or("");
     let section = info
@@ -16,7 +19,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         .first()
         .map(|m| m.instruction.section.clone())
         .unwrap_or_default();
-    let rule: Option<(usize, fn(i128) -> Option<String>)> = match (info.words[0], second) {
+    let rule: Option<(usize, Rule)> = match (info.words[0], second) {
         ("tcgen05", "alloc" | "dealloc") => Some((1, columns)),
         // `bar.warp.sync` takes a member mask, not a barrier number.
         ("bar" | "barrier", "warp") => None,

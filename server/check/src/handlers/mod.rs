@@ -11,6 +11,7 @@ pub(crate) mod opcode;
 pub(crate) mod operands;
 pub(crate) mod rounding;
 pub(crate) mod special_registers;
+pub(crate) mod state_spaces;
 pub(crate) mod syntax;
 pub(crate) mod tcgen05;
 pub(crate) mod types;
@@ -141,6 +142,7 @@ fn check_instruction<'a>(
     rounding::check(ctx, &info);
     if operands::check(ctx, &info) {
         types::check(ctx, &info, scope);
+        state_spaces::check(ctx, &info, scope);
         vectors::check(ctx, &info);
         immediates::check(ctx, &info);
     }

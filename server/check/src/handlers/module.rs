@@ -30,7 +30,13 @@ fn file_start(ctx: &Ctx<'_>) -> TextRange {
         Item::Statement(s) => s.range(),
     });
     match first {
-        Some(range) => range.start..ctx.text[range.clone()].lines().next().map_or(range.end, |l| range.start + l.len()),
+        Some(range) => {
+            range.start
+                ..ctx.text[range.clone()]
+                    .lines()
+                    .next()
+                    .map_or(range.end, |l| range.start + l.len())
+        }
         None => 0..0,
     }
 }
@@ -82,18 +88,22 @@ fn check_version(ctx: &mut Ctx<'_>) {
             let message = if v > NEWEST_ACCEPTED {
                 format!("`.version {v}` is newer than any PTX ISA version ptxas knows (the newest is {NEWEST_ACCEPTED})")
             } else {
-                format!("`.version {v}` is too old for current tools; use {OLDEST_ACCEPTED} or newer")
+                format!(
+                    "`.version {v}` is too old for current tools; use {OLDEST_ACCEPTED} or newer"
+                )
             };
             ctx.report(
-                Diagnostic::error("unsupported-version", value.range(), message)
-                    .section("11.1.3"),
+                Diagnostic::error("unsupported-version", value.range(), message).section("11.1.3"),
             );
         }
         None => ctx.report(
             Diagnostic::error(
                 "unsupported-version",
                 value.range(),
-                format!("`{}` is not a PTX ISA version (write MAJOR.MINOR, e.g. 8.7)", value.text),
+                format!(
+                    "`{}` is not a PTX ISA version (write MAJOR.MINOR, e.g. 8.7)",
+                    value.text
+                ),
             )
             .section("11.1.3"),
         ),
@@ -135,7 +145,11 @@ fn check_targets(ctx: &mut Ctx<'_>) {
             .section("11.1.2");
             if let Some(best) = nearest(token.text, names) {
                 d.message.push_str(&format!("; did you mean `{best}`?"));
-                d = d.with_fix(Fix::replace(format!("Change to `{best}`"), token.range(), best));
+                d = d.with_fix(Fix::replace(
+                    format!("Change to `{best}`"),
+                    token.range(),
+                    best,
+                ));
             }
             ctx.report(d);
             continue;
@@ -178,7 +192,9 @@ fn check_targets(ctx: &mut Ctx<'_>) {
 
 fn check_address_size(ctx: &mut Ctx<'_>) {
     for directive in ctx.module.directives(DirectiveKind::AddressSize) {
-        let Some(value) = directive.value() else { continue };
+        let Some(value) = directive.value() else {
+            continue;
+        };
         match value.text {
             "64" => {}
             "32" => {

@@ -20,7 +20,9 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>) -> Frame<'a> {
         match item {
             Item::Variable(decl) => frame.declare_variable(&decl, &mut duplicates),
             Item::Function(function) => {
-                let Some(name) = function.name() else { continue };
+                let Some(name) = function.name() else {
+                    continue;
+                };
                 let symbol = Symbol {
                     kind: SymbolKind::Function,
                     ty: None,
@@ -113,7 +115,10 @@ fn check_name(ctx: &mut Ctx<'_>, name: Token<'_>, scope: &Scope<'_>) {
         Diagnostic::error(
             "undeclared-name",
             name.range(),
-            format!("`{}` is not declared: no label, variable, register or function has this name", name.text),
+            format!(
+                "`{}` is not declared: no label, variable, register or function has this name",
+                name.text
+            ),
         )
         .section("4.4"),
     );

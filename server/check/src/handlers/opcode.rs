@@ -15,12 +15,14 @@ use crate::{Diagnostic, Fix, Severity};
 /// Matches the written words, trying a reordering when the written order fails.
 pub(crate) fn resolve(isa: &'static Isa, words: &[&str]) -> Resolved {
     let outcome = isa.match_qualifiers(words);
-    let unknown_root = matches!(outcome.errors.first(), Some(MatchError::UnknownOpcode { .. }));
+    let unknown_root = matches!(
+        outcome.errors.first(),
+        Some(MatchError::UnknownOpcode { .. })
+    );
     if !outcome.matches.is_empty() || unknown_root {
         return Resolved {
             outcome,
             reordered: false,
-            original_errors: Vec::new(),
         };
     }
     for order in reorderings(isa, words) {
@@ -28,7 +30,6 @@ pub(crate) fn resolve(isa: &'static Isa, words: &[&str]) -> Resolved {
         let retry = isa.match_qualifiers(&refs);
         if !retry.matches.is_empty() {
             return Resolved {
-                original_errors: outcome.errors,
                 outcome: retry,
                 reordered: true,
             };
@@ -37,7 +38,6 @@ pub(crate) fn resolve(isa: &'static Isa, words: &[&str]) -> Resolved {
     Resolved {
         outcome,
         reordered: false,
-        original_errors: Vec::new(),
     }
 }
 

@@ -103,7 +103,10 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
         );
         return false;
     }
-    if fitting.iter().any(|f| kinds_fit(f, &info.operands).is_none()) {
+    if fitting
+        .iter()
+        .any(|f| kinds_fit(f, &info.operands).is_none())
+    {
         return true;
     }
     let form = fitting[0];

@@ -105,7 +105,9 @@ fn check_cvt(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
 }
 
 fn check_mad(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    let Some(last) = info.words.last() else { return };
+    let Some(last) = info.words.last() else {
+        return;
+    };
     if !matches!(*last, "f32" | "f64") || rounding(info).is_some() {
         return;
     }
@@ -159,6 +161,10 @@ mod tests {
 
     #[test]
     fn fix_adds_rn() {
-        check_fix(CVT, "missing-qualifier", expect![[r#"cvt.rn.f32.f64 %f1, %fd1;"#]]);
+        check_fix(
+            CVT,
+            "missing-qualifier",
+            expect![[r#"cvt.rn.f32.f64 %f1, %fd1;"#]],
+        );
     }
 }

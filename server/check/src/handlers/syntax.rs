@@ -13,7 +13,10 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
                 .char_indices()
                 .next_back()
                 .map_or(range.start, |(i, _)| i);
-            range = start..range.end.max(start + ctx.text[start..].chars().next().map_or(0, char::len_utf8));
+            range = start
+                ..range
+                    .end
+                    .max(start + ctx.text[start..].chars().next().map_or(0, char::len_utf8));
         }
         ctx.report(Diagnostic::error("syntax-error", range, error.message).section("4"));
     }

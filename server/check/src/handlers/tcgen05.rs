@@ -185,9 +185,27 @@ impl<'a> Flow<'a> {
 fn no_destination(info: &InstInfo<'_>) -> bool {
     matches!(
         info.words[0],
-        "st" | "stmatrix" | "red" | "bar" | "barrier" | "bra" | "call" | "ret" | "prefetch"
-            | "mbarrier" | "cp" | "fence" | "membar" | "multimem" | "wgmma" | "griddepcontrol"
-            | "tensormap" | "sust" | "sured" | "stu" | "tcgen05" | "setmaxnreg"
+        "st" | "stmatrix"
+            | "red"
+            | "bar"
+            | "barrier"
+            | "bra"
+            | "call"
+            | "ret"
+            | "prefetch"
+            | "mbarrier"
+            | "cp"
+            | "fence"
+            | "membar"
+            | "multimem"
+            | "wgmma"
+            | "griddepcontrol"
+            | "tensormap"
+            | "sust"
+            | "sured"
+            | "stu"
+            | "tcgen05"
+            | "setmaxnreg"
     )
 }
 

@@ -168,8 +168,13 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         Pattern::AllSame => {
             // Only when the last qualifier is the one type of the instruction (not `.f32.f16`
             // mixed forms) and no operand is a packed vector (`mov.b64 %rd, {%r1, %r2}`).
-            let Some(ty) = instruction_type(info) else { return };
-            let types = info.words[1..].iter().filter(|w| Ty::parse(w).is_some()).count();
+            let Some(ty) = instruction_type(info) else {
+                return;
+            };
+            let types = info.words[1..]
+                .iter()
+                .filter(|w| Ty::parse(w).is_some())
+                .count();
             if types != 1 {
                 return;
             }
@@ -178,7 +183,9 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             }
         }
         Pattern::Some { typed, preds } => {
-            let Some(ty) = instruction_type(info) else { return };
+            let Some(ty) = instruction_type(info) else {
+                return;
+            };
             for &i in typed {
                 if let Some(op) = info.operands.get(i) {
                     checker.operand(i, op, ty, false, &mut problems);
@@ -195,13 +202,17 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             }
         }
         Pattern::Data(index) => {
-            let Some(ty) = instruction_type(info) else { return };
+            let Some(ty) = instruction_type(info) else {
+                return;
+            };
             if let Some(op) = info.operands.get(index) {
                 checker.operand(index, op, ty, true, &mut problems);
             }
         }
         Pattern::Wide => {
-            let Some(ty) = instruction_type(info) else { return };
+            let Some(ty) = instruction_type(info) else {
+                return;
+            };
             let wide = Ty {
                 bits: ty.bits * 2,
                 ..ty
@@ -216,7 +227,8 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             if n < 3 {
                 return;
             }
-            let (Some(dty), Some(aty)) = (Ty::parse(info.words[n - 2]), Ty::parse(info.words[n - 1]))
+            let (Some(dty), Some(aty)) =
+                (Ty::parse(info.words[n - 2]), Ty::parse(info.words[n - 1]))
             else {
                 return;
             };
@@ -252,7 +264,13 @@ impl Checker<'_, '_, '_> {
         let Some(sreg) = self.isa.special_register(name) else {
             return;
         };
-        let Some(bits) = sreg.ty.split_whitespace().last().and_then(Ty::parse).map(|t| t.bits) else {
+        let Some(bits) = sreg
+            .ty
+            .split_whitespace()
+            .last()
+            .and_then(Ty::parse)
+            .map(|t| t.bits)
+        else {
             return;
         };
         let too_narrow = bits == 64 && ty.bits < 64 && matches!(name, "%clock64" | "%globaltimer");
@@ -354,7 +372,9 @@ fn wanted(ty: Ty, relaxed: bool) -> String {
     match (ty.kind, relaxed) {
         (Kind::Pred, _) => "a .pred register".to_owned(),
         (Kind::Float, false) => format!("a .f{bits} or .b{bits} register"),
-        (Kind::Float, true) => format!("a .f{bits} register or a bit-size register of at least {bits} bits"),
+        (Kind::Float, true) => {
+            format!("a .f{bits} register or a bit-size register of at least {bits} bits")
+        }
         (Kind::Bits, false) => format!("a {bits}-bit register"),
         (Kind::Bits, true) => format!("a register of at least {bits} bits"),
         (_, false) => format!("a .b{bits}, .s{bits} or .u{bits} register"),

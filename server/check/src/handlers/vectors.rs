@@ -25,7 +25,11 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         };
         let wanted = vector.registers as usize;
         let written: Vec<String> = match operand.kind() {
-            OperandKind::Vector => operand.elements().iter().map(|e| e.text().to_owned()).collect(),
+            OperandKind::Vector => operand
+                .elements()
+                .iter()
+                .map(|e| e.text().to_owned())
+                .collect(),
             OperandKind::Register(_) | OperandKind::Identifier(_) | OperandKind::Sink => {
                 vec![operand.text().to_owned()]
             }
@@ -40,14 +44,19 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
             .any(|w| matches!(*w, "v2" | "v4" | "v8"));
         let insists_on_braces =
             vector_qualifier && matches!(info.words[0], "ld" | "st" | "ldu" | "atom" | "red");
-        if is_vector && written.len() == wanted || !is_vector && (wanted == 1 || !insists_on_braces) {
+        if is_vector && written.len() == wanted || !is_vector && (wanted == 1 || !insists_on_braces)
+        {
             continue;
         }
         let refs: Vec<&str> = written.iter().map(String::as_str).collect();
         let replacement = ptx_regs::rewrite_vector(&refs, wanted);
         let new_text = format!("{{{}}}", replacement.join(", "));
         let found = if is_vector {
-            format!("{} register{}", written.len(), if written.len() == 1 { "" } else { "s" })
+            format!(
+                "{} register{}",
+                written.len(),
+                if written.len() == 1 { "" } else { "s" }
+            )
         } else {
             "a single register".to_owned()
         };

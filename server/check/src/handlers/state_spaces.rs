@@ -1,0 +1,104 @@
+//! The state space of a named variable in an address against the instruction's state space
+//! (PTX ISA 5.1 "State Spaces", 6.4.1 "Addresses as Operands"): `ld.global` of a `.shared`
+//! variable is rejected by ptxas; a generic `ld` (no state space) of any variable is fine.
+
+use ptx_syntax::OperandKind;
+
+use crate::context::{Ctx, InstInfo};
+use crate::scope::{Scope, SymbolKind};
+use crate::Diagnostic;
+
+/// The base space of a qualifier or declaration: `shared::cta` -> `shared`.
+fn base(space: &str) -> &str {
+    let space = space.trim_start_matches('.');
+    space.split("::").next().unwrap_or(space)
+}
+
+const SPACES: &[&str] = &["global", "shared", "local", "param", "const"];
+
+pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    if !matches!(
+        info.words[0],
+        "ld" | "ldu" | "st" | "atom" | "red" | "prefetch"
+    ) {
+        return;
+    }
+    let spaces: Vec<&str> = info.words[1..]
+        .iter()
+        .copied()
+        .filter(|w| SPACES.contains(&base(w)))
+        .collect();
+    let [space] = spaces.as_slice() else { return };
+    let wanted = base(space);
+    let section = info
+        .resolved
+        .outcome
+        .matches
+        .first()
+        .map(|m| m.instruction.section.clone())
+        .unwrap_or_default();
+    for operand in &info.operands {
+        if !matches!(operand.kind(), OperandKind::Address { .. }) {
+            continue;
+        }
+        for name in operand.identifiers() {
+            let Some(symbol) = scope.lookup(name.text) else {
+                continue;
+            };
+            if symbol.kind != SymbolKind::Variable {
+                continue;
+            }
+            let Some(declared) = symbol.space else {
+                continue;
+            };
+            let declared = base(declared);
+            if declared != wanted && SPACES.contains(&declared) {
+                ctx.report(
+                    Diagnostic::error(
+                        "state-space",
+                        name.range(),
+                        format!(
+                            "`{}` is a .{declared} variable, but `{}` accesses .{wanted}; use `{}.{declared}` or a generic address",
+                            name.text,
+                            info.opcode_text(),
+                            info.words[0]
+                        ),
+                    )
+                    .section(section.clone())
+                    .with_related(symbol.range.clone(), "declared here"),
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::check_diagnostics;
+
+    #[test]
+    fn variable_space_must_match() {
+        check_diagnostics(
+            r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.global .align 4 .b32 g1[4];
+.visible .entry k(.param .u64 p0)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b32 smem[4];
+  ld.global.u32 %r1, [smem];
+//                    ^^^^ error: `smem` is a .shared variable, but `ld.global.u32` accesses .global; use `ld.shared` or a generic address
+  ld.u32 %r1, [smem];
+  ld.shared::cta.u32 %r1, [smem+4];
+  ld.param.u64 %rd1, [p0];
+  st.shared.u32 [g1], %r1;
+//               ^^ error: `g1` is a .global variable, but `st.shared.u32` accesses .shared; use `st.global` or a generic address
+  ret;
+}
+"#,
+        );
+    }
+}
