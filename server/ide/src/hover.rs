@@ -1,1 +1,535 @@
-//! hover (owned by the hover/completion work).
+//! Hover: what the thing under the cursor is, in markdown.
+//!
+//! Opcodes, single qualifiers, registers, special registers, directives, types, state spaces,
+//! labels, variables, functions and target names each get their own hover (see [`HoverKind`]).
+//! The text is our own (see [`descriptions`]) plus facts from `ptx-isa` and `ptx-regs`; when the
+//! caller passes an imported spec index ([`HoverConfig::spec`]) the spec's own words for the
+//! same item follow under a rule.
+
+pub mod descriptions;
+mod render;
+pub mod symbols;
+
+use std::fmt::Write as _;
+
+use ptx_isa::Isa;
+use ptx_syntax::{
+    Directive, Function, Instruction, Item, Label, Module, Operand, OperandKind, Parse,
+    Statement, TextRange, Token, VariableDecl,
+};
+
+use render::OpcodeHover;
+use symbols::ModuleFacts;
+
+/// Options of a hover request.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HoverConfig<'a> {
+    /// Use this `.target` instead of the file's (e.g. `sm_90a`).
+    pub target_override: Option<&'a str>,
+    /// Use this `.version` instead of the file's (e.g. `8.5`).
+    pub version_override: Option<&'a str>,
+    /// The imported spec index, if the user has one.
+    pub spec: Option<&'a ptx_docs::SpecIndex>,
+}
+
+/// What a hover is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HoverKind {
+    Opcode,
+    Qualifier,
+    Register,
+    SpecialRegister,
+    Directive,
+    Type,
+    StateSpace,
+    Label,
+    Variable,
+    Function,
+    Target,
+}
+
+/// A hover result: the range it applies to (bytes) and its markdown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HoverResult {
+    pub range: TextRange,
+    pub kind: HoverKind,
+    pub markdown: String,
+}
+
+/// The hover at byte `offset` (a cursor just after a word also hovers that word).
+pub fn hover(parse: &Parse, offset: usize, config: &HoverConfig<'_>) -> Option<HoverResult> {
+    let module = parse.module();
+    let target = locate(&module, offset)
+        .or_else(|| offset.checked_sub(1).and_then(|o| locate(&module, o)))?;
+    let facts = ModuleFacts::of(parse, config.target_override, config.version_override);
+    let mut result = render_target(&module, &target, &facts)?;
+    if let Some(spec) = config.spec {
+        append_spec(&mut result, &target, spec);
+    }
+    Some(result)
+}
+
+/// What the cursor is on.
+#[derive(Debug)]
+enum Target<'a> {
+    /// Component `index` of the opcode of `instruction` (0 is the mnemonic).
+    Opcode {
+        instruction: Instruction<'a>,
+        index: usize,
+    },
+    /// A register or special register name used somewhere (with its component, if any).
+    Register { token: Token<'a>, at: usize },
+    /// A plain name used as an operand.
+    Identifier { token: Token<'a>, at: usize },
+    Directive(Token<'a>),
+    TypeOrSpace(Token<'a>),
+    TargetName(Token<'a>),
+    Declared {
+        decl: VariableDecl<'a>,
+        name: Token<'a>,
+    },
+    Label(Label<'a>),
+    Function(Function<'a>, Token<'a>),
+}
+
+fn contains(range: &TextRange, offset: usize) -> bool {
+    range.start <= offset && offset < range.end
+}
+
+fn on(token: &Token<'_>, offset: usize) -> bool {
+    token.start <= offset && offset < token.end
+}
+
+fn locate<'a>(module: &Module<'a>, offset: usize) -> Option<Target<'a>> {
+    for item in module.items() {
+        match item {
+            Item::Function(f) if contains(&f.range(), offset) => return locate_function(f, offset),
+            Item::Variable(decl) if contains(&decl.range(), offset) => {
+                return locate_declaration(decl, offset)
+            }
+            Item::Directive(d) if contains(&d.range(), offset) => {
+                return locate_directive(d, offset)
+            }
+            Item::Statement(s) if contains(&s.range(), offset) => {
+                return locate_statement(s, offset)
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn locate_function<'a>(f: Function<'a>, offset: usize) -> Option<Target<'a>> {
+    if let Some(body) = f.body().filter(|b| contains(&b.range(), offset)) {
+        return locate_statements(body.statements(), offset);
+    }
+    if let Some(t) = f.kind_token().filter(|t| on(t, offset)) {
+        return Some(Target::Directive(t));
+    }
+    if let Some(t) = f.linkage().into_iter().find(|t| on(t, offset)) {
+        return Some(Target::Directive(t));
+    }
+    if let Some(t) = f.name().filter(|t| on(t, offset)) {
+        return Some(Target::Function(f, t));
+    }
+    for (name, _) in f.attributes() {
+        if on(&name, offset) {
+            return Some(Target::Directive(name));
+        }
+    }
+    f.return_parameters()
+        .into_iter()
+        .chain(f.parameters())
+        .find(|p| contains(&p.range(), offset))
+        .and_then(|p| locate_declaration(p, offset))
+}
+
+fn locate_statements<'a>(statements: Vec<Statement<'a>>, offset: usize) -> Option<Target<'a>> {
+    // Statements are in source order: find the one containing the offset by bisection.
+    let i = statements.partition_point(|s| s.range().end <= offset);
+    let s = *statements.get(i)?;
+    contains(&s.range(), offset).then_some(())?;
+    locate_statement(s, offset)
+}
+
+fn locate_statement<'a>(s: Statement<'a>, offset: usize) -> Option<Target<'a>> {
+    match s {
+        Statement::Instruction(i) => locate_instruction(i, offset),
+        Statement::Label(l) => l.name().filter(|t| on(t, offset)).map(|_| Target::Label(l)),
+        Statement::Variable(decl) => locate_declaration(decl, offset),
+        Statement::Block(b) => locate_statements(b.statements(), offset),
+        Statement::Directive(d) => locate_directive(d, offset),
+    }
+}
+
+fn locate_directive<'a>(d: Directive<'a>, offset: usize) -> Option<Target<'a>> {
+    let keyword = d.keyword();
+    if on(&keyword, offset) {
+        return Some(Target::Directive(keyword));
+    }
+    d.targets()
+        .into_iter()
+        .find(|t| on(t, offset))
+        .map(Target::TargetName)
+}
+
+fn locate_declaration<'a>(decl: VariableDecl<'a>, offset: usize) -> Option<Target<'a>> {
+    for t in [decl.state_space(), decl.ty(), decl.vector()].into_iter().flatten() {
+        if on(&t, offset) {
+            return Some(Target::TypeOrSpace(t));
+        }
+    }
+    if let Some(t) = decl.linkage().into_iter().find(|t| on(t, offset)) {
+        return Some(Target::Directive(t));
+    }
+    for declarator in decl.declarators() {
+        if let Some(name) = declarator.name().filter(|t| on(t, offset)) {
+            return Some(Target::Declared { decl, name });
+        }
+    }
+    None
+}
+
+fn locate_instruction<'a>(i: Instruction<'a>, offset: usize) -> Option<Target<'a>> {
+    if let Some(guard) = i.guard().filter(|g| contains(&g.range, offset)) {
+        return Some(Target::Register {
+            token: guard.predicate,
+            at: offset,
+        });
+    }
+    if let Some(opcode) = i.opcode().filter(|t| contains(&t.range(), offset)) {
+        let _ = opcode;
+        if i.mnemonic().is_some_and(|m| on(&m, offset)) {
+            return Some(Target::Opcode {
+                instruction: i,
+                index: 0,
+            });
+        }
+        let index = i.qualifiers().iter().position(|q| on(q, offset))? + 1;
+        return Some(Target::Opcode {
+            instruction: i,
+            index,
+        });
+    }
+    let operand = i
+        .operands()
+        .into_iter()
+        .find(|o| contains(&o.range(), offset))?;
+    locate_operand(operand, offset)
+}
+
+fn locate_operand<'a>(operand: Operand<'a>, offset: usize) -> Option<Target<'a>> {
+    let text = operand.text();
+    match operand.kind() {
+        OperandKind::Register(_) | OperandKind::Component { .. } => {
+            // `%tid.x` as a whole: special registers are described with their component.
+            return Some(Target::Register {
+                token: Token {
+                    text,
+                    start: operand.range().start,
+                    end: operand.range().end,
+                },
+                at: offset,
+            });
+        }
+        OperandKind::Identifier(_) => {
+            return Some(Target::Identifier {
+                token: Token {
+                    text,
+                    start: operand.range().start,
+                    end: operand.range().end,
+                },
+                at: offset,
+            })
+        }
+        _ => {}
+    }
+    if let Some(inner) = operand
+        .elements()
+        .into_iter()
+        .find(|e| contains(&e.range(), offset))
+    {
+        return locate_operand(inner, offset);
+    }
+    if let Some(token) = operand.registers().into_iter().find(|t| on(t, offset)) {
+        return Some(Target::Register { token, at: offset });
+    }
+    operand
+        .identifiers()
+        .into_iter()
+        .find(|t| on(t, offset))
+        .map(|token| Target::Identifier { token, at: offset })
+}
+
+fn render_target(module: &Module<'_>, target: &Target<'_>, facts: &ModuleFacts) -> Option<HoverResult> {
+    let isa = Isa::get();
+    match target {
+        Target::Opcode { instruction, index } => {
+            let opcode = instruction.opcode()?;
+            let h = OpcodeHover::new(isa, opcode.text)?;
+            let components = h.instruction.opcode.split('.').count();
+            let (range, kind, markdown) = if *index == 0 {
+                (
+                    instruction.mnemonic()?.range(),
+                    HoverKind::Opcode,
+                    render::opcode(&h, facts),
+                )
+            } else {
+                let q = instruction.qualifiers()[*index - 1];
+                let as_qualifier = descriptions::descriptions()
+                    .qualifier(&h.instruction.opcode, &h.instruction.section, q.text)
+                    .is_some();
+                if *index < components && !as_qualifier {
+                    // `.ld` of `tcgen05.ld` names the instruction.
+                    (q.range(), HoverKind::Opcode, render::opcode(&h, facts))
+                } else {
+                    (
+                        q.range(),
+                        HoverKind::Qualifier,
+                        render::qualifier(&h, q.text, facts),
+                    )
+                }
+            };
+            Some(HoverResult {
+                range,
+                kind,
+                markdown,
+            })
+        }
+        Target::Register { token, at } => register(module, token, *at, facts),
+        Target::Identifier { token, at } => identifier(module, token, *at),
+        Target::Directive(token) => {
+            let name = token.text;
+            if let Some(dir) = isa.directive(name) {
+                return Some(HoverResult {
+                    range: token.range(),
+                    kind: HoverKind::Directive,
+                    markdown: render::directive(dir, facts),
+                });
+            }
+            let markdown = render::type_or_space(name)?;
+            Some(HoverResult {
+                range: token.range(),
+                kind: HoverKind::StateSpace,
+                markdown,
+            })
+        }
+        Target::TypeOrSpace(token) => {
+            let base = token.text.split("::").next().unwrap_or(token.text);
+            let kind = if isa.state_spaces().iter().any(|s| s.name == base) {
+                HoverKind::StateSpace
+            } else {
+                HoverKind::Type
+            };
+            Some(HoverResult {
+                range: token.range(),
+                kind,
+                markdown: render::type_or_space(token.text)?,
+            })
+        }
+        Target::TargetName(token) => Some(HoverResult {
+            range: token.range(),
+            kind: HoverKind::Target,
+            markdown: render::target(isa.target(token.text)?),
+        }),
+        Target::Declared { decl, name } => Some(HoverResult {
+            range: name.range(),
+            kind: HoverKind::Variable,
+            markdown: variable(module, *decl, name.text, name.start),
+        }),
+        Target::Label(label) => {
+            let name = label.name()?;
+            Some(HoverResult {
+                range: name.range(),
+                kind: HoverKind::Label,
+                markdown: label_markdown(module, label, name.text),
+            })
+        }
+        Target::Function(f, name) => Some(HoverResult {
+            range: name.range(),
+            kind: HoverKind::Function,
+            markdown: function_markdown(f),
+        }),
+    }
+}
+
+fn register(module: &Module<'_>, token: &Token<'_>, at: usize, facts: &ModuleFacts) -> Option<HoverResult> {
+    let isa = Isa::get();
+    let name = token.text;
+    let base = name.split('.').next().unwrap_or(name);
+    if let Some(declared) = symbols::find_declaration(module, at, base) {
+        return Some(HoverResult {
+            range: token.range(),
+            kind: HoverKind::Register,
+            markdown: variable(module, declared.decl, name, declared.declarator.range().start),
+        });
+    }
+    let sreg = isa.special_register(name).or_else(|| isa.special_register(base))?;
+    Some(HoverResult {
+        range: token.range(),
+        kind: HoverKind::SpecialRegister,
+        markdown: render::special_register(sreg, name, facts),
+    })
+}
+
+fn identifier(module: &Module<'_>, token: &Token<'_>, at: usize) -> Option<HoverResult> {
+    let name = token.text;
+    if let Some(function) = symbols::enclosing_function(module, at) {
+        if let Some(label) = symbols::labels(&function)
+            .into_iter()
+            .find(|l| l.name().is_some_and(|n| n.text == name))
+        {
+            return Some(HoverResult {
+                range: token.range(),
+                kind: HoverKind::Label,
+                markdown: label_markdown(module, &label, name),
+            });
+        }
+    }
+    if let Some(declared) = symbols::find_declaration(module, at, name) {
+        return Some(HoverResult {
+            range: token.range(),
+            kind: HoverKind::Variable,
+            markdown: variable(module, declared.decl, name, declared.declarator.range().start),
+        });
+    }
+    let function = symbols::find_function(module, name)?;
+    Some(HoverResult {
+        range: token.range(),
+        kind: HoverKind::Function,
+        markdown: function_markdown(&function),
+    })
+}
+
+/// 1-based line of a byte offset.
+fn line_of(module: &Module<'_>, offset: usize) -> usize {
+    let text = module.text();
+    let offset = offset.min(text.len());
+    text.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+fn variable(module: &Module<'_>, decl: VariableDecl<'_>, name: &str, declared_at: usize) -> String {
+    let mut out = String::new();
+    render::code(&mut out, decl.text().trim_end_matches(';'));
+    let space = decl.state_space().map(|t| t.text).unwrap_or("");
+    let what = match space {
+        ".reg" => "register",
+        ".param" => "parameter",
+        "" => "variable",
+        _ => "variable",
+    };
+    let _ = write!(out, "`{name}` — {what}");
+    if !space.is_empty() {
+        let _ = write!(out, " in `{space}`");
+    }
+    let ty = match (decl.vector(), decl.ty()) {
+        (Some(v), Some(t)) => format!("{} {}", v.text, t.text),
+        (None, Some(t)) => t.text.to_string(),
+        _ => String::new(),
+    };
+    if !ty.is_empty() {
+        let _ = write!(out, " of type `{ty}`");
+    }
+    if let Some(align) = decl.alignment() {
+        let _ = write!(out, ", aligned to {} bytes", align.text);
+    }
+    if let Some(declarator) = decl
+        .declarators()
+        .into_iter()
+        .find(|d| symbols::declares(d, name.split('.').next().unwrap_or(name)))
+    {
+        let dims: Vec<String> = declarator
+            .dimensions()
+            .iter()
+            .map(|d| format!("[{}]", d.map(|t| t.text).unwrap_or("")))
+            .collect();
+        if !dims.is_empty() {
+            let _ = write!(out, ", array {}", dims.join(""));
+        }
+        if let Some(count) = declarator.count() {
+            let _ = write!(out, ", one of {count} numbered registers");
+        }
+        if let Some(init) = declarator.initializer() {
+            let _ = write!(out, ", initialized to `{}`", init.text);
+        }
+    }
+    let _ = writeln!(out, "\n\nDeclared on line {}.", line_of(module, declared_at));
+    out
+}
+
+fn label_markdown(module: &Module<'_>, label: &Label<'_>, name: &str) -> String {
+    let line = line_of(module, label.range().start);
+    let references = symbols::enclosing_function(module, label.range().start)
+        .map(|f| symbols::identifier_references(&f, name))
+        .unwrap_or(0);
+    format!(
+        "`{name}` — label, defined on line {line}; {references} reference{}.\n",
+        if references == 1 { "" } else { "s" }
+    )
+}
+
+fn function_markdown(f: &Function<'_>) -> String {
+    let mut out = String::new();
+    render::code(&mut out, &symbols::function_header(f));
+    let kind = match f.kind() {
+        ptx_syntax::FunctionKind::Entry => "kernel (`.entry`)",
+        ptx_syntax::FunctionKind::Func => "device function (`.func`)",
+    };
+    let _ = writeln!(
+        out,
+        "{kind}{}",
+        if f.body().is_some() {
+            ""
+        } else {
+            ", declared here without a body"
+        }
+    );
+    out
+}
+
+/// Appends the imported spec's own text for the same item under a rule.
+fn append_spec(result: &mut HoverResult, target: &Target<'_>, spec: &ptx_docs::SpecIndex) {
+    let section = match target {
+        Target::Opcode { instruction, index } => {
+            let Some(opcode) = instruction.opcode() else {
+                return;
+            };
+            let entry = OpcodeHover::new(Isa::get(), opcode.text)
+                .and_then(|h| spec.instruction(&h.instruction.opcode).filter(|_| {
+                    // `add` has several sections: let the written qualifiers pick.
+                    spec.instruction_all(&h.instruction.opcode).len() == 1
+                }))
+                .or_else(|| spec.lookup(opcode.text));
+            let Some(entry) = entry else {
+                return;
+            };
+            if result.kind == HoverKind::Qualifier {
+                let q = instruction.qualifiers()[*index - 1];
+                entry.hover_markdown(ptx_docs::Part::Qualifier(q.text))
+            } else {
+                entry.hover_markdown(ptx_docs::Part::Opcode)
+            }
+        }
+        Target::Directive(token) => match spec.directive(token.text) {
+            Some(entry) if result.kind == HoverKind::Directive => {
+                entry.hover_markdown(ptx_docs::Part::Opcode)
+            }
+            _ => return,
+        },
+        Target::Register { token, .. } if result.kind == HoverKind::SpecialRegister => {
+            match spec.special_register(token.text) {
+                Some(entry) => entry.hover_markdown(ptx_docs::Part::Opcode),
+                None => return,
+            }
+        }
+        _ => return,
+    };
+    let _ = write!(
+        result.markdown,
+        "\n\n---\n\n*From your copy of the PTX ISA ({}):*\n\n{section}",
+        spec.status().doc_version
+    );
+}
+
+#[cfg(test)]
+mod tests;

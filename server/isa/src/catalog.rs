@@ -249,7 +249,14 @@ impl Catalog {
                     }
                     ty.push(w);
                 }
-                names.extend(words.map(|w| w.trim_end_matches(',').to_string()));
+                // `%nctaid.x,%nctaid.y,%nctaid.z` may come without spaces, and a second
+                // declaration (`.sreg .u32 ...`) may follow on the same line: keep only names.
+                names.extend(
+                    words
+                        .flat_map(|w| w.split(','))
+                        .filter(|w| w.starts_with('%'))
+                        .map(str::to_string),
+                );
                 for n in names.iter().flat_map(|n| expand_param(n)) {
                     let (base, comp) = match n.split_once('.') {
                         Some((b, _)) => (b.to_string(), Some(n.clone())),
@@ -297,5 +304,22 @@ impl Catalog {
         self.special_registers
             .iter()
             .find(|r| r.name == name || r.components.iter().any(|c| c == name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Catalog;
+
+    #[test]
+    fn every_special_register_has_a_name_and_its_components() {
+        let cat = Catalog::load().unwrap();
+        assert!(cat.special_registers.iter().all(|r| r.name.starts_with('%')));
+        let nctaid = cat.special_register("%nctaid").unwrap();
+        assert_eq!(
+            nctaid.components,
+            vec!["%nctaid.x", "%nctaid.y", "%nctaid.z"]
+        );
+        assert!(cat.special_register("%nctaid.y").is_some());
     }
 }

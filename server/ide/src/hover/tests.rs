@@ -1,0 +1,1 @@
+//! Hover snapshots over fixtures with a `$0` cursor.

@@ -1,0 +1,151 @@
+//! The built-in descriptions are complete (every instruction, qualifier, directive, special
+//! register, type and state space of `ptx-isa` has one) and are our own words (no run of 12 or
+//! more words is shared with the PTX ISA document).
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::PathBuf;
+
+use ptx_ide::hover::descriptions::{descriptions, QualifierSource, FILES};
+use ptx_isa::Isa;
+
+#[test]
+fn every_instruction_directive_register_type_and_space_is_described() {
+    let isa = Isa::get();
+    let d = descriptions();
+    let mut missing = Vec::new();
+    for i in isa.instructions() {
+        match d.instruction(&i.opcode, &i.section) {
+            Some(desc) if !desc.example.is_empty() => {}
+            Some(_) => missing.push(format!("instruction {} ({}) has no example", i.opcode, i.section)),
+            None => missing.push(format!("instruction {} ({})", i.opcode, i.section)),
+        }
+    }
+    for dir in isa.directives() {
+        if d.directive(&dir.name).is_none() {
+            missing.push(format!("directive {}", dir.name));
+        }
+    }
+    for sreg in isa.special_registers() {
+        if d.special_register(&sreg.name).is_none() {
+            missing.push(format!("special register {}", sreg.name));
+        }
+    }
+    for ty in isa.types() {
+        if d.type_or_space(ty.name).is_none() {
+            missing.push(format!("type {}", ty.name));
+        }
+    }
+    for space in isa.state_spaces() {
+        if d.type_or_space(space.name).is_none() {
+            missing.push(format!("state space {}", space.name));
+        }
+    }
+    assert!(missing.is_empty(), "missing descriptions:\n{}", missing.join("\n"));
+    eprintln!(
+        "described: {} instructions ({} sections), {} directives, {} special registers, {} types, {} state spaces",
+        isa.instructions().iter().map(|i| &i.opcode).collect::<BTreeSet<_>>().len(),
+        isa.instructions().len(),
+        isa.directives().len(),
+        isa.special_registers().len(),
+        isa.types().len(),
+        isa.state_spaces().len()
+    );
+}
+
+#[test]
+fn every_qualifier_of_every_instruction_is_described() {
+    let isa = Isa::get();
+    let d = descriptions();
+    let mut pairs = BTreeSet::new();
+    for i in isa.instructions() {
+        let own: Vec<&str> = i.opcode.split('.').collect();
+        for form in &i.forms {
+            for slot in &form.qualifier_slots {
+                for v in &slot.values {
+                    // An empty value is an artifact of the generated data (`{.abs.}`).
+                    if !own[1..].contains(&v.as_str()) && !v.is_empty() && v != "." {
+                        pairs.insert((i.opcode.clone(), i.section.clone(), v.clone()));
+                    }
+                }
+            }
+        }
+    }
+    let (mut own, mut shared, mut spelling) = (0, 0, 0);
+    let mut missing = Vec::new();
+    for (opcode, section, q) in &pairs {
+        match d.qualifier(opcode, section, q).map(|(_, s)| s) {
+            Some(QualifierSource::Instruction) => own += 1,
+            Some(QualifierSource::Shared) => shared += 1,
+            Some(QualifierSource::Spelling) => spelling += 1,
+            None => missing.push(format!("{opcode} .{q}")),
+        }
+    }
+    eprintln!(
+        "{} instruction/qualifier pairs: {own} described by the instruction, {shared} by the shared \
+         qualifier table, {spelling} from their spelling (shapes, counts, types)",
+        pairs.len()
+    );
+    assert!(missing.is_empty(), "qualifiers without a description:\n{}", missing.join("\n"));
+}
+
+/// The spec folder: `$PTX_ISA_DIR`, else `../shared/ptx-isa-9.1` next to the repository.
+fn spec_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("PTX_ISA_DIR") {
+        return PathBuf::from(dir);
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/ptx-isa-9.1")
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '.' || c == '_' || c == '%'))
+        .map(|w| w.trim_matches('.').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+const RUN: usize = 12;
+
+#[test]
+fn no_description_copies_a_run_of_the_spec() {
+    let dir = spec_dir();
+    assert!(
+        dir.is_dir(),
+        "the PTX ISA document is needed for this check and was not found at {} \
+         (set PTX_ISA_DIR to the folder of its markdown export)",
+        dir.display()
+    );
+    let mut shingles: HashSet<Vec<String>> = HashSet::new();
+    let mut stack = vec![dir];
+    let mut files = 0;
+    while let Some(p) = stack.pop() {
+        for entry in std::fs::read_dir(&p).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                files += 1;
+                let text = std::fs::read_to_string(&path).unwrap();
+                let w = words(&text);
+                for run in w.windows(RUN) {
+                    shingles.insert(run.to_vec());
+                }
+            }
+        }
+    }
+    assert!(files > 100, "only {files} spec files found");
+    let mut copied = Vec::new();
+    for (name, text) in FILES {
+        for (lineno, line) in text.lines().enumerate() {
+            let w = words(line);
+            if let Some(run) = w.windows(RUN).find(|run| shingles.contains(*run)) {
+                copied.push(format!("{name}:{}: \"{}\"", lineno + 1, run.join(" ")));
+            }
+        }
+    }
+    assert!(
+        copied.is_empty(),
+        "these description lines share a run of {RUN} words with the PTX ISA document; \
+         rewrite them in our own words:\n{}",
+        copied.join("\n")
+    );
+}
