@@ -8,6 +8,8 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 mod check;
+mod docs;
+mod hover;
 mod regs;
 use ptx_syntax::Parse;
 
@@ -30,6 +32,10 @@ enum Command {
     Regs(RegsArgs),
     /// Check PTX files against the rules of the PTX ISA (exit 1 when there are errors).
     Check(check::CheckArgs),
+    /// The hover text at a position of a file (`LINE:COLUMN`, 1-based).
+    Hover(hover::HoverArgs),
+    /// Import the PTX ISA document for hovers, or show what is imported.
+    Docs(docs::DocsArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -73,6 +79,8 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Parse(args) => parse(&args),
         Command::Check(args) => check::run(&args),
+        Command::Hover(args) => hover::run(&args),
+        Command::Docs(args) => docs::run(&args),
         Command::Regs(args) => regs::run(&args.instruction, args.target.as_deref(), args.format == Format::Json),
     }
 }
