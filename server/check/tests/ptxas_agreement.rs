@@ -10,7 +10,7 @@ use ptx_check::{check, CheckOptions, Severity};
 use ptx_syntax::{LineIndex, Parse, PositionEncoding};
 
 /// The agreement this checker reaches today; the test fails if it drops below.
-const MIN_AGREEMENT: f64 = 0.99;
+const MIN_AGREEMENT: f64 = 0.997;
 
 #[derive(Default)]
 struct Tally {

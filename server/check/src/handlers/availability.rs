@@ -70,6 +70,22 @@ const QUALIFIER_RULES: &[(&str, &[&str], &str, &str, &str)] = &[
     ("max", &["s16x2"], "8.0", "sm_90+", "9.7.1.13"),
     // mma shapes.
     ("mma", &["m16n8k16"], "7.0", "sm_80+", "9.7.14.5.14"),
+    // Blackwell additions (ptxas: "redux.f32", "st.async/red.async with .global state space",
+    // "add.f32x2").
+    (
+        "redux.sync",
+        &["f32"],
+        "8.6",
+        "sm_100a | sm_100f+",
+        "9.7.13.12",
+    ),
+    ("red.async", &["global"], "8.7", "sm_100+", "9.7.13.7"),
+    ("st.async", &["global"], "8.7", "sm_100+", "9.7.9.12"),
+    ("add", &["f32x2"], "8.6", "sm_100+", "9.7.3.3"),
+    ("sub", &["f32x2"], "8.6", "sm_100+", "9.7.3.4"),
+    ("mul", &["f32x2"], "8.6", "sm_100+", "9.7.3.5"),
+    ("fma", &["f32x2"], "8.6", "sm_100+", "9.7.3.6"),
+    ("cvt", &["rs"], "8.7", "all", "9.7.9.21"),
 ];
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {

@@ -2,7 +2,8 @@
 //! * `tcgen05.alloc` / `tcgen05.dealloc` column count: a power of two in [32, 512]
 //!   (PTX ISA 9.7.16.7.1);
 //! * `bar`/`barrier` barrier number: 0 to 15 (9.7.13.1);
-//! * `setmaxnreg` register count: a multiple of 8 in [24, 256] (9.7.19.5).
+//! * `setmaxnreg` register count: a multiple of 8 in [24, 256] (9.7.19.5);
+//! * `pmevent` event number: 0 to 15 (9.7.19.3).
 
 use crate::context::{Ctx, InstInfo};
 use crate::Diagnostic;
@@ -26,6 +27,9 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         ("bar" | "barrier", "red") => Some((1, barrier)),
         ("bar" | "barrier", _) => Some((0, barrier)),
         ("setmaxnreg", _) => Some((0, max_registers)),
+        // `pmevent.mask` takes a mask of events instead.
+        ("pmevent", "mask") => None,
+        ("pmevent", _) => Some((0, event)),
         _ => None,
     };
     let Some((index, rule)) = rule else { return };
@@ -56,6 +60,10 @@ fn columns(n: i128) -> Option<String> {
 
 fn barrier(n: i128) -> Option<String> {
     (!(0..=15).contains(&n)).then(|| format!("the barrier number must be 0 to 15, not {n}"))
+}
+
+fn event(n: i128) -> Option<String> {
+    (!(0..=15).contains(&n)).then(|| format!("the event number must be 0 to 15, not {n}"))
 }
 
 fn max_registers(n: i128) -> Option<String> {

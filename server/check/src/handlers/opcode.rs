@@ -12,9 +12,34 @@ use crate::context::{Ctx, InstInfo, Resolved};
 use crate::util::{nearest, qualifier_list};
 use crate::{Diagnostic, Fix, Severity};
 
+/// Qualifiers that ptxas supplies itself when they are left out, although the spec writes
+/// them as mandatory: (opcode root, second word, qualifier). Confirmed with the broken
+/// variants of the spec examples (`mut--9.7.15.7-*--drop-last-qualifier`).
+const IMPLIED: &[(&str, &str, &str)] = &[
+    ("wgmma", "fence", "aligned"),
+    ("wgmma", "commit_group", "aligned"),
+    ("wgmma", "wait_group", "aligned"),
+];
+
 /// Matches the written words, trying a reordering when the written order fails.
 pub(crate) fn resolve(isa: &'static Isa, words: &[&str]) -> Resolved {
     let outcome = isa.match_qualifiers(words);
+    if outcome.matches.is_empty() {
+        let second = words.get(1).copied().unwrap_or("");
+        for &(root, op, implied) in IMPLIED {
+            if words[0] == root && second == op && !words.contains(&implied) {
+                let mut with = words.to_vec();
+                with.push(implied);
+                let retry = isa.match_qualifiers(&with);
+                if !retry.matches.is_empty() {
+                    return Resolved {
+                        outcome: retry,
+                        reordered: false,
+                    };
+                }
+            }
+        }
+    }
     let unknown_root = matches!(
         outcome.errors.first(),
         Some(MatchError::UnknownOpcode { .. })

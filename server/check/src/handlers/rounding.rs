@@ -1,5 +1,5 @@
 //! Rounding modifiers that ptxas requires or forbids (PTX ISA 6.5.2 "Rounding Modifiers",
-//! 9.7.9.21 `cvt`, 9.7.3.6 `mad`):
+//! 9.7.9.21 `cvt`, 9.7.3.7 `mad`):
 //! * `cvt` between integer and float, and float to a narrower float, needs a rounding mode
 //!   (`.rn/.rz/.rm/.rp` to float, `.rni/.rzi/.rmi/.rpi` to integer);
 //! * `cvt` to a wider float, and between integers, takes none;
@@ -121,7 +121,7 @@ fn check_mad(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
                 info.opcode_text()
             ),
         )
-        .section("9.7.3.6")
+        .section("9.7.3.7")
         .with_fix(Fix::replace("Add `.rn`", insert..insert, ".rn")),
     );
 }
