@@ -1,0 +1,1044 @@
+//! Lowering from the syntax tree to the pre-decoded [`Program`]: registers,
+//! variables and their addresses, labels, functions and instructions.
+//!
+//! Everything that can be resolved without running is resolved here, once:
+//! register names become indices, labels become instruction indices,
+//! variables become constant addresses in their state space.
+
+use std::collections::HashMap;
+
+use ptx_syntax::{
+    Expression, FunctionKind, Instruction, OperandKind, Operand, Parse, Statement, TextRange,
+    VariableDecl,
+};
+
+use crate::ir::{Address, Dst, Inst, Quals, RegInfo, Space, Special, Src, Ty};
+use crate::memory::{FUNC_PARAM_BASE, GLOBAL_STATIC_BASE};
+use crate::softfloat::{self, Rounding};
+use crate::Op;
+
+/// A decoding failure: the message and the byte range it is about.
+#[derive(Debug, Clone)]
+pub struct DecodeError {
+    pub message: String,
+    pub range: TextRange,
+}
+
+fn error<T>(range: TextRange, message: impl Into<String>) -> Result<T, DecodeError> {
+    Err(DecodeError {
+        message: message.into(),
+        range,
+    })
+}
+
+/// Where a function parameter (or a call argument) lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    Reg(u32),
+    /// Bytes in the per-thread function-parameter area or the kernel parameters.
+    Param { addr: u64, size: u32 },
+    Imm(u64),
+}
+
+/// A function of the program (the snippet body is one too, without a name).
+#[derive(Debug, Clone)]
+pub struct FuncInfo {
+    pub name: String,
+    pub entry: bool,
+    pub start: u32,
+    pub params: Vec<Slot>,
+    pub returns: Vec<Slot>,
+    /// Kernel parameters: (type, offset in the parameter space, byte size, alignment).
+    pub kernel_params: Vec<KernelParam>,
+    pub range: TextRange,
+}
+
+/// One parameter of an `.entry`.
+#[derive(Debug, Clone)]
+pub struct KernelParam {
+    pub name: String,
+    pub ty: Ty,
+    pub offset: u64,
+    pub size: usize,
+}
+
+/// A named variable with a fixed address in its state space.
+#[derive(Debug, Clone)]
+pub struct Variable {
+    pub space: Space,
+    pub addr: u64,
+    pub size: usize,
+}
+
+/// The whole decoded program.
+#[derive(Debug, Clone, Default)]
+pub struct Program {
+    pub insts: Vec<Inst>,
+    pub regs: Vec<RegInfo>,
+    pub functions: Vec<FuncInfo>,
+    /// Initial bytes of the module's `.global` variables (at [`GLOBAL_STATIC_BASE`]).
+    pub global_static: Vec<u8>,
+    pub const_init: Vec<u8>,
+    pub shared_size: usize,
+    pub local_size: usize,
+    pub func_param_size: usize,
+    pub kernel_param_size: usize,
+    /// Index into `functions` of the code to start with.
+    pub main: usize,
+    /// Registers reported for each thread (the main function's), in declaration order.
+    pub reported_regs: Vec<u32>,
+    /// Whether any tcgen05 instruction occurs (tensor memory is only kept then).
+    pub uses_tensor_memory: bool,
+}
+
+/// What to decode: a snippet or one entry of a module.
+#[derive(Debug, Clone, Copy)]
+pub enum Mode<'e> {
+    Snippet,
+    Kernel(&'e str),
+}
+
+#[derive(Default)]
+struct Scope {
+    regs: HashMap<String, u32>,
+    vars: HashMap<String, Variable>,
+    labels: HashMap<String, u32>,
+}
+
+struct Decoder<'a> {
+    program: Program,
+    module: Scope,
+    functions: HashMap<String, u32>,
+    text: &'a str,
+}
+
+/// Decodes `parse` into a program.
+pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
+    let module = parse.module();
+    let mut decoder = Decoder {
+        program: Program::default(),
+        module: Scope::default(),
+        functions: HashMap::new(),
+        text: parse.text(),
+    };
+    let items = module.items();
+    // Module-level variables first: functions may refer to any of them.
+    let mut snippet_decls = Vec::new();
+    for item in &items {
+        if let ptx_syntax::Item::Variable(decl) = item {
+            let space = decl
+                .state_space()
+                .and_then(|s| Space::parse(s.text.trim_start_matches('.')));
+            match space {
+                Some(Space::Global) | Some(Space::Const) => decoder.module_variable(decl)?,
+                _ => snippet_decls.push(Statement::Variable(*decl)),
+            }
+        }
+    }
+    let functions: Vec<_> = module
+        .functions()
+        .into_iter()
+        .filter(|f| f.body().is_some())
+        .collect();
+    for (index, function) in functions.iter().enumerate() {
+        if let Some(name) = function.name() {
+            decoder
+                .functions
+                .insert(name.text.to_owned(), index as u32);
+        }
+    }
+    // Function signatures before bodies: calls need the callee's slots.
+    let mut scopes = Vec::new();
+    for (index, function) in functions.iter().enumerate() {
+        let mut scope = Scope::default();
+        let name = function.name().map(|t| t.text.to_owned()).unwrap_or_default();
+        let entry = function.kind() == FunctionKind::Entry;
+        let mut info = FuncInfo {
+            name,
+            entry,
+            start: 0,
+            params: Vec::new(),
+            returns: Vec::new(),
+            kernel_params: Vec::new(),
+            range: function.range(),
+        };
+        for decl in function.return_parameters() {
+            let slots = decoder.formal(&decl, index, &mut scope, false, &mut info)?;
+            info.returns.extend(slots);
+        }
+        for decl in function.parameters() {
+            let slots = decoder.formal(&decl, index, &mut scope, entry, &mut info)?;
+            info.params.extend(slots);
+        }
+        decoder.program.functions.push(info);
+        scopes.push(scope);
+    }
+    for (index, function) in functions.iter().enumerate() {
+        let body = function.body().map(|b| b.statements()).unwrap_or_default();
+        let scope = std::mem::take(&mut scopes[index]);
+        decoder.body(index, scope, &body, false)?;
+    }
+    match mode {
+        Mode::Snippet => {
+            let mut statements = snippet_decls;
+            statements.extend(module.top_level_statements());
+            let index = decoder.program.functions.len();
+            decoder.program.functions.push(FuncInfo {
+                name: String::new(),
+                entry: true,
+                start: 0,
+                params: Vec::new(),
+                returns: Vec::new(),
+                kernel_params: Vec::new(),
+                range: 0..parse.text().len(),
+            });
+            decoder.body(index, Scope::default(), &statements, true)?;
+            decoder.program.main = index;
+        }
+        Mode::Kernel(entry) => {
+            let Some(index) = decoder
+                .program
+                .functions
+                .iter()
+                .position(|f| f.entry && f.name == entry)
+            else {
+                let names: Vec<_> = decoder
+                    .program
+                    .functions
+                    .iter()
+                    .filter(|f| f.entry)
+                    .map(|f| f.name.as_str())
+                    .collect();
+                return error(
+                    0..0,
+                    format!("no .entry named `{entry}` (entries: {})", names.join(", ")),
+                );
+            };
+            decoder.program.main = index;
+        }
+    }
+    let main = decoder.program.main;
+    decoder.program.reported_regs = (0..decoder.program.regs.len() as u32)
+        .filter(|&r| decoder.program.regs[r as usize].function == main)
+        .collect();
+    Ok(decoder.program)
+}
+
+fn align_up(value: usize, align: usize) -> usize {
+    value.div_ceil(align.max(1)) * align.max(1)
+}
+
+impl<'a> Decoder<'a> {
+    fn declared_type(&self, decl: &VariableDecl<'_>) -> Result<(Ty, usize), DecodeError> {
+        let Some(ty) = decl.ty() else {
+            return error(decl.range(), "declaration without a type");
+        };
+        let word = ty.text.trim_start_matches('.');
+        let parsed = Ty::parse(word).or(match word {
+            "u64" => Some(Ty::U64),
+            "texref" | "samplerref" | "surfref" => Some(Ty::B64),
+            _ => None,
+        });
+        let Some(parsed) = parsed else {
+            return error(ty.range(), format!("unknown type `{}`", ty.text));
+        };
+        let vector = match decl.vector().map(|v| v.text) {
+            Some(".v2") => 2,
+            Some(".v4") => 4,
+            Some(".v8") => 8,
+            _ => 1,
+        };
+        Ok((parsed, vector))
+    }
+
+    fn variable_layout(&self, decl: &VariableDecl<'_>) -> Result<(Ty, usize, usize), DecodeError> {
+        let (ty, vector) = self.declared_type(decl)?;
+        let element = ty.bytes() * vector;
+        let align = decl
+            .alignment()
+            .and_then(|t| parse_int(t.text))
+            .map(|a| a as usize)
+            .unwrap_or(element)
+            .clamp(1, 1 << 16);
+        Ok((ty, element, align))
+    }
+
+    fn count(&self, declarator: &ptx_syntax::Declarator<'_>, init_len: usize) -> usize {
+        let mut count = 1usize;
+        for dim in declarator.dimensions() {
+            let n = match dim {
+                Some(token) => parse_int(token.text).map(|v| v as usize).unwrap_or(1),
+                None => init_len.max(1),
+            };
+            count = count.saturating_mul(n);
+        }
+        count.min(1 << 28)
+    }
+
+    fn module_variable(&mut self, decl: &VariableDecl<'_>) -> Result<(), DecodeError> {
+        let space = decl
+            .state_space()
+            .and_then(|s| Space::parse(s.text.trim_start_matches('.')))
+            .unwrap_or(Space::Global);
+        let (ty, element, align) = self.variable_layout(decl)?;
+        for declarator in decl.declarators() {
+            let Some(name) = declarator.name() else {
+                continue;
+            };
+            let values = declarator
+                .initializer()
+                .map(|init| initializer_values(init.text))
+                .unwrap_or_default();
+            let size = self.count(&declarator, values.len()) * element;
+            let bytes = init_bytes(&values, ty, size);
+            let store = match space {
+                Space::Const => &mut self.program.const_init,
+                _ => &mut self.program.global_static,
+            };
+            let offset = align_up(store.len(), align);
+            if offset + size > 1 << 30 {
+                return error(decl.range(), "variable too large");
+            }
+            store.resize(offset, 0);
+            store.extend_from_slice(&bytes);
+            let addr = match space {
+                Space::Const => offset as u64,
+                _ => GLOBAL_STATIC_BASE + offset as u64,
+            };
+            self.module.vars.insert(
+                name.text.to_owned(),
+                Variable { space, addr, size },
+            );
+        }
+        Ok(())
+    }
+
+    fn declare_reg(&mut self, scope: &mut Scope, name: String, ty: Ty, function: usize) -> u32 {
+        let index = self.program.regs.len() as u32;
+        self.program.regs.push(RegInfo {
+            name: name.clone(),
+            ty,
+            function,
+        });
+        scope.regs.insert(name, index);
+        index
+    }
+
+    /// Declares one function parameter and returns its slot.
+    fn formal(
+        &mut self,
+        decl: &VariableDecl<'_>,
+        function: usize,
+        scope: &mut Scope,
+        kernel: bool,
+        info: &mut FuncInfo,
+    ) -> Result<Vec<Slot>, DecodeError> {
+        let space = decl.state_space().map(|s| s.text).unwrap_or(".param");
+        let (ty, element, align) = self.variable_layout(decl)?;
+        let mut slots = Vec::new();
+        for declarator in decl.declarators() {
+            let Some(name) = declarator.name() else {
+                continue;
+            };
+            if space == ".reg" {
+                let reg = self.declare_reg(scope, name.text.to_owned(), ty, function);
+                slots.push(Slot::Reg(reg));
+                continue;
+            }
+            let size = self.count(&declarator, 0) * element;
+            let addr = if kernel {
+                let offset = align_up(self.program.kernel_param_size, align);
+                self.program.kernel_param_size = offset + size;
+                info.kernel_params.push(KernelParam {
+                    name: name.text.to_owned(),
+                    ty,
+                    offset: offset as u64,
+                    size,
+                });
+                offset as u64
+            } else {
+                let offset = align_up(self.program.func_param_size, align);
+                self.program.func_param_size = offset + size;
+                FUNC_PARAM_BASE + offset as u64
+            };
+            scope.vars.insert(
+                name.text.to_owned(),
+                Variable {
+                    space: Space::Param,
+                    addr,
+                    size,
+                },
+            );
+            slots.push(Slot::Param {
+                addr,
+                size: size as u32,
+            });
+        }
+        Ok(slots)
+    }
+
+    fn local_variable(
+        &mut self,
+        decl: &VariableDecl<'_>,
+        function: usize,
+        scope: &mut Scope,
+    ) -> Result<(), DecodeError> {
+        let space_text = decl.state_space().map(|s| s.text).unwrap_or("");
+        if space_text == ".reg" {
+            let (ty, vector) = self.declared_type(decl)?;
+            for declarator in decl.declarators() {
+                for name in declarator.expanded_names() {
+                    if vector > 1 {
+                        for component in ["x", "y", "z", "w"].iter().take(vector) {
+                            self.declare_reg(scope, format!("{name}.{component}"), ty, function);
+                        }
+                    } else {
+                        self.declare_reg(scope, name, ty, function);
+                    }
+                }
+            }
+            return Ok(());
+        }
+        let Some(space) = Space::parse(space_text.trim_start_matches('.')) else {
+            return Ok(());
+        };
+        let (_, element, align) = self.variable_layout(decl)?;
+        for declarator in decl.declarators() {
+            let Some(name) = declarator.name() else {
+                continue;
+            };
+            let values = declarator
+                .initializer()
+                .map(|init| initializer_values(init.text))
+                .unwrap_or_default();
+            let size = self.count(&declarator, values.len()) * element;
+            let addr = match space {
+                Space::Shared => {
+                    let offset = align_up(self.program.shared_size, align);
+                    self.program.shared_size = offset + size;
+                    offset as u64
+                }
+                Space::Local => {
+                    let offset = align_up(self.program.local_size, align);
+                    self.program.local_size = offset + size;
+                    offset as u64
+                }
+                Space::Param => {
+                    let offset = align_up(self.program.func_param_size, align);
+                    self.program.func_param_size = offset + size;
+                    FUNC_PARAM_BASE + offset as u64
+                }
+                Space::Global | Space::Const => {
+                    self.module_variable(decl)?;
+                    if let Some(var) = self.module.vars.remove(name.text) {
+                        scope.vars.insert(name.text.to_owned(), var);
+                    }
+                    continue;
+                }
+                Space::Generic => continue,
+            };
+            if self.program.shared_size + self.program.local_size + self.program.func_param_size
+                > 1 << 28
+            {
+                return error(decl.range(), "variables too large to interpret");
+            }
+            scope
+                .vars
+                .insert(name.text.to_owned(), Variable { space, addr, size });
+        }
+        Ok(())
+    }
+
+    /// Decodes a function body (or the snippet body).
+    fn body(
+        &mut self,
+        function: usize,
+        mut scope: Scope,
+        statements: &[Statement<'_>],
+        snippet: bool,
+    ) -> Result<(), DecodeError> {
+        let mut flat = Vec::new();
+        flatten(statements, &mut flat);
+        let start = self.program.insts.len() as u32;
+        let mut pc = start;
+        for statement in &flat {
+            match statement {
+                Statement::Variable(decl) => self.local_variable(decl, function, &mut scope)?,
+                Statement::Label(label) => {
+                    if let Some(name) = label.name() {
+                        scope.labels.insert(name.text.to_owned(), pc);
+                    }
+                }
+                Statement::Instruction(_) => pc += 1,
+                _ => {}
+            }
+        }
+        self.program.functions[function].start = start;
+        for statement in &flat {
+            if let Statement::Instruction(instruction) = statement {
+                let inst = self.instruction(instruction, &scope);
+                self.program.insts.push(inst?);
+            }
+        }
+        // Falling off the end returns (functions) or exits (entries, snippets).
+        let end = self.program.functions[function].range.end;
+        let op = if snippet || self.program.functions[function].entry {
+            Op::Exit
+        } else {
+            Op::Ret
+        };
+        self.program.insts.push(Inst {
+            op,
+            guard: None,
+            dst: Vec::new(),
+            src: Vec::new(),
+            range: end.saturating_sub(1)..end,
+        });
+        Ok(())
+    }
+
+    fn instruction(&mut self, inst: &Instruction<'_>, scope: &Scope) -> Result<Inst, DecodeError> {
+        let range = inst.range();
+        let unsupported = |message: String| Inst {
+            op: Op::Unsupported(message),
+            guard: None,
+            dst: Vec::new(),
+            src: Vec::new(),
+            range: range.clone(),
+        };
+        if inst.has_error() {
+            return Ok(unsupported("this statement has a syntax error".into()));
+        }
+        let Some(mnemonic) = inst.mnemonic() else {
+            return Ok(unsupported("instruction without an opcode".into()));
+        };
+        let mnemonic = mnemonic.text;
+        let quals = Quals::new(inst.qualifiers().iter().map(|q| q.text));
+        let guard = match inst.guard() {
+            Some(guard) => match self.lookup_reg(scope, guard.predicate.text) {
+                Some(reg) => Some((reg, guard.negated)),
+                None => {
+                    return error(
+                        guard.predicate.range(),
+                        format!("undeclared predicate `{}`", guard.predicate.text),
+                    )
+                }
+            },
+            None => None,
+        };
+        let operands = inst.operands();
+        if mnemonic == "call" {
+            return self.call(inst, &operands, scope, guard);
+        }
+        let n_dst = destination_count(mnemonic, &quals);
+        let mut dst = Vec::new();
+        let mut src = Vec::new();
+        let float_ty = |index: usize| -> Option<Ty> {
+            let ty = if matches!(mnemonic, "cvt" | "set" | "cvt.pack") && index > 0 {
+                quals.types.last().copied()
+            } else {
+                quals.types.first().copied()
+            };
+            ty.filter(|t| t.is_float())
+        };
+        for (index, operand) in operands.iter().enumerate() {
+            if index < n_dst {
+                if let OperandKind::Pair = operand.kind() {
+                    for element in operand.elements() {
+                        dst.push(self.dst(&element, scope)?);
+                    }
+                    if dst.len() == 1 {
+                        dst.push(Dst::Sink);
+                    }
+                } else {
+                    dst.push(self.dst(operand, scope)?);
+                }
+            } else {
+                src.push(self.src(operand, scope, float_ty(index))?);
+            }
+        }
+        let op = match crate::decode_op(mnemonic, &quals, dst.len(), &src) {
+            Ok(op) => op,
+            Err(message) => return Ok(unsupported(message)),
+        };
+        if matches!(op, Op::Tensor(_)) {
+            self.program.uses_tensor_memory = true;
+        }
+        Ok(Inst {
+            op,
+            guard,
+            dst,
+            src,
+            range,
+        })
+    }
+
+    fn call(
+        &mut self,
+        inst: &Instruction<'_>,
+        operands: &[Operand<'_>],
+        scope: &Scope,
+        guard: Option<(u32, bool)>,
+    ) -> Result<Inst, DecodeError> {
+        let range = inst.range();
+        let mut rets = Vec::new();
+        let mut args = Vec::new();
+        let mut target = None;
+        for operand in operands {
+            match operand.kind() {
+                OperandKind::ArgumentList => {
+                    let slots = operand
+                        .elements()
+                        .iter()
+                        .map(|e| self.slot(e, scope))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    if target.is_none() {
+                        rets = slots;
+                    } else {
+                        args = slots;
+                    }
+                }
+                OperandKind::Identifier(name) if target.is_none() => {
+                    match self.functions.get(name) {
+                        Some(&f) => target = Some(f),
+                        None => {
+                            return Ok(Inst {
+                                op: Op::Unsupported(format!(
+                                    "call of `{name}`, which has no body here"
+                                )),
+                                guard,
+                                dst: Vec::new(),
+                                src: Vec::new(),
+                                range,
+                            })
+                        }
+                    }
+                }
+                _ => {
+                    return Ok(Inst {
+                        op: Op::Unsupported("indirect calls are not supported".into()),
+                        guard,
+                        dst: Vec::new(),
+                        src: Vec::new(),
+                        range,
+                    })
+                }
+            }
+        }
+        let Some(func) = target else {
+            return error(range, "call without a target function");
+        };
+        Ok(Inst {
+            op: Op::Call { func, rets, args },
+            guard,
+            dst: Vec::new(),
+            src: Vec::new(),
+            range,
+        })
+    }
+
+    fn slot(&self, operand: &Operand<'_>, scope: &Scope) -> Result<Slot, DecodeError> {
+        match operand.kind() {
+            OperandKind::Register(name) => match self.lookup_reg(scope, name) {
+                Some(reg) => Ok(Slot::Reg(reg)),
+                None => error(operand.range(), format!("undeclared register `{name}`")),
+            },
+            OperandKind::Identifier(name) => match self.lookup_var(scope, name) {
+                Some(var) if var.space == Space::Param => Ok(Slot::Param {
+                    addr: var.addr,
+                    size: var.size as u32,
+                }),
+                _ => error(operand.range(), format!("`{name}` is not a parameter variable")),
+            },
+            _ => match self.const_eval(operand, scope) {
+                Some(value) => Ok(Slot::Imm(value as u64)),
+                None => error(operand.range(), "unsupported call argument"),
+            },
+        }
+    }
+
+    fn lookup_reg(&self, scope: &Scope, name: &str) -> Option<u32> {
+        scope.regs.get(name).copied()
+    }
+
+    fn lookup_var<'s>(&'s self, scope: &'s Scope, name: &str) -> Option<&'s Variable> {
+        scope.vars.get(name).or_else(|| self.module.vars.get(name))
+    }
+
+    fn dst(&self, operand: &Operand<'_>, scope: &Scope) -> Result<Dst, DecodeError> {
+        match operand.kind() {
+            OperandKind::Register(name) => match self.lookup_reg(scope, name) {
+                Some(reg) => Ok(Dst::Reg(reg)),
+                None => error(operand.range(), format!("undeclared register `{name}`")),
+            },
+            OperandKind::Component {
+                register,
+                component,
+            } => match self.lookup_reg(scope, &format!("{register}{component}")) {
+                Some(reg) => Ok(Dst::Reg(reg)),
+                None => error(operand.range(), format!("cannot write `{}`", operand.text())),
+            },
+            OperandKind::Vector => Ok(Dst::Vector(
+                operand
+                    .elements()
+                    .iter()
+                    .map(|e| self.dst(e, scope))
+                    .collect::<Result<_, _>>()?,
+            )),
+            OperandKind::Sink => Ok(Dst::Sink),
+            _ => error(
+                operand.range(),
+                format!("`{}` cannot be a destination", operand.text()),
+            ),
+        }
+    }
+
+    fn src(
+        &self,
+        operand: &Operand<'_>,
+        scope: &Scope,
+        float_ty: Option<Ty>,
+    ) -> Result<Src, DecodeError> {
+        match operand.kind() {
+            OperandKind::Register(name) => {
+                if let Some(reg) = self.lookup_reg(scope, name) {
+                    return Ok(Src::Reg(reg));
+                }
+                match Special::parse(name, None) {
+                    Some(special) => Ok(Src::Special(special)),
+                    None => error(operand.range(), format!("undeclared register `{name}`")),
+                }
+            }
+            OperandKind::Component {
+                register,
+                component,
+            } => {
+                if let Some(reg) = self.lookup_reg(scope, &format!("{register}{component}")) {
+                    return Ok(Src::Reg(reg));
+                }
+                match Special::parse(register, Some(component)) {
+                    Some(special) => Ok(Src::Special(special)),
+                    None => error(
+                        operand.range(),
+                        format!("unsupported register component `{}`", operand.text()),
+                    ),
+                }
+            }
+            OperandKind::Negated => {
+                let inner = operand.elements();
+                let Some(first) = inner.first() else {
+                    return error(operand.range(), "`!` without an operand");
+                };
+                match self.src(first, scope, None)? {
+                    Src::Reg(reg) => Ok(Src::NotReg(reg)),
+                    _ => error(operand.range(), "`!` applies to predicate registers"),
+                }
+            }
+            OperandKind::Identifier(name) => {
+                if let Some(&pc) = scope.labels.get(name) {
+                    return Ok(Src::Target(pc));
+                }
+                if let Some(&f) = self.functions.get(name) {
+                    return Ok(Src::Target(f));
+                }
+                match self.lookup_var(scope, name) {
+                    Some(var) => Ok(Src::Imm(var.addr)),
+                    None => error(operand.range(), format!("unknown name `{name}`")),
+                }
+            }
+            OperandKind::Float(text) => match float_literal(text, float_ty) {
+                Some(bits) => Ok(Src::Imm(bits)),
+                None => error(operand.range(), format!("bad float literal `{text}`")),
+            },
+            OperandKind::Vector => Ok(Src::Vector(
+                operand
+                    .elements()
+                    .iter()
+                    .map(|e| self.src(e, scope, float_ty))
+                    .collect::<Result<_, _>>()?,
+            )),
+            OperandKind::Address { .. } => {
+                let elements = operand.elements();
+                let Some(first) = elements.first() else {
+                    return error(operand.range(), "empty address");
+                };
+                match self.address(first, scope) {
+                    Some((base, offset)) => Ok(Src::Addr(Address { base, offset })),
+                    None => error(
+                        operand.range(),
+                        format!("unsupported address `{}`", operand.text()),
+                    ),
+                }
+            }
+            OperandKind::Sink => Ok(Src::Sink),
+            OperandKind::ArgumentList if operand.elements().len() == 1 => {
+                self.src(&operand.elements()[0], scope, float_ty)
+            }
+            OperandKind::Pair => error(operand.range(), "a register pair cannot be a source"),
+            _ => {
+                // A negative float literal is `-` applied to a float.
+                if let Some(Expression::Unary {
+                    operator: "-",
+                    operand: inner,
+                }) = operand.expression()
+                {
+                    if let OperandKind::Float(text) = inner.kind() {
+                        if let Some(bits) = float_literal(text, float_ty) {
+                            let ty = float_ty.unwrap_or(Ty::F64);
+                            let sign = 1u64 << (ty.bits().min(64) - 1);
+                            return Ok(Src::Imm(bits ^ sign));
+                        }
+                    }
+                }
+                match self.const_eval(operand, scope) {
+                    Some(value) => match float_ty {
+                        // An integer written where a float is expected is its value.
+                        Some(ty) if matches!(operand.kind(), OperandKind::Integer(_)) => {
+                            Ok(Src::Imm(int_as_float(value, ty)))
+                        }
+                        _ => Ok(Src::Imm(value as u64)),
+                    },
+                    None => error(
+                        operand.range(),
+                        format!("cannot evaluate `{}`", operand.text()),
+                    ),
+                }
+            }
+        }
+    }
+
+    /// `reg`, `reg+c`, `var+c`, `c`: the base register (if any) and offset.
+    fn address(&self, operand: &Operand<'_>, scope: &Scope) -> Option<(Option<u32>, i64)> {
+        match operand.kind() {
+            OperandKind::Register(name) => Some((Some(self.lookup_reg(scope, name)?), 0)),
+            _ => match operand.expression() {
+                Some(Expression::Binary {
+                    left,
+                    operator,
+                    right,
+                }) if operator == "+" || operator == "-" => {
+                    let (base_l, a) = self.address(&left, scope)?;
+                    let (base_r, b) = self.address(&right, scope)?;
+                    match (base_l, base_r, operator) {
+                        (base, None, "+") => Some((base, a.wrapping_add(b))),
+                        (base, None, _) => Some((base, a.wrapping_sub(b))),
+                        (None, base, "+") => Some((base, a.wrapping_add(b))),
+                        _ => None,
+                    }
+                }
+                Some(Expression::Parenthesized(inner)) => self.address(&inner, scope),
+                _ => Some((None, self.const_eval(operand, scope)? as i64)),
+            },
+        }
+    }
+
+    /// Evaluates a constant expression (variables stand for their addresses).
+    fn const_eval(&self, operand: &Operand<'_>, scope: &Scope) -> Option<i128> {
+        match operand.kind() {
+            OperandKind::Integer(text) => parse_int(text).map(i128::from),
+            OperandKind::Identifier(name) => Some(i128::from(self.lookup_var(scope, name)?.addr)),
+            OperandKind::ArgumentList if operand.elements().len() == 1 => {
+                self.const_eval(&operand.elements()[0], scope)
+            }
+            _ => {
+                let wrap = |v: i128| i128::from(v as i64);
+                match operand.expression()? {
+                    Expression::Unary { operator, operand } => {
+                        let v = self.const_eval(&operand, scope)?;
+                        Some(match operator {
+                            "-" => wrap(v.wrapping_neg()),
+                            "+" => v,
+                            "~" => !v,
+                            "!" => i128::from(v == 0),
+                            _ => return None,
+                        })
+                    }
+                    Expression::Binary {
+                        left,
+                        operator,
+                        right,
+                    } => {
+                        let a = self.const_eval(&left, scope)? as i64;
+                        let b = self.const_eval(&right, scope)? as i64;
+                        Some(i128::from(match operator {
+                            "+" => a.wrapping_add(b),
+                            "-" => a.wrapping_sub(b),
+                            "*" => a.wrapping_mul(b),
+                            "/" => a.checked_div(b)?,
+                            "%" => a.checked_rem(b)?,
+                            "<<" => a.wrapping_shl(b as u32),
+                            ">>" => a.wrapping_shr(b as u32),
+                            "&" => a & b,
+                            "|" => a | b,
+                            "^" => a ^ b,
+                            "&&" => i64::from(a != 0 && b != 0),
+                            "||" => i64::from(a != 0 || b != 0),
+                            "==" => i64::from(a == b),
+                            "!=" => i64::from(a != b),
+                            "<" => i64::from(a < b),
+                            "<=" => i64::from(a <= b),
+                            ">" => i64::from(a > b),
+                            ">=" => i64::from(a >= b),
+                            _ => return None,
+                        }))
+                    }
+                    Expression::Conditional {
+                        condition,
+                        consequence,
+                        alternative,
+                    } => {
+                        if self.const_eval(&condition, scope)? != 0 {
+                            self.const_eval(&consequence, scope)
+                        } else {
+                            self.const_eval(&alternative, scope)
+                        }
+                    }
+                    Expression::Parenthesized(inner) => self.const_eval(&inner, scope),
+                    Expression::Subscript { .. } => None,
+                }
+            }
+        }
+    }
+
+    #[allow(dead_code)]
+    fn text(&self) -> &str {
+        self.text
+    }
+}
+
+fn flatten<'a>(statements: &[Statement<'a>], out: &mut Vec<Statement<'a>>) {
+    for statement in statements {
+        match statement {
+            Statement::Block(block) => flatten(&block.statements(), out),
+            other => out.push(*other),
+        }
+    }
+}
+
+/// How many leading operands are destinations.
+fn destination_count(mnemonic: &str, quals: &Quals) -> usize {
+    match mnemonic {
+        "bar" | "barrier" => usize::from(quals.has("red")),
+        "st" | "red" | "bra" | "ret" | "exit" | "membar" | "fence"
+        | "trap" | "brkpt" | "nanosleep" | "prefetch" | "prefetchu" | "pmevent" | "stmatrix"
+        | "discard" | "applypriority" | "cp" | "griddepcontrol" | "setmaxnreg" => 0,
+        "wmma" if quals.has("store") => 0,
+        "tcgen05" if !quals.has("ld") && !quals.has("alloc") => 0,
+        _ => 1,
+    }
+}
+
+/// Parses a PTX integer literal (decimal, hex, octal, binary, `U` suffix).
+pub fn parse_int(text: &str) -> Option<u64> {
+    let body = text.trim().strip_suffix('U').unwrap_or(text.trim());
+    let (digits, radix) = if let Some(h) = body.strip_prefix("0x").or(body.strip_prefix("0X")) {
+        (h, 16)
+    } else if let Some(b) = body.strip_prefix("0b").or(body.strip_prefix("0B")) {
+        (b, 2)
+    } else if body.len() > 1 && body.starts_with('0') {
+        (&body[1..], 8)
+    } else {
+        (body, 10)
+    };
+    u64::from_str_radix(digits, radix).ok()
+}
+
+/// The bits of a float literal for an operand of type `ty`.
+pub fn float_literal(text: &str, ty: Option<Ty>) -> Option<u64> {
+    let lower = text.to_ascii_lowercase();
+    let (value, exact_bits) = if let Some(hex) = lower.strip_prefix("0f") {
+        let bits = u32::from_str_radix(hex, 16).ok()?;
+        (f64::from(f32::from_bits(bits)), Some((u64::from(bits), 32)))
+    } else if let Some(hex) = lower.strip_prefix("0d") {
+        let bits = u64::from_str_radix(hex, 16).ok()?;
+        (f64::from_bits(bits), Some((bits, 64)))
+    } else {
+        (text.parse::<f64>().ok()?, None)
+    };
+    let Some(ty) = ty else {
+        // An untyped (bit-typed) destination keeps the literal's own bits.
+        return Some(match exact_bits {
+            Some((bits, _)) => bits,
+            None => value.to_bits(),
+        });
+    };
+    let format = ty.format()?;
+    if let Some((bits, width)) = exact_bits {
+        if width == format.bits() {
+            return Some(bits);
+        }
+    }
+    let bits = format.from_f64(value, Rounding::Nearest);
+    Some(if ty.is_packed() {
+        bits | bits << format.bits()
+    } else {
+        bits
+    })
+}
+
+fn int_as_float(value: i128, ty: Ty) -> u64 {
+    let format = ty.format().unwrap_or(softfloat::F64);
+    format.from_f64(value as f64, Rounding::Nearest)
+}
+
+/// Values of an initializer: `5`, `{1, 2, 3}`, `{{1,2},{3,4}}`, `0f3F800000`.
+fn initializer_values(text: &str) -> Vec<InitValue> {
+    text.split(|c: char| c == ',' || c == '{' || c == '}')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            if let Some(v) = parse_int(s) {
+                InitValue::Int(i128::from(v))
+            } else if let Some(v) = s.strip_prefix('-').and_then(parse_int) {
+                InitValue::Int(-i128::from(v))
+            } else if let Some(bits) = float_literal(s, Some(Ty::F64)) {
+                InitValue::Float(f64::from_bits(bits))
+            } else if let Some(bits) = s.strip_prefix('-').and_then(|t| float_literal(t, Some(Ty::F64))) {
+                InitValue::Float(-f64::from_bits(bits))
+            } else {
+                InitValue::Int(0)
+            }
+        })
+        .collect()
+}
+
+#[derive(Debug, Clone, Copy)]
+enum InitValue {
+    Int(i128),
+    Float(f64),
+}
+
+fn init_bytes(values: &[InitValue], ty: Ty, size: usize) -> Vec<u8> {
+    let mut bytes = vec![0u8; size];
+    let width = ty.bytes();
+    for (index, value) in values.iter().enumerate() {
+        let bits = match (*value, ty.format()) {
+            (InitValue::Int(v), None) => v as u64,
+            (InitValue::Float(f), None) => f as i64 as u64,
+            (InitValue::Int(v), Some(format)) => format.from_f64(v as f64, Rounding::Nearest),
+            (InitValue::Float(f), Some(format)) => format.from_f64(f, Rounding::Nearest),
+        };
+        let start = index * width;
+        let stored = width.min(8);
+        if start + stored > size {
+            break;
+        }
+        bytes[start..start + stored].copy_from_slice(&bits.to_le_bytes()[..stored]);
+    }
+    bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_literals_take_the_operand_type() {
+        assert_eq!(float_literal("0f3F800000", Some(Ty::F32)), Some(0x3f80_0000));
+        assert_eq!(float_literal("1.5", Some(Ty::F32)), Some(0x3fc0_0000));
+        assert_eq!(float_literal("1.5", Some(Ty::F64)), Some(1.5f64.to_bits()));
+        assert_eq!(float_literal("0f3F800000", Some(Ty::F64)), Some(1.0f64.to_bits()));
+        assert_eq!(float_literal("0f3F800000", None), Some(0x3f80_0000));
+        assert_eq!(float_literal("1.0", Some(Ty::F16)), Some(0x3c00));
+    }
+}

@@ -1,0 +1,691 @@
+//! The execution engine: warps of 32 lanes with SIMT divergence and
+//! reconvergence, CTA-wide barriers, calls, the step limit and the
+//! per-line record of one thread's results.
+//!
+//! Each warp keeps one program counter per lane. At every step it issues the
+//! instruction at the smallest program counter among its runnable lanes, for
+//! all lanes that are there; structured code thus reconverges at the first
+//! instruction after a branch region. A converged warp skips the scan.
+//! Register files are lane-major (`regs[reg * 32 + lane]`) so an instruction
+//! runs as tight loops over 32-lane arrays.
+
+use std::collections::HashMap;
+
+use crate::decode::{Program, Slot};
+use crate::ir::{mask, sext, Dst, Inst, Special, Src, Ty};
+use crate::memory::Memory;
+use crate::tensor::TensorMemory;
+use crate::Op;
+
+pub type Lanes = [u64; 32];
+
+/// A run-time fault before it is tied to a thread and line.
+#[derive(Debug, Clone)]
+pub struct Fault {
+    pub message: String,
+    /// The lane that faulted, if one did.
+    pub lane: Option<u32>,
+}
+
+impl Fault {
+    pub fn new(message: impl Into<String>) -> Fault {
+        Fault {
+            message: message.into(),
+            lane: None,
+        }
+    }
+
+    pub fn at(lane: u32, message: impl Into<String>) -> Fault {
+        Fault {
+            message: message.into(),
+            lane: Some(lane),
+        }
+    }
+}
+
+impl From<String> for Fault {
+    fn from(message: String) -> Fault {
+        Fault::new(message)
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Frame {
+    return_pc: u32,
+    /// Caller slots that receive the callee's return values.
+    rets: Vec<Slot>,
+    func: u32,
+}
+
+/// One warp's state.
+#[derive(Debug, Clone)]
+pub struct Warp {
+    pub regs: Vec<u64>,
+    pcs: [u32; 32],
+    /// When set, every runnable lane is at `pc` and `pcs` may be stale.
+    converged: bool,
+    pc: u32,
+    /// Lanes that hold a thread.
+    pub valid: u32,
+    pub exited: u32,
+    pub blocked: u32,
+    /// Carry flag (`CC.CF`) of each lane.
+    pub carry: u32,
+    stacks: Vec<Vec<Frame>>,
+    /// Linear thread index (in the CTA) of lane 0.
+    pub base: u32,
+}
+
+impl Warp {
+    fn runnable(&self) -> u32 {
+        self.valid & !self.exited & !self.blocked
+    }
+
+    fn materialize(&mut self) {
+        if self.converged {
+            for lane in 0..32 {
+                if self.valid >> lane & 1 == 1 && self.exited >> lane & 1 == 0 {
+                    self.pcs[lane] = self.pc;
+                }
+            }
+            self.converged = false;
+        }
+    }
+
+    /// The next program counter and the lanes that are at it.
+    fn select(&mut self) -> (u32, u32) {
+        let runnable = self.runnable();
+        if runnable == 0 {
+            return (0, 0);
+        }
+        if self.converged {
+            return (self.pc, runnable);
+        }
+        let mut min = u32::MAX;
+        let mut lanes = runnable;
+        while lanes != 0 {
+            let lane = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            min = min.min(self.pcs[lane]);
+        }
+        let mut at = 0;
+        let mut lanes = runnable;
+        while lanes != 0 {
+            let lane = lanes.trailing_zeros();
+            lanes &= lanes - 1;
+            if self.pcs[lane as usize] == min {
+                at |= 1 << lane;
+            }
+        }
+        if at == runnable && self.blocked == 0 {
+            self.converged = true;
+            self.pc = min;
+        }
+        (min, at)
+    }
+
+    /// Moves `lanes` (all at `pc`) to `target`.
+    fn jump(&mut self, pc: u32, lanes: u32, target: u32) {
+        if lanes == 0 {
+            return;
+        }
+        if self.converged && lanes == self.runnable() {
+            self.pc = target;
+            return;
+        }
+        if self.converged && pc == self.pc {
+            self.materialize();
+        }
+        let mut rest = lanes;
+        while rest != 0 {
+            let lane = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            self.pcs[lane] = target;
+        }
+    }
+}
+
+/// One line's record for the selected thread.
+#[derive(Debug, Clone, Default)]
+pub struct LineRecord {
+    pub values: Vec<(u32, u64)>,
+    pub executions: u64,
+}
+
+/// Shape of the launch.
+#[derive(Debug, Clone, Copy)]
+pub struct Launch {
+    pub ntid: [u32; 3],
+    pub nctaid: [u32; 3],
+    pub ctaid: [u32; 3],
+}
+
+/// The machine running one CTA at a time.
+#[derive(Debug)]
+pub struct Machine<'p> {
+    pub prog: &'p Program,
+    pub warps: Vec<Warp>,
+    pub mem: Memory,
+    pub launch: Launch,
+    pub steps: u64,
+    pub max_steps: u64,
+    pub thread_instructions: u64,
+    pub clock: u64,
+    /// The selected thread (warp, lane) whose per-line values are recorded.
+    pub hint: Option<(usize, u32)>,
+    pub lines: HashMap<u32, LineRecord>,
+    pub tensor: TensorMemory,
+    /// Predicates offered to `bar.red` by each thread, by barrier.
+    pub barrier_votes: HashMap<u32, Vec<crate::control::Vote>>,
+}
+
+/// A fault tied to its instruction and thread.
+#[derive(Debug, Clone)]
+pub struct Located {
+    pub message: String,
+    pub pc: u32,
+    pub thread: u32,
+}
+
+impl<'p> Machine<'p> {
+    pub fn new(prog: &'p Program, mem: Memory, launch: Launch, max_steps: u64) -> Machine<'p> {
+        Machine {
+            prog,
+            warps: Vec::new(),
+            mem,
+            launch,
+            steps: 0,
+            max_steps,
+            thread_instructions: 0,
+            clock: 0,
+            hint: None,
+            lines: HashMap::new(),
+            tensor: TensorMemory::default(),
+            barrier_votes: HashMap::new(),
+        }
+    }
+
+    pub fn threads_per_cta(&self) -> u32 {
+        self.launch.ntid.iter().product()
+    }
+
+    /// Prepares fresh warps, shared and local memory for CTA `ctaid`.
+    pub fn start_cta(&mut self, ctaid: [u32; 3]) {
+        self.launch.ctaid = ctaid;
+        let threads = self.threads_per_cta();
+        let warps = threads.div_ceil(32);
+        let nregs = self.prog.regs.len();
+        let start = self.prog.functions[self.prog.main].start;
+        self.warps = (0..warps)
+            .map(|w| {
+                let count = (threads - w * 32).min(32);
+                Warp {
+                    regs: vec![0; nregs * 32],
+                    pcs: [start; 32],
+                    converged: true,
+                    pc: start,
+                    valid: mask(count) as u32,
+                    exited: 0,
+                    blocked: 0,
+                    carry: 0,
+                    stacks: vec![Vec::new(); 32],
+                    base: w * 32,
+                }
+            })
+            .collect();
+        self.mem.shared = vec![0; self.prog.shared_size];
+        self.mem.local = vec![vec![0; self.prog.local_size]; threads as usize];
+        self.mem.func_params = vec![vec![0; self.prog.func_param_size]; threads as usize];
+        self.tensor = TensorMemory::default();
+        self.barrier_votes.clear();
+    }
+
+    /// Runs the current CTA to completion.
+    pub fn run_cta(&mut self) -> Result<(), Located> {
+        loop {
+            for w in 0..self.warps.len() {
+                self.run_warp(w)?;
+            }
+            let blocked = self.warps.iter().any(|w| w.blocked != 0);
+            if !blocked {
+                return Ok(());
+            }
+            self.release_barriers();
+        }
+    }
+
+    fn release_barriers(&mut self) {
+        let votes = std::mem::take(&mut self.barrier_votes);
+        for (_, entries) in votes {
+            let count = entries.iter().filter(|v| v.value).count() as u64;
+            let all = entries.iter().all(|v| v.value);
+            let any = entries.iter().any(|v| v.value);
+            for vote in &entries {
+                let Some(reg) = vote.reg else {
+                    continue;
+                };
+                let value = match vote.reduction {
+                    crate::control::Reduction::Popc => count,
+                    crate::control::Reduction::And => u64::from(all),
+                    crate::control::Reduction::Or => u64::from(any),
+                };
+                self.warps[vote.warp].regs[reg as usize * 32 + vote.lane as usize] = value;
+            }
+        }
+        for warp in &mut self.warps {
+            warp.blocked = 0;
+        }
+    }
+
+    fn run_warp(&mut self, w: usize) -> Result<(), Located> {
+        let prog = self.prog;
+        loop {
+            let (pc, lanes) = self.warps[w].select();
+            if lanes == 0 {
+                return Ok(());
+            }
+            let Some(inst) = prog.insts.get(pc as usize) else {
+                // Cannot happen: every body ends in `ret` or `exit`.
+                self.warps[w].exited |= lanes;
+                continue;
+            };
+            self.steps += 1;
+            self.clock += 1;
+            self.thread_instructions += u64::from(lanes.count_ones());
+            if self.steps > self.max_steps {
+                return Err(self.locate(w, pc, lanes, Fault::new(format!(
+                    "step limit of {} instructions reached",
+                    self.max_steps
+                ))));
+            }
+            let active = match inst.guard {
+                Some((reg, negated)) => {
+                    let regs = &self.warps[w].regs[reg as usize * 32..reg as usize * 32 + 32];
+                    let mut on = 0u32;
+                    for (lane, value) in regs.iter().enumerate() {
+                        if (*value & 1 == 1) != negated {
+                            on |= 1 << lane;
+                        }
+                    }
+                    lanes & on
+                }
+                None => lanes,
+            };
+            if let Err(fault) = self.step(w, pc, inst, lanes, active) {
+                return Err(self.locate(w, pc, active, fault));
+            }
+            if let Some((hw, hl)) = self.hint {
+                if hw == w && active >> hl & 1 == 1 {
+                    self.record(w, pc, hl, inst);
+                }
+            }
+        }
+    }
+
+    fn locate(&self, w: usize, pc: u32, lanes: u32, fault: Fault) -> Located {
+        let lane = fault.lane.unwrap_or(lanes.trailing_zeros().min(31));
+        Located {
+            message: fault.message,
+            pc,
+            thread: self.warps[w].base + lane,
+        }
+    }
+
+    fn record(&mut self, w: usize, pc: u32, lane: u32, inst: &Inst) {
+        let mut regs = Vec::new();
+        for dst in &inst.dst {
+            dst.regs(&mut regs);
+        }
+        if let Op::Call { rets, .. } = &inst.op {
+            // Return values arrive at `ret`; record the call line then.
+            let _ = rets;
+        }
+        let warp = &self.warps[w];
+        let values = regs
+            .into_iter()
+            .map(|r| (r, warp.regs[r as usize * 32 + lane as usize]))
+            .collect();
+        let entry = self.lines.entry(pc).or_default();
+        entry.values = values;
+        entry.executions += 1;
+    }
+
+    /// Executes one instruction for `lanes` (guard true on `active`) and
+    /// advances their program counters.
+    fn step(&mut self, w: usize, pc: u32, inst: &'p Inst, lanes: u32, active: u32) -> Result<(), Fault> {
+        match &inst.op {
+            Op::Bra => {
+                let target = match inst.src.first() {
+                    Some(Src::Target(t)) => *t,
+                    _ => return Err(Fault::new("bra needs a label")),
+                };
+                let warp = &mut self.warps[w];
+                if active == lanes {
+                    warp.jump(pc, lanes, target);
+                } else {
+                    warp.materialize();
+                    warp.jump(pc, active, target);
+                    warp.jump(pc, lanes & !active, pc + 1);
+                }
+                return Ok(());
+            }
+            Op::Exit => {
+                let warp = &mut self.warps[w];
+                if active != lanes {
+                    warp.jump(pc, lanes & !active, pc + 1);
+                }
+                warp.exited |= active;
+                return Ok(());
+            }
+            Op::Ret => return self.ret(w, pc, lanes, active),
+            Op::Call { func, rets, args } => {
+                return self.call(w, pc, lanes, active, *func, rets, args);
+            }
+            Op::Barrier(barrier) => {
+                crate::control::barrier(self, w, inst, barrier, active)?;
+                let warp = &mut self.warps[w];
+                if active != 0 && active != warp.runnable() {
+                    warp.materialize();
+                }
+                warp.jump(pc, lanes, pc + 1);
+                warp.blocked |= active;
+                return Ok(());
+            }
+            _ => {}
+        }
+        if active != 0 {
+            self.exec(w, inst, active)?;
+        }
+        self.warps[w].jump(pc, lanes, pc + 1);
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        &mut self,
+        w: usize,
+        pc: u32,
+        lanes: u32,
+        active: u32,
+        func: u32,
+        rets: &[Slot],
+        args: &[Slot],
+    ) -> Result<(), Fault> {
+        let prog = self.prog;
+        let Some(callee) = prog.functions.get(func as usize) else {
+            return Err(Fault::new("call of an unknown function"));
+        };
+        if args.len() != callee.params.len() || rets.len() != callee.returns.len() {
+            return Err(Fault::new(format!(
+                "`{}` takes {} arguments and {} results; the call gives {} and {}",
+                callee.name,
+                callee.params.len(),
+                callee.returns.len(),
+                args.len(),
+                rets.len()
+            )));
+        }
+        let mut rest = active;
+        while rest != 0 {
+            let lane = rest.trailing_zeros();
+            rest &= rest - 1;
+            for (arg, param) in args.iter().zip(&callee.params) {
+                let bytes = self.slot_bytes(w, lane, *arg).map_err(|m| Fault::at(lane, m))?;
+                self.set_slot(w, lane, *param, &bytes)
+                    .map_err(|m| Fault::at(lane, m))?;
+            }
+            let stack = &mut self.warps[w].stacks[lane as usize];
+            if stack.len() >= 1024 {
+                return Err(Fault::at(lane, "call stack overflow"));
+            }
+            stack.push(Frame {
+                return_pc: pc + 1,
+                rets: rets.to_vec(),
+                func,
+            });
+        }
+        let warp = &mut self.warps[w];
+        if active != lanes {
+            warp.materialize();
+            warp.jump(pc, lanes & !active, pc + 1);
+        }
+        warp.jump(pc, active, callee.start);
+        Ok(())
+    }
+
+    fn ret(&mut self, w: usize, pc: u32, lanes: u32, active: u32) -> Result<(), Fault> {
+        let prog = self.prog;
+        if active != lanes {
+            self.warps[w].materialize();
+            self.warps[w].jump(pc, lanes & !active, pc + 1);
+        }
+        let mut targets = Vec::new();
+        let mut rest = active;
+        while rest != 0 {
+            let lane = rest.trailing_zeros();
+            rest &= rest - 1;
+            let Some(frame) = self.warps[w].stacks[lane as usize].pop() else {
+                self.warps[w].exited |= 1 << lane;
+                continue;
+            };
+            let callee = &prog.functions[frame.func as usize];
+            for (slot, formal) in frame.rets.iter().zip(&callee.returns) {
+                let bytes = self.slot_bytes(w, lane, *formal).map_err(|m| Fault::at(lane, m))?;
+                self.set_slot(w, lane, *slot, &bytes)
+                    .map_err(|m| Fault::at(lane, m))?;
+            }
+            targets.push((lane, frame.return_pc));
+        }
+        let warp = &mut self.warps[w];
+        let uniform = targets.windows(2).all(|p| p[0].1 == p[1].1);
+        let returning: u32 = targets.iter().map(|(l, _)| 1u32 << l).sum();
+        if uniform && !targets.is_empty() {
+            warp.jump(pc, returning, targets[0].1);
+        } else {
+            warp.materialize();
+            for (lane, target) in targets {
+                warp.pcs[lane as usize] = target;
+            }
+        }
+        Ok(())
+    }
+
+    fn slot_bytes(&mut self, w: usize, lane: u32, slot: Slot) -> Result<Vec<u8>, String> {
+        let thread = (self.warps[w].base + lane) as usize;
+        Ok(match slot {
+            Slot::Reg(r) => {
+                let bytes = self.prog.regs[r as usize].ty.bytes().min(8);
+                self.warps[w].regs[r as usize * 32 + lane as usize].to_le_bytes()[..bytes].to_vec()
+            }
+            Slot::Imm(v) => v.to_le_bytes().to_vec(),
+            Slot::Param { addr, size } => self
+                .mem
+                .slice(thread, crate::ir::Space::Param, addr, size as usize, 1)?
+                .to_vec(),
+        })
+    }
+
+    fn set_slot(&mut self, w: usize, lane: u32, slot: Slot, bytes: &[u8]) -> Result<(), String> {
+        let thread = (self.warps[w].base + lane) as usize;
+        match slot {
+            Slot::Reg(r) => {
+                let mut buf = [0u8; 8];
+                let n = bytes.len().min(8);
+                buf[..n].copy_from_slice(&bytes[..n]);
+                let bits = self.prog.regs[r as usize].bits();
+                self.warps[w].regs[r as usize * 32 + lane as usize] =
+                    u64::from_le_bytes(buf) & mask(bits);
+            }
+            Slot::Imm(_) => {}
+            Slot::Param { addr, size } => {
+                let area = self
+                    .mem
+                    .slice(thread, crate::ir::Space::Param, addr, size as usize, 1)?;
+                let n = area.len().min(bytes.len());
+                area[..n].copy_from_slice(&bytes[..n]);
+            }
+        }
+        Ok(())
+    }
+
+    fn exec(&mut self, w: usize, inst: &'p Inst, active: u32) -> Result<(), Fault> {
+        match &inst.op {
+            Op::Int(op) => crate::int::exec(self, w, inst, op, active),
+            Op::Float(op) => crate::float::exec(self, w, inst, op, active),
+            Op::Cvt(op) => crate::cvt::exec(self, w, inst, op, active),
+            Op::Mem(op) => crate::mem::exec(self, w, inst, op, active),
+            Op::Warp(op) => crate::warp::exec(self, w, inst, op, active),
+            Op::Tensor(op) => crate::tensor::exec(self, w, inst, op, active),
+            Op::Wmma(op) => crate::wmma::exec(self, w, inst, op, active),
+            Op::Nop => Ok(()),
+            Op::Unsupported(message) => Err(Fault::new(message.clone())),
+            Op::Bra | Op::Exit | Op::Ret | Op::Call { .. } | Op::Barrier(_) => Ok(()),
+        }
+    }
+
+    // ---------------------------------------------------------------- operand access
+
+    /// The linear thread index (in the CTA) of `lane`.
+    pub fn thread(&self, w: usize, lane: u32) -> usize {
+        (self.warps[w].base + lane) as usize
+    }
+
+    pub fn special(&self, w: usize, lane: u32, special: Special) -> u64 {
+        let linear = self.warps[w].base + lane;
+        let [nx, ny, _] = self.launch.ntid;
+        let tid = [linear % nx, linear / nx % ny, linear / (nx * ny)];
+        u64::from(match special {
+            Special::Tid(d) => tid[d as usize],
+            Special::Ntid(d) => self.launch.ntid[d as usize],
+            Special::Ctaid(d) => self.launch.ctaid[d as usize],
+            Special::Nctaid(d) => self.launch.nctaid[d as usize],
+            Special::Laneid => lane,
+            Special::Warpid => w as u32,
+            Special::Nwarpid => self.warps.len() as u32,
+            Special::LanemaskEq => 1 << lane,
+            Special::LanemaskLe => (mask(lane + 1)) as u32,
+            Special::LanemaskLt => (mask(lane)) as u32,
+            Special::LanemaskGe => !(mask(lane) as u32),
+            Special::LanemaskGt => !(mask(lane + 1) as u32),
+            Special::Clock => self.clock as u32,
+            Special::Clock64 | Special::GlobalTimer => return self.clock,
+            Special::Smid | Special::Gridid | Special::Zero => 0,
+            Special::Nsmid => 1,
+        })
+    }
+
+    /// One lane's value of a scalar source.
+    pub fn read_lane(&self, w: usize, src: &Src, lane: u32) -> u64 {
+        match src {
+            Src::Reg(r) => self.warps[w].regs[*r as usize * 32 + lane as usize],
+            Src::NotReg(r) => u64::from(self.warps[w].regs[*r as usize * 32 + lane as usize] & 1 == 0),
+            Src::Imm(v) => *v,
+            Src::Special(s) => self.special(w, lane, *s),
+            Src::Target(t) => u64::from(*t),
+            Src::Addr(a) => {
+                let base = a.base.map_or(0, |r| self.warps[w].regs[r as usize * 32 + lane as usize]);
+                base.wrapping_add(a.offset as u64)
+            }
+            Src::Vector(items) => items.first().map_or(0, |s| self.read_lane(w, s, lane)),
+            Src::Sink => 0,
+        }
+    }
+
+    /// A scalar source for every lane.
+    pub fn read(&self, w: usize, src: &Src) -> Lanes {
+        match src {
+            Src::Reg(r) => {
+                let mut out = [0u64; 32];
+                out.copy_from_slice(&self.warps[w].regs[*r as usize * 32..*r as usize * 32 + 32]);
+                out
+            }
+            Src::Imm(v) => [*v; 32],
+            _ => std::array::from_fn(|lane| self.read_lane(w, src, lane as u32)),
+        }
+    }
+
+    /// Source `index` of `inst` for every lane (zero when missing).
+    pub fn src(&self, w: usize, inst: &Inst, index: usize) -> Lanes {
+        match inst.src.get(index) {
+            Some(src) => self.read(w, src),
+            None => [0; 32],
+        }
+    }
+
+    /// Writes `values` into a destination register for `lanes`, truncated
+    /// to the register's width.
+    pub fn write(&mut self, w: usize, dst: &Dst, values: &Lanes, lanes: u32) {
+        let Dst::Reg(r) = dst else {
+            if let Dst::Vector(items) = dst {
+                if let Some(first) = items.first() {
+                    self.write(w, first, values, lanes);
+                }
+            }
+            return;
+        };
+        let bits = self.prog.regs[*r as usize].bits();
+        let m = mask(bits);
+        let regs = &mut self.warps[w].regs[*r as usize * 32..*r as usize * 32 + 32];
+        if lanes == u32::MAX {
+            for (slot, value) in regs.iter_mut().zip(values) {
+                *slot = value & m;
+            }
+        } else {
+            let mut rest = lanes;
+            while rest != 0 {
+                let lane = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                regs[lane] = values[lane] & m;
+            }
+        }
+    }
+
+    /// Writes a value of type `ty` to a possibly wider register, sign- or
+    /// zero-extending as the type says.
+    pub fn write_typed(&mut self, w: usize, dst: &Dst, values: &Lanes, lanes: u32, ty: Ty) {
+        let bits = ty.bits().min(64);
+        if let Dst::Reg(r) = dst {
+            let reg_bits = self.prog.regs[*r as usize].bits();
+            if reg_bits > bits {
+                let extended: Lanes = std::array::from_fn(|l| {
+                    if ty.is_signed() {
+                        sext(values[l], bits) as u64
+                    } else {
+                        values[l] & mask(bits)
+                    }
+                });
+                return self.write(w, dst, &extended, lanes);
+            }
+        }
+        self.write(w, dst, values, lanes)
+    }
+
+    /// Writes destination `index` of `inst`.
+    pub fn dst(&mut self, w: usize, inst: &Inst, index: usize, values: &Lanes, lanes: u32) {
+        if let Some(dst) = inst.dst.get(index) {
+            self.write(w, dst, values, lanes);
+        }
+    }
+
+    /// The width in bits of destination register `index`, if it is one.
+    pub fn dst_bits(&self, inst: &Inst, index: usize) -> Option<u32> {
+        match inst.dst.get(index) {
+            Some(Dst::Reg(r)) => Some(self.prog.regs[*r as usize].bits()),
+            _ => None,
+        }
+    }
+}
+
+/// Iterates the set lanes of a mask.
+pub fn lanes(mask: u32) -> impl Iterator<Item = u32> {
+    let mut rest = mask;
+    std::iter::from_fn(move || {
+        if rest == 0 {
+            None
+        } else {
+            let lane = rest.trailing_zeros();
+            rest &= rest - 1;
+            Some(lane)
+        }
+    })
+}

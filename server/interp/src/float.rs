@@ -1,0 +1,345 @@
+//! Floating-point arithmetic of every float type (f16, bf16, their packed
+//! pairs, f32, f64): correctly rounded operations in every rounding mode,
+//! `.ftz`, `.sat`, `.relu`, the GPU's NaN rules, min/max variants, the
+//! approximate functions, `copysign`, `testp` and float comparisons.
+
+use crate::engine::{Fault, Machine};
+use crate::ir::{Cmp, Inst, Quals, Src, Ty};
+use crate::math;
+use crate::softfloat::{self, Exact, Format, Rounding};
+use crate::{need, Op};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FloatKind {
+    Add,
+    Sub,
+    Mul,
+    Fma,
+    Div,
+    DivFull,
+    DivApprox,
+    Abs,
+    Neg,
+    Min,
+    Max,
+    Rcp,
+    RcpApprox,
+    Sqrt,
+    SqrtApprox,
+    Rsqrt,
+    Sin,
+    Cos,
+    Lg2,
+    Ex2,
+    Tanh,
+    Copysign,
+    Testp(TestKind),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TestKind {
+    Finite,
+    Infinite,
+    Number,
+    NotANumber,
+    Normal,
+    Subnormal,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct FloatOp {
+    pub kind: FloatKind,
+    pub ty: Ty,
+    pub rounding: Rounding,
+    pub ftz: bool,
+    pub sat: bool,
+    pub relu: bool,
+    /// `.NaN` on min/max.
+    pub nan: bool,
+    /// `.xorsign.abs` (or `.abs`) on min/max.
+    pub xorsign: bool,
+    pub abs: bool,
+}
+
+impl FloatKind {
+    /// Whether the GPU computes it approximately (compared by ulp distance).
+    pub fn is_approximate(self) -> bool {
+        matches!(
+            self,
+            FloatKind::DivFull
+                | FloatKind::DivApprox
+                | FloatKind::RcpApprox
+                | FloatKind::SqrtApprox
+                | FloatKind::Rsqrt
+                | FloatKind::Sin
+                | FloatKind::Cos
+                | FloatKind::Lg2
+                | FloatKind::Ex2
+                | FloatKind::Tanh
+        )
+    }
+}
+
+pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
+    let ty = q.ty()?;
+    if !ty.is_float() {
+        return None;
+    }
+    let approx = q.has("approx");
+    let (kind, n) = match m {
+        "add" => (FloatKind::Add, 2),
+        "sub" => (FloatKind::Sub, 2),
+        "mul" => (FloatKind::Mul, 2),
+        "fma" | "mad" => (FloatKind::Fma, 3),
+        "div" if approx => (FloatKind::DivApprox, 2),
+        "div" if q.has("full") => (FloatKind::DivFull, 2),
+        "div" => (FloatKind::Div, 2),
+        "abs" => (FloatKind::Abs, 1),
+        "neg" => (FloatKind::Neg, 1),
+        "min" => (FloatKind::Min, 2),
+        "max" => (FloatKind::Max, 2),
+        "rcp" if approx => (FloatKind::RcpApprox, 1),
+        "rcp" => (FloatKind::Rcp, 1),
+        "sqrt" if approx => (FloatKind::SqrtApprox, 1),
+        "sqrt" => (FloatKind::Sqrt, 1),
+        "rsqrt" => (FloatKind::Rsqrt, 1),
+        "sin" => (FloatKind::Sin, 1),
+        "cos" => (FloatKind::Cos, 1),
+        "lg2" => (FloatKind::Lg2, 1),
+        "ex2" => (FloatKind::Ex2, 1),
+        "tanh" => (FloatKind::Tanh, 1),
+        "copysign" => (FloatKind::Copysign, 2),
+        "testp" => {
+            let test = if q.has("finite") {
+                TestKind::Finite
+            } else if q.has("infinite") {
+                TestKind::Infinite
+            } else if q.has("number") {
+                TestKind::Number
+            } else if q.has("notanumber") {
+                TestKind::NotANumber
+            } else if q.has("normal") {
+                TestKind::Normal
+            } else if q.has("subnormal") {
+                TestKind::Subnormal
+            } else {
+                return Some(Err("testp needs a test".into()));
+            };
+            (FloatKind::Testp(test), 1)
+        }
+        _ => return None,
+    };
+    if let Err(e) = need(src, n) {
+        return Some(Err(e));
+    }
+    Some(Ok(Op::Float(FloatOp {
+        kind,
+        ty,
+        rounding: q.rounding.unwrap_or(Rounding::Nearest),
+        ftz: q.has("ftz"),
+        sat: q.has("sat"),
+        relu: q.has("relu"),
+        nan: q.has("NaN"),
+        xorsign: q.has("xorsign"),
+        abs: q.has("abs"),
+    })))
+}
+
+pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &FloatOp, active: u32) -> Result<(), Fault> {
+    let a = m.src(w, inst, 0);
+    let b = m.src(w, inst, 1);
+    let c = m.src(w, inst, 2);
+    let three = inst.src.len() >= 3;
+    let mut d = [0u64; 32];
+    let ty = op.ty;
+    let format = ty.format().unwrap_or(softfloat::F32);
+    if let FloatKind::Testp(test) = op.kind {
+        for l in 0..32 {
+            d[l] = u64::from(testp(test, a[l], format));
+        }
+        m.dst(w, inst, 0, &d, active);
+        return Ok(());
+    }
+    if ty.is_packed() {
+        let width = format.bits();
+        let lane_mask = (1u64 << width) - 1;
+        for l in 0..32 {
+            let lo = scalar(op, a[l] & lane_mask, b[l] & lane_mask, c[l] & lane_mask, three, format);
+            let hi = scalar(
+                op,
+                a[l] >> width & lane_mask,
+                b[l] >> width & lane_mask,
+                c[l] >> width & lane_mask,
+                three,
+                format,
+            );
+            d[l] = lo | hi << width;
+        }
+    } else {
+        for l in 0..32 {
+            d[l] = scalar(op, a[l], b[l], c[l], three, format);
+        }
+    }
+    m.dst(w, inst, 0, &d, active);
+    Ok(())
+}
+
+/// One float operation on raw bits of `format`.
+pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format) -> u64 {
+    let mk = if format.bits() >= 64 { u64::MAX } else { (1u64 << format.bits()) - 1 };
+    let (a, b, c) = (a & mk, b & mk, c & mk);
+    let (a, b, c) = if op.ftz {
+        (format.flush(a), format.flush(b), format.flush(c))
+    } else {
+        (a, b, c)
+    };
+    let nan = format.canonical_nan();
+    let value = |bits: u64| format.to_f64(bits);
+    let rnd = op.rounding;
+    let result = match op.kind {
+        FloatKind::Abs => return format.abs(a),
+        FloatKind::Neg => return format.neg(a),
+        FloatKind::Copysign => return format.abs(b) | format.sign(a),
+        FloatKind::Min | FloatKind::Max => {
+            let mut r = min_max(op, a, b, format);
+            if three {
+                r = min_max(op, r, c, format);
+            }
+            r
+        }
+        _ => {
+            let exact: Exact = match op.kind {
+                FloatKind::Add => softfloat::add(value(a), value(b)),
+                FloatKind::Sub => softfloat::add(value(a), -value(b)),
+                FloatKind::Mul => softfloat::mul(value(a), value(b)),
+                FloatKind::Fma if format == softfloat::F64 => {
+                    softfloat::fma(value(a), value(b), value(c))
+                }
+                // Products of narrower formats are exact in f64.
+                FloatKind::Fma => softfloat::add(value(a) * value(b), value(c)),
+                FloatKind::Div => softfloat::div(value(a), value(b)),
+                FloatKind::Rcp => softfloat::div(1.0, value(a)),
+                FloatKind::Sqrt => softfloat::sqrt(value(a)),
+                _ => {
+                    return finish(op, math::approximate(op.kind, value(a), value(b), format), format)
+                }
+            };
+            if exact.value.is_nan() {
+                nan
+            } else {
+                exact.round(rnd, format)
+            }
+        }
+    };
+    finish(op, result, format)
+}
+
+/// Applies `.ftz`, `.sat` and `.relu` to a result.
+fn finish(op: &FloatOp, bits: u64, format: Format) -> u64 {
+    let mut r = bits;
+    if format.is_nan(r) && !matches!(op.kind, FloatKind::Min | FloatKind::Max) {
+        r = format.canonical_nan();
+    }
+    if op.ftz {
+        r = format.flush(r);
+    }
+    if op.sat {
+        if format.is_nan(r) || format.is_negative(r) {
+            r = 0;
+        } else if format.to_f64(r) > 1.0 {
+            r = format.from_f64(1.0, Rounding::Nearest);
+        }
+    }
+    if op.relu && !format.is_nan(r) && format.is_negative(r) {
+        r = 0;
+    }
+    r
+}
+
+fn min_max(op: &FloatOp, a: u64, b: u64, format: Format) -> u64 {
+    let is_max = op.kind == FloatKind::Max;
+    let nan = format.canonical_nan();
+    let (an, bn) = (format.is_nan(a), format.is_nan(b));
+    if an && bn || op.nan && (an || bn) {
+        return nan;
+    }
+    if an {
+        return b;
+    }
+    if bn {
+        return a;
+    }
+    let sign = format.sign(a) ^ format.sign(b);
+    let (x, y) = if op.abs { (format.abs(a), format.abs(b)) } else { (a, b) };
+    let (vx, vy) = (format.to_f64(x), format.to_f64(y));
+    // -0.0 orders below +0.0.
+    let x_less = vx < vy || vx == vy && format.is_negative(x) && !format.is_negative(y);
+    let r = if x_less != is_max { x } else { y };
+    if op.xorsign {
+        format.abs(r) | sign
+    } else {
+        r
+    }
+}
+
+fn testp(test: TestKind, bits: u64, format: Format) -> bool {
+    let nan = format.is_nan(bits);
+    let inf = format.is_inf(bits);
+    let zero = format.abs(bits) == 0;
+    let sub = format.is_subnormal(bits);
+    match test {
+        TestKind::Finite => !nan && !inf,
+        TestKind::Infinite => inf,
+        TestKind::Number => !nan,
+        TestKind::NotANumber => nan,
+        TestKind::Normal => !nan && !inf && !zero && !sub,
+        TestKind::Subnormal => sub,
+    }
+}
+
+/// The comparison of `setp`/`set` on values of type `ty`.
+pub fn compare(cmp: Cmp, a: u64, b: u64, ty: Ty, ftz: bool) -> bool {
+    if let Some(format) = ty.format().filter(|_| !ty.is_packed()) {
+        let (a, b) = if ftz { (format.flush(a), format.flush(b)) } else { (a, b) };
+        let (x, y) = (format.to_f64(a), format.to_f64(b));
+        let unordered = x.is_nan() || y.is_nan();
+        return match cmp {
+            Cmp::Eq => !unordered && x == y,
+            Cmp::Ne => !unordered && x != y,
+            Cmp::Lt | Cmp::Lo => !unordered && x < y,
+            Cmp::Le | Cmp::Ls => !unordered && x <= y,
+            Cmp::Gt | Cmp::Hi => !unordered && x > y,
+            Cmp::Ge | Cmp::Hs => !unordered && x >= y,
+            Cmp::Equ => unordered || x == y,
+            Cmp::Neu => unordered || x != y,
+            Cmp::Ltu => unordered || x < y,
+            Cmp::Leu => unordered || x <= y,
+            Cmp::Gtu => unordered || x > y,
+            Cmp::Geu => unordered || x >= y,
+            Cmp::Num => !unordered,
+            Cmp::Nan => unordered,
+        };
+    }
+    let bits = ty.bits().min(64);
+    let signed = ty.is_signed();
+    let ord = if signed {
+        crate::ir::sext(a, bits).cmp(&crate::ir::sext(b, bits))
+    } else {
+        (a & crate::ir::mask(bits)).cmp(&(b & crate::ir::mask(bits)))
+    };
+    let (ua, ub) = (a & crate::ir::mask(bits), b & crate::ir::mask(bits));
+    match cmp {
+        Cmp::Eq | Cmp::Equ => ord.is_eq(),
+        Cmp::Ne | Cmp::Neu => ord.is_ne(),
+        Cmp::Lt | Cmp::Ltu => ord.is_lt(),
+        Cmp::Le | Cmp::Leu => ord.is_le(),
+        Cmp::Gt | Cmp::Gtu => ord.is_gt(),
+        Cmp::Ge | Cmp::Geu => ord.is_ge(),
+        Cmp::Lo => ua < ub,
+        Cmp::Ls => ua <= ub,
+        Cmp::Hi => ua > ub,
+        Cmp::Hs => ua >= ub,
+        Cmp::Num => true,
+        Cmp::Nan => false,
+    }
+}

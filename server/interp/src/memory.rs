@@ -1,0 +1,219 @@
+//! Memory of a run: global buffers, constant and parameter banks, the CTA's
+//! shared memory, and each thread's local and call-parameter areas.
+//!
+//! Generic addresses map state-space windows onto one 64-bit space: global
+//! buffers are identity-mapped, and shared, local, param and const memory
+//! each appear in a 4 GiB window of their own, as `cvta` produces them.
+
+use crate::ir::Space;
+
+/// Where the module's own `.global` variables live.
+pub const GLOBAL_STATIC_BASE: u64 = 0x7e00_0000_0000;
+/// Where buffers given as kernel arguments are allocated.
+pub const GLOBAL_BUFFER_BASE: u64 = 0x7f00_0000_0000;
+pub const SHARED_WINDOW: u64 = 0x7d00_0000_0000;
+pub const LOCAL_WINDOW: u64 = 0x7c00_0000_0000;
+pub const PARAM_WINDOW: u64 = 0x7b00_0000_0000;
+pub const CONST_WINDOW: u64 = 0x7a00_0000_0000;
+const WINDOW_SIZE: u64 = 1 << 32;
+/// Parameter-space addresses at and above this are the calling thread's own
+/// function-parameter area; below are the kernel's parameters.
+pub const FUNC_PARAM_BASE: u64 = 0x8000_0000;
+
+/// A contiguous global allocation.
+#[derive(Debug, Clone)]
+pub struct Region {
+    pub base: u64,
+    pub bytes: Vec<u8>,
+}
+
+/// All memory a CTA can reach.
+#[derive(Debug, Clone, Default)]
+pub struct Memory {
+    /// Global allocations, sorted by base address.
+    pub global: Vec<Region>,
+    pub constant: Vec<u8>,
+    pub kernel_params: Vec<u8>,
+    pub shared: Vec<u8>,
+    pub local: Vec<Vec<u8>>,
+    pub func_params: Vec<Vec<u8>>,
+}
+
+impl Memory {
+    /// Allocates a global buffer after the existing ones and returns its address.
+    pub fn allocate(&mut self, bytes: Vec<u8>) -> u64 {
+        let base = self
+            .global
+            .iter()
+            .filter(|r| r.base >= GLOBAL_BUFFER_BASE)
+            .map(|r| r.base + r.bytes.len() as u64)
+            .max()
+            .map(|end| (end + 256).div_ceil(256) * 256)
+            .unwrap_or(GLOBAL_BUFFER_BASE);
+        self.global.push(Region { base, bytes });
+        base
+    }
+
+    /// The bytes `[addr, addr + size)` of `space` as seen by `thread`, after
+    /// checking alignment (`align` bytes) and bounds.
+    pub fn slice(
+        &mut self,
+        thread: usize,
+        space: Space,
+        addr: u64,
+        size: usize,
+        align: usize,
+    ) -> Result<&mut [u8], String> {
+        if align > 1 && addr % align as u64 != 0 {
+            return Err(format!(
+                "misaligned {}-byte access at {} address {addr:#x}",
+                size,
+                space.name()
+            ));
+        }
+        let (space, offset) = resolve(space, addr);
+        let out_of_bounds = || {
+            format!(
+                "{size}-byte access at {} address {addr:#x} is out of bounds",
+                space.name()
+            )
+        };
+        let size64 = size as u64;
+        let area: &mut [u8] = match space {
+            Space::Global | Space::Generic => {
+                let Some(region) = self
+                    .global
+                    .iter_mut()
+                    .find(|r| offset >= r.base && offset - r.base < r.bytes.len() as u64)
+                else {
+                    return Err(out_of_bounds());
+                };
+                let start = offset - region.base;
+                if start + size64 > region.bytes.len() as u64 {
+                    return Err(out_of_bounds());
+                }
+                return Ok(&mut region.bytes[start as usize..(start + size64) as usize]);
+            }
+            Space::Shared => &mut self.shared,
+            Space::Const => &mut self.constant,
+            Space::Local => match self.local.get_mut(thread) {
+                Some(local) => local,
+                None => return Err(out_of_bounds()),
+            },
+            Space::Param if offset >= FUNC_PARAM_BASE => {
+                let Some(params) = self.func_params.get_mut(thread) else {
+                    return Err(out_of_bounds());
+                };
+                let start = offset - FUNC_PARAM_BASE;
+                if start.checked_add(size64).is_none_or(|end| end > params.len() as u64) {
+                    return Err(out_of_bounds());
+                }
+                return Ok(&mut params[start as usize..(start + size64) as usize]);
+            }
+            Space::Param => &mut self.kernel_params,
+        };
+        if offset.checked_add(size64).is_none_or(|end| end > area.len() as u64) {
+            return Err(out_of_bounds());
+        }
+        Ok(&mut area[offset as usize..(offset + size64) as usize])
+    }
+
+    /// Loads `size` (≤ 8) bytes as a little-endian integer.
+    pub fn load(
+        &mut self,
+        thread: usize,
+        space: Space,
+        addr: u64,
+        size: usize,
+    ) -> Result<u64, String> {
+        let bytes = self.slice(thread, space, addr, size, size)?;
+        let mut buf = [0u8; 8];
+        buf[..size.min(8)].copy_from_slice(&bytes[..size.min(8)]);
+        Ok(u64::from_le_bytes(buf))
+    }
+
+    /// Stores the low `size` (≤ 8) bytes of `value`.
+    pub fn store(
+        &mut self,
+        thread: usize,
+        space: Space,
+        addr: u64,
+        size: usize,
+        value: u64,
+    ) -> Result<(), String> {
+        let bytes = self.slice(thread, space, addr, size, size)?;
+        let n = size.min(8);
+        bytes[..n].copy_from_slice(&value.to_le_bytes()[..n]);
+        Ok(())
+    }
+}
+
+/// Maps a generic address into its state space; other spaces pass through.
+pub fn resolve(space: Space, addr: u64) -> (Space, u64) {
+    if space != Space::Generic {
+        return (space, addr);
+    }
+    for (window, space) in [
+        (SHARED_WINDOW, Space::Shared),
+        (LOCAL_WINDOW, Space::Local),
+        (PARAM_WINDOW, Space::Param),
+        (CONST_WINDOW, Space::Const),
+    ] {
+        if addr >= window && addr - window < WINDOW_SIZE {
+            return (space, addr - window);
+        }
+    }
+    (Space::Global, addr)
+}
+
+/// The generic address of `addr` in `space` (`cvta.space`).
+pub fn to_generic(space: Space, addr: u64) -> u64 {
+    match space {
+        Space::Shared => SHARED_WINDOW + (addr & 0xffff_ffff),
+        Space::Local => LOCAL_WINDOW + (addr & 0xffff_ffff),
+        Space::Param => PARAM_WINDOW + (addr & 0xffff_ffff),
+        Space::Const => CONST_WINDOW + (addr & 0xffff_ffff),
+        Space::Global | Space::Generic => addr,
+    }
+}
+
+/// The `space` address of generic `addr` (`cvta.to.space`), if it is in that window.
+pub fn from_generic(space: Space, addr: u64) -> u64 {
+    match space {
+        Space::Global | Space::Generic => addr,
+        _ => {
+            let (resolved, offset) = resolve(Space::Generic, addr);
+            if resolved == space {
+                offset
+            } else {
+                addr
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generic_windows_round_trip() {
+        for space in [Space::Shared, Space::Local, Space::Param, Space::Const] {
+            let generic = to_generic(space, 0x40);
+            assert_eq!(resolve(Space::Generic, generic), (space, 0x40));
+            assert_eq!(from_generic(space, generic), 0x40);
+        }
+        assert_eq!(resolve(Space::Generic, GLOBAL_BUFFER_BASE), (Space::Global, GLOBAL_BUFFER_BASE));
+    }
+
+    #[test]
+    fn bounds_and_alignment_are_checked() {
+        let mut memory = Memory::default();
+        let base = memory.allocate(vec![0; 8]);
+        assert!(memory.store(0, Space::Global, base + 4, 4, 7).is_ok());
+        assert_eq!(memory.load(0, Space::Global, base + 4, 4), Ok(7));
+        assert!(memory.load(0, Space::Global, base + 8, 4).unwrap_err().contains("out of bounds"));
+        assert!(memory.load(0, Space::Global, base + 2, 4).unwrap_err().contains("misaligned"));
+        assert!(memory.load(0, Space::Shared, 0, 4).is_err());
+    }
+}

@@ -1,0 +1,378 @@
+//! The two entry points, [`run_snippet`] and [`run_kernel`], and the parsing
+//! of start values and kernel arguments shared by the CLI and the server.
+
+use ptx_syntax::Parse;
+
+use crate::decode::{decode, float_literal, parse_int, DecodeError, Mode, Program};
+use crate::engine::{Launch, Located, Machine};
+use crate::ir::{mask, Ty};
+use crate::memory::{Memory, GLOBAL_STATIC_BASE};
+use crate::softfloat::Rounding;
+use crate::{
+    BufferResult, KernelOptions, LineValues, RegValue, RunError, RunResult, SnippetOptions,
+    ThreadState,
+};
+
+/// A kernel argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArgSpec {
+    /// A scalar, as the little-endian bytes of its type.
+    Scalar(Vec<u8>),
+    /// A global buffer with these initial bytes; its address is passed.
+    Buffer(Vec<u8>),
+}
+
+/// Parses `u32:5`, `f32:1.5`, `buf:f32:1,2.5`, `buf:hex:00ff`, `zeros:64`.
+pub fn parse_arg(text: &str) -> Result<ArgSpec, String> {
+    let (kind, rest) = text
+        .split_once(':')
+        .ok_or_else(|| format!("argument `{text}`: expected TYPE:VALUE, buf:..., or zeros:BYTES"))?;
+    match kind {
+        "zeros" => {
+            let n = parse_int(rest).ok_or_else(|| format!("argument `{text}`: bad byte count"))?;
+            if n > 1 << 30 {
+                return Err(format!("argument `{text}`: buffer too large"));
+            }
+            Ok(ArgSpec::Buffer(vec![0; n as usize]))
+        }
+        "buf" => {
+            let (ty, values) = rest
+                .split_once(':')
+                .ok_or_else(|| format!("argument `{text}`: expected buf:TYPE:V1,V2,..."))?;
+            if ty == "hex" {
+                let digits: String = values.chars().filter(|c| !c.is_whitespace()).collect();
+                if digits.len() % 2 != 0 {
+                    return Err(format!("argument `{text}`: odd number of hex digits"));
+                }
+                return (0..digits.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&digits[i..i + 2], 16))
+                    .collect::<Result<Vec<u8>, _>>()
+                    .map(ArgSpec::Buffer)
+                    .map_err(|_| format!("argument `{text}`: bad hex digits"));
+            }
+            let ty = scalar_type(ty).ok_or_else(|| format!("argument `{text}`: unknown type `{ty}`"))?;
+            let mut bytes = Vec::new();
+            for value in values.split(',').map(str::trim).filter(|v| !v.is_empty()) {
+                let bits = parse_value(value, ty).map_err(|e| format!("argument `{text}`: {e}"))?;
+                bytes.extend_from_slice(&bits.to_le_bytes()[..ty.bytes().min(8)]);
+            }
+            Ok(ArgSpec::Buffer(bytes))
+        }
+        ty => {
+            let ty = scalar_type(ty).ok_or_else(|| format!("argument `{text}`: unknown type `{ty}`"))?;
+            let bits = parse_value(rest, ty).map_err(|e| format!("argument `{text}`: {e}"))?;
+            Ok(ArgSpec::Scalar(bits.to_le_bytes()[..ty.bytes().min(8)].to_vec()))
+        }
+    }
+}
+
+fn scalar_type(word: &str) -> Option<Ty> {
+    Ty::parse(word).filter(|t| *t != Ty::B128 && *t != Ty::Pred)
+}
+
+/// Parses a start value for a register of type `ty`: hex bits, a decimal
+/// integer, a float (for float registers) or a PTX float literal.
+pub fn parse_value(text: &str, ty: Ty) -> Result<u64, String> {
+    let text = text.trim();
+    let bits = ty.bits().min(64);
+    if ty == Ty::Pred {
+        return match text {
+            "0" | "false" => Ok(0),
+            "1" | "true" => Ok(1),
+            _ => Err(format!("`{text}` is not a predicate value (0 or 1)")),
+        };
+    }
+    let lower = text.to_ascii_lowercase();
+    if let Some(hex) = lower.strip_prefix("0x") {
+        let v = u64::from_str_radix(hex, 16).map_err(|_| format!("`{text}` is not a hex number"))?;
+        if v & !mask(bits) != 0 {
+            return Err(format!("`{text}` does not fit in {bits} bits"));
+        }
+        return Ok(v);
+    }
+    if lower.starts_with("0f") || lower.starts_with("0d") {
+        return float_literal(text, ty.format().map(|_| ty))
+            .map(|v| v & mask(bits))
+            .ok_or_else(|| format!("`{text}` is not a PTX float literal"));
+    }
+    if let Ok(v) = text.parse::<i128>() {
+        if ty.is_float() {
+            let format = ty.format().unwrap_or(crate::softfloat::F32);
+            return Ok(format.from_f64(v as f64, Rounding::Nearest));
+        }
+        let min = -(1i128 << (bits - 1));
+        let max = (1i128 << bits) - 1;
+        if v < min || v > max {
+            return Err(format!("`{text}` does not fit in {bits} bits"));
+        }
+        return Ok(v as u64 & mask(bits));
+    }
+    if ty.is_float() {
+        let value = match lower.as_str() {
+            "nan" | "+nan" => f64::NAN,
+            "-nan" => -f64::NAN,
+            _ => text.parse::<f64>().map_err(|_| format!("`{text}` is not a number"))?,
+        };
+        let format = ty.format().unwrap_or(crate::softfloat::F32);
+        let bits = format.from_f64(value, Rounding::Nearest);
+        return Ok(if value.is_nan() && value.is_sign_negative() {
+            format.neg(bits)
+        } else {
+            bits
+        });
+    }
+    Err(format!("`{text}` is not a value for a .{ty:?} register").to_lowercase())
+}
+
+fn decode_error(error: DecodeError) -> RunError {
+    RunError {
+        message: error.message,
+        range: if error.range.is_empty() { None } else { Some(error.range) },
+        thread: None,
+        ctaid: None,
+    }
+}
+
+fn located(program: &Program, error: Located, ctaid: u32) -> RunError {
+    RunError {
+        message: error.message,
+        range: program.insts.get(error.pc as usize).map(|i| i.range.clone()),
+        thread: Some(error.thread),
+        ctaid: Some(ctaid),
+    }
+}
+
+fn thread_states(m: &Machine<'_>, ctaid: u32) -> Vec<ThreadState> {
+    let prog = m.prog;
+    let mut out = Vec::new();
+    for warp in &m.warps {
+        for lane in 0..32u32 {
+            if warp.valid >> lane & 1 == 0 {
+                continue;
+            }
+            let registers = prog
+                .reported_regs
+                .iter()
+                .map(|&r| {
+                    let info = &prog.regs[r as usize];
+                    RegValue {
+                        name: info.name.clone(),
+                        bits: warp.regs[r as usize * 32 + lane as usize],
+                        width: info.bits(),
+                    }
+                })
+                .collect();
+            out.push(ThreadState {
+                tid: warp.base + lane,
+                ctaid,
+                registers,
+            });
+        }
+    }
+    out
+}
+
+fn line_values(m: &Machine<'_>) -> Vec<LineValues> {
+    let prog = m.prog;
+    let mut pcs: Vec<_> = m.lines.keys().copied().collect();
+    pcs.sort_unstable();
+    let mut lines: Vec<LineValues> = pcs
+        .into_iter()
+        .map(|pc| {
+            let record = &m.lines[&pc];
+            LineValues {
+                range: prog.insts[pc as usize].range.clone(),
+                values: record
+                    .values
+                    .iter()
+                    .map(|&(r, bits)| {
+                        let info = &prog.regs[r as usize];
+                        RegValue {
+                            name: info.name.clone(),
+                            bits,
+                            width: info.bits(),
+                        }
+                    })
+                    .collect(),
+                executions: record.executions,
+            }
+        })
+        .collect();
+    lines.sort_by_key(|l| l.range.start);
+    lines
+}
+
+/// Runs the top-level statements of `parse` (a file without `.entry`).
+pub fn run_snippet(parse: &Parse, options: &SnippetOptions) -> Result<RunResult, RunError> {
+    if options.threads == 0 || options.threads > 1024 {
+        return Err(RunError::usage("--threads must be between 1 and 1024"));
+    }
+    let program = decode(parse, Mode::Snippet).map_err(decode_error)?;
+    let mut sets = Vec::new();
+    for (name, text) in &options.set {
+        let Some(&reg) = program
+            .reported_regs
+            .iter()
+            .find(|&&r| program.regs[r as usize].name == *name)
+        else {
+            return Err(RunError::usage(format!("--set: no register `{name}` is declared")));
+        };
+        let ty = program.regs[reg as usize].ty;
+        let bits = parse_value(text, ty).map_err(|e| RunError::usage(format!("--set {name}: {e}")))?;
+        sets.push((reg, bits));
+    }
+    let memory = Memory {
+        constant: program.const_init.clone(),
+        ..Memory::default()
+    };
+    let mut memory = memory;
+    if !program.global_static.is_empty() {
+        memory.global.push(crate::memory::Region {
+            base: GLOBAL_STATIC_BASE,
+            bytes: program.global_static.clone(),
+        });
+    }
+    let launch = Launch {
+        ntid: [options.threads, 1, 1],
+        nctaid: [1, 1, 1],
+        ctaid: [0, 0, 0],
+    };
+    let mut m = Machine::new(&program, memory, launch, options.max_steps);
+    m.start_cta([0, 0, 0]);
+    for warp in &mut m.warps {
+        for &(reg, bits) in &sets {
+            for lane in 0..32 {
+                warp.regs[reg as usize * 32 + lane] = bits;
+            }
+        }
+    }
+    if options.hint_thread < options.threads {
+        m.hint = Some(((options.hint_thread / 32) as usize, options.hint_thread % 32));
+    }
+    m.run_cta().map_err(|e| located(&program, e, 0))?;
+    Ok(RunResult {
+        threads: thread_states(&m, 0),
+        steps: m.steps,
+        thread_instructions: m.thread_instructions,
+        buffers: Vec::new(),
+        lines: line_values(&m),
+    })
+}
+
+/// Launches `options.entry` of `parse` on a grid, CTAs one after another.
+pub fn run_kernel(parse: &Parse, options: &KernelOptions) -> Result<RunResult, RunError> {
+    let threads: u64 = options.block.iter().map(|&d| u64::from(d)).product();
+    if threads == 0 || threads > 1024 {
+        return Err(RunError::usage("--block must give between 1 and 1024 threads"));
+    }
+    let ctas: u64 = options.grid.iter().map(|&d| u64::from(d)).product();
+    if ctas == 0 || ctas > 1 << 24 {
+        return Err(RunError::usage("--grid must give between 1 and 16777216 CTAs"));
+    }
+    let program = decode(parse, Mode::Kernel(&options.entry)).map_err(decode_error)?;
+    let entry = &program.functions[program.main];
+    if entry.kernel_params.len() != options.args.len() {
+        return Err(RunError::usage(format!(
+            "`{}` takes {} parameters, {} --arg given",
+            entry.name,
+            entry.kernel_params.len(),
+            options.args.len()
+        )));
+    }
+    let mut memory = Memory {
+        constant: program.const_init.clone(),
+        kernel_params: vec![0; program.kernel_param_size],
+        ..Memory::default()
+    };
+    if !program.global_static.is_empty() {
+        memory.global.push(crate::memory::Region {
+            base: GLOBAL_STATIC_BASE,
+            bytes: program.global_static.clone(),
+        });
+    }
+    let mut buffers = Vec::new();
+    for (index, (param, arg)) in entry.kernel_params.iter().zip(&options.args).enumerate() {
+        let bytes = match arg {
+            ArgSpec::Scalar(bytes) => bytes.clone(),
+            ArgSpec::Buffer(bytes) => {
+                let addr = memory.allocate(bytes.clone());
+                buffers.push((index, addr, bytes.len()));
+                addr.to_le_bytes().to_vec()
+            }
+        };
+        let start = param.offset as usize;
+        let end = start + param.size;
+        let n = bytes.len().min(param.size);
+        if end <= memory.kernel_params.len() {
+            memory.kernel_params[start..start + n].copy_from_slice(&bytes[..n]);
+        }
+    }
+    let launch = Launch {
+        ntid: options.block,
+        nctaid: options.grid,
+        ctaid: [0, 0, 0],
+    };
+    let mut m = Machine::new(&program, memory, launch, options.max_steps);
+    let mut first_threads = Vec::new();
+    let mut lines = Vec::new();
+    let mut linear = 0u32;
+    for z in 0..options.grid[2] {
+        for y in 0..options.grid[1] {
+            for x in 0..options.grid[0] {
+                m.start_cta([x, y, z]);
+                if linear == 0 && u64::from(options.hint_thread) < threads {
+                    m.hint = Some(((options.hint_thread / 32) as usize, options.hint_thread % 32));
+                }
+                m.run_cta().map_err(|e| located(&program, e, linear))?;
+                if linear == 0 {
+                    first_threads = thread_states(&m, 0);
+                    lines = line_values(&m);
+                    m.hint = None;
+                }
+                linear += 1;
+            }
+        }
+    }
+    let buffers = buffers
+        .into_iter()
+        .map(|(arg, addr, len)| BufferResult {
+            arg,
+            bytes: m
+                .mem
+                .global
+                .iter()
+                .find(|r| r.base == addr)
+                .map(|r| r.bytes[..len.min(r.bytes.len())].to_vec())
+                .unwrap_or_default(),
+        })
+        .collect();
+    Ok(RunResult {
+        threads: first_threads,
+        steps: m.steps,
+        thread_instructions: m.thread_instructions,
+        buffers,
+        lines,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_and_arguments_parse() {
+        assert_eq!(parse_value("0x3f800000", Ty::F32), Ok(0x3f80_0000));
+        assert_eq!(parse_value("1.5", Ty::F32), Ok(0x3fc0_0000));
+        assert_eq!(parse_value("-1", Ty::S32), Ok(0xffff_ffff));
+        assert_eq!(parse_value("0f3F800000", Ty::F32), Ok(0x3f80_0000));
+        assert_eq!(parse_value("1", Ty::Pred), Ok(1));
+        assert!(parse_value("0x1ffffffff", Ty::U32).is_err());
+        assert!(parse_value("1.5", Ty::U32).is_err());
+        assert_eq!(parse_arg("u32:5"), Ok(ArgSpec::Scalar(vec![5, 0, 0, 0])));
+        assert_eq!(parse_arg("buf:u16:1,2"), Ok(ArgSpec::Buffer(vec![1, 0, 2, 0])));
+        assert_eq!(parse_arg("buf:hex:00ff"), Ok(ArgSpec::Buffer(vec![0, 255])));
+        assert_eq!(parse_arg("zeros:3"), Ok(ArgSpec::Buffer(vec![0; 3])));
+        assert!(parse_arg("bogus").is_err());
+    }
+}
