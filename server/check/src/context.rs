@@ -10,12 +10,11 @@ use ptx_syntax::{DirectiveKind, Instruction, Module, Operand, Parse, Token};
 use crate::{CheckOptions, Diagnostic};
 
 /// The qualifier match of one opcode spelling, shared by every instruction written that way.
+/// When only a reordering of the qualifiers matches (ptxas accepts any order), `outcome` is
+/// the reordered match, whose `used` list is in the spec's order.
 #[derive(Debug)]
 pub(crate) struct Resolved {
     pub outcome: MatchOutcome<'static>,
-    /// The written order matched no form, but a reordering of the qualifiers did (ptxas
-    /// accepts qualifiers in any order); `outcome` is then the reordered match.
-    pub reordered: bool,
 }
 
 /// One instruction with its parts split out for the handlers.

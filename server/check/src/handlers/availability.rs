@@ -245,7 +245,6 @@ mod tests {
   .reg .b32 %r<4>;
   .reg .b64 %rd<4>;
   atom.global.cluster.add.u32 %r1, [%rd1], 1;
-//^^^^^^^^^^^^^^^^^^^^^^^^^^^ hint: the spec writes this `atom.cluster.global.add.u32`; ptxas accepts either order
 //           ^^^^^^^^ error: `atom.cluster` needs .target sm_90 or newer (this file targets sm_80)
   ret;
 }

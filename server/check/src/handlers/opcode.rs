@@ -3,14 +3,14 @@
 //! mutually exclusive qualifiers, missing mandatory qualifiers.
 //!
 //! ptxas accepts qualifiers in any order (`atom.add.global.u32`, `vote.ballot.sync.b32`),
-//! while the spec writes one order. When only a reordering matches, the instruction is valid
-//! and gets a hint, never an error.
+//! while the spec writes one order. When only a reordering matches, the instruction is valid:
+//! we follow ptxas and report nothing (nvcc itself writes `vote.ballot.sync`).
 
 use ptx_isa::{Isa, MatchError};
 
 use crate::context::{Ctx, InstInfo, Resolved};
 use crate::util::{nearest, qualifier_list};
-use crate::{Diagnostic, Fix, Severity};
+use crate::{Diagnostic, Fix};
 
 /// Qualifiers that ptxas supplies itself when they are left out, although the spec writes
 /// them as mandatory: (opcode root, second word, qualifier). Confirmed with the broken
@@ -32,10 +32,7 @@ pub(crate) fn resolve(isa: &'static Isa, words: &[&str]) -> Resolved {
                 with.push(implied);
                 let retry = isa.match_qualifiers(&with);
                 if !retry.matches.is_empty() {
-                    return Resolved {
-                        outcome: retry,
-                        reordered: false,
-                    };
+                    return Resolved { outcome: retry };
                 }
             }
         }
@@ -45,25 +42,16 @@ pub(crate) fn resolve(isa: &'static Isa, words: &[&str]) -> Resolved {
         Some(MatchError::UnknownOpcode { .. })
     );
     if !outcome.matches.is_empty() || unknown_root {
-        return Resolved {
-            outcome,
-            reordered: false,
-        };
+        return Resolved { outcome };
     }
     for order in reorderings(isa, words) {
         let refs: Vec<&str> = order.iter().map(String::as_str).collect();
         let retry = isa.match_qualifiers(&refs);
         if !retry.matches.is_empty() {
-            return Resolved {
-                outcome: retry,
-                reordered: true,
-            };
+            return Resolved { outcome: retry };
         }
     }
-    Resolved {
-        outcome,
-        reordered: false,
-    }
+    Resolved { outcome }
 }
 
 /// Orders of the qualifiers that follow some form's slot order (each qualifier placed at the
@@ -106,9 +94,6 @@ fn reorderings(isa: &Isa, words: &[&str]) -> Vec<Vec<String>> {
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
     let resolved = info.resolved.clone();
     if !resolved.outcome.matches.is_empty() {
-        if resolved.reordered {
-            report_order_hint(ctx, info, &resolved);
-        }
         return true;
     }
     let section = resolved
@@ -274,28 +259,6 @@ fn missing(info: &InstInfo<'_>, index: usize, slot: &str, allowed: &[String]) ->
     d
 }
 
-fn report_order_hint(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, resolved: &Resolved) {
-    let Some(m) = resolved.outcome.matches.first() else {
-        return;
-    };
-    let mut spec_order = vec![info.words[0].to_owned()];
-    spec_order.extend(m.used.iter().map(|(_, v)| v.clone()));
-    let spec = spec_order.join(".");
-    let d = Diagnostic::new(
-        "qualifier-order",
-        Severity::Hint,
-        info.opcode_range(),
-        format!("the spec writes this `{spec}`; ptxas accepts either order"),
-    )
-    .section(m.instruction.section.clone())
-    .with_fix(Fix::replace(
-        "Use the spec's qualifier order",
-        info.opcode_range(),
-        spec,
-    ));
-    ctx.report(d);
-}
-
 #[cfg(test)]
 mod tests {
     use crate::test_support::check_diagnostics;
@@ -340,7 +303,7 @@ mod tests {
     }
 
     #[test]
-    fn order_is_only_a_hint() {
+    fn any_qualifier_order_is_accepted() {
         check_diagnostics(
             r#"
 .version 8.0
@@ -351,7 +314,7 @@ mod tests {
   .reg .b32 %r<4>;
   .reg .b64 %rd<4>;
   atom.add.global.u32 %r1, [%rd1], %r2;
-//^^^^^^^^^^^^^^^^^^^ hint: the spec writes this `atom.global.add.u32`; ptxas accepts either order
+  vote.ballot.sync.b32 %r1, 1, 0xffffffff;
   ret;
 }
 "#,
