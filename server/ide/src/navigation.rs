@@ -244,6 +244,11 @@ pub(crate) fn name_at(parse: &Parse, offset: usize) -> Option<SyntaxToken> {
         .cloned()
 }
 
+/// The range of the name at `offset`, if there is one.
+pub fn name_range_at(parse: &Parse, offset: usize) -> Option<TextRange> {
+    name_at(parse, offset).map(|token| token.range)
+}
+
 /// A place to navigate to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NavigationTarget {

@@ -1,9 +1,11 @@
 //! `ptx-lsp`: the PTX language server and its command-line tools.
 //!
-//! The binary is a thin edge: each subcommand parses its arguments, calls the
+//! The binary is a thin edge: with no subcommand (or `serve`) it speaks LSP on
+//! stdio (see [`lsp`]); each other subcommand parses its arguments, calls the
 //! analysis crates and prints the result.
 
 mod cli;
+mod lsp;
 
 use std::process::ExitCode;
 

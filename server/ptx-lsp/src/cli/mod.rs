@@ -20,12 +20,15 @@ use ptx_syntax::Parse;
     about = "Language server and tools for NVIDIA PTX"
 )]
 struct Cli {
+    /// With no subcommand, the language server runs on stdio.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Speak the Language Server Protocol on stdin/stdout (the default).
+    Serve,
     /// Print the syntax tree of a file, or counts of its nodes.
     Parse(ParseArgs),
     /// How many registers each vector operand of an instruction takes.
@@ -76,7 +79,11 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    match cli.command {
+    let Some(command) = cli.command else {
+        return crate::lsp::serve();
+    };
+    match command {
+        Command::Serve => crate::lsp::serve(),
         Command::Parse(args) => parse(&args),
         Command::Check(args) => check::run(&args),
         Command::Hover(args) => hover::run(&args),

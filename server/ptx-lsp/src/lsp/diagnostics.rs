@@ -1,0 +1,155 @@
+//! Diagnostics: computed by the rule checker, published after changes, and
+//! served to pull requests.
+//!
+//! Scheduling is leading-edge with a trailing debounce: the first change
+//! after a quiet period is checked at once (no added latency for a single
+//! keystroke); changes that arrive while a check runs only mark the document
+//! dirty, and one more check of the latest text follows [`DEBOUNCE`] after
+//! the running one ends. A result is published only if the document is still
+//! at the generation it was computed for, so stale diagnostics never reach
+//! the client, and the last published set always belongs to the latest text.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use dashmap::DashMap;
+use tower_lsp::lsp_types::{self as lsp, Url};
+
+use super::config::Config;
+use super::documents::{Snapshot, MAX_ANALYZED_BYTES};
+use super::server::State;
+use super::{dispatch, to_proto};
+
+/// How long to wait after a check before checking again during an edit burst.
+pub(crate) const DEBOUNCE: Duration = Duration::from_millis(50);
+
+/// The checker's result for one generation of a document.
+#[derive(Debug, Clone)]
+pub(crate) struct Checked {
+    pub generation: u64,
+    pub diagnostics: Arc<Vec<ptx_check::Diagnostic>>,
+    pub lsp: Arc<Vec<lsp::Diagnostic>>,
+}
+
+/// Per-document scheduling flags and the last result.
+#[derive(Default)]
+pub(crate) struct DiagnosticsState {
+    schedules: DashMap<Url, Schedule>,
+    results: DashMap<Url, Checked>,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Schedule {
+    running: bool,
+    dirty: bool,
+}
+
+impl DiagnosticsState {
+    /// The cached result for a snapshot's generation.
+    pub fn cached(&self, snapshot: &Snapshot) -> Option<Checked> {
+        self.results
+            .get(&snapshot.uri)
+            .filter(|c| c.generation == snapshot.generation)
+            .map(|c| c.clone())
+    }
+
+    pub fn forget(&self, uri: &Url) {
+        self.results.remove(uri);
+        self.schedules.remove(uri);
+    }
+
+    fn store(&self, uri: &Url, checked: Checked) {
+        self.results.insert(uri.clone(), checked);
+    }
+}
+
+/// Checks a snapshot (the pure part, run on the blocking pool).
+pub(crate) fn check(snapshot: &Snapshot, config: &Config) -> Checked {
+    let diagnostics = if !config.diagnostics.enable {
+        Vec::new()
+    } else if snapshot.too_large() {
+        vec![ptx_check::Diagnostic::new(
+            "file-too-large",
+            ptx_check::Severity::Information,
+            0..0,
+            format!(
+                "this file is larger than {} MiB and is not analysed",
+                MAX_ANALYZED_BYTES >> 20
+            ),
+        )]
+    } else {
+        ptx_check::check(&snapshot.parse, &config.check_options())
+    };
+    let lsp = diagnostics
+        .iter()
+        .map(|d| to_proto::diagnostic(snapshot, d))
+        .collect();
+    Checked {
+        generation: snapshot.generation,
+        diagnostics: Arc::new(diagnostics),
+        lsp: Arc::new(lsp),
+    }
+}
+
+/// The diagnostics of a snapshot, from the cache or computed now.
+pub(crate) async fn for_snapshot(
+    state: &Arc<State>,
+    snapshot: Snapshot,
+) -> tower_lsp::jsonrpc::Result<Checked> {
+    if let Some(checked) = state.diagnostics.cached(&snapshot) {
+        return Ok(checked);
+    }
+    let config = state.config();
+    let uri = snapshot.uri.clone();
+    let checked = dispatch::analysis("diagnostics", move || check(&snapshot, &config)).await?;
+    if state.documents.generation(&uri) == Some(checked.generation) {
+        state.diagnostics.store(&uri, checked.clone());
+    }
+    Ok(checked)
+}
+
+/// Asks for the document to be checked (and, in push mode, published).
+pub(crate) fn schedule(state: &Arc<State>, uri: Url) {
+    {
+        let mut schedule = state.diagnostics.schedules.entry(uri.clone()).or_default();
+        if schedule.running {
+            schedule.dirty = true;
+            return;
+        }
+        schedule.running = true;
+    }
+    let state = state.clone();
+    tokio::spawn(async move {
+        loop {
+            let Some(snapshot) = state.snapshot(&uri) else {
+                break;
+            };
+            let version = snapshot.version;
+            let generation = snapshot.generation;
+            if let Ok(checked) = for_snapshot(&state, snapshot).await {
+                let current = state.documents.generation(&uri) == Some(generation);
+                if current && state.push_diagnostics() {
+                    state
+                        .client
+                        .publish_diagnostics(uri.clone(), checked.lsp.to_vec(), Some(version))
+                        .await;
+                }
+            }
+            let again = match state.diagnostics.schedules.get_mut(&uri) {
+                Some(mut schedule) if schedule.dirty => {
+                    schedule.dirty = false;
+                    true
+                }
+                Some(mut schedule) => {
+                    schedule.running = false;
+                    false
+                }
+                None => false,
+            };
+            if !again {
+                break;
+            }
+            tokio::time::sleep(DEBOUNCE).await;
+        }
+    });
+}

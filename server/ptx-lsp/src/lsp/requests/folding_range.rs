@@ -1,0 +1,27 @@
+//! `textDocument/foldingRange`.
+
+use std::sync::Arc;
+
+use tower_lsp::jsonrpc::Result;
+use tower_lsp::lsp_types::{FoldingRange, FoldingRangeParams};
+
+use crate::lsp::server::State;
+use crate::lsp::{dispatch, to_proto};
+
+pub(crate) async fn handle(
+    state: &Arc<State>,
+    params: FoldingRangeParams,
+) -> Result<Option<Vec<FoldingRange>>> {
+    let snapshot = super::snapshot(state, &params.text_document.uri)?;
+    dispatch::analysis("textDocument/foldingRange", move || {
+        let folds = ptx_ide::folding::folding_ranges(&snapshot.parse);
+        Some(
+            folds
+                .iter()
+                .map(|fold| to_proto::folding_range(&snapshot, fold))
+                .filter(|fold| fold.end_line > fold.start_line)
+                .collect(),
+        )
+    })
+    .await
+}

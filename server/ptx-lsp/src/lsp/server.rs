@@ -1,0 +1,282 @@
+//! The server's shared state and the `LanguageServer` implementation, which
+//! only dispatches each message to its handler under `requests/` or
+//! `notifications/`.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+
+use ptx_syntax::PositionEncoding;
+use tower_lsp::jsonrpc::Result;
+use tower_lsp::lsp_types::*;
+use tower_lsp::{Client, ClientSocket, LanguageServer, LspService};
+
+use super::config::Config;
+use super::diagnostics::DiagnosticsState;
+use super::documents::{Documents, Snapshot};
+use super::{notifications, requests};
+
+/// Everything the handlers share. Handlers that spawn work clone the `Arc`.
+pub(crate) struct State {
+    pub client: Client,
+    pub documents: Documents,
+    pub diagnostics: DiagnosticsState,
+    config: RwLock<Config>,
+    encoding: RwLock<PositionEncoding>,
+    /// The client pulls diagnostics (`textDocument/diagnostic`), so they are
+    /// not pushed as well (a client showing both would show them twice).
+    pull_diagnostics: AtomicBool,
+    /// The client can be asked to refresh inlay hints / pulled diagnostics.
+    refresh_inlay_hints: AtomicBool,
+    refresh_diagnostics: AtomicBool,
+    /// `shutdown` was received (the exit code depends on it).
+    shutdown: Arc<AtomicBool>,
+}
+
+impl State {
+    pub fn config(&self) -> Config {
+        self.config.read().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    pub fn set_config(&self, config: Config) {
+        if let Ok(mut current) = self.config.write() {
+            *current = config;
+        }
+    }
+
+    pub fn encoding(&self) -> PositionEncoding {
+        self.encoding.read().map(|e| *e).unwrap_or_default()
+    }
+
+    pub fn set_encoding(&self, encoding: PositionEncoding) {
+        if let Ok(mut current) = self.encoding.write() {
+            *current = encoding;
+        }
+    }
+
+    pub fn push_diagnostics(&self) -> bool {
+        !self.pull_diagnostics.load(Ordering::Relaxed)
+    }
+
+    pub fn set_pull_diagnostics(&self, pull: bool) {
+        self.pull_diagnostics.store(pull, Ordering::Relaxed);
+    }
+
+    pub fn snapshot(&self, uri: &Url) -> Option<Snapshot> {
+        self.documents.snapshot(uri, self.encoding())
+    }
+
+    pub fn set_refresh_support(&self, inlay_hints: bool, diagnostics: bool) {
+        self.refresh_inlay_hints
+            .store(inlay_hints, Ordering::Relaxed);
+        self.refresh_diagnostics
+            .store(diagnostics, Ordering::Relaxed);
+    }
+
+    /// Asks the client to re-request what depends on the settings. Each
+    /// request is sent from its own task: a client that never answers must
+    /// not hold up a handler.
+    pub fn refresh_client_views(self: &Arc<Self>) {
+        if self.refresh_inlay_hints.load(Ordering::Relaxed) {
+            let state = self.clone();
+            tokio::spawn(async move {
+                let _ = state.client.inlay_hint_refresh().await;
+            });
+        }
+        if !self.push_diagnostics() && self.refresh_diagnostics.load(Ordering::Relaxed) {
+            let state = self.clone();
+            tokio::spawn(async move {
+                let _ = state.client.workspace_diagnostic_refresh().await;
+            });
+        }
+    }
+
+    pub fn mark_shutdown(&self) {
+        self.shutdown.store(true, Ordering::SeqCst);
+    }
+}
+
+/// The tower-lsp backend.
+pub(crate) struct Server {
+    state: Arc<State>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// The flag that says whether `shutdown` was received.
+    pub fn shutdown_flag(&self) -> Arc<AtomicBool> {
+        self.state.shutdown.clone()
+    }
+
+    async fn register_count(
+        &self,
+        params: requests::register_count::Params,
+    ) -> Result<serde_json::Value> {
+        requests::register_count::handle(&self.state, params).await
+    }
+
+    async fn test_panic(&self, params: serde_json::Value) -> Result<serde_json::Value> {
+        requests::test_panic::handle(params).await
+    }
+}
+
+/// The service and the socket for server-to-client messages.
+pub(crate) fn build() -> (LspService<Server>, ClientSocket) {
+    let builder = LspService::build(|client| Server {
+        state: Arc::new(State {
+            client,
+            documents: Documents::default(),
+            diagnostics: DiagnosticsState::default(),
+            config: RwLock::new(Config::default()),
+            encoding: RwLock::new(PositionEncoding::Utf16),
+            pull_diagnostics: AtomicBool::new(false),
+            refresh_inlay_hints: AtomicBool::new(false),
+            refresh_diagnostics: AtomicBool::new(false),
+            shutdown: Arc::new(AtomicBool::new(false)),
+        }),
+    })
+    .custom_method("ptx/registerCount", Server::register_count);
+    let builder = if super::test_requests_enabled() {
+        builder.custom_method("ptx/internal/panic", Server::test_panic)
+    } else {
+        builder
+    };
+    builder.finish()
+}
+
+#[tower_lsp::async_trait]
+impl LanguageServer for Server {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        requests::initialize::handle(&self.state, params)
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        eprintln!("ptx-lsp: initialized");
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        self.state.mark_shutdown();
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        notifications::did_open::handle(&self.state, params);
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        notifications::did_change::handle(&self.state, params);
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        notifications::did_close::handle(&self.state, params).await;
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        notifications::did_change_configuration::handle(&self.state, params);
+    }
+
+    async fn goto_definition(
+        &self,
+        params: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
+        requests::definition::handle(&self.state, params).await
+    }
+
+    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        requests::references::handle(&self.state, params).await
+    }
+
+    async fn document_highlight(
+        &self,
+        params: DocumentHighlightParams,
+    ) -> Result<Option<Vec<DocumentHighlight>>> {
+        requests::document_highlight::handle(&self.state, params).await
+    }
+
+    async fn prepare_rename(
+        &self,
+        params: TextDocumentPositionParams,
+    ) -> Result<Option<PrepareRenameResponse>> {
+        requests::rename::prepare(&self.state, params).await
+    }
+
+    async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        requests::rename::handle(&self.state, params).await
+    }
+
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
+        requests::document_symbol::handle(&self.state, params).await
+    }
+
+    async fn symbol(
+        &self,
+        params: WorkspaceSymbolParams,
+    ) -> Result<Option<Vec<SymbolInformation>>> {
+        requests::workspace_symbol::handle(&self.state, params).await
+    }
+
+    async fn semantic_tokens_full(
+        &self,
+        params: SemanticTokensParams,
+    ) -> Result<Option<SemanticTokensResult>> {
+        requests::semantic_tokens::full(&self.state, params).await
+    }
+
+    async fn semantic_tokens_full_delta(
+        &self,
+        params: SemanticTokensDeltaParams,
+    ) -> Result<Option<SemanticTokensFullDeltaResult>> {
+        requests::semantic_tokens::delta(&self.state, params).await
+    }
+
+    async fn semantic_tokens_range(
+        &self,
+        params: SemanticTokensRangeParams,
+    ) -> Result<Option<SemanticTokensRangeResult>> {
+        requests::semantic_tokens::range(&self.state, params).await
+    }
+
+    async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
+        requests::folding_range::handle(&self.state, params).await
+    }
+
+    async fn selection_range(
+        &self,
+        params: SelectionRangeParams,
+    ) -> Result<Option<Vec<SelectionRange>>> {
+        requests::selection_range::handle(&self.state, params).await
+    }
+
+    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        requests::inlay_hint::handle(&self.state, params).await
+    }
+
+    async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
+        requests::formatting::document(&self.state, params).await
+    }
+
+    async fn range_formatting(
+        &self,
+        params: DocumentRangeFormattingParams,
+    ) -> Result<Option<Vec<TextEdit>>> {
+        requests::formatting::range(&self.state, params).await
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        requests::code_action::handle(&self.state, params).await
+    }
+
+    async fn diagnostic(
+        &self,
+        params: DocumentDiagnosticParams,
+    ) -> Result<DocumentDiagnosticReportResult> {
+        requests::diagnostic::handle(&self.state, params).await
+    }
+}

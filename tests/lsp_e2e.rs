@@ -1,0 +1,363 @@
+//! End-to-end tests of the language server's features: the real `ptx-lsp`
+//! binary over stdio, real corpus files, whole JSON responses checked.
+
+#[path = "lsp_common/mod.rs"]
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+
+const HOPPER: &str = "nvcc/hopper_asm_sm_90a.ptx";
+
+fn read(relative: &str) -> String {
+    std::fs::read_to_string(corpus(relative)).expect("corpus file")
+}
+
+fn at(uri: &str, text: &str, needle: &str, nth: usize) -> Value {
+    json!({"textDocument": {"uri": uri}, "position": position(text, offset_of(text, needle, nth))})
+}
+
+#[test]
+fn initialize_negotiates_the_position_encoding() {
+    let mut client = LspClient::spawn();
+    let result = client.initialize(json!({}), Value::Null);
+    assert_eq!(result["capabilities"]["positionEncoding"], "utf-16");
+    assert_eq!(result["serverInfo"]["name"], "ptx-lsp");
+    assert!(result["capabilities"].get("diagnosticProvider").is_none());
+    assert!(client.shutdown_and_exit().success());
+
+    let mut client = LspClient::spawn();
+    let result = client.initialize(
+        json!({"general": {"positionEncodings": ["utf-8", "utf-16"]},
+               "textDocument": {"diagnostic": {}}}),
+        Value::Null,
+    );
+    assert_eq!(result["capabilities"]["positionEncoding"], "utf-8");
+    assert_eq!(
+        result["capabilities"]["diagnosticProvider"]["identifier"],
+        "ptx"
+    );
+    assert!(client.shutdown_and_exit().success());
+}
+
+/// The tour of a real nvcc file: diagnostics, outline, highlighting,
+/// navigation, rename and formatting.
+#[test]
+fn features_on_a_corpus_file() {
+    let text = read(HOPPER);
+    let uri = file_uri("hopper.ptx");
+    let mut client = LspClient::initialized(json!({}), Value::Null);
+    client.open(&uri, &text);
+
+    // Diagnostics: the same as a fresh check of the text.
+    let diagnostics = client.diagnostics(&uri, Some(1));
+    assert_eq!(published(&diagnostics), expected_diagnostics(&text));
+
+    // Outline: the kernel, with its parameters, variables and labels.
+    let symbols = client.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let kernel = &symbols[0];
+    assert_eq!(kernel["name"], "_Z13hopper_kernelmPKfPfmmi");
+    assert_eq!(kernel["detail"], ".visible .entry");
+    let children: Vec<&str> = kernel["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert!(children.contains(&"%r<52>"), "{children:?}");
+    assert!(children.contains(&"$L__BB0_2"), "{children:?}");
+
+    // Semantic tokens: the legend and the first tokens of `.version 9.0`.
+    let tokens = client.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let data: Vec<u64> = tokens["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(data.len() % 5, 0);
+    assert!(data.len() > 500);
+    // The first token is the comment on line 0 (`//`), length 2.
+    assert_eq!(&data[..3], &[0, 0, 2]);
+
+    // Definition of a label used by a branch.
+    let definition = client.request("textDocument/definition", at(&uri, &text, "$L__BB0_2;", 0));
+    let label_line = text[..offset_of(&text, "$L__BB0_2:", 0)]
+        .matches('\n')
+        .count();
+    assert_eq!(
+        definition[0]["targetSelectionRange"]["start"]["line"],
+        label_line
+    );
+    assert_eq!(definition[0]["targetUri"], uri.as_str());
+
+    // References of a register, with the declaration.
+    let references = client.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": uri}, "position": position(&text, offset_of(&text, "%r1,", 0)),
+               "context": {"includeDeclaration": false}}),
+    );
+    let lines: Vec<u64> = references
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    assert!(lines.len() >= 2, "{references}");
+
+    // Highlight: the declaration (text), the write and the reads.
+    let highlights = client.request("textDocument/documentHighlight", at(&uri, &text, "%r1,", 0));
+    let kinds: Vec<u64> = highlights
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["kind"].as_u64().unwrap())
+        .collect();
+    assert_eq!(kinds[..3], [1, 3, 2], "{highlights}");
+
+    // Rename a label: every use follows; the result still checks the same.
+    let prepared = client.request(
+        "textDocument/prepareRename",
+        at(&uri, &text, "$L__BB0_2;", 0),
+    );
+    assert_eq!(
+        prepared["start"]["line"],
+        definition[0]["originSelectionRange"]["start"]["line"]
+    );
+    let mut params = at(&uri, &text, "$L__BB0_2;", 0);
+    params["newName"] = json!("$L__done");
+    let rename = client.request("textDocument/rename", params);
+    let edits = rename["changes"][uri.as_str()].as_array().unwrap().clone();
+    assert_eq!(edits.len(), text.matches("$L__BB0_2").count());
+    let renamed = apply_edits(&text, &edits);
+    assert!(!renamed.contains("$L__BB0_2") && renamed.contains("$L__done:"));
+    assert_eq!(
+        expected_diagnostics(&renamed).len(),
+        expected_diagnostics(&text).len()
+    );
+
+    // A refused rename is an error response with a reason.
+    let mut params = at(&uri, &text, "%r1,", 0);
+    params["newName"] = json!("%x");
+    let refused = client.request_raw("textDocument/rename", params);
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("%r<52>"),
+        "{refused}"
+    );
+
+    // Formatting: applying the edits keeps every token; formatting again is a no-op.
+    let options = json!({"tabSize": 4, "insertSpaces": false});
+    let edits = client.request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": uri}, "options": options}),
+    );
+    let formatted = apply_edits(&text, edits.as_array().unwrap());
+    let tokens = |t: &str| -> Vec<String> {
+        ptx_syntax::Parse::new(t)
+            .tokens()
+            .iter()
+            .map(|k| t[k.range.clone()].trim().to_owned())
+            .collect()
+    };
+    assert_eq!(tokens(&formatted), tokens(&text));
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": formatted}]}),
+    );
+    let again = client.request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": uri}, "options": options}),
+    );
+    assert_eq!(again, json!([]));
+
+    // Folding: the kernel body and the inline-assembly regions.
+    let folds = client.request(
+        "textDocument/foldingRange",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert!(folds.as_array().unwrap().len() >= 5, "{folds}");
+
+    // Selection grows from a register to the whole file.
+    let selection = client.request(
+        "textDocument/selectionRange",
+        json!({"textDocument": {"uri": uri}, "positions": [position(&formatted, offset_of(&formatted, "%rd2,", 0))]}),
+    );
+    let mut depth = 0;
+    let mut node = &selection[0];
+    while node.get("parent").is_some() {
+        node = &node["parent"];
+        depth += 1;
+    }
+    assert!(depth >= 4, "{selection}");
+
+    // Workspace symbols over open files.
+    let found = client.request("workspace/symbol", json!({"query": "hopper"}));
+    assert_eq!(found[0]["name"], "_Z13hopper_kernelmPKfPfmmi");
+
+    assert!(client.shutdown_and_exit().success());
+}
+
+#[test]
+fn inlay_hints_and_register_count_request() {
+    let text = read("nvcc/blackwell_asm_sm_100a.ptx");
+    let uri = file_uri("blackwell.ptx");
+    let mut client = LspClient::initialized(json!({}), Value::Null);
+    client.open(&uri, &text);
+    let whole = json!({"start": {"line": 0, "character": 0}, "end": position(&text, text.len())});
+    let hints = client.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": uri}, "range": whole}),
+    );
+    let labels: Vec<&str> = hints
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["label"].as_str().unwrap())
+        .collect();
+    assert!(labels.iter().any(|l| l.ends_with("×b32")), "{labels:?}");
+
+    let needle = "tcgen05.ld";
+    let count = client.request("ptx/registerCount", at(&uri, &text, needle, 0));
+    assert!(
+        count["instruction"]
+            .as_str()
+            .unwrap()
+            .starts_with("tcgen05.ld"),
+        "{count}"
+    );
+    assert!(
+        count["vectors"][0]["registers"].as_u64().unwrap() >= 1,
+        "{count}"
+    );
+    let nothing = client.request(
+        "ptx/registerCount",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}),
+    );
+    assert_eq!(nothing, Value::Null);
+    assert!(client.shutdown_and_exit().success());
+}
+
+#[test]
+fn code_actions_offer_the_checkers_fixes() {
+    let text = ".target sm_90\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n";
+    let uri = file_uri("fix.ptx");
+    let mut client = LspClient::initialized(json!({}), Value::Null);
+    client.open(&uri, text);
+    let diagnostics = client.diagnostics(&uri, Some(1));
+    let missing = diagnostics
+        .iter()
+        .find(|d| d["code"] == "missing-version")
+        .expect("missing-version");
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": missing["range"], "context": {"diagnostics": [missing]}}),
+    );
+    let action = &actions[0];
+    assert_eq!(action["kind"], "quickfix");
+    let edits = action["edit"]["changes"][uri.as_str()].as_array().unwrap();
+    let fixed = apply_edits(text, edits);
+    assert!(fixed.starts_with(".version"), "{fixed}");
+    assert!(client.shutdown_and_exit().success());
+}
+
+#[test]
+fn semantic_token_deltas_follow_edits() {
+    let text = ".version 9.0\n.target sm_90\n.entry k()\n{\n\tret;\n}\n";
+    let uri = file_uri("delta.ptx");
+    let mut client = LspClient::initialized(json!({}), Value::Null);
+    client.open(&uri, text);
+    let full = client.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let result_id = full["resultId"].as_str().unwrap().to_owned();
+    // Insert `exit;` before `ret;`.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 4, "character": 1}, "end": {"line": 4, "character": 1}}, "text": "exit;\n\t"}]}),
+    );
+    let delta = client.request(
+        "textDocument/semanticTokens/full/delta",
+        json!({"textDocument": {"uri": uri}, "previousResultId": result_id}),
+    );
+    let edits = delta["edits"].as_array().expect("a delta, not full tokens");
+    assert_eq!(edits.len(), 1, "{delta}");
+    // The new `exit` opcode token is inserted.
+    assert!(edits[0]["data"].as_array().unwrap().len() >= 5, "{delta}");
+    // An unknown previous id gets full tokens.
+    let full = client.request(
+        "textDocument/semanticTokens/full/delta",
+        json!({"textDocument": {"uri": uri}, "previousResultId": "nope"}),
+    );
+    assert!(full["data"].is_array());
+    assert!(client.shutdown_and_exit().success());
+}
+
+#[test]
+fn settings_override_target_and_disable_codes() {
+    // sm_80 has no tcgen05: with the target overridden to sm_100a the file is clean.
+    let text = ".version 8.7\n.target sm_80\n.address_size 64\n.entry k()\n{\n\t.reg .b32 %r<2>;\n\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r0, 32;\n\tret;\n}\n";
+    let uri = file_uri("override.ptx");
+    let mut client = LspClient::initialized(json!({}), json!({"ptx": {"target": "sm_100a"}}));
+    client.open(&uri, text);
+    let with_override = published(&client.diagnostics(&uri, Some(1)));
+    assert!(
+        with_override.iter().all(|d| d.4 != "unsupported-target"),
+        "{with_override:?}"
+    );
+
+    client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"ptx": {"target": ""}}}),
+    );
+    let without = published(&client.diagnostics(&uri, Some(1)));
+    assert!(
+        without.iter().any(|d| d.4 == "unsupported-target"),
+        "{without:?}"
+    );
+
+    client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"ptx": {"diagnostics": {"disabled": ["unsupported-target"]}}}}),
+    );
+    let disabled = published(&client.diagnostics(&uri, Some(1)));
+    assert!(
+        disabled.iter().all(|d| d.4 != "unsupported-target"),
+        "{disabled:?}"
+    );
+    assert!(client.shutdown_and_exit().success());
+}
+
+#[test]
+fn pull_diagnostics() {
+    let text = ".version 9.0\n.target sm_90\n.address_size 64\n.entry k()\n{\n\tbogus.op;\n}\n";
+    let uri = file_uri("pull.ptx");
+    let mut client =
+        LspClient::initialized(json!({"textDocument": {"diagnostic": {}}}), Value::Null);
+    client.open(&uri, text);
+    let report = client.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(report["kind"], "full");
+    assert_eq!(
+        published(report["items"].as_array().unwrap()),
+        expected_diagnostics(text)
+    );
+    let again = client.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": uri}, "previousResultId": report["resultId"]}),
+    );
+    assert_eq!(again["kind"], "unchanged");
+    assert!(client.shutdown_and_exit().success());
+}
