@@ -14,8 +14,8 @@ use std::fmt::Write as _;
 
 use ptx_isa::Isa;
 use ptx_syntax::{
-    Directive, Function, Instruction, Item, Label, Module, Operand, OperandKind, Parse,
-    Statement, TextRange, Token, VariableDecl,
+    Directive, Function, Instruction, Item, Label, Module, Operand, OperandKind, Parse, Statement,
+    TextRange, Token, VariableDecl,
 };
 
 use render::OpcodeHover;
@@ -78,9 +78,15 @@ enum Target<'a> {
         index: usize,
     },
     /// A register or special register name used somewhere (with its component, if any).
-    Register { token: Token<'a>, at: usize },
+    Register {
+        token: Token<'a>,
+        at: usize,
+    },
     /// A plain name used as an operand.
-    Identifier { token: Token<'a>, at: usize },
+    Identifier {
+        token: Token<'a>,
+        at: usize,
+    },
     Directive(Token<'a>),
     TypeOrSpace(Token<'a>),
     TargetName(Token<'a>),
@@ -174,7 +180,10 @@ fn locate_directive<'a>(d: Directive<'a>, offset: usize) -> Option<Target<'a>> {
 }
 
 fn locate_declaration<'a>(decl: VariableDecl<'a>, offset: usize) -> Option<Target<'a>> {
-    for t in [decl.state_space(), decl.ty(), decl.vector()].into_iter().flatten() {
+    for t in [decl.state_space(), decl.ty(), decl.vector()]
+        .into_iter()
+        .flatten()
+    {
         if on(&t, offset) {
             return Some(Target::TypeOrSpace(t));
         }
@@ -261,7 +270,11 @@ fn locate_operand<'a>(operand: Operand<'a>, offset: usize) -> Option<Target<'a>>
         .map(|token| Target::Identifier { token, at: offset })
 }
 
-fn render_target(module: &Module<'_>, target: &Target<'_>, facts: &ModuleFacts) -> Option<HoverResult> {
+fn render_target(
+    module: &Module<'_>,
+    target: &Target<'_>,
+    facts: &ModuleFacts,
+) -> Option<HoverResult> {
     let isa = Isa::get();
     match target {
         Target::Opcode { instruction, index } => {
@@ -353,7 +366,12 @@ fn render_target(module: &Module<'_>, target: &Target<'_>, facts: &ModuleFacts) 
     }
 }
 
-fn register(module: &Module<'_>, token: &Token<'_>, at: usize, facts: &ModuleFacts) -> Option<HoverResult> {
+fn register(
+    module: &Module<'_>,
+    token: &Token<'_>,
+    at: usize,
+    facts: &ModuleFacts,
+) -> Option<HoverResult> {
     let isa = Isa::get();
     let name = token.text;
     let base = name.split('.').next().unwrap_or(name);
@@ -361,10 +379,17 @@ fn register(module: &Module<'_>, token: &Token<'_>, at: usize, facts: &ModuleFac
         return Some(HoverResult {
             range: token.range(),
             kind: HoverKind::Register,
-            markdown: variable(module, declared.decl, name, declared.declarator.range().start),
+            markdown: variable(
+                module,
+                declared.decl,
+                name,
+                declared.declarator.range().start,
+            ),
         });
     }
-    let sreg = isa.special_register(name).or_else(|| isa.special_register(base))?;
+    let sreg = isa
+        .special_register(name)
+        .or_else(|| isa.special_register(base))?;
     Some(HoverResult {
         range: token.range(),
         kind: HoverKind::SpecialRegister,
@@ -390,7 +415,12 @@ fn identifier(module: &Module<'_>, token: &Token<'_>, at: usize) -> Option<Hover
         return Some(HoverResult {
             range: token.range(),
             kind: HoverKind::Variable,
-            markdown: variable(module, declared.decl, name, declared.declarator.range().start),
+            markdown: variable(
+                module,
+                declared.decl,
+                name,
+                declared.declarator.range().start,
+            ),
         });
     }
     let function = symbols::find_function(module, name)?;
@@ -405,7 +435,11 @@ fn identifier(module: &Module<'_>, token: &Token<'_>, at: usize) -> Option<Hover
 fn line_of(module: &Module<'_>, offset: usize) -> usize {
     let text = module.text();
     let offset = offset.min(text.len());
-    text.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count() + 1
+    text.as_bytes()[..offset]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 fn variable(module: &Module<'_>, decl: VariableDecl<'_>, name: &str, declared_at: usize) -> String {
@@ -453,7 +487,11 @@ fn variable(module: &Module<'_>, decl: VariableDecl<'_>, name: &str, declared_at
             let _ = write!(out, ", initialized to `{}`", init.text);
         }
     }
-    let _ = writeln!(out, "\n\nDeclared on line {}.", line_of(module, declared_at));
+    let _ = writeln!(
+        out,
+        "\n\nDeclared on line {}.",
+        line_of(module, declared_at)
+    );
     out
 }
 
@@ -495,10 +533,12 @@ fn append_spec(result: &mut HoverResult, target: &Target<'_>, spec: &ptx_docs::S
                 return;
             };
             let entry = OpcodeHover::new(Isa::get(), opcode.text)
-                .and_then(|h| spec.instruction(&h.instruction.opcode).filter(|_| {
-                    // `add` has several sections: let the written qualifiers pick.
-                    spec.instruction_all(&h.instruction.opcode).len() == 1
-                }))
+                .and_then(|h| {
+                    spec.instruction(&h.instruction.opcode).filter(|_| {
+                        // `add` has several sections: let the written qualifiers pick.
+                        spec.instruction_all(&h.instruction.opcode).len() == 1
+                    })
+                })
                 .or_else(|| spec.lookup(opcode.text));
             let Some(entry) = entry else {
                 return;

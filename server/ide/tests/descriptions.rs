@@ -16,7 +16,10 @@ fn every_instruction_directive_register_type_and_space_is_described() {
     for i in isa.instructions() {
         match d.instruction(&i.opcode, &i.section) {
             Some(desc) if !desc.example.is_empty() => {}
-            Some(_) => missing.push(format!("instruction {} ({}) has no example", i.opcode, i.section)),
+            Some(_) => missing.push(format!(
+                "instruction {} ({}) has no example",
+                i.opcode, i.section
+            )),
             None => missing.push(format!("instruction {} ({})", i.opcode, i.section)),
         }
     }
@@ -40,7 +43,11 @@ fn every_instruction_directive_register_type_and_space_is_described() {
             missing.push(format!("state space {}", space.name));
         }
     }
-    assert!(missing.is_empty(), "missing descriptions:\n{}", missing.join("\n"));
+    assert!(
+        missing.is_empty(),
+        "missing descriptions:\n{}",
+        missing.join("\n")
+    );
     eprintln!(
         "described: {} instructions ({} sections), {} directives, {} special registers, {} types, {} state spaces",
         isa.instructions().iter().map(|i| &i.opcode).collect::<BTreeSet<_>>().len(),
@@ -85,7 +92,11 @@ fn every_qualifier_of_every_instruction_is_described() {
          qualifier table, {spelling} from their spelling (shapes, counts, types)",
         pairs.len()
     );
-    assert!(missing.is_empty(), "qualifiers without a description:\n{}", missing.join("\n"));
+    assert!(
+        missing.is_empty(),
+        "qualifiers without a description:\n{}",
+        missing.join("\n")
+    );
 }
 
 /// The spec folder: `$PTX_ISA_DIR`, else `../shared/ptx-isa-9.1` next to the repository.

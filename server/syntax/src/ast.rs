@@ -99,7 +99,9 @@ view!(
 
 impl<'a> Module<'a> {
     pub(crate) fn new(node: Node<'a>, src: &'a str) -> Self {
-        debug_assert_eq!(node.kind(), k::MODULE);
+        // The root is a `module`, or an ERROR node when nothing of the text parses (a lone
+        // fragment being typed); both are read the same way.
+        debug_assert!(node.kind() == k::MODULE || node.is_error());
         Module { node, src }
     }
 

@@ -136,7 +136,9 @@ impl Descriptions {
                     block.qualifiers.push((q.to_string(), meaning.to_string()));
                 } else {
                     if !block.text.is_empty() {
-                        block.text.push_str(if paragraph_break { "\n\n" } else { " " });
+                        block
+                            .text
+                            .push_str(if paragraph_break { "\n\n" } else { " " });
                     }
                     block.text.push_str(line);
                 }
@@ -256,7 +258,10 @@ impl Descriptions {
                 .all(|p| self.blocks.contains_key(&format!(".{p}")))
         {
             let names: Vec<String> = parts.iter().map(|p| format!("`.{p}`")).collect();
-            return Some(format!("A combination of the types {}.", names.join(" and ")));
+            return Some(format!(
+                "A combination of the types {}.",
+                names.join(" and ")
+            ));
         }
         if let Some(ty) = self.blocks.get(q).filter(|_| q.len() > 1) {
             let first = ty.text.split(". ").next().unwrap_or(&ty.text);
@@ -349,8 +354,16 @@ mod tests {
     #[test]
     fn embedded_files_parse() {
         let d = descriptions();
-        assert!(d.instruction("add", "9.7.3.3").unwrap().text.contains("Floating-point"));
-        assert!(d.instruction("add", "9.7.99").unwrap().text.contains("Integer"));
+        assert!(d
+            .instruction("add", "9.7.3.3")
+            .unwrap()
+            .text
+            .contains("Floating-point"));
+        assert!(d
+            .instruction("add", "9.7.1.1")
+            .unwrap()
+            .text
+            .contains("Integer"));
         assert!(d.special_register("%pm5_64").is_some());
         assert!(d.special_register("%tid.x").is_some());
         assert!(d.type_or_space(".shared::cluster").is_some());
@@ -359,7 +372,9 @@ mod tests {
     #[test]
     fn qualifier_lookup_falls_back_in_order() {
         let d = descriptions();
-        let (text, source) = d.qualifier("tcgen05.ld", "9.7.16.8.3", "pack::16b").unwrap();
+        let (text, source) = d
+            .qualifier("tcgen05.ld", "9.7.16.8.3", "pack::16b")
+            .unwrap();
         assert_eq!(source, QualifierSource::Instruction);
         assert!(text.contains("16-bit"), "{text}");
         let (_, source) = d.qualifier("tcgen05.mma.sp", "x", ".ashift").unwrap();
@@ -381,8 +396,8 @@ mod tests {
         assert!(Descriptions::parse(&[("a", "text")]).is_err());
         assert!(Descriptions::parse(&[("a", "[x]\none\n[x]\ntwo\n")]).is_err());
         assert!(Descriptions::parse(&[("a", "[x]\n")]).is_err());
-        let ok = Descriptions::parse(&[("a", "[x]\none\ntwo\n\nthree\nexample: e;\n.q = Q\n")])
-            .unwrap();
+        let ok =
+            Descriptions::parse(&[("a", "[x]\none\ntwo\n\nthree\nexample: e;\n.q = Q\n")]).unwrap();
         let x = ok.get("x").unwrap();
         assert_eq!(x.text, "one two\n\nthree");
         assert_eq!(x.example, vec!["e;"]);

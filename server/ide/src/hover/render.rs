@@ -189,7 +189,11 @@ pub fn opcode(h: &OpcodeHover<'_>, facts: &ModuleFacts) -> String {
             let _ = writeln!(out, " — {}\n", d.text);
         }
         None => {
-            let _ = writeln!(out, " — {}\n", inst.summary.as_deref().unwrap_or(&inst.title));
+            let _ = writeln!(
+                out,
+                " — {}\n",
+                inst.summary.as_deref().unwrap_or(&inst.title)
+            );
         }
     }
     if !h.matched && inst.forms.iter().any(|f| !f.pseudo) {
@@ -198,7 +202,11 @@ pub fn opcode(h: &OpcodeHover<'_>, facts: &ModuleFacts) -> String {
     let forms: Vec<&str> = h
         .form
         .into_iter()
-        .chain(inst.forms.iter().filter(|f| h.form.is_none_or(|m| !std::ptr::eq(*f, m))))
+        .chain(
+            inst.forms
+                .iter()
+                .filter(|f| h.form.is_none_or(|m| !std::ptr::eq(*f, m))),
+        )
         .map(|f| f.syntax.as_str())
         .collect();
     if !forms.is_empty() {
@@ -297,7 +305,11 @@ pub fn qualifier(h: &OpcodeHover<'_>, qualifier: &str, facts: &ModuleFacts) -> S
 }
 
 /// The hover of a special register (`%tid`, `%tid.x`).
-pub fn special_register(sreg: &ptx_isa::SpecialRegister, written: &str, facts: &ModuleFacts) -> String {
+pub fn special_register(
+    sreg: &ptx_isa::SpecialRegister,
+    written: &str,
+    facts: &ModuleFacts,
+) -> String {
     let mut out = String::new();
     let component = written.contains('.');
     let ty = if component {

@@ -17,7 +17,11 @@ pub struct ModuleFacts {
 
 impl ModuleFacts {
     /// Reads `.version` and `.target` from the file; an override replaces what the file says.
-    pub fn of(parse: &Parse, target_override: Option<&str>, version_override: Option<&str>) -> Self {
+    pub fn of(
+        parse: &Parse,
+        target_override: Option<&str>,
+        version_override: Option<&str>,
+    ) -> Self {
         let module = parse.module();
         let mut facts = ModuleFacts::default();
         for item in module.items() {
@@ -147,7 +151,11 @@ pub fn declares(declarator: &Declarator<'_>, name: &str) -> bool {
 }
 
 /// The declaration of `name` as seen from `offset`.
-pub fn find_declaration<'a>(module: &Module<'a>, offset: usize, name: &str) -> Option<Declared<'a>> {
+pub fn find_declaration<'a>(
+    module: &Module<'a>,
+    offset: usize,
+    name: &str,
+) -> Option<Declared<'a>> {
     let function = enclosing_function(module, offset);
     declarations(module, function.as_ref())
         .into_iter()
