@@ -1,4 +1,5 @@
-//! Prints the knowledge base's requirement facts of instructions (a development aid).
+//! Prints the knowledge base's requirement facts of instructions (a development aid):
+//! `cargo run -p ptx-check --example isa_features -- st min mma`.
 fn main() {
     let isa = ptx_isa::Isa::get();
     for op in std::env::args().skip(1) {

@@ -158,3 +158,51 @@ pub fn check(parse: &Parse, options: &CheckOptions) -> Vec<Diagnostic> {
 pub fn check_text(text: &str, options: &CheckOptions) -> Vec<Diagnostic> {
     check(&Parse::new(text), options)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TCGEN05: &str = ".version 8.6\n.target sm_100a\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %r<4>;\n\ttcgen05.ld.sync.aligned.32x32b.x1.b32 {%r1}, [%r2];\n\ttcgen05.wait::ld.sync.aligned;\n\tret;\n}\n";
+
+    fn codes(options: &CheckOptions) -> Vec<&'static str> {
+        check_text(TCGEN05, options)
+            .iter()
+            .map(|d| d.code)
+            .collect()
+    }
+
+    #[test]
+    fn overrides_replace_the_files_target_and_version() {
+        assert!(codes(&CheckOptions::default()).is_empty());
+        let older = CheckOptions {
+            target_override: Some("sm_90a".into()),
+            ..CheckOptions::default()
+        };
+        assert_eq!(codes(&older), ["unsupported-target", "unsupported-target"]);
+        let old_version = CheckOptions {
+            version_override: Some("8.5".into()),
+            ..CheckOptions::default()
+        };
+        assert!(codes(&old_version).contains(&"version-too-old"));
+    }
+
+    #[test]
+    fn disabled_codes_are_not_reported() {
+        let options = CheckOptions {
+            target_override: Some("sm_90a".into()),
+            disabled_codes: vec!["unsupported-target".into()],
+            ..CheckOptions::default()
+        };
+        assert!(codes(&options).is_empty());
+    }
+
+    #[test]
+    fn every_reported_code_is_listed() {
+        for (code, description) in CODES {
+            assert!(!description.is_empty(), "{code}");
+        }
+        let bad = check_text(".version 8.0\n.target sm_91\n", &CheckOptions::default());
+        assert!(bad.iter().all(|d| CODES.iter().any(|(c, _)| *c == d.code)));
+    }
+}

@@ -96,6 +96,10 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
     if !resolved.outcome.matches.is_empty() {
         return true;
     }
+    if let Some(d) = forgotten_qualifier(ctx.isa, info) {
+        ctx.report(d);
+        return false;
+    }
     let section = resolved
         .outcome
         .closest
@@ -173,6 +177,63 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
     false
 }
 
+/// A mandatory fixed qualifier (`.sync`, `.aligned`, ...) whose insertion somewhere makes the
+/// opcode valid: reported as missing, with the fix, instead of blaming the next qualifier.
+fn forgotten_qualifier(isa: &Isa, info: &InstInfo<'_>) -> Option<Diagnostic> {
+    let root = info.words[0];
+    let mut candidates: Vec<&str> = Vec::new();
+    for inst in isa.instructions_with_root(root) {
+        for form in inst.forms.iter().filter(|f| f.root == root) {
+            for slot in &form.qualifier_slots {
+                // Types are left to the matcher's message: which one is meant is a guess.
+                let is_type = isa
+                    .types()
+                    .iter()
+                    .any(|t| t.name.trim_start_matches('.') == slot.values[0]);
+                if !slot.optional
+                    && slot.values.len() == 1
+                    && !slot.values[0].contains('.')
+                    && !is_type
+                {
+                    let value = slot.values[0].as_str();
+                    if !info.words.contains(&value) && !candidates.contains(&value) {
+                        candidates.push(value);
+                    }
+                }
+            }
+        }
+    }
+    for value in candidates.into_iter().take(16) {
+        // Only before a written word: a missing last qualifier (usually the type) is the
+        // matcher's own `MissingRequired`, with the whole list of choices.
+        for at in 1..info.words.len() {
+            let mut words = info.words.clone();
+            words.insert(at, value);
+            let outcome = isa.match_qualifiers(&words);
+            let Some(m) = outcome.matches.first() else {
+                continue;
+            };
+            let range = info.word_range(at);
+            let insert = range.start;
+            let place = format!("before `.{}`", info.words[at]);
+            return Some(
+                Diagnostic::error(
+                    "missing-qualifier",
+                    range,
+                    format!("`{}` needs `.{value}` {place}", info.opcode_text()),
+                )
+                .section(m.instruction.section.clone())
+                .with_fix(Fix::replace(
+                    format!("Add `.{value}`"),
+                    insert..insert,
+                    format!(".{value}"),
+                )),
+            );
+        }
+    }
+    None
+}
+
 fn unknown_opcode(ctx: &Ctx<'_>, info: &InstInfo<'_>, root: &str) -> Diagnostic {
     let mut roots: Vec<&str> = ctx.isa.instructions().iter().map(|i| i.root()).collect();
     roots.sort_unstable();
@@ -212,7 +273,9 @@ fn suggest(
             }
         }
     }
-    if let Some(best) = nearest(written, known) {
+    // A qualifier the opcode knows is misplaced, not misspelled: no did-you-mean.
+    let misspelled = !known.contains(&written);
+    if let Some(best) = nearest(written, known).filter(|_| misspelled) {
         d.message.push_str(&format!("; did you mean `.{best}`?"));
         d.fixes.push(Fix::replace(
             format!("Change to `.{best}`"),
@@ -261,7 +324,8 @@ fn missing(info: &InstInfo<'_>, index: usize, slot: &str, allowed: &[String]) ->
 
 #[cfg(test)]
 mod tests {
-    use crate::test_support::check_diagnostics;
+    use crate::test_support::{check_diagnostics, check_fix};
+    use expect_test::expect;
 
     #[test]
     fn unknown_opcode_with_suggestion() {
@@ -299,6 +363,42 @@ mod tests {
   ret;
 }
 "#,
+        );
+    }
+
+    const TYPOS: &str = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ad.s32 %r1, %r2, %r3;
+  ld.globl.u32 %r1, [%rd1];
+  mma.sync.m16n8k16.row.col.f32.f16.f16.f32 {%r1, %r2, %r3, %r0}, {%r1, %r2, %r3, %r0}, {%r1, %r2}, {%r1, %r2, %r3, %r0};
+  ret;
+}
+"#;
+
+    #[test]
+    fn fixes_for_typos_and_missing_qualifiers() {
+        check_fix(
+            TYPOS,
+            "unknown-opcode",
+            expect![[r#"add.s32 %r1, %r2, %r3;"#]],
+        );
+        check_fix(
+            TYPOS,
+            "unknown-qualifier",
+            expect![[r#"ld.global.u32 %r1, [%rd1];"#]],
+        );
+        check_fix(
+            TYPOS,
+            "missing-qualifier",
+            expect![[
+                r#"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r1, %r2, %r3, %r0}, {%r1, %r2, %r3, %r0}, {%r1, %r2}, {%r1, %r2, %r3, %r0};"#
+            ]],
         );
     }
 
