@@ -13,7 +13,9 @@
 //! - every analysis runs under `catch_unwind` ([`dispatch::analysis`]): a panic
 //!   is logged to stderr and answered with an error, and the server keeps
 //!   serving (invariant 5);
-//! - logs go to stderr only; stdout carries nothing but LSP messages.
+//! - logs go to stderr only; stdout carries nothing but LSP messages;
+//! - malformed messages are answered by [`transport`] and never reach
+//!   tower-lsp (which would stop reading after one).
 
 mod capabilities;
 mod config;
@@ -25,6 +27,7 @@ mod notifications;
 mod requests;
 mod server;
 mod to_proto;
+mod transport;
 
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
@@ -56,7 +59,8 @@ pub fn serve() -> ExitCode {
             inner: service,
             exit: exit.clone(),
         };
-        let serving = Server::new(tokio::io::stdin(), tokio::io::stdout(), socket).serve(service);
+        let (input, output) = transport::spawn(tokio::io::stdin(), tokio::io::stdout());
+        let serving = Server::new(input, output, socket).serve(service);
         tokio::select! {
             () = serving => {}
             () = exit.notified() => {

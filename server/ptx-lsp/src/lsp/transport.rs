@@ -1,0 +1,247 @@
+//! The stdio transport: `Content-Length` framing between the client and
+//! tower-lsp, with malformed messages answered here.
+//!
+//! tower-lsp 0.20 answers the first undecodable message (invalid JSON, a
+//! JSON value that is not a JSON-RPC message) and then stops reading its
+//! input, which ends the server. To keep serving, the frames from stdin are
+//! checked first: a valid JSON-RPC message is passed on to tower-lsp
+//! unchanged; anything else gets the JSON-RPC error response (`-32700` parse
+//! error, `-32600` invalid request) from this module, and reading goes on.
+//! Headers without a usable `Content-Length` are skipped up to the next
+//! blank line. One task owns stdout and writes whole frames, from tower-lsp
+//! and from this module, never interleaving two messages.
+
+use std::io;
+
+use serde_json::{json, Value};
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt,
+};
+use tokio::io::{BufReader, DuplexStream};
+use tokio::sync::mpsc;
+
+/// Messages larger than this are refused (the largest real PTX files are a
+/// few MB; a bogus length must not make the server allocate gigabytes).
+const MAX_MESSAGE_BYTES: usize = 256 * 1024 * 1024;
+
+/// One frame read from a stream.
+#[derive(Debug, PartialEq, Eq)]
+enum Frame {
+    Body(Vec<u8>),
+    /// Headers without a valid `Content-Length` (the body, if any, cannot be
+    /// found and is skipped as further header lines).
+    BadHeader(String),
+}
+
+/// Starts the transport tasks; returns the streams tower-lsp reads from and
+/// writes to.
+pub(crate) fn spawn<I, O>(stdin: I, stdout: O) -> (DuplexStream, DuplexStream)
+where
+    I: AsyncRead + Unpin + Send + 'static,
+    O: AsyncWrite + Unpin + Send + 'static,
+{
+    let (server_input, mut to_server) = tokio::io::duplex(1 << 20);
+    let (server_output, from_server) = tokio::io::duplex(1 << 20);
+    let (frames_tx, mut frames_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+
+    // stdin → checks → tower-lsp (or an error response to stdout).
+    let errors = frames_tx.clone();
+    tokio::spawn(async move {
+        let mut reader = BufReader::new(stdin);
+        loop {
+            match read_frame(&mut reader).await {
+                Ok(Some(Frame::Body(body))) => match check_message(&body) {
+                    Ok(()) => {
+                        if to_server.write_all(&frame(&body)).await.is_err() {
+                            break;
+                        }
+                    }
+                    Err(response) => {
+                        eprintln!(
+                            "ptx-lsp: refused a malformed message: {}",
+                            response["error"]["message"]
+                        );
+                        let _ = errors.send(frame(response.to_string().as_bytes()));
+                    }
+                },
+                Ok(Some(Frame::BadHeader(header))) => {
+                    eprintln!("ptx-lsp: skipped a message with a bad header: {header:?}");
+                }
+                Ok(None) => break,
+                Err(error) => {
+                    eprintln!("ptx-lsp: reading stdin failed: {error}");
+                    break;
+                }
+            }
+        }
+        // Dropping `to_server` ends tower-lsp's input: the server stops.
+    });
+
+    // tower-lsp → whole frames → stdout.
+    tokio::spawn(async move {
+        let mut reader = BufReader::new(from_server);
+        while let Ok(Some(Frame::Body(body))) = read_frame(&mut reader).await {
+            if frames_tx.send(frame(&body)).is_err() {
+                break;
+            }
+        }
+    });
+
+    // The one writer of stdout.
+    tokio::spawn(async move {
+        let mut stdout = stdout;
+        while let Some(bytes) = frames_rx.recv().await {
+            if stdout.write_all(&bytes).await.is_err() || stdout.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+
+    (server_input, server_output)
+}
+
+fn frame(body: &[u8]) -> Vec<u8> {
+    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    out.extend_from_slice(body);
+    out
+}
+
+/// Reads one frame; `None` at the end of the stream.
+async fn read_frame<R: AsyncBufRead + Unpin>(reader: &mut R) -> io::Result<Option<Frame>> {
+    let mut length: Option<usize> = None;
+    let mut header = String::new();
+    let mut saw_header = false;
+    loop {
+        let mut line = Vec::new();
+        if reader.read_until(b'\n', &mut line).await? == 0 {
+            return Ok(None);
+        }
+        let line = String::from_utf8_lossy(&line);
+        let line = line.trim_end_matches(['\r', '\n']);
+        if line.is_empty() {
+            if saw_header {
+                break;
+            }
+            // Blank lines between messages are tolerated.
+            continue;
+        }
+        saw_header = true;
+        if header.len() < 200 {
+            header.push_str(line);
+            header.push('\n');
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            if name.trim().eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().ok();
+            }
+        }
+    }
+    match length {
+        Some(length) if length <= MAX_MESSAGE_BYTES => {
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).await?;
+            Ok(Some(Frame::Body(body)))
+        }
+        _ => Ok(Some(Frame::BadHeader(header))),
+    }
+}
+
+/// Whether a body is a JSON-RPC 2.0 message tower-lsp can take; if not, the
+/// error response to send instead.
+fn check_message(body: &[u8]) -> Result<(), Value> {
+    let value: Value = serde_json::from_slice(body).map_err(|error| {
+        json!({"jsonrpc": "2.0", "id": null,
+               "error": {"code": -32700, "message": format!("Parse error: {error}")}})
+    })?;
+    let id = value.get("id").cloned().unwrap_or(Value::Null);
+    let invalid = |why: &str| {
+        let id = if id.is_string() || id.is_number() {
+            id.clone()
+        } else {
+            Value::Null
+        };
+        json!({"jsonrpc": "2.0", "id": id,
+               "error": {"code": -32600, "message": format!("Invalid request: {why}")}})
+    };
+    let Some(object) = value.as_object() else {
+        return Err(invalid("not a JSON object (batches are not supported)"));
+    };
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(invalid("`jsonrpc` must be \"2.0\""));
+    }
+    let id_ok = match object.get("id") {
+        None => true,
+        Some(id) => id.is_string() || id.is_i64() || id.is_u64() || id.is_null(),
+    };
+    if !id_ok {
+        return Err(invalid("`id` must be a string or an integer"));
+    }
+    match object.get("method") {
+        Some(Value::String(_)) => match object.get("params") {
+            None | Some(Value::Object(_) | Value::Array(_) | Value::Null) => Ok(()),
+            Some(_) => Err(invalid("`params` must be an object or an array")),
+        },
+        Some(_) => Err(invalid("`method` must be a string")),
+        None if object.contains_key("result") || object.contains_key("error") => Ok(()),
+        None => Err(invalid("neither a request, a notification nor a response")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn frames(input: &[u8]) -> Vec<Frame> {
+        let mut reader = BufReader::new(input);
+        let mut out = Vec::new();
+        while let Some(frame) = read_frame(&mut reader).await.unwrap() {
+            out.push(frame);
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn frames_bad_headers_and_resynchronisation() {
+        let input = b"Content-Length: 2\r\n\r\n{}\r\nX-Junk: 1\r\n\r\ncontent-length:  3\r\nContent-Type: x\r\n\r\n[1]";
+        assert_eq!(
+            frames(input).await,
+            [
+                Frame::Body(b"{}".to_vec()),
+                Frame::BadHeader("X-Junk: 1\n".into()),
+                Frame::Body(b"[1]".to_vec()),
+            ]
+        );
+        // A truncated body is the end of the stream, not a hang or a panic.
+        let mut reader = BufReader::new(&b"Content-Length: 10\r\n\r\n{}"[..]);
+        assert!(read_frame(&mut reader).await.is_err());
+    }
+
+    #[test]
+    fn messages_are_checked_before_tower_lsp_sees_them() {
+        let code = |body: &str| {
+            check_message(body.as_bytes())
+                .err()
+                .map(|e| e["error"]["code"].clone())
+        };
+        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"method":"x"}"#), None);
+        assert_eq!(code(r#"{"jsonrpc":"2.0","method":"x","params":{}}"#), None);
+        assert_eq!(code(r#"{"jsonrpc":"2.0","id":"a","result":null}"#), None);
+        assert_eq!(code("{not json"), Some(json!(-32700)));
+        assert_eq!(code("[]"), Some(json!(-32600)));
+        assert_eq!(code(r#"{"id":1,"method":"x"}"#), Some(json!(-32600)));
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#),
+            Some(json!(-32600))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1,"method":3}"#),
+            Some(json!(-32600))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":7}"#),
+            Some(json!(-32600))
+        );
+        let response = check_message(br#"{"jsonrpc":"1.0","id":4,"method":"x"}"#).unwrap_err();
+        assert_eq!(response["id"], 4);
+    }
+}
