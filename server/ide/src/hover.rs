@@ -7,7 +7,7 @@
 //! same item follow under a rule.
 
 pub mod descriptions;
-mod render;
+pub(crate) mod render;
 pub mod symbols;
 
 use std::fmt::Write as _;
@@ -18,6 +18,7 @@ use ptx_syntax::{
     TextRange, Token, VariableDecl,
 };
 
+use crate::completion::context::ContextKind;
 use render::OpcodeHover;
 use symbols::ModuleFacts;
 
@@ -59,22 +60,25 @@ pub struct HoverResult {
 /// The hover at byte `offset` (a cursor just after a word also hovers that word).
 pub fn hover(parse: &Parse, offset: usize, config: &HoverConfig<'_>) -> Option<HoverResult> {
     let module = parse.module();
-    let target = locate(&module, offset)
-        .or_else(|| offset.checked_sub(1).and_then(|o| locate(&module, o)))?;
+    let site = locate(&module, offset)
+        .or_else(|| offset.checked_sub(1).and_then(|o| locate(&module, o)))
+        .or_else(|| locate_text(parse, &module, offset))?;
     let facts = ModuleFacts::of(parse, config.target_override, config.version_override);
-    let mut result = render_target(&module, &target, &facts)?;
+    let mut result = render_site(&module, &site, &facts)?;
     if let Some(spec) = config.spec {
-        append_spec(&mut result, &target, spec);
+        append_spec(&mut result, &site, spec);
     }
     Some(result)
 }
 
 /// What the cursor is on.
 #[derive(Debug)]
-enum Target<'a> {
-    /// Component `index` of the opcode of `instruction` (0 is the mnemonic).
+enum Site<'a> {
+    /// Component `index` of a dotted opcode (0 is the mnemonic; `parts` are the mnemonic and
+    /// each `.qualifier`).
     Opcode {
-        instruction: Instruction<'a>,
+        opcode: Token<'a>,
+        parts: Vec<Token<'a>>,
         index: usize,
     },
     /// A register or special register name used somewhere (with its component, if any).
@@ -106,7 +110,7 @@ fn on(token: &Token<'_>, offset: usize) -> bool {
     token.start <= offset && offset < token.end
 }
 
-fn locate<'a>(module: &Module<'a>, offset: usize) -> Option<Target<'a>> {
+fn locate<'a>(module: &Module<'a>, offset: usize) -> Option<Site<'a>> {
     for item in module.items() {
         match item {
             Item::Function(f) if contains(&f.range(), offset) => return locate_function(f, offset),
@@ -125,22 +129,22 @@ fn locate<'a>(module: &Module<'a>, offset: usize) -> Option<Target<'a>> {
     None
 }
 
-fn locate_function<'a>(f: Function<'a>, offset: usize) -> Option<Target<'a>> {
+fn locate_function<'a>(f: Function<'a>, offset: usize) -> Option<Site<'a>> {
     if let Some(body) = f.body().filter(|b| contains(&b.range(), offset)) {
         return locate_statements(body.statements(), offset);
     }
     if let Some(t) = f.kind_token().filter(|t| on(t, offset)) {
-        return Some(Target::Directive(t));
+        return Some(Site::Directive(t));
     }
     if let Some(t) = f.linkage().into_iter().find(|t| on(t, offset)) {
-        return Some(Target::Directive(t));
+        return Some(Site::Directive(t));
     }
     if let Some(t) = f.name().filter(|t| on(t, offset)) {
-        return Some(Target::Function(f, t));
+        return Some(Site::Function(f, t));
     }
     for (name, _) in f.attributes() {
         if on(&name, offset) {
-            return Some(Target::Directive(name));
+            return Some(Site::Directive(name));
         }
     }
     f.return_parameters()
@@ -150,7 +154,7 @@ fn locate_function<'a>(f: Function<'a>, offset: usize) -> Option<Target<'a>> {
         .and_then(|p| locate_declaration(p, offset))
 }
 
-fn locate_statements<'a>(statements: Vec<Statement<'a>>, offset: usize) -> Option<Target<'a>> {
+fn locate_statements<'a>(statements: Vec<Statement<'a>>, offset: usize) -> Option<Site<'a>> {
     // Statements are in source order: find the one containing the offset by bisection.
     let i = statements.partition_point(|s| s.range().end <= offset);
     let s = *statements.get(i)?;
@@ -158,65 +162,60 @@ fn locate_statements<'a>(statements: Vec<Statement<'a>>, offset: usize) -> Optio
     locate_statement(s, offset)
 }
 
-fn locate_statement<'a>(s: Statement<'a>, offset: usize) -> Option<Target<'a>> {
+fn locate_statement<'a>(s: Statement<'a>, offset: usize) -> Option<Site<'a>> {
     match s {
         Statement::Instruction(i) => locate_instruction(i, offset),
-        Statement::Label(l) => l.name().filter(|t| on(t, offset)).map(|_| Target::Label(l)),
+        Statement::Label(l) => l.name().filter(|t| on(t, offset)).map(|_| Site::Label(l)),
         Statement::Variable(decl) => locate_declaration(decl, offset),
         Statement::Block(b) => locate_statements(b.statements(), offset),
         Statement::Directive(d) => locate_directive(d, offset),
     }
 }
 
-fn locate_directive<'a>(d: Directive<'a>, offset: usize) -> Option<Target<'a>> {
+fn locate_directive<'a>(d: Directive<'a>, offset: usize) -> Option<Site<'a>> {
     let keyword = d.keyword();
     if on(&keyword, offset) {
-        return Some(Target::Directive(keyword));
+        return Some(Site::Directive(keyword));
     }
     d.targets()
         .into_iter()
         .find(|t| on(t, offset))
-        .map(Target::TargetName)
+        .map(Site::TargetName)
 }
 
-fn locate_declaration<'a>(decl: VariableDecl<'a>, offset: usize) -> Option<Target<'a>> {
+fn locate_declaration<'a>(decl: VariableDecl<'a>, offset: usize) -> Option<Site<'a>> {
     for t in [decl.state_space(), decl.ty(), decl.vector()]
         .into_iter()
         .flatten()
     {
         if on(&t, offset) {
-            return Some(Target::TypeOrSpace(t));
+            return Some(Site::TypeOrSpace(t));
         }
     }
     if let Some(t) = decl.linkage().into_iter().find(|t| on(t, offset)) {
-        return Some(Target::Directive(t));
+        return Some(Site::Directive(t));
     }
     for declarator in decl.declarators() {
         if let Some(name) = declarator.name().filter(|t| on(t, offset)) {
-            return Some(Target::Declared { decl, name });
+            return Some(Site::Declared { decl, name });
         }
     }
     None
 }
 
-fn locate_instruction<'a>(i: Instruction<'a>, offset: usize) -> Option<Target<'a>> {
+fn locate_instruction<'a>(i: Instruction<'a>, offset: usize) -> Option<Site<'a>> {
     if let Some(guard) = i.guard().filter(|g| contains(&g.range, offset)) {
-        return Some(Target::Register {
+        return Some(Site::Register {
             token: guard.predicate,
             at: offset,
         });
     }
     if let Some(opcode) = i.opcode().filter(|t| contains(&t.range(), offset)) {
-        let _ = opcode;
-        if i.mnemonic().is_some_and(|m| on(&m, offset)) {
-            return Some(Target::Opcode {
-                instruction: i,
-                index: 0,
-            });
-        }
-        let index = i.qualifiers().iter().position(|q| on(q, offset))? + 1;
-        return Some(Target::Opcode {
-            instruction: i,
+        let parts: Vec<Token<'a>> = i.mnemonic().into_iter().chain(i.qualifiers()).collect();
+        let index = parts.iter().position(|q| on(q, offset))?;
+        return Some(Site::Opcode {
+            opcode,
+            parts,
             index,
         });
     }
@@ -227,12 +226,12 @@ fn locate_instruction<'a>(i: Instruction<'a>, offset: usize) -> Option<Target<'a
     locate_operand(operand, offset)
 }
 
-fn locate_operand<'a>(operand: Operand<'a>, offset: usize) -> Option<Target<'a>> {
+fn locate_operand<'a>(operand: Operand<'a>, offset: usize) -> Option<Site<'a>> {
     let text = operand.text();
     match operand.kind() {
         OperandKind::Register(_) | OperandKind::Component { .. } => {
             // `%tid.x` as a whole: special registers are described with their component.
-            return Some(Target::Register {
+            return Some(Site::Register {
                 token: Token {
                     text,
                     start: operand.range().start,
@@ -242,7 +241,7 @@ fn locate_operand<'a>(operand: Operand<'a>, offset: usize) -> Option<Target<'a>>
             });
         }
         OperandKind::Identifier(_) => {
-            return Some(Target::Identifier {
+            return Some(Site::Identifier {
                 token: Token {
                     text,
                     start: operand.range().start,
@@ -261,34 +260,104 @@ fn locate_operand<'a>(operand: Operand<'a>, offset: usize) -> Option<Target<'a>>
         return locate_operand(inner, offset);
     }
     if let Some(token) = operand.registers().into_iter().find(|t| on(t, offset)) {
-        return Some(Target::Register { token, at: offset });
+        return Some(Site::Register { token, at: offset });
     }
     operand
         .identifiers()
         .into_iter()
         .find(|t| on(t, offset))
-        .map(|token| Target::Identifier { token, at: offset })
+        .map(|token| Site::Identifier { token, at: offset })
 }
 
-fn render_target(
-    module: &Module<'_>,
-    target: &Target<'_>,
-    facts: &ModuleFacts,
-) -> Option<HoverResult> {
+/// For code the tree could not place (an instruction being typed): the word at `offset`,
+/// classified by where it stands in its statement.
+fn locate_text<'a>(parse: &Parse, module: &Module<'a>, offset: usize) -> Option<Site<'a>> {
+    let text = module.text();
+    let bytes = text.as_bytes();
+    let word_byte =
+        |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'%' | b'.' | b':');
+    let mut start = offset.min(text.len());
+    while start > 0 && word_byte(bytes[start - 1]) {
+        start -= 1;
+    }
+    let mut end = offset.min(text.len());
+    while end < bytes.len() && word_byte(bytes[end]) {
+        end += 1;
+    }
+    if start == end || offset >= end {
+        return None;
+    }
+    let token = Token {
+        text: &text[start..end],
+        start,
+        end,
+    };
+    if token.text.starts_with('%') {
+        return Some(Site::Register { token, at: offset });
+    }
+    if token.text.starts_with('.') {
+        return Some(Site::Directive(token));
+    }
+    // The first word of a line (after a guard) is an opcode even when the previous line lacks
+    // its `;`: that is how code looks while it is being written.
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let before = text[line_start..start].trim();
+    let first_on_line = before.is_empty() || (before.starts_with('@') && !before.contains(' '));
+    let kind = crate::completion::context::cursor_context(parse, end).kind;
+    match kind {
+        _ if first_on_line && !token.text.ends_with(':')
+            || matches!(
+                kind,
+                ContextKind::StatementStart { .. } | ContextKind::Opcode { .. }
+            ) =>
+        {
+            let mut parts = Vec::new();
+            let mut part_start = start;
+            for (i, b) in token.text.bytes().enumerate().skip(1) {
+                if b == b'.' {
+                    parts.push(Token {
+                        text: &text[part_start..start + i],
+                        start: part_start,
+                        end: start + i,
+                    });
+                    part_start = start + i;
+                }
+            }
+            parts.push(Token {
+                text: &text[part_start..end],
+                start: part_start,
+                end,
+            });
+            let index = parts.iter().position(|p| on(p, offset))?;
+            Some(Site::Opcode {
+                opcode: token,
+                parts,
+                index,
+            })
+        }
+        ContextKind::Operand { .. } => Some(Site::Identifier { token, at: offset }),
+        _ => None,
+    }
+}
+
+fn render_site(module: &Module<'_>, site: &Site<'_>, facts: &ModuleFacts) -> Option<HoverResult> {
     let isa = Isa::get();
-    match target {
-        Target::Opcode { instruction, index } => {
-            let opcode = instruction.opcode()?;
+    match site {
+        Site::Opcode {
+            opcode,
+            parts,
+            index,
+        } => {
             let h = OpcodeHover::new(isa, opcode.text)?;
             let components = h.instruction.opcode.split('.').count();
             let (range, kind, markdown) = if *index == 0 {
                 (
-                    instruction.mnemonic()?.range(),
+                    parts[0].range(),
                     HoverKind::Opcode,
                     render::opcode(&h, facts),
                 )
             } else {
-                let q = instruction.qualifiers()[*index - 1];
+                let q = parts[*index];
                 let as_qualifier = descriptions::descriptions()
                     .qualifier(&h.instruction.opcode, &h.instruction.section, q.text)
                     .is_some();
@@ -309,9 +378,9 @@ fn render_target(
                 markdown,
             })
         }
-        Target::Register { token, at } => register(module, token, *at, facts),
-        Target::Identifier { token, at } => identifier(module, token, *at),
-        Target::Directive(token) => {
+        Site::Register { token, at } => register(module, token, *at, facts),
+        Site::Identifier { token, at } => identifier(module, token, *at),
+        Site::Directive(token) => {
             let name = token.text;
             if let Some(dir) = isa.directive(name) {
                 return Some(HoverResult {
@@ -327,7 +396,7 @@ fn render_target(
                 markdown,
             })
         }
-        Target::TypeOrSpace(token) => {
+        Site::TypeOrSpace(token) => {
             let base = token.text.split("::").next().unwrap_or(token.text);
             let kind = if isa.state_spaces().iter().any(|s| s.name == base) {
                 HoverKind::StateSpace
@@ -340,17 +409,17 @@ fn render_target(
                 markdown: render::type_or_space(token.text)?,
             })
         }
-        Target::TargetName(token) => Some(HoverResult {
+        Site::TargetName(token) => Some(HoverResult {
             range: token.range(),
             kind: HoverKind::Target,
             markdown: render::target(isa.target(token.text)?),
         }),
-        Target::Declared { decl, name } => Some(HoverResult {
+        Site::Declared { decl, name } => Some(HoverResult {
             range: name.range(),
             kind: HoverKind::Variable,
             markdown: variable(module, *decl, name.text, name.start),
         }),
-        Target::Label(label) => {
+        Site::Label(label) => {
             let name = label.name()?;
             Some(HoverResult {
                 range: name.range(),
@@ -358,7 +427,7 @@ fn render_target(
                 markdown: label_markdown(module, label, name.text),
             })
         }
-        Target::Function(f, name) => Some(HoverResult {
+        Site::Function(f, name) => Some(HoverResult {
             range: name.range(),
             kind: HoverKind::Function,
             markdown: function_markdown(f),
@@ -526,12 +595,13 @@ fn function_markdown(f: &Function<'_>) -> String {
 }
 
 /// Appends the imported spec's own text for the same item under a rule.
-fn append_spec(result: &mut HoverResult, target: &Target<'_>, spec: &ptx_docs::SpecIndex) {
-    let section = match target {
-        Target::Opcode { instruction, index } => {
-            let Some(opcode) = instruction.opcode() else {
-                return;
-            };
+fn append_spec(result: &mut HoverResult, site: &Site<'_>, spec: &ptx_docs::SpecIndex) {
+    let section = match site {
+        Site::Opcode {
+            opcode,
+            parts,
+            index,
+        } => {
             let entry = OpcodeHover::new(Isa::get(), opcode.text)
                 .and_then(|h| {
                     spec.instruction(&h.instruction.opcode).filter(|_| {
@@ -544,19 +614,19 @@ fn append_spec(result: &mut HoverResult, target: &Target<'_>, spec: &ptx_docs::S
                 return;
             };
             if result.kind == HoverKind::Qualifier {
-                let q = instruction.qualifiers()[*index - 1];
+                let q = parts[*index];
                 entry.hover_markdown(ptx_docs::Part::Qualifier(q.text))
             } else {
                 entry.hover_markdown(ptx_docs::Part::Opcode)
             }
         }
-        Target::Directive(token) => match spec.directive(token.text) {
+        Site::Directive(token) => match spec.directive(token.text) {
             Some(entry) if result.kind == HoverKind::Directive => {
                 entry.hover_markdown(ptx_docs::Part::Opcode)
             }
             _ => return,
         },
-        Target::Register { token, .. } if result.kind == HoverKind::SpecialRegister => {
+        Site::Register { token, .. } if result.kind == HoverKind::SpecialRegister => {
             match spec.special_register(token.text) {
                 Some(entry) => entry.hover_markdown(ptx_docs::Part::Opcode),
                 None => return,

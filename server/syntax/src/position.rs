@@ -38,9 +38,8 @@ impl LineIndex {
         let mut line_starts = vec![0];
         let mut i = 0;
         while i < bytes.len() {
-            match bytes[i] {
-                b'\n' => line_starts.push(i + 1),
-                _ => {}
+            if bytes[i] == b'\n' {
+                line_starts.push(i + 1);
             }
             i += 1;
         }

@@ -224,12 +224,12 @@ impl Descriptions {
         if let Some(text) = self.blocks.get("*").and_then(|b| b.qualifier(&q)) {
             return Some((text.to_string(), QualifierSource::Shared));
         }
-        self.from_spelling(&q)
+        self.by_spelling(&q)
             .map(|text| (text, QualifierSource::Spelling))
     }
 
     /// Descriptions that follow from how a qualifier is spelled.
-    fn from_spelling(&self, q: &str) -> Option<String> {
+    fn by_spelling(&self, q: &str) -> Option<String> {
         let bare = &q[1..];
         if let Some((m, n, k)) = matrix_shape(bare) {
             return Some(match k {

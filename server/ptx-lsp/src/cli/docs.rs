@@ -34,9 +34,7 @@ enum DocsCommand {
 
 fn cache_dir() -> Result<PathBuf, ExitCode> {
     ptx_docs::default_cache_dir().ok_or_else(|| {
-        eprintln!(
-            "error: no cache directory: set PTX_LSP_CACHE_DIR, XDG_CACHE_HOME or HOME"
-        );
+        eprintln!("error: no cache directory: set PTX_LSP_CACHE_DIR, XDG_CACHE_HOME or HOME");
         ExitCode::from(2)
     })
 }
