@@ -469,6 +469,14 @@ impl<'a> Declarator<'a> {
         parse_integer(text(node, self.src))
     }
 
+    /// The `N` token of `%r<N>`, for edits that widen the declaration.
+    pub fn count_token(&self) -> Option<Token<'a>> {
+        Some(Token::of(
+            self.node.child_by_field_name(k::FIELD_COUNT)?,
+            self.src,
+        ))
+    }
+
     /// The declared names: `%r0 … %r{N-1}` for `%r<N>`, else the name itself.
     pub fn expanded_names(&self) -> Vec<String> {
         let Some(name) = self.name() else {

@@ -3,7 +3,7 @@
 //! fragments of wmma/mma/wgmma/ldmatrix. The counts come from `ptx-regs`, whose tables are
 //! labelled with ptxas; the fix rewrites the vector with the right number of registers.
 
-use ptx_syntax::OperandKind;
+use ptx_syntax::{Block, OperandKind, Statement, TextRange, Token};
 
 use crate::context::{Ctx, InstInfo};
 use crate::{Diagnostic, Fix};
@@ -60,24 +60,97 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         } else {
             "a single register".to_owned()
         };
-        ctx.report(
-            Diagnostic::error(
-                "vector-length",
-                operand.range(),
-                format!(
-                    "`{}` needs {wanted} registers in operand {} ({}), found {found}",
-                    info.opcode_text(),
-                    vector.operand + 1,
-                    vector.explanation
-                ),
-            )
-            .section(section.clone())
-            .with_fix(Fix::replace(
-                format!("Use {wanted} registers"),
+        let widen = widening(ctx, operand.range(), &replacement);
+        let mut diagnostic = Diagnostic::error(
+            "vector-length",
+            operand.range(),
+            format!(
+                "`{}` needs {wanted} registers in operand {} ({}), found {found}",
+                info.opcode_text(),
+                vector.operand + 1,
+                vector.explanation
+            ),
+        )
+        .section(section.clone())
+        .with_fix(Fix::replace(
+            format!("Use {wanted} registers"),
+            operand.range(),
+            new_text.clone(),
+        ));
+        if let Some((count, prefix, needed)) = widen {
+            let mut fix = Fix::replace(
+                format!("Use {wanted} registers and declare `{prefix}<{needed}>`"),
                 operand.range(),
                 new_text,
-            )),
-        );
+            );
+            fix.edits.push(crate::Edit {
+                range: count.range(),
+                new_text: needed.to_string(),
+            });
+            diagnostic = diagnostic.with_fix(fix);
+        }
+        ctx.report(diagnostic);
+    }
+}
+
+/// When the rewritten vector names registers past a parameterized `.reg`
+/// declaration (`%r<8>` but the fix uses `%r11`), the count token of that
+/// declaration, its prefix and the count that covers every new register.
+fn widening<'a>(
+    ctx: &Ctx<'a>,
+    at: TextRange,
+    registers: &[String],
+) -> Option<(Token<'a>, String, u64)> {
+    let function = ctx
+        .module
+        .functions()
+        .into_iter()
+        .find(|f| f.range().contains(&at.start))?;
+    let mut declarations = Vec::new();
+    collect_reg_counts(function.body()?, &mut declarations);
+    let mut best: Option<(Token<'a>, String, u64)> = None;
+    for register in registers {
+        let digits = register.len()
+            - register
+                .trim_end_matches(|c: char| c.is_ascii_digit())
+                .len();
+        if digits == 0 {
+            continue;
+        }
+        let (prefix, number) = register.split_at(register.len() - digits);
+        let Ok(number) = number.parse::<u64>() else {
+            continue;
+        };
+        for (token, name, count) in &declarations {
+            if name == prefix && number >= *count {
+                let needed = best
+                    .as_ref()
+                    .filter(|(t, _, _)| t.start == token.start)
+                    .map_or(number + 1, |(_, _, n)| (*n).max(number + 1));
+                best = Some((*token, name.clone(), needed));
+            }
+        }
+    }
+    best
+}
+
+fn collect_reg_counts<'a>(block: Block<'a>, out: &mut Vec<(Token<'a>, String, u64)>) {
+    for statement in block.statements() {
+        match statement {
+            Statement::Variable(var) if var.state_space().is_some_and(|s| s.text == ".reg") => {
+                for declarator in var.declarators() {
+                    if let (Some(name), Some(token), Some(count)) = (
+                        declarator.name(),
+                        declarator.count_token(),
+                        declarator.count(),
+                    ) {
+                        out.push((token, name.text.to_owned(), count));
+                    }
+                }
+            }
+            Statement::Block(inner) => collect_reg_counts(inner, out),
+            _ => {}
+        }
     }
 }
 
@@ -103,6 +176,60 @@ mod tests {
     #[test]
     fn ld_vector_too_short() {
         check_diagnostics(LD_V4);
+    }
+
+    #[test]
+    fn fix_widens_a_declaration_that_is_too_small() {
+        let fixture = r#"
+.version 8.6
+.target sm_100a
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<6>;
+  tcgen05.ld.sync.aligned.32x32b.x8.b32 {%r4, %r5}, [%r1];
+  ret;
+}
+"#;
+        let diagnostics = crate::check(
+            &ptx_syntax::Parse::new(fixture),
+            &crate::CheckOptions::default(),
+        );
+        let vector = diagnostics
+            .iter()
+            .find(|d| d.code == "vector-length")
+            .expect("a vector-length error");
+        let fixes: Vec<_> = vector
+            .fixes
+            .iter()
+            .map(|f| {
+                (
+                    f.title.clone(),
+                    f.edits
+                        .iter()
+                        .map(|e| e.new_text.clone())
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect();
+        expect![[r#"
+            [
+                (
+                    "Use 8 registers",
+                    [
+                        "{%r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11}",
+                    ],
+                ),
+                (
+                    "Use 8 registers and declare `%r<12>`",
+                    [
+                        "{%r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11}",
+                        "12",
+                    ],
+                ),
+            ]
+        "#]]
+        .assert_debug_eq(&fixes);
     }
 
     #[test]
