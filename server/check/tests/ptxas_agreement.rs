@@ -12,6 +12,56 @@ use ptx_syntax::{LineIndex, Parse, PositionEncoding};
 /// The agreement this checker reaches today; the test fails if it drops below.
 const MIN_AGREEMENT: f64 = 0.997;
 
+/// The instruction families of the PTX ISA (its sections 9.7.N).
+const ISA_FAMILIES: &[(&str, &str)] = &[
+    ("9.7.1", "integer arithmetic"),
+    ("9.7.2", "extended-precision integer"),
+    ("9.7.3", "floating point"),
+    ("9.7.4", "half precision"),
+    ("9.7.5", "mixed precision"),
+    ("9.7.6", "comparison and selection"),
+    ("9.7.7", "half precision comparison"),
+    ("9.7.8", "logic and shift"),
+    ("9.7.9", "data movement and conversion"),
+    ("9.7.10", "texture"),
+    ("9.7.11", "surface"),
+    ("9.7.12", "control flow"),
+    ("9.7.13", "parallel synchronization"),
+    ("9.7.14", "warp-level matrix"),
+    ("9.7.15", "wgmma"),
+    ("9.7.16", "tcgen05"),
+    ("9.7.17", "stack manipulation"),
+    ("9.7.18", "video"),
+    ("9.7.19", "miscellaneous"),
+];
+
+/// The ISA family of a fixture: from the section in the names of the spec
+/// example fixtures and their variants (`spec--9.7.1.1-0`, `mut--9.7.1.1-0--…`),
+/// and from the prefix of the hand-written ones (`int--…`, `tcgen05--…`).
+fn isa_family(name: &str) -> &'static str {
+    let parts: Vec<&str> = name.split("--").collect();
+    let section = match parts[0] {
+        "spec" | "mut" => parts.get(1).and_then(|p| p.split('-').next()).unwrap_or(""),
+        "int" => "9.7.1",
+        "float" => "9.7.3",
+        "half" => "9.7.4",
+        "cmp" => "9.7.6",
+        "logic" => "9.7.8",
+        "ld" | "st" | "mov" | "cvt" | "async" => "9.7.9",
+        "ctrl" => "9.7.12",
+        "sync" => "9.7.13",
+        "mma" => "9.7.14",
+        "tcgen05" => "9.7.16",
+        "misc" => "9.7.19",
+        _ => "",
+    };
+    ISA_FAMILIES
+        .iter()
+        .filter(|(prefix, _)| section == *prefix || section.starts_with(&format!("{prefix}.")))
+        .max_by_key(|(prefix, _)| prefix.len())
+        .map_or("module, names and special registers", |(_, family)| family)
+}
+
 #[derive(Default)]
 struct Tally {
     accepted: (usize, usize),
@@ -33,6 +83,7 @@ fn agreement_with_ptxas() {
     let labels = std::fs::read_to_string(dir.join("labels.tsv")).expect("labels.tsv");
     let mut overall = Tally::default();
     let mut families: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut isa_families: BTreeMap<&str, Tally> = BTreeMap::new();
     let mut disagreements = Vec::new();
     let (mut same_line, mut both_rejected) = (0, 0);
     for line in labels
@@ -52,7 +103,8 @@ fn agreement_with_ptxas() {
         let agree = ptxas_rejects != errors.is_empty();
         let family = name.split("--").next().unwrap_or(name).to_owned();
         let tally = families.entry(family).or_default();
-        for t in [&mut overall, tally] {
+        let isa_tally = isa_families.entry(isa_family(name)).or_default();
+        for t in [&mut overall, tally, isa_tally] {
             let slot = if ptxas_rejects {
                 &mut t.rejected
             } else {
@@ -106,6 +158,10 @@ fn agreement_with_ptxas() {
     println!("{}", figure(&overall));
     for (family, tally) in &families {
         println!("  {family:<8} {}", figure(tally));
+    }
+    println!("per ISA instruction family:");
+    for (family, tally) in &isa_families {
+        println!("  {family:<36} {}", figure(tally));
     }
     println!("first-error line matches ptxas on {same_line}/{both_rejected} files both reject");
     if !disagreements.is_empty() {
