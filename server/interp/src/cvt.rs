@@ -116,7 +116,13 @@ pub fn convert(op: &CvtOp, bits: u64, from: Ty, to: Ty) -> u64 {
             let bits = if op.ftz { format.flush(bits) } else { bits };
             let x = format.to_f64(bits);
             if x.is_nan() {
-                return 0;
+                // NaN converts to 0, except from f64 or to 64-bit integers:
+                // then to the destination's sign bit alone.
+                return if to_bits == 64 || format == softfloat::F64 {
+                    1 << (to_bits - 1)
+                } else {
+                    0
+                };
             }
             let mode = op.int_rounding.or(op.rounding).unwrap_or(Rounding::Zero);
             let r = round_integral(x, mode);
@@ -146,7 +152,7 @@ pub fn convert(op: &CvtOp, bits: u64, from: Ty, to: Ty) -> u64 {
             let bits = if op.ftz && ff == softfloat::F32 { ff.flush(bits) } else { bits };
             let x = ff.to_f64(bits);
             if x.is_nan() {
-                return nan_of(op, tf);
+                return nan_of(op, bits, ff, tf, to);
             }
             let r = if let Some(mode) = op.int_rounding {
                 tf.from_f64(round_integral(x, mode), Rounding::Nearest)
@@ -168,10 +174,31 @@ pub fn convert(op: &CvtOp, bits: u64, from: Ty, to: Ty) -> u64 {
     }
 }
 
-fn nan_of(op: &CvtOp, to: Format) -> u64 {
-    let _ = op;
-    if to == softfloat::TF32 {
-        return softfloat::F32.canonical_nan();
+/// The result of converting a NaN, as the GPU does it: `.sat` gives +0;
+/// conversions to f64 and from f64 keep the payload (quieted); bf16 → f32 is
+/// a plain shift; tf32 drops the low bits; everything else gives the
+/// canonical NaN.
+fn nan_of(op: &CvtOp, bits: u64, from: Format, to: Format, to_ty: Ty) -> u64 {
+    if op.sat {
+        return 0;
+    }
+    if to_ty == Ty::Tf32 {
+        return bits & !0x1fff;
+    }
+    if from == softfloat::BF16 && to == softfloat::F32 {
+        return bits << 16;
+    }
+    if to == softfloat::F64 || from == softfloat::F64 {
+        let sign = u64::from(from.is_negative(bits)) << (to.bits() - 1);
+        let fraction = bits & ((1 << from.frac_bits) - 1);
+        let payload = if to.frac_bits >= from.frac_bits {
+            // (Same width included: f64 to f64 keeps the whole payload.)
+            fraction << (to.frac_bits - from.frac_bits)
+        } else {
+            fraction >> (from.frac_bits - to.frac_bits)
+        };
+        let quiet = 1 << (to.frac_bits - 1);
+        return sign | to.infinity(false) | payload | quiet;
     }
     to.canonical_nan()
 }

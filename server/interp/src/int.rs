@@ -402,8 +402,8 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32)
             if signed {
                 let (x, y) = (sx(a), sx(b));
                 if y == 0 {
-                    // The GPU's division by zero: all ones (-1) for a ≥ 0, 1 otherwise.
-                    return if x >= 0 { mk } else { 1 };
+                    // Division by zero gives all ones on the GPU.
+                    return mk;
                 }
                 (i128::from(x) / i128::from(y)) as u64 & mk
             } else {
@@ -419,13 +419,13 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32)
             if signed {
                 let (x, y) = (sx(a), sx(b));
                 if y == 0 {
-                    return x as u64 & mk;
+                    return mk;
                 }
                 (i128::from(x) % i128::from(y)) as u64 & mk
             } else {
                 let (x, y) = (a & mk, b & mk);
                 if y == 0 {
-                    x
+                    mk
                 } else {
                     x % y
                 }
@@ -506,16 +506,18 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32)
         IntKind::Brev => map1(m, w, inst, active, move |a| (a & mk).reverse_bits() >> (64 - bits)),
         IntKind::Bfe => map3(m, w, inst, active, move |a, b, c| {
             let msb = bits - 1;
-            let pos = (b & 0xff) as u32;
-            let len = (c & 0xff) as u32;
+            // The 64-bit forms do not reduce position and length to 8 bits.
+            let field = if bits == 64 { 0xffff_ffff } else { 0xff };
+            let pos = (b & field) as u32;
+            let len = (c & field) as u32;
             let sbit = if !signed || len == 0 {
                 0
             } else {
-                a >> (pos + len - 1).min(msb) & 1
+                a >> pos.saturating_add(len - 1).min(msb) & 1
             };
             let mut d = 0u64;
             for i in 0..bits {
-                let bit = if i < len && pos + i <= msb { a >> (pos + i) & 1 } else { sbit };
+                let bit = if i < len && pos.saturating_add(i) <= msb { a >> (pos + i) & 1 } else { sbit };
                 d |= bit << i;
             }
             d
@@ -527,11 +529,12 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32)
             let e = m.src(w, inst, 3);
             let mut d = [0u64; 32];
             for l in 0..32 {
-                let pos = (c[l] & 0xff) as u32;
-                let len = (e[l] & 0xff) as u32;
+                let field = if bits == 64 { 0xffff_ffff } else { 0xff };
+                let pos = (c[l] & field) as u32;
+                let len = (e[l] & field) as u32;
                 let mut f = b[l] & mk;
                 let mut i = 0;
-                while i < len && pos + i < bits {
+                while i < len && pos.saturating_add(i) < bits {
                     f = f & !(1 << (pos + i)) | (a[l] >> i & 1) << (pos + i);
                     i += 1;
                 }

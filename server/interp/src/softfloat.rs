@@ -73,8 +73,16 @@ impl Format {
         (1u64 << self.frac_bits) - 1
     }
 
+    fn all(self) -> u64 {
+        if self.bits() >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits()) - 1
+        }
+    }
+
     pub fn is_nan(self, bits: u64) -> bool {
-        let magnitude = bits & !self.sign_bit() & (self.sign_bit() * 2 - 1);
+        let magnitude = bits & self.all() & !self.sign_bit();
         if self.finite_only {
             magnitude == self.exp_mask() | self.frac_mask()
         } else {
@@ -83,7 +91,7 @@ impl Format {
     }
 
     pub fn is_inf(self, bits: u64) -> bool {
-        !self.finite_only && bits & !self.sign_bit() == self.exp_mask()
+        !self.finite_only && bits & self.all() & !self.sign_bit() == self.exp_mask()
     }
 
     pub fn is_subnormal(self, bits: u64) -> bool {
@@ -186,6 +194,12 @@ pub fn pow2(e: i32) -> f64 {
 /// Rounds the exact value `x + ε` to `format`, where ε is infinitesimal with
 /// the sign of `tail` (-1, 0 or 1). `x` must not be NaN; infinities pass.
 pub fn round(x: f64, tail: i32, mode: Rounding, format: Format) -> u64 {
+    round_scaled(x, 0, tail, mode, format)
+}
+
+/// Rounds `x · 2^scale + ε` (see [`round`]); the scale lets results that
+/// over- or underflow `f64` itself round correctly.
+pub fn round_scaled(x: f64, scale: i32, tail: i32, mode: Rounding, format: Format) -> u64 {
     let negative = x.is_sign_negative();
     if x.is_nan() {
         return format.canonical_nan();
@@ -196,9 +210,9 @@ pub fn round(x: f64, tail: i32, mode: Rounding, format: Format) -> u64 {
     let bits = x.to_bits();
     let exp = ((bits >> 52) & 0x7ff) as i32;
     let (mantissa, e) = if exp == 0 {
-        (bits & ((1 << 52) - 1), -1074)
+        (bits & ((1 << 52) - 1), -1074 + scale)
     } else {
-        ((bits & ((1 << 52) - 1)) | 1 << 52, exp - 1075)
+        ((bits & ((1 << 52) - 1)) | 1 << 52, exp - 1075 + scale)
     };
     if mantissa == 0 {
         // An exact zero; a nonzero tail cannot happen for correctly rounded
@@ -350,86 +364,152 @@ pub fn exact_sum_sign(values: &[f64]) -> i32 {
         .unwrap_or(0)
 }
 
-/// An exactly known real: a rounded `f64` and the sign of what it lacks.
+/// An exactly known real: `value · 2^scale` plus an infinitesimal with the
+/// sign of `tail`.
 #[derive(Debug, Clone, Copy)]
 pub struct Exact {
     pub value: f64,
+    pub scale: i32,
     pub tail: i32,
 }
 
 impl Exact {
+    fn plain(value: f64) -> Exact {
+        Exact {
+            value,
+            scale: 0,
+            tail: 0,
+        }
+    }
+
     pub fn round(self, mode: Rounding, format: Format) -> u64 {
-        round(self.value, self.tail, mode, format)
+        round_scaled(self.value, self.scale, self.tail, mode, format)
+    }
+
+    /// Whether the exact value is zero.
+    pub fn is_zero(self) -> bool {
+        self.value == 0.0 && self.tail == 0
     }
 }
 
-fn finite(x: f64) -> bool {
-    x.is_finite()
+/// `x = m · 2^e` with `0.5 ≤ |m| < 1`, for finite nonzero `x`.
+fn frexp(x: f64) -> (f64, i32) {
+    let (x, bias) = if x.abs() < f64::MIN_POSITIVE {
+        (x * pow2(64), -64)
+    } else {
+        (x, 0)
+    };
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let m = f64::from_bits(bits & !(0x7ff << 52) | (1022u64 << 52));
+    (m, exp - 1022 + bias)
+}
+
+fn special(x: f64) -> bool {
+    !x.is_finite() || x == 0.0
 }
 
 pub fn add(a: f64, b: f64) -> Exact {
     let (s, e) = two_sum(a, b);
-    let tail = if finite(s) { sign_of(e) } else { 0 };
-    Exact { value: s, tail }
+    if s.is_infinite() && a.is_finite() && b.is_finite() {
+        // Overflow: halving is exact for operands this large.
+        let (s, e) = two_sum(a * 0.5, b * 0.5);
+        return Exact {
+            value: s,
+            scale: 1,
+            tail: sign_of(e),
+        };
+    }
+    Exact {
+        value: s,
+        scale: 0,
+        tail: if s.is_finite() { sign_of(e) } else { 0 },
+    }
 }
 
 pub fn mul(a: f64, b: f64) -> Exact {
-    let p = a * b;
-    let tail = if finite(p) && p != 0.0 {
-        sign_of(a.mul_add(b, -p))
-    } else if p == 0.0 && a != 0.0 && b != 0.0 && finite(a) && finite(b) {
-        // Underflow to zero: the exact product is tiny with the product's sign.
-        if a.is_sign_negative() != b.is_sign_negative() {
-            -1
-        } else {
-            1
-        }
-    } else {
-        0
-    };
-    Exact { value: p, tail }
+    if special(a) || special(b) {
+        return Exact::plain(a * b);
+    }
+    let (ma, ea) = frexp(a);
+    let (mb, eb) = frexp(b);
+    let p = ma * mb;
+    Exact {
+        value: p,
+        scale: ea + eb,
+        tail: sign_of(ma.mul_add(mb, -p)),
+    }
 }
 
 pub fn fma(a: f64, b: f64, c: f64) -> Exact {
-    let s = a.mul_add(b, c);
-    if !finite(s) || !finite(a) || !finite(b) || !finite(c) {
-        return Exact { value: s, tail: 0 };
+    if !a.is_finite() || !b.is_finite() || !c.is_finite() {
+        return Exact::plain(a.mul_add(b, c));
     }
-    let p = a * b;
-    let tail = if finite(p) {
-        let p_lo = a.mul_add(b, -p);
-        exact_sum_sign(&[p, p_lo, c, -s])
-    } else {
-        0
-    };
-    Exact { value: s, tail }
+    if a == 0.0 || b == 0.0 {
+        return add(a * b, c);
+    }
+    let (ma, ea) = frexp(a);
+    let (mb, eb) = frexp(b);
+    let ep = ea + eb;
+    if c == 0.0 {
+        return mul(a, b);
+    }
+    let (_, ec) = frexp(c);
+    if ec < ep - 200 {
+        // c only decides the direction of an exact product.
+        let product = mul(a, b);
+        let tail = if product.tail != 0 { product.tail } else { sign_of(c) };
+        return Exact { tail, ..product };
+    }
+    if ep < ec - 200 {
+        return Exact {
+            value: c,
+            scale: 0,
+            tail: sign_of(a) * sign_of(b),
+        };
+    }
+    // Work at the product's scale, where nothing over- or underflows.
+    let c_scaled = c * pow2(-ep.clamp(-1000, 1000)) * pow2(-(ep - ep.clamp(-1000, 1000)));
+    let s = ma.mul_add(mb, c_scaled);
+    let p = ma * mb;
+    let p_lo = ma.mul_add(mb, -p);
+    Exact {
+        value: s,
+        scale: ep,
+        tail: exact_sum_sign(&[p, p_lo, c_scaled, -s]),
+    }
 }
 
 pub fn div(a: f64, b: f64) -> Exact {
-    let q = a / b;
-    let tail = if finite(q) && q != 0.0 && b != 0.0 && finite(a) && finite(b) {
-        let r = (-q).mul_add(b, a);
-        sign_of(r) * sign_of(b)
-    } else if q == 0.0 && a != 0.0 && finite(a) && finite(b) {
-        if a.is_sign_negative() != b.is_sign_negative() {
-            -1
-        } else {
-            1
-        }
-    } else {
-        0
-    };
-    Exact { value: q, tail }
+    if special(a) || special(b) {
+        return Exact::plain(a / b);
+    }
+    let (ma, ea) = frexp(a);
+    let (mb, eb) = frexp(b);
+    let q = ma / mb;
+    let r = (-q).mul_add(mb, ma);
+    Exact {
+        value: q,
+        scale: ea - eb,
+        tail: sign_of(r) * sign_of(mb),
+    }
 }
 
 pub fn sqrt(a: f64) -> Exact {
-    let s = a.sqrt();
-    let tail = if finite(s) && s > 0.0 {
-        sign_of((-s).mul_add(s, a))
-    } else {
-        0
-    };
-    Exact { value: s, tail }
+    if special(a) || a < 0.0 {
+        return Exact::plain(a.sqrt());
+    }
+    let (mut m, mut e) = frexp(a);
+    if e % 2 != 0 {
+        m *= 2.0;
+        e -= 1;
+    }
+    let s = m.sqrt();
+    Exact {
+        value: s,
+        scale: e / 2,
+        tail: sign_of((-s).mul_add(s, m)),
+    }
 }
 
 #[cfg(test)]
@@ -463,8 +543,15 @@ mod tests {
     #[test]
     fn fma_tail_is_exact() {
         let r = fma(1.0 + pow2(-30), 1.0 + pow2(-30), -1.0);
-        assert_eq!(r.value, pow2(-29) + pow2(-60));
+        assert_eq!(r.round(Rounding::Nearest, F64), (pow2(-29) + pow2(-60)).to_bits());
         assert_eq!(r.tail, 0);
+        // A product below the smallest subnormal still rounds away in directed modes.
+        let tiny = fma(pow2(-1074), -0.5, 0.0);
+        assert_eq!(tiny.round(Rounding::Down, F64), 0x8000_0000_0000_0001);
+        assert_eq!(tiny.round(Rounding::Nearest, F64), 0x8000_0000_0000_0000);
+        let big = mul(f64::MAX, 1.5);
+        assert_eq!(big.round(Rounding::Zero, F64), f64::MAX.to_bits());
+        assert_eq!(div(0.1, -pow2(-1074)).round(Rounding::Zero, F64), (-f64::MAX).to_bits());
         assert_eq!(exact_sum_sign(&[1e300, -1e300, 1e-300]), 1);
     }
 }
