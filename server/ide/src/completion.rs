@@ -15,7 +15,8 @@
 
 pub mod context;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Mutex, OnceLock};
 
 use ptx_isa::{Instruction, Isa, OperandKind, PtxVersion, Requirement};
 use ptx_syntax::{Parse, TextRange};
@@ -186,7 +187,39 @@ fn qualifiers(out: &mut Builder, components: &[String], facts: &ModuleFacts) {
     }
 }
 
+/// Opcode and snippet items depend only on the `.version` and `.target`: computed once per
+/// pair and kept (a handful of pairs per session).
+fn statement_items(facts: &ModuleFacts) -> Vec<CompletionItem> {
+    type Cache = Mutex<HashMap<ModuleFacts, Vec<CompletionItem>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(items) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(facts) {
+        return items.clone();
+    }
+    let mut builder = Builder {
+        items: Vec::new(),
+        replace: 0..0,
+        typed: String::new(),
+    };
+    opcodes_uncached(&mut builder, facts);
+    let mut map = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if map.len() > 64 {
+        map.clear();
+    }
+    map.insert(facts.clone(), builder.items.clone());
+    builder.items
+}
+
 fn opcodes(out: &mut Builder, facts: &ModuleFacts) {
+    for mut item in statement_items(facts) {
+        if item.label.starts_with(out.typed.as_str()) {
+            item.replace_range = out.replace.clone();
+            out.items.push(item);
+        }
+    }
+}
+
+fn opcodes_uncached(out: &mut Builder, facts: &ModuleFacts) {
     let isa = Isa::get();
     let mut roots = BTreeSet::new();
     for inst in isa.instructions() {

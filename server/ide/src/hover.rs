@@ -444,25 +444,27 @@ fn register(
     let isa = Isa::get();
     let name = token.text;
     let base = name.split('.').next().unwrap_or(name);
-    if let Some(declared) = symbols::find_declaration(module, at, base) {
+    // Special register names are reserved, so no declaration can shadow them.
+    if let Some(sreg) = isa
+        .special_register(name)
+        .or_else(|| isa.special_register(base))
+    {
         return Some(HoverResult {
             range: token.range(),
-            kind: HoverKind::Register,
-            markdown: variable(
-                module,
-                declared.decl,
-                name,
-                declared.declarator.range().start,
-            ),
+            kind: HoverKind::SpecialRegister,
+            markdown: render::special_register(sreg, name, facts),
         });
     }
-    let sreg = isa
-        .special_register(name)
-        .or_else(|| isa.special_register(base))?;
+    let declared = symbols::find_declaration(module, at, base)?;
     Some(HoverResult {
         range: token.range(),
-        kind: HoverKind::SpecialRegister,
-        markdown: render::special_register(sreg, name, facts),
+        kind: HoverKind::Register,
+        markdown: variable(
+            module,
+            declared.decl,
+            name,
+            declared.declarator.range().start,
+        ),
     })
 }
 

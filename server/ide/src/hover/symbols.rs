@@ -8,7 +8,7 @@ use ptx_syntax::{
 };
 
 /// The `.version` and `.target` that apply to a document (from the file, or overridden).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct ModuleFacts {
     pub version: Option<PtxVersion>,
     /// Architecture names (`sm_90a`), without modifiers such as `debug`.
@@ -150,16 +150,55 @@ pub fn declares(declarator: &Declarator<'_>, name: &str) -> bool {
     }
 }
 
-/// The declaration of `name` as seen from `offset`.
+/// The declaration of `name` as seen from `offset`: the parameters and body of the enclosing
+/// function first (stopping at the first match, so that the usual declarations at the top of a
+/// large body are found quickly), then the module-level variables.
 pub fn find_declaration<'a>(
     module: &Module<'a>,
     offset: usize,
     name: &str,
 ) -> Option<Declared<'a>> {
-    let function = enclosing_function(module, offset);
-    declarations(module, function.as_ref())
-        .into_iter()
-        .find(|d| declares(&d.declarator, name))
+    let matches = |decl: VariableDecl<'a>, parameter: bool| {
+        decl.declarators()
+            .into_iter()
+            .find(|d| declares(d, name))
+            .map(|declarator| Declared {
+                decl,
+                declarator,
+                parameter,
+            })
+    };
+    if let Some(function) = enclosing_function(module, offset) {
+        for decl in function
+            .return_parameters()
+            .into_iter()
+            .chain(function.parameters())
+        {
+            if let Some(found) = matches(decl, true) {
+                return Some(found);
+            }
+        }
+        if let Some(body) = function.body() {
+            let mut stack = vec![body];
+            while let Some(block) = stack.pop() {
+                for statement in block.statements() {
+                    match statement {
+                        Statement::Variable(decl) => {
+                            if let Some(found) = matches(decl, false) {
+                                return Some(found);
+                            }
+                        }
+                        Statement::Block(inner) => stack.push(inner),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    module.items().into_iter().find_map(|item| match item {
+        Item::Variable(decl) | Item::Statement(Statement::Variable(decl)) => matches(decl, false),
+        _ => None,
+    })
 }
 
 /// Every label of a function body, nested blocks included.
