@@ -493,6 +493,7 @@ impl<'a> Decoder<'a> {
             dst: Vec::new(),
             src: Vec::new(),
             range: end.saturating_sub(1)..end,
+            implicit: true,
         });
         Ok(())
     }
@@ -505,6 +506,7 @@ impl<'a> Decoder<'a> {
             dst: Vec::new(),
             src: Vec::new(),
             range: range.clone(),
+            implicit: false,
         };
         if inst.has_error() {
             return Ok(unsupported("this statement has a syntax error".into()));
@@ -570,6 +572,7 @@ impl<'a> Decoder<'a> {
             dst,
             src,
             range,
+            implicit: false,
         })
     }
 
@@ -610,6 +613,7 @@ impl<'a> Decoder<'a> {
                                 dst: Vec::new(),
                                 src: Vec::new(),
                                 range,
+                                implicit: false,
                             })
                         }
                     }
@@ -621,6 +625,7 @@ impl<'a> Decoder<'a> {
                         dst: Vec::new(),
                         src: Vec::new(),
                         range,
+                        implicit: false,
                     })
                 }
             }
@@ -634,6 +639,7 @@ impl<'a> Decoder<'a> {
             dst: Vec::new(),
             src: Vec::new(),
             range,
+            implicit: false,
         })
     }
 

@@ -289,9 +289,11 @@ impl<'p> Machine<'p> {
                 self.warps[w].exited |= lanes;
                 continue;
             };
-            self.steps += 1;
-            self.clock += 1;
-            self.thread_instructions += u64::from(lanes.count_ones());
+            if !inst.implicit {
+                self.steps += 1;
+                self.clock += 1;
+                self.thread_instructions += u64::from(lanes.count_ones());
+            }
             if self.steps > self.max_steps {
                 return Err(self.locate(w, pc, lanes, Fault::new(format!(
                     "step limit of {} instructions reached",

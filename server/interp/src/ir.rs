@@ -71,6 +71,39 @@ impl Ty {
         })
     }
 
+    /// The type's name without its dot.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ty::Pred => "pred",
+            Ty::B8 => "b8",
+            Ty::B16 => "b16",
+            Ty::B32 => "b32",
+            Ty::B64 => "b64",
+            Ty::B128 => "b128",
+            Ty::U8 => "u8",
+            Ty::U16 => "u16",
+            Ty::U32 => "u32",
+            Ty::U64 => "u64",
+            Ty::S8 => "s8",
+            Ty::S16 => "s16",
+            Ty::S32 => "s32",
+            Ty::S64 => "s64",
+            Ty::F16 => "f16",
+            Ty::F16x2 => "f16x2",
+            Ty::Bf16 => "bf16",
+            Ty::Bf16x2 => "bf16x2",
+            Ty::Tf32 => "tf32",
+            Ty::F32 => "f32",
+            Ty::F64 => "f64",
+            Ty::E4m3 => "e4m3",
+            Ty::E5m2 => "e5m2",
+            Ty::E4m3x2 => "e4m3x2",
+            Ty::E5m2x2 => "e5m2x2",
+            Ty::U16x2 => "u16x2",
+            Ty::S16x2 => "s16x2",
+        }
+    }
+
     /// Width in bits of one value of this type (packed types count whole).
     pub fn bits(self) -> u32 {
         match self {
@@ -419,6 +452,8 @@ pub struct Inst {
     pub src: Vec<Src>,
     /// Byte range of the whole statement.
     pub range: TextRange,
+    /// The `ret`/`exit` added at the end of a body: not counted as a step.
+    pub implicit: bool,
 }
 
 /// A declared register.

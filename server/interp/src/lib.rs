@@ -28,7 +28,7 @@ mod wmma;
 
 use ptx_syntax::TextRange;
 
-pub use run::{parse_arg, parse_value, run_kernel, run_snippet, ArgSpec};
+pub use run::{parse_arg, run_kernel, run_snippet, ArgSpec};
 
 /// Default step limit (warp-instruction issues).
 pub const DEFAULT_MAX_STEPS: u64 = 10_000_000;
@@ -91,6 +91,8 @@ pub struct RegValue {
     pub bits: u64,
     /// Width in bits; 1 for predicates.
     pub width: u32,
+    /// The declared type without its dot (`b32`, `f32`, `pred` ...).
+    pub ty: &'static str,
 }
 
 impl RegValue {
@@ -101,6 +103,21 @@ impl RegValue {
         }
         let digits = (self.width as usize).div_ceil(8) * 2;
         format!("{:#0width$x}", self.bits, width = digits + 2)
+    }
+
+    /// The value read as its declared type: a float, a signed or unsigned
+    /// integer; empty for bit types and predicates.
+    pub fn typed_text(&self) -> String {
+        match self.ty {
+            "f32" => format!("{:?}", f32::from_bits(self.bits as u32)),
+            "f64" => format!("{:?}", f64::from_bits(self.bits)),
+            "s8" | "s16" | "s32" | "s64" => {
+                let shift = 64 - self.width.clamp(1, 64);
+                (((self.bits << shift) as i64) >> shift).to_string()
+            }
+            "u8" | "u16" | "u32" | "u64" => self.bits.to_string(),
+            _ => String::new(),
+        }
     }
 }
 
@@ -148,9 +165,23 @@ pub struct RunResult {
     pub lines: Vec<LineValues>,
 }
 
+/// What kind of failure a [`RunError`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunErrorKind {
+    /// Bad options: a `--set` register that does not exist, a bad argument,
+    /// an unknown entry.
+    Usage,
+    /// The program cannot run: an undeclared register, a bad operand.
+    Program,
+    /// A fault while running: bad address, misaligned access, step limit,
+    /// unsupported instruction.
+    Fault,
+}
+
 /// Why a run stopped early.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunError {
+    pub kind: RunErrorKind,
     pub message: String,
     /// Byte range of the faulting statement, when there is one.
     pub range: Option<TextRange>,
@@ -163,6 +194,7 @@ pub struct RunError {
 impl RunError {
     pub(crate) fn usage(message: impl Into<String>) -> RunError {
         RunError {
+            kind: RunErrorKind::Usage,
             message: message.into(),
             range: None,
             thread: None,

@@ -5,15 +5,63 @@
 //! The GPU fixtures measure the remaining difference in ulps.
 
 use crate::float::FloatKind;
-use crate::softfloat::{Format, Rounding};
+use crate::softfloat::{Format, Rounding, F32, F64};
+
+/// Reduces an f32 angle the way the GPU does before its sine unit: the
+/// argument is scaled by 1/2π in single precision, so large arguments lose
+/// their fraction entirely.
+fn turns(x: f64) -> f64 {
+    let inv_two_pi = f64::from(f32::from_bits(0x3e22_f983));
+    let t = F32.to_f64(F32.from_f64(x * inv_two_pi, Rounding::Nearest));
+    t - t.round()
+}
+
+/// sin or cos of a fraction of a turn, exact at quarter turns.
+fn sin_cos_turns(turn: f64, cosine: bool) -> f64 {
+    let quarter = turn * 4.0;
+    if quarter == quarter.round() {
+        let k = (quarter.round() as i64 + if cosine { 1 } else { 0 }).rem_euclid(4);
+        return [0.0, 1.0, 0.0, -1.0][k as usize];
+    }
+    let angle = turn * std::f64::consts::TAU;
+    if cosine {
+        angle.cos()
+    } else {
+        angle.sin()
+    }
+}
 
 /// The value of approximate operation `kind` on `x` (and `y` for division).
 pub fn approximate(kind: FloatKind, x: f64, y: f64, format: Format) -> u64 {
+    if format == F64 && kind == FloatKind::RcpApprox {
+        // Only the upper half of the input is used, and the lower half of
+        // the result is zero; subnormals flush.
+        let high = f64::from_bits(x.to_bits() & 0xffff_ffff_0000_0000);
+        let high = if high.abs() < f64::MIN_POSITIVE { 0.0f64.copysign(high) } else { high };
+        let r = 1.0 / high;
+        if r.is_nan() {
+            return r.to_bits() | 1 << 51;
+        }
+        let upper = Format {
+            exp_bits: 11,
+            frac_bits: 20,
+            finite_only: false,
+        };
+        return upper.from_f64(r, Rounding::Nearest) << 32;
+    }
     let value = match kind {
-        FloatKind::DivFull | FloatKind::DivApprox => x / y,
+        FloatKind::DivFull => x / y,
+        FloatKind::DivApprox => {
+            // a × rcp(b), where a reciprocal below the normal range flushes to zero.
+            let r = F32.to_f64(F32.from_f64(1.0 / y, Rounding::Nearest));
+            let r = if r.abs() < f64::from(f32::MIN_POSITIVE) { 0.0f64.copysign(r) } else { r };
+            x * r
+        }
         FloatKind::RcpApprox => 1.0 / x,
         FloatKind::SqrtApprox => x.sqrt(),
         FloatKind::Rsqrt => 1.0 / x.sqrt(),
+        FloatKind::Sin if format == F32 && x.is_finite() && x != 0.0 => sin_cos_turns(turns(x), false),
+        FloatKind::Cos if format == F32 && x.is_finite() => sin_cos_turns(turns(x), true),
         FloatKind::Sin => x.sin(),
         FloatKind::Cos => x.cos(),
         FloatKind::Lg2 => x.log2(),
@@ -58,7 +106,6 @@ pub fn ulp_distance(a: u64, b: u64, format: Format) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::softfloat::F32;
 
     #[test]
     fn ulps_cross_zero() {

@@ -9,8 +9,8 @@ use crate::ir::{mask, Ty};
 use crate::memory::{Memory, GLOBAL_STATIC_BASE};
 use crate::softfloat::Rounding;
 use crate::{
-    BufferResult, KernelOptions, LineValues, RegValue, RunError, RunResult, SnippetOptions,
-    ThreadState,
+    BufferResult, KernelOptions, LineValues, RegValue, RunError, RunErrorKind, RunResult,
+    SnippetOptions, ThreadState,
 };
 
 /// A kernel argument.
@@ -122,11 +122,16 @@ pub fn parse_value(text: &str, ty: Ty) -> Result<u64, String> {
             bits
         });
     }
-    Err(format!("`{text}` is not a value for a .{ty:?} register").to_lowercase())
+    Err(format!("`{text}` is not a value for a .{} register", ty.name()))
 }
 
 fn decode_error(error: DecodeError) -> RunError {
     RunError {
+        kind: if error.range.is_empty() {
+            RunErrorKind::Usage
+        } else {
+            RunErrorKind::Program
+        },
         message: error.message,
         range: if error.range.is_empty() { None } else { Some(error.range) },
         thread: None,
@@ -136,6 +141,7 @@ fn decode_error(error: DecodeError) -> RunError {
 
 fn located(program: &Program, error: Located, ctaid: u32) -> RunError {
     RunError {
+        kind: RunErrorKind::Fault,
         message: error.message,
         range: program.insts.get(error.pc as usize).map(|i| i.range.clone()),
         thread: Some(error.thread),
@@ -160,6 +166,7 @@ fn thread_states(m: &Machine<'_>, ctaid: u32) -> Vec<ThreadState> {
                         name: info.name.clone(),
                         bits: warp.regs[r as usize * 32 + lane as usize],
                         width: info.bits(),
+                        ty: info.ty.name(),
                     }
                 })
                 .collect();
@@ -192,6 +199,7 @@ fn line_values(m: &Machine<'_>) -> Vec<LineValues> {
                             name: info.name.clone(),
                             bits,
                             width: info.bits(),
+                            ty: info.ty.name(),
                         }
                     })
                     .collect(),

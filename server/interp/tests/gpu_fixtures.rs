@@ -29,6 +29,28 @@ fn bits(text: &str) -> u64 {
     }
 }
 
+/// The value of raw bits of an approximate-instruction format.
+fn value(x: u64, format: &str) -> f64 {
+    match format {
+        "f64" => f64::from_bits(x),
+        "f16" => {
+            let exp = (x >> 10) & 0x1f;
+            let frac = (x & 0x3ff) as f64;
+            let magnitude = if exp == 0 {
+                frac * (-24f64).exp2()
+            } else {
+                (1024.0 + frac) * ((exp as f64) - 25.0).exp2()
+            };
+            if x & 0x8000 != 0 {
+                -magnitude
+            } else {
+                magnitude
+            }
+        }
+        _ => f64::from(f32::from_bits(x as u32)),
+    }
+}
+
 fn ulps(a: u64, b: u64, format: &str) -> u64 {
     let (sign, exp_frac) = match format {
         "f16" => (1u64 << 15, (0x7c00u64, 0x3ffu64)),
@@ -68,7 +90,7 @@ fn snippets_agree_with_the_gpu() {
     let mut exact_rows = 0usize;
     let mut total_rows = 0usize;
     let mut mismatches: Vec<(String, String)> = Vec::new();
-    let mut approx_max: BTreeMap<String, (u64, usize)> = BTreeMap::new();
+    let mut approx_max: BTreeMap<String, (u64, usize, String, f64)> = BTreeMap::new();
     let mut families: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let case: Value = serde_json::from_str(line).expect("a JSON line");
@@ -97,6 +119,8 @@ fn snippets_agree_with_the_gpu() {
             let expect = row["expect"].as_array().cloned().unwrap_or_default();
             let result = run_snippet(&parse, &options);
             let mut worst_ulp = 0u64;
+            let mut worst_abs = 0f64;
+            let mut worst = String::new();
             let mut detail = String::new();
             match &result {
                 Err(error) => detail = format!("error: {}", error.message),
@@ -110,7 +134,15 @@ fn snippets_agree_with_the_gpu() {
                             let got_text = got.map(|g| g.text()).unwrap_or_default();
                             if got_text != *want {
                                 if let Some(format) = &approx {
-                                    worst_ulp = worst_ulp.max(ulps(bits(&got_text), bits(want), format));
+                                    let distance = ulps(bits(&got_text), bits(want), format);
+                                    let (x, y) = (value(bits(&got_text), format), value(bits(want), format));
+                                    if x.is_finite() && y.is_finite() {
+                                        worst_abs = worst_abs.max((x - y).abs());
+                                    }
+                                    if distance > worst_ulp {
+                                        worst_ulp = distance;
+                                        worst = format!("{set:?}: {got_text} vs GPU {want}");
+                                    }
                                 } else if detail.is_empty() {
                                     detail = format!("thread {t} {name}: got {got_text}, GPU {want}");
                                 }
@@ -123,8 +155,12 @@ fn snippets_agree_with_the_gpu() {
                 if result.is_err() {
                     worst_ulp = u64::MAX;
                 }
-                let entry = approx_max.entry(instruction.clone()).or_insert((0, 0));
-                entry.0 = entry.0.max(worst_ulp);
+                let entry = approx_max.entry(instruction.clone()).or_insert((0, 0, String::new(), 0.0));
+                entry.3 = entry.3.max(worst_abs);
+                if worst_ulp > entry.0 || entry.2.is_empty() && !worst.is_empty() {
+                    entry.0 = worst_ulp;
+                    entry.2 = worst;
+                }
                 entry.1 += 1;
                 continue;
             }
@@ -146,9 +182,9 @@ fn snippets_agree_with_the_gpu() {
         println!("  {family}: {ok}/{all}");
     }
     println!("approximate instructions (max ulp difference from the GPU over rows):");
-    for (instruction, (ulp, n)) in &approx_max {
+    for (instruction, (ulp, n, example, absolute)) in &approx_max {
         let shown = if *ulp == u64::MAX { "special-value mismatch".to_owned() } else { ulp.to_string() };
-        println!("  {instruction}: {shown} ({n} rows)");
+        println!("  {instruction}: max {shown} ulp, max absolute {absolute:.3e} ({n} rows) {example}");
     }
     let known = known_mismatches();
     let unexplained: Vec<_> = mismatches.iter().filter(|(id, _)| !known.contains(id)).collect();

@@ -11,6 +11,7 @@ mod check;
 mod docs;
 mod hover;
 mod regs;
+mod run;
 use ptx_syntax::Parse;
 
 #[derive(Debug, Parser)]
@@ -39,6 +40,8 @@ enum Command {
     Hover(hover::HoverArgs),
     /// Import the PTX ISA document for hovers, or show what is imported.
     Docs(docs::DocsArgs),
+    /// Run a snippet (a file without `.entry`) or a kernel and print every register.
+    Run(run::RunArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -88,6 +91,7 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Hover(args) => hover::run(&args),
         Command::Docs(args) => docs::run(&args),
+        Command::Run(args) => run::run(&args),
         Command::Regs(args) => regs::run(&args.instruction, args.target.as_deref(), args.format == Format::Json),
     }
 }
