@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use ptx_isa::{Form, Instruction, Isa, Requirement, SlotKind, Unmet};
 
-use super::descriptions::{descriptions, normalize_qualifier, QualifierSource};
+use super::descriptions::{descriptions, normalize_qualifier};
 use super::symbols::ModuleFacts;
 
 /// Most syntax forms shown in an opcode hover.
@@ -73,6 +73,42 @@ pub fn requirement(out: &mut String, req: &Requirement, facts: &ModuleFacts) {
                 let _ = writeln!(out, "✗ removed in PTX ISA {since} for {on}\n");
             }
         }
+    }
+}
+
+/// A stricter requirement that the knowledge base attaches to some qualifiers. Its facts come
+/// from the spec's notes, which often concern only some combinations (a shape with particular
+/// types), so an unmet one is a caution rather than a verdict.
+fn further_requirement(
+    out: &mut String,
+    what: &str,
+    base: &Requirement,
+    stricter: &Requirement,
+    facts: &ModuleFacts,
+) {
+    if stricter.since == base.since && stricter.targets == base.targets {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "Some uses of {what} need PTX ISA {}+ · targets: {}\n",
+        stricter.since, stricter.targets
+    );
+    let unmet = stricter.check(
+        facts.version.unwrap_or(ptx_isa::PtxVersion::SPEC),
+        &facts.target_strs(),
+    );
+    if !unmet.is_empty()
+        && base
+            .check(
+                facts.version.unwrap_or(ptx_isa::PtxVersion::SPEC),
+                &facts.target_strs(),
+            )
+            .is_empty()
+    {
+        out.push_str(
+            "⚠ this file may not meet that; `ptx-lsp check` says whether this use does\n\n",
+        );
     }
 }
 
@@ -222,7 +258,15 @@ pub fn opcode(h: &OpcodeHover<'_>, facts: &ModuleFacts) -> String {
     if let Some(form) = h.form {
         qualifier_sets(&mut out, form);
     }
-    requirement(&mut out, &h.requirement, facts);
+    let base = h.form.map_or(&inst.requirement, |f| &f.requirement);
+    requirement(&mut out, base, facts);
+    further_requirement(
+        &mut out,
+        "the qualifiers written here",
+        base,
+        &h.requirement,
+        facts,
+    );
     register_counts(&mut out, &h.written);
     if let Some(d) = description.filter(|d| !d.example.is_empty()) {
         out.push_str("**Example**\n\n");
@@ -239,11 +283,8 @@ pub fn qualifier(h: &OpcodeHover<'_>, qualifier: &str, facts: &ModuleFacts) -> S
     let mut out = String::new();
     let _ = writeln!(out, "`{q}` on `{}`\n", inst.opcode);
     match descriptions().qualifier(&inst.opcode, &inst.section, &q) {
-        Some((text, source)) => {
+        Some((text, _)) => {
             let _ = writeln!(out, "{text}\n");
-            if source == QualifierSource::Shared {
-                // The shared text is generic; say which slot of this instruction it fills.
-            }
         }
         None => out.push_str("No description of this qualifier yet.\n\n"),
     }
@@ -276,20 +317,22 @@ pub fn qualifier(h: &OpcodeHover<'_>, qualifier: &str, facts: &ModuleFacts) -> S
     } else if slot.is_none() {
         let _ = writeln!(out, "*`{q}` is not a qualifier of `{}`.*\n", inst.opcode);
     }
-    let mut req = inst.requirement.clone();
     let slot_name = slot.map(|s| s.name.as_str()).unwrap_or("");
+    let base = h.form.map_or(&inst.requirement, |f| &f.requirement);
+    requirement(&mut out, base, facts);
+    let mut req = base.clone();
     for feature in &inst.features {
-        let mentions = feature.pattern.iter().any(|p| {
-            p == bare
-                || p == &q
-                || p == slot_name
-                || (p.starts_with("::") && bare.ends_with(p.as_str()))
-        });
+        // Only facts about this very qualifier: facts naming its whole slot (`.shape`) were
+        // stated for particular combinations in the spec and would mislead here.
+        let mentions = feature
+            .pattern
+            .iter()
+            .any(|p| p == bare || p == &q || (p.starts_with("::") && bare.ends_with(p.as_str())));
         if mentions && feature.pattern.len() == 1 {
             feature.apply_to(&mut req);
         }
     }
-    requirement(&mut out, &req, facts);
+    further_requirement(&mut out, &format!("`{q}`"), base, &req, facts);
     let is_shape = slot_name.contains("shape")
         || slot_name.contains("num")
         || slot_name.contains("vec")

@@ -73,52 +73,54 @@ fn opcode() {
         "ld.global",
         1,
         expect![[r#"
-        Opcode "ld"
-        ```ptx
-        ld.global.L2::cache_hint.v4.u32
-        ```
+            Opcode "ld"
+            ```ptx
+            ld.global.L2::cache_hint.v4.u32
+            ```
 
-        **ld** — Loads a scalar or a vector (`.v2`, `.v4`, `.v8`) from memory into registers. The state space (`.global`, `.shared`, `.local`, `.param`, `.const`) may be omitted for generic addressing. Memory-model qualifiers (`.relaxed`/`.acquire` with a scope, `.volatile`, `.mmio`) order the load relative to other threads, and cache qualifiers tune how the line is kept in L1/L2.
+            **ld** — Loads a scalar or a vector (`.v2`, `.v4`, `.v8`) from memory into registers. The state space (`.global`, `.shared`, `.local`, `.param`, `.const`) may be omitted for generic addressing. Memory-model qualifiers (`.relaxed`/`.acquire` with a scope, `.volatile`, `.mmio`) order the load relative to other threads, and cache qualifiers tune how the line is kept in L1/L2.
 
-        **Syntax**
+            **Syntax**
 
-        ```ptx
-        ld{.weak}{.ss}{.cop}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{.unified}{, cache-policy};
-        ld{.weak}{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{.unified}{, cache-policy};
-        ld.volatile{.ss}{.level::prefetch_size}{.vec}.type d, [a];
-        ld.relaxed.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy};
-        ld.acquire.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy};
-        ld.mmio.relaxed.sys{.global}.type d, [a];
-        ```
+            ```ptx
+            ld{.weak}{.ss}{.cop}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{.unified}{, cache-policy};
+            ld{.weak}{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{.unified}{, cache-policy};
+            ld.volatile{.ss}{.level::prefetch_size}{.vec}.type d, [a];
+            ld.relaxed.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy};
+            ld.acquire.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy};
+            ld.mmio.relaxed.sys{.global}.type d, [a];
+            ```
 
-        **Qualifiers**
+            **Qualifiers**
 
-        ```ptx
-        .ss = { .const, .global, .local, .param, .param::entry, .param::func, .shared, .shared::cta, .shared::cluster }
-        .cop = { .ca, .cg, .cs, .lu, .cv }
-        .level::cache_hint = { .L2::cache_hint }
-        .level::prefetch_size = { .L2::64B, .L2::128B, .L2::256B }
-        .vec = { .v2, .v4, .v8 }
-        .type = { .b8, .b16, .b32, .b64, .b128, .u8, .u16, .u32, .u64, .s8, .s16, .s32, .s64, .f32, .f64 }
-        ```
+            ```ptx
+            .ss = { .const, .global, .local, .param, .param::entry, .param::func, .shared, .shared::cta, .shared::cluster }
+            .cop = { .ca, .cg, .cs, .lu, .cv }
+            .level::cache_hint = { .L2::cache_hint }
+            .level::prefetch_size = { .L2::64B, .L2::128B, .L2::256B }
+            .vec = { .v2, .v4, .v8 }
+            .type = { .b8, .b16, .b32, .b64, .b128, .u8, .u16, .u32, .u64, .s8, .s16, .s32, .s64, .f32, .f64 }
+            ```
 
-        **Requires** PTX ISA 7.4+ · targets: sm_80+
+            **Requires** PTX ISA 1.0+ · targets: all
 
-        ✓ supported on `.target sm_100a`
+            ✓ supported on `.target sm_100a`
 
-        **Registers**
+            Some uses of the qualifiers written here need PTX ISA 7.4+ · targets: sm_80+
 
-        - operand 0 (`d`): 4 × 32-bit — .v4 = 4 registers of 32 bits, one per .u32 element
+            **Registers**
 
-        **Example**
+            - operand 0 (`d`): 4 × 32-bit — .v4 = 4 registers of 32 bits, one per .u32 element
 
-        ```ptx
-        ld.global.f32 %f1, [%rd1];
-        ld.shared.v4.b32 {%r1, %r2, %r3, %r4}, [%r5+16];
-        ```
+            **Example**
 
-        [PTX ISA §9.7.9.8 ld](https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-ld)
-    "#]],
+            ```ptx
+            ld.global.f32 %f1, [%rd1];
+            ld.shared.v4.b32 {%r1, %r2, %r3, %r4}, [%r5+16];
+            ```
+
+            [PTX ISA §9.7.9.8 ld](https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-ld)
+        "#]],
     );
 }
 

@@ -6,6 +6,7 @@
 //! When the user has imported the PTX ISA (`ptx-lsp docs import`), the spec's own text for the
 //! item follows our summary; `--no-spec` leaves it out.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -79,7 +80,9 @@ pub fn run(args: &HoverArgs) -> ExitCode {
     };
     match hover(&parse, offset, &config) {
         Some(result) => {
-            println!("{}", result.markdown.trim_end());
+            // A closed pipe (`| head`) is not an error worth a panic.
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(stdout, "{}", result.markdown.trim_end());
             ExitCode::SUCCESS
         }
         None => {
