@@ -64,11 +64,20 @@ fn hover_prints_markdown_for_opcodes_qualifiers_and_registers() {
     let out = ptx_lsp(&dir, &["hover", &file, "9:4"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.starts_with("```ptx\nld.global.L2::cache_hint.v2.u32\n```"), "{text}");
-    assert!(text.contains("**ld** — Loads a scalar or a vector"), "{text}");
+    assert!(
+        text.starts_with("```ptx\nld.global.L2::cache_hint.v2.u32\n```"),
+        "{text}"
+    );
+    assert!(
+        text.contains("**ld** — Loads a scalar or a vector"),
+        "{text}"
+    );
     assert!(text.contains("✓ supported on `.target sm_100a`"), "{text}");
     assert!(text.contains("operand 0 (`d`): 2 × 32-bit"), "{text}");
-    assert!(text.contains("(https://docs.nvidia.com/cuda/parallel-thread-execution/#"), "{text}");
+    assert!(
+        text.contains("(https://docs.nvidia.com/cuda/parallel-thread-execution/#"),
+        "{text}"
+    );
 
     let out = ptx_lsp(&dir, &["hover", &file, "10:42"]);
     let text = stdout(&out);
@@ -77,12 +86,24 @@ fn hover_prints_markdown_for_opcodes_qualifiers_and_registers() {
 
     // Column 17 is inside `%tid.x`.
     let out = ptx_lsp(&dir, &["hover", &file, "11:17"]);
-    assert!(stdout(&out).contains("**%tid.x** — special register"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("**%tid.x** — special register"),
+        "{}",
+        stdout(&out)
+    );
 
     let out = ptx_lsp(&dir, &["hover", &file, "6:14", "--target", "sm_80"]);
-    assert!(stdout(&out).contains("`%r` — register in `.reg` of type `.b32`"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("`%r` — register in `.reg` of type `.b32`"),
+        "{}",
+        stdout(&out)
+    );
     let out = ptx_lsp(&dir, &["hover", &file, "10:4", "--target", "sm_80"]);
-    assert!(stdout(&out).contains("✗ not supported on `.target sm_80`"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("✗ not supported on `.target sm_80`"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
@@ -93,7 +114,11 @@ fn hover_exit_codes() {
     let out = ptx_lsp(&dir, &["hover", &file, "5:1"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).is_empty());
-    assert!(stderr(&out).contains("nothing to hover here"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("nothing to hover here"),
+        "{}",
+        stderr(&out)
+    );
     // Usage and I/O errors: exit 2.
     for position in ["0:1", "9", "x:y", "99:1"] {
         let out = ptx_lsp(&dir, &["hover", &file, position]);
@@ -120,7 +145,11 @@ fn docs_import_status_and_hover_with_the_spec() {
     let cache = temp_dir("docs");
     let out = ptx_lsp(&cache, &["docs", "status"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stdout(&out).contains("no PTX ISA document imported"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("no PTX ISA document imported"),
+        "{}",
+        stdout(&out)
+    );
 
     // Not the document: exit 1 with a clear message, nothing written.
     let bogus = cache.join("bogus");
@@ -134,10 +163,18 @@ fn docs_import_status_and_hover_with_the_spec() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 
     let seeds = shared_dir().join("seeds");
-    assert!(seeds.is_dir(), "the seed sections are needed at {}", seeds.display());
+    assert!(
+        seeds.is_dir(),
+        "the seed sections are needed at {}",
+        seeds.display()
+    );
     let out = ptx_lsp(&cache, &["docs", "import", seeds.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).starts_with("indexed PTX ISA"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).starts_with("indexed PTX ISA"),
+        "{}",
+        stdout(&out)
+    );
     let out = ptx_lsp(&cache, &["docs", "status"]);
     assert_eq!(out.status.code(), Some(0));
     let status_before = stdout(&out);
@@ -146,7 +183,11 @@ fn docs_import_status_and_hover_with_the_spec() {
     // A bad import afterwards leaves the index as it was.
     let out = ptx_lsp(&cache, &["docs", "import", bogus.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("previous index is unchanged"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("previous index is unchanged"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(stdout(&ptx_lsp(&cache, &["docs", "status"])), status_before);
 
     let file = sample(&cache);
