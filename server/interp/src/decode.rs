@@ -535,7 +535,16 @@ impl<'a> Decoder<'a> {
         let n_dst = destination_count(mnemonic, &quals);
         let mut dst = Vec::new();
         let mut src = Vec::new();
+        // Instructions whose immediates are counts, strides or masks never
+        // take float literals.
+        let integer_immediates = matches!(
+            mnemonic,
+            "wmma" | "tcgen05" | "shfl" | "ld" | "ldu" | "st" | "vote" | "match" | "redux" | "bar"
+        );
         let float_ty = |index: usize| -> Option<Ty> {
+            if integer_immediates && !matches!(mnemonic, "st") {
+                return None;
+            }
             let ty = if matches!(mnemonic, "cvt" | "set" | "cvt.pack") && index > 0 {
                 quals.types.last().copied()
             } else {
