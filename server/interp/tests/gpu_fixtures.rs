@@ -79,6 +79,11 @@ fn known_mismatches() -> BTreeSet<String> {
     text.lines()
         .filter_map(|line| line.strip_prefix("- `"))
         .filter_map(|rest| rest.split('`').next())
+        .filter(|id| {
+            let mut parts = id.split('.');
+            let numeric = |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+            numeric(parts.next()) && numeric(parts.next()) && parts.next().is_none()
+        })
         .map(str::to_owned)
         .collect()
 }
