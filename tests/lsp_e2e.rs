@@ -361,3 +361,81 @@ fn pull_diagnostics() {
     assert_eq!(again["kind"], "unchanged");
     assert!(client.shutdown_and_exit().success());
 }
+
+#[test]
+fn hover_completion_and_signature_help() {
+    let text = read(HOPPER);
+    let uri = file_uri("hover.ptx");
+    let mut client = LspClient::initialized(
+        json!({"textDocument": {"completion": {"completionItem": {"snippetSupport": true}}}}),
+        Value::Null,
+    );
+    client.open(&uri, &text);
+    // Hover on an opcode and on a register.
+    let hover = client.request("textDocument/hover", at(&uri, &text, "mbarrier.init", 0));
+    assert_eq!(hover["contents"]["kind"], "markdown");
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("mbarrier"),
+        "{hover}"
+    );
+    let hover = client.request("textDocument/hover", at(&uri, &text, "%r1, %tid.x", 0));
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains(".b32"),
+        "{hover}"
+    );
+    // Signature help inside an operand list.
+    let offset = offset_of(&text, "%rd2, [", 0) + 1;
+    let help = client.request(
+        "textDocument/signatureHelp",
+        json!({"textDocument": {"uri": uri}, "position": position(&text, offset)}),
+    );
+    assert!(
+        help["signatures"][0]["label"]
+            .as_str()
+            .unwrap()
+            .starts_with("ld.param"),
+        "{help}"
+    );
+    assert!(client.shutdown_and_exit().success());
+}
+
+/// The same position gives different completions on `.target sm_80` and on
+/// `sm_100a`: tensor-memory instructions exist only on the latter.
+#[test]
+fn completion_is_filtered_by_target() {
+    let complete = |target: &str| -> Vec<String> {
+        let text = format!(
+            ".version 8.7\n.target {target}\n.address_size 64\n.entry k()\n{{\n\ttcgen05.\n}}\n"
+        );
+        let uri = file_uri(&format!("complete_{target}.ptx"));
+        let mut client = LspClient::initialized(json!({}), Value::Null);
+        client.open(&uri, &text);
+        let offset = offset_of(&text, "tcgen05.", 0) + "tcgen05.".len();
+        let result = client.request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": uri}, "position": position(&text, offset)}),
+        );
+        let labels = result["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["label"].as_str().unwrap().to_owned())
+            .collect();
+        assert!(client.shutdown_and_exit().success());
+        labels
+    };
+    let on_blackwell = complete("sm_100a");
+    let on_ampere = complete("sm_80");
+    assert!(
+        on_blackwell.iter().any(|l| l.contains("alloc")),
+        "{on_blackwell:?}"
+    );
+    assert_ne!(on_blackwell, on_ampere);
+    assert!(on_ampere.len() < on_blackwell.len(), "{on_ampere:?}");
+}

@@ -102,6 +102,19 @@ impl LspClient {
         result
     }
 
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The server's resident memory in KiB (Linux `/proc`), if known.
+    pub fn rss_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    }
+
     pub fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
     }

@@ -2,8 +2,11 @@
 //! only dispatches each message to its handler under `requests/` or
 //! `notifications/`.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
+
+use ptx_docs::LazyIndex;
 
 use ptx_syntax::PositionEncoding;
 use tower_lsp::jsonrpc::Result;
@@ -28,6 +31,10 @@ pub(crate) struct State {
     /// The client can be asked to refresh inlay hints / pulled diagnostics.
     refresh_inlay_hints: AtomicBool,
     refresh_diagnostics: AtomicBool,
+    /// The client accepts snippet completions.
+    snippet_support: AtomicBool,
+    /// The imported spec index, for hover text (loaded on first use).
+    spec: Mutex<Option<(Option<PathBuf>, Arc<LazyIndex>)>>,
     /// `shutdown` was received (the exit code depends on it).
     shutdown: Arc<AtomicBool>,
 }
@@ -90,6 +97,34 @@ impl State {
         }
     }
 
+    pub fn snippet_support(&self) -> bool {
+        self.snippet_support.load(Ordering::Relaxed)
+    }
+
+    pub fn set_snippet_support(&self, supported: bool) {
+        self.snippet_support.store(supported, Ordering::Relaxed);
+    }
+
+    /// The spec index of the configured cache directory (`docs.indexPath`,
+    /// a directory or the index file in it), else of the default one.
+    pub fn spec_index(&self) -> Option<Arc<LazyIndex>> {
+        let configured = self.config().docs.index_path.map(PathBuf::from);
+        let mut spec = self.spec.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((path, index)) = spec.as_ref() {
+            if *path == configured {
+                return Some(index.clone());
+            }
+        }
+        let cache = match &configured {
+            Some(path) if path.is_file() => path.parent().map(PathBuf::from),
+            Some(path) => Some(path.clone()),
+            None => ptx_docs::default_cache_dir(),
+        }?;
+        let index = Arc::new(LazyIndex::new(cache));
+        *spec = Some((configured, index.clone()));
+        Some(index)
+    }
+
     pub fn mark_shutdown(&self) {
         self.shutdown.store(true, Ordering::SeqCst);
     }
@@ -136,6 +171,8 @@ pub(crate) fn build() -> (LspService<Server>, ClientSocket) {
             pull_diagnostics: AtomicBool::new(false),
             refresh_inlay_hints: AtomicBool::new(false),
             refresh_diagnostics: AtomicBool::new(false),
+            snippet_support: AtomicBool::new(false),
+            spec: Mutex::new(None),
             shutdown: Arc::new(AtomicBool::new(false)),
         }),
     })
@@ -271,6 +308,18 @@ impl LanguageServer for Server {
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         requests::code_action::handle(&self.state, params).await
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        requests::hover::handle(&self.state, params).await
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        requests::completion::handle(&self.state, params).await
+    }
+
+    async fn signature_help(&self, params: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
+        requests::signature_help::handle(&self.state, params).await
     }
 
     async fn diagnostic(

@@ -20,6 +20,15 @@ pub(crate) fn handle(state: &Arc<State>, params: InitializeParams) -> Result<Ini
         .as_ref()
         .is_some_and(|t| t.diagnostic.is_some());
     state.set_pull_diagnostics(pull);
+    let snippets = params
+        .capabilities
+        .text_document
+        .as_ref()
+        .and_then(|t| t.completion.as_ref())
+        .and_then(|c| c.completion_item.as_ref())
+        .and_then(|i| i.snippet_support)
+        .unwrap_or(false);
+    state.set_snippet_support(snippets);
     let workspace = params.capabilities.workspace.as_ref();
     state.set_refresh_support(
         workspace

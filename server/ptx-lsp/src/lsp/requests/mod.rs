@@ -3,12 +3,14 @@
 //! the result out.
 
 pub(crate) mod code_action;
+pub(crate) mod completion;
 pub(crate) mod definition;
 pub(crate) mod diagnostic;
 pub(crate) mod document_highlight;
 pub(crate) mod document_symbol;
 pub(crate) mod folding_range;
 pub(crate) mod formatting;
+pub(crate) mod hover;
 pub(crate) mod initialize;
 pub(crate) mod inlay_hint;
 pub(crate) mod references;
@@ -16,6 +18,7 @@ pub(crate) mod register_count;
 pub(crate) mod rename;
 pub(crate) mod selection_range;
 pub(crate) mod semantic_tokens;
+pub(crate) mod signature_help;
 pub(crate) mod test_panic;
 pub(crate) mod workspace_symbol;
 

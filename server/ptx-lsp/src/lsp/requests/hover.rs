@@ -1,0 +1,37 @@
+//! `textDocument/hover`: our summary of the opcode, qualifier, register,
+//! directive, label or variable under the cursor, followed by the spec's own
+//! text when the user has imported it (`ptx-lsp docs import`).
+
+use std::sync::Arc;
+
+use ptx_ide::hover::HoverConfig;
+use tower_lsp::jsonrpc::Result;
+use tower_lsp::lsp_types::{Hover, HoverContents, HoverParams, MarkupContent, MarkupKind};
+
+use crate::lsp::server::State;
+use crate::lsp::{dispatch, from_proto, to_proto};
+
+pub(crate) async fn handle(state: &Arc<State>, params: HoverParams) -> Result<Option<Hover>> {
+    let position = params.text_document_position_params;
+    let snapshot = super::snapshot(state, &position.text_document.uri)?;
+    let config = state.config();
+    let spec = state.spec_index();
+    dispatch::analysis("textDocument/hover", move || {
+        let offset = from_proto::offset(&snapshot, position.position);
+        let spec = spec.as_ref().and_then(|lazy| lazy.get());
+        let hover_config = HoverConfig {
+            target_override: config.target.as_deref(),
+            version_override: config.version.as_deref(),
+            spec: spec.as_deref(),
+        };
+        let result = ptx_ide::hover::hover(&snapshot.parse, offset, &hover_config)?;
+        Some(Hover {
+            contents: HoverContents::Markup(MarkupContent {
+                kind: MarkupKind::Markdown,
+                value: result.markdown,
+            }),
+            range: Some(to_proto::range(&snapshot, &result.range)),
+        })
+    })
+    .await
+}
