@@ -1,0 +1,124 @@
+// The PTX extension: starts the ptx-lsp language server and wires its
+// features into VS Code. Highlighting comes from the server's semantic
+// tokens (no TextMate grammar); the custom token types are declared in
+// package.json with super-types so that every theme colours them.
+
+import * as fs from "fs";
+import * as vscode from "vscode";
+import {
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  TransportKind,
+} from "vscode-languageclient/node";
+
+import { resolveServerPath } from "./serverPath";
+
+let client: LanguageClient | undefined;
+let log: vscode.OutputChannel | undefined;
+
+function settings(): Record<string, unknown> {
+  const config = vscode.workspace.getConfiguration("ptx");
+  return {
+    target: config.get<string>("target", ""),
+    version: config.get<string>("version", ""),
+    diagnostics: {
+      enable: config.get<boolean>("diagnostics.enable", true),
+      disabled: config.get<string[]>("diagnostics.disabled", []),
+    },
+    docs: { indexPath: config.get<string | null>("docs.indexPath", null) },
+    inlayHints: { registerCounts: config.get<boolean>("inlayHints.registerCounts", true) },
+  };
+}
+
+async function start(context: vscode.ExtensionContext): Promise<void> {
+  const found = resolveServerPath({
+    env: process.env.PTX_LSP_PATH,
+    setting: vscode.workspace.getConfiguration("ptx").get<string | null>("server.path", null),
+    extensionDir: context.extensionPath,
+    platform: process.platform,
+    exists: (file) => fs.existsSync(file),
+  });
+  if (!found.ok) {
+    const open = "Open Settings";
+    const choice = await vscode.window.showErrorMessage(found.message, open);
+    if (choice === open) {
+      await vscode.commands.executeCommand("workbench.action.openSettings", "ptx.server.path");
+    }
+    return;
+  }
+  log ??= vscode.window.createOutputChannel("PTX Language Server");
+  log.appendLine(`using ${found.path} (from ${found.source})`);
+  const serverOptions: ServerOptions = {
+    command: found.path,
+    args: ["serve"],
+    transport: TransportKind.stdio,
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [{ language: "ptx" }],
+    initializationOptions: settings(),
+    outputChannel: log,
+    synchronize: { configurationSection: "ptx" },
+  };
+  client = new LanguageClient("ptx", "PTX Language Server", serverOptions, clientOptions);
+  await client.start();
+}
+
+async function stop(): Promise<void> {
+  const running = client;
+  client = undefined;
+  if (running) {
+    await running.stop();
+  }
+}
+
+interface RegisterCount {
+  instruction: string;
+  vectors?: { operand: number; registers: number; register_bits: number; explanation: string }[];
+  error?: string;
+}
+
+async function showRegisterCount(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!client || !editor || editor.document.languageId !== "ptx") {
+    return;
+  }
+  const result = await client.sendRequest<RegisterCount | null>("ptx/registerCount", {
+    textDocument: { uri: editor.document.uri.toString() },
+    position: client.code2ProtocolConverter.asPosition(editor.selection.active),
+  });
+  if (!result) {
+    vscode.window.showInformationMessage("No instruction at the cursor.");
+  } else if (result.error) {
+    vscode.window.showWarningMessage(`${result.instruction}: ${result.error}`);
+  } else {
+    const parts = (result.vectors ?? []).map(
+      (v) => `operand ${v.operand}: ${v.registers} × ${v.register_bits}-bit (${v.explanation})`,
+    );
+    vscode.window.showInformationMessage(
+      `${result.instruction}: ${parts.length ? parts.join("; ") : "no vector operands"}`,
+    );
+  }
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  context.subscriptions.push(
+    vscode.commands.registerCommand("ptx.restartServer", async () => {
+      await stop();
+      await start(context);
+    }),
+    vscode.commands.registerCommand("ptx.registerCount", showRegisterCount),
+    vscode.commands.registerCommand("ptx.showLog", () => log?.show()),
+    vscode.workspace.onDidChangeConfiguration(async (event) => {
+      if (event.affectsConfiguration("ptx.server.path")) {
+        await stop();
+        await start(context);
+      }
+    }),
+  );
+  await start(context);
+}
+
+export function deactivate(): Thenable<void> | undefined {
+  return stop();
+}
