@@ -334,21 +334,19 @@ impl<'p> Machine<'p> {
     }
 
     fn record(&mut self, w: usize, pc: u32, lane: u32, inst: &Inst) {
-        let mut regs = Vec::new();
-        for dst in &inst.dst {
-            dst.regs(&mut regs);
-        }
-        if let Op::Call { rets, .. } = &inst.op {
-            // Return values arrive at `ret`; record the call line then.
-            let _ = rets;
-        }
         let warp = &self.warps[w];
-        let values = regs
-            .into_iter()
-            .map(|r| (r, warp.regs[r as usize * 32 + lane as usize]))
-            .collect();
         let entry = self.lines.entry(pc).or_default();
-        entry.values = values;
+        entry.values.clear();
+        fn collect(dst: &Dst, warp: &Warp, lane: u32, out: &mut Vec<(u32, u64)>) {
+            match dst {
+                Dst::Reg(r) => out.push((*r, warp.regs[*r as usize * 32 + lane as usize])),
+                Dst::Vector(items) => items.iter().for_each(|d| collect(d, warp, lane, out)),
+                Dst::Sink => {}
+            }
+        }
+        for dst in &inst.dst {
+            collect(dst, warp, lane, &mut entry.values);
+        }
         entry.executions += 1;
     }
 

@@ -3,7 +3,7 @@
 //! `.ftz`, `.sat`, `.relu`, the GPU's NaN rules, min/max variants, the
 //! approximate functions, `copysign`, `testp` and float comparisons.
 
-use crate::engine::{Fault, Machine};
+use crate::engine::{Fault, Lanes, Machine};
 use crate::ir::{Cmp, Inst, Quals, Src, Ty};
 use crate::math;
 use crate::softfloat::{self, Exact, Format, Rounding};
@@ -160,6 +160,10 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &FloatOp, active: u3
         m.dst(w, inst, 0, &d, active);
         return Ok(());
     }
+    if ty == Ty::F32 && op.rounding == Rounding::Nearest && fast_f32(op, &a, &b, &c, &mut d) {
+        m.dst(w, inst, 0, &d, active);
+        return Ok(());
+    }
     if ty.is_packed() {
         let width = format.bits();
         let lane_mask = (1u64 << width) - 1;
@@ -182,6 +186,56 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &FloatOp, active: u3
     }
     m.dst(w, inst, 0, &d, active);
     Ok(())
+}
+
+/// Round-to-nearest binary32 arithmetic on the host's own floats, which
+/// round exactly as the GPU does; only NaNs need the canonical pattern.
+fn fast_f32(op: &FloatOp, a: &Lanes, b: &Lanes, c: &Lanes, d: &mut Lanes) -> bool {
+    let ftz = op.ftz;
+    let load = |bits: u64| {
+        let x = f32::from_bits(bits as u32);
+        if ftz && x.is_subnormal() {
+            0.0f32.copysign(x)
+        } else {
+            x
+        }
+    };
+    let sat = op.sat;
+    let store = |r: f32| -> u64 {
+        let r = if ftz && r.is_subnormal() { 0.0f32.copysign(r) } else { r };
+        if sat {
+            // NaN and every negative value (-0 too) saturate to +0.
+            return if r.is_nan() || r <= 0.0 {
+                0
+            } else {
+                u64::from(r.min(1.0).to_bits())
+            };
+        }
+        if r.is_nan() {
+            return 0x7fff_ffff;
+        }
+        let r = if ftz && r.is_subnormal() { 0.0f32.copysign(r) } else { r };
+        u64::from(r.to_bits())
+    };
+    macro_rules! lanes {
+        (|$x:ident, $y:ident, $z:ident| $e:expr) => {
+            for l in 0..32 {
+                let ($x, $y, $z) = (load(a[l]), load(b[l]), load(c[l]));
+                let _ = (&$y, &$z);
+                d[l] = store($e);
+            }
+        };
+    }
+    match op.kind {
+        FloatKind::Add => lanes!(|x, y, z| x + y),
+        FloatKind::Sub => lanes!(|x, y, z| x - y),
+        FloatKind::Mul => lanes!(|x, y, z| x * y),
+        FloatKind::Fma => lanes!(|x, y, z| x.mul_add(y, z)),
+        FloatKind::Div => lanes!(|x, y, z| x / y),
+        FloatKind::Sqrt => lanes!(|x, y, z| x.sqrt()),
+        _ => return false,
+    }
+    true
 }
 
 /// One float operation on raw bits of `format`.

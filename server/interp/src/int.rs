@@ -610,12 +610,17 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32)
             let lut = m.src(w, inst, 3);
             let mut d = [0u64; 32];
             for l in 0..32 {
+                // The union of the minterms the table selects.
                 let mut r = 0u64;
-                for i in 0..bits {
-                    let index = (a[l] >> i & 1) << 2 | (b[l] >> i & 1) << 1 | (c[l] >> i & 1);
-                    r |= (lut[l] >> index & 1) << i;
+                for minterm in 0..8 {
+                    if lut[l] >> minterm & 1 == 1 {
+                        let x = if minterm & 4 != 0 { a[l] } else { !a[l] };
+                        let y = if minterm & 2 != 0 { b[l] } else { !b[l] };
+                        let z = if minterm & 1 != 0 { c[l] } else { !c[l] };
+                        r |= x & y & z;
+                    }
                 }
-                d[l] = r;
+                d[l] = r & mk;
             }
             m.dst(w, inst, 0, &d, active);
         }

@@ -157,6 +157,12 @@ impl Format {
         if self == F64 {
             return f64::from_bits(bits);
         }
+        if self == F32 {
+            return f64::from(f32::from_bits(bits as u32));
+        }
+        if self == BF16 {
+            return f64::from(f32::from_bits((bits as u32 & 0xffff) << 16));
+        }
         let negative = self.is_negative(bits);
         let exp = ((bits & self.exp_mask()) >> self.frac_bits) as i32;
         let frac = bits & self.frac_mask();
@@ -178,6 +184,10 @@ impl Format {
 
     /// Rounds an `f64` to this format (exact input, no tail).
     pub fn from_f64(self, x: f64, mode: Rounding) -> u64 {
+        if self == F32 && mode == Rounding::Nearest && !x.is_nan() {
+            // The host conversion rounds to nearest even, subnormals included.
+            return u64::from((x as f32).to_bits());
+        }
         round(x, 0, mode, self)
     }
 }

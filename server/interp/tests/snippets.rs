@@ -34,7 +34,7 @@ fn straight_line_integer_code() {
     );
     assert_eq!(reg(&r, 0, "%r2"), "0x0000000c");
     assert_eq!(reg(&r, 0, "%r3"), "0x000000c0");
-    assert_eq!(r.steps, 4);
+    assert_eq!(r.steps, 3);
 }
 
 #[test]

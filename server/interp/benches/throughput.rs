@@ -1,0 +1,119 @@
+//! Interpreter throughput in thread-instructions per second (figures, not a
+//! timed test): an integer loop and a float loop, warp-uniform and divergent,
+//! on 1024 threads. `cargo bench -p ptx-interp` prints them; BENCHMARKS.md
+//! records them.
+
+use std::time::Instant;
+
+use ptx_interp::{run_snippet, SnippetOptions};
+use ptx_syntax::Parse;
+
+const INT_UNIFORM: &str = "
+.reg .b32 %r<8>;
+.reg .pred %p;
+    mov.u32 %r0, %tid.x;
+    mov.u32 %r1, 0;
+    mov.u32 %r2, 0x9e3779b9;
+LOOP:
+    add.u32 %r3, %r0, %r2;
+    xor.b32 %r4, %r3, %r1;
+    shl.b32 %r5, %r4, 3;
+    mad.lo.u32 %r0, %r5, 7, %r4;
+    lop3.b32 %r6, %r0, %r3, %r5, 0x96;
+    add.u32 %r1, %r1, 1;
+    setp.lt.u32 %p, %r1, 2000;
+@%p bra LOOP;
+";
+
+const INT_DIVERGENT: &str = "
+.reg .b32 %r<8>;
+.reg .pred %p, %q;
+    mov.u32 %r0, %tid.x;
+    mov.u32 %r1, 0;
+    and.b32 %r7, %r0, 1;
+    setp.eq.u32 %q, %r7, 0;
+LOOP:
+@%q bra EVEN;
+    add.u32 %r3, %r0, %r1;
+    xor.b32 %r0, %r3, 0x5555;
+    bra NEXT;
+EVEN:
+    shl.b32 %r3, %r0, 1;
+    sub.u32 %r0, %r3, %r1;
+NEXT:
+    add.u32 %r1, %r1, 1;
+    setp.lt.u32 %p, %r1, 2000;
+@%p bra LOOP;
+";
+
+const FLOAT_UNIFORM: &str = "
+.reg .b32 %r<2>;
+.reg .f32 %f<8>;
+.reg .pred %p;
+    cvt.rn.f32.u32 %f0, %tid.x;
+    mov.f32 %f1, 0f3F800000;
+    mov.u32 %r1, 0;
+LOOP:
+    fma.rn.f32 %f2, %f0, 0f3F000000, %f1;
+    mul.rn.f32 %f3, %f2, %f2;
+    add.rn.f32 %f1, %f3, 0fBF800000;
+    max.f32 %f4, %f1, %f2;
+    sub.rn.f32 %f0, %f4, %f3;
+    add.u32 %r1, %r1, 1;
+    setp.lt.u32 %p, %r1, 2000;
+@%p bra LOOP;
+";
+
+const FLOAT_DIVERGENT: &str = "
+.reg .b32 %r<3>;
+.reg .f32 %f<8>;
+.reg .pred %p, %q;
+    cvt.rn.f32.u32 %f0, %tid.x;
+    mov.f32 %f1, 0f3F800000;
+    mov.u32 %r1, 0;
+    and.b32 %r2, %r1, 0;
+    mov.u32 %r0, %tid.x;
+    and.b32 %r2, %r0, 1;
+    setp.eq.u32 %q, %r2, 0;
+LOOP:
+@%q bra EVEN;
+    fma.rn.f32 %f1, %f0, 0f3F000000, %f1;
+    bra NEXT;
+EVEN:
+    mul.rn.f32 %f1, %f1, 0f3F7FF000;
+NEXT:
+    add.u32 %r1, %r1, 1;
+    setp.lt.u32 %p, %r1, 2000;
+@%p bra LOOP;
+";
+
+fn measure(name: &str, text: &str) {
+    let parse = Parse::new(text);
+    let options = SnippetOptions {
+        threads: 1024,
+        max_steps: u64::MAX,
+        ..SnippetOptions::default()
+    };
+    // Warm up, then keep the best of three.
+    let _ = run_snippet(&parse, &options);
+    let mut best = f64::INFINITY;
+    let mut thread_instructions = 0;
+    for _ in 0..3 {
+        let start = Instant::now();
+        let result = run_snippet(&parse, &options).expect("benchmark snippet runs");
+        best = best.min(start.elapsed().as_secs_f64());
+        thread_instructions = result.thread_instructions;
+    }
+    println!(
+        "{name:<18} {:>6.1} M thread-instr/s  ({thread_instructions} thread-instructions in {:.1} ms)",
+        thread_instructions as f64 / best / 1e6,
+        best * 1e3
+    );
+}
+
+fn main() {
+    measure("int, uniform", INT_UNIFORM);
+    measure("int, divergent", INT_DIVERGENT);
+    measure("float, uniform", FLOAT_UNIFORM);
+    measure("float, divergent", FLOAT_DIVERGENT);
+}
