@@ -16,3 +16,22 @@ echo "== grammar: tree-sitter test"
 
 echo "== cargo test --workspace"
 cargo test --workspace
+
+# The editor clients, against the server binary that `cargo test` built.
+server="${CARGO_TARGET_DIR:-target}/debug/ptx-lsp"
+cargo build -q -p ptx-lsp
+
+echo "== editors/nvim: headless client test"
+install_nvim=../shared/tools/install-nvim.sh
+if [ -x "$install_nvim" ] && nvim_bin=$("$install_nvim"); then
+  PTX_LSP_PATH="$server" "$nvim_bin" --headless -u NONE -l editors/nvim/test/test.lua
+else
+  echo "skipped: no Neovim 0.11+ (the install script $install_nvim is missing or failed)"
+fi
+
+echo "== editors/vscode: type-check, bundle, unit tests"
+if command -v npm >/dev/null 2>&1 && (cd editors/vscode && npm ci --no-audit --no-fund --prefer-offline >/dev/null); then
+  (cd editors/vscode && npm run -s check && npm run -s build >/dev/null && npm test -s)
+else
+  echo "skipped: npm is missing or the packages could not be installed (see editors/vscode/README.md)"
+fi
