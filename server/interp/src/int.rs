@@ -299,6 +299,12 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32)
                 })
             });
         }
+        IntKind::Add if !op.cc && !op.sat => map2(m, w, inst, active, move |a, b| a.wrapping_add(b) & mk),
+        IntKind::Sub if !op.cc && !op.sat => map2(m, w, inst, active, move |a, b| a.wrapping_sub(b) & mk),
+        IntKind::Mul(Half::Lo) => map2(m, w, inst, active, move |a, b| a.wrapping_mul(b) & mk),
+        IntKind::Mad(Half::Lo) if !op.cc && !op.sat => {
+            map3(m, w, inst, active, move |a, b, c| a.wrapping_mul(b).wrapping_add(c) & mk)
+        }
         IntKind::Add | IntKind::Sub | IntKind::AddC | IntKind::SubC => {
             let sub = matches!(op.kind, IntKind::Sub | IntKind::SubC);
             let with_carry = matches!(op.kind, IntKind::AddC | IntKind::SubC);
@@ -675,21 +681,35 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32)
         IntKind::Setp(cmp, bool_op) => {
             let a = m.src(w, inst, 0);
             let b = m.src(w, inst, 1);
-            let c = m.src(w, inst, 2);
             let mut p = [0u64; 32];
+            if ty.is_float() {
+                for l in lanes(active) {
+                    let l = l as usize;
+                    p[l] = u64::from(compare(cmp, a[l], b[l], ty, op.ftz));
+                }
+            } else {
+                int_compare(cmp, &a, &b, bits, signed, &mut p);
+            }
             let mut q = [0u64; 32];
-            for l in lanes(active) {
-                let l = l as usize;
-                let t = compare(cmp, a[l], b[l], ty, op.ftz);
-                let (x, y) = match bool_op {
-                    Some(bop) => (bop.apply(t, c[l] & 1 == 1), bop.apply(!t, c[l] & 1 == 1)),
-                    None => (t, !t),
-                };
-                p[l] = u64::from(x);
-                q[l] = u64::from(y);
+            match bool_op {
+                Some(bop) => {
+                    let c = m.src(w, inst, 2);
+                    for l in 0..32 {
+                        let (t, other) = (p[l] == 1, c[l] & 1 == 1);
+                        p[l] = u64::from(bop.apply(t, other));
+                        q[l] = u64::from(bop.apply(!t, other));
+                    }
+                }
+                None => {
+                    for l in 0..32 {
+                        q[l] = p[l] ^ 1;
+                    }
+                }
             }
             m.dst(w, inst, 0, &p, active);
-            m.dst(w, inst, 1, &q, active);
+            if inst.dst.len() > 1 {
+                m.dst(w, inst, 1, &q, active);
+            }
         }
         IntKind::Set(cmp, bool_op) => {
             // `set.cmp.dtype.stype`: the comparison is of the source type.
@@ -735,6 +755,41 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32)
         }
     }
     Ok(())
+}
+
+/// Integer comparison of every lane, with the operator chosen once.
+fn int_compare(cmp: Cmp, a: &Lanes, b: &Lanes, bits: u32, signed: bool, out: &mut Lanes) {
+    let mk = mask(bits);
+    // Order-preserving unsigned keys: flipping the sign bit orders signed values.
+    let key = |v: u64| {
+        if signed {
+            (sext(v, bits) as u64) ^ (1 << 63)
+        } else {
+            v & mk
+        }
+    };
+    let unsigned = |v: u64| v & mk;
+    macro_rules! each {
+        ($k:expr, $op:tt) => {
+            for l in 0..32 {
+                out[l] = u64::from($k(a[l]) $op $k(b[l]));
+            }
+        };
+    }
+    match cmp {
+        Cmp::Eq | Cmp::Equ => each!(unsigned, ==),
+        Cmp::Ne | Cmp::Neu => each!(unsigned, !=),
+        Cmp::Lt | Cmp::Ltu => each!(key, <),
+        Cmp::Le | Cmp::Leu => each!(key, <=),
+        Cmp::Gt | Cmp::Gtu => each!(key, >),
+        Cmp::Ge | Cmp::Geu => each!(key, >=),
+        Cmp::Lo => each!(unsigned, <),
+        Cmp::Ls => each!(unsigned, <=),
+        Cmp::Hi => each!(unsigned, >),
+        Cmp::Hs => each!(unsigned, >=),
+        Cmp::Num => *out = [1; 32],
+        Cmp::Nan => *out = [0; 32],
+    }
 }
 
 fn half_of(ty: Ty) -> Ty {
