@@ -938,7 +938,8 @@ fn destination_count(mnemonic: &str, quals: &Quals) -> usize {
         | "trap" | "brkpt" | "nanosleep" | "prefetch" | "prefetchu" | "pmevent" | "stmatrix"
         | "discard" | "applypriority" | "cp" | "griddepcontrol" | "setmaxnreg" => 0,
         "wmma" if quals.has("store") => 0,
-        "tcgen05" if !quals.has("ld") && !quals.has("alloc") => 0,
+        "tcgen05" if quals.has("ld") && quals.has("red") => 2,
+        "tcgen05" if !quals.has("ld") => 0,
         _ => 1,
     }
 }

@@ -98,3 +98,46 @@ fn shuffles_and_votes() {
     assert_eq!(reg(&r, 0, "%r3"), "0x000003ff");
     assert_eq!(reg(&r, 9, "%r4"), format!("{:#010x}", 31 * 32 / 2));
 }
+
+#[test]
+fn tensor_memory_round_trip_through_every_shape() {
+    // Store lane·1000 + column with .32x32b (thread t owns lane t), then read
+    // it back with the 16-lane shapes and check where each value came from.
+    let text = "
+.shared .b32 slot;
+.reg .b32 %r<8>, %t, %l, %a;
+    mov.u32 %l, %laneid;
+    mov.u32 %a, slot;
+    tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%a], 32;
+    ld.shared.b32 %t, [slot];
+    mul.lo.u32 %r0, %l, 1000;
+    add.u32 %r1, %r0, 1;
+    add.u32 %r2, %r0, 2;
+    add.u32 %r3, %r0, 3;
+    tcgen05.st.sync.aligned.32x32b.x4.b32 [%t], {%r0, %r1, %r2, %r3};
+    tcgen05.wait::st.sync.aligned;
+    tcgen05.ld.sync.aligned.16x256b.x1.b32 {%r4, %r5, %r6, %r7}, [%t];
+    tcgen05.ld.sync.aligned.16x64b.x1.b32 {%r0}, [%t];
+    tcgen05.ld.sync.aligned.16x64b.x1.pack::16b.b32 {%r1}, [%t];
+    tcgen05.dealloc.cta_group::1.sync.aligned.b32 %t, 32;
+    tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+";
+    let r = run(text, 32, &[]);
+    // .16x256b: thread 5 → lanes 1 and 9, columns 2 and 3.
+    assert_eq!(reg(&r, 5, "%r4"), format!("{:#010x}", 1002));
+    assert_eq!(reg(&r, 5, "%r5"), format!("{:#010x}", 1003));
+    assert_eq!(reg(&r, 5, "%r6"), format!("{:#010x}", 9002));
+    // .16x64b: thread 3 → lane 8, column 1.
+    assert_eq!(reg(&r, 3, "%r0"), format!("{:#010x}", 8001));
+    // pack::16b: thread 3 → lane 8, columns 2 and 3 in the two halves.
+    assert_eq!(reg(&r, 3, "%r1"), format!("{:#010x}", (8003 << 16) | 8002));
+}
+
+#[test]
+fn unallocated_tensor_memory_is_a_fault() {
+    let text = ".reg .b32 %r0;\ntcgen05.ld.sync.aligned.32x32b.x1.b32 {%r0}, [0];\n";
+    let error = run_snippet(&Parse::new(text), &SnippetOptions::default()).unwrap_err();
+    assert!(error.message.contains("not allocated"), "{error:?}");
+    assert_eq!(error.thread, Some(0));
+    assert_eq!(error.range, Some(15..text.len() - 1));
+}
