@@ -439,3 +439,56 @@ fn completion_is_filtered_by_target() {
     assert_ne!(on_blackwell, on_ampere);
     assert!(on_ampere.len() < on_blackwell.len(), "{on_ampere:?}");
 }
+
+#[test]
+fn run_code_lenses_and_the_run_request() {
+    let text =
+        "// @run threads=2 %r1=5\n.reg .b32 %r<4>;\nmov.u32 %r2, %tid.x;\nadd.s32 %r3, %r1, %r2;\n";
+    let uri = file_uri("snippet.ptx");
+    let mut client = LspClient::initialized(json!({}), Value::Null);
+    client.open(&uri, text);
+    let lenses = client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let command = &lenses[0]["command"];
+    assert_eq!(command["command"], "ptx.run");
+    let result = client.request("ptx/run", command["arguments"][0].clone());
+    assert_eq!(result["error"], Value::Null, "{result}");
+    assert_eq!(result["threads"][0]["registers"]["%r3"], "0x00000005");
+    assert_eq!(result["threads"][1]["registers"]["%r3"], "0x00000006");
+    let last_line = &result["lines"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last_line["range"]["start"]["line"], 3, "{result}");
+    assert!(
+        last_line["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("%r3 = 0x00000005"),
+        "{result}"
+    );
+
+    // A kernel: the lens carries its launch from the @run comment above it.
+    let kernel = ".version 8.0\n.target sm_90\n.address_size 64\n// @run block=4 arg=buf:u32:0,0,0,0\n.visible .entry k(.param .u64 out)\n{\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 4;\n\tadd.s64 %rd2, %rd2, %rd3;\n\tst.global.u32 [%rd2], %r1;\n\tret;\n}\n";
+    let uri = file_uri("kernel.ptx");
+    client.open(&uri, kernel);
+    let lenses = client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(lenses.as_array().unwrap().len(), 1, "{lenses}");
+    assert_eq!(lenses[0]["command"]["title"], "▶ Run k");
+    let result = client.request("ptx/run", lenses[0]["command"]["arguments"][0].clone());
+    assert_eq!(result["error"], Value::Null, "{result}");
+    assert_eq!(
+        result["buffers"][0]["hex"],
+        "00000000010000000200000003000000"
+    );
+
+    // A fault is reported in the result, with its place.
+    let faulty = ".reg .b64 %rd1;\nmov.u64 %rd1, 3;\nld.global.u32 %r1, [%rd1];\n";
+    let uri = file_uri("fault.ptx");
+    client.open(&uri, faulty);
+    let result = client.request("ptx/run", json!({"textDocument": {"uri": uri}}));
+    assert!(result["error"]["message"].is_string(), "{result}");
+    assert!(client.shutdown_and_exit().success());
+}

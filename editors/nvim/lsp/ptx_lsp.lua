@@ -7,8 +7,43 @@
 --   target = 'sm_100a', version = '8.7',
 --   diagnostics = { enable = true, disabled = { 'qualifier-order' } },
 --   docs = { indexPath = '~/.cache/ptx-lsp' }, inlayHints = { registerCounts = true }
+local run_ns = vim.api.nvim_create_namespace('ptx_run')
+
+--- Runs `ptx/run` with a code lens's parameters and shows the selected
+--- thread's values at the end of each line (cleared on the next edit).
+local function run(command, ctx)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  local bufnr = ctx.bufnr
+  if not client then
+    return
+  end
+  client:request('ptx/run', command.arguments[1], function(err, result)
+    if err then
+      vim.notify('PTX run: ' .. err.message, vim.log.levels.ERROR)
+      return
+    end
+    vim.api.nvim_buf_clear_namespace(bufnr, run_ns, 0, -1)
+    for _, line in ipairs(result.lines or {}) do
+      vim.api.nvim_buf_set_extmark(bufnr, run_ns, line.range.start.line, 0, {
+        virt_text = { { '⇒ ' .. line.text, 'Comment' } },
+        virt_text_pos = 'eol',
+      })
+    end
+    if result.error ~= vim.NIL and result.error then
+      vim.notify('PTX run: ' .. result.error.message, vim.log.levels.ERROR)
+    end
+    vim.api.nvim_buf_attach(bufnr, false, {
+      on_lines = function()
+        vim.api.nvim_buf_clear_namespace(bufnr, run_ns, 0, -1)
+        return true
+      end,
+    })
+  end, bufnr)
+end
+
 ---@type vim.lsp.Config
 return {
+  commands = { ['ptx.run'] = run },
   cmd = { vim.env.PTX_LSP_PATH or 'ptx-lsp', 'serve' },
   filetypes = { 'ptx' },
   root_markers = { '.git' },

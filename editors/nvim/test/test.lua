@@ -83,6 +83,32 @@ if client then
   check(text:find('mov') ~= nil, 'hover on `mov` describes it')
 end
 
+-- A `// @run` region: the code lens runs it and the values appear as virtual text.
+local snippet = dir .. '/snippet.ptx'
+vim.fn.writefile({ '// @run %r1=5', '.reg .b32 %r<3>;', 'add.s32 %r2, %r1, 2;' }, snippet)
+vim.cmd.edit(snippet)
+local sbuf = vim.api.nvim_get_current_buf()
+vim.wait(20000, function()
+  return #vim.lsp.get_clients({ bufnr = sbuf, name = 'ptx_lsp' }) > 0
+end, 50)
+local sclient = vim.lsp.get_clients({ bufnr = sbuf, name = 'ptx_lsp' })[1]
+if sclient then
+  local lenses = sclient:request_sync('textDocument/codeLens',
+    { textDocument = { uri = vim.uri_from_bufnr(sbuf) } }, 10000, sbuf)
+  local lens = lenses and lenses.result and lenses.result[1]
+  check(lens and lens.command and lens.command.command == 'ptx.run', 'a Run code lens on the @run region')
+  if lens then
+    sclient:exec_cmd(lens.command, { bufnr = sbuf })
+    local ns = vim.api.nvim_get_namespaces()['ptx_run']
+    local shown = vim.wait(20000, function()
+      return ns and #vim.api.nvim_buf_get_extmarks(sbuf, ns, 0, -1, { details = true }) > 0
+    end, 50)
+    local marks = ns and vim.api.nvim_buf_get_extmarks(sbuf, ns, 0, -1, { details = true }) or {}
+    local text = marks[1] and marks[1][4].virt_text[1][1] or ''
+    check(shown and text:find('%%r2 = 0x00000007') ~= nil, 'running it shows %r2 = 7 next to the code')
+  end
+end
+
 vim.fn.delete(dir, 'rf')
 if failures > 0 then
   print(failures .. ' check(s) failed')

@@ -101,6 +101,58 @@ async function showRegisterCount(): Promise<void> {
   }
 }
 
+interface RunResult {
+  threads: { tid: number; ctaid: number; registers: Record<string, string> }[];
+  steps: number;
+  buffers: { arg: number; hex: string }[];
+  lines: { range: { start: { line: number } }; text: string; executions: number }[];
+  error: { kind: string; message: string; range?: { start: { line: number } }; thread?: number } | null;
+}
+
+const runDecoration = vscode.window.createTextEditorDecorationType({
+  after: { color: new vscode.ThemeColor("editorCodeLens.foreground"), margin: "0 0 0 2em" },
+});
+
+// Runs `ptx/run` with the code lens's parameters and shows the selected
+// thread's values after each line, every thread's registers in the log.
+async function runCode(params: Record<string, unknown>): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!client || !editor) {
+    return;
+  }
+  let result: RunResult;
+  try {
+    result = await client.sendRequest<RunResult>("ptx/run", params);
+  } catch (error) {
+    vscode.window.showErrorMessage(`PTX run: ${error instanceof Error ? error.message : error}`);
+    return;
+  }
+  const decorations: vscode.DecorationOptions[] = result.lines.map((line) => {
+    const lineNumber = line.range.start.line;
+    const end = editor.document.lineAt(lineNumber).range.end;
+    return {
+      range: new vscode.Range(end, end),
+      renderOptions: { after: { contentText: `⇒ ${line.text}` } },
+    };
+  });
+  if (result.error) {
+    const where = result.error.range ? ` (line ${result.error.range.start.line + 1})` : "";
+    const thread = result.error.thread !== undefined ? `, thread ${result.error.thread}` : "";
+    vscode.window.showErrorMessage(`PTX run: ${result.error.message}${where}${thread}`);
+  }
+  editor.setDecorations(runDecoration, decorations);
+  log?.appendLine(`ptx/run: ${result.steps} steps`);
+  for (const thread of result.threads) {
+    const registers = Object.entries(thread.registers)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(" ");
+    log?.appendLine(`  cta ${thread.ctaid} thread ${thread.tid}: ${registers}`);
+  }
+  for (const buffer of result.buffers) {
+    log?.appendLine(`  buffer of argument ${buffer.arg}: ${buffer.hex}`);
+  }
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   context.subscriptions.push(
     vscode.commands.registerCommand("ptx.restartServer", async () => {
@@ -109,6 +161,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.commands.registerCommand("ptx.registerCount", showRegisterCount),
     vscode.commands.registerCommand("ptx.showLog", () => log?.show()),
+    vscode.commands.registerCommand("ptx.run", runCode),
+    vscode.workspace.onDidChangeTextDocument((event) => {
+      const editor = vscode.window.activeTextEditor;
+      if (editor && event.document === editor.document) {
+        editor.setDecorations(runDecoration, []);
+      }
+    }),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (event.affectsConfiguration("ptx.server.path")) {
         await stop();

@@ -154,6 +154,10 @@ impl Server {
         requests::register_count::handle(&self.state, params).await
     }
 
+    async fn run(&self, params: serde_json::Value) -> Result<serde_json::Value> {
+        requests::run::handle(&self.state, params).await
+    }
+
     async fn test_panic(&self, params: serde_json::Value) -> Result<serde_json::Value> {
         requests::test_panic::handle(params).await
     }
@@ -176,7 +180,8 @@ pub(crate) fn build() -> (LspService<Server>, ClientSocket) {
             shutdown: Arc::new(AtomicBool::new(false)),
         }),
     })
-    .custom_method("ptx/registerCount", Server::register_count);
+    .custom_method("ptx/registerCount", Server::register_count)
+    .custom_method("ptx/run", Server::run);
     let builder = if super::test_requests_enabled() {
         builder.custom_method("ptx/internal/panic", Server::test_panic)
     } else {
@@ -308,6 +313,10 @@ impl LanguageServer for Server {
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         requests::code_action::handle(&self.state, params).await
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        requests::code_lens::handle(&self.state, params).await
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {

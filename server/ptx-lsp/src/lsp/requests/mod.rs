@@ -3,6 +3,7 @@
 //! the result out.
 
 pub(crate) mod code_action;
+pub(crate) mod code_lens;
 pub(crate) mod completion;
 pub(crate) mod definition;
 pub(crate) mod diagnostic;
@@ -16,6 +17,7 @@ pub(crate) mod inlay_hint;
 pub(crate) mod references;
 pub(crate) mod register_count;
 pub(crate) mod rename;
+pub(crate) mod run;
 pub(crate) mod selection_range;
 pub(crate) mod semantic_tokens;
 pub(crate) mod signature_help;

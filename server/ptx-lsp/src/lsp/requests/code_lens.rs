@@ -1,0 +1,229 @@
+//! `textDocument/codeLens`: "Run" above each `.entry` and above each region
+//! that starts with a `// @run ...` comment. The lens's command is `ptx.run`
+//! with the `ptx/run` parameters as its one argument; clients run it by
+//! sending `ptx/run` and showing the result.
+//!
+//! A `// @run` comment takes the CLI's options as `key=value` words:
+//! `threads=32 %r1=5 %f0=1.5 max-steps=1000 thread=3` for snippets,
+//! `grid=2 block=32,1,1 arg=u32:5 arg=buf:f32:1,2` for the kernel that
+//! follows. A region runs from its comment to the next `// @run` comment (or
+//! the end of the file); a comment directly above an `.entry` gives that
+//! kernel's launch instead. Kernels without one run on one thread, with
+//! zero-valued scalars and a zeroed 1 KiB buffer for each 64-bit parameter.
+
+use std::sync::Arc;
+
+use ptx_syntax::{FunctionKind, Parse, TextRange, TokenKind};
+use serde_json::{json, Value};
+use tower_lsp::jsonrpc::Result;
+use tower_lsp::lsp_types::{CodeLens, CodeLensParams, Command};
+
+use crate::lsp::documents::Snapshot;
+use crate::lsp::server::State;
+use crate::lsp::{dispatch, to_proto};
+
+/// The options of a `// @run` comment, as `ptx/run` parameters (without the
+/// document and range); `Err` names the word that is not understood.
+pub(crate) fn parse_run_comment(comment: &str) -> std::result::Result<Value, String> {
+    let rest = comment
+        .trim_start_matches('/')
+        .trim()
+        .strip_prefix("@run")
+        .ok_or_else(|| "not a @run comment".to_owned())?;
+    let mut params = serde_json::Map::new();
+    let mut set = Vec::new();
+    let mut args = Vec::new();
+    let dims = |v: &str| -> std::result::Result<Value, String> {
+        let mut out = [1u32; 3];
+        let parts: Vec<&str> = v.split(',').collect();
+        if parts.len() > 3 {
+            return Err(format!("`{v}` has more than three dimensions"));
+        }
+        for (slot, part) in out.iter_mut().zip(parts) {
+            *slot = part
+                .trim()
+                .parse()
+                .map_err(|_| format!("`{part}` is not a number"))?;
+        }
+        Ok(json!(out))
+    };
+    for word in rest.split_whitespace() {
+        let (key, value) = word
+            .split_once('=')
+            .ok_or_else(|| format!("`{word}` is not key=value"))?;
+        let number = |v: &str| {
+            v.parse::<u64>()
+                .map_err(|_| format!("`{word}`: not a number"))
+        };
+        match key {
+            "threads" => {
+                params.insert("threads".into(), json!(number(value)?));
+            }
+            "max-steps" | "max_steps" => {
+                params.insert("maxSteps".into(), json!(number(value)?));
+            }
+            "thread" => {
+                params.insert("hintThread".into(), json!(number(value)?));
+            }
+            "entry" => {
+                params.insert("entry".into(), json!(value));
+            }
+            "grid" => {
+                params.insert("grid".into(), dims(value)?);
+            }
+            "block" => {
+                params.insert("block".into(), dims(value)?);
+            }
+            "arg" => args.push(json!(value)),
+            reg if reg.starts_with('%') => set.push(json!([reg, value])),
+            _ => return Err(format!("`{word}`: unknown option `{key}`")),
+        }
+    }
+    if !set.is_empty() {
+        params.insert("set".into(), Value::Array(set));
+    }
+    if !args.is_empty() {
+        params.insert("args".into(), Value::Array(args));
+    }
+    Ok(Value::Object(params))
+}
+
+/// Default kernel arguments: 0 for scalars, a zeroed buffer for 64-bit
+/// parameters (usually pointers).
+fn default_args(function: &ptx_syntax::Function<'_>) -> Vec<Value> {
+    function
+        .parameters()
+        .iter()
+        .map(|p| {
+            let ty = p
+                .ty()
+                .map(|t| t.text.trim_start_matches('.'))
+                .unwrap_or("b32");
+            match ty {
+                "u64" | "b64" | "s64" => json!("zeros:1024"),
+                "f32" | "f64" | "u8" | "u16" | "u32" | "s8" | "s16" | "s32" => {
+                    json!(format!("{ty}:0"))
+                }
+                _ => json!("u32:0"),
+            }
+        })
+        .collect()
+}
+
+fn lenses(snapshot: &Snapshot) -> Vec<CodeLens> {
+    let parse: &Parse = &snapshot.parse;
+    let text = snapshot.text();
+    let uri = snapshot.uri.to_string();
+    let comments: Vec<(TextRange, &str)> = parse
+        .tokens()
+        .into_iter()
+        .filter(|t| t.kind == TokenKind::Comment)
+        .map(|t| (t.range.clone(), &text[t.range]))
+        .filter(|(_, c)| c.trim_start_matches('/').trim_start().starts_with("@run"))
+        .collect();
+    let entries: Vec<_> = parse
+        .module()
+        .functions()
+        .into_iter()
+        .filter(|f| f.kind() == FunctionKind::Entry && f.body().is_some())
+        .collect();
+    let lens = |range: &TextRange, title: String, params: Value| CodeLens {
+        range: to_proto::range(snapshot, range),
+        command: Some(Command {
+            title,
+            command: "ptx.run".into(),
+            arguments: Some(vec![params]),
+        }),
+        data: None,
+    };
+    let mut out = Vec::new();
+    let mut used = vec![false; comments.len()];
+    for function in &entries {
+        let Some(name) = function.name() else {
+            continue;
+        };
+        // A @run comment with only blanks between it and the function.
+        let own = comments.iter().position(|(range, _)| {
+            range.end <= function.range().start
+                && text[range.end..function.range().start].trim().is_empty()
+        });
+        let mut params = match own.map(|i| parse_run_comment(comments[i].1)) {
+            Some(Ok(params)) => params,
+            _ => json!({"args": default_args(function)}),
+        };
+        if let Some(i) = own {
+            used[i] = true;
+        }
+        params["textDocument"] = json!({"uri": uri});
+        params["entry"] = json!(name.text);
+        out.push(lens(
+            &function.range(),
+            format!("▶ Run {}", name.text),
+            params,
+        ));
+    }
+    for (i, (range, comment)) in comments.iter().enumerate() {
+        if used[i] {
+            continue;
+        }
+        let end = comments
+            .get(i + 1)
+            .map_or(text.len(), |(next, _)| next.start);
+        let title = match parse_run_comment(comment) {
+            Ok(mut params) => {
+                params["textDocument"] = json!({"uri": uri});
+                params["range"] = json!(to_proto::range(snapshot, &(range.start..end)));
+                out.push(lens(range, "▶ Run".into(), params));
+                continue;
+            }
+            Err(message) => format!("@run: {message}"),
+        };
+        // A lens that explains the mistake and does nothing.
+        out.push(CodeLens {
+            range: to_proto::range(snapshot, range),
+            command: Some(Command {
+                title,
+                command: String::new(),
+                arguments: None,
+            }),
+            data: None,
+        });
+    }
+    out
+}
+
+pub(crate) async fn handle(
+    state: &Arc<State>,
+    params: CodeLensParams,
+) -> Result<Option<Vec<CodeLens>>> {
+    let snapshot = super::snapshot(state, &params.text_document.uri)?;
+    dispatch::analysis("textDocument/codeLens", move || {
+        if snapshot.too_large() {
+            return None;
+        }
+        Some(lenses(&snapshot))
+    })
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_comments_mirror_the_cli() {
+        assert_eq!(
+            parse_run_comment("// @run threads=32 %r1=5 %f0=1.5 max-steps=100").unwrap(),
+            json!({"threads": 32, "maxSteps": 100, "set": [["%r1", "5"], ["%f0", "1.5"]]})
+        );
+        assert_eq!(
+            parse_run_comment("// @run grid=2 block=32,2 arg=u32:5 arg=buf:f32:1,2").unwrap(),
+            json!({"grid": [2, 1, 1], "block": [32, 2, 1], "args": ["u32:5", "buf:f32:1,2"]})
+        );
+        assert_eq!(parse_run_comment("// @run").unwrap(), json!({}));
+        assert!(parse_run_comment("// @run bogus=1")
+            .unwrap_err()
+            .contains("bogus"));
+        assert!(parse_run_comment("// @run threads").is_err());
+    }
+}

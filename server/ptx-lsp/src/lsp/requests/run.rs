@@ -1,0 +1,166 @@
+//! `ptx/run`: runs a snippet, a `// @run` region or one kernel in the
+//! interpreter and returns every thread's registers and the per-line values
+//! of the selected thread (clients show them next to the code).
+//!
+//! Parameters (all optional except `textDocument`; they mirror the CLI's
+//! `run` flags):
+//!
+//! ```json
+//! { "textDocument": {"uri": "..."},
+//!   "range": {...},            // run only this region as a snippet
+//!   "threads": 32, "set": [["%r1", "5"]], "maxSteps": 1000000, "hintThread": 0,
+//!   "entry": "k", "grid": [1,1,1], "block": [32,1,1], "args": ["u32:5", "buf:f32:1,2"] }
+//! ```
+//!
+//! Result: `{"threads": [{"tid", "ctaid", "registers": {"%r1": "0x00000007"}}],
+//! "steps", "buffers": [{"arg", "hex"}], "lines": [{"range", "text", "executions"}],
+//! "error": null | {"kind", "message", "range", "thread"}}`. A fault is part of
+//! the result (with the registers so far empty), not a JSON-RPC error.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use ptx_interp::{
+    parse_arg, run_kernel, run_snippet, KernelOptions, RunErrorKind, SnippetOptions,
+    DEFAULT_MAX_STEPS,
+};
+use ptx_syntax::Parse;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use tower_lsp::jsonrpc::{Error, Result};
+use tower_lsp::lsp_types::{Range, TextDocumentIdentifier};
+
+use crate::lsp::documents::Snapshot;
+use crate::lsp::server::State;
+use crate::lsp::{dispatch, from_proto, to_proto};
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub(crate) struct RunParams {
+    pub text_document: Option<TextDocumentIdentifier>,
+    pub range: Option<Range>,
+    pub threads: Option<u32>,
+    pub set: Vec<(String, String)>,
+    pub max_steps: Option<u64>,
+    pub hint_thread: Option<u32>,
+    pub entry: Option<String>,
+    pub grid: Option<[u32; 3]>,
+    pub block: Option<[u32; 3]>,
+    pub args: Vec<String>,
+}
+
+pub(crate) async fn handle(state: &Arc<State>, params: Value) -> Result<Value> {
+    let params: RunParams = serde_json::from_value(params)
+        .map_err(|error| Error::invalid_params(format!("ptx/run: {error}")))?;
+    let uri = params
+        .text_document
+        .as_ref()
+        .ok_or_else(|| Error::invalid_params("ptx/run needs a textDocument"))?
+        .uri
+        .clone();
+    let snapshot = super::snapshot(state, &uri)?;
+    dispatch::analysis("ptx/run", move || run(&snapshot, &params)).await?
+}
+
+fn run(snapshot: &Snapshot, params: &RunParams) -> Result<Value> {
+    // A region runs on its own text; offsets are shifted back afterwards.
+    let (parse, base) = match params.range {
+        Some(range) => {
+            let range = from_proto::text_range(snapshot, range);
+            (Parse::new(&snapshot.text()[range.clone()]), range.start)
+        }
+        None => (snapshot.parse.clone(), 0),
+    };
+    let max_steps = params.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
+    let hint_thread = params.hint_thread.unwrap_or(0);
+    let result = match &params.entry {
+        Some(entry) => {
+            let args = params
+                .args
+                .iter()
+                .map(|a| parse_arg(a))
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(Error::invalid_params)?;
+            run_kernel(
+                &parse,
+                &KernelOptions {
+                    entry: entry.clone(),
+                    grid: params.grid.unwrap_or([1, 1, 1]),
+                    block: params.block.unwrap_or([1, 1, 1]),
+                    args,
+                    max_steps,
+                    hint_thread,
+                },
+            )
+        }
+        None => run_snippet(
+            &parse,
+            &SnippetOptions {
+                threads: params.threads.unwrap_or(1),
+                set: params.set.clone(),
+                max_steps,
+                hint_thread,
+            },
+        ),
+    };
+    let shift = |r: &ptx_syntax::TextRange| (r.start + base)..(r.end + base);
+    match result {
+        Ok(result) => {
+            let threads: Vec<Value> = result
+                .threads
+                .iter()
+                .map(|t| {
+                    let registers: Map<String, Value> = t
+                        .registers
+                        .iter()
+                        .map(|r| (r.name.clone(), Value::String(r.text())))
+                        .collect();
+                    json!({"tid": t.tid, "ctaid": t.ctaid, "registers": registers})
+                })
+                .collect();
+            let lines: Vec<Value> = result
+                .lines
+                .iter()
+                .filter(|line| !line.values.is_empty())
+                .map(|line| {
+                    let mut text = String::new();
+                    for (i, v) in line.values.iter().enumerate() {
+                        let sep = if i == 0 { "" } else { ", " };
+                        let typed = v.typed_text();
+                        let _ = if typed.is_empty() {
+                            write!(text, "{sep}{} = {}", v.name, v.text())
+                        } else {
+                            write!(text, "{sep}{} = {} ({typed})", v.name, v.text())
+                        };
+                    }
+                    json!({"range": to_proto::range(snapshot, &shift(&line.range)),
+                           "text": text, "executions": line.executions})
+                })
+                .collect();
+            let buffers: Vec<Value> = result
+                .buffers
+                .iter()
+                .map(|b| {
+                    let hex: String = b.bytes.iter().map(|x| format!("{x:02x}")).collect();
+                    json!({"arg": b.arg, "hex": hex})
+                })
+                .collect();
+            Ok(
+                json!({"threads": threads, "steps": result.steps, "buffers": buffers,
+                      "lines": lines, "error": null}),
+            )
+        }
+        Err(error) if error.kind == RunErrorKind::Usage => {
+            Err(Error::invalid_params(error.message))
+        }
+        Err(error) => Ok(json!({
+            "threads": [], "steps": 0, "buffers": [], "lines": [],
+            "error": {
+                "kind": if error.kind == RunErrorKind::Fault { "fault" } else { "program" },
+                "message": error.message,
+                "range": error.range.as_ref().map(|r| to_proto::range(snapshot, &shift(r))),
+                "thread": error.thread,
+            }
+        })),
+    }
+}
