@@ -6,7 +6,7 @@
 
 use tree_sitter::Node;
 
-use crate::kinds as k;
+use crate::kinds::{self as k, NodeExt as _};
 use crate::TextRange;
 
 /// A piece of source text with its byte range.
@@ -198,11 +198,7 @@ pub enum FunctionKind {
 impl<'a> Function<'a> {
     /// `.entry` or `.func`.
     pub fn kind(&self) -> FunctionKind {
-        match self
-            .node
-            .child_by_field_name(k::FIELD_KIND)
-            .map(|n| n.kind())
-        {
+        match self.node.field(k::FIELD_KIND).map(|n| n.kind()) {
             Some(".entry") => FunctionKind::Entry,
             _ => FunctionKind::Func,
         }
@@ -221,7 +217,7 @@ impl<'a> Function<'a> {
     pub fn linkage(&self) -> Vec<Token<'a>> {
         let mut cursor = self.node.walk();
         self.node
-            .children_by_field_name("linkage", &mut cursor)
+            .fields("linkage", &mut cursor)
             .map(|n| Token::of(n, self.src))
             .collect()
     }
@@ -239,10 +235,10 @@ impl<'a> Function<'a> {
         named_children(self.node)
             .filter(|n| n.kind() == k::FUNCTION_ATTRIBUTE)
             .filter_map(|n| {
-                let name = n.child_by_field_name(k::FIELD_NAME)?;
+                let name = n.field(k::FIELD_NAME)?;
                 let mut cursor = n.walk();
                 let values = n
-                    .children_by_field_name(k::FIELD_VALUE, &mut cursor)
+                    .fields(k::FIELD_VALUE, &mut cursor)
                     .map(|v| Token::of(v, self.src))
                     .collect();
                 Some((Token::of(name, self.src), values))
@@ -252,7 +248,7 @@ impl<'a> Function<'a> {
 
     /// The body, or `None` for a declaration (`.extern .func f();`).
     pub fn body(&self) -> Option<Block<'a>> {
-        let node = self.node.child_by_field_name(k::FIELD_BODY)?;
+        let node = self.node.field(k::FIELD_BODY)?;
         Some(Block {
             node,
             src: self.src,
@@ -260,11 +256,11 @@ impl<'a> Function<'a> {
     }
 
     fn field_token(&self, field: &str) -> Option<Token<'a>> {
-        Some(Token::of(self.node.child_by_field_name(field)?, self.src))
+        Some(Token::of(self.node.field(field)?, self.src))
     }
 
     fn parameter_list(&self, field: &str) -> Vec<VariableDecl<'a>> {
-        let Some(list) = self.node.child_by_field_name(field) else {
+        let Some(list) = self.node.field(field) else {
             return Vec::new();
         };
         named_children(list)
@@ -320,10 +316,7 @@ impl<'a> Block<'a> {
 
 impl<'a> Label<'a> {
     pub fn name(&self) -> Option<Token<'a>> {
-        Some(Token::of(
-            self.node.child_by_field_name(k::FIELD_NAME)?,
-            self.src,
-        ))
+        Some(Token::of(self.node.field(k::FIELD_NAME)?, self.src))
     }
 }
 
@@ -367,14 +360,14 @@ impl<'a> Directive<'a> {
             DirectiveKind::AddressSize => k::FIELD_SIZE,
             _ => return None,
         };
-        Some(Token::of(self.node.child_by_field_name(field)?, self.src))
+        Some(Token::of(self.node.field(field)?, self.src))
     }
 
     /// The targets of `.target sm_90a, texmode_independent`.
     pub fn targets(&self) -> Vec<Token<'a>> {
         let mut cursor = self.node.walk();
         self.node
-            .children_by_field_name(k::FIELD_TARGET, &mut cursor)
+            .fields(k::FIELD_TARGET, &mut cursor)
             .map(|n| Token::of(n, self.src))
             .collect()
     }
@@ -425,10 +418,7 @@ impl<'a> VariableDecl<'a> {
     /// The byte alignment of `.align N`, if written.
     pub fn alignment(&self) -> Option<Token<'a>> {
         let node = named_children(self.node).find(|n| n.kind() == k::ALIGNMENT)?;
-        Some(Token::of(
-            node.child_by_field_name(k::FIELD_BYTES)?,
-            self.src,
-        ))
+        Some(Token::of(node.field(k::FIELD_BYTES)?, self.src))
     }
 
     /// Linkage directives (`.extern`, `.visible` ...).
@@ -457,24 +447,18 @@ impl<'a> VariableDecl<'a> {
 
 impl<'a> Declarator<'a> {
     pub fn name(&self) -> Option<Token<'a>> {
-        Some(Token::of(
-            self.node.child_by_field_name(k::FIELD_NAME)?,
-            self.src,
-        ))
+        Some(Token::of(self.node.field(k::FIELD_NAME)?, self.src))
     }
 
     /// `N` of a parameterized register name `%r<N>`.
     pub fn count(&self) -> Option<u64> {
-        let node = self.node.child_by_field_name(k::FIELD_COUNT)?;
+        let node = self.node.field(k::FIELD_COUNT)?;
         parse_integer(text(node, self.src))
     }
 
     /// The `N` token of `%r<N>`, for edits that widen the declaration.
     pub fn count_token(&self) -> Option<Token<'a>> {
-        Some(Token::of(
-            self.node.child_by_field_name(k::FIELD_COUNT)?,
-            self.src,
-        ))
+        Some(Token::of(self.node.field(k::FIELD_COUNT)?, self.src))
     }
 
     /// The declared names: `%r0 … %r{N-1}` for `%r<N>`, else the name itself.
@@ -494,20 +478,14 @@ impl<'a> Declarator<'a> {
     pub fn dimensions(&self) -> Vec<Option<Token<'a>>> {
         let mut cursor = self.node.walk();
         self.node
-            .children_by_field_name(k::FIELD_DIMENSION, &mut cursor)
-            .map(|dim| {
-                dim.child_by_field_name(k::FIELD_SIZE)
-                    .map(|n| Token::of(n, self.src))
-            })
+            .fields(k::FIELD_DIMENSION, &mut cursor)
+            .map(|dim| dim.field(k::FIELD_SIZE).map(|n| Token::of(n, self.src)))
             .collect()
     }
 
     /// The initializer, if any.
     pub fn initializer(&self) -> Option<Token<'a>> {
-        Some(Token::of(
-            self.node.child_by_field_name(k::FIELD_VALUE)?,
-            self.src,
-        ))
+        Some(Token::of(self.node.field(k::FIELD_VALUE)?, self.src))
     }
 }
 
@@ -521,21 +499,21 @@ pub struct Guard<'a> {
 
 impl<'a> Instruction<'a> {
     pub fn guard(&self) -> Option<Guard<'a>> {
-        let node = self.node.child_by_field_name(k::FIELD_GUARD)?;
+        let node = self.node.field(k::FIELD_GUARD)?;
         Some(Guard {
-            negated: node.child_by_field_name(k::FIELD_NEGATED).is_some(),
-            predicate: Token::of(node.child_by_field_name(k::FIELD_PREDICATE)?, self.src),
+            negated: node.field(k::FIELD_NEGATED).is_some(),
+            predicate: Token::of(node.field(k::FIELD_PREDICATE)?, self.src),
             range: node.byte_range(),
         })
     }
 
     fn opcode_node(&self) -> Option<Node<'a>> {
-        self.node.child_by_field_name(k::FIELD_OPCODE)
+        self.node.field(k::FIELD_OPCODE)
     }
 
     /// The first word of the opcode: `ld` in `ld.global.f32`.
     pub fn mnemonic(&self) -> Option<Token<'a>> {
-        let node = self.opcode_node()?.child_by_field_name(k::FIELD_MNEMONIC)?;
+        let node = self.opcode_node()?.field(k::FIELD_MNEMONIC)?;
         Some(Token::of(node, self.src))
     }
 
@@ -557,7 +535,7 @@ impl<'a> Instruction<'a> {
 
     /// The operands, in order.
     pub fn operands(&self) -> Vec<Operand<'a>> {
-        let Some(list) = self.node.child_by_field_name(k::FIELD_OPERANDS) else {
+        let Some(list) = self.node.field(k::FIELD_OPERANDS) else {
             return Vec::new();
         };
         named_children(list)
@@ -656,7 +634,7 @@ impl<'a> Operand<'a> {
     pub fn kind(&self) -> OperandKind<'a> {
         let field_text = |field: &str| {
             self.node
-                .child_by_field_name(field)
+                .field(field)
                 .map(|n| text(n, self.src))
                 .unwrap_or("")
         };
@@ -673,7 +651,7 @@ impl<'a> Operand<'a> {
             k::REGISTER_PAIR => OperandKind::Pair,
             k::VECTOR_OPERAND => OperandKind::Vector,
             k::ADDRESS_OPERAND => OperandKind::Address {
-                unified: self.node.child_by_field_name(k::FIELD_SUFFIX).is_some(),
+                unified: self.node.field(k::FIELD_SUFFIX).is_some(),
             },
             k::ARGUMENT_LIST => OperandKind::ArgumentList,
             k::SINK => OperandKind::Sink,
@@ -687,12 +665,12 @@ impl<'a> Operand<'a> {
         match self.node.kind() {
             k::NEGATED_OPERAND => self
                 .node
-                .child_by_field_name(k::FIELD_OPERAND)
+                .field(k::FIELD_OPERAND)
                 .map(|n| vec![Operand::new(n, self.src)])
                 .unwrap_or_default(),
             k::REGISTER_PAIR => [k::FIELD_FIRST, k::FIELD_SECOND]
                 .iter()
-                .filter_map(|f| self.node.child_by_field_name(f))
+                .filter_map(|f| self.node.field(f))
                 .map(|n| Operand::new(n, self.src))
                 .collect(),
             k::VECTOR_OPERAND | k::ARGUMENT_LIST | k::ADDRESS_OPERAND => named_children(self.node)
@@ -708,9 +686,8 @@ impl<'a> Operand<'a> {
         match self.node.kind() {
             k::INTEGER_LITERAL => parse_integer(self.text()).map(i128::from),
             k::UNARY_EXPRESSION => {
-                let op = self.node.child_by_field_name(k::FIELD_OPERATOR)?;
-                let inner =
-                    Operand::new(self.node.child_by_field_name(k::FIELD_OPERAND)?, self.src);
+                let op = self.node.field(k::FIELD_OPERATOR)?;
+                let inner = Operand::new(self.node.field(k::FIELD_OPERAND)?, self.src);
                 let value = inner.integer_value()?;
                 match text(op, self.src) {
                     "-" => Some(-value),
@@ -725,13 +702,8 @@ impl<'a> Operand<'a> {
     /// The parts of a constant expression (`-8`, `a+4`, `(x)`, `c ? a : b`,
     /// `A[2]`), for evaluators; `None` for any other operand.
     pub fn expression(&self) -> Option<Expression<'a>> {
-        let field = |name: &str| Some(Operand::new(self.node.child_by_field_name(name)?, self.src));
-        let operator = || {
-            Some(text(
-                self.node.child_by_field_name(k::FIELD_OPERATOR)?,
-                self.src,
-            ))
-        };
+        let field = |name: &str| Some(Operand::new(self.node.field(name)?, self.src));
+        let operator = || Some(text(self.node.field(k::FIELD_OPERATOR)?, self.src));
         Some(match self.node.kind() {
             k::UNARY_EXPRESSION => Expression::Unary {
                 operator: operator()?,

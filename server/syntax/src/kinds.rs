@@ -91,6 +91,97 @@ pub(crate) const FIELD_ALTERNATIVE: &str = "alternative";
 pub(crate) const FIELD_ARRAY: &str = "array";
 pub(crate) const FIELD_INDEX: &str = "index";
 
+/// Field names with their ids looked up once: tree-sitter's own lookup by
+/// name compares the name with every field name of the grammar on each call,
+/// which made field access the largest cost of walking the typed views.
+pub(crate) trait NodeExt<'t> {
+    /// The child in field `name` (as `Node::child_by_field_name`).
+    fn field(&self, name: &str) -> Option<tree_sitter::Node<'t>>;
+    /// The children in field `name` (as `Node::children_by_field_name`).
+    fn fields<'c>(
+        &self,
+        name: &str,
+        cursor: &'c mut tree_sitter::TreeCursor<'t>,
+    ) -> impl Iterator<Item = tree_sitter::Node<'t>> + 'c
+    where
+        't: 'c;
+}
+
+fn field_id(name: &str) -> Option<std::num::NonZeroU16> {
+    use std::collections::HashMap;
+    use std::sync::OnceLock;
+    static IDS: OnceLock<HashMap<&'static str, Option<std::num::NonZeroU16>>> = OnceLock::new();
+    let ids = IDS.get_or_init(|| {
+        let language = crate::language();
+        ALL_FIELDS
+            .iter()
+            .map(|&f| (f, language.field_id_for_name(f)))
+            .collect()
+    });
+    match ids.get(name) {
+        Some(id) => *id,
+        None => crate::language().field_id_for_name(name),
+    }
+}
+
+impl<'t> NodeExt<'t> for tree_sitter::Node<'t> {
+    fn field(&self, name: &str) -> Option<tree_sitter::Node<'t>> {
+        self.child_by_field_id(field_id(name)?.get())
+    }
+
+    fn fields<'c>(
+        &self,
+        name: &str,
+        cursor: &'c mut tree_sitter::TreeCursor<'t>,
+    ) -> impl Iterator<Item = tree_sitter::Node<'t>> + 'c
+    where
+        't: 'c,
+    {
+        let id = field_id(name);
+        let children: Vec<tree_sitter::Node<'t>> = match id {
+            Some(id) => self.children_by_field_id(id, cursor).collect(),
+            None => Vec::new(),
+        };
+        children.into_iter()
+    }
+}
+
+/// Every field name above, for the id table.
+const ALL_FIELDS: &[&str] = &[
+    FIELD_NAME,
+    FIELD_KIND,
+    FIELD_BODY,
+    FIELD_PARAMETERS,
+    FIELD_RETURN_PARAMETERS,
+    FIELD_GUARD,
+    FIELD_NEGATED,
+    FIELD_PREDICATE,
+    FIELD_OPCODE,
+    FIELD_MNEMONIC,
+    FIELD_OPERANDS,
+    FIELD_COUNT,
+    FIELD_DIMENSION,
+    FIELD_VALUE,
+    FIELD_SUFFIX,
+    FIELD_REGISTER,
+    FIELD_COMPONENT,
+    FIELD_OPERAND,
+    FIELD_FIRST,
+    FIELD_SECOND,
+    FIELD_VERSION,
+    FIELD_TARGET,
+    FIELD_SIZE,
+    FIELD_BYTES,
+    FIELD_OPERATOR,
+    FIELD_LEFT,
+    FIELD_RIGHT,
+    FIELD_CONDITION,
+    FIELD_CONSEQUENCE,
+    FIELD_ALTERNATIVE,
+    FIELD_ARRAY,
+    FIELD_INDEX,
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
