@@ -20,10 +20,16 @@ fn ptx_lsp(args: &[&str], stdin: Option<&str>) -> Output {
         .spawn()
         .expect("the ptx-lsp binary runs");
     if let Some(text) = stdin {
-        let _ = child.stdin.take().expect("stdin").write_all(text.as_bytes());
+        let _ = child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(text.as_bytes());
     }
     drop(child.stdin.take());
-    child.wait_with_output().expect("the ptx-lsp binary finishes")
+    child
+        .wait_with_output()
+        .expect("the ptx-lsp binary finishes")
 }
 
 /// Writes `text` to a fresh temporary file and returns its path.
@@ -62,7 +68,15 @@ fn snippet_json_has_every_register_with_its_width() {
     let path = temp_file("snippet.ptx", SNIPPET);
     let output = ptx_lsp(
         &[
-            "run", "--threads", "2", "--set", "%r0=5", "--set", "%f0=1.5", "--format", "json",
+            "run",
+            "--threads",
+            "2",
+            "--set",
+            "%r0=5",
+            "--set",
+            "%f0=1.5",
+            "--format",
+            "json",
             path.to_str().unwrap(),
         ],
         None,
@@ -100,9 +114,22 @@ fn kernel_mode_returns_buffers() {
     let input = format!("buf:u32:{}", values.join(","));
     let output = ptx_lsp(
         &[
-            "run", "tests/interp/kernels/reduce.ptx", "--entry", "reduce_sum", "--grid", "2",
-            "--block", "128,1,1", "--arg", &input, "--arg", "zeros:8", "--arg", "u32:256",
-            "--format", "json",
+            "run",
+            "tests/interp/kernels/reduce.ptx",
+            "--entry",
+            "reduce_sum",
+            "--grid",
+            "2",
+            "--block",
+            "128,1,1",
+            "--arg",
+            &input,
+            "--arg",
+            "zeros:8",
+            "--arg",
+            "u32:256",
+            "--format",
+            "json",
         ],
         None,
     );
@@ -140,9 +167,16 @@ fn fault_exits_1_naming_line_and_thread() {
 
 #[test]
 fn step_limit_is_a_fault() {
-    let output = ptx_lsp(&["run", "--max-steps", "100", "-"], Some("LOOP:\nbra LOOP;\n"));
+    let output = ptx_lsp(
+        &["run", "--max-steps", "100", "-"],
+        Some("LOOP:\nbra LOOP;\n"),
+    );
     assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("step limit"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("step limit"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
@@ -155,13 +189,39 @@ fn usage_errors_exit_2() {
         vec!["run", "--set", "%r0=1.5", path],
         vec!["run", "--threads", "0", path],
         vec!["run", "tests/interp/kernels/reduce.ptx"],
-        vec!["run", "tests/interp/kernels/reduce.ptx", "--entry", "reduce_sum", "--arg", "u32:1"],
+        vec![
+            "run",
+            "tests/interp/kernels/reduce.ptx",
+            "--entry",
+            "reduce_sum",
+            "--arg",
+            "u32:1",
+        ],
         vec!["run", "tests/interp/kernels/reduce.ptx", "--entry", "nope"],
-        vec!["run", "tests/interp/kernels/reduce.ptx", "--entry", "reduce_sum", "--grid", "0"],
-        vec!["run", "tests/interp/kernels/reduce.ptx", "--entry", "reduce_sum", "--arg", "buf:q8:1"],
+        vec![
+            "run",
+            "tests/interp/kernels/reduce.ptx",
+            "--entry",
+            "reduce_sum",
+            "--grid",
+            "0",
+        ],
+        vec![
+            "run",
+            "tests/interp/kernels/reduce.ptx",
+            "--entry",
+            "reduce_sum",
+            "--arg",
+            "buf:q8:1",
+        ],
         vec!["run", "/nonexistent/file.ptx"],
     ] {
         let output = ptx_lsp(&args, None);
-        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
     }
 }

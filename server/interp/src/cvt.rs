@@ -28,7 +28,11 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
         return Some(Err("cvt needs a destination and a source type".into()));
     };
     // Two f32 sources pack into one x2 destination.
-    let n = if dst.is_packed() && from == Ty::F32 { 2 } else { 1 };
+    let n = if dst.is_packed() && from == Ty::F32 {
+        2
+    } else {
+        1
+    };
     if let Err(e) = need(src, n) {
         return Some(Err(e));
     }
@@ -47,7 +51,13 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
     })))
 }
 
-pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &CvtOp, active: u32) -> Result<(), Fault> {
+pub fn exec(
+    m: &mut Machine<'_>,
+    w: usize,
+    inst: &Inst,
+    op: &CvtOp,
+    active: u32,
+) -> Result<(), Fault> {
     let a = m.src(w, inst, 0);
     let mut d: Lanes = [0; 32];
     if op.dst.is_packed() && op.src == Ty::F32 {
@@ -149,13 +159,17 @@ pub fn convert(op: &CvtOp, bits: u64, from: Ty, to: Ty) -> u64 {
             finish(op, r, format)
         }
         (Some(ff), Some(tf)) => {
-            let bits = if op.ftz && ff == softfloat::F32 { ff.flush(bits) } else { bits };
+            let bits = if op.ftz && ff == softfloat::F32 {
+                ff.flush(bits)
+            } else {
+                bits
+            };
             let x = ff.to_f64(bits);
             if x.is_nan() {
                 return nan_of(op, bits, ff, tf, to);
             }
             let r = if let Some(mode) = op.int_rounding {
-                tf.from_f64(round_integral(x, mode), Rounding::Nearest)
+                tf.encode(round_integral(x, mode), Rounding::Nearest)
             } else if op.satfinite && x.is_infinite() {
                 tf.max_finite(x < 0.0)
             } else {
@@ -212,7 +226,7 @@ fn finish(op: &CvtOp, bits: u64, format: Format) -> u64 {
         if format.is_nan(r) || format.is_negative(r) {
             r = 0;
         } else if format.to_f64(r) > 1.0 {
-            r = format.from_f64(1.0, Rounding::Nearest);
+            r = format.encode(1.0, Rounding::Nearest);
         }
     }
     if op.relu && !format.is_nan(r) && format.is_negative(r) {

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use ptx_syntax::{
-    Expression, FunctionKind, Instruction, OperandKind, Operand, Parse, Statement, TextRange,
+    Expression, FunctionKind, Instruction, Operand, OperandKind, Parse, Statement, TextRange,
     VariableDecl,
 };
 
@@ -36,7 +36,10 @@ fn error<T>(range: TextRange, message: impl Into<String>) -> Result<T, DecodeErr
 pub enum Slot {
     Reg(u32),
     /// Bytes in the per-thread function-parameter area or the kernel parameters.
-    Param { addr: u64, size: u32 },
+    Param {
+        addr: u64,
+        size: u32,
+    },
     Imm(u64),
 }
 
@@ -142,16 +145,17 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
         .collect();
     for (index, function) in functions.iter().enumerate() {
         if let Some(name) = function.name() {
-            decoder
-                .functions
-                .insert(name.text.to_owned(), index as u32);
+            decoder.functions.insert(name.text.to_owned(), index as u32);
         }
     }
     // Function signatures before bodies: calls need the callee's slots.
     let mut scopes = Vec::new();
     for (index, function) in functions.iter().enumerate() {
         let mut scope = Scope::default();
-        let name = function.name().map(|t| t.text.to_owned()).unwrap_or_default();
+        let name = function
+            .name()
+            .map(|t| t.text.to_owned())
+            .unwrap_or_default();
         let entry = function.kind() == FunctionKind::Entry;
         let mut info = FuncInfo {
             name,
@@ -223,6 +227,11 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
         .collect();
     Ok(decoder.program)
 }
+
+/// Limits that keep a run's memory bounded (a GPU allows less).
+const MAX_REGISTERS: usize = 16_384;
+const MAX_SHARED: usize = 256 << 10;
+const MAX_LOCAL: usize = 512 << 10;
 
 fn align_up(value: usize, align: usize) -> usize {
     value.div_ceil(align.max(1)) * align.max(1)
@@ -305,10 +314,9 @@ impl<'a> Decoder<'a> {
                 Space::Const => offset as u64,
                 _ => GLOBAL_STATIC_BASE + offset as u64,
             };
-            self.module.vars.insert(
-                name.text.to_owned(),
-                Variable { space, addr, size },
-            );
+            self.module
+                .vars
+                .insert(name.text.to_owned(), Variable { space, addr, size });
         }
         Ok(())
     }
@@ -387,6 +395,13 @@ impl<'a> Decoder<'a> {
         if space_text == ".reg" {
             let (ty, vector) = self.declared_type(decl)?;
             for declarator in decl.declarators() {
+                let count = declarator.count().unwrap_or(1) as usize * vector;
+                if self.program.regs.len() + count > MAX_REGISTERS {
+                    return error(
+                        decl.range(),
+                        format!("more than {MAX_REGISTERS} registers are declared"),
+                    );
+                }
                 for name in declarator.expanded_names() {
                     if vector > 1 {
                         for component in ["x", "y", "z", "w"].iter().take(vector) {
@@ -437,10 +452,14 @@ impl<'a> Decoder<'a> {
                 }
                 Space::Generic => continue,
             };
-            if self.program.shared_size + self.program.local_size + self.program.func_param_size
-                > 1 << 28
+            if self.program.shared_size > MAX_SHARED
+                || self.program.local_size > MAX_LOCAL
+                || self.program.func_param_size > MAX_LOCAL
             {
-                return error(decl.range(), "variables too large to interpret");
+                return error(
+                    decl.range(),
+                    "more shared (256 KiB) or local (512 KiB per thread) memory than a GPU has",
+                );
             }
             scope
                 .vars
@@ -663,7 +682,10 @@ impl<'a> Decoder<'a> {
                     addr: var.addr,
                     size: var.size as u32,
                 }),
-                _ => error(operand.range(), format!("`{name}` is not a parameter variable")),
+                _ => error(
+                    operand.range(),
+                    format!("`{name}` is not a parameter variable"),
+                ),
             },
             _ => match self.const_eval(operand, scope) {
                 Some(value) => Ok(Slot::Imm(value as u64)),
@@ -691,7 +713,10 @@ impl<'a> Decoder<'a> {
                 component,
             } => match self.lookup_reg(scope, &format!("{register}{component}")) {
                 Some(reg) => Ok(Dst::Reg(reg)),
-                None => error(operand.range(), format!("cannot write `{}`", operand.text())),
+                None => error(
+                    operand.range(),
+                    format!("cannot write `{}`", operand.text()),
+                ),
             },
             OperandKind::Vector => Ok(Dst::Vector(
                 operand
@@ -934,9 +959,9 @@ fn flatten<'a>(statements: &[Statement<'a>], out: &mut Vec<Statement<'a>>) {
 fn destination_count(mnemonic: &str, quals: &Quals) -> usize {
     match mnemonic {
         "bar" | "barrier" => usize::from(quals.has("red")),
-        "st" | "red" | "bra" | "ret" | "exit" | "membar" | "fence"
-        | "trap" | "brkpt" | "nanosleep" | "prefetch" | "prefetchu" | "pmevent" | "stmatrix"
-        | "discard" | "applypriority" | "cp" | "griddepcontrol" | "setmaxnreg" => 0,
+        "st" | "red" | "bra" | "ret" | "exit" | "membar" | "fence" | "trap" | "brkpt"
+        | "nanosleep" | "prefetch" | "prefetchu" | "pmevent" | "stmatrix" | "discard"
+        | "applypriority" | "cp" | "griddepcontrol" | "setmaxnreg" => 0,
         "wmma" if quals.has("store") => 0,
         "tcgen05" if quals.has("ld") && quals.has("red") => 2,
         "tcgen05" if !quals.has("ld") => 0,
@@ -984,7 +1009,7 @@ pub fn float_literal(text: &str, ty: Option<Ty>) -> Option<u64> {
             return Some(bits);
         }
     }
-    let bits = format.from_f64(value, Rounding::Nearest);
+    let bits = format.encode(value, Rounding::Nearest);
     Some(if ty.is_packed() {
         bits | bits << format.bits()
     } else {
@@ -994,12 +1019,12 @@ pub fn float_literal(text: &str, ty: Option<Ty>) -> Option<u64> {
 
 fn int_as_float(value: i128, ty: Ty) -> u64 {
     let format = ty.format().unwrap_or(softfloat::F64);
-    format.from_f64(value as f64, Rounding::Nearest)
+    format.encode(value as f64, Rounding::Nearest)
 }
 
 /// Values of an initializer: `5`, `{1, 2, 3}`, `{{1,2},{3,4}}`, `0f3F800000`.
 fn initializer_values(text: &str) -> Vec<InitValue> {
-    text.split(|c: char| c == ',' || c == '{' || c == '}')
+    text.split([',', '{', '}'])
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(|s| {
@@ -1009,7 +1034,10 @@ fn initializer_values(text: &str) -> Vec<InitValue> {
                 InitValue::Int(-i128::from(v))
             } else if let Some(bits) = float_literal(s, Some(Ty::F64)) {
                 InitValue::Float(f64::from_bits(bits))
-            } else if let Some(bits) = s.strip_prefix('-').and_then(|t| float_literal(t, Some(Ty::F64))) {
+            } else if let Some(bits) = s
+                .strip_prefix('-')
+                .and_then(|t| float_literal(t, Some(Ty::F64)))
+            {
                 InitValue::Float(-f64::from_bits(bits))
             } else {
                 InitValue::Int(0)
@@ -1031,8 +1059,8 @@ fn init_bytes(values: &[InitValue], ty: Ty, size: usize) -> Vec<u8> {
         let bits = match (*value, ty.format()) {
             (InitValue::Int(v), None) => v as u64,
             (InitValue::Float(f), None) => f as i64 as u64,
-            (InitValue::Int(v), Some(format)) => format.from_f64(v as f64, Rounding::Nearest),
-            (InitValue::Float(f), Some(format)) => format.from_f64(f, Rounding::Nearest),
+            (InitValue::Int(v), Some(format)) => format.encode(v as f64, Rounding::Nearest),
+            (InitValue::Float(f), Some(format)) => format.encode(f, Rounding::Nearest),
         };
         let start = index * width;
         let stored = width.min(8);
@@ -1050,10 +1078,16 @@ mod tests {
 
     #[test]
     fn float_literals_take_the_operand_type() {
-        assert_eq!(float_literal("0f3F800000", Some(Ty::F32)), Some(0x3f80_0000));
+        assert_eq!(
+            float_literal("0f3F800000", Some(Ty::F32)),
+            Some(0x3f80_0000)
+        );
         assert_eq!(float_literal("1.5", Some(Ty::F32)), Some(0x3fc0_0000));
         assert_eq!(float_literal("1.5", Some(Ty::F64)), Some(1.5f64.to_bits()));
-        assert_eq!(float_literal("0f3F800000", Some(Ty::F64)), Some(1.0f64.to_bits()));
+        assert_eq!(
+            float_literal("0f3F800000", Some(Ty::F64)),
+            Some(1.0f64.to_bits())
+        );
         assert_eq!(float_literal("0f3F800000", None), Some(0x3f80_0000));
         assert_eq!(float_literal("1.0", Some(Ty::F16)), Some(0x3c00));
     }

@@ -295,10 +295,15 @@ impl<'p> Machine<'p> {
                 self.thread_instructions += u64::from(lanes.count_ones());
             }
             if self.steps > self.max_steps {
-                return Err(self.locate(w, pc, lanes, Fault::new(format!(
-                    "step limit of {} instructions reached",
-                    self.max_steps
-                ))));
+                return Err(self.locate(
+                    w,
+                    pc,
+                    lanes,
+                    Fault::new(format!(
+                        "step limit of {} instructions reached",
+                        self.max_steps
+                    )),
+                ));
             }
             let active = match inst.guard {
                 Some((reg, negated)) => {
@@ -352,7 +357,14 @@ impl<'p> Machine<'p> {
 
     /// Executes one instruction for `lanes` (guard true on `active`) and
     /// advances their program counters.
-    fn step(&mut self, w: usize, pc: u32, inst: &'p Inst, lanes: u32, active: u32) -> Result<(), Fault> {
+    fn step(
+        &mut self,
+        w: usize,
+        pc: u32,
+        inst: &'p Inst,
+        lanes: u32,
+        active: u32,
+    ) -> Result<(), Fault> {
         match &inst.op {
             Op::Bra => {
                 let target = match inst.src.first() {
@@ -430,7 +442,9 @@ impl<'p> Machine<'p> {
             let lane = rest.trailing_zeros();
             rest &= rest - 1;
             for (arg, param) in args.iter().zip(&callee.params) {
-                let bytes = self.slot_bytes(w, lane, *arg).map_err(|m| Fault::at(lane, m))?;
+                let bytes = self
+                    .slot_bytes(w, lane, *arg)
+                    .map_err(|m| Fault::at(lane, m))?;
                 self.set_slot(w, lane, *param, &bytes)
                     .map_err(|m| Fault::at(lane, m))?;
             }
@@ -470,7 +484,9 @@ impl<'p> Machine<'p> {
             };
             let callee = &prog.functions[frame.func as usize];
             for (slot, formal) in frame.rets.iter().zip(&callee.returns) {
-                let bytes = self.slot_bytes(w, lane, *formal).map_err(|m| Fault::at(lane, m))?;
+                let bytes = self
+                    .slot_bytes(w, lane, *formal)
+                    .map_err(|m| Fault::at(lane, m))?;
                 self.set_slot(w, lane, *slot, &bytes)
                     .map_err(|m| Fault::at(lane, m))?;
             }
@@ -518,9 +534,9 @@ impl<'p> Machine<'p> {
             }
             Slot::Imm(_) => {}
             Slot::Param { addr, size } => {
-                let area = self
-                    .mem
-                    .slice(thread, crate::ir::Space::Param, addr, size as usize, 1)?;
+                let area =
+                    self.mem
+                        .slice(thread, crate::ir::Space::Param, addr, size as usize, 1)?;
                 let n = area.len().min(bytes.len());
                 area[..n].copy_from_slice(&bytes[..n]);
             }
@@ -578,12 +594,16 @@ impl<'p> Machine<'p> {
     pub fn read_lane(&self, w: usize, src: &Src, lane: u32) -> u64 {
         match src {
             Src::Reg(r) => self.warps[w].regs[*r as usize * 32 + lane as usize],
-            Src::NotReg(r) => u64::from(self.warps[w].regs[*r as usize * 32 + lane as usize] & 1 == 0),
+            Src::NotReg(r) => {
+                u64::from(self.warps[w].regs[*r as usize * 32 + lane as usize] & 1 == 0)
+            }
             Src::Imm(v) => *v,
             Src::Special(s) => self.special(w, lane, *s),
             Src::Target(t) => u64::from(*t),
             Src::Addr(a) => {
-                let base = a.base.map_or(0, |r| self.warps[w].regs[r as usize * 32 + lane as usize]);
+                let base = a
+                    .base
+                    .map_or(0, |r| self.warps[w].regs[r as usize * 32 + lane as usize]);
                 base.wrapping_add(a.offset as u64)
             }
             Src::Vector(items) => items.first().map_or(0, |s| self.read_lane(w, s, lane)),
@@ -664,14 +684,6 @@ impl<'p> Machine<'p> {
     pub fn dst(&mut self, w: usize, inst: &Inst, index: usize, values: &Lanes, lanes: u32) {
         if let Some(dst) = inst.dst.get(index) {
             self.write(w, dst, values, lanes);
-        }
-    }
-
-    /// The width in bits of destination register `index`, if it is one.
-    pub fn dst_bits(&self, inst: &Inst, index: usize) -> Option<u32> {
-        match inst.dst.get(index) {
-            Some(Dst::Reg(r)) => Some(self.prog.regs[*r as usize].bits()),
-            _ => None,
         }
     }
 }

@@ -61,25 +61,6 @@ pub struct FloatOp {
     pub abs: bool,
 }
 
-impl FloatKind {
-    /// Whether the GPU computes it approximately (compared by ulp distance).
-    pub fn is_approximate(self) -> bool {
-        matches!(
-            self,
-            FloatKind::DivFull
-                | FloatKind::DivApprox
-                | FloatKind::RcpApprox
-                | FloatKind::SqrtApprox
-                | FloatKind::Rsqrt
-                | FloatKind::Sin
-                | FloatKind::Cos
-                | FloatKind::Lg2
-                | FloatKind::Ex2
-                | FloatKind::Tanh
-        )
-    }
-}
-
 pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
     let ty = q.ty()?;
     if !ty.is_float() {
@@ -145,7 +126,13 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
     })))
 }
 
-pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &FloatOp, active: u32) -> Result<(), Fault> {
+pub fn exec(
+    m: &mut Machine<'_>,
+    w: usize,
+    inst: &Inst,
+    op: &FloatOp,
+    active: u32,
+) -> Result<(), Fault> {
     let a = m.src(w, inst, 0);
     let b = m.src(w, inst, 1);
     let c = m.src(w, inst, 2);
@@ -168,7 +155,14 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &FloatOp, active: u3
         let width = format.bits();
         let lane_mask = (1u64 << width) - 1;
         for l in 0..32 {
-            let lo = scalar(op, a[l] & lane_mask, b[l] & lane_mask, c[l] & lane_mask, three, format);
+            let lo = scalar(
+                op,
+                a[l] & lane_mask,
+                b[l] & lane_mask,
+                c[l] & lane_mask,
+                three,
+                format,
+            );
             let hi = scalar(
                 op,
                 a[l] >> width & lane_mask,
@@ -202,7 +196,11 @@ fn fast_f32(op: &FloatOp, a: &Lanes, b: &Lanes, c: &Lanes, d: &mut Lanes) -> boo
     };
     let sat = op.sat;
     let store = |r: f32| -> u64 {
-        let r = if ftz && r.is_subnormal() { 0.0f32.copysign(r) } else { r };
+        let r = if ftz && r.is_subnormal() {
+            0.0f32.copysign(r)
+        } else {
+            r
+        };
         if sat {
             // NaN and every negative value (-0 too) saturate to +0.
             return if r.is_nan() || r <= 0.0 {
@@ -214,7 +212,11 @@ fn fast_f32(op: &FloatOp, a: &Lanes, b: &Lanes, c: &Lanes, d: &mut Lanes) -> boo
         if r.is_nan() {
             return 0x7fff_ffff;
         }
-        let r = if ftz && r.is_subnormal() { 0.0f32.copysign(r) } else { r };
+        let r = if ftz && r.is_subnormal() {
+            0.0f32.copysign(r)
+        } else {
+            r
+        };
         u64::from(r.to_bits())
     };
     macro_rules! lanes {
@@ -240,7 +242,11 @@ fn fast_f32(op: &FloatOp, a: &Lanes, b: &Lanes, c: &Lanes, d: &mut Lanes) -> boo
 
 /// One float operation on raw bits of `format`.
 pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format) -> u64 {
-    let mk = if format.bits() >= 64 { u64::MAX } else { (1u64 << format.bits()) - 1 };
+    let mk = if format.bits() >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << format.bits()) - 1
+    };
     let (a, b, c) = (a & mk, b & mk, c & mk);
     let (a, b, c) = if op.ftz {
         (format.flush(a), format.flush(b), format.flush(c))
@@ -283,18 +289,31 @@ pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format)
         }
         _ => {
             let (exact, addends): (Exact, Option<(f64, f64)>) = match op.kind {
-                FloatKind::Add => (softfloat::add(value(a), value(b)), Some((value(a), value(b)))),
-                FloatKind::Sub => (softfloat::add(value(a), -value(b)), Some((value(a), -value(b)))),
+                FloatKind::Add => (
+                    softfloat::add(value(a), value(b)),
+                    Some((value(a), value(b))),
+                ),
+                FloatKind::Sub => (
+                    softfloat::add(value(a), -value(b)),
+                    Some((value(a), -value(b))),
+                ),
                 FloatKind::Mul => (softfloat::mul(value(a), value(b)), None),
                 FloatKind::Fma => {
                     let product = value(a) * value(b);
-                    (softfloat::fma(value(a), value(b), value(c)), Some((product, value(c))))
+                    (
+                        softfloat::fma(value(a), value(b), value(c)),
+                        Some((product, value(c))),
+                    )
                 }
                 FloatKind::Div => (softfloat::div(value(a), value(b)), None),
                 FloatKind::Rcp => (softfloat::div(1.0, value(a)), None),
                 FloatKind::Sqrt => (softfloat::sqrt(value(a)), None),
                 _ => {
-                    return finish(op, math::approximate(op.kind, value(a), value(b), format), format)
+                    return finish(
+                        op,
+                        math::approximate(op.kind, value(a), value(b), format),
+                        format,
+                    )
                 }
             };
             if exact.value.is_nan() {
@@ -306,7 +325,8 @@ pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format)
             } else if exact.is_zero() && rnd == Rounding::Down && addends.is_some() {
                 // An exact zero sum is -0 when rounding down, unless both addends are +0.
                 let (x, y) = addends.unwrap_or((0.0, 0.0));
-                let both_positive_zero = x == 0.0 && y == 0.0 && x.is_sign_positive() && y.is_sign_positive();
+                let both_positive_zero =
+                    x == 0.0 && y == 0.0 && x.is_sign_positive() && y.is_sign_positive();
                 format.zero(!both_positive_zero)
             } else {
                 exact.round(rnd, format)
@@ -319,7 +339,8 @@ pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format)
 /// Applies `.ftz`, `.sat` and `.relu` to a result.
 fn finish(op: &FloatOp, bits: u64, format: Format) -> u64 {
     let mut r = bits;
-    let keeps_payload = matches!(op.kind, FloatKind::Min | FloatKind::Max) || format == softfloat::F64;
+    let keeps_payload =
+        matches!(op.kind, FloatKind::Min | FloatKind::Max) || format == softfloat::F64;
     if format.is_nan(r) && !keeps_payload {
         r = format.canonical_nan();
     }
@@ -330,7 +351,7 @@ fn finish(op: &FloatOp, bits: u64, format: Format) -> u64 {
         if format.is_nan(r) || format.is_negative(r) {
             r = 0;
         } else if format.to_f64(r) > 1.0 {
-            r = format.from_f64(1.0, Rounding::Nearest);
+            r = format.encode(1.0, Rounding::Nearest);
         }
     }
     if op.relu && !format.is_nan(r) && format.is_negative(r) {
@@ -358,7 +379,11 @@ fn min_max(op: &FloatOp, a: u64, b: u64, format: Format) -> u64 {
             other
         };
     }
-    let (x, y) = if op.abs { (format.abs(a), format.abs(b)) } else { (a, b) };
+    let (x, y) = if op.abs {
+        (format.abs(a), format.abs(b))
+    } else {
+        (a, b)
+    };
     let (vx, vy) = (format.to_f64(x), format.to_f64(y));
     // -0.0 orders below +0.0.
     let x_less = vx < vy || vx == vy && format.is_negative(x) && !format.is_negative(y);
@@ -388,7 +413,11 @@ fn testp(test: TestKind, bits: u64, format: Format) -> bool {
 /// The comparison of `setp`/`set` on values of type `ty`.
 pub fn compare(cmp: Cmp, a: u64, b: u64, ty: Ty, ftz: bool) -> bool {
     if let Some(format) = ty.format().filter(|_| !ty.is_packed()) {
-        let (a, b) = if ftz { (format.flush(a), format.flush(b)) } else { (a, b) };
+        let (a, b) = if ftz {
+            (format.flush(a), format.flush(b))
+        } else {
+            (a, b)
+        };
         let (x, y) = (format.to_f64(a), format.to_f64(b));
         let unordered = x.is_nan() || y.is_nan();
         return match cmp {

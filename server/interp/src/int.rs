@@ -246,13 +246,7 @@ fn map1(m: &mut Machine<'_>, w: usize, inst: &Inst, active: u32, f: impl Fn(u64)
 }
 
 #[inline]
-fn map3(
-    m: &mut Machine<'_>,
-    w: usize,
-    inst: &Inst,
-    active: u32,
-    f: impl Fn(u64, u64, u64) -> u64,
-) {
+fn map3(m: &mut Machine<'_>, w: usize, inst: &Inst, active: u32, f: impl Fn(u64, u64, u64) -> u64) {
     let a = m.src(w, inst, 0);
     let b = m.src(w, inst, 1);
     let c = m.src(w, inst, 2);
@@ -270,7 +264,13 @@ fn packed2(a: u64, b: u64, f: impl Fn(u64, u64) -> u64) -> u64 {
     lo | hi << 16
 }
 
-pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32) -> Result<(), Fault> {
+pub fn exec(
+    m: &mut Machine<'_>,
+    w: usize,
+    inst: &Inst,
+    op: &IntOp,
+    active: u32,
+) -> Result<(), Fault> {
     let ty = op.ty;
     let bits = ty.bits().min(64);
     let mk = mask(bits);
@@ -299,12 +299,16 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32)
                 })
             });
         }
-        IntKind::Add if !op.cc && !op.sat => map2(m, w, inst, active, move |a, b| a.wrapping_add(b) & mk),
-        IntKind::Sub if !op.cc && !op.sat => map2(m, w, inst, active, move |a, b| a.wrapping_sub(b) & mk),
-        IntKind::Mul(Half::Lo) => map2(m, w, inst, active, move |a, b| a.wrapping_mul(b) & mk),
-        IntKind::Mad(Half::Lo) if !op.cc && !op.sat => {
-            map3(m, w, inst, active, move |a, b, c| a.wrapping_mul(b).wrapping_add(c) & mk)
+        IntKind::Add if !op.cc && !op.sat => {
+            map2(m, w, inst, active, move |a, b| a.wrapping_add(b) & mk)
         }
+        IntKind::Sub if !op.cc && !op.sat => {
+            map2(m, w, inst, active, move |a, b| a.wrapping_sub(b) & mk)
+        }
+        IntKind::Mul(Half::Lo) => map2(m, w, inst, active, move |a, b| a.wrapping_mul(b) & mk),
+        IntKind::Mad(Half::Lo) if !op.cc && !op.sat => map3(m, w, inst, active, move |a, b, c| {
+            a.wrapping_mul(b).wrapping_add(c) & mk
+        }),
         IntKind::Add | IntKind::Sub | IntKind::AddC | IntKind::SubC => {
             let sub = matches!(op.kind, IntKind::Sub | IntKind::SubC);
             let with_carry = matches!(op.kind, IntKind::AddC | IntKind::SubC);
@@ -343,11 +347,17 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32)
             }
         }
         IntKind::Mul(half) => {
-            map2(m, w, inst, active, move |a, b| mul(a, b, bits, signed, half));
+            map2(m, w, inst, active, move |a, b| {
+                mul(a, b, bits, signed, half)
+            });
         }
         IntKind::Mad(half) | IntKind::MadC(half) => {
             let with_carry = matches!(op.kind, IntKind::MadC(_));
-            let out_bits = if half == Half::Wide { (bits * 2).min(64) } else { bits };
+            let out_bits = if half == Half::Wide {
+                (bits * 2).min(64)
+            } else {
+                bits
+            };
             let omk = mask(out_bits);
             let a = m.src(w, inst, 0);
             let b = m.src(w, inst, 1);
@@ -357,7 +367,11 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32)
             let mut carry_out = 0u32;
             for l in 0..32 {
                 let p = mul(a[l], b[l], bits, signed, half) & omk;
-                let cin = if with_carry { u64::from(carry_in >> l & 1) } else { 0 };
+                let cin = if with_carry {
+                    u64::from(carry_in >> l & 1)
+                } else {
+                    0
+                };
                 let wide = u128::from(p) + u128::from(c[l] & omk) + u128::from(cin);
                 if wide >> out_bits & 1 == 1 {
                     carry_out |= 1 << l;
@@ -413,12 +427,8 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32)
                 }
                 (i128::from(x) / i128::from(y)) as u64 & mk
             } else {
-                let (x, y) = (a & mk, b & mk);
-                if y == 0 {
-                    mk
-                } else {
-                    x / y
-                }
+                // Division by zero gives all ones on the GPU.
+                (a & mk).checked_div(b & mk).unwrap_or(mk)
             }
         }),
         IntKind::Rem => map2(m, w, inst, active, move |a, b| {
@@ -466,7 +476,9 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32)
                 map2(m, w, inst, active, pick);
             }
         }
-        IntKind::Popc => map1(m, w, inst, active, move |a| u64::from((a & mk).count_ones())),
+        IntKind::Popc => map1(m, w, inst, active, move |a| {
+            u64::from((a & mk).count_ones())
+        }),
         IntKind::Clz => map1(m, w, inst, active, move |a| {
             u64::from((a & mk).leading_zeros() - (64 - bits))
         }),
@@ -509,7 +521,9 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32)
             }
             0xffff_ffff
         }),
-        IntKind::Brev => map1(m, w, inst, active, move |a| (a & mk).reverse_bits() >> (64 - bits)),
+        IntKind::Brev => map1(m, w, inst, active, move |a| {
+            (a & mk).reverse_bits() >> (64 - bits)
+        }),
         IntKind::Bfe => map3(m, w, inst, active, move |a, b, c| {
             let msb = bits - 1;
             // The 64-bit forms do not reduce position and length to 8 bits.
@@ -523,7 +537,11 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32)
             };
             let mut d = 0u64;
             for i in 0..bits {
-                let bit = if i < len && pos.saturating_add(i) <= msb { a >> (pos + i) & 1 } else { sbit };
+                let bit = if i < len && pos.saturating_add(i) <= msb {
+                    a >> (pos + i) & 1
+                } else {
+                    sbit
+                };
                 d |= bit << i;
             }
             d
@@ -649,7 +667,11 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32)
             }
         }),
         IntKind::Shf(left, clamp) => map3(m, w, inst, active, move |a, b, c| {
-            let n = if clamp { (c as u32).min(32) } else { c as u32 & 0x1f };
+            let n = if clamp {
+                (c as u32).min(32)
+            } else {
+                c as u32 & 0x1f
+            };
             let wide = (b & 0xffff_ffff) << 32 | (a & 0xffff_ffff);
             if left {
                 (wide << n) >> 32 & 0xffff_ffff
@@ -666,7 +688,11 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32)
             map3(m, w, inst, active, move |a, b, c| {
                 let take_a = if cty == Ty::F32 {
                     let format = crate::softfloat::F32;
-                    let c = if ftz { format.flush(c & 0xffff_ffff) } else { c & 0xffff_ffff };
+                    let c = if ftz {
+                        format.flush(c & 0xffff_ffff)
+                    } else {
+                        c & 0xffff_ffff
+                    };
                     format.to_f64(c) >= 0.0
                 } else {
                     sext(c, 32) >= 0
@@ -731,13 +757,24 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &IntOp, active: u32)
                 let l = l as usize;
                 d[l] = if stype.is_packed() && stype.is_float() {
                     let lo = compare(cmp, a[l] & 0xffff, b[l] & 0xffff, half_of(stype), op.ftz);
-                    let hi = compare(cmp, a[l] >> 16 & 0xffff, b[l] >> 16 & 0xffff, half_of(stype), op.ftz);
+                    let hi = compare(
+                        cmp,
+                        a[l] >> 16 & 0xffff,
+                        b[l] >> 16 & 0xffff,
+                        half_of(stype),
+                        op.ftz,
+                    );
                     let combine = |t: bool| match bool_op {
                         Some(bop) => bop.apply(t, c[l] & 1 == 1),
                         None => t,
                     };
-                    let unit = if dtype.is_packed() { 0xffff & one } else { 0xffff };
-                    (if combine(lo) { unit } else { 0 }) | (if combine(hi) { unit } else { 0 }) << 16
+                    let unit = if dtype.is_packed() {
+                        0xffff & one
+                    } else {
+                        0xffff
+                    };
+                    (if combine(lo) { unit } else { 0 })
+                        | (if combine(hi) { unit } else { 0 }) << 16
                 } else {
                     let t = compare(cmp, a[l], b[l], stype, op.ftz);
                     let t = match bool_op {
@@ -895,20 +932,44 @@ mod tests {
 
     #[test]
     fn prmt_modes() {
-        assert_eq!(prmt(0x3322_1100, 0x7766_5544, 0x3210, PrmtMode::Generic), 0x3322_1100);
-        assert_eq!(prmt(0x3322_1100, 0x7766_5544, 0x7654, PrmtMode::Generic), 0x7766_5544);
+        assert_eq!(
+            prmt(0x3322_1100, 0x7766_5544, 0x3210, PrmtMode::Generic),
+            0x3322_1100
+        );
+        assert_eq!(
+            prmt(0x3322_1100, 0x7766_5544, 0x7654, PrmtMode::Generic),
+            0x7766_5544
+        );
         assert_eq!(prmt(0x8022_1100, 0, 0x0b00, PrmtMode::Generic), 0x00ff_0000);
-        assert_eq!(prmt(0x3322_1100, 0x7766_5544, 1, PrmtMode::F4e), 0x4433_2211);
-        assert_eq!(prmt(0x3322_1100, 0x7766_5544, 1, PrmtMode::B4e), 0x6677_0011);
-        assert_eq!(prmt(0x3322_1100, 0x7766_5544, 1, PrmtMode::Ecl), 0x3322_1111);
-        assert_eq!(prmt(0x3322_1100, 0x7766_5544, 2, PrmtMode::Ecr), 0x2222_1100);
-        assert_eq!(prmt(0x3322_1100, 0x7766_5544, 1, PrmtMode::Rc16), 0x3322_3322);
+        assert_eq!(
+            prmt(0x3322_1100, 0x7766_5544, 1, PrmtMode::F4e),
+            0x4433_2211
+        );
+        assert_eq!(
+            prmt(0x3322_1100, 0x7766_5544, 1, PrmtMode::B4e),
+            0x6677_0011
+        );
+        assert_eq!(
+            prmt(0x3322_1100, 0x7766_5544, 1, PrmtMode::Ecl),
+            0x3322_1111
+        );
+        assert_eq!(
+            prmt(0x3322_1100, 0x7766_5544, 2, PrmtMode::Ecr),
+            0x2222_1100
+        );
+        assert_eq!(
+            prmt(0x3322_1100, 0x7766_5544, 1, PrmtMode::Rc16),
+            0x3322_3322
+        );
     }
 
     #[test]
     fn wide_and_high_products() {
         assert_eq!(mul(0xffff_ffff, 2, 32, false, Half::Hi), 1);
         assert_eq!(mul(0xffff_ffff, 2, 32, true, Half::Hi), 0xffff_ffff);
-        assert_eq!(mul(0xffff_ffff, 0xffff_ffff, 32, false, Half::Wide), 0xffff_fffe_0000_0001);
+        assert_eq!(
+            mul(0xffff_ffff, 0xffff_ffff, 32, false, Half::Wide),
+            0xffff_fffe_0000_0001
+        );
     }
 }

@@ -297,17 +297,6 @@ pub enum Dst {
     Sink,
 }
 
-impl Dst {
-    /// The registers this destination writes, in order.
-    pub fn regs(&self, out: &mut Vec<u32>) {
-        match self {
-            Dst::Reg(r) => out.push(*r),
-            Dst::Vector(items) => items.iter().for_each(|d| d.regs(out)),
-            Dst::Sink => {}
-        }
-    }
-}
-
 /// Comparison operators of `setp`, `set`, `slct` ...
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cmp {

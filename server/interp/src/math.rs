@@ -12,7 +12,7 @@ use crate::softfloat::{Format, Rounding, F32, F64};
 /// their fraction entirely.
 fn turns(x: f64) -> f64 {
     let inv_two_pi = f64::from(f32::from_bits(0x3e22_f983));
-    let t = F32.to_f64(F32.from_f64(x * inv_two_pi, Rounding::Nearest));
+    let t = F32.to_f64(F32.encode(x * inv_two_pi, Rounding::Nearest));
     t - t.round()
 }
 
@@ -37,7 +37,11 @@ pub fn approximate(kind: FloatKind, x: f64, y: f64, format: Format) -> u64 {
         // Only the upper half of the input is used, and the lower half of
         // the result is zero; subnormals flush.
         let high = f64::from_bits(x.to_bits() & 0xffff_ffff_0000_0000);
-        let high = if high.abs() < f64::MIN_POSITIVE { 0.0f64.copysign(high) } else { high };
+        let high = if high.abs() < f64::MIN_POSITIVE {
+            0.0f64.copysign(high)
+        } else {
+            high
+        };
         let r = 1.0 / high;
         if r.is_nan() {
             return r.to_bits() | 1 << 51;
@@ -47,20 +51,26 @@ pub fn approximate(kind: FloatKind, x: f64, y: f64, format: Format) -> u64 {
             frac_bits: 20,
             finite_only: false,
         };
-        return upper.from_f64(r, Rounding::Nearest) << 32;
+        return upper.encode(r, Rounding::Nearest) << 32;
     }
     let value = match kind {
         FloatKind::DivFull => x / y,
         FloatKind::DivApprox => {
             // a × rcp(b), where a reciprocal below the normal range flushes to zero.
-            let r = F32.to_f64(F32.from_f64(1.0 / y, Rounding::Nearest));
-            let r = if r.abs() < f64::from(f32::MIN_POSITIVE) { 0.0f64.copysign(r) } else { r };
+            let r = F32.to_f64(F32.encode(1.0 / y, Rounding::Nearest));
+            let r = if r.abs() < f64::from(f32::MIN_POSITIVE) {
+                0.0f64.copysign(r)
+            } else {
+                r
+            };
             x * r
         }
         FloatKind::RcpApprox => 1.0 / x,
         FloatKind::SqrtApprox => x.sqrt(),
         FloatKind::Rsqrt => 1.0 / x.sqrt(),
-        FloatKind::Sin if format == F32 && x.is_finite() && x != 0.0 => sin_cos_turns(turns(x), false),
+        FloatKind::Sin if format == F32 && x.is_finite() && x != 0.0 => {
+            sin_cos_turns(turns(x), false)
+        }
         FloatKind::Cos if format == F32 && x.is_finite() => sin_cos_turns(turns(x), true),
         FloatKind::Sin => x.sin(),
         FloatKind::Cos => x.cos(),
@@ -72,7 +82,7 @@ pub fn approximate(kind: FloatKind, x: f64, y: f64, format: Format) -> u64 {
     if value.is_nan() {
         return format.canonical_nan();
     }
-    format.from_f64(value, Rounding::Nearest)
+    format.encode(value, Rounding::Nearest)
 }
 
 /// Rounds `x` to an integral value in the given mode.
@@ -83,34 +93,5 @@ pub fn round_integral(x: f64, mode: Rounding) -> f64 {
         Rounding::Zero => x.trunc(),
         Rounding::Down => x.floor(),
         Rounding::Up => x.ceil(),
-    }
-}
-
-/// Distance in units in the last place between two values of `format`
-/// (0 when both are NaN; `u64::MAX` when only one is).
-pub fn ulp_distance(a: u64, b: u64, format: Format) -> u64 {
-    if format.is_nan(a) || format.is_nan(b) {
-        return if format.is_nan(a) && format.is_nan(b) { 0 } else { u64::MAX };
-    }
-    let key = |bits: u64| -> i128 {
-        let magnitude = i128::from(format.abs(bits));
-        if format.is_negative(bits) {
-            -magnitude
-        } else {
-            magnitude
-        }
-    };
-    (key(a) - key(b)).unsigned_abs() as u64
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ulps_cross_zero() {
-        assert_eq!(ulp_distance(0x3f80_0000, 0x3f80_0001, F32), 1);
-        assert_eq!(ulp_distance(0x8000_0000, 0x0000_0000, F32), 0);
-        assert_eq!(ulp_distance(0x8000_0001, 0x0000_0001, F32), 2);
     }
 }

@@ -24,8 +24,16 @@ pub enum AtomKind {
 
 #[derive(Debug, Clone, Copy)]
 pub enum MemOp {
-    Ld { space: Space, ty: Ty, vector: u32 },
-    St { space: Space, ty: Ty, vector: u32 },
+    Ld {
+        space: Space,
+        ty: Ty,
+        vector: u32,
+    },
+    St {
+        space: Space,
+        ty: Ty,
+        vector: u32,
+    },
     Atom {
         space: Space,
         kind: AtomKind,
@@ -34,8 +42,14 @@ pub enum MemOp {
         reduce: bool,
         ftz: bool,
     },
-    Cvta { space: Space, to_space: bool, ty: Ty },
-    Isspacep { space: Space },
+    Cvta {
+        space: Space,
+        to_space: bool,
+        ty: Ty,
+    },
+    Isspacep {
+        space: Space,
+    },
 }
 
 pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
@@ -132,7 +146,13 @@ fn elements(dst: Option<&Dst>) -> Vec<Dst> {
     }
 }
 
-pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &MemOp, active: u32) -> Result<(), Fault> {
+pub fn exec(
+    m: &mut Machine<'_>,
+    w: usize,
+    inst: &Inst,
+    op: &MemOp,
+    active: u32,
+) -> Result<(), Fault> {
     match *op {
         MemOp::Ld { space, ty, vector } => {
             let size = ty.bytes();
@@ -213,7 +233,11 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &MemOp, active: u32)
                 }
             }
         }
-        MemOp::Cvta { space, to_space, ty } => {
+        MemOp::Cvta {
+            space,
+            to_space,
+            ty,
+        } => {
             let a = m.src(w, inst, 0);
             let bits = ty.bits().min(64);
             let d = std::array::from_fn(|l| {

@@ -64,7 +64,7 @@ impl Memory {
         size: usize,
         align: usize,
     ) -> Result<&mut [u8], String> {
-        if align > 1 && addr % align as u64 != 0 {
+        if align > 1 && !addr.is_multiple_of(align as u64) {
             return Err(format!(
                 "misaligned {}-byte access at {} address {addr:#x}",
                 size,
@@ -105,14 +105,20 @@ impl Memory {
                     return Err(out_of_bounds());
                 };
                 let start = offset - FUNC_PARAM_BASE;
-                if start.checked_add(size64).is_none_or(|end| end > params.len() as u64) {
+                if start
+                    .checked_add(size64)
+                    .is_none_or(|end| end > params.len() as u64)
+                {
                     return Err(out_of_bounds());
                 }
                 return Ok(&mut params[start as usize..(start + size64) as usize]);
             }
             Space::Param => &mut self.kernel_params,
         };
-        if offset.checked_add(size64).is_none_or(|end| end > area.len() as u64) {
+        if offset
+            .checked_add(size64)
+            .is_none_or(|end| end > area.len() as u64)
+        {
             return Err(out_of_bounds());
         }
         Ok(&mut area[offset as usize..(offset + size64) as usize])
@@ -203,7 +209,10 @@ mod tests {
             assert_eq!(resolve(Space::Generic, generic), (space, 0x40));
             assert_eq!(from_generic(space, generic), 0x40);
         }
-        assert_eq!(resolve(Space::Generic, GLOBAL_BUFFER_BASE), (Space::Global, GLOBAL_BUFFER_BASE));
+        assert_eq!(
+            resolve(Space::Generic, GLOBAL_BUFFER_BASE),
+            (Space::Global, GLOBAL_BUFFER_BASE)
+        );
     }
 
     #[test]
@@ -212,8 +221,14 @@ mod tests {
         let base = memory.allocate(vec![0; 8]);
         assert!(memory.store(0, Space::Global, base + 4, 4, 7).is_ok());
         assert_eq!(memory.load(0, Space::Global, base + 4, 4), Ok(7));
-        assert!(memory.load(0, Space::Global, base + 8, 4).unwrap_err().contains("out of bounds"));
-        assert!(memory.load(0, Space::Global, base + 2, 4).unwrap_err().contains("misaligned"));
+        assert!(memory
+            .load(0, Space::Global, base + 8, 4)
+            .unwrap_err()
+            .contains("out of bounds"));
+        assert!(memory
+            .load(0, Space::Global, base + 2, 4)
+            .unwrap_err()
+            .contains("misaligned"));
         assert!(memory.load(0, Space::Shared, 0, 4).is_err());
     }
 }

@@ -24,9 +24,9 @@ pub enum ArgSpec {
 
 /// Parses `u32:5`, `f32:1.5`, `buf:f32:1,2.5`, `buf:hex:00ff`, `zeros:64`.
 pub fn parse_arg(text: &str) -> Result<ArgSpec, String> {
-    let (kind, rest) = text
-        .split_once(':')
-        .ok_or_else(|| format!("argument `{text}`: expected TYPE:VALUE, buf:..., or zeros:BYTES"))?;
+    let (kind, rest) = text.split_once(':').ok_or_else(|| {
+        format!("argument `{text}`: expected TYPE:VALUE, buf:..., or zeros:BYTES")
+    })?;
     match kind {
         "zeros" => {
             let n = parse_int(rest).ok_or_else(|| format!("argument `{text}`: bad byte count"))?;
@@ -41,7 +41,7 @@ pub fn parse_arg(text: &str) -> Result<ArgSpec, String> {
                 .ok_or_else(|| format!("argument `{text}`: expected buf:TYPE:V1,V2,..."))?;
             if ty == "hex" {
                 let digits: String = values.chars().filter(|c| !c.is_whitespace()).collect();
-                if digits.len() % 2 != 0 {
+                if !digits.len().is_multiple_of(2) {
                     return Err(format!("argument `{text}`: odd number of hex digits"));
                 }
                 return (0..digits.len())
@@ -51,7 +51,8 @@ pub fn parse_arg(text: &str) -> Result<ArgSpec, String> {
                     .map(ArgSpec::Buffer)
                     .map_err(|_| format!("argument `{text}`: bad hex digits"));
             }
-            let ty = scalar_type(ty).ok_or_else(|| format!("argument `{text}`: unknown type `{ty}`"))?;
+            let ty =
+                scalar_type(ty).ok_or_else(|| format!("argument `{text}`: unknown type `{ty}`"))?;
             let mut bytes = Vec::new();
             for value in values.split(',').map(str::trim).filter(|v| !v.is_empty()) {
                 let bits = parse_value(value, ty).map_err(|e| format!("argument `{text}`: {e}"))?;
@@ -60,9 +61,12 @@ pub fn parse_arg(text: &str) -> Result<ArgSpec, String> {
             Ok(ArgSpec::Buffer(bytes))
         }
         ty => {
-            let ty = scalar_type(ty).ok_or_else(|| format!("argument `{text}`: unknown type `{ty}`"))?;
+            let ty =
+                scalar_type(ty).ok_or_else(|| format!("argument `{text}`: unknown type `{ty}`"))?;
             let bits = parse_value(rest, ty).map_err(|e| format!("argument `{text}`: {e}"))?;
-            Ok(ArgSpec::Scalar(bits.to_le_bytes()[..ty.bytes().min(8)].to_vec()))
+            Ok(ArgSpec::Scalar(
+                bits.to_le_bytes()[..ty.bytes().min(8)].to_vec(),
+            ))
         }
     }
 }
@@ -85,7 +89,8 @@ pub fn parse_value(text: &str, ty: Ty) -> Result<u64, String> {
     }
     let lower = text.to_ascii_lowercase();
     if let Some(hex) = lower.strip_prefix("0x") {
-        let v = u64::from_str_radix(hex, 16).map_err(|_| format!("`{text}` is not a hex number"))?;
+        let v =
+            u64::from_str_radix(hex, 16).map_err(|_| format!("`{text}` is not a hex number"))?;
         if v & !mask(bits) != 0 {
             return Err(format!("`{text}` does not fit in {bits} bits"));
         }
@@ -99,7 +104,7 @@ pub fn parse_value(text: &str, ty: Ty) -> Result<u64, String> {
     if let Ok(v) = text.parse::<i128>() {
         if ty.is_float() {
             let format = ty.format().unwrap_or(crate::softfloat::F32);
-            return Ok(format.from_f64(v as f64, Rounding::Nearest));
+            return Ok(format.encode(v as f64, Rounding::Nearest));
         }
         let min = -(1i128 << (bits - 1));
         let max = (1i128 << bits) - 1;
@@ -112,17 +117,22 @@ pub fn parse_value(text: &str, ty: Ty) -> Result<u64, String> {
         let value = match lower.as_str() {
             "nan" | "+nan" => f64::NAN,
             "-nan" => -f64::NAN,
-            _ => text.parse::<f64>().map_err(|_| format!("`{text}` is not a number"))?,
+            _ => text
+                .parse::<f64>()
+                .map_err(|_| format!("`{text}` is not a number"))?,
         };
         let format = ty.format().unwrap_or(crate::softfloat::F32);
-        let bits = format.from_f64(value, Rounding::Nearest);
+        let bits = format.encode(value, Rounding::Nearest);
         return Ok(if value.is_nan() && value.is_sign_negative() {
             format.neg(bits)
         } else {
             bits
         });
     }
-    Err(format!("`{text}` is not a value for a .{} register", ty.name()))
+    Err(format!(
+        "`{text}` is not a value for a .{} register",
+        ty.name()
+    ))
 }
 
 fn decode_error(error: DecodeError) -> RunError {
@@ -133,7 +143,11 @@ fn decode_error(error: DecodeError) -> RunError {
             RunErrorKind::Program
         },
         message: error.message,
-        range: if error.range.is_empty() { None } else { Some(error.range) },
+        range: if error.range.is_empty() {
+            None
+        } else {
+            Some(error.range)
+        },
         thread: None,
         ctaid: None,
     }
@@ -143,7 +157,10 @@ fn located(program: &Program, error: Located, ctaid: u32) -> RunError {
     RunError {
         kind: RunErrorKind::Fault,
         message: error.message,
-        range: program.insts.get(error.pc as usize).map(|i| i.range.clone()),
+        range: program
+            .insts
+            .get(error.pc as usize)
+            .map(|i| i.range.clone()),
         thread: Some(error.thread),
         ctaid: Some(ctaid),
     }
@@ -224,10 +241,13 @@ pub fn run_snippet(parse: &Parse, options: &SnippetOptions) -> Result<RunResult,
             .iter()
             .find(|&&r| program.regs[r as usize].name == *name)
         else {
-            return Err(RunError::usage(format!("--set: no register `{name}` is declared")));
+            return Err(RunError::usage(format!(
+                "--set: no register `{name}` is declared"
+            )));
         };
         let ty = program.regs[reg as usize].ty;
-        let bits = parse_value(text, ty).map_err(|e| RunError::usage(format!("--set {name}: {e}")))?;
+        let bits =
+            parse_value(text, ty).map_err(|e| RunError::usage(format!("--set {name}: {e}")))?;
         sets.push((reg, bits));
     }
     let memory = Memory {
@@ -256,7 +276,10 @@ pub fn run_snippet(parse: &Parse, options: &SnippetOptions) -> Result<RunResult,
         }
     }
     if options.hint_thread < options.threads {
-        m.hint = Some(((options.hint_thread / 32) as usize, options.hint_thread % 32));
+        m.hint = Some((
+            (options.hint_thread / 32) as usize,
+            options.hint_thread % 32,
+        ));
     }
     m.run_cta().map_err(|e| located(&program, e, 0))?;
     Ok(RunResult {
@@ -272,11 +295,15 @@ pub fn run_snippet(parse: &Parse, options: &SnippetOptions) -> Result<RunResult,
 pub fn run_kernel(parse: &Parse, options: &KernelOptions) -> Result<RunResult, RunError> {
     let threads: u64 = options.block.iter().map(|&d| u64::from(d)).product();
     if threads == 0 || threads > 1024 {
-        return Err(RunError::usage("--block must give between 1 and 1024 threads"));
+        return Err(RunError::usage(
+            "--block must give between 1 and 1024 threads",
+        ));
     }
     let ctas: u64 = options.grid.iter().map(|&d| u64::from(d)).product();
     if ctas == 0 || ctas > 1 << 24 {
-        return Err(RunError::usage("--grid must give between 1 and 16777216 CTAs"));
+        return Err(RunError::usage(
+            "--grid must give between 1 and 16777216 CTAs",
+        ));
     }
     let program = decode(parse, Mode::Kernel(&options.entry)).map_err(decode_error)?;
     let entry = &program.functions[program.main];
@@ -302,7 +329,25 @@ pub fn run_kernel(parse: &Parse, options: &KernelOptions) -> Result<RunResult, R
     let mut buffers = Vec::new();
     for (index, (param, arg)) in entry.kernel_params.iter().zip(&options.args).enumerate() {
         let bytes = match arg {
-            ArgSpec::Scalar(bytes) => bytes.clone(),
+            ArgSpec::Scalar(bytes) => {
+                if bytes.len() != param.size {
+                    return Err(RunError::usage(format!(
+                        "--arg {index}: parameter `{}` is .{} ({} bytes); the argument has {} bytes",
+                        param.name,
+                        param.ty.name(),
+                        param.size,
+                        bytes.len()
+                    )));
+                }
+                bytes.clone()
+            }
+            ArgSpec::Buffer(_) if param.size != 8 => {
+                return Err(RunError::usage(format!(
+                    "--arg {index}: parameter `{}` is .{}, too small for a buffer address",
+                    param.name,
+                    param.ty.name()
+                )));
+            }
             ArgSpec::Buffer(bytes) => {
                 let addr = memory.allocate(bytes.clone());
                 buffers.push((index, addr, bytes.len()));
@@ -330,7 +375,10 @@ pub fn run_kernel(parse: &Parse, options: &KernelOptions) -> Result<RunResult, R
             for x in 0..options.grid[0] {
                 m.start_cta([x, y, z]);
                 if linear == 0 && u64::from(options.hint_thread) < threads {
-                    m.hint = Some(((options.hint_thread / 32) as usize, options.hint_thread % 32));
+                    m.hint = Some((
+                        (options.hint_thread / 32) as usize,
+                        options.hint_thread % 32,
+                    ));
                 }
                 m.run_cta().map_err(|e| located(&program, e, linear))?;
                 if linear == 0 {
@@ -378,7 +426,10 @@ mod tests {
         assert!(parse_value("0x1ffffffff", Ty::U32).is_err());
         assert!(parse_value("1.5", Ty::U32).is_err());
         assert_eq!(parse_arg("u32:5"), Ok(ArgSpec::Scalar(vec![5, 0, 0, 0])));
-        assert_eq!(parse_arg("buf:u16:1,2"), Ok(ArgSpec::Buffer(vec![1, 0, 2, 0])));
+        assert_eq!(
+            parse_arg("buf:u16:1,2"),
+            Ok(ArgSpec::Buffer(vec![1, 0, 2, 0]))
+        );
         assert_eq!(parse_arg("buf:hex:00ff"), Ok(ArgSpec::Buffer(vec![0, 255])));
         assert_eq!(parse_arg("zeros:3"), Ok(ArgSpec::Buffer(vec![0; 3])));
         assert!(parse_arg("bogus").is_err());

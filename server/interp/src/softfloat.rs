@@ -183,7 +183,7 @@ impl Format {
     }
 
     /// Rounds an `f64` to this format (exact input, no tail).
-    pub fn from_f64(self, x: f64, mode: Rounding) -> u64 {
+    pub fn encode(self, x: f64, mode: Rounding) -> u64 {
         if self == F32 && mode == Rounding::Nearest && !x.is_nan() {
             // The host conversion rounds to nearest even, subnormals included.
             return u64::from((x as f32).to_bits());
@@ -468,7 +468,11 @@ pub fn fma(a: f64, b: f64, c: f64) -> Exact {
     if ec < ep - 200 {
         // c only decides the direction of an exact product.
         let product = mul(a, b);
-        let tail = if product.tail != 0 { product.tail } else { sign_of(c) };
+        let tail = if product.tail != 0 {
+            product.tail
+        } else {
+            sign_of(c)
+        };
         return Exact { tail, ..product };
     }
     if ep < ec - 200 {
@@ -528,8 +532,20 @@ mod tests {
 
     #[test]
     fn binary32_rounding_matches_the_host_in_nearest_mode() {
-        for &x in &[1.0f64, 1.0 + 1e-9, 3.4e38, 3.5e38, 1e-40, 1e-46, -2.5e-45, 0.1] {
-            assert_eq!(round(x, 0, Rounding::Nearest, F32), u64::from((x as f32).to_bits()));
+        for &x in &[
+            1.0f64,
+            1.0 + 1e-9,
+            3.4e38,
+            3.5e38,
+            1e-40,
+            1e-46,
+            -2.5e-45,
+            0.1,
+        ] {
+            assert_eq!(
+                round(x, 0, Rounding::Nearest, F32),
+                u64::from((x as f32).to_bits())
+            );
         }
     }
 
@@ -540,8 +556,14 @@ mod tests {
         assert_eq!(round(one, -1, Rounding::Nearest, F32), 0x3f80_0000);
         assert_eq!(round(one, 1, Rounding::Up, F32), 0x3f80_0001);
         assert_eq!(round(-one, 1, Rounding::Zero, F32), 0xbf7f_ffff);
-        assert_eq!(round(1.0 + pow2(-24), 0, Rounding::Nearest, F32), 0x3f80_0000);
-        assert_eq!(round(1.0 + pow2(-24), 1, Rounding::Nearest, F32), 0x3f80_0001);
+        assert_eq!(
+            round(1.0 + pow2(-24), 0, Rounding::Nearest, F32),
+            0x3f80_0000
+        );
+        assert_eq!(
+            round(1.0 + pow2(-24), 1, Rounding::Nearest, F32),
+            0x3f80_0001
+        );
         assert_eq!(round(65520.0, 0, Rounding::Nearest, F16), 0x7c00);
         assert_eq!(round(65520.0, 0, Rounding::Zero, F16), 0x7bff);
         assert_eq!(round(1000.0, 0, Rounding::Nearest, E4M3), 0x7e);
@@ -553,7 +575,10 @@ mod tests {
     #[test]
     fn fma_tail_is_exact() {
         let r = fma(1.0 + pow2(-30), 1.0 + pow2(-30), -1.0);
-        assert_eq!(r.round(Rounding::Nearest, F64), (pow2(-29) + pow2(-60)).to_bits());
+        assert_eq!(
+            r.round(Rounding::Nearest, F64),
+            (pow2(-29) + pow2(-60)).to_bits()
+        );
         assert_eq!(r.tail, 0);
         // A product below the smallest subnormal still rounds away in directed modes.
         let tiny = fma(pow2(-1074), -0.5, 0.0);
@@ -561,7 +586,10 @@ mod tests {
         assert_eq!(tiny.round(Rounding::Nearest, F64), 0x8000_0000_0000_0000);
         let big = mul(f64::MAX, 1.5);
         assert_eq!(big.round(Rounding::Zero, F64), f64::MAX.to_bits());
-        assert_eq!(div(0.1, -pow2(-1074)).round(Rounding::Zero, F64), (-f64::MAX).to_bits());
+        assert_eq!(
+            div(0.1, -pow2(-1074)).round(Rounding::Zero, F64),
+            (-f64::MAX).to_bits()
+        );
         assert_eq!(exact_sum_sign(&[1e300, -1e300, 1e-300]), 1);
     }
 }

@@ -20,20 +20,11 @@ const LANES: usize = 128;
 const COLUMNS: usize = 512;
 
 /// One CTA's Tensor Memory and its allocations.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct TensorMemory {
     cells: Vec<u32>,
     /// Allocated column ranges `(start, count)`.
     allocations: Vec<(u32, u32)>,
-}
-
-impl Default for TensorMemory {
-    fn default() -> Self {
-        TensorMemory {
-            cells: Vec::new(),
-            allocations: Vec::new(),
-        }
-    }
 }
 
 impl TensorMemory {
@@ -65,7 +56,9 @@ impl TensorMemory {
             }
             start += count;
         }
-        Err(format!("tcgen05.alloc: no {count} free columns of Tensor Memory"))
+        Err(format!(
+            "tcgen05.alloc: no {count} free columns of Tensor Memory"
+        ))
     }
 
     fn free(&mut self, column: u32, count: u32) -> Result<(), String> {
@@ -256,7 +249,13 @@ fn check_lane(w: usize, lane: u32) -> Result<(), String> {
     Ok(())
 }
 
-pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &TensorOp, active: u32) -> Result<(), Fault> {
+pub fn exec(
+    m: &mut Machine<'_>,
+    w: usize,
+    inst: &Inst,
+    op: &TensorOp,
+    active: u32,
+) -> Result<(), Fault> {
     let first = active.trailing_zeros().min(31);
     match *op {
         TensorOp::Alloc => {
@@ -300,8 +299,13 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &TensorOp, active: u
                     check_lane(w, lane).map_err(|e| Fault::at(t, e))?;
                     let bits = if pack {
                         let column = (taddr & 0xffff) + 2 * dc;
-                        let lo = *m.tensor.cell(lane, column).map_err(|e| Fault::at(t, e))? & 0xffff;
-                        let hi = *m.tensor.cell(lane, column + 1).map_err(|e| Fault::at(t, e))? & 0xffff;
+                        let lo =
+                            *m.tensor.cell(lane, column).map_err(|e| Fault::at(t, e))? & 0xffff;
+                        let hi = *m
+                            .tensor
+                            .cell(lane, column + 1)
+                            .map_err(|e| Fault::at(t, e))?
+                            & 0xffff;
                         lo | hi << 16
                     } else {
                         *m.tensor
@@ -350,7 +354,9 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &TensorOp, active: u
                     if unpack {
                         let column = (taddr & 0xffff) + 2 * dc;
                         *m.tensor.cell(lane, column).map_err(|e| Fault::at(t, e))? = bits & 0xffff;
-                        *m.tensor.cell(lane, column + 1).map_err(|e| Fault::at(t, e))? = bits >> 16;
+                        *m.tensor
+                            .cell(lane, column + 1)
+                            .map_err(|e| Fault::at(t, e))? = bits >> 16;
                     } else {
                         *m.tensor
                             .cell(lane, (taddr & 0xffff) + dc)
@@ -390,7 +396,14 @@ fn reduce(red: Reduction, a: u32, b: u32) -> u32 {
                 xorsign: false,
                 abs: false,
             };
-            crate::float::scalar(&op, u64::from(a), u64::from(b), 0, false, crate::softfloat::F32) as u32
+            crate::float::scalar(
+                &op,
+                u64::from(a),
+                u64::from(b),
+                0,
+                false,
+                crate::softfloat::F32,
+            ) as u32
         }
         Ty::S32 => {
             let pick_a = ((a as i32) < (b as i32)) != red.max;

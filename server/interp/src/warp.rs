@@ -38,8 +38,16 @@ pub enum ReduxKind {
 pub enum WarpOp {
     Shfl(ShflMode),
     Vote(VoteMode),
-    Match { all: bool, bits: u32 },
-    Redux { kind: ReduxKind, ty: Ty, abs: bool, nan: bool },
+    Match {
+        all: bool,
+        bits: u32,
+    },
+    Redux {
+        kind: ReduxKind,
+        ty: Ty,
+        abs: bool,
+        nan: bool,
+    },
     Activemask,
     Elect,
 }
@@ -116,7 +124,13 @@ pub fn decode(m: &str, q: &Quals, _n_dst: usize, src: &[Src]) -> Option<Result<O
     Some(Ok(Op::Warp(op)))
 }
 
-pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &WarpOp, active: u32) -> Result<(), Fault> {
+pub fn exec(
+    m: &mut Machine<'_>,
+    w: usize,
+    inst: &Inst,
+    op: &WarpOp,
+    active: u32,
+) -> Result<(), Fault> {
     let mut d = [0u64; 32];
     let mut p = [0u64; 32];
     match *op {
@@ -172,9 +186,8 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &WarpOp, active: u32
             let a = m.src(w, inst, 0);
             let members = active & member_mask(m, w, inst, 1);
             let mk = mask(bits);
-            let all_equal = lanes(members).all(|l| {
-                a[l as usize] & mk == a[members.trailing_zeros() as usize & 31] & mk
-            });
+            let all_equal = lanes(members)
+                .all(|l| a[l as usize] & mk == a[members.trailing_zeros() as usize & 31] & mk);
             for lane in lanes(active) {
                 let l = lane as usize;
                 if all {
@@ -223,7 +236,11 @@ fn member_mask(m: &Machine<'_>, w: usize, inst: &Inst, index: usize) -> u32 {
 fn redux(kind: ReduxKind, ty: Ty, abs: bool, nan: bool, values: impl Iterator<Item = u64>) -> u64 {
     if ty == Ty::F32 {
         let op = FloatOp {
-            kind: if kind == ReduxKind::Max { FloatKind::Max } else { FloatKind::Min },
+            kind: if kind == ReduxKind::Max {
+                FloatKind::Max
+            } else {
+                FloatKind::Min
+            },
             ty,
             rounding: Rounding::Nearest,
             ftz: false,
@@ -235,7 +252,13 @@ fn redux(kind: ReduxKind, ty: Ty, abs: bool, nan: bool, values: impl Iterator<It
         };
         let format = softfloat::F32;
         return values
-            .map(|v| if abs { format.abs(v & 0xffff_ffff) } else { v & 0xffff_ffff })
+            .map(|v| {
+                if abs {
+                    format.abs(v & 0xffff_ffff)
+                } else {
+                    v & 0xffff_ffff
+                }
+            })
             .reduce(|x, y| scalar(&op, x, y, 0, false, format))
             .unwrap_or(0);
     }

@@ -58,7 +58,9 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
             Fragment::C
         };
         if fragment != Fragment::C && ty != Ty::F16 || !matches!(ty, Ty::F16 | Ty::F32) {
-            return Some(Err("wmma: only f16 A/B and f16/f32 accumulator fragments are supported".into()));
+            return Some(Err(
+                "wmma: only f16 A/B and f16/f32 accumulator fragments are supported".into(),
+            ));
         }
         if src.is_empty() {
             return Some(Err("wmma.load needs an address".into()));
@@ -71,13 +73,23 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
         }
     } else if q.has("store") {
         if src.len() < 2 || !matches!(ty, Ty::F16 | Ty::F32) {
-            return Some(Err("wmma.store needs an address and an f16/f32 fragment".into()));
+            return Some(Err(
+                "wmma.store needs an address and an f16/f32 fragment".into()
+            ));
         }
         WmmaOp::Store { row, ty, space }
     } else if q.has("mma") {
         let (d, c) = match (q.types.first(), q.types.get(1)) {
-            (Some(&d), Some(&c)) if matches!(d, Ty::F16 | Ty::F32) && matches!(c, Ty::F16 | Ty::F32) => (d, c),
-            _ => return Some(Err("wmma.mma: only f16 inputs with f16/f32 accumulators are supported".into())),
+            (Some(&d), Some(&c))
+                if matches!(d, Ty::F16 | Ty::F32) && matches!(c, Ty::F16 | Ty::F32) =>
+            {
+                (d, c)
+            }
+            _ => {
+                return Some(Err(
+                    "wmma.mma: only f16 inputs with f16/f32 accumulators are supported".into(),
+                ))
+            }
         };
         if src.len() < 3 {
             return Some(Err("wmma.mma needs a, b and c fragments".into()));
@@ -144,7 +156,13 @@ fn tile_offset(row: bool, r: usize, c: usize, stride: u64) -> u64 {
     }
 }
 
-pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &WmmaOp, active: u32) -> Result<(), Fault> {
+pub fn exec(
+    m: &mut Machine<'_>,
+    w: usize,
+    inst: &Inst,
+    op: &WmmaOp,
+    active: u32,
+) -> Result<(), Fault> {
     match *op {
         WmmaOp::Load {
             fragment,
@@ -155,7 +173,9 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &WmmaOp, active: u32
             let (count, per) = shape(fragment, ty);
             let parts = flatten_dst(inst.dst.first());
             if parts.len() < count {
-                return Err(Fault::new(format!("wmma.load needs {count} destination registers")));
+                return Err(Fault::new(format!(
+                    "wmma.load needs {count} destination registers"
+                )));
             }
             let esize = if ty == Ty::F32 { 4 } else { 2 };
             let mut values = vec![[0u64; 32]; count];
@@ -185,7 +205,9 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &WmmaOp, active: u32
             let (count, per) = shape(Fragment::C, ty);
             let parts = flatten_src(inst.src.get(1));
             if parts.len() < count {
-                return Err(Fault::new(format!("wmma.store needs {count} source registers")));
+                return Err(Fault::new(format!(
+                    "wmma.store needs {count} source registers"
+                )));
             }
             let esize = if ty == Ty::F32 { 4 } else { 2 };
             let values: Vec<Lanes> = parts.iter().map(|p| m.read(w, p)).collect();
@@ -228,12 +250,16 @@ pub fn exec(m: &mut Machine<'_>, w: usize, inst: &Inst, op: &WmmaOp, active: u32
             let a = gather(m, inst.src.first(), Fragment::A, Ty::F16);
             let b = gather(m, inst.src.get(1), Fragment::B, Ty::F16);
             let acc = gather(m, inst.src.get(2), Fragment::C, c);
-            let format = if d == Ty::F32 { softfloat::F32 } else { softfloat::F16 };
+            let format = if d == Ty::F32 {
+                softfloat::F32
+            } else {
+                softfloat::F16
+            };
             let mut out = [[0u64; 16]; 16];
             for (r, row) in out.iter_mut().enumerate() {
                 for (col, slot) in row.iter_mut().enumerate() {
                     let sum: f64 = (0..16).map(|k| a[r][k] * b[k][col]).sum::<f64>() + acc[r][col];
-                    *slot = format.from_f64(sum, Rounding::Nearest);
+                    *slot = format.encode(sum, Rounding::Nearest);
                 }
             }
             let (count, per) = shape(Fragment::C, d);

@@ -17,7 +17,11 @@ fn fixtures() -> std::path::PathBuf {
 fn strings(value: &Value) -> Vec<String> {
     value
         .as_array()
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -81,7 +85,9 @@ fn known_mismatches() -> BTreeSet<String> {
         .filter_map(|rest| rest.split('`').next())
         .filter(|id| {
             let mut parts = id.split('.');
-            let numeric = |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+            let numeric = |p: Option<&str>| {
+                p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            };
             numeric(parts.next()) && numeric(parts.next()) && parts.next().is_none()
         })
         .map(str::to_owned)
@@ -110,11 +116,8 @@ fn snippets_agree_with_the_gpu() {
         let parse = Parse::new(snippet);
         for (r, row) in case["rows"].as_array().into_iter().flatten().enumerate() {
             let row_id = format!("{id}.{r}");
-            let set: Vec<(String, String)> = inputs
-                .iter()
-                .cloned()
-                .zip(strings(&row["set"]))
-                .collect();
+            let set: Vec<(String, String)> =
+                inputs.iter().cloned().zip(strings(&row["set"])).collect();
             let options = SnippetOptions {
                 threads,
                 set: set.clone(),
@@ -133,14 +136,16 @@ fn snippets_agree_with_the_gpu() {
                     for (t, expected) in expect.iter().enumerate() {
                         let expected = strings(expected);
                         for (name, want) in outputs.iter().zip(&expected) {
-                            let got = result.threads.get(t).and_then(|th| {
-                                th.registers.iter().find(|reg| &reg.name == name)
-                            });
+                            let got = result
+                                .threads
+                                .get(t)
+                                .and_then(|th| th.registers.iter().find(|reg| &reg.name == name));
                             let got_text = got.map(|g| g.text()).unwrap_or_default();
                             if got_text != *want {
                                 if let Some(format) = &approx {
                                     let distance = ulps(bits(&got_text), bits(want), format);
-                                    let (x, y) = (value(bits(&got_text), format), value(bits(want), format));
+                                    let (x, y) =
+                                        (value(bits(&got_text), format), value(bits(want), format));
                                     if x.is_finite() && y.is_finite() {
                                         worst_abs = worst_abs.max((x - y).abs());
                                     }
@@ -149,7 +154,8 @@ fn snippets_agree_with_the_gpu() {
                                         worst = format!("{set:?}: {got_text} vs GPU {want}");
                                     }
                                 } else if detail.is_empty() {
-                                    detail = format!("thread {t} {name}: got {got_text}, GPU {want}");
+                                    detail =
+                                        format!("thread {t} {name}: got {got_text}, GPU {want}");
                                 }
                             }
                         }
@@ -160,7 +166,10 @@ fn snippets_agree_with_the_gpu() {
                 if result.is_err() {
                     worst_ulp = u64::MAX;
                 }
-                let entry = approx_max.entry(instruction.clone()).or_insert((0, 0, String::new(), 0.0));
+                let entry =
+                    approx_max
+                        .entry(instruction.clone())
+                        .or_insert((0, 0, String::new(), 0.0));
                 entry.3 = entry.3.max(worst_abs);
                 if worst_ulp > entry.0 || entry.2.is_empty() && !worst.is_empty() {
                     entry.0 = worst_ulp;
@@ -177,7 +186,10 @@ fn snippets_agree_with_the_gpu() {
                 family_entry.0 += 1;
             } else {
                 let inputs: Vec<String> = set.iter().map(|(n, v)| format!("{n}={v}")).collect();
-                mismatches.push((row_id, format!("{instruction} [{}] {detail}", inputs.join(" "))));
+                mismatches.push((
+                    row_id,
+                    format!("{instruction} [{}] {detail}", inputs.join(" ")),
+                ));
             }
         }
     }
@@ -188,19 +200,38 @@ fn snippets_agree_with_the_gpu() {
     }
     println!("approximate instructions (max ulp difference from the GPU over rows):");
     for (instruction, (ulp, n, example, absolute)) in &approx_max {
-        let shown = if *ulp == u64::MAX { "special-value mismatch".to_owned() } else { ulp.to_string() };
-        println!("  {instruction}: max {shown} ulp, max absolute {absolute:.3e} ({n} rows) {example}");
+        let shown = if *ulp == u64::MAX {
+            "special-value mismatch".to_owned()
+        } else {
+            ulp.to_string()
+        };
+        println!(
+            "  {instruction}: max {shown} ulp, max absolute {absolute:.3e} ({n} rows) {example}"
+        );
     }
     let known = known_mismatches();
-    let unexplained: Vec<_> = mismatches.iter().filter(|(id, _)| !known.contains(id)).collect();
+    let unexplained: Vec<_> = mismatches
+        .iter()
+        .filter(|(id, _)| !known.contains(id))
+        .collect();
     for (id, what) in &unexplained {
         println!("unexplained mismatch {id}: {what}");
     }
     let found: BTreeSet<_> = mismatches.iter().map(|(id, _)| id.clone()).collect();
     let stale: Vec<_> = known.difference(&found).collect();
-    assert!(percent >= 99.5, "bit-exact agreement {percent:.2}% is below 99.5%");
-    assert!(unexplained.is_empty(), "{} mismatches are not listed in MISMATCHES.md", unexplained.len());
-    assert!(stale.is_empty(), "MISMATCHES.md lists rows that now agree: {stale:?}");
+    assert!(
+        percent >= 99.5,
+        "bit-exact agreement {percent:.2}% is below 99.5%"
+    );
+    assert!(
+        unexplained.is_empty(),
+        "{} mismatches are not listed in MISMATCHES.md",
+        unexplained.len()
+    );
+    assert!(
+        stale.is_empty(),
+        "MISMATCHES.md lists rows that now agree: {stale:?}"
+    );
 }
 
 #[test]
@@ -234,8 +265,8 @@ fn kernels_agree_with_the_gpu() {
             max_steps: 10_000_000,
             hint_thread: 0,
         };
-        let result = run_kernel(&Parse::new(source), &options)
-            .unwrap_or_else(|e| panic!("{file}: {e:?}"));
+        let result =
+            run_kernel(&Parse::new(source), &options).unwrap_or_else(|e| panic!("{file}: {e:?}"));
         for buffer in run["buffers"].as_array().into_iter().flatten() {
             let arg = buffer["arg"].as_u64().unwrap_or(0) as usize;
             let want = buffer["hex"].as_str().unwrap_or("");
@@ -243,7 +274,12 @@ fn kernels_agree_with_the_gpu() {
                 .buffers
                 .iter()
                 .find(|b| b.arg == arg)
-                .map(|b| b.bytes.iter().map(|x| format!("{x:02x}")).collect::<String>())
+                .map(|b| {
+                    b.bytes
+                        .iter()
+                        .map(|x| format!("{x:02x}"))
+                        .collect::<String>()
+                })
                 .unwrap_or_default();
             assert_eq!(got, want, "{file} {} argument {arg}", options.entry);
         }

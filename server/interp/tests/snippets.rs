@@ -7,7 +7,10 @@ use ptx_syntax::Parse;
 fn run(text: &str, threads: u32, set: &[(&str, &str)]) -> RunResult {
     let options = SnippetOptions {
         threads,
-        set: set.iter().map(|(r, v)| (r.to_string(), v.to_string())).collect(),
+        set: set
+            .iter()
+            .map(|(r, v)| (r.to_string(), v.to_string()))
+            .collect(),
         ..SnippetOptions::default()
     };
     match run_snippet(&Parse::new(text), &options) {

@@ -46,7 +46,12 @@ pub(super) struct RunArgs {
     block: Option<String>,
     /// Kernel mode: one argument per kernel parameter, in order: `u32:5`, `f32:1.5`,
     /// `buf:f32:1,2,3`, `buf:hex:00ff`, `zeros:BYTES`.
-    #[arg(long = "arg", value_name = "SPEC", requires = "entry", allow_hyphen_values = true)]
+    #[arg(
+        long = "arg",
+        value_name = "SPEC",
+        requires = "entry",
+        allow_hyphen_values = true
+    )]
     args: Vec<String>,
 }
 
@@ -92,11 +97,19 @@ pub(super) fn run(args: &RunArgs) -> ExitCode {
     let parse = Parse::new(text.as_str());
     let result = match &args.entry {
         Some(entry) => {
-            let grid = match args.grid.as_deref().map_or(Ok([1, 1, 1]), |g| dims(g, "--grid")) {
+            let grid = match args
+                .grid
+                .as_deref()
+                .map_or(Ok([1, 1, 1]), |g| dims(g, "--grid"))
+            {
                 Ok(grid) => grid,
                 Err(message) => return usage(message),
             };
-            let block = match args.block.as_deref().map_or(Ok([1, 1, 1]), |b| dims(b, "--block")) {
+            let block = match args
+                .block
+                .as_deref()
+                .map_or(Ok([1, 1, 1]), |b| dims(b, "--block"))
+            {
                 Ok(block) => block,
                 Err(message) => return usage(message),
             };
@@ -182,10 +195,12 @@ fn report(name: &str, text: &str, error: &RunError) -> ExitCode {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 /// The contract's JSON; written by hand so registers keep declaration order.
@@ -212,7 +227,12 @@ fn json(result: &RunResult, kernel: bool) -> String {
             if i > 0 {
                 out.push_str(", ");
             }
-            let _ = write!(out, "{{\"arg\": {}, \"hex\": {}}}", buffer.arg, quote(&hex(&buffer.bytes)));
+            let _ = write!(
+                out,
+                "{{\"arg\": {}, \"hex\": {}}}",
+                buffer.arg,
+                quote(&hex(&buffer.bytes))
+            );
         }
         out.push(']');
     }
@@ -224,7 +244,12 @@ fn human(result: &RunResult) -> String {
     let mut out = String::new();
     for thread in &result.threads {
         let _ = writeln!(out, "thread {}:", thread.tid);
-        let width = thread.registers.iter().map(|r| r.name.len()).max().unwrap_or(0);
+        let width = thread
+            .registers
+            .iter()
+            .map(|r| r.name.len())
+            .max()
+            .unwrap_or(0);
         for reg in &thread.registers {
             let typed = reg.typed_text();
             let _ = if typed.is_empty() {
@@ -235,7 +260,12 @@ fn human(result: &RunResult) -> String {
         }
     }
     for buffer in &result.buffers {
-        let _ = writeln!(out, "buffer (argument {}): {}", buffer.arg, hex(&buffer.bytes));
+        let _ = writeln!(
+            out,
+            "buffer (argument {}): {}",
+            buffer.arg,
+            hex(&buffer.bytes)
+        );
     }
     let _ = writeln!(out, "steps: {}", result.steps);
     out
