@@ -16,6 +16,7 @@ compile() { # name src arch extra...
   fi
 }
 for arch in sm_80 sm_90a sm_100a; do
+  compile "thrust_more_$arch" thrust_more.cu "$arch" &
   compile "cub_algorithms_$arch" cub_algorithms.cu "$arch" &
   compile "device_intrinsics_$arch" device_intrinsics.cu "$arch" -rdc=true &
 done
@@ -29,4 +30,5 @@ compile cccl_ptx_mbarrier_sm_100a cccl_ptx_mbarrier.cu sm_100a -lineinfo &
 compile cccl_ptx_tcgen05_sm_100a cccl_ptx_tcgen05.cu sm_100a &
 wait
 python3 "$here/triton_kernels.py" "$out/triton" >"$out/logs/triton.log" 2>&1; tail -30 "$out/logs/triton.log"
+python3 "$here/triton_more.py" "$out/triton" >"$out/logs/triton_more.log" 2>&1; tail -30 "$out/logs/triton_more.log"
 ls -la "$out/nvcc" "$out/triton"
