@@ -32,6 +32,7 @@ fn valid_corpus_file_exits_0() {
         stdout(&output),
         String::from_utf8_lossy(&output.stderr)
     );
+    assert_eq!(stdout(&output), "0 errors, 0 warnings in 1 file\n");
 }
 
 #[test]

@@ -109,13 +109,13 @@ pub(super) fn run(args: &CheckArgs) -> ExitCode {
         ),
         Format::Human => {
             print!("{human}");
-            if errors + warnings > 0 {
-                println!(
-                    "{errors} error{}, {warnings} warning{}",
-                    plural(errors),
-                    plural(warnings)
-                );
-            }
+            let files = args.files.len();
+            println!(
+                "{errors} error{}, {warnings} warning{} in {files} file{}",
+                plural(errors),
+                plural(warnings),
+                plural(files)
+            );
         }
     }
     if io_error {
