@@ -401,6 +401,9 @@ def gen_float():
                  rows_for([t, t], 4, 12))
         for op in ["abs", "neg"]:
             case("half.absneg", f"{op}.{t} %d, %a;", [("%a", "b16")], [("%d", "b16")], rows_for([t], 4))
+        for op in ["min", "max"]:
+            case("half.minmax", f"{op}.xorsign.abs.{t} %d, %a, %b;", [("%a", "b16"), ("%b", "b16")],
+                 [("%d", "b16")], rows_for([t, t], 4, 16))
         tx2 = t + "x2"
         for op in ["add", "mul"]:
             case("half.packed", f"{op}.rn.{tx2} %d, %a, %b;", [("%a", "b32"), ("%b", "b32")], [("%d", "b32")],
@@ -548,6 +551,12 @@ red.shared.add.u32 [sm+16], %j;
 ld.shared.b32 %k, [sm+16];""", [("%a", "b32"), ("%b", "b32"), ("%c", "b32"), ("%e", "b32")],
         [("%d", "b32"), ("%f", "b32"), ("%g", "b32"), ("%h", "b32"), ("%i", "b32"), ("%j", "b32"), ("%k", "b32")],
         rows, decls=decl + "\n.reg .b32 %f, %g, %h, %i, %j, %k;")
+    case("mem.space", """cvta.shared.u64 %ad, sm;
+add.u64 %ad, %ad, %a;
+isspacep.shared %p, %ad;
+isspacep.global %q, %ad;
+isspacep.local %c, %ad;""", [("%a", "b64")], [("%p", "pred"), ("%q", "pred"), ("%c", "pred")],
+        [[0], [8], [60]], decls=decl + "\n.reg .pred %q, %c;")
     case("mem.ldst", """.local .align 8 .b8 lm[16];
 st.local.b64 [lm+8], %a;
 ld.local.v2.u32 {%d, %e}, [lm+8];
@@ -847,20 +856,31 @@ def run_snippets(outdir):
 
 # ------------------------------------------------------------------ kernels
 
+# Kernel arguments draw from their own generator so that adding a kernel run
+# does not change the snippet cases.
+krng = random.Random(SEED + 1)
+
+STATS_INIT = "buf:hex:" + "".join(v.to_bytes(4, "little").hex() for v in [
+    0, 0xffffffff, 0, 0, 0xffffffff, 0, 0, 0, 0, 0, 0x80000000, 0x7fffffff])
+
 KERNEL_RUNS = [
+    ("specials.ptx", "specials", [2, 3, 2], [4, 3, 5], ["zeros:23040"]),
+    ("specials.ptx", "specials", [5, 1, 1], [33, 1, 1], ["zeros:5280"]),
+    ("histogram.ptx", "histogram", [3, 1, 1], [96, 1, 1],
+     ["buf:u32:" + ",".join(str(krng.getrandbits(32)) for _ in range(1000)), "zeros:128", STATS_INIT, "u32:1000"]),
     # file, entry, grid, block, args
     ("reduce.ptx", "reduce_sum", [4, 1, 1], [128, 1, 1],
-     ["buf:u32:" + ",".join(str(rng.randrange(0, 1 << 20)) for _ in range(512)), "zeros:16", "u32:512"]),
+     ["buf:u32:" + ",".join(str(krng.randrange(0, 1 << 20)) for _ in range(512)), "zeros:16", "u32:512"]),
     ("reduce.ptx", "reduce_sum", [3, 1, 1], [64, 1, 1],
-     ["buf:u32:" + ",".join(str(rng.randrange(0, 1 << 31)) for _ in range(150)), "zeros:12", "u32:150"]),
+     ["buf:u32:" + ",".join(str(krng.randrange(0, 1 << 31)) for _ in range(150)), "zeros:12", "u32:150"]),
     ("bitonic.ptx", "bitonic_sort", [1, 1, 1], [256, 1, 1],
-     ["buf:u32:" + ",".join(str(rng.getrandbits(32)) for _ in range(256))]),
+     ["buf:u32:" + ",".join(str(krng.getrandbits(32)) for _ in range(256))]),
     ("bitonic.ptx", "bitonic_sort", [1, 1, 1], [64, 1, 1],
-     ["buf:u32:" + ",".join(str(rng.randrange(0, 10)) for _ in range(64))]),
+     ["buf:u32:" + ",".join(str(krng.randrange(0, 10)) for _ in range(64))]),
     ("scan.ptx", "prefix_sum", [2, 1, 1], [128, 1, 1],
-     ["buf:f32:" + ",".join(repr(round(rng.uniform(-10, 10), 3)) for _ in range(256)), "zeros:1024"]),
+     ["buf:f32:" + ",".join(repr(round(krng.uniform(-10, 10), 3)) for _ in range(256)), "zeros:1024"]),
     ("scan.ptx", "prefix_sum", [1, 1, 1], [96, 1, 1],
-     ["buf:f32:" + ",".join(repr(float(rng.randrange(-5, 6))) for _ in range(96)), "zeros:384"]),
+     ["buf:f32:" + ",".join(repr(float(krng.randrange(-5, 6))) for _ in range(96)), "zeros:384"]),
 ]
 
 
