@@ -185,7 +185,8 @@ impl Declarations {
         for key in candidate_keys(text) {
             for &index in self.by_name.get(key).into_iter().flatten() {
                 let decl = &self.all[index];
-                if !decl.declares(text) || !(decl.scope.start <= offset && offset <= decl.scope.end)
+                // The scope test first: it is cheap and rules out most candidates.
+                if !(decl.scope.start <= offset && offset <= decl.scope.end) || !decl.declares(text)
                 {
                     continue;
                 }

@@ -156,6 +156,23 @@ impl Parse {
     }
 }
 
+/// A node's kind name from a table indexed by kind id: `Node::kind` measures
+/// and UTF-8-checks the C string on every call, a visible cost on a walk
+/// over every node of a 2 MB file.
+fn kind_name(node: Node<'_>) -> &'static str {
+    static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        let language = crate::language();
+        (0..language.node_kind_count() as u16)
+            .map(|id| language.node_kind_for_id(id).unwrap_or(""))
+            .collect()
+    });
+    names
+        .get(node.kind_id() as usize)
+        .copied()
+        .unwrap_or_else(|| node.kind())
+}
+
 fn overlaps(node: Node<'_>, range: &TextRange) -> bool {
     if range.start == range.end {
         node.start_byte() <= range.start && range.start <= node.end_byte()
@@ -180,7 +197,7 @@ fn walk(
     if node.is_missing() {
         return;
     }
-    if is_atomic(node.kind()) || node.child_count() == 0 {
+    if is_atomic(kind_name(node)) || node.child_count() == 0 {
         if node.start_byte() < node.end_byte() {
             let field = cursor.field_name();
             out.push(SyntaxToken {
@@ -193,7 +210,7 @@ fn walk(
     if !cursor.goto_first_child() {
         return;
     }
-    ancestors.push(node.kind());
+    ancestors.push(kind_name(node));
     loop {
         let child = cursor.node();
         // Children are ordered: once one starts after the range, stop.
@@ -216,7 +233,7 @@ fn classify(node: Node<'_>, field: Option<&str>, ancestors: &[&str], src: &str) 
         .checked_sub(2)
         .map(|i| ancestors[i])
         .unwrap_or(k::MODULE);
-    match node.kind() {
+    match kind_name(node) {
         k::COMMENT => TokenKind::Comment,
         k::PREPROCESSOR_DIRECTIVE => TokenKind::Preprocessor,
         k::TYPE | k::VECTOR_TYPE => TokenKind::Type,
