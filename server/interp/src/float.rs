@@ -224,7 +224,13 @@ fn fast_f32(op: &FloatOp, a: &Lanes, b: &Lanes, c: &Lanes, d: &mut Lanes) -> boo
             for l in 0..32 {
                 let ($x, $y, $z) = (load(a[l]), load(b[l]), load(c[l]));
                 let _ = (&$y, &$z);
-                d[l] = store($e);
+                let r: f32 = $e;
+                d[l] = if ftz && r.abs() == f32::MIN_POSITIVE {
+                    // It may have rounded up from below the normal range.
+                    scalar(op, a[l], b[l], c[l], false, softfloat::F32)
+                } else {
+                    store(r)
+                };
             }
         };
     }
@@ -328,12 +334,32 @@ pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format)
                 let both_positive_zero =
                     x == 0.0 && y == 0.0 && x.is_sign_positive() && y.is_sign_positive();
                 format.zero(!both_positive_zero)
+            } else if op.ftz && below_normal(exact, format) {
+                // Flushing looks at the exact result, before rounding: a
+                // value just under the smallest normal flushes even when it
+                // would round up to it.
+                format.zero(exact.value < 0.0)
             } else {
                 exact.round(rnd, format)
             }
         }
     };
     finish(op, result, format)
+}
+
+/// Whether an exact nonzero result lies below the smallest normal of `format`.
+fn below_normal(exact: Exact, format: Format) -> bool {
+    if exact.value == 0.0 || !exact.value.is_finite() {
+        return false;
+    }
+    let magnitude = exact.value.abs() * softfloat::pow2(exact.scale.clamp(-1000, 1000));
+    let min_normal = format.to_f64(1 << format.frac_bits);
+    let tail = if exact.value < 0.0 {
+        -exact.tail
+    } else {
+        exact.tail
+    };
+    magnitude < min_normal || magnitude == min_normal && tail < 0
 }
 
 /// Applies `.ftz`, `.sat` and `.relu` to a result.
