@@ -101,7 +101,7 @@ impl<'a> Module<'a> {
     pub(crate) fn new(node: Node<'a>, src: &'a str) -> Self {
         // The root is a `module`, or an ERROR node when nothing of the text parses (a lone
         // fragment being typed); both are read the same way.
-        debug_assert!(node.kind() == k::MODULE || node.is_error());
+        debug_assert!(node.kind_name() == k::MODULE || node.is_error());
         Module { node, src }
     }
 
@@ -155,7 +155,7 @@ impl<'a> Module<'a> {
 
 fn collect_instructions<'a>(node: Node<'a>, src: &'a str, out: &mut Vec<Instruction<'a>>) {
     for child in named_children(node) {
-        match child.kind() {
+        match child.kind_name() {
             k::INSTRUCTION => out.push(Instruction { node: child, src }),
             k::FUNCTION_DEFINITION | k::BLOCK => collect_instructions(child, src, out),
             _ if child.is_error() => collect_instructions(child, src, out),
@@ -175,7 +175,7 @@ pub enum Item<'a> {
 
 impl<'a> Item<'a> {
     fn cast(node: Node<'a>, src: &'a str) -> Option<Self> {
-        Some(match node.kind() {
+        Some(match node.kind_name() {
             k::FUNCTION_DEFINITION | k::FUNCTION_DECLARATION => {
                 Item::Function(Function { node, src })
             }
@@ -198,7 +198,7 @@ pub enum FunctionKind {
 impl<'a> Function<'a> {
     /// `.entry` or `.func`.
     pub fn kind(&self) -> FunctionKind {
-        match self.node.field(k::FIELD_KIND).map(|n| n.kind()) {
+        match self.node.field(k::FIELD_KIND).map(|n| n.kind_name()) {
             Some(".entry") => FunctionKind::Entry,
             _ => FunctionKind::Func,
         }
@@ -233,7 +233,7 @@ impl<'a> Function<'a> {
     /// `.maxntid 128, 1, 1` and friends: the directive and its values.
     pub fn attributes(&self) -> Vec<(Token<'a>, Vec<Token<'a>>)> {
         named_children(self.node)
-            .filter(|n| n.kind() == k::FUNCTION_ATTRIBUTE)
+            .filter(|n| n.kind_name() == k::FUNCTION_ATTRIBUTE)
             .filter_map(|n| {
                 let name = n.field(k::FIELD_NAME)?;
                 let mut cursor = n.walk();
@@ -264,7 +264,7 @@ impl<'a> Function<'a> {
             return Vec::new();
         };
         named_children(list)
-            .filter(|n| n.kind() == k::PARAMETER_DECLARATION)
+            .filter(|n| n.kind_name() == k::PARAMETER_DECLARATION)
             .map(|node| VariableDecl {
                 node,
                 src: self.src,
@@ -285,7 +285,7 @@ pub enum Statement<'a> {
 
 impl<'a> Statement<'a> {
     fn cast(node: Node<'a>, src: &'a str) -> Option<Self> {
-        Some(match node.kind() {
+        Some(match node.kind_name() {
             k::INSTRUCTION => Statement::Instruction(Instruction { node, src }),
             k::LABEL_DECLARATION => Statement::Label(Label { node, src }),
             k::VARIABLE_DECLARATION => Statement::Variable(VariableDecl { node, src }),
@@ -339,12 +339,12 @@ pub enum DirectiveKind {
 
 impl<'a> Directive<'a> {
     fn cast(node: Node<'a>, src: &'a str) -> Option<Self> {
-        directive_kind(node.kind())?;
+        directive_kind(node.kind_name())?;
         Some(Directive { node, src })
     }
 
     pub fn kind(&self) -> DirectiveKind {
-        directive_kind(self.node.kind()).expect("checked when cast")
+        directive_kind(self.node.kind_name()).expect("checked when cast")
     }
 
     /// The directive keyword itself (`.version`, `.loc`, ...).
@@ -375,7 +375,7 @@ impl<'a> Directive<'a> {
     /// Identifiers listed by `.branchtargets`, `.calltargets` and `.alias`.
     pub fn names(&self) -> Vec<Token<'a>> {
         named_children(self.node)
-            .filter(|n| n.kind() == k::IDENTIFIER)
+            .filter(|n| n.kind_name() == k::IDENTIFIER)
             .map(|n| Token::of(n, self.src))
             .collect()
     }
@@ -417,21 +417,21 @@ impl<'a> VariableDecl<'a> {
 
     /// The byte alignment of `.align N`, if written.
     pub fn alignment(&self) -> Option<Token<'a>> {
-        let node = named_children(self.node).find(|n| n.kind() == k::ALIGNMENT)?;
+        let node = named_children(self.node).find(|n| n.kind_name() == k::ALIGNMENT)?;
         Some(Token::of(node.field(k::FIELD_BYTES)?, self.src))
     }
 
     /// Linkage directives (`.extern`, `.visible` ...).
     pub fn linkage(&self) -> Vec<Token<'a>> {
         named_children(self.node)
-            .filter(|n| n.kind() == k::LINKAGE)
+            .filter(|n| n.kind_name() == k::LINKAGE)
             .map(|n| Token::of(n, self.src))
             .collect()
     }
 
     pub fn declarators(&self) -> Vec<Declarator<'a>> {
         named_children(self.node)
-            .filter(|n| n.kind() == k::DECLARATOR)
+            .filter(|n| n.kind_name() == k::DECLARATOR)
             .map(|node| Declarator {
                 node,
                 src: self.src,
@@ -440,7 +440,7 @@ impl<'a> VariableDecl<'a> {
     }
 
     fn first_child(&self, kind: &str) -> Option<Token<'a>> {
-        let node = named_children(self.node).find(|n| n.kind() == kind)?;
+        let node = named_children(self.node).find(|n| n.kind_name() == kind)?;
         Some(Token::of(node, self.src))
     }
 }
@@ -523,7 +523,7 @@ impl<'a> Instruction<'a> {
             return Vec::new();
         };
         named_children(opcode)
-            .filter(|n| n.kind() == k::QUALIFIER)
+            .filter(|n| n.kind_name() == k::QUALIFIER)
             .map(|n| Token::of(n, self.src))
             .collect()
     }
@@ -539,7 +539,7 @@ impl<'a> Instruction<'a> {
             return Vec::new();
         };
         named_children(list)
-            .filter(|n| n.kind() != k::COMMENT)
+            .filter(|n| n.kind_name() != k::COMMENT)
             .map(|node| Operand::new(node, self.src))
             .collect()
     }
@@ -638,7 +638,7 @@ impl<'a> Operand<'a> {
                 .map(|n| text(n, self.src))
                 .unwrap_or("")
         };
-        match self.node.kind() {
+        match self.node.kind_name() {
             k::REGISTER => OperandKind::Register(self.text()),
             k::REGISTER_COMPONENT => OperandKind::Component {
                 register: field_text(k::FIELD_REGISTER),
@@ -662,7 +662,7 @@ impl<'a> Operand<'a> {
     /// The parts of a compound operand: vector elements, address parts,
     /// call arguments, the two halves of a pair, the operand of `!`.
     pub fn elements(&self) -> Vec<Operand<'a>> {
-        match self.node.kind() {
+        match self.node.kind_name() {
             k::NEGATED_OPERAND => self
                 .node
                 .field(k::FIELD_OPERAND)
@@ -674,7 +674,7 @@ impl<'a> Operand<'a> {
                 .map(|n| Operand::new(n, self.src))
                 .collect(),
             k::VECTOR_OPERAND | k::ARGUMENT_LIST | k::ADDRESS_OPERAND => named_children(self.node)
-                .filter(|n| n.kind() != k::COMMENT && n.kind() != k::QUALIFIER)
+                .filter(|n| n.kind_name() != k::COMMENT && n.kind_name() != k::QUALIFIER)
                 .map(|n| Operand::new(n, self.src))
                 .collect(),
             _ => Vec::new(),
@@ -683,7 +683,7 @@ impl<'a> Operand<'a> {
 
     /// The integer value of a constant operand (`42`, `0x1f`, `-8`, `017`, `0b101`).
     pub fn integer_value(&self) -> Option<i128> {
-        match self.node.kind() {
+        match self.node.kind_name() {
             k::INTEGER_LITERAL => parse_integer(self.text()).map(i128::from),
             k::UNARY_EXPRESSION => {
                 let op = self.node.field(k::FIELD_OPERATOR)?;
@@ -704,7 +704,7 @@ impl<'a> Operand<'a> {
     pub fn expression(&self) -> Option<Expression<'a>> {
         let field = |name: &str| Some(Operand::new(self.node.field(name)?, self.src));
         let operator = || Some(text(self.node.field(k::FIELD_OPERATOR)?, self.src));
-        Some(match self.node.kind() {
+        Some(match self.node.kind_name() {
             k::UNARY_EXPRESSION => Expression::Unary {
                 operator: operator()?,
                 operand: field(k::FIELD_OPERAND)?,
@@ -735,7 +735,7 @@ impl<'a> Operand<'a> {
         let mut out = Vec::new();
         let mut stack = vec![self.node];
         while let Some(node) = stack.pop() {
-            if node.kind() == k::REGISTER {
+            if node.kind_name() == k::REGISTER {
                 out.push(Token::of(node, self.src));
             } else {
                 stack.extend(named_children(node).collect::<Vec<_>>().into_iter().rev());
@@ -749,7 +749,7 @@ impl<'a> Operand<'a> {
         let mut out = Vec::new();
         let mut stack = vec![self.node];
         while let Some(node) = stack.pop() {
-            if node.kind() == k::IDENTIFIER {
+            if node.kind_name() == k::IDENTIFIER {
                 out.push(Token::of(node, self.src));
             } else {
                 stack.extend(named_children(node).collect::<Vec<_>>().into_iter().rev());

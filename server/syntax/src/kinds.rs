@@ -95,6 +95,9 @@ pub(crate) const FIELD_INDEX: &str = "index";
 /// name compares the name with every field name of the grammar on each call,
 /// which made field access the largest cost of walking the typed views.
 pub(crate) trait NodeExt<'t> {
+    /// The node's kind (as `Node::kind`, from a table indexed by kind id:
+    /// `Node::kind` measures and UTF-8-checks a C string on every call).
+    fn kind_name(&self) -> &'static str;
     /// The child in field `name` (as `Node::child_by_field_name`).
     fn field(&self, name: &str) -> Option<tree_sitter::Node<'t>>;
     /// The children in field `name` (as `Node::children_by_field_name`).
@@ -124,7 +127,25 @@ fn field_id(name: &str) -> Option<std::num::NonZeroU16> {
     }
 }
 
+fn kind_names() -> &'static [&'static str] {
+    use std::sync::OnceLock;
+    static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        let language = crate::language();
+        (0..language.node_kind_count() as u16)
+            .map(|id| language.node_kind_for_id(id).unwrap_or(""))
+            .collect()
+    })
+}
+
 impl<'t> NodeExt<'t> for tree_sitter::Node<'t> {
+    fn kind_name(&self) -> &'static str {
+        kind_names()
+            .get(self.kind_id() as usize)
+            .copied()
+            .unwrap_or_else(|| self.kind())
+    }
+
     fn field(&self, name: &str) -> Option<tree_sitter::Node<'t>> {
         self.child_by_field_id(field_id(name)?.get())
     }

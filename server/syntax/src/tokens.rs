@@ -13,7 +13,7 @@
 
 use tree_sitter::{Node, TreeCursor};
 
-use crate::kinds as k;
+use crate::kinds::{self as k, NodeExt as _};
 use crate::parse::Parse;
 use crate::TextRange;
 
@@ -156,21 +156,8 @@ impl Parse {
     }
 }
 
-/// A node's kind name from a table indexed by kind id: `Node::kind` measures
-/// and UTF-8-checks the C string on every call, a visible cost on a walk
-/// over every node of a 2 MB file.
 fn kind_name(node: Node<'_>) -> &'static str {
-    static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-    let names = NAMES.get_or_init(|| {
-        let language = crate::language();
-        (0..language.node_kind_count() as u16)
-            .map(|id| language.node_kind_for_id(id).unwrap_or(""))
-            .collect()
-    });
-    names
-        .get(node.kind_id() as usize)
-        .copied()
-        .unwrap_or_else(|| node.kind())
+    node.kind_name()
 }
 
 fn overlaps(node: Node<'_>, range: &TextRange) -> bool {
