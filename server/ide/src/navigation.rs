@@ -186,8 +186,8 @@ impl Declarations {
             for &index in self.by_name.get(key).into_iter().flatten() {
                 let decl = &self.all[index];
                 // The scope test first: it is cheap and rules out most candidates.
-                if !(decl.scope.start <= offset && offset <= decl.scope.end) || !decl.declares(text)
-                {
+                let visible = decl.scope.start <= offset && offset <= decl.scope.end;
+                if !(visible && decl.declares(text)) {
                     continue;
                 }
                 match best.first() {
