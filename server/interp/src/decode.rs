@@ -673,6 +673,9 @@ impl<'a> Decoder<'a> {
 
     fn slot(&self, operand: &Operand<'_>, scope: &Scope) -> Result<Slot, DecodeError> {
         match operand.kind() {
+            OperandKind::Identifier(name) if self.lookup_reg(scope, name).is_some() => {
+                Ok(Slot::Reg(self.lookup_reg(scope, name).unwrap_or_default()))
+            }
             OperandKind::Register(name) => match self.lookup_reg(scope, name) {
                 Some(reg) => Ok(Slot::Reg(reg)),
                 None => error(operand.range(), format!("undeclared register `{name}`")),
@@ -704,10 +707,12 @@ impl<'a> Decoder<'a> {
 
     fn dst(&self, operand: &Operand<'_>, scope: &Scope) -> Result<Dst, DecodeError> {
         match operand.kind() {
-            OperandKind::Register(name) => match self.lookup_reg(scope, name) {
-                Some(reg) => Ok(Dst::Reg(reg)),
-                None => error(operand.range(), format!("undeclared register `{name}`")),
-            },
+            OperandKind::Register(name) | OperandKind::Identifier(name) => {
+                match self.lookup_reg(scope, name) {
+                    Some(reg) => Ok(Dst::Reg(reg)),
+                    None => error(operand.range(), format!("undeclared register `{name}`")),
+                }
+            }
             OperandKind::Component {
                 register,
                 component,
@@ -775,6 +780,10 @@ impl<'a> Decoder<'a> {
                 }
             }
             OperandKind::Identifier(name) => {
+                // Registers may be named without `%` (`.reg .b32 x`).
+                if let Some(reg) = self.lookup_reg(scope, name) {
+                    return Ok(Src::Reg(reg));
+                }
                 if let Some(&pc) = scope.labels.get(name) {
                     return Ok(Src::Target(pc));
                 }
@@ -851,6 +860,9 @@ impl<'a> Decoder<'a> {
     fn address(&self, operand: &Operand<'_>, scope: &Scope) -> Option<(Option<u32>, i64)> {
         match operand.kind() {
             OperandKind::Register(name) => Some((Some(self.lookup_reg(scope, name)?), 0)),
+            OperandKind::Identifier(name) if self.lookup_reg(scope, name).is_some() => {
+                Some((self.lookup_reg(scope, name), 0))
+            }
             _ => match operand.expression() {
                 Some(Expression::Binary {
                     left,

@@ -144,3 +144,61 @@ fn unallocated_tensor_memory_is_a_fault() {
     assert_eq!(error.thread, Some(0));
     assert_eq!(error.range, Some(15..text.len() - 1));
 }
+
+#[test]
+fn per_line_values_follow_the_selected_thread() {
+    let text = ".reg .b32 %r<3>;\n.reg .pred %p;\nmov.u32 %r0, %tid.x;\nmov.u32 %r1, 0;\nL:\nadd.u32 %r1, %r1, %r0;\nadd.u32 %r2, %r2, 1;\nsetp.lt.u32 %p, %r2, 4;\n@%p bra L;\n";
+    let options = SnippetOptions {
+        threads: 8,
+        hint_thread: 5,
+        ..SnippetOptions::default()
+    };
+    let result = run_snippet(&Parse::new(text), &options).expect("runs");
+    let add = result
+        .lines
+        .iter()
+        .find(|l| text[l.range.clone()].starts_with("add.u32 %r1"))
+        .expect("a record for the loop body");
+    assert_eq!(add.executions, 4);
+    assert_eq!(add.values[0].name, "%r1");
+    assert_eq!(add.values[0].text(), "0x00000014");
+    let setp = result
+        .lines
+        .iter()
+        .find(|l| text[l.range.clone()].starts_with("setp"))
+        .expect("setp record");
+    assert_eq!(setp.values[0].text(), "0");
+    // Lines come in source order.
+    assert!(result
+        .lines
+        .windows(2)
+        .all(|w| w[0].range.start < w[1].range.start));
+}
+
+#[test]
+fn calls_with_register_parameters_and_divergent_returns() {
+    let text = "
+.func (.reg .b32 out) twice_or_negate(.reg .b32 x)
+{
+    .reg .pred %odd;
+    .reg .b32 %t;
+    and.b32 %t, x, 1;
+    setp.ne.u32 %odd, %t, 0;
+@%odd bra ODD;
+    shl.b32 out, x, 1;
+    ret;
+ODD:
+    neg.s32 out, x;
+    ret;
+}
+.reg .b32 %r<3>;
+    mov.u32 %r0, %tid.x;
+    call (%r1), twice_or_negate, (%r0);
+    activemask.b32 %r2;
+";
+    let r = run(text, 6, &[]);
+    assert_eq!(reg(&r, 4, "%r1"), "0x00000008");
+    assert_eq!(reg(&r, 3, "%r1"), "0xfffffffd");
+    // Both return paths reconverge before activemask.
+    assert_eq!(reg(&r, 0, "%r2"), "0x0000003f");
+}
