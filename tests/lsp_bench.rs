@@ -84,8 +84,17 @@ fn bench_file(relative: &str, methods: &[(&str, &str)]) {
                 "textDocument/semanticTokens/full"
                 | "textDocument/documentSymbol"
                 | "textDocument/foldingRange" => json!({"textDocument": {"uri": uri}}),
-                _ => json!({"textDocument": {"uri": uri}, "position": target,
-                            "context": {"includeDeclaration": true}}),
+                "textDocument/semanticTokens/range" => json!({"textDocument": {"uri": uri},
+                    "range": {"start": target, "end": {"line": target["line"].as_u64().unwrap() + 60, "character": 0}}}),
+                "textDocument/completion" => {
+                    json!({"textDocument": {"uri": uri}, "position": target,
+                    "context": {"triggerKind": 1}})
+                }
+                "textDocument/references" => {
+                    json!({"textDocument": {"uri": uri}, "position": target,
+                    "context": {"includeDeclaration": true}})
+                }
+                _ => json!({"textDocument": {"uri": uri}, "position": target}),
             };
             let start = Instant::now();
             client.request(method, params);
@@ -109,17 +118,21 @@ fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
-    let mut methods: Vec<(&str, &str)> = vec![
+    let methods: Vec<(&str, &str)> = vec![
         ("textDocument/definition", "definition"),
         ("textDocument/documentHighlight", "document highlight"),
         ("textDocument/documentSymbol", "document symbols"),
         ("textDocument/semanticTokens/full", "semantic tokens (full)"),
+        (
+            "textDocument/semanticTokens/range",
+            "semantic tokens (60 lines)",
+        ),
+        ("textDocument/references", "references"),
         ("textDocument/foldingRange", "folding ranges"),
+        ("textDocument/hover", "hover"),
+        ("textDocument/completion", "completion"),
     ];
-    if std::env::var("PTX_BENCH_HOVER").is_ok() {
-        methods.push(("textDocument/hover", "hover"));
-        methods.push(("textDocument/completion", "completion"));
-    }
+
     for file in [
         "nvcc/cub_algorithms_sm_90a.ptx",
         "nvcc/device_intrinsics_sm_80_debug.ptx",

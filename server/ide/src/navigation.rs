@@ -72,6 +72,17 @@ pub struct Declarations {
 impl Declarations {
     /// Collects the declarations of the whole document.
     pub fn of(parse: &Parse) -> Self {
+        Self::collect(parse, None)
+    }
+
+    /// The declarations that names inside `range` can see: the module-level
+    /// ones and those of the functions that overlap `range` (much less work
+    /// than [`Declarations::of`] in a large file).
+    pub fn around(parse: &Parse, range: TextRange) -> Self {
+        Self::collect(parse, Some(range))
+    }
+
+    fn collect(parse: &Parse, only: Option<TextRange>) -> Self {
         let mut this = Declarations::default();
         let module_scope = 0..parse.text().len();
         for item in parse.module().items() {
@@ -86,6 +97,13 @@ impl Declarations {
                             full_range: function.range(),
                             scope: module_scope.clone(),
                         });
+                    }
+                    let r = function.range();
+                    if only
+                        .as_ref()
+                        .is_some_and(|only| r.end < only.start || only.end < r.start)
+                    {
+                        continue;
                     }
                     for param in function
                         .return_parameters()
@@ -265,7 +283,7 @@ pub fn goto_definition(parse: &Parse, offset: usize) -> Vec<NavigationTarget> {
         return Vec::new();
     };
     let text = &parse.text()[token.range.clone()];
-    Declarations::of(parse)
+    Declarations::around(parse, token.range.clone())
         .of_token(text, &token.range)
         .into_iter()
         .map(|d| NavigationTarget {
@@ -299,7 +317,7 @@ pub fn find_references(parse: &Parse, offset: usize, include_declaration: bool) 
     let Some(token) = name_at(parse, offset) else {
         return Vec::new();
     };
-    let declarations = Declarations::of(parse);
+    let declarations = declarations_for(parse, &token);
     let mut refs = occurrences(parse, &declarations, &token);
     if !include_declaration {
         refs.retain(|r| r.access != Access::Declaration);
@@ -310,6 +328,23 @@ pub fn find_references(parse: &Parse, offset: usize, include_declaration: bool) 
 /// The occurrences to highlight for the name at `offset`.
 pub fn document_highlights(parse: &Parse, offset: usize) -> Vec<Reference> {
     find_references(parse, offset, true)
+}
+
+/// The declarations needed to find every occurrence of the name `token`:
+/// those around it, or all of them when it names something module-wide
+/// (which any function may use or shadow).
+fn declarations_for(parse: &Parse, token: &SyntaxToken) -> Declarations {
+    let around = Declarations::around(parse, token.range.clone());
+    let text = &parse.text()[token.range.clone()];
+    let module_wide = around
+        .of_token(text, &token.range)
+        .first()
+        .is_some_and(|d| d.scope == (0..parse.text().len()));
+    if module_wide {
+        Declarations::of(parse)
+    } else {
+        around
+    }
 }
 
 fn occurrences(parse: &Parse, declarations: &Declarations, token: &SyntaxToken) -> Vec<Reference> {
@@ -439,7 +474,7 @@ pub fn prepare_rename(parse: &Parse, offset: usize) -> Result<TextRange, RenameE
     let token = name_at(parse, offset)
         .ok_or_else(|| RenameError("there is no name here to rename".into()))?;
     let text = &parse.text()[token.range.clone()];
-    let declarations = Declarations::of(parse);
+    let declarations = Declarations::around(parse, token.range.clone());
     let targets = declarations.of_token(text, &token.range);
     let Some(decl) = targets.first() else {
         return Err(RenameError(format!(
@@ -471,7 +506,11 @@ pub fn rename(
         };
         return Err(RenameError(format!("`{new_name}` is not {what}")));
     }
-    let declarations = Declarations::of(parse);
+    let token = SyntaxToken {
+        kind: TokenKind::Identifier(NameRole::Reference),
+        range: range.clone(),
+    };
+    let declarations = declarations_for(parse, &token);
     let decl = declarations.of_token(old, &range)[0].clone();
     if new_name != old {
         let clash = declarations.all().iter().find(|d| {
@@ -485,10 +524,6 @@ pub fn rename(
             )));
         }
     }
-    let token = SyntaxToken {
-        kind: TokenKind::Identifier(NameRole::Reference),
-        range,
-    };
     Ok(occurrences(parse, &declarations, &token)
         .into_iter()
         .map(|r| (r.range, new_name.to_owned()))

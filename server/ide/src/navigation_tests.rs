@@ -303,3 +303,26 @@ fn navigation_survives_broken_code() {
     assert!(goto_definition(&Parse::new(""), 0).is_empty());
     assert!(prepare_rename(&Parse::new("ret;"), 1).is_err());
 }
+
+/// Requests look only at the declarations around the cursor (all of them
+/// for module-wide names); on a real file every name must get the same
+/// references as with the whole file's declarations.
+#[test]
+fn local_declarations_give_the_same_references_as_all() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/corpus/nvcc/hopper_asm_sm_90a.ptx");
+    let text = std::fs::read_to_string(path).unwrap();
+    let parse = Parse::new(text.as_str());
+    let all = Declarations::of(&parse);
+    let names: Vec<SyntaxToken> = parse
+        .tokens()
+        .into_iter()
+        .filter(|t| is_name(t.kind))
+        .collect();
+    assert!(names.len() > 100);
+    for token in names.iter().step_by(3) {
+        let expected = occurrences(&parse, &all, token);
+        let got = find_references(&parse, token.range.start, true);
+        assert_eq!(got, expected, "at {}", at(&text, &token.range));
+    }
+}

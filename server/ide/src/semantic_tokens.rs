@@ -95,11 +95,13 @@ pub struct HighlightToken {
 /// The highlighted tokens of the document, or of the part of it overlapping
 /// `range`, in source order. Punctuation is left out.
 pub fn semantic_tokens(parse: &Parse, range: Option<TextRange>) -> Vec<HighlightToken> {
-    let tokens = match range {
-        Some(range) => parse.tokens_in(range),
-        None => parse.tokens(),
+    let (tokens, declarations) = match range {
+        Some(range) => (
+            parse.tokens_in(range.clone()),
+            Declarations::around(parse, range),
+        ),
+        None => (parse.tokens(), Declarations::of(parse)),
     };
-    let declarations = Declarations::of(parse);
     let src = parse.text();
     tokens
         .into_iter()
@@ -321,6 +323,27 @@ L: ld.param.u32 %r1, [p];
                 HighlightKind::SpecialRegister
             ]
         );
+    }
+
+    /// A range request sees only the declarations around the range; it must
+    /// classify every token exactly as the full request does.
+    #[test]
+    fn ranges_agree_with_the_whole_file() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/corpus/nvcc/hopper_asm_sm_90a.ptx");
+        let text = std::fs::read_to_string(path).unwrap();
+        let parse = Parse::new(text.as_str());
+        let full = semantic_tokens(&parse, None);
+        for start in (0..text.len()).step_by(997) {
+            let range = start..(start + 300).min(text.len());
+            let part = semantic_tokens(&parse, Some(range.clone()));
+            let expected: Vec<_> = full
+                .iter()
+                .filter(|t| t.range.start < range.end && range.start < t.range.end)
+                .cloned()
+                .collect();
+            assert_eq!(part, expected, "range {range:?}");
+        }
     }
 
     #[test]
