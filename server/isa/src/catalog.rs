@@ -314,7 +314,10 @@ mod tests {
     #[test]
     fn every_special_register_has_a_name_and_its_components() {
         let cat = Catalog::load().unwrap();
-        assert!(cat.special_registers.iter().all(|r| r.name.starts_with('%')));
+        assert!(cat
+            .special_registers
+            .iter()
+            .all(|r| r.name.starts_with('%')));
         let nctaid = cat.special_register("%nctaid").unwrap();
         assert_eq!(
             nctaid.components,
