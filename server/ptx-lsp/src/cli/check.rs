@@ -47,7 +47,9 @@ struct JsonDiagnostic {
 pub(super) fn run(args: &CheckArgs) -> ExitCode {
     if let Some(v) = &args.ptx_version {
         if ptx_isa::PtxVersion::parse(v).is_none() {
-            eprintln!("error: `--ptx-version {v}` is not a PTX ISA version (write MAJOR.MINOR, e.g. 8.7)");
+            eprintln!(
+                "error: `--ptx-version {v}` is not a PTX ISA version (write MAJOR.MINOR, e.g. 8.7)"
+            );
             return ExitCode::from(2);
         }
     }
