@@ -10,13 +10,22 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use tower_lsp::jsonrpc;
 
+/// Analyses slower than this are logged (with their time) to stderr.
+const SLOW: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// Runs `work` on the blocking pool; a panic becomes an error response.
 pub(crate) async fn analysis<T, F>(name: &'static str, work: F) -> jsonrpc::Result<T>
 where
     T: Send + 'static,
     F: FnOnce() -> T + Send + 'static,
 {
-    match tokio::task::spawn_blocking(move || catch_panic(name, work)).await {
+    let started = std::time::Instant::now();
+    let outcome = tokio::task::spawn_blocking(move || catch_panic(name, work)).await;
+    let elapsed = started.elapsed();
+    if elapsed >= SLOW {
+        eprintln!("ptx-lsp: {name} took {} ms", elapsed.as_millis());
+    }
+    match outcome {
         Ok(result) => result,
         Err(error) => {
             eprintln!("ptx-lsp: {name}: the analysis task failed: {error}");
