@@ -4,13 +4,17 @@ use std::sync::Arc;
 
 use tower_lsp::lsp_types::DidOpenTextDocumentParams;
 
-use crate::lsp::diagnostics;
 use crate::lsp::server::State;
+use crate::lsp::{diagnostics, dispatch};
 
 pub(crate) fn handle(state: &Arc<State>, params: DidOpenTextDocumentParams) {
     let document = params.text_document;
-    state
-        .documents
-        .open(document.uri.clone(), &document.text, document.version);
-    diagnostics::schedule(state, document.uri);
+    let opened = dispatch::catch_panic("textDocument/didOpen", || {
+        state
+            .documents
+            .open(document.uri.clone(), &document.text, document.version)
+    });
+    if opened.is_ok() {
+        diagnostics::schedule(state, document.uri);
+    }
 }
