@@ -28,7 +28,11 @@ fn stderr(output: &Output) -> String {
 
 #[test]
 fn parse_stats_of_a_clean_corpus_file() {
-    let output = ptx_lsp(&["parse", "--stats", "tests/corpus/triton/triton_add_native.ptx"]);
+    let output = ptx_lsp(&[
+        "parse",
+        "--stats",
+        "tests/corpus/triton/triton_add_native.ptx",
+    ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     expect![[r#"
         tests/corpus/triton/triton_add_native.ptx: 1175 nodes, 0 ERROR, 0 MISSING
@@ -52,7 +56,10 @@ fn parse_sexp_shows_fields_and_ranges() {
     assert_eq!(output.status.code(), Some(0));
     let sexp = stdout(&output);
     assert!(sexp.starts_with("(module [0, 0] - [8, 0]"), "{sexp}");
-    assert!(sexp.contains("mnemonic: (identifier [5, 2] - [5, 5])"), "{sexp}");
+    assert!(
+        sexp.contains("mnemonic: (identifier [5, 2] - [5, 5])"),
+        "{sexp}"
+    );
     assert!(sexp.contains("(ERROR [5, 19] - [5, 22]"), "{sexp}");
 }
 
@@ -60,7 +67,11 @@ fn parse_sexp_shows_fields_and_ranges() {
 fn missing_file_is_an_io_error() {
     let output = ptx_lsp(&["parse", "--stats", "no/such/file.ptx"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("cannot read no/such/file.ptx"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("cannot read no/such/file.ptx"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
@@ -71,7 +82,12 @@ fn bad_usage_exits_2() {
 
 #[test]
 fn regs_json() {
-    let output = ptx_lsp(&["regs", "--format", "json", "tcgen05.ld.sync.aligned.16x128b.x4.b32"]);
+    let output = ptx_lsp(&[
+        "regs",
+        "--format",
+        "json",
+        "tcgen05.ld.sync.aligned.16x128b.x4.b32",
+    ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     expect![[r#"
         {
@@ -92,7 +108,10 @@ fn regs_json() {
 
 #[test]
 fn regs_human_with_operands() {
-    let output = ptx_lsp(&["regs", "wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1}, [%rd1], 16;"]);
+    let output = ptx_lsp(&[
+        "regs",
+        "wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1}, [%rd1], 16;",
+    ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     expect![[r#"
         wmma.load.a.sync.aligned.row.m16n16k16.f16
@@ -105,14 +124,32 @@ fn regs_human_with_operands() {
 fn regs_impossible_combination_is_an_error() {
     let output = ptx_lsp(&["regs", "tcgen05.ld.sync.aligned.16x256b.x128.b32"]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("NA in the table"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("NA in the table"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
 fn regs_checks_the_target() {
-    let output = ptx_lsp(&["regs", "--target", "sm_90a", "tcgen05.ld.sync.aligned.32x32b.x2.b32"]);
+    let output = ptx_lsp(&[
+        "regs",
+        "--target",
+        "sm_90a",
+        "tcgen05.ld.sync.aligned.32x32b.x2.b32",
+    ]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("not available on sm_90a"), "{}", stderr(&output));
-    let output = ptx_lsp(&["regs", "--target", "sm_100a", "tcgen05.ld.sync.aligned.32x32b.x2.b32"]);
+    assert!(
+        stderr(&output).contains("not available on sm_90a"),
+        "{}",
+        stderr(&output)
+    );
+    let output = ptx_lsp(&[
+        "regs",
+        "--target",
+        "sm_100a",
+        "tcgen05.ld.sync.aligned.32x32b.x2.b32",
+    ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }

@@ -53,14 +53,29 @@ fn invalid_file_exits_1_with_json_diagnostics() {
     sorted.sort_unstable();
     assert_eq!(
         sorted,
-        ["code", "column", "end_column", "end_line", "file", "line", "message", "severity"]
+        [
+            "code",
+            "column",
+            "end_column",
+            "end_line",
+            "file",
+            "line",
+            "message",
+            "severity"
+        ]
     );
     assert_eq!(first["file"], INVALID);
     assert_eq!(first["code"], "unknown-opcode");
     assert_eq!(first["severity"], "error");
     // `\tad.s32`: the tab is one character, so `ad` starts in column 2.
-    assert_eq!((first["line"].as_u64(), first["column"].as_u64()), (Some(10), Some(2)));
-    assert_eq!((first["end_line"].as_u64(), first["end_column"].as_u64()), (Some(10), Some(4)));
+    assert_eq!(
+        (first["line"].as_u64(), first["column"].as_u64()),
+        (Some(10), Some(2))
+    );
+    assert_eq!(
+        (first["end_line"].as_u64(), first["end_column"].as_u64()),
+        (Some(10), Some(4))
+    );
     assert_eq!(items[1]["code"], "vector-length");
 }
 
@@ -73,8 +88,14 @@ fn human_output_has_carets() {
         text.contains("error[unknown-opcode]: unknown instruction `ad`; did you mean `add`?"),
         "{text}"
     );
-    assert!(text.contains("--> server/check/fixtures/cli/invalid.ptx:10:2"), "{text}");
-    assert!(text.contains("10 | \tad.s32 \t%r1, %r2, %r3;\n   | \t^^\n"), "{text}");
+    assert!(
+        text.contains("--> server/check/fixtures/cli/invalid.ptx:10:2"),
+        "{text}"
+    );
+    assert!(
+        text.contains("10 | \tad.s32 \t%r1, %r2, %r3;\n   | \t^^\n"),
+        "{text}"
+    );
     assert!(text.contains("2 errors, 0 warnings"), "{text}");
 }
 
@@ -98,6 +119,16 @@ fn missing_file_exits_2() {
 fn usage_errors_exit_2() {
     assert_eq!(ptx_lsp(&["check"]).status.code(), Some(2));
     let file = "tests/corpus/triton/triton_add_native.ptx";
-    assert_eq!(ptx_lsp(&["check", "--ptx-version", "x", file]).status.code(), Some(2));
-    assert_eq!(ptx_lsp(&["check", "--target", "sm_999", file]).status.code(), Some(2));
+    assert_eq!(
+        ptx_lsp(&["check", "--ptx-version", "x", file])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        ptx_lsp(&["check", "--target", "sm_999", file])
+            .status
+            .code(),
+        Some(2)
+    );
 }

@@ -92,7 +92,11 @@ pub fn main() -> ExitCode {
         Command::Hover(args) => hover::run(&args),
         Command::Docs(args) => docs::run(&args),
         Command::Run(args) => run::run(&args),
-        Command::Regs(args) => regs::run(&args.instruction, args.target.as_deref(), args.format == Format::Json),
+        Command::Regs(args) => regs::run(
+            &args.instruction,
+            args.target.as_deref(),
+            args.format == Format::Json,
+        ),
     }
 }
 

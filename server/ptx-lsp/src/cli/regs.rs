@@ -20,7 +20,10 @@ pub fn run(instruction: &str, target: Option<&str>, json: bool) -> ExitCode {
         }
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&counts).expect("plain data serializes"));
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&counts).expect("plain data serializes")
+        );
     } else {
         println!("{}", counts.instruction);
         if counts.vectors.is_empty() {
@@ -58,7 +61,10 @@ fn check_target(opcode: &str, target: &str) -> Result<(), String> {
         needed.push(m.requirement.targets.to_string());
     }
     needed.dedup();
-    Err(format!("`{opcode}` is not available on {target} (it needs {})", needed.join(" or ")))
+    Err(format!(
+        "`{opcode}` is not available on {target} (it needs {})",
+        needed.join(" or ")
+    ))
 }
 
 /// `a.b::c.d` → `["a", "b::c", "d"]`.
