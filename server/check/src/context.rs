@@ -153,6 +153,21 @@ impl<'a> Ctx<'a> {
         self.diagnostics.push(diagnostic);
     }
 
+    /// How many diagnostics have been reported so far.
+    pub fn diagnostic_count(&self) -> usize {
+        self.diagnostics.len()
+    }
+
+    /// The diagnostics reported since [`Ctx::diagnostic_count`] returned `start`.
+    pub fn diagnostics_since(&self, start: usize) -> &[Diagnostic] {
+        &self.diagnostics[start..]
+    }
+
+    /// Adds diagnostics that were filtered by the options when first reported.
+    pub fn extend(&mut self, diagnostics: Vec<Diagnostic>) {
+        self.diagnostics.extend(diagnostics);
+    }
+
     pub fn finish(self) -> Vec<Diagnostic> {
         self.diagnostics
     }

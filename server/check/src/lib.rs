@@ -20,16 +20,18 @@
 mod context;
 mod diagnostic;
 mod handlers;
+mod incremental;
 mod scope;
 #[cfg(test)]
 mod test_support;
 mod util;
 
 pub use diagnostic::{Diagnostic, Edit, Fix, Severity};
+pub use incremental::CheckCache;
 use ptx_syntax::Parse;
 
 /// What the checker should assume beyond the file itself.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct CheckOptions {
     /// Check as if the file said `.target` this (e.g. `sm_100a`).
     pub target_override: Option<String>,
@@ -144,8 +146,26 @@ pub const CODES: &[(&str, &str)] = &[
 
 /// Checks a parsed document; the diagnostics are sorted by position.
 pub fn check(parse: &Parse, options: &CheckOptions) -> Vec<Diagnostic> {
+    run(parse, options, None)
+}
+
+/// Like [`check`], reusing the results of functions that the edits since the
+/// previous call with the same `cache` did not touch (see [`CheckCache`]).
+/// The result is the same as [`check`]'s.
+pub fn check_incremental(
+    parse: &Parse,
+    options: &CheckOptions,
+    cache: &mut CheckCache,
+) -> Vec<Diagnostic> {
+    cache.begin();
+    let diagnostics = run(parse, options, Some(&mut *cache));
+    cache.end();
+    diagnostics
+}
+
+fn run(parse: &Parse, options: &CheckOptions, cache: Option<&mut CheckCache>) -> Vec<Diagnostic> {
     let mut ctx = context::Ctx::new(parse, options);
-    handlers::run_all(&mut ctx);
+    handlers::run_all(&mut ctx, cache);
     let mut diagnostics = ctx.finish();
     diagnostics.sort_by(|a, b| {
         (a.range.start, a.range.end, a.severity).cmp(&(b.range.start, b.range.end, b.severity))

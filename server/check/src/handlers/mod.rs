@@ -20,10 +20,12 @@ pub(crate) mod vectors;
 use ptx_syntax::{Block, Function, Instruction, Item, Statement};
 
 use crate::context::Ctx;
+use crate::incremental::{self, CheckCache};
 use crate::scope::{Frame, Scope};
 
-/// Runs every handler over the document.
-pub(crate) fn run_all(ctx: &mut Ctx<'_>) {
+/// Runs every handler over the document; with a cache, functions checked
+/// before in the same module-level context are taken from it.
+pub(crate) fn run_all(ctx: &mut Ctx<'_>, mut cache: Option<&mut CheckCache>) {
     syntax::check(ctx);
     module::check(ctx);
     let module = ctx.module;
@@ -59,9 +61,25 @@ pub(crate) fn run_all(ctx: &mut Ctx<'_>) {
     names::report_duplicates(ctx, duplicates);
     scope.push(snippet_frame);
     let mut flow = tcgen05::Flow::default();
+    let environment = cache
+        .is_some()
+        .then(|| incremental::environment(&module, ctx.options));
     for item in module.items() {
         match item {
-            Item::Function(function) => check_function(ctx, &mut scope, function),
+            Item::Function(function) => match (cache.as_deref_mut(), environment) {
+                (Some(cache), Some(environment)) => {
+                    let key = incremental::key(environment, &function);
+                    let start = function.range().start;
+                    if let Some(diagnostics) = cache.get(key, start) {
+                        ctx.extend(diagnostics);
+                    } else {
+                        let before = ctx.diagnostic_count();
+                        check_function(ctx, &mut scope, function);
+                        cache.put(key, function.range(), ctx.diagnostics_since(before));
+                    }
+                }
+                _ => check_function(ctx, &mut scope, function),
+            },
             Item::Statement(Statement::Instruction(inst)) => {
                 check_instruction(ctx, &scope, inst, &mut flow)
             }

@@ -9,7 +9,7 @@
 //! at the generation it was computed for, so stale diagnostics never reach
 //! the client, and the last published set always belongs to the latest text.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dashmap::DashMap;
@@ -31,11 +31,13 @@ pub(crate) struct Checked {
     pub lsp: Arc<Vec<lsp::Diagnostic>>,
 }
 
-/// Per-document scheduling flags and the last result.
+/// Per-document scheduling flags, the last result, and the checker's
+/// per-function cache (so an edit re-checks only the function it touched).
 #[derive(Default)]
 pub(crate) struct DiagnosticsState {
     schedules: DashMap<Url, Schedule>,
     results: DashMap<Url, Checked>,
+    caches: DashMap<Url, Arc<Mutex<ptx_check::CheckCache>>>,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -56,6 +58,11 @@ impl DiagnosticsState {
     pub fn forget(&self, uri: &Url) {
         self.results.remove(uri);
         self.schedules.remove(uri);
+        self.caches.remove(uri);
+    }
+
+    fn cache(&self, uri: &Url) -> Arc<Mutex<ptx_check::CheckCache>> {
+        self.caches.entry(uri.clone()).or_default().clone()
     }
 
     fn store(&self, uri: &Url, checked: Checked) {
@@ -63,8 +70,13 @@ impl DiagnosticsState {
     }
 }
 
-/// Checks a snapshot (the pure part, run on the blocking pool).
-pub(crate) fn check(snapshot: &Snapshot, config: &Config) -> Checked {
+/// Checks a snapshot (the pure part, run on the blocking pool), reusing the
+/// per-function results in `cache` where the text around them is unchanged.
+pub(crate) fn check(
+    snapshot: &Snapshot,
+    config: &Config,
+    cache: &Mutex<ptx_check::CheckCache>,
+) -> Checked {
     let diagnostics = if !config.diagnostics.enable {
         Vec::new()
     } else if snapshot.too_large() {
@@ -78,7 +90,13 @@ pub(crate) fn check(snapshot: &Snapshot, config: &Config) -> Checked {
             ),
         )]
     } else {
-        ptx_check::check(&snapshot.parse, &config.check_options())
+        // A poisoned cache only means an earlier check panicked: start afresh.
+        let mut cache = cache.lock().unwrap_or_else(|poisoned| {
+            let mut guard = poisoned.into_inner();
+            *guard = ptx_check::CheckCache::default();
+            guard
+        });
+        ptx_check::check_incremental(&snapshot.parse, &config.check_options(), &mut cache)
     };
     let lsp = diagnostics
         .iter()
@@ -101,7 +119,9 @@ pub(crate) async fn for_snapshot(
     }
     let config = state.config();
     let uri = snapshot.uri.clone();
-    let checked = dispatch::analysis("diagnostics", move || check(&snapshot, &config)).await?;
+    let cache = state.diagnostics.cache(&uri);
+    let checked =
+        dispatch::analysis("diagnostics", move || check(&snapshot, &config, &cache)).await?;
     if state.documents.generation(&uri) == Some(checked.generation) {
         state.diagnostics.store(&uri, checked.clone());
     }
