@@ -485,10 +485,72 @@ fn run_code_lenses_and_the_run_request() {
     );
 
     // A fault is reported in the result, with its place.
-    let faulty = ".reg .b64 %rd1;\nmov.u64 %rd1, 3;\nld.global.u32 %r1, [%rd1];\n";
+    let faulty = ".reg .b64 %rd1;\n.reg .b32 %r1;\nmov.u64 %rd1, 3;\nld.global.u32 %r1, [%rd1];\n";
     let uri = file_uri("fault.ptx");
     client.open(&uri, faulty);
     let result = client.request("ptx/run", json!({"textDocument": {"uri": uri}}));
     assert!(result["error"]["message"].is_string(), "{result}");
+    // ... and as a diagnostic on the faulting line, next to the checker's.
+    let fault = loop {
+        let diagnostics = client.diagnostics(&uri, None);
+        if let Some(d) = diagnostics.iter().find(|d| d["code"] == "run-fault") {
+            break d.clone();
+        }
+    };
+    assert_eq!(fault["range"]["start"]["line"], 3, "{fault}");
+    assert!(
+        fault["message"].as_str().unwrap().starts_with("thread 0: "),
+        "{fault}"
+    );
+    assert!(client.shutdown_and_exit().success());
+}
+
+#[test]
+fn run_values_become_inlay_hints_until_the_next_edit() {
+    let text = ".reg .b32 %r<4>;\nmov.u32 %r2, %tid.x;\nadd.s32 %r3, %r2, 40;\n";
+    let uri = file_uri("hints.ptx");
+    let mut client = LspClient::initialized(json!({}), Value::Null);
+    client.open(&uri, text);
+    let whole = json!({"start": {"line": 0, "character": 0}, "end": {"line": 3, "character": 0}});
+    let hints = |client: &mut LspClient| {
+        let hints = client.request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": uri}, "range": whole}),
+        );
+        hints
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                (
+                    h["position"]["line"].as_u64().unwrap(),
+                    h["label"].as_str().unwrap_or("").to_owned(),
+                )
+            })
+            .filter(|(_, label)| label.starts_with('→'))
+            .collect::<Vec<_>>()
+    };
+    assert!(hints(&mut client).is_empty());
+    // Thread 1 of two: %r2 = 1, %r3 = 41.
+    let result = client.request(
+        "ptx/run",
+        json!({"textDocument": {"uri": uri}, "threads": 2, "hintThread": 1}),
+    );
+    assert_eq!(result["error"], Value::Null, "{result}");
+    let shown = hints(&mut client);
+    assert_eq!(shown.len(), 2, "{shown:?}");
+    assert_eq!(shown[0].0, 1);
+    assert!(shown[0].1.starts_with("→ %r2 = 0x00000001"), "{shown:?}");
+    assert!(shown[1].1.starts_with("→ %r3 = 0x00000029"), "{shown:?}");
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 2, "character": 19}, "end": {"line": 2, "character": 21}},
+                                   "text": "41"}]}),
+    );
+    assert!(
+        hints(&mut client).is_empty(),
+        "stale run values are dropped after an edit"
+    );
     assert!(client.shutdown_and_exit().success());
 }

@@ -109,17 +109,16 @@ interface RunResult {
   error: { kind: string; message: string; range?: { start: { line: number } }; thread?: number } | null;
 }
 
-const runDecoration = vscode.window.createTextEditorDecorationType({
-  after: { color: new vscode.ThemeColor("editorCodeLens.foreground"), margin: "0 0 0 2em" },
-});
+let lastRunParams: Record<string, unknown> | undefined;
 
-// Runs `ptx/run` with the code lens's parameters and shows the selected
-// thread's values after each line, every thread's registers in the log.
+// Runs `ptx/run` with the code lens's parameters. The server shows the
+// selected thread's values as inlay hints and a fault as a diagnostic on its
+// line; every thread's registers and the buffers go to the log.
 async function runCode(params: Record<string, unknown>): Promise<void> {
-  const editor = vscode.window.activeTextEditor;
-  if (!client || !editor) {
+  if (!client) {
     return;
   }
+  lastRunParams = params;
   let result: RunResult;
   try {
     result = await client.sendRequest<RunResult>("ptx/run", params);
@@ -127,20 +126,11 @@ async function runCode(params: Record<string, unknown>): Promise<void> {
     vscode.window.showErrorMessage(`PTX run: ${error instanceof Error ? error.message : error}`);
     return;
   }
-  const decorations: vscode.DecorationOptions[] = result.lines.map((line) => {
-    const lineNumber = line.range.start.line;
-    const end = editor.document.lineAt(lineNumber).range.end;
-    return {
-      range: new vscode.Range(end, end),
-      renderOptions: { after: { contentText: `⇒ ${line.text}` } },
-    };
-  });
   if (result.error) {
     const where = result.error.range ? ` (line ${result.error.range.start.line + 1})` : "";
     const thread = result.error.thread !== undefined ? `, thread ${result.error.thread}` : "";
-    vscode.window.showErrorMessage(`PTX run: ${result.error.message}${where}${thread}`);
+    vscode.window.setStatusBarMessage(`PTX run: ${result.error.message}${where}${thread}`, 10000);
   }
-  editor.setDecorations(runDecoration, decorations);
   log?.appendLine(`ptx/run: ${result.steps} steps`);
   for (const thread of result.threads) {
     const registers = Object.entries(thread.registers)
@@ -153,6 +143,22 @@ async function runCode(params: Record<string, unknown>): Promise<void> {
   }
 }
 
+// Re-runs the latest run with the values of another thread shown.
+async function selectRunThread(): Promise<void> {
+  if (!lastRunParams) {
+    vscode.window.showInformationMessage("PTX: run a kernel or an @run region first");
+    return;
+  }
+  const answer = await vscode.window.showInputBox({
+    prompt: "Show the values of which thread?",
+    value: String(lastRunParams.hintThread ?? 0),
+    validateInput: (text) => (/^\d+$/.test(text) ? undefined : "a thread index (0, 1, ...)"),
+  });
+  if (answer !== undefined) {
+    await runCode({ ...lastRunParams, hintThread: Number(answer) });
+  }
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   context.subscriptions.push(
     vscode.commands.registerCommand("ptx.restartServer", async () => {
@@ -162,12 +168,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("ptx.registerCount", showRegisterCount),
     vscode.commands.registerCommand("ptx.showLog", () => log?.show()),
     vscode.commands.registerCommand("ptx.run", runCode),
-    vscode.workspace.onDidChangeTextDocument((event) => {
-      const editor = vscode.window.activeTextEditor;
-      if (editor && event.document === editor.document) {
-        editor.setDecorations(runDecoration, []);
-      }
-    }),
+    vscode.commands.registerCommand("ptx.runSelectThread", selectRunThread),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (event.affectsConfiguration("ptx.server.path")) {
         await stop();

@@ -31,13 +31,28 @@ pub(crate) struct Checked {
     pub lsp: Arc<Vec<lsp::Diagnostic>>,
 }
 
-/// Per-document scheduling flags, the last result, and the checker's
-/// per-function cache (so an edit re-checks only the function it touched).
+/// Per-document scheduling flags, the last result, the checker's
+/// per-function cache (so an edit re-checks only the function it touched),
+/// and what the latest `ptx/run` left to show.
 #[derive(Default)]
 pub(crate) struct DiagnosticsState {
     schedules: DashMap<Url, Schedule>,
     results: DashMap<Url, Checked>,
     caches: DashMap<Url, Arc<Mutex<ptx_check::CheckCache>>>,
+    runs: DashMap<Url, RunMarks>,
+}
+
+/// What the latest `ptx/run` of a document shows until the next edit: the
+/// values each line wrote for the selected thread (inlay hints) and the
+/// run-time fault, if any (a diagnostic on the faulting line).
+#[derive(Debug, Clone)]
+pub(crate) struct RunMarks {
+    pub generation: u64,
+    /// Changes with every run, so pulled diagnostics are not "unchanged".
+    pub serial: u64,
+    /// `(byte offset at the end of the statement, text)`.
+    pub values: Vec<(usize, String)>,
+    pub error: Option<lsp::Diagnostic>,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -59,6 +74,19 @@ impl DiagnosticsState {
         self.results.remove(uri);
         self.schedules.remove(uri);
         self.caches.remove(uri);
+        self.runs.remove(uri);
+    }
+
+    pub fn set_run_marks(&self, uri: &Url, marks: RunMarks) {
+        self.runs.insert(uri.clone(), marks);
+    }
+
+    /// The latest run's marks, if they belong to this generation of the text.
+    pub fn run_marks(&self, uri: &Url, generation: u64) -> Option<RunMarks> {
+        self.runs
+            .get(uri)
+            .filter(|m| m.generation == generation)
+            .map(|m| m.clone())
     }
 
     fn cache(&self, uri: &Url) -> Arc<Mutex<ptx_check::CheckCache>> {
@@ -128,6 +156,20 @@ pub(crate) async fn for_snapshot(
     Ok(checked)
 }
 
+/// The diagnostics to show for a checked generation: the checker's, and the
+/// fault of the latest run of that same text.
+pub(crate) fn shown(state: &State, uri: &Url, checked: &Checked) -> Vec<lsp::Diagnostic> {
+    let mut shown = checked.lsp.to_vec();
+    if let Some(error) = state
+        .diagnostics
+        .run_marks(uri, checked.generation)
+        .and_then(|m| m.error)
+    {
+        shown.push(error);
+    }
+    shown
+}
+
 /// Asks for the document to be checked (and, in push mode, published).
 pub(crate) fn schedule(state: &Arc<State>, uri: Url) {
     {
@@ -151,7 +193,11 @@ pub(crate) fn schedule(state: &Arc<State>, uri: Url) {
                 if current && state.push_diagnostics() {
                     state
                         .client
-                        .publish_diagnostics(uri.clone(), checked.lsp.to_vec(), Some(version))
+                        .publish_diagnostics(
+                            uri.clone(),
+                            shown(&state, &uri, &checked),
+                            Some(version),
+                        )
                         .await;
                 }
             }

@@ -18,7 +18,11 @@ pub(crate) async fn handle(
     params: DocumentDiagnosticParams,
 ) -> Result<DocumentDiagnosticReportResult> {
     let snapshot = super::snapshot(state, &params.text_document.uri)?;
-    let result_id = snapshot.generation.to_string();
+    let run_serial = state
+        .diagnostics
+        .run_marks(&params.text_document.uri, snapshot.generation)
+        .map_or(0, |m| m.serial);
+    let result_id = format!("{}.{run_serial}", snapshot.generation);
     if params.previous_result_id.as_deref() == Some(result_id.as_str()) {
         return Ok(DocumentDiagnosticReportResult::Report(
             DocumentDiagnosticReport::Unchanged(RelatedUnchangedDocumentDiagnosticReport {
@@ -29,13 +33,14 @@ pub(crate) async fn handle(
             }),
         ));
     }
+    let uri = snapshot.uri.clone();
     let checked = diagnostics::for_snapshot(state, snapshot).await?;
     Ok(DocumentDiagnosticReportResult::Report(
         DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
             related_documents: None,
             full_document_diagnostic_report: FullDocumentDiagnosticReport {
                 result_id: Some(result_id),
-                items: checked.lsp.to_vec(),
+                items: diagnostics::shown(state, &uri, &checked),
             },
         }),
     ))

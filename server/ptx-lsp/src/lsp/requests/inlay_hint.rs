@@ -1,4 +1,5 @@
-//! `textDocument/inlayHint`: register counts after vector operands.
+//! `textDocument/inlayHint`: register counts after vector operands, and
+//! the values each line wrote in the latest `ptx/run` of the same text.
 
 use std::sync::Arc;
 
@@ -14,13 +15,34 @@ pub(crate) async fn handle(
     state: &Arc<State>,
     params: InlayHintParams,
 ) -> Result<Option<Vec<InlayHint>>> {
-    if !state.config().inlay_hints.register_counts {
-        return Ok(Some(Vec::new()));
-    }
+    let register_counts = state.config().inlay_hints.register_counts;
     let snapshot = super::snapshot(state, &params.text_document.uri)?;
+    let run = state
+        .diagnostics
+        .run_marks(&params.text_document.uri, snapshot.generation);
     dispatch::analysis("textDocument/inlayHint", move || {
         let range = from_proto::text_range(&snapshot, params.range);
-        let hints = ptx_ide::inlay_hints::inlay_hints(&snapshot.parse, range);
+        let hints = if register_counts {
+            ptx_ide::inlay_hints::inlay_hints(&snapshot.parse, range.clone())
+        } else {
+            Vec::new()
+        };
+        let run_values = run
+            .iter()
+            .flat_map(|marks| marks.values.iter())
+            .filter(|(offset, _)| range.contains(offset) || *offset == range.end)
+            .map(|(offset, text)| InlayHint {
+                position: to_proto::position(&snapshot, *offset),
+                label: InlayHintLabel::String(format!("→ {text}")),
+                kind: None,
+                text_edits: None,
+                tooltip: Some(InlayHintTooltip::String(
+                    "value written in the latest run".into(),
+                )),
+                padding_left: Some(true),
+                padding_right: None,
+                data: None,
+            });
         Some(
             hints
                 .into_iter()
@@ -34,6 +56,7 @@ pub(crate) async fn handle(
                     padding_right: None,
                     data: None,
                 })
+                .chain(run_values)
                 .collect(),
         )
     })

@@ -18,6 +18,7 @@
 //! the result (with the registers so far empty), not a JSON-RPC error.
 
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use ptx_interp::{
@@ -28,8 +29,9 @@ use ptx_syntax::Parse;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use tower_lsp::jsonrpc::{Error, Result};
-use tower_lsp::lsp_types::{Range, TextDocumentIdentifier};
+use tower_lsp::lsp_types::{self as lsp, Range, TextDocumentIdentifier};
 
+use crate::lsp::diagnostics::{self, RunMarks};
 use crate::lsp::documents::Snapshot;
 use crate::lsp::server::State;
 use crate::lsp::{dispatch, from_proto, to_proto};
@@ -59,10 +61,32 @@ pub(crate) async fn handle(state: &Arc<State>, params: Value) -> Result<Value> {
         .uri
         .clone();
     let snapshot = super::snapshot(state, &uri)?;
-    dispatch::analysis("ptx/run", move || run(&snapshot, &params)).await?
+    let generation = snapshot.generation;
+    let (value, values, error) =
+        dispatch::analysis("ptx/run", move || run(&snapshot, &params)).await??;
+    static SERIAL: AtomicU64 = AtomicU64::new(1);
+    state.diagnostics.set_run_marks(
+        &uri,
+        RunMarks {
+            generation,
+            serial: SERIAL.fetch_add(1, Ordering::Relaxed),
+            values,
+            error,
+        },
+    );
+    // Show the values as inlay hints and the fault as a diagnostic.
+    state.refresh_client_views();
+    if state.push_diagnostics() {
+        diagnostics::schedule(state, uri);
+    }
+    Ok(value)
 }
 
-fn run(snapshot: &Snapshot, params: &RunParams) -> Result<Value> {
+/// The `ptx/run` result, the per-line values to show as inlay hints (byte
+/// offset, text) and the fault as a diagnostic.
+type RunOutput = (Value, Vec<(usize, String)>, Option<lsp::Diagnostic>);
+
+fn run(snapshot: &Snapshot, params: &RunParams) -> Result<RunOutput> {
     // A region runs on its own text; offsets are shifted back afterwards.
     let (parse, base) = match params.range {
         Some(range) => {
@@ -118,6 +142,7 @@ fn run(snapshot: &Snapshot, params: &RunParams) -> Result<Value> {
                     json!({"tid": t.tid, "ctaid": t.ctaid, "registers": registers})
                 })
                 .collect();
+            let mut hints = Vec::new();
             let lines: Vec<Value> = result
                 .lines
                 .iter()
@@ -133,6 +158,7 @@ fn run(snapshot: &Snapshot, params: &RunParams) -> Result<Value> {
                             write!(text, "{sep}{} = {} ({typed})", v.name, v.text())
                         };
                     }
+                    hints.push((shift(&line.range).end, text.clone()));
                     json!({"range": to_proto::range(snapshot, &shift(&line.range)),
                            "text": text, "executions": line.executions})
                 })
@@ -145,22 +171,45 @@ fn run(snapshot: &Snapshot, params: &RunParams) -> Result<Value> {
                     json!({"arg": b.arg, "hex": hex})
                 })
                 .collect();
-            Ok(
+            Ok((
                 json!({"threads": threads, "steps": result.steps, "buffers": buffers,
                       "lines": lines, "error": null}),
-            )
+                hints,
+                None,
+            ))
         }
         Err(error) if error.kind == RunErrorKind::Usage => {
             Err(Error::invalid_params(error.message))
         }
-        Err(error) => Ok(json!({
-            "threads": [], "steps": 0, "buffers": [], "lines": [],
-            "error": {
-                "kind": if error.kind == RunErrorKind::Fault { "fault" } else { "program" },
-                "message": error.message,
-                "range": error.range.as_ref().map(|r| to_proto::range(snapshot, &shift(r))),
-                "thread": error.thread,
-            }
-        })),
+        Err(error) => {
+            let range = error
+                .range
+                .as_ref()
+                .map(|r| to_proto::range(snapshot, &shift(r)));
+            let diagnostic = range.map(|range| lsp::Diagnostic {
+                range,
+                severity: Some(lsp::DiagnosticSeverity::ERROR),
+                code: Some(lsp::NumberOrString::String("run-fault".into())),
+                source: Some("ptx-lsp run".into()),
+                message: match error.thread {
+                    Some(thread) => format!("thread {thread}: {}", error.message),
+                    None => error.message.clone(),
+                },
+                ..lsp::Diagnostic::default()
+            });
+            Ok((
+                json!({
+                    "threads": [], "steps": 0, "buffers": [], "lines": [],
+                    "error": {
+                        "kind": if error.kind == RunErrorKind::Fault { "fault" } else { "program" },
+                        "message": error.message,
+                        "range": range,
+                        "thread": error.thread,
+                    }
+                }),
+                Vec::new(),
+                diagnostic,
+            ))
+        }
     }
 }
