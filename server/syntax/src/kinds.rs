@@ -274,41 +274,7 @@ mod tests {
                 "node kind `{kind}` is not in the grammar"
             );
         }
-        let fields = [
-            FIELD_NAME,
-            FIELD_KIND,
-            FIELD_BODY,
-            FIELD_PARAMETERS,
-            FIELD_RETURN_PARAMETERS,
-            FIELD_GUARD,
-            FIELD_NEGATED,
-            FIELD_PREDICATE,
-            FIELD_OPCODE,
-            FIELD_MNEMONIC,
-            FIELD_OPERANDS,
-            FIELD_COUNT,
-            FIELD_DIMENSION,
-            FIELD_VALUE,
-            FIELD_SUFFIX,
-            FIELD_REGISTER,
-            FIELD_COMPONENT,
-            FIELD_OPERAND,
-            FIELD_FIRST,
-            FIELD_SECOND,
-            FIELD_VERSION,
-            FIELD_TARGET,
-            FIELD_SIZE,
-            FIELD_BYTES,
-            FIELD_OPERATOR,
-            FIELD_LEFT,
-            FIELD_RIGHT,
-            FIELD_CONDITION,
-            FIELD_CONSEQUENCE,
-            FIELD_ALTERNATIVE,
-            FIELD_ARRAY,
-            FIELD_INDEX,
-        ];
-        for field in fields {
+        for field in ALL_FIELDS {
             assert!(
                 node_types.contains(&format!("\"{field}\": {{")),
                 "field `{field}` is not in the grammar"
