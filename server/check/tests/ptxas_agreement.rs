@@ -48,6 +48,7 @@ fn isa_family(name: &str) -> &'static str {
         "mixed" => "9.7.5",
         "cmp" => "9.7.6",
         "logic" => "9.7.8",
+        "space" => "9.7.9",
         "ld" | "st" | "mov" | "cvt" | "async" => "9.7.9",
         "tex" => "9.7.10",
         "surf" => "9.7.11",

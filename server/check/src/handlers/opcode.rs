@@ -23,6 +23,25 @@ const IMPLIED: &[(&str, &str, &str)] = &[
 
 /// Matches the written words, trying a reordering when the written order fails.
 pub(crate) fn resolve(isa: &'static Isa, words: &[&str]) -> Resolved {
+    // ptxas 13.5 accepts these qualifiers written twice (`bar.sync.sync`, `bra.uni.uni`,
+    // `add.sat.sat`, `sin.approx.approx`) as if written once, and rejects every other
+    // repetition it was tried with (`.aligned`, `.ftz`, `.nc`, `.volatile`, rounding modes,
+    // types, state spaces, scopes: "Duplicate .ftz modifier" and the like). The spec's syntax
+    // has each slot once; follow ptxas.
+    const REPEATABLE: &[&str] = &["sync", "uni", "sat", "approx"];
+    let mut seen = std::collections::HashSet::new();
+    let once: Vec<&str> = words
+        .iter()
+        .enumerate()
+        .filter(|&(i, w)| i == 0 || !REPEATABLE.contains(w) || seen.insert(*w))
+        .map(|(_, w)| *w)
+        .collect();
+    if once.len() < words.len() {
+        let resolved = resolve(isa, &once);
+        if !resolved.outcome.matches.is_empty() {
+            return resolved;
+        }
+    }
     let outcome = isa.match_qualifiers(words);
     if outcome.matches.is_empty() {
         let second = words.get(1).copied().unwrap_or("");

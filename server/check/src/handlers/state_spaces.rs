@@ -28,8 +28,14 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         .copied()
         .filter(|w| SPACES.contains(&base(w)))
         .collect();
-    let [space] = spaces.as_slice() else { return };
-    let wanted = base(space);
+    // Without a state space the access is generic: ptxas 13.5 takes the name of a .global,
+    // .shared or .local variable as its generic address, but rejects .param and .const
+    // variables ("State space mismatch between instruction and address").
+    let wanted = match spaces.as_slice() {
+        [space] => base(space),
+        [] if matches!(info.words[0], "ld" | "st") => "",
+        _ => return,
+    };
     let section = info
         .resolved
         .outcome
@@ -52,6 +58,25 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 continue;
             };
             let declared = base(declared);
+            if wanted.is_empty() {
+                if matches!(declared, "param" | "const") {
+                    ctx.report(
+                        Diagnostic::error(
+                            "state-space",
+                            name.range(),
+                            format!(
+                                "`{}` is a .{declared} variable, which a generic `{}` cannot reach; write `{}.{declared}`",
+                                name.text,
+                                info.words[0],
+                                info.words[0]
+                            ),
+                        )
+                        .section(section.clone())
+                        .with_related(symbol.range.clone(), "declared here"),
+                    );
+                }
+                continue;
+            }
             if declared != wanted && SPACES.contains(&declared) {
                 ctx.report(
                     Diagnostic::error(
@@ -75,6 +100,31 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
 #[cfg(test)]
 mod tests {
     use crate::test_support::check_diagnostics;
+
+    #[test]
+    fn generic_access_cannot_reach_param_or_const() {
+        check_diagnostics(
+            r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.const .align 4 .b32 c1[4];
+.global .align 4 .b32 g1[4];
+.visible .entry k(.param .u64 p0)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.b64 %rd1, [p0];
+//              ^^ error: `p0` is a .param variable, which a generic `ld` cannot reach; write `ld.param`
+  ld.u32 %r1, [c1+4];
+//             ^^ error: `c1` is a .const variable, which a generic `ld` cannot reach; write `ld.const`
+  ld.u32 %r1, [g1+4];
+  st.u32 [g1], %r1;
+  ret;
+}
+"#,
+        );
+    }
 
     #[test]
     fn variable_space_must_match() {

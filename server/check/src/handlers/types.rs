@@ -128,6 +128,12 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             preds: &[],
         },
         "mov" => Pattern::AllSame,
+        "brev" => Pattern::AllSame,
+        // `shl/shr.type d, a, b`: `b` is a .u32 shift amount whatever the type (9.7.8.7–8).
+        "shl" | "shr" => Pattern::Some {
+            typed: &[0, 1],
+            preds: &[],
+        },
         "setp" => Pattern::Some {
             typed: &[1, 2],
             preds: &[0, 3],
