@@ -17,6 +17,7 @@ fn base(space: &str) -> &str {
 const SPACES: &[&str] = &["global", "shared", "local", "param", "const"];
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    generic_address_width(ctx, info, scope);
     if !matches!(
         info.words[0],
         "ld" | "ldu" | "st" | "atom" | "red" | "prefetch"
@@ -93,6 +94,52 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                     .with_related(symbol.range.clone(), "declared here"),
                 );
             }
+        }
+    }
+}
+
+/// With `.address_size 64`, a generic address (no state space on the instruction) held in a
+/// 32-bit register: ptxas 13.5 warns that the program "uses 32-bit address … conflicting with
+/// .address_size 64" and rejects the file.
+fn generic_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    if !matches!(
+        info.words[0],
+        "ld" | "ldu" | "st" | "atom" | "red" | "prefetch" | "mbarrier"
+    ) || info.words[1..].iter().any(|w| SPACES.contains(&base(w)))
+    {
+        return;
+    }
+    let sixty_four = ctx
+        .module
+        .directives(ptx_syntax::DirectiveKind::AddressSize)
+        .first()
+        .and_then(|d| d.value())
+        .is_some_and(|v| v.text == "64");
+    if !sixty_four {
+        return;
+    }
+    for operand in &info.operands {
+        if !matches!(operand.kind(), OperandKind::Address { .. }) {
+            continue;
+        }
+        let Some(register) = operand.registers().into_iter().next() else {
+            continue;
+        };
+        let Some(ty) = scope.lookup(register.text).and_then(|s| s.ty) else {
+            continue;
+        };
+        if matches!(ty, ".b32" | ".u32" | ".s32") {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-type",
+                    register.range(),
+                    format!(
+                        "`{}` is a {ty} register, but a generic address is 64 bits with `.address_size 64`; use a 64-bit register or name the state space (`{}.shared`)",
+                        register.text, info.words[0]
+                    ),
+                )
+                .section("6.4.1.1".to_owned()),
+            );
         }
     }
 }

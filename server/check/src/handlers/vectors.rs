@@ -9,6 +9,7 @@ use crate::context::{Ctx, InstInfo};
 use crate::{Diagnostic, Fix};
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    missing_vector_qualifier(ctx, info);
     let Ok(counts) = ptx_regs::register_counts(&info.opcode_text()) else {
         return;
     };
@@ -91,6 +92,49 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         }
         ctx.report(diagnostic);
     }
+}
+
+/// `ld.shared.b64 {%rd4, %rd8}, [...]`: a register vector in the data operand of ld/st/ldu
+/// without `.v2/.v4/.v8` (ptxas: "Argument vector size mismatch"). The fix adds the
+/// qualifier before the type.
+fn missing_vector_qualifier(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    let data = match info.words[0] {
+        "ld" | "ldu" => 0,
+        "st" => 1,
+        _ => return,
+    };
+    if info.words[1..]
+        .iter()
+        .any(|w| matches!(*w, "v2" | "v4" | "v8"))
+    {
+        return;
+    }
+    let Some(operand) = info.operands.get(data) else {
+        return;
+    };
+    let count = operand.elements().len();
+    if !matches!(operand.kind(), OperandKind::Vector) || count < 2 {
+        return;
+    }
+    let mut d = Diagnostic::error(
+        "vector-length",
+        operand.range(),
+        format!(
+            "a vector of {count} registers needs a vector qualifier: `{}` loads or stores one value",
+            info.opcode_text()
+        ),
+    )
+    .section("9.7.9.8".to_owned());
+    if matches!(count, 2 | 4 | 8) {
+        if let Some(ty) = info.qualifiers.last() {
+            d = d.with_fix(Fix::replace(
+                format!("Add `.v{count}`"),
+                ty.start..ty.start,
+                format!(".v{count}"),
+            ));
+        }
+    }
+    ctx.report(d);
 }
 
 /// When the rewritten vector names registers past a parameterized `.reg`
