@@ -138,70 +138,46 @@ pub(crate) fn cases() -> Vec<Case> {
     for vec in VECS {
         for ty in ["u8", "b16", "f16", "b32", "f32", "f16x2", "b64", "f64"] {
             let b = bits_of(ty);
-            for (op, target) in [
-                (format!("ld.global.{vec}.{ty}"), "sm_100a"),
-                (format!("ldu.global.{vec}.{ty}"), "sm_100a"),
+            for (op, operands) in [
+                (format!("ld.global.{vec}.{ty}"), vec![v(b), t("[%ad]")]),
+                (format!("ldu.global.{vec}.{ty}"), vec![v(b), t("[%ad]")]),
+                (format!("st.global.{vec}.{ty}"), vec![t("[%ad]"), v(b)]),
             ] {
-                out.push(Case::new(
-                    "ld/st",
-                    target,
-                    op,
-                    vec![v(b), t("[%ad]")],
-                    PROBES,
-                ));
+                out.push(Case::new("ld/st", "sm_100a", op, operands, PROBES));
             }
-            let op = format!("st.global.{vec}.{ty}");
-            out.push(Case::new(
-                "ld/st",
-                "sm_100a",
-                op,
-                vec![t("[%ad]"), v(b)],
-                PROBES,
-            ));
         }
         for ty in ["f32", "f16", "bf16", "f16x2", "bf16x2"] {
             let b = bits_of(ty);
             let noftz = if ty == "f32" { "" } else { ".noftz" };
-            let op = format!("atom.global.add{noftz}.{vec}.{ty}");
-            out.push(Case::new(
-                "atom/red",
-                "sm_100a",
-                op,
-                vec![v(b), t("[%ad]"), v(b)],
-                PROBES,
-            ));
-            let op = format!("red.global.add{noftz}.{vec}.{ty}");
-            out.push(Case::new(
-                "atom/red",
-                "sm_100a",
-                op,
-                vec![t("[%ad]"), v(b)],
-                PROBES,
-            ));
-            let op = format!("multimem.ld_reduce.relaxed.sys.global.add.{vec}.{ty}");
-            out.push(Case::new(
-                "multimem",
-                "sm_100a",
-                op,
-                vec![v(b), t("[%ad]")],
-                PROBES,
-            ));
-            let op = format!("multimem.st.relaxed.sys.global.{vec}.{ty}");
-            out.push(Case::new(
-                "multimem",
-                "sm_100a",
-                op,
-                vec![t("[%ad]"), v(b)],
-                PROBES,
-            ));
-            let op = format!("multimem.red.relaxed.sys.global.add.{vec}.{ty}");
-            out.push(Case::new(
-                "multimem",
-                "sm_100a",
-                op,
-                vec![t("[%ad]"), v(b)],
-                PROBES,
-            ));
+            for (family, op, operands) in [
+                (
+                    "atom/red",
+                    format!("atom.global.add{noftz}.{vec}.{ty}"),
+                    vec![v(b), t("[%ad]"), v(b)],
+                ),
+                (
+                    "atom/red",
+                    format!("red.global.add{noftz}.{vec}.{ty}"),
+                    vec![t("[%ad]"), v(b)],
+                ),
+                (
+                    "multimem",
+                    format!("multimem.ld_reduce.relaxed.sys.global.add.{vec}.{ty}"),
+                    vec![v(b), t("[%ad]")],
+                ),
+                (
+                    "multimem",
+                    format!("multimem.st.relaxed.sys.global.{vec}.{ty}"),
+                    vec![t("[%ad]"), v(b)],
+                ),
+                (
+                    "multimem",
+                    format!("multimem.red.relaxed.sys.global.add.{vec}.{ty}"),
+                    vec![t("[%ad]"), v(b)],
+                ),
+            ] {
+                out.push(Case::new(family, "sm_100a", op, operands, PROBES));
+            }
         }
     }
     for (ty, dst, half) in [("b32", "%s", 16), ("b64", "%ad", 32), ("b128", "%q", 64)] {
