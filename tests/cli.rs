@@ -1,30 +1,10 @@
 //! End-to-end tests of the `ptx-lsp` command line: they run the built binary
 //! and check its output and exit codes against the command-line contract.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod cli_common;
 
+use cli_common::{ptx_lsp, stderr, stdout};
 use expect_test::expect;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn ptx_lsp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptx-lsp"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the ptx-lsp binary runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 #[test]
 fn parse_stats_of_a_clean_corpus_file() {

@@ -1,24 +1,9 @@
 //! End-to-end tests of `ptx-lsp check`: they run the built binary and hold it to the
 //! command-line contract (exit codes, JSON shape, 1-based character columns).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod cli_common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn ptx_lsp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptx-lsp"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the ptx-lsp binary runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
+use cli_common::{ptx_lsp, stderr, stdout};
 
 const INVALID: &str = "server/check/fixtures/cli/invalid.ptx";
 
@@ -30,7 +15,7 @@ fn valid_corpus_file_exits_0() {
         Some(0),
         "{}{}",
         stdout(&output),
-        String::from_utf8_lossy(&output.stderr)
+        stderr(&output)
     );
     assert_eq!(stdout(&output), "0 errors, 0 warnings in 1 file\n");
 }
@@ -112,7 +97,7 @@ fn target_override_changes_the_verdict() {
 fn missing_file_exits_2() {
     let output = ptx_lsp(&["check", "no/such/file.ptx"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot read no/such/file.ptx"));
+    assert!(stderr(&output).contains("cannot read no/such/file.ptx"));
 }
 
 #[test]
