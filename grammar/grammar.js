@@ -60,8 +60,6 @@ module.exports = grammar({
 
   extras: $ => [/\s/, $.comment, $.preprocessor_directive],
 
-  word: $ => $.identifier,
-
   conflicts: $ => [
     // Linkage directives start both functions and variables: `.visible .entry` / `.visible .global`.
     [$._function_header, $._declaration_specifier],
@@ -71,8 +69,11 @@ module.exports = grammar({
 
   supertypes: $ => [],
 
-  // Hidden choices inlined into their users: fewer reductions per token.
-  inline: $ => [$._expression, $._operand, $._statement, $._module_item, $._initializer, $._data_expression],
+  // Hidden rules inlined into their users: fewer reductions per token (the
+  // opcode's mnemonic and qualifiers are direct children of the instruction).
+  // There is no `word` token: its keyword pass cost a second lexer run on
+  // every identifier for the two keywords of `.loc`.
+  inline: $ => [$._opcode, $._expression, $._operand, $._statement, $._module_item, $._initializer, $._data_expression],
 
   rules: {
     module: $ => repeat($._module_item),
@@ -285,7 +286,7 @@ module.exports = grammar({
 
     instruction: $ => seq(
       optional(field('guard', $.predicate_guard)),
-      field('opcode', $.opcode),
+      $._opcode,
       optional(field('operands', $.operand_list)),
       ';',
     ),
@@ -296,12 +297,16 @@ module.exports = grammar({
       field('predicate', choice($.register, $.identifier)),
     ),
 
-    opcode: $ => seq(field('mnemonic', $.identifier), repeat(field('qualifier', $.qualifier))),
+    // `ld.global.v4.f32`: the mnemonic and one `qualifier` node per `.word`.
+    // The first repetitions are spelled out (see `unrolledRepeat`).
+    _opcode: $ => seq(field('mnemonic', $.identifier), unrolledRepeat(field('qualifier', $.qualifier), 3)),
 
     // `.global`, `.v4`, `.shared::cta`, `.L2::cache_hint`, `.16x32bx2` ...
     qualifier: _ => token.immediate(/\.[A-Za-z0-9_]+(::[A-Za-z0-9_]+)*/),
 
-    operand_list: $ => sepBy1(',', $._operand),
+    // The first repetitions are spelled out: most instructions have one to three
+    // operands. (Spelling out more makes the parse table explode.)
+    operand_list: $ => unrolledSepBy1(',', $._operand, 2),
 
     _operand: $ => choice(
       $._expression,
@@ -468,4 +473,33 @@ function sepBy1(separator, rule) {
  */
 function sepBy(separator, rule) {
   return optional(sepBy1(separator, rule));
+}
+
+/**
+ * `repeat(rule)` with its first `count` repetitions spelled out: the parser
+ * then builds no hidden repetition nodes for short sequences (fewer
+ * reductions per token on the common instruction shapes); the tree is the same.
+ * @param {RuleOrLiteral} rule
+ * @param {number} count
+ * @returns {Rule}
+ */
+function unrolledRepeat(rule, count) {
+  /** @type {Rule} */
+  let tail = repeat(rule);
+  for (let i = 0; i < count; i++) {
+    tail = optional(seq(rule, tail));
+  }
+  return tail;
+}
+
+/**
+ * `sepBy1(separator, rule)` with the first `count` repetitions spelled out
+ * (see `unrolledRepeat`).
+ * @param {RuleOrLiteral} separator
+ * @param {RuleOrLiteral} rule
+ * @param {number} count
+ * @returns {SeqRule}
+ */
+function unrolledSepBy1(separator, rule, count) {
+  return seq(rule, unrolledRepeat(seq(separator, rule), count));
 }

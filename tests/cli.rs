@@ -15,7 +15,7 @@ fn parse_stats_of_a_clean_corpus_file() {
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     expect![[r#"
-        tests/corpus/triton/triton_add_native.ptx: 1175 nodes, 0 ERROR, 0 MISSING
+        tests/corpus/triton/triton_add_native.ptx: 1124 nodes, 0 ERROR, 0 MISSING
     "#]]
     .assert_eq(&stdout(&output));
 }
@@ -25,7 +25,7 @@ fn parse_stats_exit_1_on_syntax_errors() {
     let output = ptx_lsp(&["parse", "--stats", "tests/fixtures/syntax_error.ptx"]);
     assert_eq!(output.status.code(), Some(1));
     expect![[r#"
-        tests/fixtures/syntax_error.ptx: 34 nodes, 1 ERROR, 0 MISSING
+        tests/fixtures/syntax_error.ptx: 32 nodes, 1 ERROR, 0 MISSING
     "#]]
     .assert_eq(&stdout(&output));
 }

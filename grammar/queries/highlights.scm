@@ -24,7 +24,7 @@
 (vector_type) @type.builtin
 (attribute name: _ @attribute)
 
-(opcode mnemonic: (identifier) @function.builtin)
+(instruction mnemonic: (identifier) @function.builtin)
 (qualifier) @function.macro
 
 (predicate_guard "@" @operator)

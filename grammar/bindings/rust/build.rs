@@ -1,13 +1,20 @@
-//! Compiles the generated tree-sitter parser (`src/parser.c`).
+//! Compiles the generated tree-sitter parser (`src/parser.c`), through
+//! `parser_fast.c`, which swaps in a jump-table `ADVANCE_MAP`.
 
 fn main() {
     let src_dir = std::path::Path::new("src");
+    let binding_dir = std::path::Path::new("bindings/rust");
     let mut c_config = cc::Build::new();
-    c_config.std("c11").include(src_dir);
+    c_config.std("c11").include(src_dir).include(binding_dir);
     #[cfg(target_env = "msvc")]
     c_config.flag("-utf-8");
-    let parser_path = src_dir.join("parser.c");
-    c_config.file(&parser_path);
-    println!("cargo:rerun-if-changed={}", parser_path.to_str().unwrap());
+    c_config.file(binding_dir.join("parser_fast.c"));
+    for path in [
+        src_dir.join("parser.c"),
+        binding_dir.join("parser_fast.c"),
+        binding_dir.join("advance_map.h"),
+    ] {
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
     c_config.compile("tree-sitter-ptx");
 }

@@ -507,30 +507,35 @@ impl<'a> Instruction<'a> {
         })
     }
 
-    fn opcode_node(&self) -> Option<Node<'a>> {
-        self.node.field(k::FIELD_OPCODE)
-    }
-
     /// The first word of the opcode: `ld` in `ld.global.f32`.
     pub fn mnemonic(&self) -> Option<Token<'a>> {
-        let node = self.opcode_node()?.field(k::FIELD_MNEMONIC)?;
+        let node = self.node.field(k::FIELD_MNEMONIC)?;
         Some(Token::of(node, self.src))
     }
 
     /// Each `.qualifier` of the opcode, in order, with its own range.
     pub fn qualifiers(&self) -> Vec<Token<'a>> {
-        let Some(opcode) = self.opcode_node() else {
-            return Vec::new();
-        };
-        named_children(opcode)
-            .filter(|n| n.kind_name() == k::QUALIFIER)
+        let mut cursor = self.node.walk();
+        self.node
+            .fields(k::FIELD_QUALIFIER, &mut cursor)
             .map(|n| Token::of(n, self.src))
             .collect()
     }
 
-    /// The whole dotted opcode: `ld.global.v4.f32`.
+    /// The whole dotted opcode: `ld.global.v4.f32` (the mnemonic through the
+    /// last qualifier; the grammar has no node of its own for it).
     pub fn opcode(&self) -> Option<Token<'a>> {
-        Some(Token::of(self.opcode_node()?, self.src))
+        let mnemonic = self.node.field(k::FIELD_MNEMONIC)?;
+        let end = self
+            .qualifiers()
+            .last()
+            .map_or(mnemonic.end_byte(), |q| q.end);
+        let start = mnemonic.start_byte();
+        Some(Token {
+            text: &self.src[start..end],
+            start,
+            end,
+        })
     }
 
     /// The operands, in order.

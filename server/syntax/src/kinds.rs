@@ -50,7 +50,6 @@ pub(crate) const SECTION_NAME: &str = "section_name";
 pub(crate) const SECTION_REFERENCE: &str = "section_reference";
 pub(crate) const PTR_ATTRIBUTE: &str = "ptr_attribute";
 pub(crate) const COMPONENT: &str = "component";
-pub(crate) const OPCODE: &str = "opcode";
 pub(crate) const PREDICATE_GUARD: &str = "predicate_guard";
 pub(crate) const BINARY_EXPRESSION: &str = "binary_expression";
 pub(crate) const CONDITIONAL_EXPRESSION: &str = "conditional_expression";
@@ -66,7 +65,7 @@ pub(crate) const FIELD_RETURN_PARAMETERS: &str = "return_parameters";
 pub(crate) const FIELD_GUARD: &str = "guard";
 pub(crate) const FIELD_NEGATED: &str = "negated";
 pub(crate) const FIELD_PREDICATE: &str = "predicate";
-pub(crate) const FIELD_OPCODE: &str = "opcode";
+pub(crate) const FIELD_QUALIFIER: &str = "qualifier";
 pub(crate) const FIELD_MNEMONIC: &str = "mnemonic";
 pub(crate) const FIELD_OPERANDS: &str = "operands";
 pub(crate) const FIELD_COUNT: &str = "count";
@@ -177,7 +176,7 @@ const ALL_FIELDS: &[&str] = &[
     FIELD_GUARD,
     FIELD_NEGATED,
     FIELD_PREDICATE,
-    FIELD_OPCODE,
+    FIELD_QUALIFIER,
     FIELD_MNEMONIC,
     FIELD_OPERANDS,
     FIELD_COUNT,
@@ -260,7 +259,6 @@ mod tests {
             SECTION_REFERENCE,
             PTR_ATTRIBUTE,
             COMPONENT,
-            OPCODE,
             PREDICATE_GUARD,
             BINARY_EXPRESSION,
             CONDITIONAL_EXPRESSION,

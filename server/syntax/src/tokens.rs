@@ -236,7 +236,7 @@ fn classify(node: Node<'_>, field: Option<&str>, ancestors: &[&str], src: &str) 
         k::SINK => TokenKind::Sink,
         k::REGISTER => TokenKind::Register(name_role(parent, grandparent, field)),
         k::IDENTIFIER => {
-            if parent == k::OPCODE && field == Some(k::FIELD_MNEMONIC) {
+            if parent == k::INSTRUCTION && field == Some(k::FIELD_MNEMONIC) {
                 TokenKind::Mnemonic
             } else {
                 TokenKind::Identifier(name_role(parent, grandparent, field))
