@@ -85,6 +85,8 @@ pub(crate) struct Ctx<'a> {
     pub targets: Vec<TargetEntry>,
     /// Whether the file is a snippet: statements outside any function, no module directives.
     pub snippet: bool,
+    /// Whether the module says `.address_size 64` (its first `.address_size` directive).
+    pub address_size_64: bool,
     diagnostics: Vec<Diagnostic>,
     matches: HashMap<String, Rc<Resolved>>,
 }
@@ -126,6 +128,11 @@ impl<'a> Ctx<'a> {
         let snippet = !module.top_level_statements().is_empty()
             && module.functions().is_empty()
             && version_directive.is_empty();
+        let address_size_64 = module
+            .directives(DirectiveKind::AddressSize)
+            .first()
+            .and_then(|d| d.value())
+            .is_some_and(|v| v.text == "64");
         Ctx {
             text: parse.text(),
             parse,
@@ -135,6 +142,7 @@ impl<'a> Ctx<'a> {
             version,
             targets,
             snippet,
+            address_size_64,
             diagnostics: Vec::new(),
             matches: HashMap::new(),
         }

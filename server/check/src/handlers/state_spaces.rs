@@ -109,13 +109,7 @@ fn generic_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
     {
         return;
     }
-    let sixty_four = ctx
-        .module
-        .directives(ptx_syntax::DirectiveKind::AddressSize)
-        .first()
-        .and_then(|d| d.value())
-        .is_some_and(|v| v.text == "64");
-    if !sixty_four {
+    if !ctx.address_size_64 {
         return;
     }
     for operand in &info.operands {

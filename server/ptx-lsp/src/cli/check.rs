@@ -68,27 +68,31 @@ pub(super) fn run(args: &CheckArgs) -> ExitCode {
     let mut human = String::new();
     let (mut errors, mut warnings) = (0usize, 0usize);
     let mut io_error = false;
-    for path in &args.files {
+    for (file_number, path) in args.files.iter().enumerate() {
         let text = match std::fs::read(path) {
-            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Ok(bytes) => String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
             Err(error) => {
                 eprintln!("error: cannot read {}: {error}", path.display());
                 io_error = true;
                 continue;
             }
         };
-        let parse = Parse::new(text.as_str());
+        let parse = Parse::new(text);
+        let text = parse.text();
         let diagnostics = check(&parse, &options);
-        let index = LineIndex::new(&text);
         let file = path.display().to_string();
+        // The line index is only needed to place diagnostics.
+        let index = (!diagnostics.is_empty()).then(|| LineIndex::new(text));
         for d in &diagnostics {
+            let Some(index) = &index else { break };
             match d.severity {
                 Severity::Error => errors += 1,
                 Severity::Warning => warnings += 1,
                 _ => {}
             }
-            let start = index.line_col(&text, d.range.start, PositionEncoding::Chars);
-            let end = index.line_col(&text, d.range.end, PositionEncoding::Chars);
+            let start = index.line_col(text, d.range.start, PositionEncoding::Chars);
+            let end = index.line_col(text, d.range.end, PositionEncoding::Chars);
             match args.format {
                 Format::Json => json.push(JsonDiagnostic {
                     file: file.clone(),
@@ -100,8 +104,13 @@ pub(super) fn run(args: &CheckArgs) -> ExitCode {
                     code: d.code,
                     message: d.message.clone(),
                 }),
-                Format::Human => render(&mut human, &file, &text, &index, d),
+                Format::Human => render(&mut human, &file, text, index, d),
             }
+        }
+        if file_number + 1 == args.files.len() {
+            // The process ends after the report: releasing the last tree node by
+            // node would cost more than printing it (a few % of a large file's check).
+            std::mem::forget(parse);
         }
     }
     match args.format {
