@@ -1,7 +1,7 @@
 //! The state of one check: the document, the module's `.version`/`.target` (after overrides),
 //! the knowledge base, a cache of qualifier matches and the diagnostics found so far.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::rc::Rc;
 
 use ptx_isa::{Isa, MatchOutcome, PtxVersion};
@@ -144,7 +144,7 @@ impl<'a> Ctx<'a> {
             snippet,
             address_size_64,
             diagnostics: Vec::new(),
-            matches: HashMap::new(),
+            matches: HashMap::default(),
         }
     }
 

@@ -2,7 +2,7 @@
 //! functions. Built by one walk over the module; lookups are hash-map hits, and parameterized
 //! register declarations (`%r<100>`) are kept as ranges instead of being expanded.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use ptx_syntax::{Block, Statement, TextRange, VariableDecl};
 

@@ -193,6 +193,9 @@ pub struct Catalog {
     pub directives: Vec<Directive>,
     pub types: Vec<TypeInfo>,
     pub state_spaces: Vec<StateSpace>,
+    /// Index into `special_registers` by base name and by component name
+    /// (the checker looks up every register operand).
+    special_index: std::collections::HashMap<String, usize>,
 }
 
 /// Base requirement of a section plus the facts naming `name`.
@@ -296,14 +299,24 @@ impl Catalog {
                 });
             }
         }
+        for (i, r) in cat.special_registers.iter().enumerate() {
+            for name in std::iter::once(&r.name).chain(&r.components) {
+                cat.special_index.entry(name.clone()).or_insert(i);
+            }
+        }
         Ok(cat)
     }
 
     /// Find by base name or component (`%tid`, `%tid.x`, `%pm3`).
     pub fn special_register(&self, name: &str) -> Option<&SpecialRegister> {
-        self.special_registers
-            .iter()
-            .find(|r| r.name == name || r.components.iter().any(|c| c == name))
+        // Ordinary registers (`%r1`, `%rd2`) are most lookups: no match, no hashing
+        // of names that cannot be special (they all start with `%`).
+        if !name.starts_with('%') {
+            return None;
+        }
+        self.special_index
+            .get(name)
+            .map(|&i| &self.special_registers[i])
     }
 }
 

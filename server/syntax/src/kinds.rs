@@ -110,7 +110,7 @@ pub(crate) trait NodeExt<'t> {
 }
 
 fn field_id(name: &str) -> Option<std::num::NonZeroU16> {
-    use std::collections::HashMap;
+    use rustc_hash::FxHashMap as HashMap;
     use std::sync::OnceLock;
     static IDS: OnceLock<HashMap<&'static str, Option<std::num::NonZeroU16>>> = OnceLock::new();
     let ids = IDS.get_or_init(|| {

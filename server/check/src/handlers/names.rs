@@ -2,7 +2,7 @@
 //! identifiers and labels, 11.2 for functions): undeclared registers, labels, variables and
 //! functions; names declared twice in one scope.
 
-use ptx_syntax::{Item, OperandKind, Token};
+use ptx_syntax::{Item, Token};
 
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Duplicate, Frame, Scope, Symbol, SymbolKind};
@@ -83,8 +83,6 @@ pub(crate) fn check_uses(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
         for name in operand.identifiers() {
             check_name(ctx, name, scope);
         }
-        // `%tid.x` is a component of a register: the register part is checked above.
-        let _ = matches!(operand.kind(), OperandKind::Component { .. });
     }
 }
 
