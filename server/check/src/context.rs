@@ -87,6 +87,9 @@ pub(crate) struct Ctx<'a> {
     pub snippet: bool,
     /// Whether the module says `.address_size 64` (its first `.address_size` directive).
     pub address_size_64: bool,
+    /// Functions declared `.extern` and defined nowhere in the file, which ptxas cannot
+    /// resolve when it assembles the file as a whole program (filled by the module frame).
+    pub unresolved_functions: Vec<&'a str>,
     diagnostics: Vec<Diagnostic>,
     matches: HashMap<String, Rc<Resolved>>,
 }
@@ -143,6 +146,7 @@ impl<'a> Ctx<'a> {
             targets,
             snippet,
             address_size_64,
+            unresolved_functions: Vec::new(),
             diagnostics: Vec::new(),
             matches: HashMap::default(),
         }

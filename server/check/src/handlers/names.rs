@@ -2,7 +2,7 @@
 //! identifiers and labels, 11.2 for functions): undeclared registers, labels, variables and
 //! functions; names declared twice in one scope.
 
-use ptx_syntax::{Item, Token};
+use ptx_syntax::{Item, OperandKind, Token};
 
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Duplicate, Frame, Scope, Symbol, SymbolKind};
@@ -11,11 +11,18 @@ use crate::Diagnostic;
 /// Predefined identifiers (PTX ISA 4.4).
 const PREDEFINED: &[&str] = &["WARP_SZ"];
 
+/// System calls (PTX ISA 7.2) that ptxas resolves itself when a file declares them
+/// `.extern` without defining them. Confirmed with ptxas 13.5: these four link; any other
+/// undefined `.extern .func` that is called (`cudaGetParameterBuffer`, `memcpy`, `__trap`, …)
+/// fails with "Unresolved extern function".
+const SYSTEM_CALLS: &[&str] = &["vprintf", "malloc", "free", "__assertfail"];
+
 /// The module's functions and variables.
 pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>) -> Frame<'a> {
     let mut frame = Frame::default();
     let mut duplicates = Vec::new();
     let mut defined: Vec<(&str, ptx_syntax::TextRange)> = Vec::new();
+    let mut externs: Vec<&'a str> = Vec::new();
     for item in ctx.module.items() {
         match item {
             Item::Variable(decl) => frame.declare_variable(&decl, &mut duplicates),
@@ -31,6 +38,11 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>) -> Frame<'a> {
                     range: name.range(),
                 };
                 let _ = frame.declare(name.text, symbol);
+                if function.body().is_none()
+                    && function.linkage().iter().any(|l| l.text == ".extern")
+                {
+                    externs.push(name.text);
+                }
                 if function.body().is_some() {
                     if let Some((_, first)) = defined.iter().find(|(n, _)| *n == name.text) {
                         duplicates.push(Duplicate {
@@ -48,6 +60,10 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>) -> Frame<'a> {
         }
     }
     report_duplicates(ctx, duplicates);
+    externs.retain(|name| {
+        !SYSTEM_CALLS.contains(name) && !defined.iter().any(|(defined, _)| defined == name)
+    });
+    ctx.unresolved_functions = externs;
     frame
 }
 
@@ -84,6 +100,38 @@ pub(crate) fn check_uses(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
             check_name(ctx, name, scope);
         }
     }
+    if info.words[0] == "call" {
+        check_callee_resolves(ctx, info);
+    }
+}
+
+/// A direct call of a function that is only declared `.extern`: ptxas, assembling the file as
+/// a whole program (no `-c`), stops with "Unresolved extern function" (PTX ISA 11.2 on
+/// `.extern`; the set of functions it resolves itself is [`SYSTEM_CALLS`]).
+fn check_callee_resolves(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    let Some(callee) = info
+        .operands
+        .iter()
+        .find(|o| matches!(o.kind(), OperandKind::Identifier(_)))
+    else {
+        return;
+    };
+    let name = callee.text();
+    if !ctx.unresolved_functions.contains(&name) {
+        return;
+    }
+    ctx.report(
+        Diagnostic::error(
+            "unresolved-function",
+            callee.range(),
+            format!(
+                "`{name}` is declared `.extern` but defined nowhere in this file: ptxas cannot \
+                 resolve the call when it assembles the file as a whole program (define it \
+                 here, or assemble with `ptxas -c` and link it)"
+            ),
+        )
+        .section("11.2"),
+    );
 }
 
 fn check_register(ctx: &mut Ctx<'_>, register: Token<'_>, scope: &Scope<'_>) {
