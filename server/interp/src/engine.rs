@@ -553,6 +553,7 @@ impl<'p> Machine<'p> {
             Op::Warp(op) => crate::warp::exec(self, w, inst, op, active),
             Op::Tensor(op) => crate::tensor::exec(self, w, inst, op, active),
             Op::Wmma(op) => crate::wmma::exec(self, w, inst, op, active),
+            Op::Matrix(op) => crate::matrix::exec(self, w, inst, op, active),
             Op::Nop => Ok(()),
             Op::Unsupported(message) => Err(Fault::new(message.clone())),
             Op::Bra | Op::Exit | Op::Ret | Op::Call { .. } | Op::Barrier(_) => Ok(()),

@@ -18,6 +18,7 @@ mod float;
 mod int;
 mod ir;
 mod math;
+mod matrix;
 mod mem;
 mod memory;
 mod run;
@@ -221,6 +222,7 @@ pub(crate) enum Op {
     Warp(warp::WarpOp),
     Tensor(tensor::TensorOp),
     Wmma(wmma::WmmaOp),
+    Matrix(matrix::MatrixOp),
     Bra,
     Exit,
     Ret,
@@ -248,7 +250,8 @@ pub(crate) fn decode_op(
         .or_else(|| mem::decode(mnemonic, quals, src))
         .or_else(|| warp::decode(mnemonic, quals, n_dst, src))
         .or_else(|| tensor::decode(mnemonic, quals, src))
-        .or_else(|| wmma::decode(mnemonic, quals, src));
+        .or_else(|| wmma::decode(mnemonic, quals, src))
+        .or_else(|| matrix::decode(mnemonic, quals, n_dst, src));
     match decoded {
         Some(result) => result,
         None => Err(format!(
