@@ -10,6 +10,7 @@
 //! Semantics are checked against an H100: see `fixtures/` and
 //! `tests/gpu_fixtures.rs`.
 
+mod asynccopy;
 mod control;
 mod cvt;
 mod decode;
@@ -223,6 +224,7 @@ pub(crate) enum Op {
     Tensor(tensor::TensorOp),
     Wmma(wmma::WmmaOp),
     Matrix(matrix::MatrixOp),
+    Async(asynccopy::AsyncOp),
     Bra,
     Exit,
     Ret,
@@ -243,7 +245,8 @@ pub(crate) fn decode_op(
     n_dst: usize,
     src: &[ir::Src],
 ) -> Result<Op, String> {
-    let decoded = control::decode(mnemonic, quals, src)
+    let decoded = asynccopy::decode(mnemonic, quals, n_dst, src)
+        .or_else(|| control::decode(mnemonic, quals, src))
         .or_else(|| int::decode(mnemonic, quals, n_dst, src))
         .or_else(|| float::decode(mnemonic, quals, src))
         .or_else(|| cvt::decode(mnemonic, quals, src))
