@@ -35,12 +35,14 @@ WIDTH = {"pred": 1, "b16": 16, "b32": 32, "b64": 64, "u16": 16, "s16": 16, "u32"
 CASES = []
 
 
-def case(family, code, ins, outs, rows, threads=1, approx=None, decls=""):
-    """ins/outs: [(register, regtype)]; rows: [tuple of input bits]."""
+def case(family, code, ins, outs, rows, threads=1, approx=None, decls="", module=""):
+    """ins/outs: [(register, regtype)]; rows: [tuple of input bits]; module:
+    module-scope declarations (`.global` data), whose names must start with
+    `G_` (each kernel gets its own copy under a unique name)."""
     CASES.append({
         "family": family, "code": code.strip("\n"), "ins": ins, "outs": outs,
         "rows": [list(r) for r in rows], "threads": threads, "approx": approx,
-        "decls": decls,
+        "decls": decls, "module": module,
     })
 
 
@@ -695,6 +697,382 @@ def gen_wmma():
          seed, threads=32, decls=decls)
 
 
+# ------------------------------------------------- ldmatrix, stmatrix, movmatrix
+
+def mix32(dst, j, seed="%s", ka="0xffffffff", m="0", b="0"):
+    """PTX that sets `dst` to a hash of (%l, j, seed), masked: (h & ka) | ((h2 & m) + b)."""
+    salt = (0x632be5ab * (j + 1)) & 0xffffffff
+    return f"""mad.lo.u32 %xh, %l, 0x9e3779b1, {seed};
+xor.b32 %xh, %xh, {salt:#x};
+mul.lo.u32 %xh, %xh, 0x85ebca6b;
+shr.u32 %xg, %xh, 13;
+xor.b32 %xh, %xh, %xg;
+mul.lo.u32 %xh, %xh, 0xc2b2ae35;
+shr.u32 %xg, %xh, 16;
+xor.b32 %xh, %xh, %xg;
+mul.lo.u32 %xg, %xh, 0x27d4eb2f;
+shr.u32 %xk, %xg, 15;
+xor.b32 %xg, %xg, %xk;
+and.b32 %xh, %xh, {ka};
+and.b32 %xg, %xg, {m};
+add.u32 %xg, %xg, {b};
+or.b32 {dst}, %xh, %xg;
+"""
+
+
+MIX_DECLS = ".reg .b32 %l, %xh, %xg, %xk;"
+
+LDM_FILL = """mov.u32 %l, %laneid;
+mov.u32 %k, 0;
+FILL:
+mad.lo.u32 %i, %k, 32, %l;
+mad.lo.u32 %v, %i, 0x9e3779b1, %s;
+mov.u32 %x, sm;
+mad.lo.u32 %x, %i, 4, %x;
+st.shared.b32 [%x], %v;
+add.u32 %k, %k, 1;
+setp.lt.u32 %c, %k, 8;
+@%c bra FILL;
+bar.sync 0;
+mad.lo.u32 %r, %l, %p, %q;
+and.b32 %r, %r, 63;
+mov.u32 %x, sm;
+mad.lo.u32 %x, %r, 16, %x;
+"""
+LDM_DECLS = MIX_DECLS + """
+.shared .align 16 .b32 sm[256];
+.reg .b32 %k, %i, %v, %x, %r;
+.reg .b64 %gx, %ga;
+.reg .pred %c;"""
+LDM_SEEDS = [[0x12345678, 1, 0], [0x9e3779b9, 7, 3], [0xdeadbeef, 33, 60], [5, 63, 17], [0xffffffff, 5, 32]]
+
+
+def gen_matrix():
+    ins = [("%s", "b32"), ("%p", "b32"), ("%q", "b32")]
+    for num, n in [("x1", 1), ("x2", 2), ("x4", 4)]:
+        regs = ", ".join(f"%d{i}" for i in range(n))
+        outs = [(f"%d{i}", "b32") for i in range(n)]
+        for trans in ["", ".trans"]:
+            for ss in [".shared", ".shared::cta"] if num == "x2" else [".shared"]:
+                case("matrix.ldmatrix", LDM_FILL + f"ldmatrix.sync.aligned.m8n8.{num}{trans}{ss}.b16 {{{regs}}}, [%x];",
+                     ins, outs, LDM_SEEDS, threads=32, decls=LDM_DECLS + f"\n.reg .b32 %d<{n}>;")
+    # Generic addressing and an immediate offset.
+    case("matrix.ldmatrix", LDM_FILL + "cvt.u64.u32 %gx, %x;\ncvta.shared.u64 %ga, %gx;\n"
+         "ldmatrix.sync.aligned.m8n8.x4.trans.b16 {%d0, %d1, %d2, %d3}, [%ga];",
+         ins, [(f"%d{i}", "b32") for i in range(4)], LDM_SEEDS[:3], threads=32, decls=LDM_DECLS + "\n.reg .b32 %d<4>;")
+    case("matrix.ldmatrix", LDM_FILL + "and.b32 %x, %x, 0xfffffdff;\n"
+         "ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%d0, %d1}, [%x+512];",
+         ins, [(f"%d{i}", "b32") for i in range(2)], LDM_SEEDS[:3], threads=32, decls=LDM_DECLS + "\n.reg .b32 %d<2>;")
+    for num, n in [("x1", 1), ("x2", 2), ("x4", 4)]:
+        regs = ", ".join(f"%d{i}" for i in range(n))
+        for trans in ["", ".trans"]:
+            code = """mov.u32 %l, %laneid;
+mov.u32 %x, sm;
+mad.lo.u32 %x, %l, 32, %x;
+mov.u32 %v, 0;
+st.shared.v4.b32 [%x], {%v, %v, %v, %v};
+st.shared.v4.b32 [%x+16], {%v, %v, %v, %v};
+bar.sync 0;
+"""
+            code += "".join(mix32(f"%d{i}", i) for i in range(n))
+            code += """mad.lo.u32 %r, %l, %p, %q;
+and.b32 %r, %r, 63;
+mov.u32 %x, sm;
+mad.lo.u32 %x, %r, 16, %x;
+"""
+            code += f"stmatrix.sync.aligned.m8n8.{num}{trans}.shared.b16 [%x], {{{regs}}};\n"
+            code += """bar.sync 0;
+mov.u32 %x, sm;
+mad.lo.u32 %x, %l, 32, %x;
+ld.shared.v4.b32 {%o0, %o1, %o2, %o3}, [%x];
+ld.shared.v4.b32 {%o4, %o5, %o6, %o7}, [%x+16];"""
+            case("matrix.stmatrix", code, ins, [(f"%o{i}", "b32") for i in range(8)], LDM_SEEDS[:4], threads=32,
+                 decls=LDM_DECLS + f"\n.reg .b32 %d<{n}>, %o<8>;")
+    code = "mov.u32 %l, %laneid;\n" + mix32("%a", 0) + "movmatrix.sync.aligned.m8n8.trans.b16 %d, %a;"
+    case("matrix.movmatrix", code, ins[:1], [("%d", "b32")], [[1], [0x9e3779b9], [0xcafef00d]], threads=32,
+         decls=MIX_DECLS + "\n.reg .b32 %a;")
+
+
+# ----------------------------------------------------------------------- mma
+
+# Per operand kind: registers are (h & ka) | ((h2 & m) + b); rows give
+# [seed, ka, m, b, ck, cm, cb] (A/B use ka/m/b, C uses ck/cm/cb).
+F16_SETS = [  # exponents 13..16 / 3..18 / all (specials) / 0..3 (subnormals); C ranges
+    (0x83ff83ff, 0x0c000c00, 0x34003400, 0x807fffff, 0x03800000, 0x3c000000),
+    (0x83ff83ff, 0x3c003c00, 0x0c000c00, 0x807fffff, 0x0f800000, 0x38000000),
+    (0x83ff83ff, 0x3c003c00, 0x0c000c00, 0, 0, 0),
+    (0x83ff83ff, 0x0c000c00, 0x34003400, 0x807fffff, 0, 0x4b000000),
+    (0x83ff83ff, 0x1c001c00, 0x34003400, 0x807fffff, 0x01800000, 0x30000000),
+    (0x83ff83ff, 0x7c007c00, 0, 0x807fffff, 0x7f800000, 0),
+    (0x83ff83ff, 0x0c000c00, 0, 0x807fffff, 0x03800000, 0x20000000),
+    (0x80008000, 0x0c000c00, 0x38003800, 0x80000000, 0x03800000, 0x3c000000),
+]
+F16C_SETS = [  # f16 accumulators
+    (0x83ff83ff, 0x0c000c00, 0x34003400, 0x83ff83ff, 0x0c000c00, 0x38003800),
+    (0x83ff83ff, 0x3c003c00, 0x0c000c00, 0x83ff83ff, 0x3c003c00, 0x0c000c00),
+    (0x83ff83ff, 0x0c000c00, 0x34003400, 0, 0, 0),
+    (0x83ff83ff, 0x0c000c00, 0x34003400, 0x83ff83ff, 0, 0x64006400),
+    (0x83ff83ff, 0x7c007c00, 0, 0x83ff83ff, 0x7c007c00, 0),
+    (0x83ff83ff, 0x0c000c00, 0, 0x83ff83ff, 0x0c000c00, 0),
+]
+BF16_SETS = [
+    (0x807f807f, 0x01800180, 0x3e803e80, 0x807fffff, 0x03800000, 0x3c000000),
+    (0x807f807f, 0x0f800f80, 0x38003800, 0x807fffff, 0x0f800000, 0x38000000),
+    (0x807f807f, 0x01800180, 0x3e803e80, 0x807fffff, 0, 0x4b000000),
+    (0x807f807f, 0x7f807f80, 0, 0x807fffff, 0x7f800000, 0),
+    (0x807f807f, 0x01800180, 0x00000000, 0x807fffff, 0x03800000, 0x00000000),
+    (0x807f807f, 0x3f803f80, 0x20002000, 0x807fffff, 0x3f800000, 0x20000000),
+]
+TF32_SETS = [
+    (0x807fffff, 0x01800000, 0x3e800000, 0x807fffff, 0x03800000, 0x3c000000),
+    (0x807fe000, 0x0f800000, 0x38000000, 0x807fffff, 0x0f800000, 0x38000000),
+    (0x807fffff, 0x0f800000, 0x38000000, 0x807fffff, 0, 0x4b000000),
+    (0x807fffff, 0x7f800000, 0, 0x807fffff, 0x7f800000, 0),
+    (0x807fe000, 0x01800000, 0x3e800000, 0, 0, 0),
+]
+INT_SETS = [
+    (0xffffffff, 0, 0, 0xffffffff, 0, 0),
+    (0xffffffff, 0, 0, 0x0003ffff, 0, 0x7ffc0000),
+    (0xffffffff, 0, 0, 0x0003ffff, 0, 0x80000000),
+    (0x80808080, 0, 0x7f7f7f7f, 0x0000ffff, 0, 0x7fff0000),
+    (0x80808080, 0, 0, 0x0000ffff, 0, 0x80000000),
+    (0x0f0f0f0f, 0, 0, 0xffffffff, 0, 0),
+]
+F64_SETS = [  # hi words; lo words are random
+    (0x800fffff, 0x00f00000, 0x3f800000, 0x800fffff, 0x01f00000, 0x3f000000),
+    (0x800fffff, 0x0ff00000, 0x3a000000, 0x800fffff, 0x1ff00000, 0x30000000),
+    (0x800fffff, 0x7ff00000, 0, 0x800fffff, 0x7ff00000, 0),
+    (0x800fffff, 0x00f00000, 0x3f800000, 0x800fffff, 0, 0x43000000),
+    (0x800fffff, 0x00f00000, 0x1e000000, 0x800fffff, 0x00f00000, 0x00000000),
+]
+MMA_SEEDS = [0x1234567, 0x9e3779b9, 0xdeadbeef, 0x2545f491]
+
+
+def mma_rows(sets, seeds=MMA_SEEDS):
+    return [[s] + list(p) for p in sets for s in seeds]
+
+
+def gen_mma():
+    ins = [("%s", "b32"), ("%ka", "b32"), ("%m", "b32"), ("%b", "b32"), ("%ck", "b32"), ("%cm", "b32"),
+           ("%cb", "b32")]
+    decls = MIX_DECLS + "\n.reg .b32 %a<4>, %b<2>, %c<4>;"
+
+    def operands(na, nb, nc, c_kind="b32", d_kind="f32"):
+        code = "mov.u32 %l, %laneid;\n"
+        code += "".join(mix32(f"%a{i}", i, ka="%ka", m="%m", b="%b") for i in range(na))
+        code += "".join(mix32(f"%b{i}", 4 + i, ka="%ka", m="%m", b="%b") for i in range(nb))
+        code += "".join(mix32(f"%c{i}", 8 + i, ka="%ck", m="%cm", b="%cb") for i in range(nc))
+        vec = lambda p, n: "{" + ", ".join(f"%{p}{i}" for i in range(n)) + "}"
+        return code, vec("a", na), vec("b", nb), vec("c", nc), vec("d", nc)
+
+    forms = [  # shape, types, A/B/C regs, row sets
+        ("m16n8k16", "f32.f16.f16.f32", 4, 2, 4, F16_SETS),
+        ("m16n8k16", "f32.bf16.bf16.f32", 4, 2, 4, BF16_SETS),
+        ("m16n8k16", "f16.f16.f16.f16", 4, 2, 2, F16C_SETS),
+        ("m16n8k8", "f32.f16.f16.f32", 2, 1, 4, F16_SETS),
+        ("m16n8k8", "f16.f16.f16.f16", 2, 1, 2, F16C_SETS),
+        ("m16n8k8", "f32.bf16.bf16.f32", 2, 1, 4, BF16_SETS),
+        ("m16n8k8", "f32.tf32.tf32.f32", 4, 2, 4, TF32_SETS),
+        ("m16n8k4", "f32.tf32.tf32.f32", 2, 1, 4, TF32_SETS[:3]),
+        ("m16n8k32", "s32.s8.s8.s32", 4, 2, 4, INT_SETS),
+        ("m16n8k32", "s32.u8.s8.s32", 4, 2, 4, INT_SETS[:3]),
+        ("m16n8k32", "s32.u8.u8.s32", 4, 2, 4, INT_SETS[:3]),
+        ("m16n8k32", "satfinite.s32.s8.s8.s32", 4, 2, 4, INT_SETS),
+        ("m16n8k32", "satfinite.s32.s8.u8.s32", 4, 2, 4, INT_SETS),
+        ("m16n8k16", "s32.s8.s8.s32", 2, 1, 4, INT_SETS),
+        ("m16n8k16", "satfinite.s32.u8.u8.s32", 2, 1, 4, INT_SETS),
+    ]
+    for shape, types, na, nb, nc, sets in forms:
+        f16_out = types.startswith("f16")
+        int_out = "s32." in types
+        family = "mma.int" if int_out else "mma.float"
+        code, a, b, c, d = operands(na, nb, nc)
+        sat = ""
+        if types.startswith("satfinite."):
+            sat, types = ".satfinite", types[len("satfinite."):]
+        code += f"mma.sync.aligned.{shape}.row.col{sat}.{types} {d}, {a}, {b}, {c};"
+        dk = "b32" if f16_out or int_out else "f32"
+        # Float mma is checked within a tolerance (MISMATCHES.md).
+        approx = None if int_out else ("f16x2" if f16_out else "f32")
+        case(family, code, ins, [(f"%d{i}", dk) for i in range(nc)], mma_rows(sets), threads=32,
+             decls=decls + f"\n.reg .{dk} %d<{nc}>;", approx=approx)
+    # f64: m8n8k4, one A and one B value, two C values per lane.
+    code = "mov.u32 %l, %laneid;\n"
+    for name, j, (k, m, b) in [("%fa", 0, ("%ka", "%m", "%b")), ("%fb", 2, ("%ka", "%m", "%b")),
+                               ("%fc0", 4, ("%ck", "%cm", "%cb")), ("%fc1", 6, ("%ck", "%cm", "%cb"))]:
+        code += mix32("%c0", j, ka=k, m=m, b=b) + mix32("%c1", j + 1) + f"mov.b64 {name}, {{%c1, %c0}};\n"
+    code += "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd0, %fd1}, {%fa}, {%fb}, {%fc0, %fc1};"
+    case("mma.float", code, ins, [("%fd0", "f64"), ("%fd1", "f64")], mma_rows(F64_SETS), threads=32,
+         decls=decls + "\n.reg .f64 %fa, %fb, %fc0, %fc1, %fd0, %fd1;", approx="f64")
+
+
+# ------------------------------------------------------ cp.async and mbarrier
+
+# Own generator (seeded like the shared one) so that the other cases keep their rows.
+G_SRC_WORDS = (lambda g: [g.getrandbits(32) for _ in range(128)])(random.Random(SEED))
+G_SRC = ".global .align 16 .b32 G_src[128] = {" + ", ".join(str(v) for v in G_SRC_WORDS) + "};"
+ASYNC_DECLS = MIX_DECLS + """
+.shared .align 16 .b32 sm[256];
+.reg .b32 %x, %v, %n, %o<4>;
+.reg .b64 %ga, %go;
+.reg .pred %c;"""
+ASYNC_ZERO = """mov.u32 %l, %tid.x;
+mov.u32 %x, sm;
+mad.lo.u32 %x, %l, 16, %x;
+mov.u32 %v, 0;
+st.shared.v4.b32 [%x], {%v, %v, %v, %v};
+bar.sync 0;
+"""
+ASYNC_READ = """bar.sync 0;
+mov.u32 %x, sm;
+mad.lo.u32 %x, %l, 16, %x;
+ld.shared.v4.b32 {%o0, %o1, %o2, %o3}, [%x];"""
+
+
+def gen_async():
+    ins = [("%s", "b32"), ("%t", "b32")]
+    outs = [(f"%o{i}", "b32") for i in range(4)]
+    rows = [[0, 0], [16, 3], [32, 5], [48, 17], [0, 0xffffffff]]
+    for level, size in [("ca", 4), ("ca", 8), ("ca", 16), ("cg", 16)]:
+        for zfill in [False, True]:
+            code = ASYNC_ZERO + f"""mad.lo.u32 %v, %l, {size}, %s;
+and.b32 %v, %v, {511 & ~(size - 1)};
+cvt.u64.u32 %go, %v;
+mov.u64 %ga, G_src;
+add.u64 %ga, %ga, %go;
+mad.lo.u32 %x, %l, 16, %x;
+"""
+            if zfill:
+                code += f"""add.u32 %n, %l, %t;
+rem.u32 %n, %n, {size + 1};
+cp.async.{level}.shared.global [%x], [%ga], {size}, %n;
+"""
+            else:
+                code += f"cp.async.{level}.shared.global [%x], [%ga], {size};\n"
+            code = code.replace("mov.u32 %x, sm;\nmad.lo.u32 %x, %l, 16, %x;\nmov.u32 %v, 0;",
+                                "mov.u32 %x, sm;\nmad.lo.u32 %x, %l, 16, %x;\nmov.u32 %v, 0;")
+            code = code.replace("mad.lo.u32 %x, %l, 16, %x;\n" + "cp", "cp")
+            code += "cp.async.commit_group;\ncp.async.wait_group 0;\n" + ASYNC_READ
+            case("async.cp", code, ins, outs, rows, threads=32, decls=ASYNC_DECLS, module=G_SRC)
+    # Two groups, the ignore-src predicate, an L2 prefetch hint, wait_all.
+    code = ASYNC_ZERO + """mad.lo.u32 %v, %l, 8, %s;
+and.b32 %v, %v, 504;
+cvt.u64.u32 %go, %v;
+mov.u64 %ga, G_src;
+add.u64 %ga, %ga, %go;
+and.b32 %n, %l, %t;
+setp.ne.u32 %c, %n, 0;
+cp.async.ca.shared.global.L2::128B [%x], [%ga], 8;
+cp.async.commit_group;
+cp.async.ca.shared.global [%x+8], [%ga+8], 8, %c;
+cp.async.commit_group;
+cp.async.wait_group 1;
+cp.async.wait_all;
+""" + ASYNC_READ
+    case("async.cp", code, ins, outs, rows, threads=32, decls=ASYNC_DECLS, module=G_SRC)
+
+    # mbarrier: every output is fixed by bar.sync ordering (no timing races).
+    mb_decls = MIX_DECLS + """
+.shared .align 8 .b64 mb;
+.shared .align 16 .b32 sm[64];
+.reg .b64 %st;
+.reg .b32 %x, %v;
+.reg .pred %c, %q, %r, %u;"""
+    init = """mov.u32 %l, %tid.x;
+setp.eq.u32 %c, %l, 0;
+@%c mbarrier.init.shared.b64 [mb], %s;
+bar.sync 0;
+"""
+    code = init + """setp.lt.u32 %c, %l, %t;
+@%c mbarrier.arrive.shared.b64 %st, [mb];
+bar.sync 0;
+mbarrier.test_wait.parity.shared.b64 %p, [mb], 0;
+mbarrier.test_wait.parity.shared::cta.b64 %q, [mb], 1;"""
+    case("async.mbarrier", code, ins, [("%p", "pred"), ("%q", "pred")],
+         [[4, 4], [4, 3], [64, 64], [64, 63], [1, 0], [1, 1], [33, 33], [96, 40]],
+         threads=64, decls=mb_decls)
+    # Arrive with a count; arrive_drop lowers the count of later phases.
+    code = init + """setp.eq.u32 %c, %l, 0;
+@%c mbarrier.arrive.shared.b64 %st, [mb], %t;
+bar.sync 0;
+mbarrier.test_wait.parity.shared.b64 %p, [mb], 0;
+setp.lt.u32 %c, %l, 2;
+@%c mbarrier.arrive_drop.shared.b64 %st, [mb];
+bar.sync 0;
+mbarrier.test_wait.parity.shared.b64 %q, [mb], 1;
+setp.lt.u32 %c, %l, 3;
+@%c mbarrier.arrive.shared.b64 %st, [mb];
+bar.sync 0;
+mbarrier.test_wait.parity.shared.b64 %r, [mb], 0;
+mbarrier.test_wait.parity.shared.b64 %u, [mb], 1;"""
+    case("async.mbarrier", code, ins, [("%p", "pred"), ("%q", "pred"), ("%r", "pred"), ("%u", "pred")],
+         [[5, 3], [5, 5], [6, 4], [7, 7], [8, 1]], threads=32, decls=mb_decls)
+    # Transaction counts.
+    code = init + """@%c mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [mb], %t;
+@%c mbarrier.arrive.shared.b64 %st, [mb];
+bar.sync 0;
+mbarrier.test_wait.parity.shared.b64 %p, [mb], 0;
+@%c mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [mb], 8;
+bar.sync 0;
+mbarrier.test_wait.parity.shared.b64 %q, [mb], 0;
+@%c mbarrier.arrive.expect_tx.shared.b64 %st, [mb], 16;
+bar.sync 0;
+mbarrier.test_wait.parity.shared.b64 %r, [mb], 1;
+@%c mbarrier.complete_tx.shared.b64 [mb], 16;
+bar.sync 0;
+mbarrier.test_wait.parity.shared.b64 %u, [mb], 1;"""
+    case("async.mbarrier", code, ins, [("%p", "pred"), ("%q", "pred"), ("%r", "pred"), ("%u", "pred")],
+         [[1, 8], [2, 8]], threads=32, decls=mb_decls)
+    # Producer warp 1, consumer warp 0 waiting with try_wait (parity and token).
+    code = init + """setp.ge.u32 %c, %l, 32;
+@%c bra PRODUCE;
+WAIT:
+mbarrier.try_wait.parity.shared.b64 %p, [mb], 0;
+@!%p bra WAIT;
+and.b32 %x, %l, 31;
+mov.u32 %v, sm;
+mad.lo.u32 %v, %x, 4, %v;
+ld.shared.b32 %d, [%v];
+bra DONE;
+PRODUCE:
+and.b32 %x, %l, 31;
+mul.lo.u32 %d, %x, %t;
+mov.u32 %v, sm;
+mad.lo.u32 %v, %x, 4, %v;
+st.shared.b32 [%v], %d;
+mbarrier.arrive.release.cta.shared.b64 %st, [mb];
+mbarrier.test_wait.shared.b64 %p, [mb], %st;
+TOKEN:
+mbarrier.try_wait.shared.b64 %q, [mb], %st;
+@!%q bra TOKEN;
+DONE:"""
+    case("async.mbarrier", code, ins, [("%d", "b32"), ("%p", "pred")], [[32, 3], [32, 0x9e3779b9]],
+         threads=64, decls=mb_decls + "\n.reg .b32 %d;")
+    # cp.async completion tracked by an mbarrier.
+    code = init + """mad.lo.u32 %v, %l, 16, %t;
+and.b32 %v, %v, 496;
+cvt.u64.u32 %go, %v;
+mov.u64 %ga, G_src;
+add.u64 %ga, %ga, %go;
+mov.u32 %x, sm;
+mad.lo.u32 %x, %l, 16, %x;
+cp.async.cg.shared.global [%x], [%ga], 16;
+cp.async.mbarrier.arrive.noinc.shared.b64 [mb];
+WAIT:
+mbarrier.try_wait.parity.shared.b64 %p, [mb], 0;
+@!%p bra WAIT;
+ld.shared.v4.b32 {%o0, %o1, %o2, %o3}, [%x];"""
+    case("async.mbarrier", code, ins, outs + [("%p", "pred")], [[16, 0], [16, 64]], threads=16,
+         decls=mb_decls.replace("sm[64]", "sm[256]") + "\n.reg .b32 %o<4>;\n.reg .b64 %ga, %go;",
+         module=G_SRC)
+    # Pending counts of arrival tokens (one warp, every lane arrives; a
+    # warp's arrivals exceeding the pending count trap on the GPU).
+    code = init + """mbarrier.arrive.shared.b64 %st, [mb];
+mbarrier.pending_count.b64 %n, %st;"""
+    case("async.mbarrier", code, ins, [("%n", "b32")], [[32, 0], [40, 0], [64, 0], [1000, 0]], threads=32,
+         decls=mb_decls + "\n.reg .b32 %n;")
+
+
 # ----------------------------------------------------------------- emission
 
 def declared_in(decls):
@@ -718,7 +1096,9 @@ def reg_decl(name, t):
 
 def kernel(index, c):
     nin, nout = len(c["ins"]), len(c["outs"])
-    lines = [f".visible .entry case{index}(.param .u64 pin, .param .u64 pout, .param .u64 pscratch)", "{",
+    module = c["module"].replace("G_", f"G{index}_")
+    code = c["code"].replace("G_", f"G{index}_")
+    lines = ([module] if module else []) + [f".visible .entry case{index}(.param .u64 pin, .param .u64 pout, .param .u64 pscratch)", "{",
              ".reg .u64 %hin, %hout, %hoff, %hscr;", ".reg .u32 %hrow, %htid, %hv;", ".reg .pred %hp;"]
     declared = set()
     for name, t in c["ins"] + c["outs"]:
@@ -742,7 +1122,7 @@ def kernel(index, c):
             lines.append(f"mov.u64 {name}, %hscr;")
         else:
             lines.append(f"ld.global.b{WIDTH[t]} {name}, [%hin+{8 * i}];")
-    lines.append(c["code"])
+    lines.append(code)
     for j, (name, t) in enumerate(c["outs"]):
         if t == "pred":
             lines += [f"selp.u32 %hv, 1, 0, {name};", f"st.global.u32 [%hout+{8 * j}], %hv;"]
@@ -762,7 +1142,8 @@ def snippet_text(c):
             declared.add(name)
     if c["decls"]:
         decls.append(c["decls"])
-    return "\n".join(decls) + "\n" + c["code"] + "\n"
+    module = c["module"] + "\n" if c["module"] else ""
+    return module + "\n".join(decls) + "\n" + c["code"] + "\n"
 
 
 def generate():
@@ -774,6 +1155,9 @@ def generate():
     gen_memory()
     gen_warp()
     gen_wmma()
+    gen_matrix()
+    gen_mma()
+    gen_async()
     return CASES
 
 
@@ -884,6 +1268,20 @@ KERNEL_RUNS = [
 ]
 
 
+def f16_bits(x):
+    return struct.unpack("<H", struct.pack("<e", x))[0]
+
+
+# ldmatrix + mma GEMM tile with small integers: every order of summation
+# gives the same result (float mma is modelled within a tolerance only).
+KERNEL_RUNS += [
+    ("mma_tile.ptx", "mma_tile", [3, 1, 1], [32, 1, 1],
+     ["buf:u16:" + ",".join(str(f16_bits(krng.randrange(-3, 4))) for _ in range(48 * 32)),
+      "buf:u16:" + ",".join(str(f16_bits(krng.randrange(-3, 4))) for _ in range(32 * 8)),
+      "buf:f32:" + ",".join(repr(float(krng.randrange(-9, 10))) for _ in range(8)), "zeros:1536"]),
+]
+
+
 def parse_arg(spec):
     import numpy as np
     kind, rest = spec.split(":", 1)
@@ -934,8 +1332,9 @@ def main():
         print(f"{len(cases)} cases, {sum(len(c['rows']) for c in cases)} rows")
     elif len(sys.argv) == 3 and sys.argv[1] == "--run":
         os.makedirs(sys.argv[2], exist_ok=True)
-        run_snippets(sys.argv[2])
+        # Kernels first: a trapping snippet ends the CUDA context.
         run_kernels(sys.argv[2])
+        run_snippets(sys.argv[2])
     else:
         print(__doc__)
         sys.exit(2)

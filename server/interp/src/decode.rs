@@ -975,6 +975,14 @@ fn destination_count(mnemonic: &str, quals: &Quals) -> usize {
         | "nanosleep" | "prefetch" | "prefetchu" | "pmevent" | "stmatrix" | "discard"
         | "applypriority" | "cp" | "griddepcontrol" | "setmaxnreg" => 0,
         "wmma" if quals.has("store") => 0,
+        "mbarrier"
+            if quals.has("init")
+                || quals.has("inval")
+                || quals.has("complete_tx")
+                || quals.has("expect_tx") && !quals.has("arrive") =>
+        {
+            0
+        }
         "tcgen05" if quals.has("ld") && quals.has("red") => 2,
         "tcgen05" if !quals.has("ld") => 0,
         _ => 1,

@@ -177,6 +177,11 @@ pub struct Machine<'p> {
     pub tensor: TensorMemory,
     /// Predicates offered to `bar.red` by each thread, by barrier.
     pub barrier_votes: HashMap<u32, Vec<crate::control::Vote>>,
+    /// The CTA's mbarriers by shared-memory offset.
+    pub mbarriers: HashMap<u64, crate::asynccopy::Mbarrier>,
+    /// Set by a wait that found its phase incomplete: the warp stops issuing
+    /// so that the others can run.
+    pub yielded: bool,
 }
 
 /// A fault tied to its instruction and thread.
@@ -202,6 +207,8 @@ impl<'p> Machine<'p> {
             lines: HashMap::new(),
             tensor: TensorMemory::default(),
             barrier_votes: HashMap::new(),
+            mbarriers: HashMap::new(),
+            yielded: false,
         }
     }
 
@@ -238,13 +245,21 @@ impl<'p> Machine<'p> {
         self.mem.func_params = vec![vec![0; self.prog.func_param_size]; threads as usize];
         self.tensor = TensorMemory::default();
         self.barrier_votes.clear();
+        self.mbarriers.clear();
+        self.yielded = false;
     }
 
     /// Runs the current CTA to completion.
     pub fn run_cta(&mut self) -> Result<(), Located> {
         loop {
+            let mut yielded = false;
             for w in 0..self.warps.len() {
-                self.run_warp(w)?;
+                yielded |= self.run_warp(w)?;
+            }
+            if yielded {
+                // A waiting warp goes on after the others had their turn;
+                // barriers wait for it.
+                continue;
             }
             let blocked = self.warps.iter().any(|w| w.blocked != 0);
             if !blocked {
@@ -277,12 +292,16 @@ impl<'p> Machine<'p> {
         }
     }
 
-    fn run_warp(&mut self, w: usize) -> Result<(), Located> {
+    /// Runs warp `w` until it blocks or ends; true when it stopped to wait.
+    fn run_warp(&mut self, w: usize) -> Result<bool, Located> {
         let prog = self.prog;
         loop {
+            if std::mem::take(&mut self.yielded) {
+                return Ok(true);
+            }
             let (pc, lanes) = self.warps[w].select();
             if lanes == 0 {
-                return Ok(());
+                return Ok(false);
             }
             let Some(inst) = prog.insts.get(pc as usize) else {
                 // Cannot happen: every body ends in `ret` or `exit`.
@@ -553,6 +572,8 @@ impl<'p> Machine<'p> {
             Op::Warp(op) => crate::warp::exec(self, w, inst, op, active),
             Op::Tensor(op) => crate::tensor::exec(self, w, inst, op, active),
             Op::Wmma(op) => crate::wmma::exec(self, w, inst, op, active),
+            Op::Matrix(op) => crate::matrix::exec(self, w, inst, op, active),
+            Op::Async(op) => crate::asynccopy::exec(self, w, inst, op, active),
             Op::Nop => Ok(()),
             Op::Unsupported(message) => Err(Fault::new(message.clone())),
             Op::Bra | Op::Exit | Op::Ret | Op::Call { .. } | Op::Barrier(_) => Ok(()),

@@ -10,6 +10,7 @@
 //! Semantics are checked against an H100: see `fixtures/` and
 //! `tests/gpu_fixtures.rs`.
 
+mod asynccopy;
 mod control;
 mod cvt;
 mod decode;
@@ -18,6 +19,7 @@ mod float;
 mod int;
 mod ir;
 mod math;
+mod matrix;
 mod mem;
 mod memory;
 mod run;
@@ -221,6 +223,8 @@ pub(crate) enum Op {
     Warp(warp::WarpOp),
     Tensor(tensor::TensorOp),
     Wmma(wmma::WmmaOp),
+    Matrix(matrix::MatrixOp),
+    Async(asynccopy::AsyncOp),
     Bra,
     Exit,
     Ret,
@@ -241,14 +245,16 @@ pub(crate) fn decode_op(
     n_dst: usize,
     src: &[ir::Src],
 ) -> Result<Op, String> {
-    let decoded = control::decode(mnemonic, quals, src)
+    let decoded = asynccopy::decode(mnemonic, quals, n_dst, src)
+        .or_else(|| control::decode(mnemonic, quals, src))
         .or_else(|| int::decode(mnemonic, quals, n_dst, src))
         .or_else(|| float::decode(mnemonic, quals, src))
         .or_else(|| cvt::decode(mnemonic, quals, src))
         .or_else(|| mem::decode(mnemonic, quals, src))
         .or_else(|| warp::decode(mnemonic, quals, n_dst, src))
         .or_else(|| tensor::decode(mnemonic, quals, src))
-        .or_else(|| wmma::decode(mnemonic, quals, src));
+        .or_else(|| wmma::decode(mnemonic, quals, src))
+        .or_else(|| matrix::decode(mnemonic, quals, n_dst, src));
     match decoded {
         Some(result) => result,
         None => Err(format!(

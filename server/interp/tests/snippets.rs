@@ -202,3 +202,115 @@ ODD:
     // Both return paths reconverge before activemask.
     assert_eq!(reg(&r, 0, "%r2"), "0x0000003f");
 }
+
+const MBARRIER_DECLS: &str = "
+.shared .align 8 .b64 mb;
+.shared .align 4 .b32 data[32];
+.reg .b32 %l, %x, %v, %d, %n;
+.reg .b64 %st;
+.reg .pred %c, %p, %q;
+    mov.u32 %l, %tid.x;
+    setp.eq.u32 %c, %l, 0;
+@%c mbarrier.init.shared.b64 [mb], %n;
+    bar.sync 0;
+";
+
+#[test]
+fn mbarrier_waits_let_the_producer_warp_run() {
+    // Warp 0 waits (try_wait.parity) for warp 1, which runs after it.
+    let text = format!(
+        "{MBARRIER_DECLS}
+    setp.ge.u32 %c, %l, 32;
+@%c bra PRODUCE;
+WAIT:
+    mbarrier.try_wait.parity.shared.b64 %p, [mb], 0;
+@!%p bra WAIT;
+    mov.u32 %x, data;
+    mad.lo.u32 %x, %l, 4, %x;
+    ld.shared.b32 %d, [%x];
+    bra DONE;
+PRODUCE:
+    and.b32 %v, %l, 31;
+    mul.lo.u32 %d, %v, 3;
+    mov.u32 %x, data;
+    mad.lo.u32 %x, %v, 4, %x;
+    st.shared.b32 [%x], %d;
+    mbarrier.arrive.shared.b64 %st, [mb];
+    mbarrier.test_wait.shared.b64 %q, [mb], %st;
+DONE:
+    mbarrier.pending_count.b64 %n, %st;
+"
+    );
+    let r = run(&text, 64, &[("%n", "32")]);
+    assert_eq!(reg(&r, 7, "%d"), "0x00000015");
+    assert_eq!(reg(&r, 7, "%p"), "1");
+    assert_eq!(reg(&r, 40, "%q"), "1");
+    // The token holds the pending count before the warp's arrival.
+    assert_eq!(reg(&r, 40, "%n"), "0x00000020");
+}
+
+#[test]
+fn mbarrier_phases_drops_and_transactions() {
+    let text = format!(
+        "{MBARRIER_DECLS}
+    @%c mbarrier.expect_tx.shared.b64 [mb], 16;
+    setp.lt.u32 %c, %l, 2;
+    @%c mbarrier.arrive_drop.shared.b64 %st, [mb];
+    @%c mbarrier.arrive.shared.b64 %st, [mb];
+    mbarrier.test_wait.parity.shared.b64 %p, [mb], 0;
+    setp.eq.u32 %c, %l, 0;
+    @%c mbarrier.complete_tx.shared.b64 [mb], 16;
+    mbarrier.test_wait.parity.shared.b64 %q, [mb], 0;
+    @%c mbarrier.arrive.shared.b64 %st, [mb], 2;
+    mbarrier.pending_count.b64 %v, %st;
+"
+    );
+    // Four arrivals complete the count, the transactions hold the phase;
+    // the drops leave 2 expected arrivals for phase 1.
+    let r = run(&text, 32, &[("%n", "4")]);
+    assert_eq!(reg(&r, 0, "%p"), "0");
+    assert_eq!(reg(&r, 0, "%q"), "1");
+    assert_eq!(reg(&r, 0, "%v"), "0x00000002");
+    let text = text.replace(
+        "[mb], 16;\n    setp.lt.u32 %c, %l, 2;",
+        "[mb], 0;\n    setp.lt.u32 %c, %l, 8;",
+    );
+    let error = run_snippet(
+        &Parse::new(&text),
+        &SnippetOptions {
+            threads: 32,
+            set: vec![("%n".into(), "4".into())],
+            ..SnippetOptions::default()
+        },
+    )
+    .expect_err("8 arrivals on a count of 4");
+    assert!(error.message.contains("exceed"), "{}", error.message);
+}
+
+#[test]
+fn cp_async_zero_fills_and_bulk_copies_are_unsupported() {
+    let text = "
+.global .align 16 .b32 src[4] = {1, 2, 3, 4};
+.shared .align 16 .b32 dst[4];
+.reg .b32 %a, %b, %c, %d, %n;
+.reg .b64 %g;
+    mov.u64 %g, src;
+    cp.async.ca.shared.global [dst], [%g], 16, %n;
+    cp.async.commit_group;
+    cp.async.wait_group 0;
+    ld.shared.v4.b32 {%a, %b, %c, %d}, [dst];
+";
+    let r = run(text, 1, &[("%n", "6")]);
+    assert_eq!(reg(&r, 0, "%a"), "0x00000001");
+    assert_eq!(reg(&r, 0, "%b"), "0x00000002");
+    assert_eq!(reg(&r, 0, "%c"), "0x00000000");
+    let bulk = "
+.shared .align 16 .b32 dst[4];
+.shared .align 8 .b64 mb;
+.reg .b64 %g;
+    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [%g], 16, [mb];
+";
+    let error = run_snippet(&Parse::new(bulk), &SnippetOptions::default()).expect_err("bulk");
+    assert!(error.message.contains("not supported"), "{}", error.message);
+    assert!(error.range.is_some());
+}

@@ -1,0 +1,591 @@
+//! Warp-level matrix instructions with explicit fragments: `ldmatrix`,
+//! `stmatrix`, `movmatrix` (8×8 matrices of 16-bit elements) and
+//! `mma.sync.aligned` for the common shapes.
+//!
+//! Fragment layouts follow the spec's per-shape tables (section 9.7.14.5),
+//! written here with `g = laneid / 4` and `t = laneid % 4`; the
+//! `matrix.*` and `mma.*` GPU fixtures confirm them. Integer `mma` is exact.
+//! Floating-point `mma` with f16/bf16/tf32 inputs models the tensor core's
+//! fused sum: exact products and accumulator, each aligned to the largest
+//! exponent among them and cut toward zero three bits below the f32 precision,
+//! summed exactly and the sum cut toward zero into the destination format.
+//! The GPU's rule differs in some rows; `fixtures/MISMATCHES.md` gives the
+//! measured difference, which the fixture test enforces. `.f64` `mma` is a
+//! chain of correctly rounded fused multiply-adds in `k` order.
+
+use crate::engine::{lanes, Fault, Lanes, Machine};
+use crate::ir::{Dst, Inst, Quals, Space, Src, Ty};
+use crate::softfloat::{self, Format, Rounding};
+use crate::Op;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    M16n8k16,
+    M16n8k8,
+    M16n8k4,
+    M16n8k32,
+    M8n8k4,
+}
+
+impl Shape {
+    fn dims(self) -> (usize, usize, usize) {
+        match self {
+            Shape::M16n8k16 => (16, 8, 16),
+            Shape::M16n8k8 => (16, 8, 8),
+            Shape::M16n8k4 => (16, 8, 4),
+            Shape::M16n8k32 => (16, 8, 32),
+            Shape::M8n8k4 => (8, 8, 4),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum MatrixOp {
+    Ldmatrix {
+        count: usize,
+        trans: bool,
+        space: Space,
+    },
+    Stmatrix {
+        count: usize,
+        trans: bool,
+        space: Space,
+    },
+    Movmatrix,
+    Mma(Mma),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Mma {
+    shape: Shape,
+    d: Ty,
+    a: Ty,
+    b: Ty,
+    c: Ty,
+    satfinite: bool,
+}
+
+fn matrix_count(q: &Quals) -> Option<usize> {
+    if q.has("x1") {
+        Some(1)
+    } else if q.has("x2") {
+        Some(2)
+    } else if q.has("x4") {
+        Some(4)
+    } else {
+        None
+    }
+}
+
+pub fn decode(m: &str, q: &Quals, n_dst: usize, src: &[Src]) -> Option<Result<Op, String>> {
+    let op = match m {
+        "ldmatrix" | "stmatrix" => {
+            if !q.has("m8n8") || q.ty() != Some(Ty::B16) {
+                return Some(Err(format!(
+                    "{m}: only the .m8n8 shape with .b16 elements is supported"
+                )));
+            }
+            let Some(count) = matrix_count(q) else {
+                return Some(Err(format!("{m} needs .x1, .x2 or .x4")));
+            };
+            let space = q.space.unwrap_or(Space::Generic);
+            if !matches!(space, Space::Shared | Space::Generic) {
+                return Some(Err(format!("{m} works on shared memory only")));
+            }
+            let trans = q.has("trans");
+            if m == "ldmatrix" {
+                if n_dst == 0 || src.is_empty() {
+                    return Some(Err("ldmatrix needs registers and an address".into()));
+                }
+                MatrixOp::Ldmatrix {
+                    count,
+                    trans,
+                    space,
+                }
+            } else {
+                if src.len() < 2 {
+                    return Some(Err("stmatrix needs an address and registers".into()));
+                }
+                MatrixOp::Stmatrix {
+                    count,
+                    trans,
+                    space,
+                }
+            }
+        }
+        "movmatrix" => {
+            if !q.has("m8n8") || !q.has("trans") || q.ty() != Some(Ty::B16) || src.is_empty() {
+                return Some(Err(
+                    "movmatrix: only .m8n8.trans.b16 with one source is supported".into(),
+                ));
+            }
+            MatrixOp::Movmatrix
+        }
+        "mma" => match decode_mma(q, src) {
+            Ok(mma) => MatrixOp::Mma(mma),
+            Err(message) => return Some(Err(message)),
+        },
+        _ => return None,
+    };
+    Some(Ok(Op::Matrix(op)))
+}
+
+fn decode_mma(q: &Quals, src: &[Src]) -> Result<Mma, String> {
+    let shape = if q.has("m16n8k16") {
+        Shape::M16n8k16
+    } else if q.has("m16n8k8") {
+        Shape::M16n8k8
+    } else if q.has("m16n8k4") {
+        Shape::M16n8k4
+    } else if q.has("m16n8k32") {
+        Shape::M16n8k32
+    } else if q.has("m8n8k4") {
+        Shape::M8n8k4
+    } else {
+        return Err("mma: this shape is not supported by the interpreter".into());
+    };
+    if !q.has("row") || !q.has("col") || q.words.iter().any(|w| w.starts_with("sp")) {
+        return Err("mma: only the .row.col layout without sparsity is supported".into());
+    }
+    if q.words
+        .iter()
+        .any(|w| w.starts_with("kind") || w.starts_with("block_scale"))
+    {
+        return Err("mma: .kind and block scaling are not supported".into());
+    }
+    let [d, a, b, c] = match q.types.as_slice() {
+        [d, a, b, c] => [*d, *a, *b, *c],
+        _ => return Err("mma needs .dtype.atype.btype.ctype".into()),
+    };
+    let supported = match shape {
+        Shape::M16n8k16 | Shape::M16n8k8 if a == b && matches!(a, Ty::F16) => {
+            matches!(d, Ty::F16 | Ty::F32) && c == d
+        }
+        Shape::M16n8k16 | Shape::M16n8k8 if a == b && a == Ty::Bf16 => d == Ty::F32 && c == d,
+        Shape::M16n8k8 | Shape::M16n8k4 if a == b && a == Ty::Tf32 => d == Ty::F32 && c == d,
+        Shape::M16n8k16 | Shape::M16n8k32 => {
+            matches!(a, Ty::S8 | Ty::U8) && matches!(b, Ty::S8 | Ty::U8) && d == Ty::S32 && c == d
+        }
+        Shape::M8n8k4 => [d, a, b, c].iter().all(|t| *t == Ty::F64),
+        _ => false,
+    };
+    if !supported {
+        return Err(format!(
+            "mma: .{}.{}.{}.{} with this shape is not supported by the interpreter",
+            d.name(),
+            a.name(),
+            b.name(),
+            c.name()
+        ));
+    }
+    if src.len() < 3 {
+        return Err("mma needs a, b and c fragments".into());
+    }
+    Ok(Mma {
+        shape,
+        d,
+        a,
+        b,
+        c,
+        satfinite: q.has("satfinite"),
+    })
+}
+
+fn flatten_src(src: Option<&Src>) -> Vec<Src> {
+    match src {
+        Some(Src::Vector(items)) => items.clone(),
+        Some(other) => vec![other.clone()],
+        None => Vec::new(),
+    }
+}
+
+fn flatten_dst(dst: Option<&Dst>) -> Vec<Dst> {
+    match dst {
+        Some(Dst::Vector(items)) => items.clone(),
+        Some(other) => vec![other.clone()],
+        None => Vec::new(),
+    }
+}
+
+fn need_full_warp(active: u32, what: &str) -> Result<(), Fault> {
+    if active != u32::MAX {
+        return Err(Fault::new(format!(
+            "{what} needs all 32 lanes of the warp (only {} are active)",
+            active.count_ones()
+        )));
+    }
+    Ok(())
+}
+
+/// Lane and half (0 = low 16 bits) holding element (row, col) of an 8×8
+/// matrix in the `ldmatrix` layout, or its transpose.
+fn holder(row: usize, col: usize, trans: bool) -> (usize, usize) {
+    let (r, c) = if trans { (col, row) } else { (row, col) };
+    (4 * r + c / 2, c % 2)
+}
+
+pub fn exec(
+    m: &mut Machine<'_>,
+    w: usize,
+    inst: &Inst,
+    op: &MatrixOp,
+    active: u32,
+) -> Result<(), Fault> {
+    match *op {
+        MatrixOp::Ldmatrix {
+            count,
+            trans,
+            space,
+        } => {
+            need_full_warp(active, "ldmatrix")?;
+            let parts = flatten_dst(inst.dst.first());
+            if parts.len() != count {
+                return Err(Fault::new(format!(
+                    "ldmatrix needs {count} destination registers"
+                )));
+            }
+            for (j, part) in parts.iter().enumerate() {
+                let mut tile = [[0u64; 8]; 8];
+                for (r, row) in tile.iter_mut().enumerate() {
+                    let lane = (8 * j + r) as u32;
+                    let base = m.read_lane(w, &inst.src[0], lane);
+                    if !base.is_multiple_of(16) {
+                        return Err(Fault::at(
+                            lane,
+                            format!("ldmatrix row address {base:#x} is not 16-byte aligned"),
+                        ));
+                    }
+                    let thread = m.thread(w, lane);
+                    for (c, slot) in row.iter_mut().enumerate() {
+                        *slot = m
+                            .mem
+                            .load(thread, space, base + 2 * c as u64, 2)
+                            .map_err(|e| Fault::at(lane, e))?;
+                    }
+                }
+                let mut value = [0u64; 32];
+                for (r, row) in tile.iter().enumerate() {
+                    for (c, element) in row.iter().enumerate() {
+                        let (lane, half) = holder(r, c, trans);
+                        value[lane] |= element << (16 * half);
+                    }
+                }
+                m.write(w, part, &value, active);
+            }
+        }
+        MatrixOp::Stmatrix {
+            count,
+            trans,
+            space,
+        } => {
+            need_full_warp(active, "stmatrix")?;
+            let parts = flatten_src(inst.src.get(1));
+            if parts.len() != count {
+                return Err(Fault::new(format!(
+                    "stmatrix needs {count} source registers"
+                )));
+            }
+            let values: Vec<Lanes> = parts.iter().map(|p| m.read(w, p)).collect();
+            for (j, value) in values.iter().enumerate() {
+                for r in 0..8 {
+                    let lane = (8 * j + r) as u32;
+                    let base = m.read_lane(w, &inst.src[0], lane);
+                    if !base.is_multiple_of(16) {
+                        return Err(Fault::at(
+                            lane,
+                            format!("stmatrix row address {base:#x} is not 16-byte aligned"),
+                        ));
+                    }
+                    let thread = m.thread(w, lane);
+                    for c in 0..8 {
+                        let (holder_lane, half) = holder(r, c, trans);
+                        let bits = value[holder_lane] >> (16 * half) & 0xffff;
+                        m.mem
+                            .store(thread, space, base + 2 * c as u64, 2, bits)
+                            .map_err(|e| Fault::at(lane, e))?;
+                    }
+                }
+            }
+        }
+        MatrixOp::Movmatrix => {
+            need_full_warp(active, "movmatrix")?;
+            let source = m.read(w, &inst.src[0]);
+            let mut value = [0u64; 32];
+            for r in 0..8 {
+                for c in 0..8 {
+                    let (from, from_half) = holder(r, c, false);
+                    let (to, to_half) = holder(r, c, true);
+                    value[to] |= (source[from] >> (16 * from_half) & 0xffff) << (16 * to_half);
+                }
+            }
+            if let Some(dst) = inst.dst.first() {
+                m.write(w, dst, &value, active);
+            }
+        }
+        MatrixOp::Mma(mma) => {
+            need_full_warp(active, "mma")?;
+            exec_mma(m, w, inst, &mma, active)?;
+        }
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Operand {
+    A,
+    B,
+    C,
+}
+
+/// Elements per register of a fragment of type `ty`.
+fn per_register(ty: Ty) -> usize {
+    match ty {
+        Ty::S8 | Ty::U8 => 4,
+        Ty::F16 | Ty::Bf16 => 2,
+        _ => 1,
+    }
+}
+
+/// (row, column) of element `i` of `lane`'s fragment.
+fn element(shape: Shape, operand: Operand, ty: Ty, lane: usize, i: usize) -> (usize, usize) {
+    let g = lane / 4;
+    let t = lane % 4;
+    let hi = |cond: bool| if cond { 8 } else { 0 };
+    match (operand, ty, shape) {
+        (Operand::C, _, Shape::M8n8k4) => (g, 2 * t + i),
+        (Operand::C, _, _) => (g + hi(i >= 2), 2 * t + (i & 1)),
+        (Operand::A, Ty::F64, _) => (g, t),
+        (Operand::B, Ty::F64, _) => (t, g),
+        (Operand::A, Ty::F16 | Ty::Bf16, Shape::M16n8k16) => {
+            (g + hi(i % 4 >= 2), 2 * t + (i & 1) + hi(i >= 4))
+        }
+        (Operand::A, Ty::F16 | Ty::Bf16, _) => (g + hi(i >= 2), 2 * t + (i & 1)),
+        (Operand::B, Ty::F16 | Ty::Bf16, Shape::M16n8k16) => (2 * t + (i & 1) + hi(i >= 2), g),
+        (Operand::B, Ty::F16 | Ty::Bf16, _) => (2 * t + (i & 1), g),
+        (Operand::A, Ty::Tf32, Shape::M16n8k8) => (g + hi(i & 1 == 1), t + 4 * (i / 2)),
+        (Operand::A, Ty::Tf32, _) => (g + hi(i == 1), t),
+        (Operand::B, Ty::Tf32, Shape::M16n8k8) => (t + 4 * i, g),
+        (Operand::B, Ty::Tf32, _) => (t, g),
+        (Operand::A, _, Shape::M16n8k32) => (g + hi(i % 8 >= 4), 4 * t + (i & 3) + 2 * hi(i >= 8)),
+        (Operand::A, _, _) => (g + hi(i >= 4), 4 * t + (i & 3)),
+        (Operand::B, _, Shape::M16n8k32) => (4 * t + (i & 3) + 2 * hi(i >= 4), g),
+        (Operand::B, _, _) => (4 * t + i, g),
+    }
+}
+
+/// Registers per lane of a fragment.
+fn registers(shape: Shape, operand: Operand, ty: Ty) -> usize {
+    let (rows, cols, k) = shape.dims();
+    let elements = match operand {
+        Operand::A => rows * k,
+        Operand::B => k * cols,
+        Operand::C => rows * cols,
+    };
+    elements / 32 / per_register(ty)
+}
+
+/// A matrix of raw element bits.
+type Tile = Vec<Vec<u64>>;
+
+fn gather(
+    m: &Machine<'_>,
+    w: usize,
+    src: Option<&Src>,
+    shape: Shape,
+    operand: Operand,
+    ty: Ty,
+) -> Result<Tile, Fault> {
+    let (rows, cols, k) = shape.dims();
+    let (r, c) = match operand {
+        Operand::A => (rows, k),
+        Operand::B => (k, cols),
+        Operand::C => (rows, cols),
+    };
+    let count = registers(shape, operand, ty);
+    let parts = flatten_src(src);
+    if parts.len() != count {
+        return Err(Fault::new(format!(
+            "mma: the {} fragment needs {count} registers",
+            match operand {
+                Operand::A => "A",
+                Operand::B => "B",
+                Operand::C => "C",
+            }
+        )));
+    }
+    let per = per_register(ty);
+    let width: u32 = match (per, ty) {
+        (4, _) => 8,
+        (2, _) => 16,
+        (_, Ty::F64) => 64,
+        _ => 32,
+    };
+    let mut tile = vec![vec![0u64; c]; r];
+    for (index, part) in parts.iter().enumerate() {
+        let values = m.read(w, part);
+        for (lane, value) in values.iter().enumerate() {
+            for h in 0..per {
+                let (row, col) = element(shape, operand, ty, lane, index * per + h);
+                tile[row][col] = value >> (width as usize * h) & crate::ir::mask(width);
+            }
+        }
+    }
+    Ok(tile)
+}
+
+fn exec_mma(
+    m: &mut Machine<'_>,
+    w: usize,
+    inst: &Inst,
+    mma: &Mma,
+    active: u32,
+) -> Result<(), Fault> {
+    let (rows, cols, k) = mma.shape.dims();
+    let a = gather(m, w, inst.src.first(), mma.shape, Operand::A, mma.a)?;
+    let b = gather(m, w, inst.src.get(1), mma.shape, Operand::B, mma.b)?;
+    let c = gather(m, w, inst.src.get(2), mma.shape, Operand::C, mma.c)?;
+    let mut d = vec![vec![0u64; cols]; rows];
+    for (r, row) in d.iter_mut().enumerate() {
+        for (col, slot) in row.iter_mut().enumerate() {
+            let a_row: Vec<u64> = (0..k).map(|i| a[r][i]).collect();
+            let b_col: Vec<u64> = (0..k).map(|i| b[i][col]).collect();
+            *slot = match mma.d {
+                Ty::S32 => int_dot(mma, &a_row, &b_col, c[r][col]),
+                Ty::F64 => f64_dot(&a_row, &b_col, c[r][col]),
+                _ => float_dot(mma, &a_row, &b_col, c[r][col]),
+            };
+        }
+    }
+    let parts = flatten_dst(inst.dst.first());
+    let count = registers(mma.shape, Operand::C, mma.d);
+    if parts.len() != count {
+        return Err(Fault::new(format!(
+            "mma: the D fragment needs {count} registers"
+        )));
+    }
+    let per = per_register(mma.d);
+    for (index, part) in parts.iter().enumerate() {
+        let mut value = [0u64; 32];
+        for lane in lanes(active) {
+            for h in 0..per {
+                let (row, col) =
+                    element(mma.shape, Operand::C, mma.d, lane as usize, index * per + h);
+                value[lane as usize] |= d[row][col] << (16 * h);
+            }
+        }
+        m.write(w, part, &value, active);
+    }
+    Ok(())
+}
+
+fn int_dot(mma: &Mma, a: &[u64], b: &[u64], c: u64) -> u64 {
+    let value = |bits: u64, ty: Ty| -> i64 {
+        if ty == Ty::S8 {
+            bits as u8 as i8 as i64
+        } else {
+            (bits & 0xff) as i64
+        }
+    };
+    let sum: i64 = a
+        .iter()
+        .zip(b)
+        .map(|(&x, &y)| value(x, mma.a) * value(y, mma.b))
+        .sum::<i64>()
+        + c as u32 as i32 as i64;
+    let result = if mma.satfinite {
+        sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX))
+    } else {
+        sum
+    };
+    result as u64 & 0xffff_ffff
+}
+
+fn f64_dot(a: &[u64], b: &[u64], c: u64) -> u64 {
+    let mut acc = c;
+    for (&x, &y) in a.iter().zip(b) {
+        let (x, y, z) = (f64::from_bits(x), f64::from_bits(y), f64::from_bits(acc));
+        acc = if x.is_nan() || y.is_nan() || z.is_nan() {
+            // The first NaN operand, quieted, as the GPU's f64 arithmetic does.
+            let nan = [x, y, z]
+                .into_iter()
+                .find(|v| v.is_nan())
+                .unwrap_or(f64::NAN);
+            nan.to_bits() | 1 << 51
+        } else {
+            softfloat::fma(x, y, z).round(Rounding::Nearest, softfloat::F64)
+        };
+    }
+    acc
+}
+
+/// Bits of an input element as an exact `f64`.
+fn input(bits: u64, ty: Ty) -> f64 {
+    match ty {
+        Ty::F16 => softfloat::F16.to_f64(bits),
+        Ty::Bf16 => softfloat::BF16.to_f64(bits),
+        // The tensor core ignores the low 13 bits of a tf32 operand.
+        Ty::Tf32 => softfloat::F32.to_f64(bits & 0xffff_e000),
+        Ty::F32 => softfloat::F32.to_f64(bits),
+        _ => 0.0,
+    }
+}
+
+/// Bits below the destination's precision that the aligned sum keeps.
+const EXTRA_BITS: i32 = 3;
+
+fn float_dot(mma: &Mma, a: &[u64], b: &[u64], c: u64) -> u64 {
+    let format: Format = if mma.d == Ty::F16 {
+        softfloat::F16
+    } else {
+        softfloat::F32
+    };
+    let mut terms: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(&x, &y)| input(x, mma.a) * input(y, mma.b))
+        .collect();
+    terms.push(input(c, mma.c));
+    if terms.iter().any(|t| t.is_nan()) {
+        return format.canonical_nan();
+    }
+    let infinities: Vec<f64> = terms.iter().copied().filter(|t| t.is_infinite()).collect();
+    if let Some(&first) = infinities.first() {
+        if infinities.iter().any(|&t| t != first) {
+            return format.canonical_nan();
+        }
+        return format.infinity(first < 0.0);
+    }
+    let Some(emax) = terms
+        .iter()
+        .filter(|t| **t != 0.0)
+        .map(|t| exponent(*t))
+        .max()
+    else {
+        // Only zeros: the sum is -0 only when every term is -0.
+        let negative = terms.iter().all(|t| t.is_sign_negative());
+        return format.zero(negative);
+    };
+    // Each term as a whole number of units 2^(emax - 23 - EXTRA_BITS), cut
+    // toward zero; the products of f16/bf16/tf32 are exact in f64.
+    let unit = emax - 23 - EXTRA_BITS;
+    let sum: i128 = terms
+        .iter()
+        .map(|t| (t * softfloat::pow2(-unit)).trunc() as i128)
+        .sum();
+    if sum == 0 {
+        return format.zero(false);
+    }
+    let value = sum as f64 * softfloat::pow2(unit);
+    format.encode(value, Rounding::Zero)
+}
+
+/// The binary exponent of a finite non-zero `f64`: 2^e ≤ |x| < 2^(e+1).
+fn exponent(x: f64) -> i32 {
+    let bits = x.abs().to_bits();
+    let biased = (bits >> 52) as i32;
+    if biased == 0 {
+        -1011 - bits.leading_zeros() as i32
+    } else {
+        biased - 1023
+    }
+}
