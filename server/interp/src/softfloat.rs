@@ -465,16 +465,10 @@ pub fn fma(a: f64, b: f64, c: f64) -> Exact {
         return mul(a, b);
     }
     let (_, ec) = frexp(c);
-    if ec < ep - 200 {
-        // c only decides the direction of an exact product.
-        let product = mul(a, b);
-        let tail = if product.tail != 0 {
-            product.tail
-        } else {
-            sign_of(c)
-        };
-        return Exact { tail, ..product };
-    }
+    // A `c` far below the product only breaks ties and sets the direction: any nonzero value
+    // under the exact product's last bit (2^-106 at the product's scale) rounds the same way,
+    // so it stands in for `c` (the exact product can be a tie between two f64 values).
+    let c_far_below = ec < ep - 200;
     if ep < ec - 200 {
         return Exact {
             value: c,
@@ -483,7 +477,11 @@ pub fn fma(a: f64, b: f64, c: f64) -> Exact {
         };
     }
     // Work at the product's scale, where nothing over- or underflows.
-    let c_scaled = c * pow2(-ep.clamp(-1000, 1000)) * pow2(-(ep - ep.clamp(-1000, 1000)));
+    let c_scaled = if c_far_below {
+        sign_of(c) as f64 * pow2(-150)
+    } else {
+        c * pow2(-ep.clamp(-1000, 1000)) * pow2(-(ep - ep.clamp(-1000, 1000)))
+    };
     let s = ma.mul_add(mb, c_scaled);
     let p = ma * mb;
     let p_lo = ma.mul_add(mb, -p);
@@ -591,5 +589,19 @@ mod tests {
             (-f64::MAX).to_bits()
         );
         assert_eq!(exact_sum_sign(&[1e300, -1e300, 1e-300]), 1);
+    }
+
+    #[test]
+    fn a_far_smaller_addend_breaks_a_tie_of_the_product() {
+        // a · 1.5 lies exactly between two f64 values; the smallest normal added to it
+        // tips it upward (the H100 gives ...439; rounding the product alone gave ...438).
+        let a = f64::from_bits(0x47f0_74f8_c4d3_cd7b);
+        let r = fma(a, 1.5, f64::MIN_POSITIVE);
+        assert_eq!(r.round(Rounding::Nearest, F64), 0x47f8_af75_273d_b439);
+        let r = fma(a, 1.5, -f64::MIN_POSITIVE);
+        assert_eq!(r.round(Rounding::Nearest, F64), 0x47f8_af75_273d_b438);
+        assert_eq!(r.round(Rounding::Zero, F64), 0x47f8_af75_273d_b438);
+        let r = fma(a, 1.5, 0.0);
+        assert_eq!(r.round(Rounding::Nearest, F64), 0x47f8_af75_273d_b438);
     }
 }
