@@ -258,11 +258,15 @@ struct Checker<'i, 'a, 's> {
 }
 
 impl Checker<'_, '_, '_> {
-    /// `mov` from a special register: ptxas rejects an instruction type wider than the
-    /// register (`mov.u64 %rd, %tid.x`) and a 32-bit copy of the 64-bit clocks.
+    /// `mov` from a special register (chapter 10): ptxas wants an integer or bit-size type
+    /// of the register's own size (`mov.u64 %rd, %tid.x`, `mov.b16 %h, %clock` and
+    /// `mov.f32 %f, %tid.x` are rejected). The spec keeps 16-bit reads of `%tid`, `%ntid`,
+    /// `%ctaid`, `%nctaid` and 16/32-bit reads of `%gridid` for legacy code (10.1, 10.2,
+    /// 10.5, 10.6, 10.10), and ptxas accepts them. A vector register needs a component.
     fn special_register(
         &self,
         name: &str,
+        component: bool,
         op: &Operand<'_>,
         ty: Ty,
         out: &mut Vec<(ptx_syntax::TextRange, String)>,
@@ -270,6 +274,13 @@ impl Checker<'_, '_, '_> {
         let Some(sreg) = self.isa.special_register(name) else {
             return;
         };
+        if !component && sreg.ty.split_whitespace().any(|w| w.starts_with(".v")) {
+            out.push((
+                op.range(),
+                format!("`{name}` is a vector special register; read one component (`{name}.x`)"),
+            ));
+            return;
+        }
         let Some(bits) = sreg
             .ty
             .split_whitespace()
@@ -279,12 +290,26 @@ impl Checker<'_, '_, '_> {
         else {
             return;
         };
-        let too_narrow = bits == 64 && ty.bits < 64 && matches!(name, "%clock64" | "%globaltimer");
-        if ty.bits > bits || too_narrow {
+        if bits == 1 {
+            // `%is_explicit_cluster` is a predicate: `mov.pred` only.
+            if ty.kind != Kind::Pred {
+                out.push((
+                    op.range(),
+                    format!(
+                        "`{}` is a predicate special register; read it with `mov.pred`",
+                        op.text()
+                    ),
+                ));
+            }
+            return;
+        }
+        const LEGACY_16: &[&str] = &["%tid", "%ntid", "%ctaid", "%nctaid", "%gridid"];
+        let narrowest = if LEGACY_16.contains(&name) { 16 } else { bits };
+        if matches!(ty.kind, Kind::Float | Kind::Pred) || ty.bits > bits || ty.bits < narrowest {
             out.push((
                 op.range(),
                 format!(
-                    "`{}` is a {bits}-bit special register; `{}` needs a .b{bits}/.u{bits} instruction type",
+                    "`{}` is a {bits}-bit special register; `{}` needs a .b{bits}/.u{bits}/.s{bits} instruction type",
                     op.text(),
                     self.info.opcode_text()
                 ),
@@ -303,7 +328,7 @@ impl Checker<'_, '_, '_> {
         let opcode = self.info.opcode_text();
         match op.kind() {
             OperandKind::Register(name) if self.info.words[0] == "mov" && name.starts_with('%') && self.scope.lookup(name).is_none() => {
-                self.special_register(name, op, ty, out);
+                self.special_register(name, false, op, ty, out);
             }
             OperandKind::Register(name) | OperandKind::Identifier(name) => {
                 let Some(symbol) = self.scope.lookup(name) else { return };
@@ -329,7 +354,7 @@ impl Checker<'_, '_, '_> {
                 }
             }
             OperandKind::Component { register, .. } if self.info.words[0] == "mov" => {
-                self.special_register(register, op, ty, out);
+                self.special_register(register, true, op, ty, out);
             }
             OperandKind::Vector if relaxed => {
                 for element in op.elements() {
@@ -438,6 +463,32 @@ mod tests {
   mov.b32 %r1, 0f3F800000;
   mov.u32 %r1, 1.5;
 //             ^^^ error: `mov.u32` takes an integer constant here, not the floating-point `1.5`
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn special_register_widths() {
+        check_diagnostics(
+            r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+  .reg .b16 %h<4>;
+  .reg .b32 %r<4>;
+  .reg .f32 %f<4>;
+  mov.s32 %r1, %tid.x;
+  mov.u16 %h1, %ntid.y;
+  mov.u16 %h1, %laneid;
+//             ^^^^^^^ error: `%laneid` is a 32-bit special register; `mov.u16` needs a .b32/.u32/.s32 instruction type
+  mov.f32 %f1, %tid.x;
+//             ^^^^^^ error: `%tid.x` is a 32-bit special register; `mov.f32` needs a .b32/.u32/.s32 instruction type
+  mov.u32 %r1, %tid;
+//             ^^^^ error: `%tid` is a vector special register; read one component (`%tid.x`)
   ret;
 }
 "#,
