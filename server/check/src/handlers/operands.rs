@@ -170,7 +170,10 @@ fn is_result(spec: &ptx_isa::OperandSpec) -> bool {
 /// is not allowed"; chapter 6.4 lets vectors appear only where an instruction has a vector
 /// form).
 fn values_fit(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, form: &Form, section: &str) -> bool {
-    if form.operands.len() > 1 && form.operands.first().is_some_and(is_result) {
+    // A lone operand is a result only when the spec calls it `d` (`activemask.b32 d`,
+    // `stacksave.type d`); `bar.sync a` and `pmevent a` take a constant.
+    let lone_result = form.operands.len() == 1 && form.operands[0].name == "d";
+    if (form.operands.len() > 1 || lone_result) && form.operands.first().is_some_and(is_result) {
         if let Some(first) = info.operands.first() {
             if matches!(
                 first.kind(),
@@ -189,6 +192,52 @@ fn values_fit(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, form: &Form, section: &str
                     .section(section.to_owned()),
                 );
                 return false;
+            }
+        }
+    }
+    // Texture and surface vectors (9.7.10, 9.7.11) have 1, 2 or 4 elements (ptxas "Illegal
+    // vector size: 3"), and `tex`/`tld4` return a vector ("Result vector expected").
+    let texture = info.resolved.outcome.matches.iter().any(|m| {
+        m.instruction.section.starts_with("9.7.10.") || m.instruction.section.starts_with("9.7.11.")
+    });
+    if texture {
+        for (index, operand) in info.operands.iter().enumerate() {
+            let n = operand.elements().len();
+            if matches!(operand.kind(), OperandKind::Vector) && !matches!(n, 1 | 2 | 4) {
+                ctx.report(
+                    Diagnostic::error(
+                        "vector-length",
+                        operand.range(),
+                        format!(
+                            "operand {} of `{}` has {n} elements; texture and surface vectors have 1, 2 or 4",
+                            index + 1,
+                            info.opcode_text()
+                        ),
+                    )
+                    .section(section.to_owned()),
+                );
+                return false;
+            }
+        }
+        if matches!(info.words[0], "tex" | "tld4") {
+            if let Some(first) = info.operands.first() {
+                if matches!(
+                    first.kind(),
+                    OperandKind::Register(_) | OperandKind::Identifier(_)
+                ) {
+                    ctx.report(
+                        Diagnostic::error(
+                            "operand-kind",
+                            first.range(),
+                            format!(
+                                "`{}` returns a vector: write `{{d0, d1, d2, d3}}`",
+                                info.opcode_text()
+                            ),
+                        )
+                        .section(section.to_owned()),
+                    );
+                    return false;
+                }
             }
         }
     }
