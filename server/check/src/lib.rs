@@ -115,6 +115,10 @@ pub const CODES: &[(&str, &str)] = &[
     ("duplicate-label", "a label defined twice in one block"),
     ("duplicate-function", "a function defined twice"),
     (
+        "extern-definition",
+        "a body for a function declared .extern",
+    ),
+    (
         "special-register-operand",
         "a special register read by an instruction other than mov/cvt",
     ),

@@ -41,6 +41,8 @@ struct Parameterized<'a> {
 pub(crate) struct Frame<'a> {
     names: HashMap<&'a str, Symbol<'a>>,
     ranges: Vec<Parameterized<'a>>,
+    /// Names declared `.extern` in this frame.
+    externs: Vec<&'a str>,
 }
 
 /// A name declared twice in one frame.
@@ -89,6 +91,9 @@ impl<'a> Frame<'a> {
         };
         // `.extern` declarations may be repeated and completed by a definition.
         let external = decl.linkage().iter().any(|l| l.text == ".extern");
+        // ptxas 13.5 also completes an earlier `.extern` with a `.visible` definition (a
+        // `.static` one is rejected: "'.extern' variable cannot be resolved by a '.static'").
+        let visible = decl.linkage().iter().any(|l| l.text == ".visible");
         for declarator in decl.declarators() {
             let Some(name) = declarator.name() else {
                 continue;
@@ -117,8 +122,12 @@ impl<'a> Frame<'a> {
                 });
                 continue;
             }
+            let completes = visible && self.externs.contains(&name.text);
+            if external {
+                self.externs.push(name.text);
+            }
             if let Some(first) = self.declare(name.text, symbol) {
-                if !external {
+                if !external && !completes {
                     out.push(Duplicate {
                         name: name.text.to_owned(),
                         kind,

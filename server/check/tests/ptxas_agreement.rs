@@ -36,12 +36,12 @@ const ISA_FAMILIES: &[(&str, &str)] = &[
 ];
 
 /// The ISA family of a fixture: from the section in the names of the spec
-/// example fixtures and their variants (`spec--9.7.1.1-0`, `mut--9.7.1.1-0--…`),
+/// example fixtures and their variants (`spec--9.7.1.1-0`, `mut--9.7.1.1-0--…`, `hunt--…`),
 /// and from the prefix of the hand-written ones (`int--…`, `tcgen05--…`).
 fn isa_family(name: &str) -> &'static str {
     let parts: Vec<&str> = name.split("--").collect();
     let section = match parts[0] {
-        "spec" | "mut" => parts.get(1).and_then(|p| p.split('-').next()).unwrap_or(""),
+        "spec" | "mut" | "hunt" => parts.get(1).and_then(|p| p.split('-').next()).unwrap_or(""),
         "int" => "9.7.1",
         "float" => "9.7.3",
         "half" => "9.7.4",

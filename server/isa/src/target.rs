@@ -295,6 +295,9 @@ pub struct TargetInfo {
     pub ptxas_min_version: Option<PtxVersion>,
     /// Whether ptxas 13.5 accepts this target string in a `.target` directive.
     pub ptxas_accepts: bool,
+    /// Whether ptxas 13.5 can generate code for this GPU (`-arch=` the same name); it knows
+    /// the older `sm_XX` names but no longer assembles for them.
+    pub ptxas_codegen: bool,
 }
 
 impl TargetInfo {
@@ -338,6 +341,7 @@ pub(crate) fn parse_targets(text: &str) -> Result<Vec<TargetInfo>, String> {
             renamed_to: None,
             ptxas_min_version: None,
             ptxas_accepts: true,
+            ptxas_codegen: true,
         };
         while let Some(w) = words.next() {
             match w {
@@ -358,6 +362,7 @@ pub(crate) fn parse_targets(text: &str) -> Result<Vec<TargetInfo>, String> {
                     );
                 }
                 "ptxas-rejects" => info.ptxas_accepts = false,
+                "ptxas-no-codegen" => info.ptxas_codegen = false,
                 _ => return Err(err("unknown word")),
             }
         }

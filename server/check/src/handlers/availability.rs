@@ -60,6 +60,8 @@ const QUALIFIER_RULES: &[(&str, &[&str], &str, &str, &str)] = &[
     ("max", &["NaN"], "7.0", "sm_80+", "9.7.3.12"),
     ("fma", &["bf16"], "7.0", "sm_80+", "9.7.4.4"),
     ("fma", &["bf16x2"], "7.0", "sm_80+", "9.7.4.4"),
+    // `.oob` (ptxas: "Modifier '.oob' requires .target sm_90 or higher").
+    ("fma", &["oob"], "8.1", "sm_90+", "9.7.4.4"),
     ("add", &["u16x2"], "8.0", "sm_90+", "9.7.1.1"),
     ("add", &["s16x2"], "8.0", "sm_90+", "9.7.1.1"),
     ("sub", &["u16x2"], "8.0", "sm_90+", "9.7.1.2"),
@@ -86,6 +88,32 @@ const QUALIFIER_RULES: &[(&str, &[&str], &str, &str, &str)] = &[
     ("mul", &["f32x2"], "8.6", "sm_100+", "9.7.3.5"),
     ("fma", &["f32x2"], "8.6", "sm_100+", "9.7.3.6"),
     ("cvt", &["rs"], "8.7", "all", "9.7.9.21"),
+    // `.satfinite` tf32 conversions with `.rn`/`.rz` (`.rna` has it since sm_80): ptxas
+    // "Modifier '.satfinite' on 'cvt.tf32.f32.rn' requires .target sm_100 or higher".
+    (
+        "cvt",
+        &["rn", "satfinite", "tf32"],
+        "8.6",
+        "sm_100+",
+        "9.7.9.21",
+    ),
+    (
+        "cvt",
+        &["rz", "satfinite", "tf32"],
+        "8.6",
+        "sm_100+",
+        "9.7.9.21",
+    ),
+    // The 16x16 ldmatrix shape: the spec names sm_100a/sm_101a/sm_110a/sm_120a; ptxas 13.5
+    // also takes the family targets (sm_100f, sm_103a, sm_110f, sm_120f, sm_121f) and
+    // rejects sm_90a and the plain sm_100 ("Feature '.m16n16' not supported on .target").
+    (
+        "ldmatrix",
+        &["m16n16"],
+        "8.6",
+        "sm_100f+ | sm_110f+ | sm_120f+",
+        "9.7.14.5.15",
+    ),
 ];
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {

@@ -154,6 +154,21 @@ fn check_targets(ctx: &mut Ctx<'_>) {
             ctx.report(d);
             continue;
         };
+        if !info.ptxas_codegen {
+            // 11.1.2 lists every sm_XX since sm_10; ptxas 13.5 only generates code from
+            // sm_75 on ("Value 'sm_70' is not defined for option 'gpu-name'").
+            ctx.report(
+                Diagnostic::error(
+                    "unsupported-target",
+                    token.range(),
+                    format!(
+                        "ptxas 13.5 cannot assemble for `{}`: the oldest GPU it generates code for is sm_75",
+                        token.text
+                    ),
+                )
+                .section("11.1.2"),
+            );
+        }
         let needed = info.min_version();
         if let Some(v) = version.filter(|v| *v < needed) {
             let mut d = Diagnostic::error(
@@ -253,6 +268,19 @@ mod tests {
 //      ^^^^^ error: unknown target `sm_91`; did you mean `sm_90`?
 .address_size 48
 //            ^^ error: `.address_size 48`: the address size is 32 or 64
+.visible .entry k() { ret; }
+"#,
+        );
+    }
+
+    #[test]
+    fn targets_ptxas_no_longer_assembles() {
+        check_diagnostics(
+            r#"
+.version 7.0
+.target sm_70
+//      ^^^^^ error: ptxas 13.5 cannot assemble for `sm_70`: the oldest GPU it generates code for is sm_75
+.address_size 64
 .visible .entry k() { ret; }
 "#,
         );

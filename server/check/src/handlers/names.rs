@@ -38,10 +38,26 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>) -> Frame<'a> {
                     range: name.range(),
                 };
                 let _ = frame.declare(name.text, symbol);
-                if function.body().is_none()
-                    && function.linkage().iter().any(|l| l.text == ".extern")
-                {
+                // 11.6.1 `.extern`: the function is defined in another module. ptxas 13.5
+                // rejects a body on an `.extern` function ("Function definition conflicts
+                // with '.extern' declaration") and a definition after an `.extern`
+                // prototype in the same module ("Inconsistent redefinition").
+                let is_extern = function.linkage().iter().any(|t| t.text == ".extern");
+                if is_extern {
                     externs.push(name.text);
+                }
+                if function.body().is_some() && (is_extern || externs.contains(&name.text)) {
+                    ctx.report(
+                        Diagnostic::error(
+                            "extern-definition",
+                            name.range(),
+                            format!(
+                                "`{}` is declared `.extern` (defined in another module) and cannot be defined here",
+                                name.text
+                            ),
+                        )
+                        .section("11.6.1"),
+                    );
                 }
                 if function.body().is_some() {
                     if let Some((_, first)) = defined.iter().find(|(n, _)| *n == name.text) {
@@ -216,6 +232,23 @@ L1:
   { .reg .b32 %x; mov.u32 %x, 1; }
   ret;
 }
+"#,
+        );
+    }
+
+    #[test]
+    fn extern_functions_and_variables() {
+        check_diagnostics(
+            r#"
+.version 8.0
+.target sm_80
+.address_size 64
+.extern .func f();
+.func f() { ret; }
+//    ^ error: `f` is declared `.extern` (defined in another module) and cannot be defined here
+.extern .global .u32 x;
+.visible .global .u32 x;
+.visible .entry k() { ret; }
 "#,
         );
     }

@@ -24,11 +24,23 @@ const IMPLIED: &[(&str, &str, &str)] = &[
 /// Matches the written words, trying a reordering when the written order fails.
 pub(crate) fn resolve(isa: &'static Isa, words: &[&str]) -> Resolved {
     // ptxas 13.5 accepts these qualifiers written twice (`bar.sync.sync`, `bra.uni.uni`,
-    // `add.sat.sat`, `sin.approx.approx`) as if written once, and rejects every other
-    // repetition it was tried with (`.aligned`, `.ftz`, `.nc`, `.volatile`, rounding modes,
-    // types, state spaces, scopes: "Duplicate .ftz modifier" and the like). The spec's syntax
-    // has each slot once; follow ptxas.
-    const REPEATABLE: &[&str] = &["sync", "uni", "sat", "approx"];
+    // `add.sat.sat`, `sin.approx.approx`, `add.cc.cc`, `min.NaN.NaN`, `cvt.rn.relu.relu`,
+    // `cvt.rn.satfinite.satfinite`, `bfind.shiftamt.shiftamt`) as if written once, and
+    // rejects every other repetition it was tried with (`.aligned`, `.ftz`, `.nc`,
+    // `.volatile`, `.oob`, `.abs`, `.xorsign`, rounding modes, types, state spaces, scopes:
+    // "Duplicate .ftz modifier" and the like). The spec's syntax has each slot once; follow
+    // ptxas.
+    const REPEATABLE: &[&str] = &[
+        "sync",
+        "uni",
+        "sat",
+        "approx",
+        "cc",
+        "NaN",
+        "relu",
+        "satfinite",
+        "shiftamt",
+    ];
     let mut seen = std::collections::HashSet::new();
     let once: Vec<&str> = words
         .iter()

@@ -103,11 +103,11 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
         );
         return false;
     }
-    if fitting
+    if let Some(form) = fitting
         .iter()
-        .any(|f| kinds_fit(f, &info.operands).is_none())
+        .find(|f| kinds_fit(f, &info.operands).is_none())
     {
-        return true;
+        return values_fit(ctx, info, form, &section);
     }
     let form = fitting[0];
     let Some(index) = kinds_fit(form, &info.operands) else {
@@ -132,6 +132,141 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
     false
 }
 
+/// Whether the instruction can take a brace vector anywhere: a form writes one (`{a, b}`), a
+/// qualifier slot is a vector length (`.v2`, `.v4`, `.vec`), the operands are matrix
+/// fragments or texture coordinates (9.7.10, 9.7.11, 9.7.14 to 9.7.16), or `mov` (which packs
+/// and unpacks, 9.7.9.4).
+fn takes_vectors(info: &InstInfo<'_>) -> bool {
+    info.resolved.outcome.matches.iter().any(|m| {
+        let i = &m.instruction;
+        ["9.7.10.", "9.7.11.", "9.7.14.", "9.7.15.", "9.7.16."]
+            .iter()
+            .any(|c| i.section.starts_with(c))
+            || i.root() == "mov"
+            || i.forms.iter().any(|f| {
+                f.operands.iter().any(|o| o.kind == SpecKind::Vector)
+                    || f.qualifier_slots.iter().any(|s| {
+                        s.name.contains("vec")
+                            || s.values.iter().any(|v| {
+                                matches!(v.as_str(), "v2" | "v4" | "v8") || v.starts_with("vec")
+                            })
+                    })
+            })
+    })
+}
+
+/// Names the spec gives a result operand in first position (`d`, `p` of `setp`, `r` of
+/// `ldmatrix`, `state` of `mbarrier.arrive`, ...).
+fn is_result(spec: &ptx_isa::OperandSpec) -> bool {
+    matches!(
+        spec.name.as_str(),
+        "d" | "dst" | "p" | "r" | "state" | "waitComplete"
+    ) || spec.text.contains('|')
+}
+
+/// Operands that fit the form's kinds but not as values (each checked against ptxas 13.5):
+/// a constant where the form has a result ("Result register required" or "Arguments
+/// mismatch"), and a brace vector on an instruction that only takes scalars ("Vector operand
+/// is not allowed"; chapter 6.4 lets vectors appear only where an instruction has a vector
+/// form).
+fn values_fit(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, form: &Form, section: &str) -> bool {
+    // A lone operand is a result only when the spec calls it `d` (`activemask.b32 d`,
+    // `stacksave.type d`); `bar.sync a` and `pmevent a` take a constant.
+    let lone_result = form.operands.len() == 1 && form.operands[0].name == "d";
+    if (form.operands.len() > 1 || lone_result) && form.operands.first().is_some_and(is_result) {
+        if let Some(first) = info.operands.first() {
+            if matches!(
+                first.kind(),
+                OperandKind::Integer(_) | OperandKind::Float(_) | OperandKind::Expression
+            ) {
+                ctx.report(
+                    Diagnostic::error(
+                        "operand-kind",
+                        first.range(),
+                        format!(
+                            "operand 1 of `{}` is its result: write a register, not the constant `{}`",
+                            info.opcode_text(),
+                            first.text()
+                        ),
+                    )
+                    .section(section.to_owned()),
+                );
+                return false;
+            }
+        }
+    }
+    // Texture and surface vectors (9.7.10, 9.7.11) have 1, 2 or 4 elements (ptxas "Illegal
+    // vector size: 3"), and `tex`/`tld4` return a vector ("Result vector expected").
+    let texture = info.resolved.outcome.matches.iter().any(|m| {
+        m.instruction.section.starts_with("9.7.10.") || m.instruction.section.starts_with("9.7.11.")
+    });
+    if texture {
+        for (index, operand) in info.operands.iter().enumerate() {
+            let n = operand.elements().len();
+            if matches!(operand.kind(), OperandKind::Vector) && !matches!(n, 1 | 2 | 4) {
+                ctx.report(
+                    Diagnostic::error(
+                        "vector-length",
+                        operand.range(),
+                        format!(
+                            "operand {} of `{}` has {n} elements; texture and surface vectors have 1, 2 or 4",
+                            index + 1,
+                            info.opcode_text()
+                        ),
+                    )
+                    .section(section.to_owned()),
+                );
+                return false;
+            }
+        }
+        if matches!(info.words[0], "tex" | "tld4") {
+            if let Some(first) = info.operands.first() {
+                if matches!(
+                    first.kind(),
+                    OperandKind::Register(_) | OperandKind::Identifier(_)
+                ) {
+                    ctx.report(
+                        Diagnostic::error(
+                            "operand-kind",
+                            first.range(),
+                            format!(
+                                "`{}` returns a vector: write `{{d0, d1, d2, d3}}`",
+                                info.opcode_text()
+                            ),
+                        )
+                        .section(section.to_owned()),
+                    );
+                    return false;
+                }
+            }
+        }
+    }
+    if !takes_vectors(info) {
+        if let Some((index, vector)) = info
+            .operands
+            .iter()
+            .enumerate()
+            .find(|(_, o)| matches!(o.kind(), OperandKind::Vector))
+        {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-kind",
+                    vector.range(),
+                    format!(
+                        "operand {} of `{}` is a single value; `{}` has no vector form",
+                        index + 1,
+                        info.opcode_text(),
+                        info.words[0]
+                    ),
+                )
+                .section(section.to_owned()),
+            );
+            return false;
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use crate::test_support::check_diagnostics;
@@ -153,6 +288,29 @@ mod tests {
 //                   ^^^^ error: operand 2 of `ld.global.u32` must be an address in brackets, e.g. `[%rd1]`
   add.s32 %r1, [%rd1], 1;
 //             ^^^^^^ error: operand 2 of `add.s32` is a value, not an address in brackets
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn constant_result_and_scalar_vectors() {
+        check_diagnostics(
+            r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  add.s32 1, %r2, %r3;
+//        ^ error: operand 1 of `add.s32` is its result: write a register, not the constant `1`
+  shr.s32 %r1, %r2, {%r3};
+//                  ^^^^^ error: operand 3 of `shr.s32` is a single value; `shr` has no vector form
+  mov.b64 %rd1, {%r1, %r2};
+  ld.global.v2.u32 {%r1, %r2}, [%rd1];
   ret;
 }
 "#,

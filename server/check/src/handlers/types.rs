@@ -23,6 +23,10 @@ enum Kind {
     Unsigned,
     Float,
     Pred,
+    /// `.f16x2`: a pair of halves in a 32-bit register (`.f16x2` or `.b32`).
+    HalfPair,
+    /// `.bf16`, `.bf16x2`: no register type of their own, only bit-size registers.
+    Brain,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,11 +39,26 @@ impl Ty {
     /// Fundamental types only (`.b8` … `.b128`, `.s/.u8` … `64`, `.f16/.f32/.f64`, `.pred`).
     fn parse(name: &str) -> Option<Ty> {
         let name = name.trim_start_matches('.');
-        if name == "pred" {
-            return Some(Ty {
-                kind: Kind::Pred,
-                bits: 1,
-            });
+        match name {
+            "pred" => {
+                return Some(Ty {
+                    kind: Kind::Pred,
+                    bits: 1,
+                })
+            }
+            "f16x2" => {
+                return Some(Ty {
+                    kind: Kind::HalfPair,
+                    bits: 32,
+                })
+            }
+            "bf16" | "bf16x2" => {
+                return Some(Ty {
+                    kind: Kind::Brain,
+                    bits: if name == "bf16" { 16 } else { 32 },
+                })
+            }
+            _ => {}
         }
         let (kind, digits) = match name.split_at_checked(1)? {
             ("b", d) => (Kind::Bits, d),
@@ -53,7 +72,7 @@ impl Ty {
             Kind::Bits => matches!(bits, 8 | 16 | 32 | 64 | 128),
             Kind::Signed | Kind::Unsigned => matches!(bits, 8 | 16 | 32 | 64),
             Kind::Float => matches!(bits, 16 | 32 | 64),
-            Kind::Pred => false,
+            Kind::Pred | Kind::HalfPair | Kind::Brain => false,
         };
         valid.then_some(Ty { kind, bits })
     }
@@ -61,12 +80,29 @@ impl Ty {
     fn is_int(self) -> bool {
         matches!(self.kind, Kind::Signed | Kind::Unsigned)
     }
+
+    /// The half-precision floating-point instruction types, which take no constant operand
+    /// (ptxas: "Arguments mismatch" for `add.f16 %h, %h, 1.0`, `add.bf16x2 %r, %r, 0x3c003c00`).
+    fn is_half_float(self) -> bool {
+        matches!(self.kind, Kind::HalfPair | Kind::Brain)
+            || (self.kind == Kind::Float && self.bits == 16)
+    }
 }
 
 /// Section 6.1: same size, and a bit type on either side or both integer or both float.
+/// `.bf16`/`.bf16x2` take only bit-size registers and `.f16x2` a `.f16x2` or `.b32` one
+/// (section 5.2.3 allows no `.bf16` register; ptxas rejects `.f16`, `.u16`, `.f32` there).
 fn exact_fits(instr: Ty, reg: Ty) -> bool {
     if instr.kind == Kind::Pred || reg.kind == Kind::Pred {
         return instr.kind == reg.kind;
+    }
+    if matches!(instr.kind, Kind::HalfPair | Kind::Brain)
+        || matches!(reg.kind, Kind::HalfPair | Kind::Brain)
+    {
+        return instr.bits == reg.bits
+            && (reg.kind == Kind::Bits
+                || (instr.kind == Kind::Bits && reg.kind == Kind::HalfPair)
+                || (instr.kind == Kind::HalfPair && reg.kind == Kind::HalfPair));
     }
     instr.bits == reg.bits
         && (instr.kind == Kind::Bits
@@ -80,6 +116,13 @@ fn relaxed_fits(instr: Ty, reg: Ty) -> bool {
     if instr.kind == Kind::Pred || reg.kind == Kind::Pred {
         return instr.kind == reg.kind;
     }
+    if matches!(instr.kind, Kind::HalfPair | Kind::Brain) {
+        return (reg.kind == Kind::Bits && reg.bits >= instr.bits)
+            || (instr.kind == Kind::HalfPair && reg.kind == Kind::HalfPair);
+    }
+    if reg.kind == Kind::HalfPair {
+        return instr.kind == Kind::Bits && instr.bits <= 32;
+    }
     match reg.kind {
         Kind::Bits => reg.bits >= instr.bits,
         Kind::Signed | Kind::Unsigned => {
@@ -90,7 +133,7 @@ fn relaxed_fits(instr: Ty, reg: Ty) -> bool {
             Kind::Float => reg.bits == instr.bits,
             _ => false,
         },
-        Kind::Pred => false,
+        Kind::Pred | Kind::HalfPair | Kind::Brain => false,
     }
 }
 
@@ -103,6 +146,19 @@ enum Pattern {
         typed: &'static [usize],
         preds: &'static [usize],
     },
+    /// Operands at `typed` have the type, those at `words` are 32-bit integers (bit counts,
+    /// positions and lengths: `popc.b64 d, a` has a .u32 `d`, `bfe.u64 d, a, b, c` .u32 `b`,
+    /// `c`; 9.7.1.14–20).
+    Counts {
+        typed: &'static [usize],
+        words: &'static [usize],
+    },
+    /// Two instruction types `.t1.t2`: `first` operands have t1, `second` ones t2 (`set.eq.u32.f32
+    /// d, a, b`, mixed precision `add.f32.f16 d, a, c`, `fma.rn.f32.bf16 d, a, b, c`).
+    Pair {
+        first: &'static [usize],
+        second: &'static [usize],
+    },
     /// `ld`/`ldu`/`st`: the data operand at this index, relaxed rules.
     Data(usize),
     /// `cvt.dtype.atype d, a`, relaxed rules.
@@ -113,6 +169,28 @@ enum Pattern {
 
 fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
     let has = |w: &str| info.has(w);
+    let types = info.words[1..]
+        .iter()
+        .filter(|w| Ty::parse(w).is_some())
+        .count();
+    // Mixed precision (9.7.5): `add/sub.f32.atype d, a, c` and `fma.rn.f32.atype d, a, b, c`.
+    if types == 2 && info.words.len() > 2 && info.words[info.words.len() - 2] == "f32" {
+        match info.words[0] {
+            "add" | "sub" => {
+                return Some(Pattern::Pair {
+                    first: &[0, 2],
+                    second: &[1],
+                })
+            }
+            "fma" => {
+                return Some(Pattern::Pair {
+                    first: &[0, 3],
+                    second: &[1, 2],
+                })
+            }
+            _ => {}
+        }
+    }
     Some(match info.words[0] {
         "add" | "sub" | "min" | "max" | "and" | "or" | "xor" | "not" | "cnot" | "neg" | "abs"
         | "div" | "rem" | "fma" | "rcp" | "sqrt" | "rsqrt" | "copysign" => Pattern::AllSame,
@@ -129,6 +207,40 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
         },
         "mov" => Pattern::AllSame,
         "brev" => Pattern::AllSame,
+        // 9.7.1.5-7, 9.7.2, 9.7.3.18-22, 9.7.4.9-10, 9.7.17, 9.7.9.20: one type throughout.
+        "sad" | "addc" | "subc" | "madc" | "mul24" | "mad24" | "tanh" | "sin" | "cos" | "lg2"
+        | "ex2" | "stacksave" | "stackrestore" | "cvta" => Pattern::AllSame,
+        "testp" => Pattern::Some {
+            typed: &[1],
+            preds: &[0],
+        },
+        "popc" | "clz" | "bfind" => Pattern::Counts {
+            typed: &[1],
+            words: &[0],
+        },
+        "bfe" => Pattern::Counts {
+            typed: &[0, 1],
+            words: &[2, 3],
+        },
+        "bfi" => Pattern::Counts {
+            typed: &[0, 1, 2],
+            words: &[3, 4],
+        },
+        // `dp4a/dp2a.atype.btype d, a, b, c`: 32-bit integers throughout (9.7.1.23-24).
+        "dp4a" | "dp2a" => Pattern::Counts {
+            typed: &[],
+            words: &[0, 1, 2, 3],
+        },
+        // `set.CmpOp.dtype.stype d, a, b{, c}` (9.7.6.1).
+        "set" if types == 2 => Pattern::Pair {
+            first: &[0],
+            second: &[1, 2],
+        },
+        // `slct.dtype.s32/f32 d, a, b, c` (9.7.6.4).
+        "slct" if types == 2 => Pattern::Pair {
+            first: &[0, 1, 2],
+            second: &[3],
+        },
         // `shl/shr.type d, a, b`: `b` is a .u32 shift amount whatever the type (9.7.8.7–8).
         "shl" | "shr" => Pattern::Some {
             typed: &[0, 1],
@@ -207,6 +319,42 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 }
             }
         }
+        Pattern::Counts { typed, words } => {
+            let word = Ty {
+                kind: Kind::Unsigned,
+                bits: 32,
+            };
+            let ty = instruction_type(info);
+            for (i, op) in info.operands.iter().enumerate() {
+                let want = if words.contains(&i) {
+                    Some(word)
+                } else if typed.contains(&i) {
+                    ty
+                } else {
+                    None
+                };
+                if let Some(want) = want {
+                    checker.operand(i, op, want, false, &mut problems);
+                }
+            }
+        }
+        Pattern::Pair { first, second } => {
+            let n = info.words.len();
+            let (Some(t1), Some(t2)) = (Ty::parse(info.words[n - 2]), Ty::parse(info.words[n - 1]))
+            else {
+                return;
+            };
+            for (i, op) in info.operands.iter().enumerate() {
+                let want = if first.contains(&i) {
+                    t1
+                } else if second.contains(&i) {
+                    t2
+                } else {
+                    continue;
+                };
+                checker.operand(i, op, want, false, &mut problems);
+            }
+        }
         Pattern::Data(index) => {
             let Some(ty) = instruction_type(info) else {
                 return;
@@ -258,11 +406,15 @@ struct Checker<'i, 'a, 's> {
 }
 
 impl Checker<'_, '_, '_> {
-    /// `mov` from a special register: ptxas rejects an instruction type wider than the
-    /// register (`mov.u64 %rd, %tid.x`) and a 32-bit copy of the 64-bit clocks.
+    /// `mov` from a special register (chapter 10): ptxas wants an integer or bit-size type
+    /// of the register's own size (`mov.u64 %rd, %tid.x`, `mov.b16 %h, %clock` and
+    /// `mov.f32 %f, %tid.x` are rejected). The spec keeps 16-bit reads of `%tid`, `%ntid`,
+    /// `%ctaid`, `%nctaid` and 16/32-bit reads of `%gridid` for legacy code (10.1, 10.2,
+    /// 10.5, 10.6, 10.10), and ptxas accepts them. A vector register needs a component.
     fn special_register(
         &self,
         name: &str,
+        component: bool,
         op: &Operand<'_>,
         ty: Ty,
         out: &mut Vec<(ptx_syntax::TextRange, String)>,
@@ -270,6 +422,13 @@ impl Checker<'_, '_, '_> {
         let Some(sreg) = self.isa.special_register(name) else {
             return;
         };
+        if !component && sreg.ty.split_whitespace().any(|w| w.starts_with(".v")) {
+            out.push((
+                op.range(),
+                format!("`{name}` is a vector special register; read one component (`{name}.x`)"),
+            ));
+            return;
+        }
         let Some(bits) = sreg
             .ty
             .split_whitespace()
@@ -279,12 +438,26 @@ impl Checker<'_, '_, '_> {
         else {
             return;
         };
-        let too_narrow = bits == 64 && ty.bits < 64 && matches!(name, "%clock64" | "%globaltimer");
-        if ty.bits > bits || too_narrow {
+        if bits == 1 {
+            // `%is_explicit_cluster` is a predicate: `mov.pred` only.
+            if ty.kind != Kind::Pred {
+                out.push((
+                    op.range(),
+                    format!(
+                        "`{}` is a predicate special register; read it with `mov.pred`",
+                        op.text()
+                    ),
+                ));
+            }
+            return;
+        }
+        const LEGACY_16: &[&str] = &["%tid", "%ntid", "%ctaid", "%nctaid", "%gridid"];
+        let narrowest = if LEGACY_16.contains(&name) { 16 } else { bits };
+        if matches!(ty.kind, Kind::Float | Kind::Pred) || ty.bits > bits || ty.bits < narrowest {
             out.push((
                 op.range(),
                 format!(
-                    "`{}` is a {bits}-bit special register; `{}` needs a .b{bits}/.u{bits} instruction type",
+                    "`{}` is a {bits}-bit special register; `{}` needs a .b{bits}/.u{bits}/.s{bits} instruction type",
                     op.text(),
                     self.info.opcode_text()
                 ),
@@ -303,7 +476,7 @@ impl Checker<'_, '_, '_> {
         let opcode = self.info.opcode_text();
         match op.kind() {
             OperandKind::Register(name) if self.info.words[0] == "mov" && name.starts_with('%') && self.scope.lookup(name).is_none() => {
-                self.special_register(name, op, ty, out);
+                self.special_register(name, false, op, ty, out);
             }
             OperandKind::Register(name) | OperandKind::Identifier(name) => {
                 let Some(symbol) = self.scope.lookup(name) else { return };
@@ -329,12 +502,22 @@ impl Checker<'_, '_, '_> {
                 }
             }
             OperandKind::Component { register, .. } if self.info.words[0] == "mov" => {
-                self.special_register(register, op, ty, out);
+                self.special_register(register, true, op, ty, out);
             }
             OperandKind::Vector if relaxed => {
                 for element in op.elements() {
                     self.operand(index, &element, ty, relaxed, out);
                 }
+            }
+            OperandKind::Integer(text) | OperandKind::Float(text)
+                if !relaxed && ty.is_half_float() =>
+            {
+                out.push((
+                    op.range(),
+                    format!(
+                        "`{opcode}` takes no constant operand (`{text}`): half-precision operands are registers"
+                    ),
+                ))
             }
             OperandKind::Integer(_) if ty.kind == Kind::Float => out.push((
                 op.range(),
@@ -345,7 +528,7 @@ impl Checker<'_, '_, '_> {
             OperandKind::Float(text) => {
                 let hex = text.len() > 1 && matches!(&text[..2], "0f" | "0F" | "0d" | "0D");
                 let bad = match ty.kind {
-                    Kind::Float | Kind::Pred => false,
+                    Kind::Float | Kind::Pred | Kind::HalfPair | Kind::Brain => false,
                     Kind::Bits => !hex,
                     Kind::Signed | Kind::Unsigned => true,
                 };
@@ -370,6 +553,9 @@ fn type_name(ty: Ty) -> String {
         Kind::Unsigned => format!("u{}", ty.bits),
         Kind::Float => format!("f{}", ty.bits),
         Kind::Pred => "pred".to_owned(),
+        Kind::HalfPair => "f16x2".to_owned(),
+        Kind::Brain if ty.bits == 16 => "bf16".to_owned(),
+        Kind::Brain => "bf16x2".to_owned(),
     }
 }
 
@@ -377,6 +563,11 @@ fn wanted(ty: Ty, relaxed: bool) -> String {
     let bits = ty.bits;
     match (ty.kind, relaxed) {
         (Kind::Pred, _) => "a .pred register".to_owned(),
+        (Kind::HalfPair, false) => "a .f16x2 or .b32 register".to_owned(),
+        (Kind::Brain, false) => format!("a .b{bits} register"),
+        (Kind::HalfPair | Kind::Brain, true) => {
+            format!("a bit-size register of at least {bits} bits")
+        }
         (Kind::Float, false) => format!("a .f{bits} or .b{bits} register"),
         (Kind::Float, true) => {
             format!("a .f{bits} register or a bit-size register of at least {bits} bits")
@@ -438,6 +629,59 @@ mod tests {
   mov.b32 %r1, 0f3F800000;
   mov.u32 %r1, 1.5;
 //             ^^^ error: `mov.u32` takes an integer constant here, not the floating-point `1.5`
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn special_register_widths() {
+        check_diagnostics(
+            r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+  .reg .b16 %h<4>;
+  .reg .b32 %r<4>;
+  .reg .f32 %f<4>;
+  mov.s32 %r1, %tid.x;
+  mov.u16 %h1, %ntid.y;
+  mov.u16 %h1, %laneid;
+//             ^^^^^^^ error: `%laneid` is a 32-bit special register; `mov.u16` needs a .b32/.u32/.s32 instruction type
+  mov.f32 %f1, %tid.x;
+//             ^^^^^^ error: `%tid.x` is a 32-bit special register; `mov.f32` needs a .b32/.u32/.s32 instruction type
+  mov.u32 %r1, %tid;
+//             ^^^^ error: `%tid` is a vector special register; read one component (`%tid.x`)
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn half_types_and_counts() {
+        check_diagnostics(
+            r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+  .reg .b16 %h<4>;
+  .reg .f16 %hf<4>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  add.bf16 %h1, %h2, %h3;
+  add.bf16 %hf1, %h2, %h3;
+//         ^^^^ error: `%hf1` is a .f16 register; operand 1 of `add.bf16` needs a .b16 register
+  add.f16x2 %r1, %r2, 0f3F800000;
+//                    ^^^^^^^^^^ error: `add.f16x2` takes no constant operand (`0f3F800000`): half-precision operands are registers
+  popc.b64 %r1, %rd1;
+  popc.b64 %rd1, %rd1;
+//         ^^^^ error: `%rd1` is a .b64 register; operand 1 of `popc.b64` needs a .b32, .s32 or .u32 register
   ret;
 }
 "#,
