@@ -117,3 +117,30 @@ fn usage_errors_exit_2() {
         Some(2)
     );
 }
+
+#[test]
+fn a_reader_that_leaves_early_ends_the_output_without_a_panic() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    // Many diagnostics (every line of a large file checked against an old target), of which
+    // the reader takes a few bytes before closing the pipe, as `| head` does.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ptx-lsp"))
+        .args([
+            "check",
+            "--ptx-version",
+            "6.0",
+            "tests/corpus/nvcc/cub_algorithms_sm_90a.ptx",
+        ])
+        .current_dir(cli_common::root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the ptx-lsp binary runs");
+    let mut head = [0u8; 64];
+    let mut stdout = child.stdout.take().expect("piped");
+    stdout.read_exact(&mut head).expect("some output");
+    drop(stdout);
+    let output = child.wait_with_output().expect("it ends");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(!stderr(&output).contains("panicked"), "{}", stderr(&output));
+}

@@ -114,14 +114,14 @@ pub(super) fn run(args: &CheckArgs) -> ExitCode {
         }
     }
     match args.format {
-        Format::Json => println!(
+        Format::Json => outln!(
             "{}",
             serde_json::to_string_pretty(&json).expect("plain data serializes")
         ),
         Format::Human => {
-            print!("{human}");
+            out!("{human}");
             let files = args.files.len();
-            println!(
+            outln!(
                 "{errors} error{}, {warnings} warning{} in {files} file{}",
                 plural(errors),
                 plural(warnings),

@@ -54,7 +54,7 @@ fn import(path: &Path, cache: &Path, force: bool) -> ExitCode {
     let options = ptx_docs::ImportOptions { force };
     match ptx_docs::import_with(path, cache, &options) {
         Ok(report) => {
-            println!("{report}");
+            outln!("{report}");
             ExitCode::SUCCESS
         }
         Err(error) => {
@@ -73,11 +73,11 @@ fn import(path: &Path, cache: &Path, force: bool) -> ExitCode {
 fn status(cache: &Path) -> ExitCode {
     match ptx_docs::status(cache) {
         Some(status) => {
-            println!("{status}");
+            outln!("{status}");
             ExitCode::SUCCESS
         }
         None => {
-            println!(
+            outln!(
                 "no PTX ISA document imported (cache {}); run `ptx-lsp docs import PATH`",
                 cache.display()
             );

@@ -7,6 +7,20 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+/// `print!` and `println!` for the subcommands' output: a reader that goes away early
+/// (`ptx-lsp check big.ptx | head`) ends the output quietly instead of a panic; the exit
+/// code still reports what was found.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::write_stdout(&format!($($arg)*))
+    };
+}
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::write_stdout(&format!("{}\n", format!($($arg)*)))
+    };
+}
+
 mod check;
 mod docs;
 mod hover;
@@ -117,7 +131,7 @@ fn parse(args: &ParseArgs) -> ExitCode {
     let parse = Parse::new(text);
     if args.stats {
         let stats = parse.stats();
-        println!(
+        outln!(
             "{}: {} nodes, {} ERROR, {} MISSING",
             args.file.display(),
             stats.nodes,
@@ -128,7 +142,28 @@ fn parse(args: &ParseArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     } else {
-        print!("{}", parse.sexp());
+        out!("{}", parse.sexp());
     }
     ExitCode::SUCCESS
+}
+
+/// Writes to standard output; see [`out!`]. Once a write fails (a closed pipe), later
+/// output is dropped.
+pub(crate) fn write_stdout(text: &str) {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static CLOSED: AtomicBool = AtomicBool::new(false);
+    if CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut stdout = std::io::stdout().lock();
+    if let Err(error) = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        CLOSED.store(true, Ordering::Relaxed);
+        if error.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("error: cannot write the output: {error}");
+        }
+    }
 }

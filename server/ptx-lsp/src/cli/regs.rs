@@ -20,19 +20,22 @@ pub fn run(instruction: &str, target: Option<&str>, json: bool) -> ExitCode {
         }
     }
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&counts).expect("plain data serializes")
         );
     } else {
-        println!("{}", counts.instruction);
+        outln!("{}", counts.instruction);
         if counts.vectors.is_empty() {
-            println!("  no vector operands");
+            outln!("  no vector operands");
         }
         for vector in &counts.vectors {
-            println!(
+            outln!(
                 "  operand {}: {} × {}-bit registers ({})",
-                vector.operand, vector.registers, vector.register_bits, vector.explanation
+                vector.operand,
+                vector.registers,
+                vector.register_bits,
+                vector.explanation
             );
         }
     }

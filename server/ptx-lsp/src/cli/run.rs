@@ -160,8 +160,8 @@ pub(super) fn run(args: &RunArgs) -> ExitCode {
     match result {
         Ok(result) => {
             match args.format {
-                Format::Json => println!("{}", json(&result, args.entry.is_some())),
-                Format::Human => print!("{}", human(&result)),
+                Format::Json => outln!("{}", json(&result, args.entry.is_some())),
+                Format::Human => out!("{}", human(&result)),
             }
             ExitCode::SUCCESS
         }
