@@ -122,14 +122,21 @@ fn usage_errors_exit_2() {
 fn a_reader_that_leaves_early_ends_the_output_without_a_panic() {
     use std::io::Read;
     use std::process::{Command, Stdio};
-    // Many diagnostics (every line of a large file checked against an old target), of which
-    // the reader takes a few bytes before closing the pipe, as `| head` does.
+    // About 100 KB of diagnostics (a large file checked against an old version, four times):
+    // more than a pipe holds, of which the reader takes a few bytes before closing the pipe,
+    // as `| head` does.
+    let file = "tests/corpus/nvcc/cub_algorithms_sm_90a.ptx";
     let mut child = Command::new(env!("CARGO_BIN_EXE_ptx-lsp"))
         .args([
             "check",
             "--ptx-version",
             "6.0",
-            "tests/corpus/nvcc/cub_algorithms_sm_90a.ptx",
+            "--format",
+            "json",
+            file,
+            file,
+            file,
+            file,
         ])
         .current_dir(cli_common::root())
         .stdout(Stdio::piped())
