@@ -39,6 +39,7 @@ pub(crate) fn run_all(ctx: &mut Ctx<'_>, mut cache: Option<&mut CheckCache>) {
         }
         match item {
             Item::Statement(Statement::Variable(decl)) => {
+                names::check_variable_type(ctx, &decl);
                 snippet_frame.declare_variable(&decl, &mut duplicates)
             }
             Item::Statement(Statement::Label(label)) => {
@@ -105,6 +106,7 @@ fn check_function<'a>(ctx: &mut Ctx<'a>, scope: &mut Scope<'a>, function: Functi
         .iter()
         .chain(function.parameters().iter())
     {
+        names::check_variable_type(ctx, param);
         params.declare_variable(param, &mut duplicates);
     }
     names::report_duplicates(ctx, duplicates);
@@ -132,6 +134,7 @@ fn check_block<'a>(
         match statement {
             Statement::Instruction(inst) => check_instruction(ctx, scope, inst, flow),
             Statement::Block(inner) => check_block(ctx, scope, inner, flow),
+            Statement::Variable(decl) => names::check_variable_type(ctx, &decl),
             _ => {}
         }
     }

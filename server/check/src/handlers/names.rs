@@ -17,6 +17,53 @@ const PREDEFINED: &[&str] = &["WARP_SZ"];
 /// fails with "Unresolved extern function".
 const SYSTEM_CALLS: &[&str] = &["vprintf", "malloc", "free", "__assertfail"];
 
+/// Types that only instructions take (PTX ISA 5.2.3 alternate floating-point formats;
+/// ptxas 13.5: "Type .e4m3 may only be used as an instruction type", and a syntax error for
+/// `.bf16`, `.bf16x2` and `.tf32`), each with the bit type of its size to declare instead.
+const INSTRUCTION_ONLY_TYPES: &[(&str, &str)] = &[
+    (".bf16", ".b16"),
+    (".bf16x2", ".b32"),
+    (".tf32", ".b32"),
+    (".e4m3", ".b8"),
+    (".e5m2", ".b8"),
+    (".e2m3", ".b8"),
+    (".e3m2", ".b8"),
+    (".e2m1", ".b8"),
+    (".ue8m0", ".b8"),
+    (".ue4m3", ".b8"),
+    (".e4m3x2", ".b16"),
+    (".e5m2x2", ".b16"),
+    (".e2m3x2", ".b16"),
+    (".e3m2x2", ".b16"),
+    (".e2m1x2", ".b8"),
+    (".ue8m0x2", ".b16"),
+    (".s2f6x2", ".b16"),
+];
+
+/// A variable, parameter or register declared with a type only instructions take.
+pub(crate) fn check_variable_type(ctx: &mut Ctx<'_>, decl: &ptx_syntax::VariableDecl<'_>) {
+    let Some(ty) = decl.ty() else { return };
+    let Some((_, instead)) = INSTRUCTION_ONLY_TYPES.iter().find(|(t, _)| *t == ty.text) else {
+        return;
+    };
+    ctx.report(
+        Diagnostic::error(
+            "instruction-only-type",
+            ty.range(),
+            format!(
+                "`{}` is only an instruction type; declare the variable as `{instead}` (same size)",
+                ty.text
+            ),
+        )
+        .section("5.2.3")
+        .with_fix(crate::Fix::replace(
+            format!("Declare as `{instead}`"),
+            ty.range(),
+            *instead,
+        )),
+    );
+}
+
 /// The module's functions and variables.
 pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>) -> Frame<'a> {
     let mut frame = Frame::default();
@@ -25,7 +72,10 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>) -> Frame<'a> {
     let mut externs: Vec<&'a str> = Vec::new();
     for item in ctx.module.items() {
         match item {
-            Item::Variable(decl) => frame.declare_variable(&decl, &mut duplicates),
+            Item::Variable(decl) => {
+                check_variable_type(ctx, &decl);
+                frame.declare_variable(&decl, &mut duplicates)
+            }
             Item::Function(function) => {
                 let Some(name) = function.name() else {
                     continue;
