@@ -15,6 +15,19 @@ use crate::{CheckOptions, Diagnostic};
 #[derive(Debug)]
 pub(crate) struct Resolved {
     pub outcome: MatchOutcome<'static>,
+    /// Whether the matched instruction can take a brace vector anywhere (see
+    /// [`crate::handlers::operands::takes_vectors`]); derived once per spelling.
+    pub takes_vectors: bool,
+}
+
+impl Resolved {
+    pub fn new(outcome: MatchOutcome<'static>) -> Self {
+        let takes_vectors = crate::handlers::operands::takes_vectors(&outcome);
+        Resolved {
+            outcome,
+            takes_vectors,
+        }
+    }
 }
 
 /// One instruction with its parts split out for the handlers.

@@ -17,35 +17,23 @@ const PREDEFINED: &[&str] = &["WARP_SZ"];
 /// fails with "Unresolved extern function".
 const SYSTEM_CALLS: &[&str] = &["vprintf", "malloc", "free", "__assertfail"];
 
-/// Types that only instructions take (PTX ISA 5.2.3 alternate floating-point formats;
-/// ptxas 13.5: "Type .e4m3 may only be used as an instruction type", and a syntax error for
-/// `.bf16`, `.bf16x2` and `.tf32`), each with the bit type of its size to declare instead.
-const INSTRUCTION_ONLY_TYPES: &[(&str, &str)] = &[
-    (".bf16", ".b16"),
-    (".bf16x2", ".b32"),
-    (".tf32", ".b32"),
-    (".e4m3", ".b8"),
-    (".e5m2", ".b8"),
-    (".e2m3", ".b8"),
-    (".e3m2", ".b8"),
-    (".e2m1", ".b8"),
-    (".ue8m0", ".b8"),
-    (".ue4m3", ".b8"),
-    (".e4m3x2", ".b16"),
-    (".e5m2x2", ".b16"),
-    (".e2m3x2", ".b16"),
-    (".e3m2x2", ".b16"),
-    (".e2m1x2", ".b8"),
-    (".ue8m0x2", ".b16"),
-    (".s2f6x2", ".b16"),
-];
+/// Types ptxas 13.5 accepts in a declaration although the knowledge base marks them
+/// instruction-only (5.2.3 lists no `.e2m1x4` variable type; `.reg .e2m1x4 %x;` assembles).
+const DECLARABLE_IN_PTXAS: &[&str] = &[".e2m1x4"];
 
-/// A variable, parameter or register declared with a type only instructions take.
+/// A variable, parameter or register declared with a type only instructions take (the ISA's
+/// types that are not `declarable`; ptxas 13.5: "Type .e4m3 may only be used as an
+/// instruction type", and a syntax error for `.bf16`, `.bf16x2` and `.tf32`). The fix is the
+/// bit type of the same size.
 pub(crate) fn check_variable_type(ctx: &mut Ctx<'_>, decl: &ptx_syntax::VariableDecl<'_>) {
     let Some(ty) = decl.ty() else { return };
-    let Some((_, instead)) = INSTRUCTION_ONLY_TYPES.iter().find(|(t, _)| *t == ty.text) else {
+    let Some(info) = ctx.isa.types().iter().find(|t| t.name == ty.text) else {
         return;
     };
+    if info.declarable || DECLARABLE_IN_PTXAS.contains(&info.name) {
+        return;
+    }
+    let instead = format!(".b{}", info.bits.max(8).next_power_of_two());
     ctx.report(
         Diagnostic::error(
             "instruction-only-type",
@@ -59,7 +47,7 @@ pub(crate) fn check_variable_type(ctx: &mut Ctx<'_>, decl: &ptx_syntax::Variable
         .with_fix(crate::Fix::replace(
             format!("Declare as `{instead}`"),
             ty.range(),
-            *instead,
+            instead,
         )),
     );
 }

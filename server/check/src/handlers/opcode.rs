@@ -63,7 +63,7 @@ pub(crate) fn resolve(isa: &'static Isa, words: &[&str]) -> Resolved {
                 with.push(implied);
                 let retry = isa.match_qualifiers(&with);
                 if !retry.matches.is_empty() {
-                    return Resolved { outcome: retry };
+                    return Resolved::new(retry);
                 }
             }
         }
@@ -73,16 +73,16 @@ pub(crate) fn resolve(isa: &'static Isa, words: &[&str]) -> Resolved {
         Some(MatchError::UnknownOpcode { .. })
     );
     if !outcome.matches.is_empty() || unknown_root {
-        return Resolved { outcome };
+        return Resolved::new(outcome);
     }
     for order in reorderings(isa, words) {
         let refs: Vec<&str> = order.iter().map(String::as_str).collect();
         let retry = isa.match_qualifiers(&refs);
         if !retry.matches.is_empty() {
-            return Resolved { outcome: retry };
+            return Resolved::new(retry);
         }
     }
-    Resolved { outcome }
+    Resolved::new(outcome)
 }
 
 /// Orders of the qualifiers that follow some form's slot order (each qualifier placed at the

@@ -136,8 +136,8 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
 /// qualifier slot is a vector length (`.v2`, `.v4`, `.vec`), the operands are matrix
 /// fragments or texture coordinates (9.7.10, 9.7.11, 9.7.14 to 9.7.16), or `mov` (which packs
 /// and unpacks, 9.7.9.4).
-fn takes_vectors(info: &InstInfo<'_>) -> bool {
-    info.resolved.outcome.matches.iter().any(|m| {
+pub(crate) fn takes_vectors(outcome: &ptx_isa::MatchOutcome<'_>) -> bool {
+    outcome.matches.iter().any(|m| {
         let i = &m.instruction;
         ["9.7.10.", "9.7.11.", "9.7.14.", "9.7.15.", "9.7.16."]
             .iter()
@@ -241,7 +241,7 @@ fn values_fit(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, form: &Form, section: &str
             }
         }
     }
-    if !takes_vectors(info) {
+    if !info.resolved.takes_vectors {
         if let Some((index, vector)) = info
             .operands
             .iter()
