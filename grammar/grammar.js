@@ -41,7 +41,8 @@ const TYPES = [
   '.bf16', '.bf16x2', '.tf32',
   '.e4m3', '.e5m2', '.e4m3x2', '.e5m2x2', '.e2m3', '.e3m2', '.e2m3x2', '.e3m2x2',
   '.e2m1', '.e2m1x2', '.ue8m0', '.ue8m0x2', '.ue4m3',
-  '.s2f6x2',
+  '.e4m3x4', '.e5m2x4', '.e2m3x4', '.e3m2x4', '.e2m1x4',
+  '.u16x2', '.s16x2', '.s2f6x2',
   '.pred',
   '.texref', '.samplerref', '.surfref',
 ];

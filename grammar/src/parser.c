@@ -16,10 +16,10 @@
 
 #define LANGUAGE_VERSION 15
 #define STATE_COUNT 580
-#define LARGE_STATE_COUNT 67
-#define SYMBOL_COUNT 214
+#define LARGE_STATE_COUNT 75
+#define SYMBOL_COUNT 221
 #define ALIAS_COUNT 1
-#define TOKEN_COUNT 137
+#define TOKEN_COUNT 144
 #define EXTERNAL_TOKEN_COUNT 0
 #define FIELD_COUNT 48
 #define MAX_ALIAS_SEQUENCE_LENGTH 12
@@ -113,135 +113,142 @@ enum ts_symbol_identifiers {
   anon_sym_DOTue8m0 = 83,
   anon_sym_DOTue8m0x2 = 84,
   anon_sym_DOTue4m3 = 85,
-  anon_sym_DOTs2f6x2 = 86,
-  anon_sym_DOTpred = 87,
-  anon_sym_DOTtexref = 88,
-  anon_sym_DOTsamplerref = 89,
-  anon_sym_DOTsurfref = 90,
-  anon_sym_DOTv2 = 91,
-  anon_sym_DOTv4 = 92,
-  anon_sym_DOTv8 = 93,
-  anon_sym_DOTv16 = 94,
-  anon_sym_DOTalign = 95,
-  sym_ptr_attribute = 96,
-  anon_sym_DOTattribute = 97,
-  anon_sym_LPAREN2 = 98,
-  anon_sym_DOTmanaged = 99,
-  anon_sym_DOTunified = 100,
-  anon_sym_LT = 101,
-  anon_sym_GT = 102,
-  anon_sym_EQ = 103,
-  anon_sym_LBRACK = 104,
-  anon_sym_RBRACK = 105,
-  anon_sym_AT = 106,
-  anon_sym_BANG = 107,
-  sym_qualifier = 108,
-  anon_sym_PIPE = 109,
-  anon_sym_DOTunified2 = 110,
-  aux_sym_register_component_token1 = 111,
-  anon_sym_LBRACK2 = 112,
-  anon_sym_TILDE = 113,
-  anon_sym_PIPE_PIPE = 114,
-  anon_sym_AMP_AMP = 115,
-  anon_sym_CARET = 116,
-  anon_sym_AMP = 117,
-  anon_sym_EQ_EQ = 118,
-  anon_sym_BANG_EQ = 119,
-  anon_sym_LT2 = 120,
-  anon_sym_LT_EQ = 121,
-  anon_sym_GT_EQ = 122,
-  anon_sym_LT_LT = 123,
-  anon_sym_GT_GT = 124,
-  anon_sym_STAR = 125,
-  anon_sym_SLASH = 126,
-  aux_sym_binary_expression_token1 = 127,
-  anon_sym_QMARK = 128,
-  aux_sym_generic_expression_token1 = 129,
-  sym_register = 130,
-  sym_identifier = 131,
-  sym_integer_literal = 132,
-  sym_float_literal = 133,
-  sym_string_literal = 134,
-  sym_preprocessor_directive = 135,
-  sym_comment = 136,
-  sym_module = 137,
-  sym_version_directive = 138,
-  sym_target_directive = 139,
-  sym_address_size_directive = 140,
-  sym_file_directive = 141,
-  sym_loc_directive = 142,
-  sym_section_directive = 143,
-  sym_data_line = 144,
-  sym_section_offset = 145,
-  sym_dwarf_directive = 146,
-  sym_alias_directive = 147,
-  sym_pragma_directive = 148,
-  sym_function_declaration = 149,
-  sym_function_definition = 150,
-  sym__function_header = 151,
-  sym_linkage = 152,
-  sym_parameter_list = 153,
-  sym_parameter_declaration = 154,
-  sym_function_attribute = 155,
-  sym_block = 156,
-  sym_label_declaration = 157,
-  sym_callprototype_directive = 158,
-  sym_branchtargets_directive = 159,
-  sym_calltargets_directive = 160,
-  sym_variable_declaration = 161,
-  sym__declaration_specifier = 162,
-  sym_state_space = 163,
-  sym_type = 164,
-  sym_vector_type = 165,
-  sym_alignment = 166,
-  sym_attribute_directive = 167,
-  sym_attribute = 168,
-  sym_declarator = 169,
-  sym_array_dimension = 170,
-  sym_initializer_list = 171,
-  sym_sampler_initializer = 172,
-  sym_sampler_field = 173,
-  sym_instruction = 174,
-  sym_predicate_guard = 175,
-  sym_operand_list = 176,
-  sym_register_pair = 177,
-  sym_negated_operand = 178,
-  sym_vector_operand = 179,
-  sym_address_operand = 180,
-  sym_argument_list = 181,
-  sym_sink = 182,
-  sym_register_component = 183,
-  sym_subscript_expression = 184,
-  sym_unary_expression = 185,
-  sym_binary_expression = 186,
-  sym_conditional_expression = 187,
-  sym_parenthesized_expression = 188,
-  sym_generic_expression = 189,
-  sym_mask_expression = 190,
-  aux_sym_module_repeat1 = 191,
-  aux_sym_target_directive_repeat1 = 192,
-  aux_sym_section_directive_repeat1 = 193,
-  aux_sym_data_line_repeat1 = 194,
-  aux_sym_pragma_directive_repeat1 = 195,
-  aux_sym__function_header_repeat1 = 196,
-  aux_sym__function_header_repeat2 = 197,
-  aux_sym_parameter_list_repeat1 = 198,
-  aux_sym_parameter_declaration_repeat1 = 199,
-  aux_sym_function_attribute_repeat1 = 200,
-  aux_sym_block_repeat1 = 201,
-  aux_sym_callprototype_directive_repeat1 = 202,
-  aux_sym_branchtargets_directive_repeat1 = 203,
-  aux_sym_variable_declaration_repeat1 = 204,
-  aux_sym_attribute_directive_repeat1 = 205,
-  aux_sym_attribute_repeat1 = 206,
-  aux_sym_declarator_repeat1 = 207,
-  aux_sym_initializer_list_repeat1 = 208,
-  aux_sym_sampler_initializer_repeat1 = 209,
-  aux_sym__opcode_repeat1 = 210,
-  aux_sym_operand_list_repeat1 = 211,
-  aux_sym_vector_operand_repeat1 = 212,
-  aux_sym_address_operand_repeat1 = 213,
-  alias_sym_section_reference = 214,
+  anon_sym_DOTe4m3x4 = 86,
+  anon_sym_DOTe5m2x4 = 87,
+  anon_sym_DOTe2m3x4 = 88,
+  anon_sym_DOTe3m2x4 = 89,
+  anon_sym_DOTe2m1x4 = 90,
+  anon_sym_DOTu16x2 = 91,
+  anon_sym_DOTs16x2 = 92,
+  anon_sym_DOTs2f6x2 = 93,
+  anon_sym_DOTpred = 94,
+  anon_sym_DOTtexref = 95,
+  anon_sym_DOTsamplerref = 96,
+  anon_sym_DOTsurfref = 97,
+  anon_sym_DOTv2 = 98,
+  anon_sym_DOTv4 = 99,
+  anon_sym_DOTv8 = 100,
+  anon_sym_DOTv16 = 101,
+  anon_sym_DOTalign = 102,
+  sym_ptr_attribute = 103,
+  anon_sym_DOTattribute = 104,
+  anon_sym_LPAREN2 = 105,
+  anon_sym_DOTmanaged = 106,
+  anon_sym_DOTunified = 107,
+  anon_sym_LT = 108,
+  anon_sym_GT = 109,
+  anon_sym_EQ = 110,
+  anon_sym_LBRACK = 111,
+  anon_sym_RBRACK = 112,
+  anon_sym_AT = 113,
+  anon_sym_BANG = 114,
+  sym_qualifier = 115,
+  anon_sym_PIPE = 116,
+  anon_sym_DOTunified2 = 117,
+  aux_sym_register_component_token1 = 118,
+  anon_sym_LBRACK2 = 119,
+  anon_sym_TILDE = 120,
+  anon_sym_PIPE_PIPE = 121,
+  anon_sym_AMP_AMP = 122,
+  anon_sym_CARET = 123,
+  anon_sym_AMP = 124,
+  anon_sym_EQ_EQ = 125,
+  anon_sym_BANG_EQ = 126,
+  anon_sym_LT2 = 127,
+  anon_sym_LT_EQ = 128,
+  anon_sym_GT_EQ = 129,
+  anon_sym_LT_LT = 130,
+  anon_sym_GT_GT = 131,
+  anon_sym_STAR = 132,
+  anon_sym_SLASH = 133,
+  aux_sym_binary_expression_token1 = 134,
+  anon_sym_QMARK = 135,
+  aux_sym_generic_expression_token1 = 136,
+  sym_register = 137,
+  sym_identifier = 138,
+  sym_integer_literal = 139,
+  sym_float_literal = 140,
+  sym_string_literal = 141,
+  sym_preprocessor_directive = 142,
+  sym_comment = 143,
+  sym_module = 144,
+  sym_version_directive = 145,
+  sym_target_directive = 146,
+  sym_address_size_directive = 147,
+  sym_file_directive = 148,
+  sym_loc_directive = 149,
+  sym_section_directive = 150,
+  sym_data_line = 151,
+  sym_section_offset = 152,
+  sym_dwarf_directive = 153,
+  sym_alias_directive = 154,
+  sym_pragma_directive = 155,
+  sym_function_declaration = 156,
+  sym_function_definition = 157,
+  sym__function_header = 158,
+  sym_linkage = 159,
+  sym_parameter_list = 160,
+  sym_parameter_declaration = 161,
+  sym_function_attribute = 162,
+  sym_block = 163,
+  sym_label_declaration = 164,
+  sym_callprototype_directive = 165,
+  sym_branchtargets_directive = 166,
+  sym_calltargets_directive = 167,
+  sym_variable_declaration = 168,
+  sym__declaration_specifier = 169,
+  sym_state_space = 170,
+  sym_type = 171,
+  sym_vector_type = 172,
+  sym_alignment = 173,
+  sym_attribute_directive = 174,
+  sym_attribute = 175,
+  sym_declarator = 176,
+  sym_array_dimension = 177,
+  sym_initializer_list = 178,
+  sym_sampler_initializer = 179,
+  sym_sampler_field = 180,
+  sym_instruction = 181,
+  sym_predicate_guard = 182,
+  sym_operand_list = 183,
+  sym_register_pair = 184,
+  sym_negated_operand = 185,
+  sym_vector_operand = 186,
+  sym_address_operand = 187,
+  sym_argument_list = 188,
+  sym_sink = 189,
+  sym_register_component = 190,
+  sym_subscript_expression = 191,
+  sym_unary_expression = 192,
+  sym_binary_expression = 193,
+  sym_conditional_expression = 194,
+  sym_parenthesized_expression = 195,
+  sym_generic_expression = 196,
+  sym_mask_expression = 197,
+  aux_sym_module_repeat1 = 198,
+  aux_sym_target_directive_repeat1 = 199,
+  aux_sym_section_directive_repeat1 = 200,
+  aux_sym_data_line_repeat1 = 201,
+  aux_sym_pragma_directive_repeat1 = 202,
+  aux_sym__function_header_repeat1 = 203,
+  aux_sym__function_header_repeat2 = 204,
+  aux_sym_parameter_list_repeat1 = 205,
+  aux_sym_parameter_declaration_repeat1 = 206,
+  aux_sym_function_attribute_repeat1 = 207,
+  aux_sym_block_repeat1 = 208,
+  aux_sym_callprototype_directive_repeat1 = 209,
+  aux_sym_branchtargets_directive_repeat1 = 210,
+  aux_sym_variable_declaration_repeat1 = 211,
+  aux_sym_attribute_directive_repeat1 = 212,
+  aux_sym_attribute_repeat1 = 213,
+  aux_sym_declarator_repeat1 = 214,
+  aux_sym_initializer_list_repeat1 = 215,
+  aux_sym_sampler_initializer_repeat1 = 216,
+  aux_sym__opcode_repeat1 = 217,
+  aux_sym_operand_list_repeat1 = 218,
+  aux_sym_vector_operand_repeat1 = 219,
+  aux_sym_address_operand_repeat1 = 220,
+  alias_sym_section_reference = 221,
 };
 
 static const char * const ts_symbol_names[] = {
@@ -331,6 +338,13 @@ static const char * const ts_symbol_names[] = {
   [anon_sym_DOTue8m0] = ".ue8m0",
   [anon_sym_DOTue8m0x2] = ".ue8m0x2",
   [anon_sym_DOTue4m3] = ".ue4m3",
+  [anon_sym_DOTe4m3x4] = ".e4m3x4",
+  [anon_sym_DOTe5m2x4] = ".e5m2x4",
+  [anon_sym_DOTe2m3x4] = ".e2m3x4",
+  [anon_sym_DOTe3m2x4] = ".e3m2x4",
+  [anon_sym_DOTe2m1x4] = ".e2m1x4",
+  [anon_sym_DOTu16x2] = ".u16x2",
+  [anon_sym_DOTs16x2] = ".s16x2",
   [anon_sym_DOTs2f6x2] = ".s2f6x2",
   [anon_sym_DOTpred] = ".pred",
   [anon_sym_DOTtexref] = ".texref",
@@ -549,6 +563,13 @@ static const TSSymbol ts_symbol_map[] = {
   [anon_sym_DOTue8m0] = anon_sym_DOTue8m0,
   [anon_sym_DOTue8m0x2] = anon_sym_DOTue8m0x2,
   [anon_sym_DOTue4m3] = anon_sym_DOTue4m3,
+  [anon_sym_DOTe4m3x4] = anon_sym_DOTe4m3x4,
+  [anon_sym_DOTe5m2x4] = anon_sym_DOTe5m2x4,
+  [anon_sym_DOTe2m3x4] = anon_sym_DOTe2m3x4,
+  [anon_sym_DOTe3m2x4] = anon_sym_DOTe3m2x4,
+  [anon_sym_DOTe2m1x4] = anon_sym_DOTe2m1x4,
+  [anon_sym_DOTu16x2] = anon_sym_DOTu16x2,
+  [anon_sym_DOTs16x2] = anon_sym_DOTs16x2,
   [anon_sym_DOTs2f6x2] = anon_sym_DOTs2f6x2,
   [anon_sym_DOTpred] = anon_sym_DOTpred,
   [anon_sym_DOTtexref] = anon_sym_DOTtexref,
@@ -1022,6 +1043,34 @@ static const TSSymbolMetadata ts_symbol_metadata[] = {
     .named = false,
   },
   [anon_sym_DOTue4m3] = {
+    .visible = true,
+    .named = false,
+  },
+  [anon_sym_DOTe4m3x4] = {
+    .visible = true,
+    .named = false,
+  },
+  [anon_sym_DOTe5m2x4] = {
+    .visible = true,
+    .named = false,
+  },
+  [anon_sym_DOTe2m3x4] = {
+    .visible = true,
+    .named = false,
+  },
+  [anon_sym_DOTe3m2x4] = {
+    .visible = true,
+    .named = false,
+  },
+  [anon_sym_DOTe2m1x4] = {
+    .visible = true,
+    .named = false,
+  },
+  [anon_sym_DOTu16x2] = {
+    .visible = true,
+    .named = false,
+  },
+  [anon_sym_DOTs16x2] = {
     .visible = true,
     .named = false,
   },
@@ -2636,280 +2685,280 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
   eof = lexer->eof(lexer);
   switch (state) {
     case 0:
-      if (eof) ADVANCE(401);
+      if (eof) ADVANCE(403);
       ADVANCE_MAP(
-        '!', 522,
+        '!', 531,
         '"', 9,
-        '#', 576,
-        '%', 371,
-        '&', 541,
-        '(', 509,
-        ')', 440,
-        '*', 549,
-        '+', 422,
-        ',', 404,
-        '-', 423,
-        '.', 98,
-        '/', 550,
-        '0', 564,
-        ':', 453,
-        ';', 431,
-        '<', 513,
-        '=', 517,
-        '>', 515,
-        '?', 552,
-        '@', 520,
-        '[', 536,
-        ']', 519,
-        '^', 540,
-        '_', 455,
-        'f', 355,
-        'g', 144,
-        'i', 239,
-        '{', 411,
-        '|', 525,
-        '}', 412,
-        '~', 537,
+        '#', 585,
+        '%', 373,
+        '&', 550,
+        '(', 518,
+        ')', 442,
+        '*', 558,
+        '+', 424,
+        ',', 406,
+        '-', 425,
+        '.', 100,
+        '/', 559,
+        '0', 573,
+        ':', 455,
+        ';', 433,
+        '<', 522,
+        '=', 526,
+        '>', 524,
+        '?', 561,
+        '@', 529,
+        '[', 545,
+        ']', 528,
+        '^', 549,
+        '_', 457,
+        'f', 357,
+        'g', 146,
+        'i', 241,
+        '{', 413,
+        '|', 534,
+        '}', 414,
+        '~', 546,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
-          lookahead == ' ') SKIP(398);
-      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(566);
+          lookahead == ' ') SKIP(400);
+      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(575);
       END_STATE();
     case 1:
       ADVANCE_MAP(
-        '!', 61,
-        '#', 576,
-        '%', 370,
-        '&', 541,
-        '(', 439,
-        '*', 549,
-        '+', 422,
-        ',', 404,
-        '-', 423,
-        '.', 101,
-        '/', 550,
-        ';', 431,
-        '<', 544,
-        '=', 62,
-        '>', 515,
-        '?', 552,
-        '[', 536,
-        '^', 540,
-        '|', 525,
-        '}', 412,
-        '$', 396,
-        '_', 396,
+        '!', 63,
+        '#', 585,
+        '%', 372,
+        '&', 550,
+        '(', 441,
+        '*', 558,
+        '+', 424,
+        ',', 406,
+        '-', 425,
+        '.', 103,
+        '/', 559,
+        ';', 433,
+        '<', 553,
+        '=', 64,
+        '>', 524,
+        '?', 561,
+        '[', 545,
+        '^', 549,
+        '|', 534,
+        '}', 414,
+        '$', 398,
+        '_', 398,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(2);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(562);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(571);
       END_STATE();
     case 2:
       ADVANCE_MAP(
-        '!', 61,
-        '#', 576,
-        '%', 370,
-        '&', 541,
-        '(', 439,
-        '*', 549,
-        '+', 422,
-        ',', 404,
-        '-', 423,
-        '.', 102,
-        '/', 550,
-        ';', 431,
-        '<', 544,
-        '=', 62,
-        '>', 515,
-        '?', 552,
-        '^', 540,
-        '|', 525,
-        '}', 412,
-        '$', 396,
-        '_', 396,
+        '!', 63,
+        '#', 585,
+        '%', 372,
+        '&', 550,
+        '(', 441,
+        '*', 558,
+        '+', 424,
+        ',', 406,
+        '-', 425,
+        '.', 104,
+        '/', 559,
+        ';', 433,
+        '<', 553,
+        '=', 64,
+        '>', 524,
+        '?', 561,
+        '^', 549,
+        '|', 534,
+        '}', 414,
+        '$', 398,
+        '_', 398,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(2);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(562);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(571);
       END_STATE();
     case 3:
       ADVANCE_MAP(
-        '!', 61,
-        '#', 576,
-        '%', 370,
-        '&', 541,
-        ')', 440,
-        '*', 549,
-        '+', 422,
-        ',', 404,
-        '-', 423,
-        '.', 99,
-        '/', 550,
-        ':', 453,
-        ';', 431,
-        '<', 544,
-        '=', 517,
-        '>', 515,
-        '?', 552,
-        '[', 536,
-        ']', 519,
-        '^', 540,
-        '|', 525,
-        '}', 412,
+        '!', 63,
+        '#', 585,
+        '%', 372,
+        '&', 550,
+        ')', 442,
+        '*', 558,
+        '+', 424,
+        ',', 406,
+        '-', 425,
+        '.', 101,
+        '/', 559,
+        ':', 455,
+        ';', 433,
+        '<', 553,
+        '=', 526,
+        '>', 524,
+        '?', 561,
+        '[', 545,
+        ']', 528,
+        '^', 549,
+        '|', 534,
+        '}', 414,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(4);
       END_STATE();
     case 4:
       ADVANCE_MAP(
-        '!', 61,
-        '#', 576,
-        '%', 370,
-        '&', 541,
-        ')', 440,
-        '*', 549,
-        '+', 422,
-        ',', 404,
-        '-', 423,
-        '/', 550,
-        ':', 453,
-        ';', 431,
-        '<', 544,
-        '=', 517,
-        '>', 515,
-        '?', 552,
-        ']', 519,
-        '^', 540,
-        '|', 525,
-        '}', 412,
+        '!', 63,
+        '#', 585,
+        '%', 372,
+        '&', 550,
+        ')', 442,
+        '*', 558,
+        '+', 424,
+        ',', 406,
+        '-', 425,
+        '/', 559,
+        ':', 455,
+        ';', 433,
+        '<', 553,
+        '=', 526,
+        '>', 524,
+        '?', 561,
+        ']', 528,
+        '^', 549,
+        '|', 534,
+        '}', 414,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(4);
       END_STATE();
     case 5:
       ADVANCE_MAP(
-        '!', 521,
-        '#', 576,
-        '$', 396,
-        '%', 395,
-        '(', 439,
-        ')', 440,
-        '+', 422,
-        ',', 404,
-        '-', 423,
-        '.', 394,
+        '!', 530,
+        '#', 585,
+        '$', 398,
+        '%', 397,
+        '(', 441,
+        ')', 442,
+        '+', 424,
+        ',', 406,
+        '-', 425,
+        '.', 396,
         '/', 11,
-        '0', 564,
-        ':', 453,
-        ';', 431,
-        '<', 512,
-        '=', 516,
-        '>', 514,
-        '[', 518,
-        ']', 519,
-        '_', 456,
-        'g', 557,
-        '{', 411,
-        '|', 524,
-        '}', 412,
-        '~', 537,
+        '0', 573,
+        ':', 455,
+        ';', 433,
+        '<', 521,
+        '=', 525,
+        '>', 523,
+        '[', 527,
+        ']', 528,
+        '_', 458,
+        'g', 566,
+        '{', 413,
+        '|', 533,
+        '}', 414,
+        '~', 546,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(6);
-      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(566);
+      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(575);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(562);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(571);
       END_STATE();
     case 6:
       ADVANCE_MAP(
-        '!', 521,
-        '#', 576,
-        '$', 396,
-        '%', 395,
-        '(', 439,
-        ')', 440,
-        '+', 422,
-        ',', 404,
-        '-', 423,
+        '!', 530,
+        '#', 585,
+        '$', 398,
+        '%', 397,
+        '(', 441,
+        ')', 442,
+        '+', 424,
+        ',', 406,
+        '-', 425,
         '/', 11,
-        '0', 564,
-        ':', 453,
-        ';', 431,
-        '=', 516,
-        '>', 514,
-        '[', 518,
-        ']', 519,
-        '_', 456,
-        'g', 557,
-        '{', 411,
-        '|', 524,
-        '}', 412,
-        '~', 537,
+        '0', 573,
+        ':', 455,
+        ';', 433,
+        '=', 525,
+        '>', 523,
+        '[', 527,
+        ']', 528,
+        '_', 458,
+        'g', 566,
+        '{', 413,
+        '|', 533,
+        '}', 414,
+        '~', 546,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(6);
-      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(566);
+      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(575);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(562);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(571);
       END_STATE();
     case 7:
       ADVANCE_MAP(
-        '!', 521,
-        '#', 576,
-        '%', 395,
-        '(', 439,
-        '+', 422,
-        '-', 423,
-        '.', 393,
+        '!', 530,
+        '#', 585,
+        '%', 397,
+        '(', 441,
+        '+', 424,
+        '-', 425,
+        '.', 395,
         '/', 11,
-        '0', 564,
-        'g', 557,
-        '~', 537,
-        '$', 396,
-        '_', 396,
+        '0', 573,
+        'g', 566,
+        '~', 546,
+        '$', 398,
+        '_', 398,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(7);
-      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(566);
+      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(575);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(562);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(571);
       END_STATE();
     case 8:
       ADVANCE_MAP(
-        '!', 521,
-        '#', 576,
-        '%', 395,
-        '(', 439,
-        '.', 84,
+        '!', 530,
+        '#', 585,
+        '%', 397,
+        '(', 441,
+        '.', 86,
         '/', 11,
-        ';', 431,
-        '{', 411,
-        '$', 396,
-        '_', 396,
+        ';', 433,
+        '{', 413,
+        '$', 398,
+        '_', 398,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(8);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(562);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(571);
       END_STATE();
     case 9:
-      if (lookahead == '"') ADVANCE(575);
-      if (lookahead == '\\') ADVANCE(397);
+      if (lookahead == '"') ADVANCE(584);
+      if (lookahead == '\\') ADVANCE(399);
       if (lookahead != 0 &&
           lookahead != '\n') ADVANCE(9);
       END_STATE();
     case 10:
-      if (lookahead == '(') ADVANCE(553);
+      if (lookahead == '(') ADVANCE(562);
       END_STATE();
     case 11:
       if (lookahead == '*') ADVANCE(13);
-      if (lookahead == '/') ADVANCE(578);
+      if (lookahead == '/') ADVANCE(587);
       END_STATE();
     case 12:
       if (lookahead == '*') ADVANCE(12);
-      if (lookahead == '/') ADVANCE(577);
+      if (lookahead == '/') ADVANCE(586);
       if (lookahead != 0) ADVANCE(13);
       END_STATE();
     case 13:
@@ -2917,1258 +2966,1259 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead != 0) ADVANCE(13);
       END_STATE();
     case 14:
-      if (lookahead == '.') ADVANCE(573);
+      if (lookahead == '.') ADVANCE(582);
       if (lookahead == 'E' ||
-          lookahead == 'e') ADVANCE(372);
+          lookahead == 'e') ADVANCE(374);
       if (('0' <= lookahead && lookahead <= '9')) ADVANCE(14);
       END_STATE();
     case 15:
-      if (lookahead == '0') ADVANCE(494);
+      if (lookahead == '0') ADVANCE(496);
       END_STATE();
     case 16:
-      if (lookahead == '1') ADVANCE(52);
+      if (lookahead == '1') ADVANCE(54);
       if (lookahead == '3') ADVANCE(27);
-      if (lookahead == '6') ADVANCE(47);
-      if (lookahead == 'i') ADVANCE(215);
-      if (lookahead == 'u') ADVANCE(252);
+      if (lookahead == '6') ADVANCE(49);
+      if (lookahead == 'i') ADVANCE(217);
+      if (lookahead == 'u') ADVANCE(254);
       END_STATE();
     case 17:
       if (lookahead == '1') ADVANCE(33);
       if (lookahead == '3') ADVANCE(34);
-      if (lookahead == '6') ADVANCE(50);
-      if (lookahead == '8') ADVANCE(414);
+      if (lookahead == '6') ADVANCE(52);
+      if (lookahead == '8') ADVANCE(416);
       END_STATE();
     case 18:
       if (lookahead == '1') ADVANCE(33);
       if (lookahead == '3') ADVANCE(34);
-      if (lookahead == '6') ADVANCE(50);
-      if (lookahead == '8') ADVANCE(414);
+      if (lookahead == '6') ADVANCE(52);
+      if (lookahead == '8') ADVANCE(416);
       if (lookahead == 'f') ADVANCE(24);
-      if (lookahead == 'l') ADVANCE(266);
-      if (lookahead == 'r') ADVANCE(93);
+      if (lookahead == 'l') ADVANCE(268);
+      if (lookahead == 'r') ADVANCE(95);
       END_STATE();
     case 19:
-      if (lookahead == '1') ADVANCE(492);
-      if (lookahead == '3') ADVANCE(488);
+      if (lookahead == '1') ADVANCE(494);
+      if (lookahead == '3') ADVANCE(490);
       END_STATE();
     case 20:
       ADVANCE_MAP(
-        '1', 53,
-        '2', 175,
+        '1', 55,
+        '2', 177,
         '3', 28,
-        '6', 48,
-        '8', 467,
-        'a', 226,
-        'e', 112,
-        'h', 90,
-        'r', 142,
-        'u', 287,
+        '6', 50,
+        '8', 469,
+        'a', 228,
+        'e', 114,
+        'h', 92,
+        'r', 144,
+        'u', 289,
       );
       END_STATE();
     case 21:
-      if (lookahead == '1') ADVANCE(54);
+      if (lookahead == '1') ADVANCE(56);
       if (lookahead == '3') ADVANCE(29);
-      if (lookahead == '6') ADVANCE(49);
-      if (lookahead == '8') ADVANCE(471);
-      if (lookahead == 'e') ADVANCE(51);
-      if (lookahead == 'n') ADVANCE(191);
+      if (lookahead == '6') ADVANCE(51);
+      if (lookahead == '8') ADVANCE(473);
+      if (lookahead == 'e') ADVANCE(53);
+      if (lookahead == 'n') ADVANCE(193);
       END_STATE();
     case 22:
-      if (lookahead == '1') ADVANCE(54);
+      if (lookahead == '1') ADVANCE(56);
       if (lookahead == '3') ADVANCE(29);
-      if (lookahead == '6') ADVANCE(49);
-      if (lookahead == '8') ADVANCE(471);
-      if (lookahead == 'e') ADVANCE(51);
-      if (lookahead == 'n') ADVANCE(205);
+      if (lookahead == '6') ADVANCE(51);
+      if (lookahead == '8') ADVANCE(473);
+      if (lookahead == 'e') ADVANCE(53);
+      if (lookahead == 'n') ADVANCE(207);
       END_STATE();
     case 23:
-      if (lookahead == '1') ADVANCE(55);
-      if (lookahead == '2') ADVANCE(502);
-      if (lookahead == '4') ADVANCE(503);
-      if (lookahead == '8') ADVANCE(504);
-      if (lookahead == 'e') ADVANCE(306);
-      if (lookahead == 'i') ADVANCE(319);
+      if (lookahead == '1') ADVANCE(57);
+      if (lookahead == '2') ADVANCE(511);
+      if (lookahead == '4') ADVANCE(512);
+      if (lookahead == '8') ADVANCE(513);
+      if (lookahead == 'e') ADVANCE(308);
+      if (lookahead == 'i') ADVANCE(321);
       END_STATE();
     case 24:
-      if (lookahead == '1') ADVANCE(57);
+      if (lookahead == '1') ADVANCE(59);
       END_STATE();
     case 25:
-      if (lookahead == '1') ADVANCE(56);
+      if (lookahead == '1') ADVANCE(58);
       if (lookahead == '3') ADVANCE(34);
-      if (lookahead == '6') ADVANCE(50);
-      if (lookahead == '8') ADVANCE(414);
+      if (lookahead == '6') ADVANCE(52);
+      if (lookahead == '8') ADVANCE(416);
       END_STATE();
     case 26:
-      if (lookahead == '2') ADVANCE(225);
-      if (lookahead == '3') ADVANCE(234);
-      if (lookahead == '4') ADVANCE(231);
-      if (lookahead == '5') ADVANCE(236);
-      if (lookahead == 'n') ADVANCE(341);
-      if (lookahead == 'x') ADVANCE(276);
+      if (lookahead == '2') ADVANCE(227);
+      if (lookahead == '3') ADVANCE(236);
+      if (lookahead == '4') ADVANCE(233);
+      if (lookahead == '5') ADVANCE(238);
+      if (lookahead == 'n') ADVANCE(343);
+      if (lookahead == 'x') ADVANCE(278);
       END_STATE();
     case 27:
-      if (lookahead == '2') ADVANCE(479);
+      if (lookahead == '2') ADVANCE(481);
       END_STATE();
     case 28:
-      if (lookahead == '2') ADVANCE(469);
+      if (lookahead == '2') ADVANCE(471);
       END_STATE();
     case 29:
-      if (lookahead == '2') ADVANCE(473);
+      if (lookahead == '2') ADVANCE(475);
       END_STATE();
     case 30:
-      if (lookahead == '2') ADVANCE(489);
-      END_STATE();
-    case 31:
-      if (lookahead == '2') ADVANCE(485);
-      END_STATE();
-    case 32:
-      if (lookahead == '2') ADVANCE(483);
-      END_STATE();
-    case 33:
-      if (lookahead == '2') ADVANCE(59);
-      if (lookahead == '6') ADVANCE(416);
-      END_STATE();
-    case 34:
-      if (lookahead == '2') ADVANCE(418);
-      END_STATE();
-    case 35:
-      if (lookahead == '2') ADVANCE(478);
-      END_STATE();
-    case 36:
-      if (lookahead == '2') ADVANCE(493);
-      END_STATE();
-    case 37:
-      if (lookahead == '2') ADVANCE(490);
-      END_STATE();
-    case 38:
       if (lookahead == '2') ADVANCE(491);
       END_STATE();
-    case 39:
-      if (lookahead == '2') ADVANCE(486);
-      END_STATE();
-    case 40:
+    case 31:
       if (lookahead == '2') ADVANCE(487);
       END_STATE();
+    case 32:
+      if (lookahead == '2') ADVANCE(485);
+      END_STATE();
+    case 33:
+      if (lookahead == '2') ADVANCE(61);
+      if (lookahead == '6') ADVANCE(418);
+      END_STATE();
+    case 34:
+      if (lookahead == '2') ADVANCE(420);
+      END_STATE();
+    case 35:
+      if (lookahead == '2') ADVANCE(480);
+      END_STATE();
+    case 36:
+      if (lookahead == '2') ADVANCE(505);
+      END_STATE();
+    case 37:
+      if (lookahead == '2') ADVANCE(504);
+      END_STATE();
+    case 38:
+      if (lookahead == '2') ADVANCE(495);
+      if (lookahead == '4') ADVANCE(503);
+      END_STATE();
+    case 39:
+      if (lookahead == '2') ADVANCE(492);
+      if (lookahead == '4') ADVANCE(501);
+      END_STATE();
+    case 40:
+      if (lookahead == '2') ADVANCE(493);
+      if (lookahead == '4') ADVANCE(502);
+      END_STATE();
     case 41:
-      if (lookahead == '2') ADVANCE(497);
+      if (lookahead == '2') ADVANCE(488);
+      if (lookahead == '4') ADVANCE(499);
       END_STATE();
     case 42:
-      if (lookahead == '2') ADVANCE(495);
+      if (lookahead == '2') ADVANCE(489);
+      if (lookahead == '4') ADVANCE(500);
       END_STATE();
     case 43:
-      if (lookahead == '2') ADVANCE(482);
+      if (lookahead == '2') ADVANCE(506);
       END_STATE();
     case 44:
-      if (lookahead == '3') ADVANCE(484);
+      if (lookahead == '2') ADVANCE(497);
       END_STATE();
     case 45:
-      if (lookahead == '3') ADVANCE(496);
+      if (lookahead == '2') ADVANCE(484);
       END_STATE();
     case 46:
-      if (lookahead == '3') ADVANCE(32);
+      if (lookahead == '3') ADVANCE(486);
       END_STATE();
     case 47:
-      if (lookahead == '4') ADVANCE(480);
+      if (lookahead == '3') ADVANCE(498);
       END_STATE();
     case 48:
-      if (lookahead == '4') ADVANCE(470);
+      if (lookahead == '3') ADVANCE(32);
       END_STATE();
     case 49:
-      if (lookahead == '4') ADVANCE(474);
+      if (lookahead == '4') ADVANCE(482);
       END_STATE();
     case 50:
-      if (lookahead == '4') ADVANCE(420);
+      if (lookahead == '4') ADVANCE(472);
       END_STATE();
     case 51:
-      if (lookahead == '4') ADVANCE(233);
-      if (lookahead == '8') ADVANCE(227);
+      if (lookahead == '4') ADVANCE(476);
       END_STATE();
     case 52:
-      if (lookahead == '6') ADVANCE(477);
+      if (lookahead == '4') ADVANCE(422);
       END_STATE();
     case 53:
-      if (lookahead == '6') ADVANCE(468);
+      if (lookahead == '4') ADVANCE(235);
+      if (lookahead == '8') ADVANCE(229);
       END_STATE();
     case 54:
-      if (lookahead == '6') ADVANCE(472);
+      if (lookahead == '6') ADVANCE(479);
       END_STATE();
     case 55:
-      if (lookahead == '6') ADVANCE(505);
+      if (lookahead == '6') ADVANCE(470);
       END_STATE();
     case 56:
-      if (lookahead == '6') ADVANCE(416);
+      if (lookahead == '6') ADVANCE(474);
       END_STATE();
     case 57:
-      if (lookahead == '6') ADVANCE(481);
+      if (lookahead == '6') ADVANCE(514);
       END_STATE();
     case 58:
-      if (lookahead == '6') ADVANCE(366);
+      if (lookahead == '6') ADVANCE(418);
       END_STATE();
     case 59:
-      if (lookahead == '8') ADVANCE(475);
+      if (lookahead == '6') ADVANCE(483);
       END_STATE();
     case 60:
-      if (lookahead == ':') ADVANCE(394);
+      if (lookahead == '6') ADVANCE(368);
       END_STATE();
     case 61:
-      if (lookahead == '=') ADVANCE(543);
+      if (lookahead == '8') ADVANCE(477);
       END_STATE();
     case 62:
-      if (lookahead == '=') ADVANCE(542);
+      if (lookahead == ':') ADVANCE(396);
       END_STATE();
     case 63:
-      if (lookahead == 'A') ADVANCE(66);
+      if (lookahead == '=') ADVANCE(552);
       END_STATE();
     case 64:
-      if (lookahead == 'D') ADVANCE(67);
+      if (lookahead == '=') ADVANCE(551);
       END_STATE();
     case 65:
-      if (lookahead == 'F') ADVANCE(424);
+      if (lookahead == 'A') ADVANCE(68);
       END_STATE();
     case 66:
-      if (lookahead == 'R') ADVANCE(65);
+      if (lookahead == 'D') ADVANCE(69);
       END_STATE();
     case 67:
-      if (lookahead == 'W') ADVANCE(63);
+      if (lookahead == 'F') ADVANCE(426);
       END_STATE();
     case 68:
-      if (lookahead == '_') ADVANCE(278);
+      if (lookahead == 'R') ADVANCE(67);
       END_STATE();
     case 69:
-      if (lookahead == '_') ADVANCE(88);
+      if (lookahead == 'W') ADVANCE(65);
       END_STATE();
     case 70:
-      if (lookahead == '_') ADVANCE(256);
+      if (lookahead == '_') ADVANCE(280);
       END_STATE();
     case 71:
-      if (lookahead == '_') ADVANCE(325);
+      if (lookahead == '_') ADVANCE(90);
       END_STATE();
     case 72:
-      if (lookahead == 'a') ADVANCE(249);
-      if (lookahead == 'i') ADVANCE(258);
+      if (lookahead == '_') ADVANCE(258);
       END_STATE();
     case 73:
-      if (lookahead == 'a') ADVANCE(183);
+      if (lookahead == '_') ADVANCE(327);
       END_STATE();
     case 74:
-      if (lookahead == 'a') ADVANCE(183);
-      if (lookahead == 'e') ADVANCE(124);
+      if (lookahead == 'a') ADVANCE(251);
+      if (lookahead == 'i') ADVANCE(260);
       END_STATE();
     case 75:
-      if (lookahead == 'a') ADVANCE(432);
+      if (lookahead == 'a') ADVANCE(185);
       END_STATE();
     case 76:
-      ADVANCE_MAP(
-        'a', 105,
-        'b', 18,
-        'c', 77,
-        'e', 26,
-        'f', 16,
-        'g', 218,
-        'l', 260,
-        'm', 72,
-        'n', 261,
-        'p', 78,
-        'r', 137,
-        's', 20,
-        't', 82,
-        'u', 22,
-        'v', 23,
-        'w', 159,
-      );
+      if (lookahead == 'a') ADVANCE(185);
+      if (lookahead == 'e') ADVANCE(126);
       END_STATE();
     case 77:
-      if (lookahead == 'a') ADVANCE(216);
-      if (lookahead == 'o') ADVANCE(235);
+      if (lookahead == 'a') ADVANCE(434);
       END_STATE();
     case 78:
-      if (lookahead == 'a') ADVANCE(288);
-      if (lookahead == 'r') ADVANCE(74);
-      if (lookahead == 't') ADVANCE(282);
-      END_STATE();
-    case 79:
-      if (lookahead == 'a') ADVANCE(277);
-      END_STATE();
-    case 80:
-      if (lookahead == 'a') ADVANCE(207);
-      END_STATE();
-    case 81:
-      if (lookahead == 'a') ADVANCE(363);
-      if (lookahead == 'i') ADVANCE(258);
-      END_STATE();
-    case 82:
-      if (lookahead == 'a') ADVANCE(289);
-      if (lookahead == 'e') ADVANCE(364);
-      if (lookahead == 'f') ADVANCE(46);
-      END_STATE();
-    case 83:
-      if (lookahead == 'a') ADVANCE(315);
-      if (lookahead == 'g') ADVANCE(248);
-      END_STATE();
-    case 84:
-      if (lookahead == 'a') ADVANCE(104);
-      if (lookahead == 'b') ADVANCE(220);
-      if (lookahead == 'e') ADVANCE(365);
-      if (lookahead == 'm') ADVANCE(81);
-      if (lookahead == 'n') ADVANCE(261);
-      if (lookahead == 'p') ADVANCE(301);
-      if (lookahead == 'r') ADVANCE(141);
-      END_STATE();
-    case 85:
-      if (lookahead == 'a') ADVANCE(228);
-      END_STATE();
-    case 86:
-      if (lookahead == 'a') ADVANCE(210);
-      END_STATE();
-    case 87:
-      if (lookahead == 'a') ADVANCE(238);
-      END_STATE();
-    case 88:
-      if (lookahead == 'a') ADVANCE(334);
-      END_STATE();
-    case 89:
-      if (lookahead == 'a') ADVANCE(246);
-      END_STATE();
-    case 90:
-      if (lookahead == 'a') ADVANCE(293);
-      END_STATE();
-    case 91:
-      if (lookahead == 'a') ADVANCE(184);
-      END_STATE();
-    case 92:
-      if (lookahead == 'a') ADVANCE(310);
-      END_STATE();
-    case 93:
-      if (lookahead == 'a') ADVANCE(255);
-      END_STATE();
-    case 94:
-      if (lookahead == 'a') ADVANCE(305);
-      END_STATE();
-    case 95:
-      if (lookahead == 'a') ADVANCE(279);
-      END_STATE();
-    case 96:
-      if (lookahead == 'a') ADVANCE(312);
-      END_STATE();
-    case 97:
-      if (lookahead == 'a') ADVANCE(280);
-      END_STATE();
-    case 98:
       ADVANCE_MAP(
-        'b', 528,
-        'c', 77,
+        'a', 107,
+        'b', 18,
+        'c', 79,
         'e', 26,
         'f', 16,
-        'h', 374,
-        'l', 260,
-        'm', 72,
-        'n', 261,
-        'p', 78,
+        'g', 220,
+        'l', 262,
+        'm', 74,
+        'n', 263,
+        'p', 80,
+        'r', 139,
         's', 20,
-        't', 82,
+        't', 84,
+        'u', 22,
+        'v', 23,
+        'w', 161,
+      );
+      END_STATE();
+    case 79:
+      if (lookahead == 'a') ADVANCE(218);
+      if (lookahead == 'o') ADVANCE(237);
+      END_STATE();
+    case 80:
+      if (lookahead == 'a') ADVANCE(290);
+      if (lookahead == 'r') ADVANCE(76);
+      if (lookahead == 't') ADVANCE(284);
+      END_STATE();
+    case 81:
+      if (lookahead == 'a') ADVANCE(279);
+      END_STATE();
+    case 82:
+      if (lookahead == 'a') ADVANCE(209);
+      END_STATE();
+    case 83:
+      if (lookahead == 'a') ADVANCE(365);
+      if (lookahead == 'i') ADVANCE(260);
+      END_STATE();
+    case 84:
+      if (lookahead == 'a') ADVANCE(291);
+      if (lookahead == 'e') ADVANCE(366);
+      if (lookahead == 'f') ADVANCE(48);
+      END_STATE();
+    case 85:
+      if (lookahead == 'a') ADVANCE(317);
+      if (lookahead == 'g') ADVANCE(250);
+      END_STATE();
+    case 86:
+      if (lookahead == 'a') ADVANCE(106);
+      if (lookahead == 'b') ADVANCE(222);
+      if (lookahead == 'e') ADVANCE(367);
+      if (lookahead == 'm') ADVANCE(83);
+      if (lookahead == 'n') ADVANCE(263);
+      if (lookahead == 'p') ADVANCE(303);
+      if (lookahead == 'r') ADVANCE(143);
+      END_STATE();
+    case 87:
+      if (lookahead == 'a') ADVANCE(230);
+      END_STATE();
+    case 88:
+      if (lookahead == 'a') ADVANCE(212);
+      END_STATE();
+    case 89:
+      if (lookahead == 'a') ADVANCE(240);
+      END_STATE();
+    case 90:
+      if (lookahead == 'a') ADVANCE(336);
+      END_STATE();
+    case 91:
+      if (lookahead == 'a') ADVANCE(248);
+      END_STATE();
+    case 92:
+      if (lookahead == 'a') ADVANCE(295);
+      END_STATE();
+    case 93:
+      if (lookahead == 'a') ADVANCE(186);
+      END_STATE();
+    case 94:
+      if (lookahead == 'a') ADVANCE(312);
+      END_STATE();
+    case 95:
+      if (lookahead == 'a') ADVANCE(257);
+      END_STATE();
+    case 96:
+      if (lookahead == 'a') ADVANCE(307);
+      END_STATE();
+    case 97:
+      if (lookahead == 'a') ADVANCE(281);
+      END_STATE();
+    case 98:
+      if (lookahead == 'a') ADVANCE(314);
+      END_STATE();
+    case 99:
+      if (lookahead == 'a') ADVANCE(282);
+      END_STATE();
+    case 100:
+      ADVANCE_MAP(
+        'b', 537,
+        'c', 79,
+        'e', 26,
+        'f', 16,
+        'h', 376,
+        'l', 262,
+        'm', 74,
+        'n', 263,
+        'p', 80,
+        's', 20,
+        't', 84,
         'u', 21,
         'v', 23,
       );
       if (lookahead == 'a' ||
           lookahead == 'g' ||
-          ('r' <= lookahead && lookahead <= 'z')) ADVANCE(527);
+          ('r' <= lookahead && lookahead <= 'z')) ADVANCE(536);
       END_STATE();
-    case 99:
-      if (lookahead == 'b') ADVANCE(535);
-      if (lookahead == 'h') ADVANCE(374);
+    case 101:
+      if (lookahead == 'b') ADVANCE(544);
+      if (lookahead == 'h') ADVANCE(376);
       if (lookahead == 'a' ||
           lookahead == 'g' ||
           lookahead == 'r' ||
-          ('w' <= lookahead && lookahead <= 'z')) ADVANCE(527);
+          ('w' <= lookahead && lookahead <= 'z')) ADVANCE(536);
       END_STATE();
-    case 100:
+    case 102:
       ADVANCE_MAP(
         'b', 17,
-        'c', 77,
+        'c', 79,
         'e', 26,
         'f', 16,
-        'l', 260,
-        'm', 72,
-        'n', 261,
-        'p', 78,
+        'l', 262,
+        'm', 74,
+        'n', 263,
+        'p', 80,
         's', 20,
-        't', 82,
+        't', 84,
         'u', 22,
         'v', 23,
       );
       END_STATE();
-    case 101:
-      if (lookahead == 'b') ADVANCE(529);
-      if (lookahead == 'h') ADVANCE(374);
-      if (lookahead == 'u') ADVANCE(240);
+    case 103:
+      if (lookahead == 'b') ADVANCE(538);
+      if (lookahead == 'h') ADVANCE(376);
+      if (lookahead == 'u') ADVANCE(242);
       if (lookahead == 'a' ||
           lookahead == 'g' ||
           lookahead == 'r' ||
-          ('w' <= lookahead && lookahead <= 'z')) ADVANCE(527);
-      END_STATE();
-    case 102:
-      if (lookahead == 'b') ADVANCE(25);
-      END_STATE();
-    case 103:
-      if (lookahead == 'b') ADVANCE(357);
+          ('w' <= lookahead && lookahead <= 'z')) ADVANCE(536);
       END_STATE();
     case 104:
-      if (lookahead == 'b') ADVANCE(193);
+      if (lookahead == 'b') ADVANCE(25);
       END_STATE();
     case 105:
-      if (lookahead == 'b') ADVANCE(193);
-      if (lookahead == 'd') ADVANCE(132);
-      if (lookahead == 'l') ADVANCE(189);
-      if (lookahead == 't') ADVANCE(343);
+      if (lookahead == 'b') ADVANCE(359);
       END_STATE();
     case 106:
-      if (lookahead == 'b') ADVANCE(86);
+      if (lookahead == 'b') ADVANCE(195);
       END_STATE();
     case 107:
-      if (lookahead == 'b') ADVANCE(219);
+      if (lookahead == 'b') ADVANCE(195);
+      if (lookahead == 'd') ADVANCE(134);
+      if (lookahead == 'l') ADVANCE(191);
+      if (lookahead == 't') ADVANCE(345);
       END_STATE();
     case 108:
-      if (lookahead == 'c') ADVANCE(407);
+      if (lookahead == 'b') ADVANCE(88);
       END_STATE();
     case 109:
-      if (lookahead == 'c') ADVANCE(434);
+      if (lookahead == 'b') ADVANCE(221);
       END_STATE();
     case 110:
-      if (lookahead == 'c') ADVANCE(10);
+      if (lookahead == 'c') ADVANCE(409);
       END_STATE();
     case 111:
-      if (lookahead == 'c') ADVANCE(187);
+      if (lookahead == 'c') ADVANCE(436);
       END_STATE();
     case 112:
-      if (lookahead == 'c') ADVANCE(338);
+      if (lookahead == 'c') ADVANCE(10);
       END_STATE();
     case 113:
-      if (lookahead == 'c') ADVANCE(208);
+      if (lookahead == 'c') ADVANCE(189);
       END_STATE();
     case 114:
-      if (lookahead == 'c') ADVANCE(339);
-      if (lookahead == 'r') ADVANCE(148);
-      if (lookahead == 't') ADVANCE(196);
+      if (lookahead == 'c') ADVANCE(340);
       END_STATE();
     case 115:
-      if (lookahead == 'c') ADVANCE(212);
-      if (lookahead == 'n') ADVANCE(114);
+      if (lookahead == 'c') ADVANCE(210);
       END_STATE();
     case 116:
-      if (lookahead == 'c') ADVANCE(198);
+      if (lookahead == 'c') ADVANCE(341);
+      if (lookahead == 'r') ADVANCE(150);
+      if (lookahead == 't') ADVANCE(198);
       END_STATE();
     case 117:
-      if (lookahead == 'c') ADVANCE(271);
+      if (lookahead == 'c') ADVANCE(214);
+      if (lookahead == 'n') ADVANCE(116);
       END_STATE();
     case 118:
-      if (lookahead == 'c') ADVANCE(352);
+      if (lookahead == 'c') ADVANCE(200);
       END_STATE();
     case 119:
-      if (lookahead == 'c') ADVANCE(351);
+      if (lookahead == 'c') ADVANCE(273);
       END_STATE();
     case 120:
-      if (lookahead == 'c') ADVANCE(222);
+      if (lookahead == 'c') ADVANCE(354);
       END_STATE();
     case 121:
       if (lookahead == 'c') ADVANCE(353);
-      if (lookahead == 't') ADVANCE(199);
       END_STATE();
     case 122:
-      if (lookahead == 'c') ADVANCE(223);
-      END_STATE();
-    case 123:
       if (lookahead == 'c') ADVANCE(224);
       END_STATE();
+    case 123:
+      if (lookahead == 'c') ADVANCE(355);
+      if (lookahead == 't') ADVANCE(201);
+      END_STATE();
     case 124:
-      if (lookahead == 'd') ADVANCE(498);
+      if (lookahead == 'c') ADVANCE(225);
       END_STATE();
     case 125:
-      if (lookahead == 'd') ADVANCE(465);
+      if (lookahead == 'c') ADVANCE(226);
       END_STATE();
     case 126:
-      if (lookahead == 'd') ADVANCE(69);
+      if (lookahead == 'd') ADVANCE(507);
       END_STATE();
     case 127:
-      if (lookahead == 'd') ADVANCE(510);
+      if (lookahead == 'd') ADVANCE(467);
       END_STATE();
     case 128:
-      if (lookahead == 'd') ADVANCE(442);
+      if (lookahead == 'd') ADVANCE(71);
       END_STATE();
     case 129:
-      if (lookahead == 'd') ADVANCE(526);
+      if (lookahead == 'd') ADVANCE(519);
       END_STATE();
     case 130:
-      if (lookahead == 'd') ADVANCE(511);
+      if (lookahead == 'd') ADVANCE(444);
       END_STATE();
     case 131:
-      if (lookahead == 'd') ADVANCE(443);
+      if (lookahead == 'd') ADVANCE(535);
       END_STATE();
     case 132:
-      if (lookahead == 'd') ADVANCE(303);
+      if (lookahead == 'd') ADVANCE(520);
       END_STATE();
     case 133:
-      if (lookahead == 'e') ADVANCE(406);
+      if (lookahead == 'd') ADVANCE(445);
       END_STATE();
     case 134:
-      if (lookahead == 'e') ADVANCE(436);
+      if (lookahead == 'd') ADVANCE(305);
       END_STATE();
     case 135:
       if (lookahead == 'e') ADVANCE(408);
       END_STATE();
     case 136:
-      if (lookahead == 'e') ADVANCE(454);
+      if (lookahead == 'e') ADVANCE(438);
       END_STATE();
     case 137:
-      if (lookahead == 'e') ADVANCE(181);
+      if (lookahead == 'e') ADVANCE(410);
       END_STATE();
     case 138:
-      if (lookahead == 'e') ADVANCE(508);
+      if (lookahead == 'e') ADVANCE(456);
       END_STATE();
     case 139:
-      if (lookahead == 'e') ADVANCE(451);
+      if (lookahead == 'e') ADVANCE(183);
       END_STATE();
     case 140:
-      if (lookahead == 'e') ADVANCE(405);
+      if (lookahead == 'e') ADVANCE(517);
       END_STATE();
     case 141:
-      if (lookahead == 'e') ADVANCE(281);
+      if (lookahead == 'e') ADVANCE(453);
       END_STATE();
     case 142:
-      if (lookahead == 'e') ADVANCE(179);
+      if (lookahead == 'e') ADVANCE(407);
       END_STATE();
     case 143:
-      if (lookahead == 'e') ADVANCE(125);
+      if (lookahead == 'e') ADVANCE(283);
       END_STATE();
     case 144:
-      if (lookahead == 'e') ADVANCE(251);
+      if (lookahead == 'e') ADVANCE(181);
       END_STATE();
     case 145:
-      if (lookahead == 'e') ADVANCE(126);
-      END_STATE();
-    case 146:
-      if (lookahead == 'e') ADVANCE(336);
-      END_STATE();
-    case 147:
-      if (lookahead == 'e') ADVANCE(172);
-      END_STATE();
-    case 148:
-      if (lookahead == 'e') ADVANCE(180);
-      END_STATE();
-    case 149:
       if (lookahead == 'e') ADVANCE(127);
       END_STATE();
-    case 150:
-      if (lookahead == 'e') ADVANCE(173);
+    case 146:
+      if (lookahead == 'e') ADVANCE(253);
       END_STATE();
-    case 151:
-      if (lookahead == 'e') ADVANCE(333);
+    case 147:
+      if (lookahead == 'e') ADVANCE(128);
       END_STATE();
-    case 152:
+    case 148:
+      if (lookahead == 'e') ADVANCE(338);
+      END_STATE();
+    case 149:
       if (lookahead == 'e') ADVANCE(174);
       END_STATE();
-    case 153:
-      if (lookahead == 'e') ADVANCE(321);
+    case 150:
+      if (lookahead == 'e') ADVANCE(182);
       END_STATE();
-    case 154:
+    case 151:
       if (lookahead == 'e') ADVANCE(129);
       END_STATE();
+    case 152:
+      if (lookahead == 'e') ADVANCE(175);
+      END_STATE();
+    case 153:
+      if (lookahead == 'e') ADVANCE(335);
+      END_STATE();
+    case 154:
+      if (lookahead == 'e') ADVANCE(176);
+      END_STATE();
     case 155:
-      if (lookahead == 'e') ADVANCE(130);
+      if (lookahead == 'e') ADVANCE(323);
       END_STATE();
     case 156:
-      if (lookahead == 'e') ADVANCE(308);
+      if (lookahead == 'e') ADVANCE(131);
       END_STATE();
     case 157:
-      if (lookahead == 'e') ADVANCE(295);
+      if (lookahead == 'e') ADVANCE(132);
       END_STATE();
     case 158:
-      if (lookahead == 'e') ADVANCE(326);
+      if (lookahead == 'e') ADVANCE(310);
       END_STATE();
     case 159:
-      if (lookahead == 'e') ADVANCE(80);
+      if (lookahead == 'e') ADVANCE(297);
       END_STATE();
     case 160:
-      if (lookahead == 'e') ADVANCE(337);
+      if (lookahead == 'e') ADVANCE(328);
       END_STATE();
     case 161:
-      if (lookahead == 'e') ADVANCE(311);
+      if (lookahead == 'e') ADVANCE(82);
       END_STATE();
     case 162:
-      if (lookahead == 'e') ADVANCE(307);
+      if (lookahead == 'e') ADVANCE(339);
       END_STATE();
     case 163:
-      if (lookahead == 'e') ADVANCE(291);
-      END_STATE();
-    case 164:
-      if (lookahead == 'e') ADVANCE(342);
-      END_STATE();
-    case 165:
-      if (lookahead == 'e') ADVANCE(284);
-      END_STATE();
-    case 166:
-      if (lookahead == 'e') ADVANCE(285);
-      END_STATE();
-    case 167:
       if (lookahead == 'e') ADVANCE(313);
       END_STATE();
-    case 168:
-      if (lookahead == 'e') ADVANCE(300);
-      END_STATE();
-    case 169:
-      if (lookahead == 'e') ADVANCE(286);
-      END_STATE();
-    case 170:
+    case 164:
       if (lookahead == 'e') ADVANCE(309);
       END_STATE();
+    case 165:
+      if (lookahead == 'e') ADVANCE(293);
+      END_STATE();
+    case 166:
+      if (lookahead == 'e') ADVANCE(344);
+      END_STATE();
+    case 167:
+      if (lookahead == 'e') ADVANCE(286);
+      END_STATE();
+    case 168:
+      if (lookahead == 'e') ADVANCE(287);
+      END_STATE();
+    case 169:
+      if (lookahead == 'e') ADVANCE(315);
+      END_STATE();
+    case 170:
+      if (lookahead == 'e') ADVANCE(302);
+      END_STATE();
     case 171:
-      if (lookahead == 'e') ADVANCE(122);
+      if (lookahead == 'e') ADVANCE(288);
       END_STATE();
     case 172:
-      if (lookahead == 'f') ADVANCE(499);
+      if (lookahead == 'e') ADVANCE(311);
       END_STATE();
     case 173:
-      if (lookahead == 'f') ADVANCE(501);
+      if (lookahead == 'e') ADVANCE(124);
       END_STATE();
     case 174:
-      if (lookahead == 'f') ADVANCE(500);
+      if (lookahead == 'f') ADVANCE(508);
       END_STATE();
     case 175:
-      if (lookahead == 'f') ADVANCE(58);
+      if (lookahead == 'f') ADVANCE(510);
       END_STATE();
     case 176:
-      if (lookahead == 'f') ADVANCE(200);
+      if (lookahead == 'f') ADVANCE(509);
       END_STATE();
     case 177:
-      if (lookahead == 'f') ADVANCE(201);
+      if (lookahead == 'f') ADVANCE(60);
       END_STATE();
     case 178:
-      if (lookahead == 'f') ADVANCE(297);
+      if (lookahead == 'f') ADVANCE(202);
       END_STATE();
     case 179:
-      if (lookahead == 'g') ADVANCE(460);
+      if (lookahead == 'f') ADVANCE(203);
       END_STATE();
     case 180:
-      if (lookahead == 'g') ADVANCE(441);
+      if (lookahead == 'f') ADVANCE(299);
       END_STATE();
     case 181:
-      if (lookahead == 'g') ADVANCE(459);
-      if (lookahead == 'q') ADVANCE(247);
+      if (lookahead == 'g') ADVANCE(462);
       END_STATE();
     case 182:
-      if (lookahead == 'g') ADVANCE(151);
+      if (lookahead == 'g') ADVANCE(443);
       END_STATE();
     case 183:
-      if (lookahead == 'g') ADVANCE(237);
+      if (lookahead == 'g') ADVANCE(461);
+      if (lookahead == 'q') ADVANCE(249);
       END_STATE();
     case 184:
-      if (lookahead == 'g') ADVANCE(149);
+      if (lookahead == 'g') ADVANCE(153);
       END_STATE();
     case 185:
-      if (lookahead == 'g') ADVANCE(160);
+      if (lookahead == 'g') ADVANCE(239);
       END_STATE();
     case 186:
-      if (lookahead == 'g') ADVANCE(164);
+      if (lookahead == 'g') ADVANCE(151);
       END_STATE();
     case 187:
-      if (lookahead == 'h') ADVANCE(354);
+      if (lookahead == 'g') ADVANCE(162);
       END_STATE();
     case 188:
-      if (lookahead == 'i') ADVANCE(107);
+      if (lookahead == 'g') ADVANCE(166);
       END_STATE();
     case 189:
-      if (lookahead == 'i') ADVANCE(83);
+      if (lookahead == 'h') ADVANCE(356);
       END_STATE();
     case 190:
-      if (lookahead == 'i') ADVANCE(369);
+      if (lookahead == 'i') ADVANCE(109);
       END_STATE();
     case 191:
-      if (lookahead == 'i') ADVANCE(176);
+      if (lookahead == 'i') ADVANCE(85);
       END_STATE();
     case 192:
-      if (lookahead == 'i') ADVANCE(103);
+      if (lookahead == 'i') ADVANCE(371);
       END_STATE();
     case 193:
-      if (lookahead == 'i') ADVANCE(68);
+      if (lookahead == 'i') ADVANCE(178);
       END_STATE();
     case 194:
-      if (lookahead == 'i') ADVANCE(254);
+      if (lookahead == 'i') ADVANCE(105);
       END_STATE();
     case 195:
-      if (lookahead == 'i') ADVANCE(116);
+      if (lookahead == 'i') ADVANCE(70);
       END_STATE();
     case 196:
-      if (lookahead == 'i') ADVANCE(128);
+      if (lookahead == 'i') ADVANCE(256);
       END_STATE();
     case 197:
-      if (lookahead == 'i') ADVANCE(110);
+      if (lookahead == 'i') ADVANCE(118);
       END_STATE();
     case 198:
-      if (lookahead == 'i') ADVANCE(340);
+      if (lookahead == 'i') ADVANCE(130);
       END_STATE();
     case 199:
-      if (lookahead == 'i') ADVANCE(131);
+      if (lookahead == 'i') ADVANCE(112);
       END_STATE();
     case 200:
-      if (lookahead == 'i') ADVANCE(154);
+      if (lookahead == 'i') ADVANCE(342);
       END_STATE();
     case 201:
-      if (lookahead == 'i') ADVANCE(155);
+      if (lookahead == 'i') ADVANCE(133);
       END_STATE();
     case 202:
-      if (lookahead == 'i') ADVANCE(265);
+      if (lookahead == 'i') ADVANCE(156);
       END_STATE();
     case 203:
-      if (lookahead == 'i') ADVANCE(267);
+      if (lookahead == 'i') ADVANCE(157);
       END_STATE();
     case 204:
-      if (lookahead == 'i') ADVANCE(268);
+      if (lookahead == 'i') ADVANCE(267);
       END_STATE();
     case 205:
-      if (lookahead == 'i') ADVANCE(177);
+      if (lookahead == 'i') ADVANCE(269);
       END_STATE();
     case 206:
-      if (lookahead == 'k') ADVANCE(449);
+      if (lookahead == 'i') ADVANCE(270);
       END_STATE();
     case 207:
-      if (lookahead == 'k') ADVANCE(437);
+      if (lookahead == 'i') ADVANCE(179);
       END_STATE();
     case 208:
-      if (lookahead == 'k') ADVANCE(327);
+      if (lookahead == 'k') ADVANCE(451);
       END_STATE();
     case 209:
-      if (lookahead == 'l') ADVANCE(463);
+      if (lookahead == 'k') ADVANCE(439);
       END_STATE();
     case 210:
-      if (lookahead == 'l') ADVANCE(462);
+      if (lookahead == 'k') ADVANCE(329);
       END_STATE();
     case 211:
-      if (lookahead == 'l') ADVANCE(452);
+      if (lookahead == 'l') ADVANCE(465);
       END_STATE();
     case 212:
-      if (lookahead == 'l') ADVANCE(358);
+      if (lookahead == 'l') ADVANCE(464);
       END_STATE();
     case 213:
-      if (lookahead == 'l') ADVANCE(273);
+      if (lookahead == 'l') ADVANCE(454);
       END_STATE();
     case 214:
-      if (lookahead == 'l') ADVANCE(194);
+      if (lookahead == 'l') ADVANCE(360);
       END_STATE();
     case 215:
-      if (lookahead == 'l') ADVANCE(133);
+      if (lookahead == 'l') ADVANCE(275);
       END_STATE();
     case 216:
-      if (lookahead == 'l') ADVANCE(213);
+      if (lookahead == 'l') ADVANCE(196);
       END_STATE();
     case 217:
-      if (lookahead == 'l') ADVANCE(195);
+      if (lookahead == 'l') ADVANCE(135);
       END_STATE();
     case 218:
-      if (lookahead == 'l') ADVANCE(262);
+      if (lookahead == 'l') ADVANCE(215);
       END_STATE();
     case 219:
-      if (lookahead == 'l') ADVANCE(134);
+      if (lookahead == 'l') ADVANCE(197);
       END_STATE();
     case 220:
-      if (lookahead == 'l') ADVANCE(266);
+      if (lookahead == 'l') ADVANCE(264);
       END_STATE();
     case 221:
-      if (lookahead == 'l') ADVANCE(161);
+      if (lookahead == 'l') ADVANCE(136);
       END_STATE();
     case 222:
-      if (lookahead == 'l') ADVANCE(359);
+      if (lookahead == 'l') ADVANCE(268);
       END_STATE();
     case 223:
-      if (lookahead == 'l') ADVANCE(360);
+      if (lookahead == 'l') ADVANCE(163);
       END_STATE();
     case 224:
       if (lookahead == 'l') ADVANCE(361);
       END_STATE();
     case 225:
-      if (lookahead == 'm') ADVANCE(19);
+      if (lookahead == 'l') ADVANCE(362);
       END_STATE();
     case 226:
-      if (lookahead == 'm') ADVANCE(272);
+      if (lookahead == 'l') ADVANCE(363);
       END_STATE();
     case 227:
-      if (lookahead == 'm') ADVANCE(15);
+      if (lookahead == 'm') ADVANCE(19);
       END_STATE();
     case 228:
-      if (lookahead == 'm') ADVANCE(464);
+      if (lookahead == 'm') ADVANCE(274);
       END_STATE();
     case 229:
-      if (lookahead == 'm') ADVANCE(445);
+      if (lookahead == 'm') ADVANCE(15);
       END_STATE();
     case 230:
-      if (lookahead == 'm') ADVANCE(444);
+      if (lookahead == 'm') ADVANCE(466);
       END_STATE();
     case 231:
-      if (lookahead == 'm') ADVANCE(44);
+      if (lookahead == 'm') ADVANCE(447);
       END_STATE();
     case 232:
-      if (lookahead == 'm') ADVANCE(263);
+      if (lookahead == 'm') ADVANCE(446);
       END_STATE();
     case 233:
-      if (lookahead == 'm') ADVANCE(45);
+      if (lookahead == 'm') ADVANCE(46);
       END_STATE();
     case 234:
-      if (lookahead == 'm') ADVANCE(30);
+      if (lookahead == 'm') ADVANCE(265);
       END_STATE();
     case 235:
-      if (lookahead == 'm') ADVANCE(232);
-      if (lookahead == 'n') ADVANCE(318);
+      if (lookahead == 'm') ADVANCE(47);
       END_STATE();
     case 236:
-      if (lookahead == 'm') ADVANCE(31);
+      if (lookahead == 'm') ADVANCE(30);
       END_STATE();
     case 237:
-      if (lookahead == 'm') ADVANCE(75);
+      if (lookahead == 'm') ADVANCE(234);
+      if (lookahead == 'n') ADVANCE(320);
       END_STATE();
     case 238:
-      if (lookahead == 'm') ADVANCE(135);
+      if (lookahead == 'm') ADVANCE(31);
       END_STATE();
     case 239:
-      if (lookahead == 'n') ADVANCE(214);
+      if (lookahead == 'm') ADVANCE(77);
       END_STATE();
     case 240:
-      if (lookahead == 'n') ADVANCE(191);
+      if (lookahead == 'm') ADVANCE(137);
       END_STATE();
     case 241:
-      if (lookahead == 'n') ADVANCE(438);
+      if (lookahead == 'n') ADVANCE(216);
       END_STATE();
     case 242:
-      if (lookahead == 'n') ADVANCE(435);
+      if (lookahead == 'n') ADVANCE(193);
       END_STATE();
     case 243:
-      if (lookahead == 'n') ADVANCE(410);
+      if (lookahead == 'n') ADVANCE(440);
       END_STATE();
     case 244:
-      if (lookahead == 'n') ADVANCE(402);
+      if (lookahead == 'n') ADVANCE(437);
       END_STATE();
     case 245:
-      if (lookahead == 'n') ADVANCE(446);
+      if (lookahead == 'n') ADVANCE(412);
       END_STATE();
     case 246:
-      if (lookahead == 'n') ADVANCE(206);
+      if (lookahead == 'n') ADVANCE(404);
       END_STATE();
     case 247:
-      if (lookahead == 'n') ADVANCE(121);
+      if (lookahead == 'n') ADVANCE(448);
       END_STATE();
     case 248:
-      if (lookahead == 'n') ADVANCE(506);
+      if (lookahead == 'n') ADVANCE(208);
       END_STATE();
     case 249:
-      if (lookahead == 'n') ADVANCE(91);
-      if (lookahead == 'x') ADVANCE(115);
+      if (lookahead == 'n') ADVANCE(123);
       END_STATE();
     case 250:
-      if (lookahead == 'n') ADVANCE(70);
+      if (lookahead == 'n') ADVANCE(515);
       END_STATE();
     case 251:
-      if (lookahead == 'n') ADVANCE(156);
+      if (lookahead == 'n') ADVANCE(93);
+      if (lookahead == 'x') ADVANCE(117);
       END_STATE();
     case 252:
-      if (lookahead == 'n') ADVANCE(109);
+      if (lookahead == 'n') ADVANCE(72);
       END_STATE();
     case 253:
-      if (lookahead == 'n') ADVANCE(119);
+      if (lookahead == 'n') ADVANCE(158);
       END_STATE();
     case 254:
-      if (lookahead == 'n') ADVANCE(145);
-      END_STATE();
-    case 255:
       if (lookahead == 'n') ADVANCE(111);
       END_STATE();
+    case 255:
+      if (lookahead == 'n') ADVANCE(121);
+      END_STATE();
     case 256:
-      if (lookahead == 'n') ADVANCE(87);
+      if (lookahead == 'n') ADVANCE(147);
       END_STATE();
     case 257:
-      if (lookahead == 'n') ADVANCE(344);
+      if (lookahead == 'n') ADVANCE(113);
       END_STATE();
     case 258:
-      if (lookahead == 'n') ADVANCE(253);
+      if (lookahead == 'n') ADVANCE(89);
       END_STATE();
     case 259:
-      if (lookahead == 'n') ADVANCE(118);
+      if (lookahead == 'n') ADVANCE(346);
       END_STATE();
     case 260:
-      if (lookahead == 'o') ADVANCE(108);
+      if (lookahead == 'n') ADVANCE(255);
       END_STATE();
     case 261:
-      if (lookahead == 'o') ADVANCE(292);
+      if (lookahead == 'n') ADVANCE(120);
       END_STATE();
     case 262:
-      if (lookahead == 'o') ADVANCE(106);
+      if (lookahead == 'o') ADVANCE(110);
       END_STATE();
     case 263:
-      if (lookahead == 'o') ADVANCE(241);
+      if (lookahead == 'o') ADVANCE(294);
       END_STATE();
     case 264:
-      if (lookahead == 'o') ADVANCE(346);
+      if (lookahead == 'o') ADVANCE(108);
       END_STATE();
     case 265:
       if (lookahead == 'o') ADVANCE(243);
       END_STATE();
     case 266:
-      if (lookahead == 'o') ADVANCE(113);
+      if (lookahead == 'o') ADVANCE(348);
       END_STATE();
     case 267:
-      if (lookahead == 'o') ADVANCE(244);
+      if (lookahead == 'o') ADVANCE(245);
       END_STATE();
     case 268:
-      if (lookahead == 'o') ADVANCE(250);
+      if (lookahead == 'o') ADVANCE(115);
       END_STATE();
     case 269:
-      if (lookahead == 'o') ADVANCE(211);
+      if (lookahead == 'o') ADVANCE(246);
       END_STATE();
     case 270:
-      if (lookahead == 'o') ADVANCE(335);
+      if (lookahead == 'o') ADVANCE(252);
       END_STATE();
     case 271:
-      if (lookahead == 'o') ADVANCE(257);
+      if (lookahead == 'o') ADVANCE(213);
       END_STATE();
     case 272:
-      if (lookahead == 'p') ADVANCE(221);
+      if (lookahead == 'o') ADVANCE(337);
       END_STATE();
     case 273:
-      if (lookahead == 'p') ADVANCE(290);
-      if (lookahead == 't') ADVANCE(92);
+      if (lookahead == 'o') ADVANCE(259);
       END_STATE();
     case 274:
-      if (lookahead == 'p') ADVANCE(136);
+      if (lookahead == 'p') ADVANCE(223);
       END_STATE();
     case 275:
-      if (lookahead == 'p') ADVANCE(217);
+      if (lookahead == 'p') ADVANCE(292);
+      if (lookahead == 't') ADVANCE(94);
       END_STATE();
     case 276:
-      if (lookahead == 'p') ADVANCE(217);
-      if (lookahead == 't') ADVANCE(157);
+      if (lookahead == 'p') ADVANCE(138);
       END_STATE();
     case 277:
-      if (lookahead == 'p') ADVANCE(163);
+      if (lookahead == 'p') ADVANCE(219);
       END_STATE();
     case 278:
-      if (lookahead == 'p') ADVANCE(304);
+      if (lookahead == 'p') ADVANCE(219);
+      if (lookahead == 't') ADVANCE(159);
       END_STATE();
     case 279:
-      if (lookahead == 'p') ADVANCE(170);
+      if (lookahead == 'p') ADVANCE(165);
       END_STATE();
     case 280:
-      if (lookahead == 'p') ADVANCE(167);
+      if (lookahead == 'p') ADVANCE(306);
       END_STATE();
     case 281:
-      if (lookahead == 'q') ADVANCE(247);
+      if (lookahead == 'p') ADVANCE(172);
       END_STATE();
     case 282:
-      if (lookahead == 'r') ADVANCE(507);
+      if (lookahead == 'p') ADVANCE(169);
       END_STATE();
     case 283:
-      if (lookahead == 'r') ADVANCE(367);
+      if (lookahead == 'q') ADVANCE(249);
       END_STATE();
     case 284:
-      if (lookahead == 'r') ADVANCE(448);
+      if (lookahead == 'r') ADVANCE(516);
       END_STATE();
     case 285:
-      if (lookahead == 'r') ADVANCE(362);
+      if (lookahead == 'r') ADVANCE(369);
       END_STATE();
     case 286:
-      if (lookahead == 'r') ADVANCE(447);
+      if (lookahead == 'r') ADVANCE(450);
       END_STATE();
     case 287:
-      if (lookahead == 'r') ADVANCE(178);
+      if (lookahead == 'r') ADVANCE(364);
       END_STATE();
     case 288:
-      if (lookahead == 'r') ADVANCE(85);
+      if (lookahead == 'r') ADVANCE(449);
       END_STATE();
     case 289:
-      if (lookahead == 'r') ADVANCE(182);
+      if (lookahead == 'r') ADVANCE(180);
       END_STATE();
     case 290:
-      if (lookahead == 'r') ADVANCE(264);
+      if (lookahead == 'r') ADVANCE(87);
       END_STATE();
     case 291:
-      if (lookahead == 'r') ADVANCE(323);
+      if (lookahead == 'r') ADVANCE(184);
       END_STATE();
     case 292:
-      if (lookahead == 'r') ADVANCE(146);
+      if (lookahead == 'r') ADVANCE(266);
       END_STATE();
     case 293:
-      if (lookahead == 'r') ADVANCE(143);
+      if (lookahead == 'r') ADVANCE(325);
       END_STATE();
     case 294:
-      if (lookahead == 'r') ADVANCE(269);
+      if (lookahead == 'r') ADVANCE(148);
       END_STATE();
     case 295:
-      if (lookahead == 'r') ADVANCE(242);
+      if (lookahead == 'r') ADVANCE(145);
       END_STATE();
     case 296:
-      if (lookahead == 'r') ADVANCE(89);
+      if (lookahead == 'r') ADVANCE(271);
       END_STATE();
     case 297:
-      if (lookahead == 'r') ADVANCE(150);
+      if (lookahead == 'r') ADVANCE(244);
       END_STATE();
     case 298:
-      if (lookahead == 'r') ADVANCE(245);
+      if (lookahead == 'r') ADVANCE(91);
       END_STATE();
     case 299:
-      if (lookahead == 'r') ADVANCE(192);
-      END_STATE();
-    case 300:
-      if (lookahead == 'r') ADVANCE(317);
-      END_STATE();
-    case 301:
-      if (lookahead == 'r') ADVANCE(73);
-      END_STATE();
-    case 302:
       if (lookahead == 'r') ADVANCE(152);
       END_STATE();
+    case 300:
+      if (lookahead == 'r') ADVANCE(247);
+      END_STATE();
+    case 301:
+      if (lookahead == 'r') ADVANCE(194);
+      END_STATE();
+    case 302:
+      if (lookahead == 'r') ADVANCE(319);
+      END_STATE();
     case 303:
-      if (lookahead == 'r') ADVANCE(153);
+      if (lookahead == 'r') ADVANCE(75);
       END_STATE();
     case 304:
-      if (lookahead == 'r') ADVANCE(158);
+      if (lookahead == 'r') ADVANCE(154);
       END_STATE();
     case 305:
-      if (lookahead == 'r') ADVANCE(171);
+      if (lookahead == 'r') ADVANCE(155);
       END_STATE();
     case 306:
-      if (lookahead == 'r') ADVANCE(328);
+      if (lookahead == 'r') ADVANCE(160);
       END_STATE();
     case 307:
-      if (lookahead == 'r') ADVANCE(296);
+      if (lookahead == 'r') ADVANCE(173);
       END_STATE();
     case 308:
-      if (lookahead == 'r') ADVANCE(197);
+      if (lookahead == 'r') ADVANCE(330);
       END_STATE();
     case 309:
-      if (lookahead == 'r') ADVANCE(324);
+      if (lookahead == 'r') ADVANCE(298);
       END_STATE();
     case 310:
-      if (lookahead == 'r') ADVANCE(185);
+      if (lookahead == 'r') ADVANCE(199);
       END_STATE();
     case 311:
-      if (lookahead == 'r') ADVANCE(302);
+      if (lookahead == 'r') ADVANCE(326);
       END_STATE();
     case 312:
-      if (lookahead == 'r') ADVANCE(186);
+      if (lookahead == 'r') ADVANCE(187);
       END_STATE();
     case 313:
-      if (lookahead == 'r') ADVANCE(123);
+      if (lookahead == 'r') ADVANCE(304);
       END_STATE();
     case 314:
-      if (lookahead == 's') ADVANCE(458);
+      if (lookahead == 'r') ADVANCE(188);
       END_STATE();
     case 315:
-      if (lookahead == 's') ADVANCE(430);
+      if (lookahead == 'r') ADVANCE(125);
       END_STATE();
     case 316:
-      if (lookahead == 's') ADVANCE(457);
+      if (lookahead == 's') ADVANCE(460);
       END_STATE();
     case 317:
-      if (lookahead == 's') ADVANCE(450);
+      if (lookahead == 's') ADVANCE(432);
       END_STATE();
     case 318:
-      if (lookahead == 's') ADVANCE(332);
+      if (lookahead == 's') ADVANCE(459);
       END_STATE();
     case 319:
-      if (lookahead == 's') ADVANCE(188);
+      if (lookahead == 's') ADVANCE(452);
       END_STATE();
     case 320:
-      if (lookahead == 's') ADVANCE(71);
+      if (lookahead == 's') ADVANCE(334);
       END_STATE();
     case 321:
-      if (lookahead == 's') ADVANCE(320);
-      END_STATE();
-    case 322:
-      if (lookahead == 's') ADVANCE(347);
-      END_STATE();
-    case 323:
-      if (lookahead == 's') ADVANCE(229);
-      END_STATE();
-    case 324:
-      if (lookahead == 's') ADVANCE(230);
-      END_STATE();
-    case 325:
       if (lookahead == 's') ADVANCE(190);
       END_STATE();
+    case 322:
+      if (lookahead == 's') ADVANCE(73);
+      END_STATE();
+    case 323:
+      if (lookahead == 's') ADVANCE(322);
+      END_STATE();
+    case 324:
+      if (lookahead == 's') ADVANCE(349);
+      END_STATE();
+    case 325:
+      if (lookahead == 's') ADVANCE(231);
+      END_STATE();
     case 326:
-      if (lookahead == 's') ADVANCE(166);
+      if (lookahead == 's') ADVANCE(232);
       END_STATE();
     case 327:
-      if (lookahead == 's') ADVANCE(94);
+      if (lookahead == 's') ADVANCE(192);
       END_STATE();
     case 328:
-      if (lookahead == 's') ADVANCE(203);
+      if (lookahead == 's') ADVANCE(168);
       END_STATE();
     case 329:
-      if (lookahead == 's') ADVANCE(348);
+      if (lookahead == 's') ADVANCE(96);
       END_STATE();
     case 330:
-      if (lookahead == 's') ADVANCE(349);
+      if (lookahead == 's') ADVANCE(205);
       END_STATE();
     case 331:
       if (lookahead == 's') ADVANCE(350);
       END_STATE();
     case 332:
-      if (lookahead == 't') ADVANCE(461);
+      if (lookahead == 's') ADVANCE(351);
       END_STATE();
     case 333:
-      if (lookahead == 't') ADVANCE(403);
+      if (lookahead == 's') ADVANCE(352);
       END_STATE();
     case 334:
-      if (lookahead == 't') ADVANCE(409);
+      if (lookahead == 't') ADVANCE(463);
       END_STATE();
     case 335:
-      if (lookahead == 't') ADVANCE(368);
+      if (lookahead == 't') ADVANCE(405);
       END_STATE();
     case 336:
-      if (lookahead == 't') ADVANCE(356);
+      if (lookahead == 't') ADVANCE(411);
       END_STATE();
     case 337:
-      if (lookahead == 't') ADVANCE(314);
+      if (lookahead == 't') ADVANCE(370);
       END_STATE();
     case 338:
-      if (lookahead == 't') ADVANCE(202);
+      if (lookahead == 't') ADVANCE(358);
       END_STATE();
     case 339:
-      if (lookahead == 't') ADVANCE(79);
-      END_STATE();
-    case 340:
-      if (lookahead == 't') ADVANCE(120);
-      END_STATE();
-    case 341:
-      if (lookahead == 't') ADVANCE(283);
-      END_STATE();
-    case 342:
       if (lookahead == 't') ADVANCE(316);
       END_STATE();
+    case 340:
+      if (lookahead == 't') ADVANCE(204);
+      END_STATE();
+    case 341:
+      if (lookahead == 't') ADVANCE(81);
+      END_STATE();
+    case 342:
+      if (lookahead == 't') ADVANCE(122);
+      END_STATE();
     case 343:
-      if (lookahead == 't') ADVANCE(299);
+      if (lookahead == 't') ADVANCE(285);
       END_STATE();
     case 344:
-      if (lookahead == 't') ADVANCE(294);
+      if (lookahead == 't') ADVANCE(318);
       END_STATE();
     case 345:
-      if (lookahead == 't') ADVANCE(138);
+      if (lookahead == 't') ADVANCE(301);
       END_STATE();
     case 346:
-      if (lookahead == 't') ADVANCE(270);
+      if (lookahead == 't') ADVANCE(296);
       END_STATE();
     case 347:
-      if (lookahead == 't') ADVANCE(162);
+      if (lookahead == 't') ADVANCE(140);
       END_STATE();
     case 348:
-      if (lookahead == 't') ADVANCE(165);
+      if (lookahead == 't') ADVANCE(272);
       END_STATE();
     case 349:
-      if (lookahead == 't') ADVANCE(168);
+      if (lookahead == 't') ADVANCE(164);
       END_STATE();
     case 350:
-      if (lookahead == 't') ADVANCE(169);
+      if (lookahead == 't') ADVANCE(167);
       END_STATE();
     case 351:
-      if (lookahead == 't') ADVANCE(95);
+      if (lookahead == 't') ADVANCE(170);
       END_STATE();
     case 352:
-      if (lookahead == 't') ADVANCE(204);
+      if (lookahead == 't') ADVANCE(171);
       END_STATE();
     case 353:
       if (lookahead == 't') ADVANCE(97);
       END_STATE();
     case 354:
-      if (lookahead == 't') ADVANCE(96);
+      if (lookahead == 't') ADVANCE(206);
       END_STATE();
     case 355:
-      if (lookahead == 'u') ADVANCE(259);
+      if (lookahead == 't') ADVANCE(99);
       END_STATE();
     case 356:
-      if (lookahead == 'u') ADVANCE(298);
+      if (lookahead == 't') ADVANCE(98);
       END_STATE();
     case 357:
-      if (lookahead == 'u') ADVANCE(345);
+      if (lookahead == 'u') ADVANCE(261);
       END_STATE();
     case 358:
-      if (lookahead == 'u') ADVANCE(322);
+      if (lookahead == 'u') ADVANCE(300);
       END_STATE();
     case 359:
-      if (lookahead == 'u') ADVANCE(329);
+      if (lookahead == 'u') ADVANCE(347);
       END_STATE();
     case 360:
-      if (lookahead == 'u') ADVANCE(330);
+      if (lookahead == 'u') ADVANCE(324);
       END_STATE();
     case 361:
       if (lookahead == 'u') ADVANCE(331);
       END_STATE();
     case 362:
-      if (lookahead == 'v') ADVANCE(139);
+      if (lookahead == 'u') ADVANCE(332);
       END_STATE();
     case 363:
-      if (lookahead == 'x') ADVANCE(115);
+      if (lookahead == 'u') ADVANCE(333);
       END_STATE();
     case 364:
-      if (lookahead == 'x') ADVANCE(466);
+      if (lookahead == 'v') ADVANCE(141);
       END_STATE();
     case 365:
-      if (lookahead == 'x') ADVANCE(275);
+      if (lookahead == 'x') ADVANCE(117);
       END_STATE();
     case 366:
-      if (lookahead == 'x') ADVANCE(41);
+      if (lookahead == 'x') ADVANCE(468);
       END_STATE();
     case 367:
-      if (lookahead == 'y') ADVANCE(433);
+      if (lookahead == 'x') ADVANCE(277);
       END_STATE();
     case 368:
-      if (lookahead == 'y') ADVANCE(274);
+      if (lookahead == 'x') ADVANCE(43);
       END_STATE();
     case 369:
-      if (lookahead == 'z') ADVANCE(140);
+      if (lookahead == 'y') ADVANCE(435);
       END_STATE();
     case 370:
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(551);
+      if (lookahead == 'y') ADVANCE(276);
       END_STATE();
     case 371:
+      if (lookahead == 'z') ADVANCE(142);
+      END_STATE();
+    case 372:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(551);
+          lookahead == ' ') ADVANCE(560);
+      END_STATE();
+    case 373:
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(560);
       if (lookahead == '$' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(554);
-      END_STATE();
-    case 372:
-      if (lookahead == '+' ||
-          lookahead == '-') ADVANCE(375);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(574);
-      END_STATE();
-    case 373:
-      if (lookahead == '0' ||
-          lookahead == '1') ADVANCE(568);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(563);
       END_STATE();
     case 374:
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(535);
+      if (lookahead == '+' ||
+          lookahead == '-') ADVANCE(377);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(583);
       END_STATE();
     case 375:
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(574);
+      if (lookahead == '0' ||
+          lookahead == '1') ADVANCE(577);
       END_STATE();
     case 376:
-      if (('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'F') ||
-          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(571);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(544);
       END_STATE();
     case 377:
-      if (('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'F') ||
-          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(572);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(583);
       END_STATE();
     case 378:
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'F') ||
-          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(377);
+          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(580);
       END_STATE();
     case 379:
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'F') ||
-          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(378);
+          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(581);
       END_STATE();
     case 380:
       if (('0' <= lookahead && lookahead <= '9') ||
@@ -4236,896 +4286,929 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           ('a' <= lookahead && lookahead <= 'f')) ADVANCE(391);
       END_STATE();
     case 393:
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(413);
+      if (('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'F') ||
+          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(392);
       END_STATE();
     case 394:
       if (('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(523);
+          ('A' <= lookahead && lookahead <= 'F') ||
+          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(393);
       END_STATE();
     case 395:
-      if (lookahead == '$' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
+      if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(554);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(415);
       END_STATE();
     case 396:
+      if (('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(532);
+      END_STATE();
+    case 397:
       if (lookahead == '$' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(562);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(563);
       END_STATE();
-    case 397:
+    case 398:
+      if (lookahead == '$' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(571);
+      END_STATE();
+    case 399:
       if (lookahead != 0 &&
           lookahead != '\n') ADVANCE(9);
       END_STATE();
-    case 398:
-      if (eof) ADVANCE(401);
-      ADVANCE_MAP(
-        '!', 522,
-        '"', 9,
-        '#', 576,
-        '%', 371,
-        '&', 541,
-        '(', 439,
-        ')', 440,
-        '*', 549,
-        '+', 422,
-        ',', 404,
-        '-', 423,
-        '.', 100,
-        '/', 550,
-        '0', 564,
-        ':', 453,
-        ';', 431,
-        '<', 544,
-        '=', 517,
-        '>', 515,
-        '?', 552,
-        '@', 520,
-        '[', 518,
-        ']', 519,
-        '^', 540,
-        '_', 455,
-        'f', 355,
-        'g', 144,
-        'i', 239,
-        '{', 411,
-        '|', 525,
-        '}', 412,
-        '~', 537,
-      );
-      if (('\t' <= lookahead && lookahead <= '\r') ||
-          lookahead == ' ') SKIP(398);
-      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(566);
-      END_STATE();
-    case 399:
-      if (eof) ADVANCE(401);
-      ADVANCE_MAP(
-        '!', 61,
-        '#', 576,
-        '$', 396,
-        '%', 371,
-        '&', 541,
-        '(', 509,
-        ')', 440,
-        '*', 549,
-        '+', 422,
-        ',', 404,
-        '-', 423,
-        '.', 76,
-        '/', 550,
-        '0', 567,
-        ':', 453,
-        ';', 431,
-        '<', 544,
-        '=', 517,
-        '>', 515,
-        '?', 552,
-        '@', 520,
-        '[', 518,
-        ']', 519,
-        '^', 540,
-        '_', 456,
-        '{', 411,
-        '|', 525,
-        '}', 412,
-      );
-      if (('\t' <= lookahead && lookahead <= '\r') ||
-          lookahead == ' ') SKIP(400);
-      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(570);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(562);
-      END_STATE();
     case 400:
-      if (eof) ADVANCE(401);
+      if (eof) ADVANCE(403);
       ADVANCE_MAP(
-        '!', 61,
-        '#', 576,
-        '$', 396,
-        '%', 371,
-        '&', 541,
-        ')', 440,
-        '*', 549,
-        '+', 422,
-        ',', 404,
-        '-', 423,
-        '.', 76,
-        '/', 550,
-        '0', 567,
-        ':', 453,
-        ';', 431,
-        '<', 544,
-        '=', 517,
-        '>', 515,
-        '?', 552,
-        '@', 520,
-        '[', 518,
-        ']', 519,
-        '^', 540,
-        '_', 456,
-        '{', 411,
-        '|', 525,
-        '}', 412,
+        '!', 531,
+        '"', 9,
+        '#', 585,
+        '%', 373,
+        '&', 550,
+        '(', 441,
+        ')', 442,
+        '*', 558,
+        '+', 424,
+        ',', 406,
+        '-', 425,
+        '.', 102,
+        '/', 559,
+        '0', 573,
+        ':', 455,
+        ';', 433,
+        '<', 553,
+        '=', 526,
+        '>', 524,
+        '?', 561,
+        '@', 529,
+        '[', 527,
+        ']', 528,
+        '^', 549,
+        '_', 457,
+        'f', 357,
+        'g', 146,
+        'i', 241,
+        '{', 413,
+        '|', 534,
+        '}', 414,
+        '~', 546,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(400);
-      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(570);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(562);
+      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(575);
       END_STATE();
     case 401:
-      ACCEPT_TOKEN(ts_builtin_sym_end);
+      if (eof) ADVANCE(403);
+      ADVANCE_MAP(
+        '!', 63,
+        '#', 585,
+        '$', 398,
+        '%', 373,
+        '&', 550,
+        '(', 518,
+        ')', 442,
+        '*', 558,
+        '+', 424,
+        ',', 406,
+        '-', 425,
+        '.', 78,
+        '/', 559,
+        '0', 576,
+        ':', 455,
+        ';', 433,
+        '<', 553,
+        '=', 526,
+        '>', 524,
+        '?', 561,
+        '@', 529,
+        '[', 527,
+        ']', 528,
+        '^', 549,
+        '_', 458,
+        '{', 413,
+        '|', 534,
+        '}', 414,
+      );
+      if (('\t' <= lookahead && lookahead <= '\r') ||
+          lookahead == ' ') SKIP(402);
+      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(579);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(571);
       END_STATE();
     case 402:
-      ACCEPT_TOKEN(anon_sym_DOTversion);
+      if (eof) ADVANCE(403);
+      ADVANCE_MAP(
+        '!', 63,
+        '#', 585,
+        '$', 398,
+        '%', 373,
+        '&', 550,
+        ')', 442,
+        '*', 558,
+        '+', 424,
+        ',', 406,
+        '-', 425,
+        '.', 78,
+        '/', 559,
+        '0', 576,
+        ':', 455,
+        ';', 433,
+        '<', 553,
+        '=', 526,
+        '>', 524,
+        '?', 561,
+        '@', 529,
+        '[', 527,
+        ']', 528,
+        '^', 549,
+        '_', 458,
+        '{', 413,
+        '|', 534,
+        '}', 414,
+      );
+      if (('\t' <= lookahead && lookahead <= '\r') ||
+          lookahead == ' ') SKIP(402);
+      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(579);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(571);
       END_STATE();
     case 403:
-      ACCEPT_TOKEN(anon_sym_DOTtarget);
+      ACCEPT_TOKEN(ts_builtin_sym_end);
       END_STATE();
     case 404:
-      ACCEPT_TOKEN(anon_sym_COMMA);
+      ACCEPT_TOKEN(anon_sym_DOTversion);
       END_STATE();
     case 405:
-      ACCEPT_TOKEN(anon_sym_DOTaddress_size);
+      ACCEPT_TOKEN(anon_sym_DOTtarget);
       END_STATE();
     case 406:
-      ACCEPT_TOKEN(anon_sym_DOTfile);
+      ACCEPT_TOKEN(anon_sym_COMMA);
       END_STATE();
     case 407:
-      ACCEPT_TOKEN(anon_sym_DOTloc);
-      if (lookahead == 'a') ADVANCE(209);
+      ACCEPT_TOKEN(anon_sym_DOTaddress_size);
       END_STATE();
     case 408:
-      ACCEPT_TOKEN(anon_sym_function_name);
+      ACCEPT_TOKEN(anon_sym_DOTfile);
       END_STATE();
     case 409:
-      ACCEPT_TOKEN(anon_sym_inlined_at);
+      ACCEPT_TOKEN(anon_sym_DOTloc);
+      if (lookahead == 'a') ADVANCE(211);
       END_STATE();
     case 410:
-      ACCEPT_TOKEN(anon_sym_DOTsection);
+      ACCEPT_TOKEN(anon_sym_function_name);
       END_STATE();
     case 411:
-      ACCEPT_TOKEN(anon_sym_LBRACE);
+      ACCEPT_TOKEN(anon_sym_inlined_at);
       END_STATE();
     case 412:
-      ACCEPT_TOKEN(anon_sym_RBRACE);
+      ACCEPT_TOKEN(anon_sym_DOTsection);
       END_STATE();
     case 413:
+      ACCEPT_TOKEN(anon_sym_LBRACE);
+      END_STATE();
+    case 414:
+      ACCEPT_TOKEN(anon_sym_RBRACE);
+      END_STATE();
+    case 415:
       ACCEPT_TOKEN(sym_section_name);
       if (lookahead == '$' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(413);
-      END_STATE();
-    case 414:
-      ACCEPT_TOKEN(anon_sym_DOTb8);
-      END_STATE();
-    case 415:
-      ACCEPT_TOKEN(anon_sym_DOTb8);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(535);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(415);
       END_STATE();
     case 416:
-      ACCEPT_TOKEN(anon_sym_DOTb16);
+      ACCEPT_TOKEN(anon_sym_DOTb8);
       END_STATE();
     case 417:
-      ACCEPT_TOKEN(anon_sym_DOTb16);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(535);
+      ACCEPT_TOKEN(anon_sym_DOTb8);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(544);
       END_STATE();
     case 418:
-      ACCEPT_TOKEN(anon_sym_DOTb32);
+      ACCEPT_TOKEN(anon_sym_DOTb16);
       END_STATE();
     case 419:
-      ACCEPT_TOKEN(anon_sym_DOTb32);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(535);
+      ACCEPT_TOKEN(anon_sym_DOTb16);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(544);
       END_STATE();
     case 420:
-      ACCEPT_TOKEN(anon_sym_DOTb64);
+      ACCEPT_TOKEN(anon_sym_DOTb32);
       END_STATE();
     case 421:
-      ACCEPT_TOKEN(anon_sym_DOTb64);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(535);
+      ACCEPT_TOKEN(anon_sym_DOTb32);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(544);
       END_STATE();
     case 422:
-      ACCEPT_TOKEN(anon_sym_PLUS);
+      ACCEPT_TOKEN(anon_sym_DOTb64);
       END_STATE();
     case 423:
-      ACCEPT_TOKEN(anon_sym_DASH);
+      ACCEPT_TOKEN(anon_sym_DOTb64);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(544);
       END_STATE();
     case 424:
-      ACCEPT_TOKEN(anon_sym_AT_ATDWARF);
+      ACCEPT_TOKEN(anon_sym_PLUS);
       END_STATE();
     case 425:
-      ACCEPT_TOKEN(aux_sym_dwarf_directive_token1);
-      if (lookahead == '#') ADVANCE(429);
-      if (lookahead == '/') ADVANCE(426);
-      if (lookahead == '\t' ||
-          lookahead == 0x0b ||
-          lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(425);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(429);
+      ACCEPT_TOKEN(anon_sym_DASH);
       END_STATE();
     case 426:
-      ACCEPT_TOKEN(aux_sym_dwarf_directive_token1);
-      if (lookahead == '*') ADVANCE(428);
-      if (lookahead == '/') ADVANCE(429);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(429);
+      ACCEPT_TOKEN(anon_sym_AT_ATDWARF);
       END_STATE();
     case 427:
       ACCEPT_TOKEN(aux_sym_dwarf_directive_token1);
-      if (lookahead == '*') ADVANCE(427);
-      if (lookahead == '/') ADVANCE(429);
-      if (lookahead == '\n' ||
-          lookahead == '\r') ADVANCE(13);
-      if (lookahead != 0) ADVANCE(428);
+      if (lookahead == '#') ADVANCE(431);
+      if (lookahead == '/') ADVANCE(428);
+      if (lookahead == '\t' ||
+          lookahead == 0x0b ||
+          lookahead == '\f' ||
+          lookahead == ' ') ADVANCE(427);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(431);
       END_STATE();
     case 428:
       ACCEPT_TOKEN(aux_sym_dwarf_directive_token1);
-      if (lookahead == '*') ADVANCE(427);
-      if (lookahead == '\n' ||
-          lookahead == '\r') ADVANCE(13);
-      if (lookahead != 0) ADVANCE(428);
+      if (lookahead == '*') ADVANCE(430);
+      if (lookahead == '/') ADVANCE(431);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(431);
       END_STATE();
     case 429:
       ACCEPT_TOKEN(aux_sym_dwarf_directive_token1);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(429);
+      if (lookahead == '*') ADVANCE(429);
+      if (lookahead == '/') ADVANCE(431);
+      if (lookahead == '\n' ||
+          lookahead == '\r') ADVANCE(13);
+      if (lookahead != 0) ADVANCE(430);
       END_STATE();
     case 430:
-      ACCEPT_TOKEN(anon_sym_DOTalias);
+      ACCEPT_TOKEN(aux_sym_dwarf_directive_token1);
+      if (lookahead == '*') ADVANCE(429);
+      if (lookahead == '\n' ||
+          lookahead == '\r') ADVANCE(13);
+      if (lookahead != 0) ADVANCE(430);
       END_STATE();
     case 431:
-      ACCEPT_TOKEN(anon_sym_SEMI);
+      ACCEPT_TOKEN(aux_sym_dwarf_directive_token1);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(431);
       END_STATE();
     case 432:
-      ACCEPT_TOKEN(anon_sym_DOTpragma);
+      ACCEPT_TOKEN(anon_sym_DOTalias);
       END_STATE();
     case 433:
-      ACCEPT_TOKEN(anon_sym_DOTentry);
+      ACCEPT_TOKEN(anon_sym_SEMI);
       END_STATE();
     case 434:
-      ACCEPT_TOKEN(anon_sym_DOTfunc);
+      ACCEPT_TOKEN(anon_sym_DOTpragma);
       END_STATE();
     case 435:
-      ACCEPT_TOKEN(anon_sym_DOTextern);
+      ACCEPT_TOKEN(anon_sym_DOTentry);
       END_STATE();
     case 436:
-      ACCEPT_TOKEN(anon_sym_DOTvisible);
+      ACCEPT_TOKEN(anon_sym_DOTfunc);
       END_STATE();
     case 437:
-      ACCEPT_TOKEN(anon_sym_DOTweak);
+      ACCEPT_TOKEN(anon_sym_DOTextern);
       END_STATE();
     case 438:
-      ACCEPT_TOKEN(anon_sym_DOTcommon);
+      ACCEPT_TOKEN(anon_sym_DOTvisible);
       END_STATE();
     case 439:
-      ACCEPT_TOKEN(anon_sym_LPAREN);
+      ACCEPT_TOKEN(anon_sym_DOTweak);
       END_STATE();
     case 440:
-      ACCEPT_TOKEN(anon_sym_RPAREN);
+      ACCEPT_TOKEN(anon_sym_DOTcommon);
       END_STATE();
     case 441:
-      ACCEPT_TOKEN(anon_sym_DOTmaxnreg);
+      ACCEPT_TOKEN(anon_sym_LPAREN);
       END_STATE();
     case 442:
-      ACCEPT_TOKEN(anon_sym_DOTmaxntid);
+      ACCEPT_TOKEN(anon_sym_RPAREN);
       END_STATE();
     case 443:
-      ACCEPT_TOKEN(anon_sym_DOTreqntid);
+      ACCEPT_TOKEN(anon_sym_DOTmaxnreg);
       END_STATE();
     case 444:
-      ACCEPT_TOKEN(anon_sym_DOTminnctapersm);
+      ACCEPT_TOKEN(anon_sym_DOTmaxntid);
       END_STATE();
     case 445:
-      ACCEPT_TOKEN(anon_sym_DOTmaxnctapersm);
+      ACCEPT_TOKEN(anon_sym_DOTreqntid);
       END_STATE();
     case 446:
-      ACCEPT_TOKEN(anon_sym_DOTnoreturn);
+      ACCEPT_TOKEN(anon_sym_DOTminnctapersm);
       END_STATE();
     case 447:
-      ACCEPT_TOKEN(anon_sym_DOTreqnctapercluster);
+      ACCEPT_TOKEN(anon_sym_DOTmaxnctapersm);
       END_STATE();
     case 448:
-      ACCEPT_TOKEN(anon_sym_DOTexplicitcluster);
+      ACCEPT_TOKEN(anon_sym_DOTnoreturn);
       END_STATE();
     case 449:
-      ACCEPT_TOKEN(anon_sym_DOTmaxclusterrank);
+      ACCEPT_TOKEN(anon_sym_DOTreqnctapercluster);
       END_STATE();
     case 450:
-      ACCEPT_TOKEN(anon_sym_DOTblocksareclusters);
+      ACCEPT_TOKEN(anon_sym_DOTexplicitcluster);
       END_STATE();
     case 451:
-      ACCEPT_TOKEN(anon_sym_DOTabi_preserve);
-      if (lookahead == '_') ADVANCE(117);
+      ACCEPT_TOKEN(anon_sym_DOTmaxclusterrank);
       END_STATE();
     case 452:
-      ACCEPT_TOKEN(anon_sym_DOTabi_preserve_control);
+      ACCEPT_TOKEN(anon_sym_DOTblocksareclusters);
       END_STATE();
     case 453:
-      ACCEPT_TOKEN(anon_sym_COLON);
+      ACCEPT_TOKEN(anon_sym_DOTabi_preserve);
+      if (lookahead == '_') ADVANCE(119);
       END_STATE();
     case 454:
-      ACCEPT_TOKEN(anon_sym_DOTcallprototype);
+      ACCEPT_TOKEN(anon_sym_DOTabi_preserve_control);
       END_STATE();
     case 455:
-      ACCEPT_TOKEN(anon_sym__);
+      ACCEPT_TOKEN(anon_sym_COLON);
       END_STATE();
     case 456:
+      ACCEPT_TOKEN(anon_sym_DOTcallprototype);
+      END_STATE();
+    case 457:
+      ACCEPT_TOKEN(anon_sym__);
+      END_STATE();
+    case 458:
       ACCEPT_TOKEN(anon_sym__);
       if (lookahead == '$' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(562);
-      END_STATE();
-    case 457:
-      ACCEPT_TOKEN(anon_sym_DOTbranchtargets);
-      END_STATE();
-    case 458:
-      ACCEPT_TOKEN(anon_sym_DOTcalltargets);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(571);
       END_STATE();
     case 459:
-      ACCEPT_TOKEN(anon_sym_DOTreg);
+      ACCEPT_TOKEN(anon_sym_DOTbranchtargets);
       END_STATE();
     case 460:
-      ACCEPT_TOKEN(anon_sym_DOTsreg);
+      ACCEPT_TOKEN(anon_sym_DOTcalltargets);
       END_STATE();
     case 461:
-      ACCEPT_TOKEN(anon_sym_DOTconst);
+      ACCEPT_TOKEN(anon_sym_DOTreg);
       END_STATE();
     case 462:
-      ACCEPT_TOKEN(anon_sym_DOTglobal);
+      ACCEPT_TOKEN(anon_sym_DOTsreg);
       END_STATE();
     case 463:
-      ACCEPT_TOKEN(anon_sym_DOTlocal);
+      ACCEPT_TOKEN(anon_sym_DOTconst);
       END_STATE();
     case 464:
-      ACCEPT_TOKEN(anon_sym_DOTparam);
+      ACCEPT_TOKEN(anon_sym_DOTglobal);
       END_STATE();
     case 465:
-      ACCEPT_TOKEN(anon_sym_DOTshared);
+      ACCEPT_TOKEN(anon_sym_DOTlocal);
       END_STATE();
     case 466:
-      ACCEPT_TOKEN(anon_sym_DOTtex);
-      if (lookahead == 'r') ADVANCE(147);
+      ACCEPT_TOKEN(anon_sym_DOTparam);
       END_STATE();
     case 467:
-      ACCEPT_TOKEN(anon_sym_DOTs8);
+      ACCEPT_TOKEN(anon_sym_DOTshared);
       END_STATE();
     case 468:
-      ACCEPT_TOKEN(anon_sym_DOTs16);
+      ACCEPT_TOKEN(anon_sym_DOTtex);
+      if (lookahead == 'r') ADVANCE(149);
       END_STATE();
     case 469:
-      ACCEPT_TOKEN(anon_sym_DOTs32);
+      ACCEPT_TOKEN(anon_sym_DOTs8);
       END_STATE();
     case 470:
-      ACCEPT_TOKEN(anon_sym_DOTs64);
+      ACCEPT_TOKEN(anon_sym_DOTs16);
+      if (lookahead == 'x') ADVANCE(36);
       END_STATE();
     case 471:
-      ACCEPT_TOKEN(anon_sym_DOTu8);
+      ACCEPT_TOKEN(anon_sym_DOTs32);
       END_STATE();
     case 472:
-      ACCEPT_TOKEN(anon_sym_DOTu16);
+      ACCEPT_TOKEN(anon_sym_DOTs64);
       END_STATE();
     case 473:
-      ACCEPT_TOKEN(anon_sym_DOTu32);
+      ACCEPT_TOKEN(anon_sym_DOTu8);
       END_STATE();
     case 474:
-      ACCEPT_TOKEN(anon_sym_DOTu64);
+      ACCEPT_TOKEN(anon_sym_DOTu16);
+      if (lookahead == 'x') ADVANCE(37);
       END_STATE();
     case 475:
-      ACCEPT_TOKEN(anon_sym_DOTb128);
+      ACCEPT_TOKEN(anon_sym_DOTu32);
       END_STATE();
     case 476:
-      ACCEPT_TOKEN(anon_sym_DOTb128);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(535);
+      ACCEPT_TOKEN(anon_sym_DOTu64);
       END_STATE();
     case 477:
+      ACCEPT_TOKEN(anon_sym_DOTb128);
+      END_STATE();
+    case 478:
+      ACCEPT_TOKEN(anon_sym_DOTb128);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(544);
+      END_STATE();
+    case 479:
       ACCEPT_TOKEN(anon_sym_DOTf16);
       if (lookahead == 'x') ADVANCE(35);
       END_STATE();
-    case 478:
+    case 480:
       ACCEPT_TOKEN(anon_sym_DOTf16x2);
       END_STATE();
-    case 479:
+    case 481:
       ACCEPT_TOKEN(anon_sym_DOTf32);
       END_STATE();
-    case 480:
+    case 482:
       ACCEPT_TOKEN(anon_sym_DOTf64);
       END_STATE();
-    case 481:
-      ACCEPT_TOKEN(anon_sym_DOTbf16);
-      if (lookahead == 'x') ADVANCE(43);
-      END_STATE();
-    case 482:
-      ACCEPT_TOKEN(anon_sym_DOTbf16x2);
-      END_STATE();
     case 483:
-      ACCEPT_TOKEN(anon_sym_DOTtf32);
+      ACCEPT_TOKEN(anon_sym_DOTbf16);
+      if (lookahead == 'x') ADVANCE(45);
       END_STATE();
     case 484:
-      ACCEPT_TOKEN(anon_sym_DOTe4m3);
-      if (lookahead == 'x') ADVANCE(39);
+      ACCEPT_TOKEN(anon_sym_DOTbf16x2);
       END_STATE();
     case 485:
-      ACCEPT_TOKEN(anon_sym_DOTe5m2);
-      if (lookahead == 'x') ADVANCE(40);
+      ACCEPT_TOKEN(anon_sym_DOTtf32);
       END_STATE();
     case 486:
-      ACCEPT_TOKEN(anon_sym_DOTe4m3x2);
+      ACCEPT_TOKEN(anon_sym_DOTe4m3);
+      if (lookahead == 'x') ADVANCE(41);
       END_STATE();
     case 487:
-      ACCEPT_TOKEN(anon_sym_DOTe5m2x2);
-      END_STATE();
-    case 488:
-      ACCEPT_TOKEN(anon_sym_DOTe2m3);
-      if (lookahead == 'x') ADVANCE(37);
-      END_STATE();
-    case 489:
-      ACCEPT_TOKEN(anon_sym_DOTe3m2);
-      if (lookahead == 'x') ADVANCE(38);
-      END_STATE();
-    case 490:
-      ACCEPT_TOKEN(anon_sym_DOTe2m3x2);
-      END_STATE();
-    case 491:
-      ACCEPT_TOKEN(anon_sym_DOTe3m2x2);
-      END_STATE();
-    case 492:
-      ACCEPT_TOKEN(anon_sym_DOTe2m1);
-      if (lookahead == 'x') ADVANCE(36);
-      END_STATE();
-    case 493:
-      ACCEPT_TOKEN(anon_sym_DOTe2m1x2);
-      END_STATE();
-    case 494:
-      ACCEPT_TOKEN(anon_sym_DOTue8m0);
+      ACCEPT_TOKEN(anon_sym_DOTe5m2);
       if (lookahead == 'x') ADVANCE(42);
       END_STATE();
+    case 488:
+      ACCEPT_TOKEN(anon_sym_DOTe4m3x2);
+      END_STATE();
+    case 489:
+      ACCEPT_TOKEN(anon_sym_DOTe5m2x2);
+      END_STATE();
+    case 490:
+      ACCEPT_TOKEN(anon_sym_DOTe2m3);
+      if (lookahead == 'x') ADVANCE(39);
+      END_STATE();
+    case 491:
+      ACCEPT_TOKEN(anon_sym_DOTe3m2);
+      if (lookahead == 'x') ADVANCE(40);
+      END_STATE();
+    case 492:
+      ACCEPT_TOKEN(anon_sym_DOTe2m3x2);
+      END_STATE();
+    case 493:
+      ACCEPT_TOKEN(anon_sym_DOTe3m2x2);
+      END_STATE();
+    case 494:
+      ACCEPT_TOKEN(anon_sym_DOTe2m1);
+      if (lookahead == 'x') ADVANCE(38);
+      END_STATE();
     case 495:
-      ACCEPT_TOKEN(anon_sym_DOTue8m0x2);
+      ACCEPT_TOKEN(anon_sym_DOTe2m1x2);
       END_STATE();
     case 496:
-      ACCEPT_TOKEN(anon_sym_DOTue4m3);
+      ACCEPT_TOKEN(anon_sym_DOTue8m0);
+      if (lookahead == 'x') ADVANCE(44);
       END_STATE();
     case 497:
-      ACCEPT_TOKEN(anon_sym_DOTs2f6x2);
+      ACCEPT_TOKEN(anon_sym_DOTue8m0x2);
       END_STATE();
     case 498:
-      ACCEPT_TOKEN(anon_sym_DOTpred);
+      ACCEPT_TOKEN(anon_sym_DOTue4m3);
       END_STATE();
     case 499:
-      ACCEPT_TOKEN(anon_sym_DOTtexref);
+      ACCEPT_TOKEN(anon_sym_DOTe4m3x4);
       END_STATE();
     case 500:
-      ACCEPT_TOKEN(anon_sym_DOTsamplerref);
+      ACCEPT_TOKEN(anon_sym_DOTe5m2x4);
       END_STATE();
     case 501:
-      ACCEPT_TOKEN(anon_sym_DOTsurfref);
+      ACCEPT_TOKEN(anon_sym_DOTe2m3x4);
       END_STATE();
     case 502:
-      ACCEPT_TOKEN(anon_sym_DOTv2);
+      ACCEPT_TOKEN(anon_sym_DOTe3m2x4);
       END_STATE();
     case 503:
-      ACCEPT_TOKEN(anon_sym_DOTv4);
+      ACCEPT_TOKEN(anon_sym_DOTe2m1x4);
       END_STATE();
     case 504:
-      ACCEPT_TOKEN(anon_sym_DOTv8);
+      ACCEPT_TOKEN(anon_sym_DOTu16x2);
       END_STATE();
     case 505:
-      ACCEPT_TOKEN(anon_sym_DOTv16);
+      ACCEPT_TOKEN(anon_sym_DOTs16x2);
       END_STATE();
     case 506:
-      ACCEPT_TOKEN(anon_sym_DOTalign);
+      ACCEPT_TOKEN(anon_sym_DOTs2f6x2);
       END_STATE();
     case 507:
-      ACCEPT_TOKEN(sym_ptr_attribute);
+      ACCEPT_TOKEN(anon_sym_DOTpred);
       END_STATE();
     case 508:
-      ACCEPT_TOKEN(anon_sym_DOTattribute);
+      ACCEPT_TOKEN(anon_sym_DOTtexref);
       END_STATE();
     case 509:
-      ACCEPT_TOKEN(anon_sym_LPAREN2);
+      ACCEPT_TOKEN(anon_sym_DOTsamplerref);
       END_STATE();
     case 510:
-      ACCEPT_TOKEN(anon_sym_DOTmanaged);
+      ACCEPT_TOKEN(anon_sym_DOTsurfref);
       END_STATE();
     case 511:
-      ACCEPT_TOKEN(anon_sym_DOTunified);
+      ACCEPT_TOKEN(anon_sym_DOTv2);
       END_STATE();
     case 512:
-      ACCEPT_TOKEN(anon_sym_LT);
+      ACCEPT_TOKEN(anon_sym_DOTv4);
       END_STATE();
     case 513:
-      ACCEPT_TOKEN(anon_sym_LT);
-      if (lookahead == '<') ADVANCE(547);
-      if (lookahead == '=') ADVANCE(545);
+      ACCEPT_TOKEN(anon_sym_DOTv8);
       END_STATE();
     case 514:
-      ACCEPT_TOKEN(anon_sym_GT);
+      ACCEPT_TOKEN(anon_sym_DOTv16);
       END_STATE();
     case 515:
-      ACCEPT_TOKEN(anon_sym_GT);
-      if (lookahead == '=') ADVANCE(546);
-      if (lookahead == '>') ADVANCE(548);
+      ACCEPT_TOKEN(anon_sym_DOTalign);
       END_STATE();
     case 516:
-      ACCEPT_TOKEN(anon_sym_EQ);
+      ACCEPT_TOKEN(sym_ptr_attribute);
       END_STATE();
     case 517:
-      ACCEPT_TOKEN(anon_sym_EQ);
-      if (lookahead == '=') ADVANCE(542);
+      ACCEPT_TOKEN(anon_sym_DOTattribute);
       END_STATE();
     case 518:
-      ACCEPT_TOKEN(anon_sym_LBRACK);
+      ACCEPT_TOKEN(anon_sym_LPAREN2);
       END_STATE();
     case 519:
-      ACCEPT_TOKEN(anon_sym_RBRACK);
+      ACCEPT_TOKEN(anon_sym_DOTmanaged);
       END_STATE();
     case 520:
-      ACCEPT_TOKEN(anon_sym_AT);
-      if (lookahead == '@') ADVANCE(64);
+      ACCEPT_TOKEN(anon_sym_DOTunified);
       END_STATE();
     case 521:
-      ACCEPT_TOKEN(anon_sym_BANG);
+      ACCEPT_TOKEN(anon_sym_LT);
       END_STATE();
     case 522:
-      ACCEPT_TOKEN(anon_sym_BANG);
-      if (lookahead == '=') ADVANCE(543);
+      ACCEPT_TOKEN(anon_sym_LT);
+      if (lookahead == '<') ADVANCE(556);
+      if (lookahead == '=') ADVANCE(554);
       END_STATE();
     case 523:
+      ACCEPT_TOKEN(anon_sym_GT);
+      END_STATE();
+    case 524:
+      ACCEPT_TOKEN(anon_sym_GT);
+      if (lookahead == '=') ADVANCE(555);
+      if (lookahead == '>') ADVANCE(557);
+      END_STATE();
+    case 525:
+      ACCEPT_TOKEN(anon_sym_EQ);
+      END_STATE();
+    case 526:
+      ACCEPT_TOKEN(anon_sym_EQ);
+      if (lookahead == '=') ADVANCE(551);
+      END_STATE();
+    case 527:
+      ACCEPT_TOKEN(anon_sym_LBRACK);
+      END_STATE();
+    case 528:
+      ACCEPT_TOKEN(anon_sym_RBRACK);
+      END_STATE();
+    case 529:
+      ACCEPT_TOKEN(anon_sym_AT);
+      if (lookahead == '@') ADVANCE(66);
+      END_STATE();
+    case 530:
+      ACCEPT_TOKEN(anon_sym_BANG);
+      END_STATE();
+    case 531:
+      ACCEPT_TOKEN(anon_sym_BANG);
+      if (lookahead == '=') ADVANCE(552);
+      END_STATE();
+    case 532:
       ACCEPT_TOKEN(sym_qualifier);
-      if (lookahead == ':') ADVANCE(60);
+      if (lookahead == ':') ADVANCE(62);
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(523);
-      END_STATE();
-    case 524:
-      ACCEPT_TOKEN(anon_sym_PIPE);
-      END_STATE();
-    case 525:
-      ACCEPT_TOKEN(anon_sym_PIPE);
-      if (lookahead == '|') ADVANCE(538);
-      END_STATE();
-    case 526:
-      ACCEPT_TOKEN(anon_sym_DOTunified2);
-      END_STATE();
-    case 527:
-      ACCEPT_TOKEN(aux_sym_register_component_token1);
-      END_STATE();
-    case 528:
-      ACCEPT_TOKEN(aux_sym_register_component_token1);
-      ADVANCE_MAP(
-        '1', 530,
-        '3', 531,
-        '6', 532,
-        '8', 415,
-        '0', 535,
-        '2', 535,
-        '4', 535,
-        '5', 535,
-        '7', 535,
-        '9', 535,
-      );
-      END_STATE();
-    case 529:
-      ACCEPT_TOKEN(aux_sym_register_component_token1);
-      ADVANCE_MAP(
-        '1', 533,
-        '3', 531,
-        '6', 532,
-        '8', 415,
-        '0', 535,
-        '2', 535,
-        '4', 535,
-        '5', 535,
-        '7', 535,
-        '9', 535,
-      );
-      END_STATE();
-    case 530:
-      ACCEPT_TOKEN(aux_sym_register_component_token1);
-      if (lookahead == '2') ADVANCE(534);
-      if (lookahead == '6') ADVANCE(417);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(535);
-      END_STATE();
-    case 531:
-      ACCEPT_TOKEN(aux_sym_register_component_token1);
-      if (lookahead == '2') ADVANCE(419);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(535);
-      END_STATE();
-    case 532:
-      ACCEPT_TOKEN(aux_sym_register_component_token1);
-      if (lookahead == '4') ADVANCE(421);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(535);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(532);
       END_STATE();
     case 533:
-      ACCEPT_TOKEN(aux_sym_register_component_token1);
-      if (lookahead == '6') ADVANCE(417);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(535);
+      ACCEPT_TOKEN(anon_sym_PIPE);
       END_STATE();
     case 534:
-      ACCEPT_TOKEN(aux_sym_register_component_token1);
-      if (lookahead == '8') ADVANCE(476);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(535);
+      ACCEPT_TOKEN(anon_sym_PIPE);
+      if (lookahead == '|') ADVANCE(547);
       END_STATE();
     case 535:
-      ACCEPT_TOKEN(aux_sym_register_component_token1);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(535);
+      ACCEPT_TOKEN(anon_sym_DOTunified2);
       END_STATE();
     case 536:
-      ACCEPT_TOKEN(anon_sym_LBRACK2);
+      ACCEPT_TOKEN(aux_sym_register_component_token1);
       END_STATE();
     case 537:
-      ACCEPT_TOKEN(anon_sym_TILDE);
+      ACCEPT_TOKEN(aux_sym_register_component_token1);
+      ADVANCE_MAP(
+        '1', 539,
+        '3', 540,
+        '6', 541,
+        '8', 417,
+        '0', 544,
+        '2', 544,
+        '4', 544,
+        '5', 544,
+        '7', 544,
+        '9', 544,
+      );
       END_STATE();
     case 538:
-      ACCEPT_TOKEN(anon_sym_PIPE_PIPE);
+      ACCEPT_TOKEN(aux_sym_register_component_token1);
+      ADVANCE_MAP(
+        '1', 542,
+        '3', 540,
+        '6', 541,
+        '8', 417,
+        '0', 544,
+        '2', 544,
+        '4', 544,
+        '5', 544,
+        '7', 544,
+        '9', 544,
+      );
       END_STATE();
     case 539:
-      ACCEPT_TOKEN(anon_sym_AMP_AMP);
+      ACCEPT_TOKEN(aux_sym_register_component_token1);
+      if (lookahead == '2') ADVANCE(543);
+      if (lookahead == '6') ADVANCE(419);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(544);
       END_STATE();
     case 540:
-      ACCEPT_TOKEN(anon_sym_CARET);
+      ACCEPT_TOKEN(aux_sym_register_component_token1);
+      if (lookahead == '2') ADVANCE(421);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(544);
       END_STATE();
     case 541:
-      ACCEPT_TOKEN(anon_sym_AMP);
-      if (lookahead == '&') ADVANCE(539);
+      ACCEPT_TOKEN(aux_sym_register_component_token1);
+      if (lookahead == '4') ADVANCE(423);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(544);
       END_STATE();
     case 542:
-      ACCEPT_TOKEN(anon_sym_EQ_EQ);
+      ACCEPT_TOKEN(aux_sym_register_component_token1);
+      if (lookahead == '6') ADVANCE(419);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(544);
       END_STATE();
     case 543:
-      ACCEPT_TOKEN(anon_sym_BANG_EQ);
+      ACCEPT_TOKEN(aux_sym_register_component_token1);
+      if (lookahead == '8') ADVANCE(478);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(544);
       END_STATE();
     case 544:
-      ACCEPT_TOKEN(anon_sym_LT2);
-      if (lookahead == '<') ADVANCE(547);
-      if (lookahead == '=') ADVANCE(545);
+      ACCEPT_TOKEN(aux_sym_register_component_token1);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(544);
       END_STATE();
     case 545:
-      ACCEPT_TOKEN(anon_sym_LT_EQ);
+      ACCEPT_TOKEN(anon_sym_LBRACK2);
       END_STATE();
     case 546:
-      ACCEPT_TOKEN(anon_sym_GT_EQ);
+      ACCEPT_TOKEN(anon_sym_TILDE);
       END_STATE();
     case 547:
-      ACCEPT_TOKEN(anon_sym_LT_LT);
+      ACCEPT_TOKEN(anon_sym_PIPE_PIPE);
       END_STATE();
     case 548:
-      ACCEPT_TOKEN(anon_sym_GT_GT);
+      ACCEPT_TOKEN(anon_sym_AMP_AMP);
       END_STATE();
     case 549:
-      ACCEPT_TOKEN(anon_sym_STAR);
+      ACCEPT_TOKEN(anon_sym_CARET);
       END_STATE();
     case 550:
-      ACCEPT_TOKEN(anon_sym_SLASH);
-      if (lookahead == '*') ADVANCE(13);
-      if (lookahead == '/') ADVANCE(578);
+      ACCEPT_TOKEN(anon_sym_AMP);
+      if (lookahead == '&') ADVANCE(548);
       END_STATE();
     case 551:
-      ACCEPT_TOKEN(aux_sym_binary_expression_token1);
+      ACCEPT_TOKEN(anon_sym_EQ_EQ);
       END_STATE();
     case 552:
-      ACCEPT_TOKEN(anon_sym_QMARK);
+      ACCEPT_TOKEN(anon_sym_BANG_EQ);
       END_STATE();
     case 553:
-      ACCEPT_TOKEN(aux_sym_generic_expression_token1);
+      ACCEPT_TOKEN(anon_sym_LT2);
+      if (lookahead == '<') ADVANCE(556);
+      if (lookahead == '=') ADVANCE(554);
       END_STATE();
     case 554:
+      ACCEPT_TOKEN(anon_sym_LT_EQ);
+      END_STATE();
+    case 555:
+      ACCEPT_TOKEN(anon_sym_GT_EQ);
+      END_STATE();
+    case 556:
+      ACCEPT_TOKEN(anon_sym_LT_LT);
+      END_STATE();
+    case 557:
+      ACCEPT_TOKEN(anon_sym_GT_GT);
+      END_STATE();
+    case 558:
+      ACCEPT_TOKEN(anon_sym_STAR);
+      END_STATE();
+    case 559:
+      ACCEPT_TOKEN(anon_sym_SLASH);
+      if (lookahead == '*') ADVANCE(13);
+      if (lookahead == '/') ADVANCE(587);
+      END_STATE();
+    case 560:
+      ACCEPT_TOKEN(aux_sym_binary_expression_token1);
+      END_STATE();
+    case 561:
+      ACCEPT_TOKEN(anon_sym_QMARK);
+      END_STATE();
+    case 562:
+      ACCEPT_TOKEN(aux_sym_generic_expression_token1);
+      END_STATE();
+    case 563:
       ACCEPT_TOKEN(sym_register);
       if (lookahead == '$' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(554);
-      END_STATE();
-    case 555:
-      ACCEPT_TOKEN(sym_identifier);
-      if (lookahead == '(') ADVANCE(553);
-      if (lookahead == '$' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(562);
-      END_STATE();
-    case 556:
-      ACCEPT_TOKEN(sym_identifier);
-      if (lookahead == 'c') ADVANCE(555);
-      if (lookahead == '$' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(562);
-      END_STATE();
-    case 557:
-      ACCEPT_TOKEN(sym_identifier);
-      if (lookahead == 'e') ADVANCE(560);
-      if (lookahead == '$' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(562);
-      END_STATE();
-    case 558:
-      ACCEPT_TOKEN(sym_identifier);
-      if (lookahead == 'e') ADVANCE(561);
-      if (lookahead == '$' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(562);
-      END_STATE();
-    case 559:
-      ACCEPT_TOKEN(sym_identifier);
-      if (lookahead == 'i') ADVANCE(556);
-      if (lookahead == '$' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(562);
-      END_STATE();
-    case 560:
-      ACCEPT_TOKEN(sym_identifier);
-      if (lookahead == 'n') ADVANCE(558);
-      if (lookahead == '$' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(562);
-      END_STATE();
-    case 561:
-      ACCEPT_TOKEN(sym_identifier);
-      if (lookahead == 'r') ADVANCE(559);
-      if (lookahead == '$' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(562);
-      END_STATE();
-    case 562:
-      ACCEPT_TOKEN(sym_identifier);
-      if (lookahead == '$' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(562);
-      END_STATE();
-    case 563:
-      ACCEPT_TOKEN(sym_integer_literal);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(563);
       END_STATE();
     case 564:
+      ACCEPT_TOKEN(sym_identifier);
+      if (lookahead == '(') ADVANCE(562);
+      if (lookahead == '$' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(571);
+      END_STATE();
+    case 565:
+      ACCEPT_TOKEN(sym_identifier);
+      if (lookahead == 'c') ADVANCE(564);
+      if (lookahead == '$' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(571);
+      END_STATE();
+    case 566:
+      ACCEPT_TOKEN(sym_identifier);
+      if (lookahead == 'e') ADVANCE(569);
+      if (lookahead == '$' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(571);
+      END_STATE();
+    case 567:
+      ACCEPT_TOKEN(sym_identifier);
+      if (lookahead == 'e') ADVANCE(570);
+      if (lookahead == '$' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(571);
+      END_STATE();
+    case 568:
+      ACCEPT_TOKEN(sym_identifier);
+      if (lookahead == 'i') ADVANCE(565);
+      if (lookahead == '$' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(571);
+      END_STATE();
+    case 569:
+      ACCEPT_TOKEN(sym_identifier);
+      if (lookahead == 'n') ADVANCE(567);
+      if (lookahead == '$' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(571);
+      END_STATE();
+    case 570:
+      ACCEPT_TOKEN(sym_identifier);
+      if (lookahead == 'r') ADVANCE(568);
+      if (lookahead == '$' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(571);
+      END_STATE();
+    case 571:
+      ACCEPT_TOKEN(sym_identifier);
+      if (lookahead == '$' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(571);
+      END_STATE();
+    case 572:
+      ACCEPT_TOKEN(sym_integer_literal);
+      END_STATE();
+    case 573:
       ACCEPT_TOKEN(sym_integer_literal);
       ADVANCE_MAP(
-        '.', 573,
-        'U', 563,
-        'B', 373,
-        'b', 373,
-        'D', 392,
-        'd', 392,
-        'E', 372,
-        'e', 372,
-        'F', 384,
-        'f', 384,
-        'X', 376,
-        'x', 376,
+        '.', 582,
+        'U', 572,
+        'B', 375,
+        'b', 375,
+        'D', 394,
+        'd', 394,
+        'E', 374,
+        'e', 374,
+        'F', 386,
+        'f', 386,
+        'X', 378,
+        'x', 378,
         '8', 14,
         '9', 14,
       );
-      if (('0' <= lookahead && lookahead <= '7')) ADVANCE(565);
-      END_STATE();
-    case 565:
-      ACCEPT_TOKEN(sym_integer_literal);
-      if (lookahead == '.') ADVANCE(573);
-      if (lookahead == 'U') ADVANCE(563);
-      if (lookahead == 'E' ||
-          lookahead == 'e') ADVANCE(372);
-      if (lookahead == '8' ||
-          lookahead == '9') ADVANCE(14);
-      if (('0' <= lookahead && lookahead <= '7')) ADVANCE(565);
-      END_STATE();
-    case 566:
-      ACCEPT_TOKEN(sym_integer_literal);
-      if (lookahead == '.') ADVANCE(573);
-      if (lookahead == 'U') ADVANCE(563);
-      if (lookahead == 'E' ||
-          lookahead == 'e') ADVANCE(372);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(566);
-      END_STATE();
-    case 567:
-      ACCEPT_TOKEN(sym_integer_literal);
-      if (lookahead == 'U') ADVANCE(563);
-      if (lookahead == 'B' ||
-          lookahead == 'b') ADVANCE(373);
-      if (lookahead == 'X' ||
-          lookahead == 'x') ADVANCE(376);
-      if (('0' <= lookahead && lookahead <= '7')) ADVANCE(569);
-      END_STATE();
-    case 568:
-      ACCEPT_TOKEN(sym_integer_literal);
-      if (lookahead == 'U') ADVANCE(563);
-      if (lookahead == '0' ||
-          lookahead == '1') ADVANCE(568);
-      END_STATE();
-    case 569:
-      ACCEPT_TOKEN(sym_integer_literal);
-      if (lookahead == 'U') ADVANCE(563);
-      if (('0' <= lookahead && lookahead <= '7')) ADVANCE(569);
-      END_STATE();
-    case 570:
-      ACCEPT_TOKEN(sym_integer_literal);
-      if (lookahead == 'U') ADVANCE(563);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(570);
-      END_STATE();
-    case 571:
-      ACCEPT_TOKEN(sym_integer_literal);
-      if (lookahead == 'U') ADVANCE(563);
-      if (('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'F') ||
-          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(571);
-      END_STATE();
-    case 572:
-      ACCEPT_TOKEN(sym_float_literal);
-      END_STATE();
-    case 573:
-      ACCEPT_TOKEN(sym_float_literal);
-      if (lookahead == 'E' ||
-          lookahead == 'e') ADVANCE(372);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(573);
+      if (('0' <= lookahead && lookahead <= '7')) ADVANCE(574);
       END_STATE();
     case 574:
-      ACCEPT_TOKEN(sym_float_literal);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(574);
+      ACCEPT_TOKEN(sym_integer_literal);
+      if (lookahead == '.') ADVANCE(582);
+      if (lookahead == 'U') ADVANCE(572);
+      if (lookahead == 'E' ||
+          lookahead == 'e') ADVANCE(374);
+      if (lookahead == '8' ||
+          lookahead == '9') ADVANCE(14);
+      if (('0' <= lookahead && lookahead <= '7')) ADVANCE(574);
       END_STATE();
     case 575:
-      ACCEPT_TOKEN(sym_string_literal);
+      ACCEPT_TOKEN(sym_integer_literal);
+      if (lookahead == '.') ADVANCE(582);
+      if (lookahead == 'U') ADVANCE(572);
+      if (lookahead == 'E' ||
+          lookahead == 'e') ADVANCE(374);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(575);
       END_STATE();
     case 576:
+      ACCEPT_TOKEN(sym_integer_literal);
+      if (lookahead == 'U') ADVANCE(572);
+      if (lookahead == 'B' ||
+          lookahead == 'b') ADVANCE(375);
+      if (lookahead == 'X' ||
+          lookahead == 'x') ADVANCE(378);
+      if (('0' <= lookahead && lookahead <= '7')) ADVANCE(578);
+      END_STATE();
+    case 577:
+      ACCEPT_TOKEN(sym_integer_literal);
+      if (lookahead == 'U') ADVANCE(572);
+      if (lookahead == '0' ||
+          lookahead == '1') ADVANCE(577);
+      END_STATE();
+    case 578:
+      ACCEPT_TOKEN(sym_integer_literal);
+      if (lookahead == 'U') ADVANCE(572);
+      if (('0' <= lookahead && lookahead <= '7')) ADVANCE(578);
+      END_STATE();
+    case 579:
+      ACCEPT_TOKEN(sym_integer_literal);
+      if (lookahead == 'U') ADVANCE(572);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(579);
+      END_STATE();
+    case 580:
+      ACCEPT_TOKEN(sym_integer_literal);
+      if (lookahead == 'U') ADVANCE(572);
+      if (('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'F') ||
+          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(580);
+      END_STATE();
+    case 581:
+      ACCEPT_TOKEN(sym_float_literal);
+      END_STATE();
+    case 582:
+      ACCEPT_TOKEN(sym_float_literal);
+      if (lookahead == 'E' ||
+          lookahead == 'e') ADVANCE(374);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(582);
+      END_STATE();
+    case 583:
+      ACCEPT_TOKEN(sym_float_literal);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(583);
+      END_STATE();
+    case 584:
+      ACCEPT_TOKEN(sym_string_literal);
+      END_STATE();
+    case 585:
       ACCEPT_TOKEN(sym_preprocessor_directive);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(576);
+          lookahead != '\r') ADVANCE(585);
       END_STATE();
-    case 577:
+    case 586:
       ACCEPT_TOKEN(sym_comment);
       END_STATE();
-    case 578:
+    case 587:
       ACCEPT_TOKEN(sym_comment);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(578);
+          lookahead != '\r') ADVANCE(587);
       END_STATE();
     default:
       return false;
@@ -5134,103 +5217,103 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
 
 static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [0] = {.lex_state = 0},
-  [1] = {.lex_state = 399},
-  [2] = {.lex_state = 399},
-  [3] = {.lex_state = 399},
-  [4] = {.lex_state = 399},
-  [5] = {.lex_state = 399},
-  [6] = {.lex_state = 399},
-  [7] = {.lex_state = 399},
-  [8] = {.lex_state = 399},
-  [9] = {.lex_state = 399},
-  [10] = {.lex_state = 399},
-  [11] = {.lex_state = 399},
-  [12] = {.lex_state = 399},
-  [13] = {.lex_state = 399},
-  [14] = {.lex_state = 399},
-  [15] = {.lex_state = 399},
-  [16] = {.lex_state = 399},
-  [17] = {.lex_state = 399},
-  [18] = {.lex_state = 399},
-  [19] = {.lex_state = 399},
-  [20] = {.lex_state = 399},
-  [21] = {.lex_state = 399},
-  [22] = {.lex_state = 399},
-  [23] = {.lex_state = 399},
-  [24] = {.lex_state = 399},
-  [25] = {.lex_state = 399},
-  [26] = {.lex_state = 399},
-  [27] = {.lex_state = 399},
-  [28] = {.lex_state = 399},
-  [29] = {.lex_state = 399},
-  [30] = {.lex_state = 399},
-  [31] = {.lex_state = 399},
-  [32] = {.lex_state = 399},
-  [33] = {.lex_state = 399},
-  [34] = {.lex_state = 399},
-  [35] = {.lex_state = 399},
-  [36] = {.lex_state = 399},
-  [37] = {.lex_state = 399},
-  [38] = {.lex_state = 399},
-  [39] = {.lex_state = 399},
-  [40] = {.lex_state = 399},
-  [41] = {.lex_state = 399},
-  [42] = {.lex_state = 399},
-  [43] = {.lex_state = 399},
-  [44] = {.lex_state = 399},
-  [45] = {.lex_state = 399},
-  [46] = {.lex_state = 399},
-  [47] = {.lex_state = 399},
-  [48] = {.lex_state = 399},
-  [49] = {.lex_state = 399},
-  [50] = {.lex_state = 399},
-  [51] = {.lex_state = 399},
-  [52] = {.lex_state = 399},
-  [53] = {.lex_state = 399},
-  [54] = {.lex_state = 399},
-  [55] = {.lex_state = 399},
-  [56] = {.lex_state = 399},
-  [57] = {.lex_state = 399},
-  [58] = {.lex_state = 399},
-  [59] = {.lex_state = 399},
-  [60] = {.lex_state = 399},
-  [61] = {.lex_state = 399},
-  [62] = {.lex_state = 399},
-  [63] = {.lex_state = 399},
-  [64] = {.lex_state = 399},
-  [65] = {.lex_state = 399},
-  [66] = {.lex_state = 399},
-  [67] = {.lex_state = 399},
-  [68] = {.lex_state = 399},
-  [69] = {.lex_state = 399},
-  [70] = {.lex_state = 399},
-  [71] = {.lex_state = 399},
-  [72] = {.lex_state = 399},
-  [73] = {.lex_state = 399},
-  [74] = {.lex_state = 399},
+  [1] = {.lex_state = 401},
+  [2] = {.lex_state = 401},
+  [3] = {.lex_state = 401},
+  [4] = {.lex_state = 401},
+  [5] = {.lex_state = 401},
+  [6] = {.lex_state = 401},
+  [7] = {.lex_state = 401},
+  [8] = {.lex_state = 401},
+  [9] = {.lex_state = 401},
+  [10] = {.lex_state = 401},
+  [11] = {.lex_state = 401},
+  [12] = {.lex_state = 401},
+  [13] = {.lex_state = 401},
+  [14] = {.lex_state = 401},
+  [15] = {.lex_state = 401},
+  [16] = {.lex_state = 401},
+  [17] = {.lex_state = 401},
+  [18] = {.lex_state = 401},
+  [19] = {.lex_state = 401},
+  [20] = {.lex_state = 401},
+  [21] = {.lex_state = 401},
+  [22] = {.lex_state = 401},
+  [23] = {.lex_state = 401},
+  [24] = {.lex_state = 401},
+  [25] = {.lex_state = 401},
+  [26] = {.lex_state = 401},
+  [27] = {.lex_state = 401},
+  [28] = {.lex_state = 401},
+  [29] = {.lex_state = 401},
+  [30] = {.lex_state = 401},
+  [31] = {.lex_state = 401},
+  [32] = {.lex_state = 401},
+  [33] = {.lex_state = 401},
+  [34] = {.lex_state = 401},
+  [35] = {.lex_state = 401},
+  [36] = {.lex_state = 401},
+  [37] = {.lex_state = 401},
+  [38] = {.lex_state = 401},
+  [39] = {.lex_state = 401},
+  [40] = {.lex_state = 401},
+  [41] = {.lex_state = 401},
+  [42] = {.lex_state = 401},
+  [43] = {.lex_state = 401},
+  [44] = {.lex_state = 401},
+  [45] = {.lex_state = 401},
+  [46] = {.lex_state = 401},
+  [47] = {.lex_state = 401},
+  [48] = {.lex_state = 401},
+  [49] = {.lex_state = 401},
+  [50] = {.lex_state = 401},
+  [51] = {.lex_state = 401},
+  [52] = {.lex_state = 401},
+  [53] = {.lex_state = 401},
+  [54] = {.lex_state = 401},
+  [55] = {.lex_state = 401},
+  [56] = {.lex_state = 401},
+  [57] = {.lex_state = 401},
+  [58] = {.lex_state = 401},
+  [59] = {.lex_state = 401},
+  [60] = {.lex_state = 401},
+  [61] = {.lex_state = 401},
+  [62] = {.lex_state = 401},
+  [63] = {.lex_state = 401},
+  [64] = {.lex_state = 401},
+  [65] = {.lex_state = 401},
+  [66] = {.lex_state = 401},
+  [67] = {.lex_state = 401},
+  [68] = {.lex_state = 401},
+  [69] = {.lex_state = 401},
+  [70] = {.lex_state = 401},
+  [71] = {.lex_state = 401},
+  [72] = {.lex_state = 401},
+  [73] = {.lex_state = 401},
+  [74] = {.lex_state = 401},
   [75] = {.lex_state = 5},
   [76] = {.lex_state = 5},
-  [77] = {.lex_state = 399},
-  [78] = {.lex_state = 399},
+  [77] = {.lex_state = 401},
+  [78] = {.lex_state = 401},
   [79] = {.lex_state = 5},
   [80] = {.lex_state = 5},
   [81] = {.lex_state = 5},
-  [82] = {.lex_state = 399},
+  [82] = {.lex_state = 401},
   [83] = {.lex_state = 5},
-  [84] = {.lex_state = 399},
-  [85] = {.lex_state = 399},
+  [84] = {.lex_state = 401},
+  [85] = {.lex_state = 401},
   [86] = {.lex_state = 5},
-  [87] = {.lex_state = 399},
-  [88] = {.lex_state = 399},
+  [87] = {.lex_state = 401},
+  [88] = {.lex_state = 401},
   [89] = {.lex_state = 5},
-  [90] = {.lex_state = 399},
-  [91] = {.lex_state = 399},
+  [90] = {.lex_state = 401},
+  [91] = {.lex_state = 401},
   [92] = {.lex_state = 5},
   [93] = {.lex_state = 5},
   [94] = {.lex_state = 1},
   [95] = {.lex_state = 1},
   [96] = {.lex_state = 1},
-  [97] = {.lex_state = 399},
+  [97] = {.lex_state = 401},
   [98] = {.lex_state = 1},
   [99] = {.lex_state = 1},
   [100] = {.lex_state = 1},
@@ -5244,7 +5327,7 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [108] = {.lex_state = 1},
   [109] = {.lex_state = 1},
   [110] = {.lex_state = 1},
-  [111] = {.lex_state = 399},
+  [111] = {.lex_state = 401},
   [112] = {.lex_state = 5},
   [113] = {.lex_state = 3},
   [114] = {.lex_state = 3},
@@ -5264,7 +5347,7 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [128] = {.lex_state = 1},
   [129] = {.lex_state = 3},
   [130] = {.lex_state = 1},
-  [131] = {.lex_state = 399},
+  [131] = {.lex_state = 401},
   [132] = {.lex_state = 1},
   [133] = {.lex_state = 3},
   [134] = {.lex_state = 1},
@@ -5272,65 +5355,65 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [136] = {.lex_state = 1},
   [137] = {.lex_state = 3},
   [138] = {.lex_state = 1},
-  [139] = {.lex_state = 399},
+  [139] = {.lex_state = 401},
   [140] = {.lex_state = 1},
   [141] = {.lex_state = 1},
   [142] = {.lex_state = 3},
-  [143] = {.lex_state = 399},
-  [144] = {.lex_state = 399},
-  [145] = {.lex_state = 399},
-  [146] = {.lex_state = 399},
-  [147] = {.lex_state = 399},
-  [148] = {.lex_state = 399},
-  [149] = {.lex_state = 399},
-  [150] = {.lex_state = 399},
-  [151] = {.lex_state = 399},
-  [152] = {.lex_state = 399},
-  [153] = {.lex_state = 399},
+  [143] = {.lex_state = 401},
+  [144] = {.lex_state = 401},
+  [145] = {.lex_state = 401},
+  [146] = {.lex_state = 401},
+  [147] = {.lex_state = 401},
+  [148] = {.lex_state = 401},
+  [149] = {.lex_state = 401},
+  [150] = {.lex_state = 401},
+  [151] = {.lex_state = 401},
+  [152] = {.lex_state = 401},
+  [153] = {.lex_state = 401},
   [154] = {.lex_state = 3},
-  [155] = {.lex_state = 399},
+  [155] = {.lex_state = 401},
   [156] = {.lex_state = 3},
-  [157] = {.lex_state = 399},
-  [158] = {.lex_state = 399},
+  [157] = {.lex_state = 401},
+  [158] = {.lex_state = 401},
   [159] = {.lex_state = 3},
-  [160] = {.lex_state = 399},
-  [161] = {.lex_state = 399},
-  [162] = {.lex_state = 399},
+  [160] = {.lex_state = 401},
+  [161] = {.lex_state = 401},
+  [162] = {.lex_state = 401},
   [163] = {.lex_state = 3},
   [164] = {.lex_state = 3},
-  [165] = {.lex_state = 399},
+  [165] = {.lex_state = 401},
   [166] = {.lex_state = 3},
-  [167] = {.lex_state = 399},
-  [168] = {.lex_state = 399},
+  [167] = {.lex_state = 401},
+  [168] = {.lex_state = 401},
   [169] = {.lex_state = 3},
   [170] = {.lex_state = 3},
-  [171] = {.lex_state = 399},
+  [171] = {.lex_state = 401},
   [172] = {.lex_state = 3},
   [173] = {.lex_state = 3},
-  [174] = {.lex_state = 399},
+  [174] = {.lex_state = 401},
   [175] = {.lex_state = 3},
-  [176] = {.lex_state = 399},
+  [176] = {.lex_state = 401},
   [177] = {.lex_state = 3},
-  [178] = {.lex_state = 399},
-  [179] = {.lex_state = 399},
-  [180] = {.lex_state = 399},
-  [181] = {.lex_state = 399},
-  [182] = {.lex_state = 399},
-  [183] = {.lex_state = 399},
-  [184] = {.lex_state = 399},
-  [185] = {.lex_state = 399},
-  [186] = {.lex_state = 399},
-  [187] = {.lex_state = 399},
-  [188] = {.lex_state = 399},
-  [189] = {.lex_state = 399},
-  [190] = {.lex_state = 399},
-  [191] = {.lex_state = 399},
-  [192] = {.lex_state = 399},
+  [178] = {.lex_state = 401},
+  [179] = {.lex_state = 401},
+  [180] = {.lex_state = 401},
+  [181] = {.lex_state = 401},
+  [182] = {.lex_state = 401},
+  [183] = {.lex_state = 401},
+  [184] = {.lex_state = 401},
+  [185] = {.lex_state = 401},
+  [186] = {.lex_state = 401},
+  [187] = {.lex_state = 401},
+  [188] = {.lex_state = 401},
+  [189] = {.lex_state = 401},
+  [190] = {.lex_state = 401},
+  [191] = {.lex_state = 401},
+  [192] = {.lex_state = 401},
   [193] = {.lex_state = 3},
-  [194] = {.lex_state = 399},
-  [195] = {.lex_state = 399},
-  [196] = {.lex_state = 399},
-  [197] = {.lex_state = 399},
+  [194] = {.lex_state = 401},
+  [195] = {.lex_state = 401},
+  [196] = {.lex_state = 401},
+  [197] = {.lex_state = 401},
   [198] = {.lex_state = 3},
   [199] = {.lex_state = 3},
   [200] = {.lex_state = 3},
@@ -5342,127 +5425,127 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [206] = {.lex_state = 3},
   [207] = {.lex_state = 3},
   [208] = {.lex_state = 3},
-  [209] = {.lex_state = 399},
+  [209] = {.lex_state = 401},
   [210] = {.lex_state = 3},
-  [211] = {.lex_state = 399},
+  [211] = {.lex_state = 401},
   [212] = {.lex_state = 3},
   [213] = {.lex_state = 3},
   [214] = {.lex_state = 3},
-  [215] = {.lex_state = 399},
+  [215] = {.lex_state = 401},
   [216] = {.lex_state = 3},
   [217] = {.lex_state = 3},
-  [218] = {.lex_state = 399},
-  [219] = {.lex_state = 399},
-  [220] = {.lex_state = 399},
+  [218] = {.lex_state = 401},
+  [219] = {.lex_state = 401},
+  [220] = {.lex_state = 401},
   [221] = {.lex_state = 3},
   [222] = {.lex_state = 3},
   [223] = {.lex_state = 3},
   [224] = {.lex_state = 3},
   [225] = {.lex_state = 3},
-  [226] = {.lex_state = 399},
+  [226] = {.lex_state = 401},
   [227] = {.lex_state = 3},
-  [228] = {.lex_state = 399},
+  [228] = {.lex_state = 401},
   [229] = {.lex_state = 3},
   [230] = {.lex_state = 3},
   [231] = {.lex_state = 3},
   [232] = {.lex_state = 3},
-  [233] = {.lex_state = 399},
-  [234] = {.lex_state = 399},
+  [233] = {.lex_state = 401},
+  [234] = {.lex_state = 401},
   [235] = {.lex_state = 3},
-  [236] = {.lex_state = 399},
+  [236] = {.lex_state = 401},
   [237] = {.lex_state = 3},
   [238] = {.lex_state = 3},
   [239] = {.lex_state = 3},
-  [240] = {.lex_state = 399},
-  [241] = {.lex_state = 399},
+  [240] = {.lex_state = 401},
+  [241] = {.lex_state = 401},
   [242] = {.lex_state = 3},
-  [243] = {.lex_state = 399},
-  [244] = {.lex_state = 399},
+  [243] = {.lex_state = 401},
+  [244] = {.lex_state = 401},
   [245] = {.lex_state = 3},
   [246] = {.lex_state = 3},
-  [247] = {.lex_state = 399},
+  [247] = {.lex_state = 401},
   [248] = {.lex_state = 3},
-  [249] = {.lex_state = 399},
-  [250] = {.lex_state = 399},
-  [251] = {.lex_state = 399},
-  [252] = {.lex_state = 399},
-  [253] = {.lex_state = 399},
-  [254] = {.lex_state = 399},
-  [255] = {.lex_state = 399},
-  [256] = {.lex_state = 399},
-  [257] = {.lex_state = 399},
-  [258] = {.lex_state = 399},
-  [259] = {.lex_state = 399},
+  [249] = {.lex_state = 401},
+  [250] = {.lex_state = 401},
+  [251] = {.lex_state = 401},
+  [252] = {.lex_state = 401},
+  [253] = {.lex_state = 401},
+  [254] = {.lex_state = 401},
+  [255] = {.lex_state = 401},
+  [256] = {.lex_state = 401},
+  [257] = {.lex_state = 401},
+  [258] = {.lex_state = 401},
+  [259] = {.lex_state = 401},
   [260] = {.lex_state = 3},
   [261] = {.lex_state = 5},
   [262] = {.lex_state = 3},
-  [263] = {.lex_state = 399},
+  [263] = {.lex_state = 401},
   [264] = {.lex_state = 3},
   [265] = {.lex_state = 3},
-  [266] = {.lex_state = 399},
+  [266] = {.lex_state = 401},
   [267] = {.lex_state = 5},
   [268] = {.lex_state = 3},
-  [269] = {.lex_state = 399},
+  [269] = {.lex_state = 401},
   [270] = {.lex_state = 3},
-  [271] = {.lex_state = 399},
-  [272] = {.lex_state = 399},
-  [273] = {.lex_state = 399},
-  [274] = {.lex_state = 399},
-  [275] = {.lex_state = 399},
-  [276] = {.lex_state = 399},
-  [277] = {.lex_state = 399},
-  [278] = {.lex_state = 399},
-  [279] = {.lex_state = 399},
-  [280] = {.lex_state = 399},
+  [271] = {.lex_state = 401},
+  [272] = {.lex_state = 401},
+  [273] = {.lex_state = 401},
+  [274] = {.lex_state = 401},
+  [275] = {.lex_state = 401},
+  [276] = {.lex_state = 401},
+  [277] = {.lex_state = 401},
+  [278] = {.lex_state = 401},
+  [279] = {.lex_state = 401},
+  [280] = {.lex_state = 401},
   [281] = {.lex_state = 3},
   [282] = {.lex_state = 3},
-  [283] = {.lex_state = 399},
+  [283] = {.lex_state = 401},
   [284] = {.lex_state = 3},
-  [285] = {.lex_state = 399},
+  [285] = {.lex_state = 401},
   [286] = {.lex_state = 3},
-  [287] = {.lex_state = 399},
+  [287] = {.lex_state = 401},
   [288] = {.lex_state = 5},
   [289] = {.lex_state = 5},
-  [290] = {.lex_state = 399},
+  [290] = {.lex_state = 401},
   [291] = {.lex_state = 3},
-  [292] = {.lex_state = 399},
+  [292] = {.lex_state = 401},
   [293] = {.lex_state = 3},
   [294] = {.lex_state = 5},
   [295] = {.lex_state = 3},
-  [296] = {.lex_state = 399},
-  [297] = {.lex_state = 399},
-  [298] = {.lex_state = 399},
-  [299] = {.lex_state = 399},
-  [300] = {.lex_state = 399},
-  [301] = {.lex_state = 399},
-  [302] = {.lex_state = 399},
+  [296] = {.lex_state = 401},
+  [297] = {.lex_state = 401},
+  [298] = {.lex_state = 401},
+  [299] = {.lex_state = 401},
+  [300] = {.lex_state = 401},
+  [301] = {.lex_state = 401},
+  [302] = {.lex_state = 401},
   [303] = {.lex_state = 3},
   [304] = {.lex_state = 5},
-  [305] = {.lex_state = 399},
-  [306] = {.lex_state = 399},
+  [305] = {.lex_state = 401},
+  [306] = {.lex_state = 401},
   [307] = {.lex_state = 3},
-  [308] = {.lex_state = 399},
-  [309] = {.lex_state = 399},
+  [308] = {.lex_state = 401},
+  [309] = {.lex_state = 401},
   [310] = {.lex_state = 5},
-  [311] = {.lex_state = 399},
+  [311] = {.lex_state = 401},
   [312] = {.lex_state = 3},
   [313] = {.lex_state = 5},
   [314] = {.lex_state = 3},
   [315] = {.lex_state = 8},
   [316] = {.lex_state = 8},
   [317] = {.lex_state = 8},
-  [318] = {.lex_state = 399},
-  [319] = {.lex_state = 399},
-  [320] = {.lex_state = 399},
+  [318] = {.lex_state = 401},
+  [319] = {.lex_state = 401},
+  [320] = {.lex_state = 401},
   [321] = {.lex_state = 5},
   [322] = {.lex_state = 7},
-  [323] = {.lex_state = 399},
+  [323] = {.lex_state = 401},
   [324] = {.lex_state = 8},
-  [325] = {.lex_state = 399},
-  [326] = {.lex_state = 399},
-  [327] = {.lex_state = 399},
+  [325] = {.lex_state = 401},
+  [326] = {.lex_state = 401},
+  [327] = {.lex_state = 401},
   [328] = {.lex_state = 5},
-  [329] = {.lex_state = 399},
+  [329] = {.lex_state = 401},
   [330] = {.lex_state = 5},
   [331] = {.lex_state = 5},
   [332] = {.lex_state = 7},
@@ -5474,10 +5557,10 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [338] = {.lex_state = 5},
   [339] = {.lex_state = 5},
   [340] = {.lex_state = 5},
-  [341] = {.lex_state = 399},
-  [342] = {.lex_state = 399},
-  [343] = {.lex_state = 399},
-  [344] = {.lex_state = 399},
+  [341] = {.lex_state = 401},
+  [342] = {.lex_state = 401},
+  [343] = {.lex_state = 401},
+  [344] = {.lex_state = 401},
   [345] = {.lex_state = 5},
   [346] = {.lex_state = 5},
   [347] = {.lex_state = 5},
@@ -5489,24 +5572,24 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [353] = {.lex_state = 5},
   [354] = {.lex_state = 5},
   [355] = {.lex_state = 5},
-  [356] = {.lex_state = 399},
-  [357] = {.lex_state = 399},
-  [358] = {.lex_state = 399},
-  [359] = {.lex_state = 399},
-  [360] = {.lex_state = 399},
+  [356] = {.lex_state = 401},
+  [357] = {.lex_state = 401},
+  [358] = {.lex_state = 401},
+  [359] = {.lex_state = 401},
+  [360] = {.lex_state = 401},
   [361] = {.lex_state = 5},
-  [362] = {.lex_state = 399},
+  [362] = {.lex_state = 401},
   [363] = {.lex_state = 5},
   [364] = {.lex_state = 5},
-  [365] = {.lex_state = 399},
+  [365] = {.lex_state = 401},
   [366] = {.lex_state = 5},
-  [367] = {.lex_state = 399},
-  [368] = {.lex_state = 399},
-  [369] = {.lex_state = 399},
+  [367] = {.lex_state = 401},
+  [368] = {.lex_state = 401},
+  [369] = {.lex_state = 401},
   [370] = {.lex_state = 5},
   [371] = {.lex_state = 5},
-  [372] = {.lex_state = 399},
-  [373] = {.lex_state = 399},
+  [372] = {.lex_state = 401},
+  [373] = {.lex_state = 401},
   [374] = {.lex_state = 5},
   [375] = {.lex_state = 5},
   [376] = {.lex_state = 5},
@@ -5518,57 +5601,57 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [382] = {.lex_state = 5},
   [383] = {.lex_state = 5},
   [384] = {.lex_state = 5},
-  [385] = {.lex_state = 399},
+  [385] = {.lex_state = 401},
   [386] = {.lex_state = 5},
   [387] = {.lex_state = 5},
-  [388] = {.lex_state = 399},
-  [389] = {.lex_state = 399},
-  [390] = {.lex_state = 399},
-  [391] = {.lex_state = 399},
+  [388] = {.lex_state = 401},
+  [389] = {.lex_state = 401},
+  [390] = {.lex_state = 401},
+  [391] = {.lex_state = 401},
   [392] = {.lex_state = 8},
-  [393] = {.lex_state = 399},
-  [394] = {.lex_state = 399},
-  [395] = {.lex_state = 399},
-  [396] = {.lex_state = 399},
+  [393] = {.lex_state = 401},
+  [394] = {.lex_state = 401},
+  [395] = {.lex_state = 401},
+  [396] = {.lex_state = 401},
   [397] = {.lex_state = 8},
-  [398] = {.lex_state = 399},
+  [398] = {.lex_state = 401},
   [399] = {.lex_state = 5},
-  [400] = {.lex_state = 399},
-  [401] = {.lex_state = 399},
-  [402] = {.lex_state = 399},
+  [400] = {.lex_state = 401},
+  [401] = {.lex_state = 401},
+  [402] = {.lex_state = 401},
   [403] = {.lex_state = 5},
-  [404] = {.lex_state = 399},
-  [405] = {.lex_state = 399},
-  [406] = {.lex_state = 399},
-  [407] = {.lex_state = 399},
-  [408] = {.lex_state = 399},
-  [409] = {.lex_state = 399},
-  [410] = {.lex_state = 399},
-  [411] = {.lex_state = 399},
-  [412] = {.lex_state = 399},
-  [413] = {.lex_state = 399},
+  [404] = {.lex_state = 401},
+  [405] = {.lex_state = 401},
+  [406] = {.lex_state = 401},
+  [407] = {.lex_state = 401},
+  [408] = {.lex_state = 401},
+  [409] = {.lex_state = 401},
+  [410] = {.lex_state = 401},
+  [411] = {.lex_state = 401},
+  [412] = {.lex_state = 401},
+  [413] = {.lex_state = 401},
   [414] = {.lex_state = 5},
-  [415] = {.lex_state = 399},
-  [416] = {.lex_state = 399},
-  [417] = {.lex_state = 399},
+  [415] = {.lex_state = 401},
+  [416] = {.lex_state = 401},
+  [417] = {.lex_state = 401},
   [418] = {.lex_state = 5},
-  [419] = {.lex_state = 399},
-  [420] = {.lex_state = 399},
-  [421] = {.lex_state = 399},
-  [422] = {.lex_state = 399},
-  [423] = {.lex_state = 399},
-  [424] = {.lex_state = 399},
-  [425] = {.lex_state = 399},
-  [426] = {.lex_state = 399},
-  [427] = {.lex_state = 399},
-  [428] = {.lex_state = 399},
-  [429] = {.lex_state = 399},
-  [430] = {.lex_state = 399},
-  [431] = {.lex_state = 399},
+  [419] = {.lex_state = 401},
+  [420] = {.lex_state = 401},
+  [421] = {.lex_state = 401},
+  [422] = {.lex_state = 401},
+  [423] = {.lex_state = 401},
+  [424] = {.lex_state = 401},
+  [425] = {.lex_state = 401},
+  [426] = {.lex_state = 401},
+  [427] = {.lex_state = 401},
+  [428] = {.lex_state = 401},
+  [429] = {.lex_state = 401},
+  [430] = {.lex_state = 401},
+  [431] = {.lex_state = 401},
   [432] = {.lex_state = 0},
   [433] = {.lex_state = 0},
   [434] = {.lex_state = 0},
-  [435] = {.lex_state = 399},
+  [435] = {.lex_state = 401},
   [436] = {.lex_state = 0},
   [437] = {.lex_state = 0},
   [438] = {.lex_state = 0},
@@ -5607,12 +5690,12 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [471] = {.lex_state = 0},
   [472] = {.lex_state = 0},
   [473] = {.lex_state = 0},
-  [474] = {.lex_state = 399},
+  [474] = {.lex_state = 401},
   [475] = {.lex_state = 0},
   [476] = {.lex_state = 0},
   [477] = {.lex_state = 0},
   [478] = {.lex_state = 0},
-  [479] = {.lex_state = 399},
+  [479] = {.lex_state = 401},
   [480] = {.lex_state = 0},
   [481] = {.lex_state = 0},
   [482] = {.lex_state = 0},
@@ -5636,7 +5719,7 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [500] = {.lex_state = 0},
   [501] = {.lex_state = 0},
   [502] = {.lex_state = 0},
-  [503] = {.lex_state = 399},
+  [503] = {.lex_state = 401},
   [504] = {.lex_state = 0},
   [505] = {.lex_state = 0},
   [506] = {.lex_state = 0},
@@ -5653,65 +5736,65 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [517] = {.lex_state = 0},
   [518] = {.lex_state = 0},
   [519] = {.lex_state = 0},
-  [520] = {.lex_state = 399},
+  [520] = {.lex_state = 401},
   [521] = {.lex_state = 0},
   [522] = {.lex_state = 0},
-  [523] = {.lex_state = 399},
+  [523] = {.lex_state = 401},
   [524] = {.lex_state = 0},
   [525] = {.lex_state = 0},
-  [526] = {.lex_state = 399},
+  [526] = {.lex_state = 401},
   [527] = {.lex_state = 0},
-  [528] = {.lex_state = 399},
-  [529] = {.lex_state = 399},
+  [528] = {.lex_state = 401},
+  [529] = {.lex_state = 401},
   [530] = {.lex_state = 0},
-  [531] = {.lex_state = 399},
-  [532] = {.lex_state = 399},
+  [531] = {.lex_state = 401},
+  [532] = {.lex_state = 401},
   [533] = {.lex_state = 7},
   [534] = {.lex_state = 0},
-  [535] = {.lex_state = 399},
-  [536] = {.lex_state = 399},
+  [535] = {.lex_state = 401},
+  [536] = {.lex_state = 401},
   [537] = {.lex_state = 0},
   [538] = {.lex_state = 0},
-  [539] = {.lex_state = 399},
+  [539] = {.lex_state = 401},
   [540] = {.lex_state = 0},
-  [541] = {.lex_state = 399},
-  [542] = {.lex_state = 399},
-  [543] = {.lex_state = 399},
+  [541] = {.lex_state = 401},
+  [542] = {.lex_state = 401},
+  [543] = {.lex_state = 401},
   [544] = {.lex_state = 0},
   [545] = {.lex_state = 0},
   [546] = {.lex_state = 0},
-  [547] = {.lex_state = 399},
-  [548] = {.lex_state = 399},
+  [547] = {.lex_state = 401},
+  [548] = {.lex_state = 401},
   [549] = {.lex_state = 0},
-  [550] = {.lex_state = 399},
-  [551] = {.lex_state = 399},
-  [552] = {.lex_state = 399},
-  [553] = {.lex_state = 425},
-  [554] = {.lex_state = 399},
-  [555] = {.lex_state = 399},
-  [556] = {.lex_state = 399},
+  [550] = {.lex_state = 401},
+  [551] = {.lex_state = 401},
+  [552] = {.lex_state = 401},
+  [553] = {.lex_state = 427},
+  [554] = {.lex_state = 401},
+  [555] = {.lex_state = 401},
+  [556] = {.lex_state = 401},
   [557] = {.lex_state = 0},
   [558] = {.lex_state = 0},
   [559] = {.lex_state = 0},
-  [560] = {.lex_state = 399},
+  [560] = {.lex_state = 401},
   [561] = {.lex_state = 0},
   [562] = {.lex_state = 0},
-  [563] = {.lex_state = 399},
+  [563] = {.lex_state = 401},
   [564] = {.lex_state = 0},
-  [565] = {.lex_state = 399},
-  [566] = {.lex_state = 399},
+  [565] = {.lex_state = 401},
+  [566] = {.lex_state = 401},
   [567] = {.lex_state = 0},
-  [568] = {.lex_state = 399},
+  [568] = {.lex_state = 401},
   [569] = {.lex_state = 0},
   [570] = {.lex_state = 0},
-  [571] = {.lex_state = 399},
+  [571] = {.lex_state = 401},
   [572] = {.lex_state = 0},
   [573] = {.lex_state = 5},
-  [574] = {.lex_state = 399},
-  [575] = {.lex_state = 399},
+  [574] = {.lex_state = 401},
+  [575] = {.lex_state = 401},
   [576] = {.lex_state = 0},
   [577] = {.lex_state = 0},
-  [578] = {.lex_state = 399},
+  [578] = {.lex_state = 401},
   [579] = {.lex_state = 0},
 };
 
@@ -5788,6 +5871,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(1),
     [anon_sym_DOTue8m0x2] = ACTIONS(1),
     [anon_sym_DOTue4m3] = ACTIONS(1),
+    [anon_sym_DOTe4m3x4] = ACTIONS(1),
+    [anon_sym_DOTe5m2x4] = ACTIONS(1),
+    [anon_sym_DOTe2m3x4] = ACTIONS(1),
+    [anon_sym_DOTe3m2x4] = ACTIONS(1),
+    [anon_sym_DOTe2m1x4] = ACTIONS(1),
+    [anon_sym_DOTu16x2] = ACTIONS(1),
+    [anon_sym_DOTs16x2] = ACTIONS(1),
     [anon_sym_DOTs2f6x2] = ACTIONS(1),
     [anon_sym_DOTpred] = ACTIONS(1),
     [anon_sym_DOTtexref] = ACTIONS(1),
@@ -5901,11 +5991,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(39),
     [anon_sym_DOTtex] = ACTIONS(41),
     [anon_sym_DOTs8] = ACTIONS(21),
-    [anon_sym_DOTs16] = ACTIONS(21),
+    [anon_sym_DOTs16] = ACTIONS(43),
     [anon_sym_DOTs32] = ACTIONS(21),
     [anon_sym_DOTs64] = ACTIONS(21),
     [anon_sym_DOTu8] = ACTIONS(21),
-    [anon_sym_DOTu16] = ACTIONS(21),
+    [anon_sym_DOTu16] = ACTIONS(43),
     [anon_sym_DOTu32] = ACTIONS(21),
     [anon_sym_DOTu64] = ACTIONS(21),
     [anon_sym_DOTb128] = ACTIONS(21),
@@ -5929,6 +6019,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(43),
     [anon_sym_DOTue8m0x2] = ACTIONS(21),
     [anon_sym_DOTue4m3] = ACTIONS(21),
+    [anon_sym_DOTe4m3x4] = ACTIONS(21),
+    [anon_sym_DOTe5m2x4] = ACTIONS(21),
+    [anon_sym_DOTe2m3x4] = ACTIONS(21),
+    [anon_sym_DOTe3m2x4] = ACTIONS(21),
+    [anon_sym_DOTe2m1x4] = ACTIONS(21),
+    [anon_sym_DOTu16x2] = ACTIONS(21),
+    [anon_sym_DOTs16x2] = ACTIONS(21),
     [anon_sym_DOTs2f6x2] = ACTIONS(21),
     [anon_sym_DOTpred] = ACTIONS(21),
     [anon_sym_DOTtexref] = ACTIONS(21),
@@ -6010,11 +6107,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(39),
     [anon_sym_DOTtex] = ACTIONS(41),
     [anon_sym_DOTs8] = ACTIONS(21),
-    [anon_sym_DOTs16] = ACTIONS(21),
+    [anon_sym_DOTs16] = ACTIONS(43),
     [anon_sym_DOTs32] = ACTIONS(21),
     [anon_sym_DOTs64] = ACTIONS(21),
     [anon_sym_DOTu8] = ACTIONS(21),
-    [anon_sym_DOTu16] = ACTIONS(21),
+    [anon_sym_DOTu16] = ACTIONS(43),
     [anon_sym_DOTu32] = ACTIONS(21),
     [anon_sym_DOTu64] = ACTIONS(21),
     [anon_sym_DOTb128] = ACTIONS(21),
@@ -6038,6 +6135,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(43),
     [anon_sym_DOTue8m0x2] = ACTIONS(21),
     [anon_sym_DOTue4m3] = ACTIONS(21),
+    [anon_sym_DOTe4m3x4] = ACTIONS(21),
+    [anon_sym_DOTe5m2x4] = ACTIONS(21),
+    [anon_sym_DOTe2m3x4] = ACTIONS(21),
+    [anon_sym_DOTe3m2x4] = ACTIONS(21),
+    [anon_sym_DOTe2m1x4] = ACTIONS(21),
+    [anon_sym_DOTu16x2] = ACTIONS(21),
+    [anon_sym_DOTs16x2] = ACTIONS(21),
     [anon_sym_DOTs2f6x2] = ACTIONS(21),
     [anon_sym_DOTpred] = ACTIONS(21),
     [anon_sym_DOTtexref] = ACTIONS(21),
@@ -6119,11 +6223,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(109),
     [anon_sym_DOTtex] = ACTIONS(112),
     [anon_sym_DOTs8] = ACTIONS(82),
-    [anon_sym_DOTs16] = ACTIONS(82),
+    [anon_sym_DOTs16] = ACTIONS(115),
     [anon_sym_DOTs32] = ACTIONS(82),
     [anon_sym_DOTs64] = ACTIONS(82),
     [anon_sym_DOTu8] = ACTIONS(82),
-    [anon_sym_DOTu16] = ACTIONS(82),
+    [anon_sym_DOTu16] = ACTIONS(115),
     [anon_sym_DOTu32] = ACTIONS(82),
     [anon_sym_DOTu64] = ACTIONS(82),
     [anon_sym_DOTb128] = ACTIONS(82),
@@ -6147,6 +6251,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(115),
     [anon_sym_DOTue8m0x2] = ACTIONS(82),
     [anon_sym_DOTue4m3] = ACTIONS(82),
+    [anon_sym_DOTe4m3x4] = ACTIONS(82),
+    [anon_sym_DOTe5m2x4] = ACTIONS(82),
+    [anon_sym_DOTe2m3x4] = ACTIONS(82),
+    [anon_sym_DOTe3m2x4] = ACTIONS(82),
+    [anon_sym_DOTe2m1x4] = ACTIONS(82),
+    [anon_sym_DOTu16x2] = ACTIONS(82),
+    [anon_sym_DOTs16x2] = ACTIONS(82),
     [anon_sym_DOTs2f6x2] = ACTIONS(82),
     [anon_sym_DOTpred] = ACTIONS(82),
     [anon_sym_DOTtexref] = ACTIONS(82),
@@ -6212,11 +6323,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(136),
     [anon_sym_DOTtex] = ACTIONS(138),
     [anon_sym_DOTs8] = ACTIONS(136),
-    [anon_sym_DOTs16] = ACTIONS(136),
+    [anon_sym_DOTs16] = ACTIONS(138),
     [anon_sym_DOTs32] = ACTIONS(136),
     [anon_sym_DOTs64] = ACTIONS(136),
     [anon_sym_DOTu8] = ACTIONS(136),
-    [anon_sym_DOTu16] = ACTIONS(136),
+    [anon_sym_DOTu16] = ACTIONS(138),
     [anon_sym_DOTu32] = ACTIONS(136),
     [anon_sym_DOTu64] = ACTIONS(136),
     [anon_sym_DOTb128] = ACTIONS(136),
@@ -6240,6 +6351,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(138),
     [anon_sym_DOTue8m0x2] = ACTIONS(136),
     [anon_sym_DOTue4m3] = ACTIONS(136),
+    [anon_sym_DOTe4m3x4] = ACTIONS(136),
+    [anon_sym_DOTe5m2x4] = ACTIONS(136),
+    [anon_sym_DOTe2m3x4] = ACTIONS(136),
+    [anon_sym_DOTe3m2x4] = ACTIONS(136),
+    [anon_sym_DOTe2m1x4] = ACTIONS(136),
+    [anon_sym_DOTu16x2] = ACTIONS(136),
+    [anon_sym_DOTs16x2] = ACTIONS(136),
     [anon_sym_DOTs2f6x2] = ACTIONS(136),
     [anon_sym_DOTpred] = ACTIONS(136),
     [anon_sym_DOTtexref] = ACTIONS(136),
@@ -6305,11 +6423,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(140),
     [anon_sym_DOTtex] = ACTIONS(142),
     [anon_sym_DOTs8] = ACTIONS(140),
-    [anon_sym_DOTs16] = ACTIONS(140),
+    [anon_sym_DOTs16] = ACTIONS(142),
     [anon_sym_DOTs32] = ACTIONS(140),
     [anon_sym_DOTs64] = ACTIONS(140),
     [anon_sym_DOTu8] = ACTIONS(140),
-    [anon_sym_DOTu16] = ACTIONS(140),
+    [anon_sym_DOTu16] = ACTIONS(142),
     [anon_sym_DOTu32] = ACTIONS(140),
     [anon_sym_DOTu64] = ACTIONS(140),
     [anon_sym_DOTb128] = ACTIONS(140),
@@ -6333,6 +6451,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(142),
     [anon_sym_DOTue8m0x2] = ACTIONS(140),
     [anon_sym_DOTue4m3] = ACTIONS(140),
+    [anon_sym_DOTe4m3x4] = ACTIONS(140),
+    [anon_sym_DOTe5m2x4] = ACTIONS(140),
+    [anon_sym_DOTe2m3x4] = ACTIONS(140),
+    [anon_sym_DOTe3m2x4] = ACTIONS(140),
+    [anon_sym_DOTe2m1x4] = ACTIONS(140),
+    [anon_sym_DOTu16x2] = ACTIONS(140),
+    [anon_sym_DOTs16x2] = ACTIONS(140),
     [anon_sym_DOTs2f6x2] = ACTIONS(140),
     [anon_sym_DOTpred] = ACTIONS(140),
     [anon_sym_DOTtexref] = ACTIONS(140),
@@ -6396,11 +6521,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(39),
     [anon_sym_DOTtex] = ACTIONS(41),
     [anon_sym_DOTs8] = ACTIONS(21),
-    [anon_sym_DOTs16] = ACTIONS(21),
+    [anon_sym_DOTs16] = ACTIONS(43),
     [anon_sym_DOTs32] = ACTIONS(21),
     [anon_sym_DOTs64] = ACTIONS(21),
     [anon_sym_DOTu8] = ACTIONS(21),
-    [anon_sym_DOTu16] = ACTIONS(21),
+    [anon_sym_DOTu16] = ACTIONS(43),
     [anon_sym_DOTu32] = ACTIONS(21),
     [anon_sym_DOTu64] = ACTIONS(21),
     [anon_sym_DOTb128] = ACTIONS(21),
@@ -6424,6 +6549,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(43),
     [anon_sym_DOTue8m0x2] = ACTIONS(21),
     [anon_sym_DOTue4m3] = ACTIONS(21),
+    [anon_sym_DOTe4m3x4] = ACTIONS(21),
+    [anon_sym_DOTe5m2x4] = ACTIONS(21),
+    [anon_sym_DOTe2m3x4] = ACTIONS(21),
+    [anon_sym_DOTe3m2x4] = ACTIONS(21),
+    [anon_sym_DOTe2m1x4] = ACTIONS(21),
+    [anon_sym_DOTu16x2] = ACTIONS(21),
+    [anon_sym_DOTs16x2] = ACTIONS(21),
     [anon_sym_DOTs2f6x2] = ACTIONS(21),
     [anon_sym_DOTpred] = ACTIONS(21),
     [anon_sym_DOTtexref] = ACTIONS(21),
@@ -6487,11 +6619,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(39),
     [anon_sym_DOTtex] = ACTIONS(41),
     [anon_sym_DOTs8] = ACTIONS(21),
-    [anon_sym_DOTs16] = ACTIONS(21),
+    [anon_sym_DOTs16] = ACTIONS(43),
     [anon_sym_DOTs32] = ACTIONS(21),
     [anon_sym_DOTs64] = ACTIONS(21),
     [anon_sym_DOTu8] = ACTIONS(21),
-    [anon_sym_DOTu16] = ACTIONS(21),
+    [anon_sym_DOTu16] = ACTIONS(43),
     [anon_sym_DOTu32] = ACTIONS(21),
     [anon_sym_DOTu64] = ACTIONS(21),
     [anon_sym_DOTb128] = ACTIONS(21),
@@ -6515,6 +6647,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(43),
     [anon_sym_DOTue8m0x2] = ACTIONS(21),
     [anon_sym_DOTue4m3] = ACTIONS(21),
+    [anon_sym_DOTe4m3x4] = ACTIONS(21),
+    [anon_sym_DOTe5m2x4] = ACTIONS(21),
+    [anon_sym_DOTe2m3x4] = ACTIONS(21),
+    [anon_sym_DOTe3m2x4] = ACTIONS(21),
+    [anon_sym_DOTe2m1x4] = ACTIONS(21),
+    [anon_sym_DOTu16x2] = ACTIONS(21),
+    [anon_sym_DOTs16x2] = ACTIONS(21),
     [anon_sym_DOTs2f6x2] = ACTIONS(21),
     [anon_sym_DOTpred] = ACTIONS(21),
     [anon_sym_DOTtexref] = ACTIONS(21),
@@ -6578,11 +6717,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(177),
     [anon_sym_DOTtex] = ACTIONS(180),
     [anon_sym_DOTs8] = ACTIONS(156),
-    [anon_sym_DOTs16] = ACTIONS(156),
+    [anon_sym_DOTs16] = ACTIONS(183),
     [anon_sym_DOTs32] = ACTIONS(156),
     [anon_sym_DOTs64] = ACTIONS(156),
     [anon_sym_DOTu8] = ACTIONS(156),
-    [anon_sym_DOTu16] = ACTIONS(156),
+    [anon_sym_DOTu16] = ACTIONS(183),
     [anon_sym_DOTu32] = ACTIONS(156),
     [anon_sym_DOTu64] = ACTIONS(156),
     [anon_sym_DOTb128] = ACTIONS(156),
@@ -6606,6 +6745,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(183),
     [anon_sym_DOTue8m0x2] = ACTIONS(156),
     [anon_sym_DOTue4m3] = ACTIONS(156),
+    [anon_sym_DOTe4m3x4] = ACTIONS(156),
+    [anon_sym_DOTe5m2x4] = ACTIONS(156),
+    [anon_sym_DOTe2m3x4] = ACTIONS(156),
+    [anon_sym_DOTe3m2x4] = ACTIONS(156),
+    [anon_sym_DOTe2m1x4] = ACTIONS(156),
+    [anon_sym_DOTu16x2] = ACTIONS(156),
+    [anon_sym_DOTs16x2] = ACTIONS(156),
     [anon_sym_DOTs2f6x2] = ACTIONS(156),
     [anon_sym_DOTpred] = ACTIONS(156),
     [anon_sym_DOTtexref] = ACTIONS(156),
@@ -6659,11 +6805,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(204),
     [anon_sym_DOTtex] = ACTIONS(208),
     [anon_sym_DOTs8] = ACTIONS(204),
-    [anon_sym_DOTs16] = ACTIONS(204),
+    [anon_sym_DOTs16] = ACTIONS(208),
     [anon_sym_DOTs32] = ACTIONS(204),
     [anon_sym_DOTs64] = ACTIONS(204),
     [anon_sym_DOTu8] = ACTIONS(204),
-    [anon_sym_DOTu16] = ACTIONS(204),
+    [anon_sym_DOTu16] = ACTIONS(208),
     [anon_sym_DOTu32] = ACTIONS(204),
     [anon_sym_DOTu64] = ACTIONS(204),
     [anon_sym_DOTb128] = ACTIONS(204),
@@ -6687,6 +6833,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(208),
     [anon_sym_DOTue8m0x2] = ACTIONS(204),
     [anon_sym_DOTue4m3] = ACTIONS(204),
+    [anon_sym_DOTe4m3x4] = ACTIONS(204),
+    [anon_sym_DOTe5m2x4] = ACTIONS(204),
+    [anon_sym_DOTe2m3x4] = ACTIONS(204),
+    [anon_sym_DOTe3m2x4] = ACTIONS(204),
+    [anon_sym_DOTe2m1x4] = ACTIONS(204),
+    [anon_sym_DOTu16x2] = ACTIONS(204),
+    [anon_sym_DOTs16x2] = ACTIONS(204),
     [anon_sym_DOTs2f6x2] = ACTIONS(204),
     [anon_sym_DOTpred] = ACTIONS(204),
     [anon_sym_DOTtexref] = ACTIONS(204),
@@ -6740,11 +6893,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(210),
     [anon_sym_DOTtex] = ACTIONS(214),
     [anon_sym_DOTs8] = ACTIONS(210),
-    [anon_sym_DOTs16] = ACTIONS(210),
+    [anon_sym_DOTs16] = ACTIONS(214),
     [anon_sym_DOTs32] = ACTIONS(210),
     [anon_sym_DOTs64] = ACTIONS(210),
     [anon_sym_DOTu8] = ACTIONS(210),
-    [anon_sym_DOTu16] = ACTIONS(210),
+    [anon_sym_DOTu16] = ACTIONS(214),
     [anon_sym_DOTu32] = ACTIONS(210),
     [anon_sym_DOTu64] = ACTIONS(210),
     [anon_sym_DOTb128] = ACTIONS(210),
@@ -6768,6 +6921,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(214),
     [anon_sym_DOTue8m0x2] = ACTIONS(210),
     [anon_sym_DOTue4m3] = ACTIONS(210),
+    [anon_sym_DOTe4m3x4] = ACTIONS(210),
+    [anon_sym_DOTe5m2x4] = ACTIONS(210),
+    [anon_sym_DOTe2m3x4] = ACTIONS(210),
+    [anon_sym_DOTe3m2x4] = ACTIONS(210),
+    [anon_sym_DOTe2m1x4] = ACTIONS(210),
+    [anon_sym_DOTu16x2] = ACTIONS(210),
+    [anon_sym_DOTs16x2] = ACTIONS(210),
     [anon_sym_DOTs2f6x2] = ACTIONS(210),
     [anon_sym_DOTpred] = ACTIONS(210),
     [anon_sym_DOTtexref] = ACTIONS(210),
@@ -6821,11 +6981,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(216),
     [anon_sym_DOTtex] = ACTIONS(218),
     [anon_sym_DOTs8] = ACTIONS(216),
-    [anon_sym_DOTs16] = ACTIONS(216),
+    [anon_sym_DOTs16] = ACTIONS(218),
     [anon_sym_DOTs32] = ACTIONS(216),
     [anon_sym_DOTs64] = ACTIONS(216),
     [anon_sym_DOTu8] = ACTIONS(216),
-    [anon_sym_DOTu16] = ACTIONS(216),
+    [anon_sym_DOTu16] = ACTIONS(218),
     [anon_sym_DOTu32] = ACTIONS(216),
     [anon_sym_DOTu64] = ACTIONS(216),
     [anon_sym_DOTb128] = ACTIONS(216),
@@ -6849,6 +7009,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(218),
     [anon_sym_DOTue8m0x2] = ACTIONS(216),
     [anon_sym_DOTue4m3] = ACTIONS(216),
+    [anon_sym_DOTe4m3x4] = ACTIONS(216),
+    [anon_sym_DOTe5m2x4] = ACTIONS(216),
+    [anon_sym_DOTe2m3x4] = ACTIONS(216),
+    [anon_sym_DOTe3m2x4] = ACTIONS(216),
+    [anon_sym_DOTe2m1x4] = ACTIONS(216),
+    [anon_sym_DOTu16x2] = ACTIONS(216),
+    [anon_sym_DOTs16x2] = ACTIONS(216),
     [anon_sym_DOTs2f6x2] = ACTIONS(216),
     [anon_sym_DOTpred] = ACTIONS(216),
     [anon_sym_DOTtexref] = ACTIONS(216),
@@ -6902,11 +7069,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(220),
     [anon_sym_DOTtex] = ACTIONS(225),
     [anon_sym_DOTs8] = ACTIONS(220),
-    [anon_sym_DOTs16] = ACTIONS(220),
+    [anon_sym_DOTs16] = ACTIONS(225),
     [anon_sym_DOTs32] = ACTIONS(220),
     [anon_sym_DOTs64] = ACTIONS(220),
     [anon_sym_DOTu8] = ACTIONS(220),
-    [anon_sym_DOTu16] = ACTIONS(220),
+    [anon_sym_DOTu16] = ACTIONS(225),
     [anon_sym_DOTu32] = ACTIONS(220),
     [anon_sym_DOTu64] = ACTIONS(220),
     [anon_sym_DOTb128] = ACTIONS(220),
@@ -6930,6 +7097,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(225),
     [anon_sym_DOTue8m0x2] = ACTIONS(220),
     [anon_sym_DOTue4m3] = ACTIONS(220),
+    [anon_sym_DOTe4m3x4] = ACTIONS(220),
+    [anon_sym_DOTe5m2x4] = ACTIONS(220),
+    [anon_sym_DOTe2m3x4] = ACTIONS(220),
+    [anon_sym_DOTe3m2x4] = ACTIONS(220),
+    [anon_sym_DOTe2m1x4] = ACTIONS(220),
+    [anon_sym_DOTu16x2] = ACTIONS(220),
+    [anon_sym_DOTs16x2] = ACTIONS(220),
     [anon_sym_DOTs2f6x2] = ACTIONS(220),
     [anon_sym_DOTpred] = ACTIONS(220),
     [anon_sym_DOTtexref] = ACTIONS(220),
@@ -6982,11 +7156,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(227),
     [anon_sym_DOTtex] = ACTIONS(229),
     [anon_sym_DOTs8] = ACTIONS(227),
-    [anon_sym_DOTs16] = ACTIONS(227),
+    [anon_sym_DOTs16] = ACTIONS(229),
     [anon_sym_DOTs32] = ACTIONS(227),
     [anon_sym_DOTs64] = ACTIONS(227),
     [anon_sym_DOTu8] = ACTIONS(227),
-    [anon_sym_DOTu16] = ACTIONS(227),
+    [anon_sym_DOTu16] = ACTIONS(229),
     [anon_sym_DOTu32] = ACTIONS(227),
     [anon_sym_DOTu64] = ACTIONS(227),
     [anon_sym_DOTb128] = ACTIONS(227),
@@ -7010,6 +7184,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(229),
     [anon_sym_DOTue8m0x2] = ACTIONS(227),
     [anon_sym_DOTue4m3] = ACTIONS(227),
+    [anon_sym_DOTe4m3x4] = ACTIONS(227),
+    [anon_sym_DOTe5m2x4] = ACTIONS(227),
+    [anon_sym_DOTe2m3x4] = ACTIONS(227),
+    [anon_sym_DOTe3m2x4] = ACTIONS(227),
+    [anon_sym_DOTe2m1x4] = ACTIONS(227),
+    [anon_sym_DOTu16x2] = ACTIONS(227),
+    [anon_sym_DOTs16x2] = ACTIONS(227),
     [anon_sym_DOTs2f6x2] = ACTIONS(227),
     [anon_sym_DOTpred] = ACTIONS(227),
     [anon_sym_DOTtexref] = ACTIONS(227),
@@ -7062,11 +7243,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(231),
     [anon_sym_DOTtex] = ACTIONS(233),
     [anon_sym_DOTs8] = ACTIONS(231),
-    [anon_sym_DOTs16] = ACTIONS(231),
+    [anon_sym_DOTs16] = ACTIONS(233),
     [anon_sym_DOTs32] = ACTIONS(231),
     [anon_sym_DOTs64] = ACTIONS(231),
     [anon_sym_DOTu8] = ACTIONS(231),
-    [anon_sym_DOTu16] = ACTIONS(231),
+    [anon_sym_DOTu16] = ACTIONS(233),
     [anon_sym_DOTu32] = ACTIONS(231),
     [anon_sym_DOTu64] = ACTIONS(231),
     [anon_sym_DOTb128] = ACTIONS(231),
@@ -7090,6 +7271,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(233),
     [anon_sym_DOTue8m0x2] = ACTIONS(231),
     [anon_sym_DOTue4m3] = ACTIONS(231),
+    [anon_sym_DOTe4m3x4] = ACTIONS(231),
+    [anon_sym_DOTe5m2x4] = ACTIONS(231),
+    [anon_sym_DOTe2m3x4] = ACTIONS(231),
+    [anon_sym_DOTe3m2x4] = ACTIONS(231),
+    [anon_sym_DOTe2m1x4] = ACTIONS(231),
+    [anon_sym_DOTu16x2] = ACTIONS(231),
+    [anon_sym_DOTs16x2] = ACTIONS(231),
     [anon_sym_DOTs2f6x2] = ACTIONS(231),
     [anon_sym_DOTpred] = ACTIONS(231),
     [anon_sym_DOTtexref] = ACTIONS(231),
@@ -7142,11 +7330,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(235),
     [anon_sym_DOTtex] = ACTIONS(237),
     [anon_sym_DOTs8] = ACTIONS(235),
-    [anon_sym_DOTs16] = ACTIONS(235),
+    [anon_sym_DOTs16] = ACTIONS(237),
     [anon_sym_DOTs32] = ACTIONS(235),
     [anon_sym_DOTs64] = ACTIONS(235),
     [anon_sym_DOTu8] = ACTIONS(235),
-    [anon_sym_DOTu16] = ACTIONS(235),
+    [anon_sym_DOTu16] = ACTIONS(237),
     [anon_sym_DOTu32] = ACTIONS(235),
     [anon_sym_DOTu64] = ACTIONS(235),
     [anon_sym_DOTb128] = ACTIONS(235),
@@ -7170,6 +7358,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(237),
     [anon_sym_DOTue8m0x2] = ACTIONS(235),
     [anon_sym_DOTue4m3] = ACTIONS(235),
+    [anon_sym_DOTe4m3x4] = ACTIONS(235),
+    [anon_sym_DOTe5m2x4] = ACTIONS(235),
+    [anon_sym_DOTe2m3x4] = ACTIONS(235),
+    [anon_sym_DOTe3m2x4] = ACTIONS(235),
+    [anon_sym_DOTe2m1x4] = ACTIONS(235),
+    [anon_sym_DOTu16x2] = ACTIONS(235),
+    [anon_sym_DOTs16x2] = ACTIONS(235),
     [anon_sym_DOTs2f6x2] = ACTIONS(235),
     [anon_sym_DOTpred] = ACTIONS(235),
     [anon_sym_DOTtexref] = ACTIONS(235),
@@ -7222,11 +7417,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(239),
     [anon_sym_DOTtex] = ACTIONS(241),
     [anon_sym_DOTs8] = ACTIONS(239),
-    [anon_sym_DOTs16] = ACTIONS(239),
+    [anon_sym_DOTs16] = ACTIONS(241),
     [anon_sym_DOTs32] = ACTIONS(239),
     [anon_sym_DOTs64] = ACTIONS(239),
     [anon_sym_DOTu8] = ACTIONS(239),
-    [anon_sym_DOTu16] = ACTIONS(239),
+    [anon_sym_DOTu16] = ACTIONS(241),
     [anon_sym_DOTu32] = ACTIONS(239),
     [anon_sym_DOTu64] = ACTIONS(239),
     [anon_sym_DOTb128] = ACTIONS(239),
@@ -7250,6 +7445,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(241),
     [anon_sym_DOTue8m0x2] = ACTIONS(239),
     [anon_sym_DOTue4m3] = ACTIONS(239),
+    [anon_sym_DOTe4m3x4] = ACTIONS(239),
+    [anon_sym_DOTe5m2x4] = ACTIONS(239),
+    [anon_sym_DOTe2m3x4] = ACTIONS(239),
+    [anon_sym_DOTe3m2x4] = ACTIONS(239),
+    [anon_sym_DOTe2m1x4] = ACTIONS(239),
+    [anon_sym_DOTu16x2] = ACTIONS(239),
+    [anon_sym_DOTs16x2] = ACTIONS(239),
     [anon_sym_DOTs2f6x2] = ACTIONS(239),
     [anon_sym_DOTpred] = ACTIONS(239),
     [anon_sym_DOTtexref] = ACTIONS(239),
@@ -7302,11 +7504,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(243),
     [anon_sym_DOTtex] = ACTIONS(245),
     [anon_sym_DOTs8] = ACTIONS(243),
-    [anon_sym_DOTs16] = ACTIONS(243),
+    [anon_sym_DOTs16] = ACTIONS(245),
     [anon_sym_DOTs32] = ACTIONS(243),
     [anon_sym_DOTs64] = ACTIONS(243),
     [anon_sym_DOTu8] = ACTIONS(243),
-    [anon_sym_DOTu16] = ACTIONS(243),
+    [anon_sym_DOTu16] = ACTIONS(245),
     [anon_sym_DOTu32] = ACTIONS(243),
     [anon_sym_DOTu64] = ACTIONS(243),
     [anon_sym_DOTb128] = ACTIONS(243),
@@ -7330,6 +7532,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(245),
     [anon_sym_DOTue8m0x2] = ACTIONS(243),
     [anon_sym_DOTue4m3] = ACTIONS(243),
+    [anon_sym_DOTe4m3x4] = ACTIONS(243),
+    [anon_sym_DOTe5m2x4] = ACTIONS(243),
+    [anon_sym_DOTe2m3x4] = ACTIONS(243),
+    [anon_sym_DOTe3m2x4] = ACTIONS(243),
+    [anon_sym_DOTe2m1x4] = ACTIONS(243),
+    [anon_sym_DOTu16x2] = ACTIONS(243),
+    [anon_sym_DOTs16x2] = ACTIONS(243),
     [anon_sym_DOTs2f6x2] = ACTIONS(243),
     [anon_sym_DOTpred] = ACTIONS(243),
     [anon_sym_DOTtexref] = ACTIONS(243),
@@ -7382,11 +7591,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(247),
     [anon_sym_DOTtex] = ACTIONS(249),
     [anon_sym_DOTs8] = ACTIONS(247),
-    [anon_sym_DOTs16] = ACTIONS(247),
+    [anon_sym_DOTs16] = ACTIONS(249),
     [anon_sym_DOTs32] = ACTIONS(247),
     [anon_sym_DOTs64] = ACTIONS(247),
     [anon_sym_DOTu8] = ACTIONS(247),
-    [anon_sym_DOTu16] = ACTIONS(247),
+    [anon_sym_DOTu16] = ACTIONS(249),
     [anon_sym_DOTu32] = ACTIONS(247),
     [anon_sym_DOTu64] = ACTIONS(247),
     [anon_sym_DOTb128] = ACTIONS(247),
@@ -7410,6 +7619,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(249),
     [anon_sym_DOTue8m0x2] = ACTIONS(247),
     [anon_sym_DOTue4m3] = ACTIONS(247),
+    [anon_sym_DOTe4m3x4] = ACTIONS(247),
+    [anon_sym_DOTe5m2x4] = ACTIONS(247),
+    [anon_sym_DOTe2m3x4] = ACTIONS(247),
+    [anon_sym_DOTe3m2x4] = ACTIONS(247),
+    [anon_sym_DOTe2m1x4] = ACTIONS(247),
+    [anon_sym_DOTu16x2] = ACTIONS(247),
+    [anon_sym_DOTs16x2] = ACTIONS(247),
     [anon_sym_DOTs2f6x2] = ACTIONS(247),
     [anon_sym_DOTpred] = ACTIONS(247),
     [anon_sym_DOTtexref] = ACTIONS(247),
@@ -7462,11 +7678,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(251),
     [anon_sym_DOTtex] = ACTIONS(253),
     [anon_sym_DOTs8] = ACTIONS(251),
-    [anon_sym_DOTs16] = ACTIONS(251),
+    [anon_sym_DOTs16] = ACTIONS(253),
     [anon_sym_DOTs32] = ACTIONS(251),
     [anon_sym_DOTs64] = ACTIONS(251),
     [anon_sym_DOTu8] = ACTIONS(251),
-    [anon_sym_DOTu16] = ACTIONS(251),
+    [anon_sym_DOTu16] = ACTIONS(253),
     [anon_sym_DOTu32] = ACTIONS(251),
     [anon_sym_DOTu64] = ACTIONS(251),
     [anon_sym_DOTb128] = ACTIONS(251),
@@ -7490,6 +7706,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(253),
     [anon_sym_DOTue8m0x2] = ACTIONS(251),
     [anon_sym_DOTue4m3] = ACTIONS(251),
+    [anon_sym_DOTe4m3x4] = ACTIONS(251),
+    [anon_sym_DOTe5m2x4] = ACTIONS(251),
+    [anon_sym_DOTe2m3x4] = ACTIONS(251),
+    [anon_sym_DOTe3m2x4] = ACTIONS(251),
+    [anon_sym_DOTe2m1x4] = ACTIONS(251),
+    [anon_sym_DOTu16x2] = ACTIONS(251),
+    [anon_sym_DOTs16x2] = ACTIONS(251),
     [anon_sym_DOTs2f6x2] = ACTIONS(251),
     [anon_sym_DOTpred] = ACTIONS(251),
     [anon_sym_DOTtexref] = ACTIONS(251),
@@ -7542,11 +7765,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(255),
     [anon_sym_DOTtex] = ACTIONS(257),
     [anon_sym_DOTs8] = ACTIONS(255),
-    [anon_sym_DOTs16] = ACTIONS(255),
+    [anon_sym_DOTs16] = ACTIONS(257),
     [anon_sym_DOTs32] = ACTIONS(255),
     [anon_sym_DOTs64] = ACTIONS(255),
     [anon_sym_DOTu8] = ACTIONS(255),
-    [anon_sym_DOTu16] = ACTIONS(255),
+    [anon_sym_DOTu16] = ACTIONS(257),
     [anon_sym_DOTu32] = ACTIONS(255),
     [anon_sym_DOTu64] = ACTIONS(255),
     [anon_sym_DOTb128] = ACTIONS(255),
@@ -7570,6 +7793,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(257),
     [anon_sym_DOTue8m0x2] = ACTIONS(255),
     [anon_sym_DOTue4m3] = ACTIONS(255),
+    [anon_sym_DOTe4m3x4] = ACTIONS(255),
+    [anon_sym_DOTe5m2x4] = ACTIONS(255),
+    [anon_sym_DOTe2m3x4] = ACTIONS(255),
+    [anon_sym_DOTe3m2x4] = ACTIONS(255),
+    [anon_sym_DOTe2m1x4] = ACTIONS(255),
+    [anon_sym_DOTu16x2] = ACTIONS(255),
+    [anon_sym_DOTs16x2] = ACTIONS(255),
     [anon_sym_DOTs2f6x2] = ACTIONS(255),
     [anon_sym_DOTpred] = ACTIONS(255),
     [anon_sym_DOTtexref] = ACTIONS(255),
@@ -7622,11 +7852,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(259),
     [anon_sym_DOTtex] = ACTIONS(261),
     [anon_sym_DOTs8] = ACTIONS(259),
-    [anon_sym_DOTs16] = ACTIONS(259),
+    [anon_sym_DOTs16] = ACTIONS(261),
     [anon_sym_DOTs32] = ACTIONS(259),
     [anon_sym_DOTs64] = ACTIONS(259),
     [anon_sym_DOTu8] = ACTIONS(259),
-    [anon_sym_DOTu16] = ACTIONS(259),
+    [anon_sym_DOTu16] = ACTIONS(261),
     [anon_sym_DOTu32] = ACTIONS(259),
     [anon_sym_DOTu64] = ACTIONS(259),
     [anon_sym_DOTb128] = ACTIONS(259),
@@ -7650,6 +7880,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(261),
     [anon_sym_DOTue8m0x2] = ACTIONS(259),
     [anon_sym_DOTue4m3] = ACTIONS(259),
+    [anon_sym_DOTe4m3x4] = ACTIONS(259),
+    [anon_sym_DOTe5m2x4] = ACTIONS(259),
+    [anon_sym_DOTe2m3x4] = ACTIONS(259),
+    [anon_sym_DOTe3m2x4] = ACTIONS(259),
+    [anon_sym_DOTe2m1x4] = ACTIONS(259),
+    [anon_sym_DOTu16x2] = ACTIONS(259),
+    [anon_sym_DOTs16x2] = ACTIONS(259),
     [anon_sym_DOTs2f6x2] = ACTIONS(259),
     [anon_sym_DOTpred] = ACTIONS(259),
     [anon_sym_DOTtexref] = ACTIONS(259),
@@ -7702,11 +7939,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(263),
     [anon_sym_DOTtex] = ACTIONS(265),
     [anon_sym_DOTs8] = ACTIONS(263),
-    [anon_sym_DOTs16] = ACTIONS(263),
+    [anon_sym_DOTs16] = ACTIONS(265),
     [anon_sym_DOTs32] = ACTIONS(263),
     [anon_sym_DOTs64] = ACTIONS(263),
     [anon_sym_DOTu8] = ACTIONS(263),
-    [anon_sym_DOTu16] = ACTIONS(263),
+    [anon_sym_DOTu16] = ACTIONS(265),
     [anon_sym_DOTu32] = ACTIONS(263),
     [anon_sym_DOTu64] = ACTIONS(263),
     [anon_sym_DOTb128] = ACTIONS(263),
@@ -7730,6 +7967,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(265),
     [anon_sym_DOTue8m0x2] = ACTIONS(263),
     [anon_sym_DOTue4m3] = ACTIONS(263),
+    [anon_sym_DOTe4m3x4] = ACTIONS(263),
+    [anon_sym_DOTe5m2x4] = ACTIONS(263),
+    [anon_sym_DOTe2m3x4] = ACTIONS(263),
+    [anon_sym_DOTe3m2x4] = ACTIONS(263),
+    [anon_sym_DOTe2m1x4] = ACTIONS(263),
+    [anon_sym_DOTu16x2] = ACTIONS(263),
+    [anon_sym_DOTs16x2] = ACTIONS(263),
     [anon_sym_DOTs2f6x2] = ACTIONS(263),
     [anon_sym_DOTpred] = ACTIONS(263),
     [anon_sym_DOTtexref] = ACTIONS(263),
@@ -7782,11 +8026,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(267),
     [anon_sym_DOTtex] = ACTIONS(269),
     [anon_sym_DOTs8] = ACTIONS(267),
-    [anon_sym_DOTs16] = ACTIONS(267),
+    [anon_sym_DOTs16] = ACTIONS(269),
     [anon_sym_DOTs32] = ACTIONS(267),
     [anon_sym_DOTs64] = ACTIONS(267),
     [anon_sym_DOTu8] = ACTIONS(267),
-    [anon_sym_DOTu16] = ACTIONS(267),
+    [anon_sym_DOTu16] = ACTIONS(269),
     [anon_sym_DOTu32] = ACTIONS(267),
     [anon_sym_DOTu64] = ACTIONS(267),
     [anon_sym_DOTb128] = ACTIONS(267),
@@ -7810,6 +8054,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(269),
     [anon_sym_DOTue8m0x2] = ACTIONS(267),
     [anon_sym_DOTue4m3] = ACTIONS(267),
+    [anon_sym_DOTe4m3x4] = ACTIONS(267),
+    [anon_sym_DOTe5m2x4] = ACTIONS(267),
+    [anon_sym_DOTe2m3x4] = ACTIONS(267),
+    [anon_sym_DOTe3m2x4] = ACTIONS(267),
+    [anon_sym_DOTe2m1x4] = ACTIONS(267),
+    [anon_sym_DOTu16x2] = ACTIONS(267),
+    [anon_sym_DOTs16x2] = ACTIONS(267),
     [anon_sym_DOTs2f6x2] = ACTIONS(267),
     [anon_sym_DOTpred] = ACTIONS(267),
     [anon_sym_DOTtexref] = ACTIONS(267),
@@ -7862,11 +8113,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(271),
     [anon_sym_DOTtex] = ACTIONS(273),
     [anon_sym_DOTs8] = ACTIONS(271),
-    [anon_sym_DOTs16] = ACTIONS(271),
+    [anon_sym_DOTs16] = ACTIONS(273),
     [anon_sym_DOTs32] = ACTIONS(271),
     [anon_sym_DOTs64] = ACTIONS(271),
     [anon_sym_DOTu8] = ACTIONS(271),
-    [anon_sym_DOTu16] = ACTIONS(271),
+    [anon_sym_DOTu16] = ACTIONS(273),
     [anon_sym_DOTu32] = ACTIONS(271),
     [anon_sym_DOTu64] = ACTIONS(271),
     [anon_sym_DOTb128] = ACTIONS(271),
@@ -7890,6 +8141,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(273),
     [anon_sym_DOTue8m0x2] = ACTIONS(271),
     [anon_sym_DOTue4m3] = ACTIONS(271),
+    [anon_sym_DOTe4m3x4] = ACTIONS(271),
+    [anon_sym_DOTe5m2x4] = ACTIONS(271),
+    [anon_sym_DOTe2m3x4] = ACTIONS(271),
+    [anon_sym_DOTe3m2x4] = ACTIONS(271),
+    [anon_sym_DOTe2m1x4] = ACTIONS(271),
+    [anon_sym_DOTu16x2] = ACTIONS(271),
+    [anon_sym_DOTs16x2] = ACTIONS(271),
     [anon_sym_DOTs2f6x2] = ACTIONS(271),
     [anon_sym_DOTpred] = ACTIONS(271),
     [anon_sym_DOTtexref] = ACTIONS(271),
@@ -7942,11 +8200,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(275),
     [anon_sym_DOTtex] = ACTIONS(277),
     [anon_sym_DOTs8] = ACTIONS(275),
-    [anon_sym_DOTs16] = ACTIONS(275),
+    [anon_sym_DOTs16] = ACTIONS(277),
     [anon_sym_DOTs32] = ACTIONS(275),
     [anon_sym_DOTs64] = ACTIONS(275),
     [anon_sym_DOTu8] = ACTIONS(275),
-    [anon_sym_DOTu16] = ACTIONS(275),
+    [anon_sym_DOTu16] = ACTIONS(277),
     [anon_sym_DOTu32] = ACTIONS(275),
     [anon_sym_DOTu64] = ACTIONS(275),
     [anon_sym_DOTb128] = ACTIONS(275),
@@ -7970,6 +8228,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(277),
     [anon_sym_DOTue8m0x2] = ACTIONS(275),
     [anon_sym_DOTue4m3] = ACTIONS(275),
+    [anon_sym_DOTe4m3x4] = ACTIONS(275),
+    [anon_sym_DOTe5m2x4] = ACTIONS(275),
+    [anon_sym_DOTe2m3x4] = ACTIONS(275),
+    [anon_sym_DOTe3m2x4] = ACTIONS(275),
+    [anon_sym_DOTe2m1x4] = ACTIONS(275),
+    [anon_sym_DOTu16x2] = ACTIONS(275),
+    [anon_sym_DOTs16x2] = ACTIONS(275),
     [anon_sym_DOTs2f6x2] = ACTIONS(275),
     [anon_sym_DOTpred] = ACTIONS(275),
     [anon_sym_DOTtexref] = ACTIONS(275),
@@ -8022,11 +8287,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(279),
     [anon_sym_DOTtex] = ACTIONS(281),
     [anon_sym_DOTs8] = ACTIONS(279),
-    [anon_sym_DOTs16] = ACTIONS(279),
+    [anon_sym_DOTs16] = ACTIONS(281),
     [anon_sym_DOTs32] = ACTIONS(279),
     [anon_sym_DOTs64] = ACTIONS(279),
     [anon_sym_DOTu8] = ACTIONS(279),
-    [anon_sym_DOTu16] = ACTIONS(279),
+    [anon_sym_DOTu16] = ACTIONS(281),
     [anon_sym_DOTu32] = ACTIONS(279),
     [anon_sym_DOTu64] = ACTIONS(279),
     [anon_sym_DOTb128] = ACTIONS(279),
@@ -8050,6 +8315,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(281),
     [anon_sym_DOTue8m0x2] = ACTIONS(279),
     [anon_sym_DOTue4m3] = ACTIONS(279),
+    [anon_sym_DOTe4m3x4] = ACTIONS(279),
+    [anon_sym_DOTe5m2x4] = ACTIONS(279),
+    [anon_sym_DOTe2m3x4] = ACTIONS(279),
+    [anon_sym_DOTe3m2x4] = ACTIONS(279),
+    [anon_sym_DOTe2m1x4] = ACTIONS(279),
+    [anon_sym_DOTu16x2] = ACTIONS(279),
+    [anon_sym_DOTs16x2] = ACTIONS(279),
     [anon_sym_DOTs2f6x2] = ACTIONS(279),
     [anon_sym_DOTpred] = ACTIONS(279),
     [anon_sym_DOTtexref] = ACTIONS(279),
@@ -8102,11 +8374,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(283),
     [anon_sym_DOTtex] = ACTIONS(285),
     [anon_sym_DOTs8] = ACTIONS(283),
-    [anon_sym_DOTs16] = ACTIONS(283),
+    [anon_sym_DOTs16] = ACTIONS(285),
     [anon_sym_DOTs32] = ACTIONS(283),
     [anon_sym_DOTs64] = ACTIONS(283),
     [anon_sym_DOTu8] = ACTIONS(283),
-    [anon_sym_DOTu16] = ACTIONS(283),
+    [anon_sym_DOTu16] = ACTIONS(285),
     [anon_sym_DOTu32] = ACTIONS(283),
     [anon_sym_DOTu64] = ACTIONS(283),
     [anon_sym_DOTb128] = ACTIONS(283),
@@ -8130,6 +8402,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(285),
     [anon_sym_DOTue8m0x2] = ACTIONS(283),
     [anon_sym_DOTue4m3] = ACTIONS(283),
+    [anon_sym_DOTe4m3x4] = ACTIONS(283),
+    [anon_sym_DOTe5m2x4] = ACTIONS(283),
+    [anon_sym_DOTe2m3x4] = ACTIONS(283),
+    [anon_sym_DOTe3m2x4] = ACTIONS(283),
+    [anon_sym_DOTe2m1x4] = ACTIONS(283),
+    [anon_sym_DOTu16x2] = ACTIONS(283),
+    [anon_sym_DOTs16x2] = ACTIONS(283),
     [anon_sym_DOTs2f6x2] = ACTIONS(283),
     [anon_sym_DOTpred] = ACTIONS(283),
     [anon_sym_DOTtexref] = ACTIONS(283),
@@ -8182,11 +8461,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(287),
     [anon_sym_DOTtex] = ACTIONS(289),
     [anon_sym_DOTs8] = ACTIONS(287),
-    [anon_sym_DOTs16] = ACTIONS(287),
+    [anon_sym_DOTs16] = ACTIONS(289),
     [anon_sym_DOTs32] = ACTIONS(287),
     [anon_sym_DOTs64] = ACTIONS(287),
     [anon_sym_DOTu8] = ACTIONS(287),
-    [anon_sym_DOTu16] = ACTIONS(287),
+    [anon_sym_DOTu16] = ACTIONS(289),
     [anon_sym_DOTu32] = ACTIONS(287),
     [anon_sym_DOTu64] = ACTIONS(287),
     [anon_sym_DOTb128] = ACTIONS(287),
@@ -8210,6 +8489,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(289),
     [anon_sym_DOTue8m0x2] = ACTIONS(287),
     [anon_sym_DOTue4m3] = ACTIONS(287),
+    [anon_sym_DOTe4m3x4] = ACTIONS(287),
+    [anon_sym_DOTe5m2x4] = ACTIONS(287),
+    [anon_sym_DOTe2m3x4] = ACTIONS(287),
+    [anon_sym_DOTe3m2x4] = ACTIONS(287),
+    [anon_sym_DOTe2m1x4] = ACTIONS(287),
+    [anon_sym_DOTu16x2] = ACTIONS(287),
+    [anon_sym_DOTs16x2] = ACTIONS(287),
     [anon_sym_DOTs2f6x2] = ACTIONS(287),
     [anon_sym_DOTpred] = ACTIONS(287),
     [anon_sym_DOTtexref] = ACTIONS(287),
@@ -8262,11 +8548,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(291),
     [anon_sym_DOTtex] = ACTIONS(293),
     [anon_sym_DOTs8] = ACTIONS(291),
-    [anon_sym_DOTs16] = ACTIONS(291),
+    [anon_sym_DOTs16] = ACTIONS(293),
     [anon_sym_DOTs32] = ACTIONS(291),
     [anon_sym_DOTs64] = ACTIONS(291),
     [anon_sym_DOTu8] = ACTIONS(291),
-    [anon_sym_DOTu16] = ACTIONS(291),
+    [anon_sym_DOTu16] = ACTIONS(293),
     [anon_sym_DOTu32] = ACTIONS(291),
     [anon_sym_DOTu64] = ACTIONS(291),
     [anon_sym_DOTb128] = ACTIONS(291),
@@ -8290,6 +8576,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(293),
     [anon_sym_DOTue8m0x2] = ACTIONS(291),
     [anon_sym_DOTue4m3] = ACTIONS(291),
+    [anon_sym_DOTe4m3x4] = ACTIONS(291),
+    [anon_sym_DOTe5m2x4] = ACTIONS(291),
+    [anon_sym_DOTe2m3x4] = ACTIONS(291),
+    [anon_sym_DOTe3m2x4] = ACTIONS(291),
+    [anon_sym_DOTe2m1x4] = ACTIONS(291),
+    [anon_sym_DOTu16x2] = ACTIONS(291),
+    [anon_sym_DOTs16x2] = ACTIONS(291),
     [anon_sym_DOTs2f6x2] = ACTIONS(291),
     [anon_sym_DOTpred] = ACTIONS(291),
     [anon_sym_DOTtexref] = ACTIONS(291),
@@ -8342,11 +8635,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(295),
     [anon_sym_DOTtex] = ACTIONS(297),
     [anon_sym_DOTs8] = ACTIONS(295),
-    [anon_sym_DOTs16] = ACTIONS(295),
+    [anon_sym_DOTs16] = ACTIONS(297),
     [anon_sym_DOTs32] = ACTIONS(295),
     [anon_sym_DOTs64] = ACTIONS(295),
     [anon_sym_DOTu8] = ACTIONS(295),
-    [anon_sym_DOTu16] = ACTIONS(295),
+    [anon_sym_DOTu16] = ACTIONS(297),
     [anon_sym_DOTu32] = ACTIONS(295),
     [anon_sym_DOTu64] = ACTIONS(295),
     [anon_sym_DOTb128] = ACTIONS(295),
@@ -8370,6 +8663,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(297),
     [anon_sym_DOTue8m0x2] = ACTIONS(295),
     [anon_sym_DOTue4m3] = ACTIONS(295),
+    [anon_sym_DOTe4m3x4] = ACTIONS(295),
+    [anon_sym_DOTe5m2x4] = ACTIONS(295),
+    [anon_sym_DOTe2m3x4] = ACTIONS(295),
+    [anon_sym_DOTe3m2x4] = ACTIONS(295),
+    [anon_sym_DOTe2m1x4] = ACTIONS(295),
+    [anon_sym_DOTu16x2] = ACTIONS(295),
+    [anon_sym_DOTs16x2] = ACTIONS(295),
     [anon_sym_DOTs2f6x2] = ACTIONS(295),
     [anon_sym_DOTpred] = ACTIONS(295),
     [anon_sym_DOTtexref] = ACTIONS(295),
@@ -8422,11 +8722,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(299),
     [anon_sym_DOTtex] = ACTIONS(301),
     [anon_sym_DOTs8] = ACTIONS(299),
-    [anon_sym_DOTs16] = ACTIONS(299),
+    [anon_sym_DOTs16] = ACTIONS(301),
     [anon_sym_DOTs32] = ACTIONS(299),
     [anon_sym_DOTs64] = ACTIONS(299),
     [anon_sym_DOTu8] = ACTIONS(299),
-    [anon_sym_DOTu16] = ACTIONS(299),
+    [anon_sym_DOTu16] = ACTIONS(301),
     [anon_sym_DOTu32] = ACTIONS(299),
     [anon_sym_DOTu64] = ACTIONS(299),
     [anon_sym_DOTb128] = ACTIONS(299),
@@ -8450,6 +8750,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(301),
     [anon_sym_DOTue8m0x2] = ACTIONS(299),
     [anon_sym_DOTue4m3] = ACTIONS(299),
+    [anon_sym_DOTe4m3x4] = ACTIONS(299),
+    [anon_sym_DOTe5m2x4] = ACTIONS(299),
+    [anon_sym_DOTe2m3x4] = ACTIONS(299),
+    [anon_sym_DOTe3m2x4] = ACTIONS(299),
+    [anon_sym_DOTe2m1x4] = ACTIONS(299),
+    [anon_sym_DOTu16x2] = ACTIONS(299),
+    [anon_sym_DOTs16x2] = ACTIONS(299),
     [anon_sym_DOTs2f6x2] = ACTIONS(299),
     [anon_sym_DOTpred] = ACTIONS(299),
     [anon_sym_DOTtexref] = ACTIONS(299),
@@ -8502,11 +8809,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(303),
     [anon_sym_DOTtex] = ACTIONS(305),
     [anon_sym_DOTs8] = ACTIONS(303),
-    [anon_sym_DOTs16] = ACTIONS(303),
+    [anon_sym_DOTs16] = ACTIONS(305),
     [anon_sym_DOTs32] = ACTIONS(303),
     [anon_sym_DOTs64] = ACTIONS(303),
     [anon_sym_DOTu8] = ACTIONS(303),
-    [anon_sym_DOTu16] = ACTIONS(303),
+    [anon_sym_DOTu16] = ACTIONS(305),
     [anon_sym_DOTu32] = ACTIONS(303),
     [anon_sym_DOTu64] = ACTIONS(303),
     [anon_sym_DOTb128] = ACTIONS(303),
@@ -8530,6 +8837,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(305),
     [anon_sym_DOTue8m0x2] = ACTIONS(303),
     [anon_sym_DOTue4m3] = ACTIONS(303),
+    [anon_sym_DOTe4m3x4] = ACTIONS(303),
+    [anon_sym_DOTe5m2x4] = ACTIONS(303),
+    [anon_sym_DOTe2m3x4] = ACTIONS(303),
+    [anon_sym_DOTe3m2x4] = ACTIONS(303),
+    [anon_sym_DOTe2m1x4] = ACTIONS(303),
+    [anon_sym_DOTu16x2] = ACTIONS(303),
+    [anon_sym_DOTs16x2] = ACTIONS(303),
     [anon_sym_DOTs2f6x2] = ACTIONS(303),
     [anon_sym_DOTpred] = ACTIONS(303),
     [anon_sym_DOTtexref] = ACTIONS(303),
@@ -8582,11 +8896,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(307),
     [anon_sym_DOTtex] = ACTIONS(311),
     [anon_sym_DOTs8] = ACTIONS(307),
-    [anon_sym_DOTs16] = ACTIONS(307),
+    [anon_sym_DOTs16] = ACTIONS(311),
     [anon_sym_DOTs32] = ACTIONS(307),
     [anon_sym_DOTs64] = ACTIONS(307),
     [anon_sym_DOTu8] = ACTIONS(307),
-    [anon_sym_DOTu16] = ACTIONS(307),
+    [anon_sym_DOTu16] = ACTIONS(311),
     [anon_sym_DOTu32] = ACTIONS(307),
     [anon_sym_DOTu64] = ACTIONS(307),
     [anon_sym_DOTb128] = ACTIONS(307),
@@ -8610,6 +8924,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(311),
     [anon_sym_DOTue8m0x2] = ACTIONS(307),
     [anon_sym_DOTue4m3] = ACTIONS(307),
+    [anon_sym_DOTe4m3x4] = ACTIONS(307),
+    [anon_sym_DOTe5m2x4] = ACTIONS(307),
+    [anon_sym_DOTe2m3x4] = ACTIONS(307),
+    [anon_sym_DOTe3m2x4] = ACTIONS(307),
+    [anon_sym_DOTe2m1x4] = ACTIONS(307),
+    [anon_sym_DOTu16x2] = ACTIONS(307),
+    [anon_sym_DOTs16x2] = ACTIONS(307),
     [anon_sym_DOTs2f6x2] = ACTIONS(307),
     [anon_sym_DOTpred] = ACTIONS(307),
     [anon_sym_DOTtexref] = ACTIONS(307),
@@ -8662,11 +8983,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(313),
     [anon_sym_DOTtex] = ACTIONS(315),
     [anon_sym_DOTs8] = ACTIONS(313),
-    [anon_sym_DOTs16] = ACTIONS(313),
+    [anon_sym_DOTs16] = ACTIONS(315),
     [anon_sym_DOTs32] = ACTIONS(313),
     [anon_sym_DOTs64] = ACTIONS(313),
     [anon_sym_DOTu8] = ACTIONS(313),
-    [anon_sym_DOTu16] = ACTIONS(313),
+    [anon_sym_DOTu16] = ACTIONS(315),
     [anon_sym_DOTu32] = ACTIONS(313),
     [anon_sym_DOTu64] = ACTIONS(313),
     [anon_sym_DOTb128] = ACTIONS(313),
@@ -8690,6 +9011,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(315),
     [anon_sym_DOTue8m0x2] = ACTIONS(313),
     [anon_sym_DOTue4m3] = ACTIONS(313),
+    [anon_sym_DOTe4m3x4] = ACTIONS(313),
+    [anon_sym_DOTe5m2x4] = ACTIONS(313),
+    [anon_sym_DOTe2m3x4] = ACTIONS(313),
+    [anon_sym_DOTe3m2x4] = ACTIONS(313),
+    [anon_sym_DOTe2m1x4] = ACTIONS(313),
+    [anon_sym_DOTu16x2] = ACTIONS(313),
+    [anon_sym_DOTs16x2] = ACTIONS(313),
     [anon_sym_DOTs2f6x2] = ACTIONS(313),
     [anon_sym_DOTpred] = ACTIONS(313),
     [anon_sym_DOTtexref] = ACTIONS(313),
@@ -8742,11 +9070,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(317),
     [anon_sym_DOTtex] = ACTIONS(319),
     [anon_sym_DOTs8] = ACTIONS(317),
-    [anon_sym_DOTs16] = ACTIONS(317),
+    [anon_sym_DOTs16] = ACTIONS(319),
     [anon_sym_DOTs32] = ACTIONS(317),
     [anon_sym_DOTs64] = ACTIONS(317),
     [anon_sym_DOTu8] = ACTIONS(317),
-    [anon_sym_DOTu16] = ACTIONS(317),
+    [anon_sym_DOTu16] = ACTIONS(319),
     [anon_sym_DOTu32] = ACTIONS(317),
     [anon_sym_DOTu64] = ACTIONS(317),
     [anon_sym_DOTb128] = ACTIONS(317),
@@ -8770,6 +9098,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(319),
     [anon_sym_DOTue8m0x2] = ACTIONS(317),
     [anon_sym_DOTue4m3] = ACTIONS(317),
+    [anon_sym_DOTe4m3x4] = ACTIONS(317),
+    [anon_sym_DOTe5m2x4] = ACTIONS(317),
+    [anon_sym_DOTe2m3x4] = ACTIONS(317),
+    [anon_sym_DOTe3m2x4] = ACTIONS(317),
+    [anon_sym_DOTe2m1x4] = ACTIONS(317),
+    [anon_sym_DOTu16x2] = ACTIONS(317),
+    [anon_sym_DOTs16x2] = ACTIONS(317),
     [anon_sym_DOTs2f6x2] = ACTIONS(317),
     [anon_sym_DOTpred] = ACTIONS(317),
     [anon_sym_DOTtexref] = ACTIONS(317),
@@ -8822,11 +9157,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(321),
     [anon_sym_DOTtex] = ACTIONS(323),
     [anon_sym_DOTs8] = ACTIONS(321),
-    [anon_sym_DOTs16] = ACTIONS(321),
+    [anon_sym_DOTs16] = ACTIONS(323),
     [anon_sym_DOTs32] = ACTIONS(321),
     [anon_sym_DOTs64] = ACTIONS(321),
     [anon_sym_DOTu8] = ACTIONS(321),
-    [anon_sym_DOTu16] = ACTIONS(321),
+    [anon_sym_DOTu16] = ACTIONS(323),
     [anon_sym_DOTu32] = ACTIONS(321),
     [anon_sym_DOTu64] = ACTIONS(321),
     [anon_sym_DOTb128] = ACTIONS(321),
@@ -8850,6 +9185,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(323),
     [anon_sym_DOTue8m0x2] = ACTIONS(321),
     [anon_sym_DOTue4m3] = ACTIONS(321),
+    [anon_sym_DOTe4m3x4] = ACTIONS(321),
+    [anon_sym_DOTe5m2x4] = ACTIONS(321),
+    [anon_sym_DOTe2m3x4] = ACTIONS(321),
+    [anon_sym_DOTe3m2x4] = ACTIONS(321),
+    [anon_sym_DOTe2m1x4] = ACTIONS(321),
+    [anon_sym_DOTu16x2] = ACTIONS(321),
+    [anon_sym_DOTs16x2] = ACTIONS(321),
     [anon_sym_DOTs2f6x2] = ACTIONS(321),
     [anon_sym_DOTpred] = ACTIONS(321),
     [anon_sym_DOTtexref] = ACTIONS(321),
@@ -8902,11 +9244,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(325),
     [anon_sym_DOTtex] = ACTIONS(327),
     [anon_sym_DOTs8] = ACTIONS(325),
-    [anon_sym_DOTs16] = ACTIONS(325),
+    [anon_sym_DOTs16] = ACTIONS(327),
     [anon_sym_DOTs32] = ACTIONS(325),
     [anon_sym_DOTs64] = ACTIONS(325),
     [anon_sym_DOTu8] = ACTIONS(325),
-    [anon_sym_DOTu16] = ACTIONS(325),
+    [anon_sym_DOTu16] = ACTIONS(327),
     [anon_sym_DOTu32] = ACTIONS(325),
     [anon_sym_DOTu64] = ACTIONS(325),
     [anon_sym_DOTb128] = ACTIONS(325),
@@ -8930,6 +9272,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(327),
     [anon_sym_DOTue8m0x2] = ACTIONS(325),
     [anon_sym_DOTue4m3] = ACTIONS(325),
+    [anon_sym_DOTe4m3x4] = ACTIONS(325),
+    [anon_sym_DOTe5m2x4] = ACTIONS(325),
+    [anon_sym_DOTe2m3x4] = ACTIONS(325),
+    [anon_sym_DOTe3m2x4] = ACTIONS(325),
+    [anon_sym_DOTe2m1x4] = ACTIONS(325),
+    [anon_sym_DOTu16x2] = ACTIONS(325),
+    [anon_sym_DOTs16x2] = ACTIONS(325),
     [anon_sym_DOTs2f6x2] = ACTIONS(325),
     [anon_sym_DOTpred] = ACTIONS(325),
     [anon_sym_DOTtexref] = ACTIONS(325),
@@ -8982,11 +9331,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(329),
     [anon_sym_DOTtex] = ACTIONS(331),
     [anon_sym_DOTs8] = ACTIONS(329),
-    [anon_sym_DOTs16] = ACTIONS(329),
+    [anon_sym_DOTs16] = ACTIONS(331),
     [anon_sym_DOTs32] = ACTIONS(329),
     [anon_sym_DOTs64] = ACTIONS(329),
     [anon_sym_DOTu8] = ACTIONS(329),
-    [anon_sym_DOTu16] = ACTIONS(329),
+    [anon_sym_DOTu16] = ACTIONS(331),
     [anon_sym_DOTu32] = ACTIONS(329),
     [anon_sym_DOTu64] = ACTIONS(329),
     [anon_sym_DOTb128] = ACTIONS(329),
@@ -9010,6 +9359,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(331),
     [anon_sym_DOTue8m0x2] = ACTIONS(329),
     [anon_sym_DOTue4m3] = ACTIONS(329),
+    [anon_sym_DOTe4m3x4] = ACTIONS(329),
+    [anon_sym_DOTe5m2x4] = ACTIONS(329),
+    [anon_sym_DOTe2m3x4] = ACTIONS(329),
+    [anon_sym_DOTe3m2x4] = ACTIONS(329),
+    [anon_sym_DOTe2m1x4] = ACTIONS(329),
+    [anon_sym_DOTu16x2] = ACTIONS(329),
+    [anon_sym_DOTs16x2] = ACTIONS(329),
     [anon_sym_DOTs2f6x2] = ACTIONS(329),
     [anon_sym_DOTpred] = ACTIONS(329),
     [anon_sym_DOTtexref] = ACTIONS(329),
@@ -9062,11 +9418,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(333),
     [anon_sym_DOTtex] = ACTIONS(335),
     [anon_sym_DOTs8] = ACTIONS(333),
-    [anon_sym_DOTs16] = ACTIONS(333),
+    [anon_sym_DOTs16] = ACTIONS(335),
     [anon_sym_DOTs32] = ACTIONS(333),
     [anon_sym_DOTs64] = ACTIONS(333),
     [anon_sym_DOTu8] = ACTIONS(333),
-    [anon_sym_DOTu16] = ACTIONS(333),
+    [anon_sym_DOTu16] = ACTIONS(335),
     [anon_sym_DOTu32] = ACTIONS(333),
     [anon_sym_DOTu64] = ACTIONS(333),
     [anon_sym_DOTb128] = ACTIONS(333),
@@ -9090,6 +9446,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(335),
     [anon_sym_DOTue8m0x2] = ACTIONS(333),
     [anon_sym_DOTue4m3] = ACTIONS(333),
+    [anon_sym_DOTe4m3x4] = ACTIONS(333),
+    [anon_sym_DOTe5m2x4] = ACTIONS(333),
+    [anon_sym_DOTe2m3x4] = ACTIONS(333),
+    [anon_sym_DOTe3m2x4] = ACTIONS(333),
+    [anon_sym_DOTe2m1x4] = ACTIONS(333),
+    [anon_sym_DOTu16x2] = ACTIONS(333),
+    [anon_sym_DOTs16x2] = ACTIONS(333),
     [anon_sym_DOTs2f6x2] = ACTIONS(333),
     [anon_sym_DOTpred] = ACTIONS(333),
     [anon_sym_DOTtexref] = ACTIONS(333),
@@ -9142,11 +9505,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(337),
     [anon_sym_DOTtex] = ACTIONS(339),
     [anon_sym_DOTs8] = ACTIONS(337),
-    [anon_sym_DOTs16] = ACTIONS(337),
+    [anon_sym_DOTs16] = ACTIONS(339),
     [anon_sym_DOTs32] = ACTIONS(337),
     [anon_sym_DOTs64] = ACTIONS(337),
     [anon_sym_DOTu8] = ACTIONS(337),
-    [anon_sym_DOTu16] = ACTIONS(337),
+    [anon_sym_DOTu16] = ACTIONS(339),
     [anon_sym_DOTu32] = ACTIONS(337),
     [anon_sym_DOTu64] = ACTIONS(337),
     [anon_sym_DOTb128] = ACTIONS(337),
@@ -9170,6 +9533,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(339),
     [anon_sym_DOTue8m0x2] = ACTIONS(337),
     [anon_sym_DOTue4m3] = ACTIONS(337),
+    [anon_sym_DOTe4m3x4] = ACTIONS(337),
+    [anon_sym_DOTe5m2x4] = ACTIONS(337),
+    [anon_sym_DOTe2m3x4] = ACTIONS(337),
+    [anon_sym_DOTe3m2x4] = ACTIONS(337),
+    [anon_sym_DOTe2m1x4] = ACTIONS(337),
+    [anon_sym_DOTu16x2] = ACTIONS(337),
+    [anon_sym_DOTs16x2] = ACTIONS(337),
     [anon_sym_DOTs2f6x2] = ACTIONS(337),
     [anon_sym_DOTpred] = ACTIONS(337),
     [anon_sym_DOTtexref] = ACTIONS(337),
@@ -9222,11 +9592,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(341),
     [anon_sym_DOTtex] = ACTIONS(343),
     [anon_sym_DOTs8] = ACTIONS(341),
-    [anon_sym_DOTs16] = ACTIONS(341),
+    [anon_sym_DOTs16] = ACTIONS(343),
     [anon_sym_DOTs32] = ACTIONS(341),
     [anon_sym_DOTs64] = ACTIONS(341),
     [anon_sym_DOTu8] = ACTIONS(341),
-    [anon_sym_DOTu16] = ACTIONS(341),
+    [anon_sym_DOTu16] = ACTIONS(343),
     [anon_sym_DOTu32] = ACTIONS(341),
     [anon_sym_DOTu64] = ACTIONS(341),
     [anon_sym_DOTb128] = ACTIONS(341),
@@ -9250,6 +9620,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(343),
     [anon_sym_DOTue8m0x2] = ACTIONS(341),
     [anon_sym_DOTue4m3] = ACTIONS(341),
+    [anon_sym_DOTe4m3x4] = ACTIONS(341),
+    [anon_sym_DOTe5m2x4] = ACTIONS(341),
+    [anon_sym_DOTe2m3x4] = ACTIONS(341),
+    [anon_sym_DOTe3m2x4] = ACTIONS(341),
+    [anon_sym_DOTe2m1x4] = ACTIONS(341),
+    [anon_sym_DOTu16x2] = ACTIONS(341),
+    [anon_sym_DOTs16x2] = ACTIONS(341),
     [anon_sym_DOTs2f6x2] = ACTIONS(341),
     [anon_sym_DOTpred] = ACTIONS(341),
     [anon_sym_DOTtexref] = ACTIONS(341),
@@ -9302,11 +9679,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(345),
     [anon_sym_DOTtex] = ACTIONS(347),
     [anon_sym_DOTs8] = ACTIONS(345),
-    [anon_sym_DOTs16] = ACTIONS(345),
+    [anon_sym_DOTs16] = ACTIONS(347),
     [anon_sym_DOTs32] = ACTIONS(345),
     [anon_sym_DOTs64] = ACTIONS(345),
     [anon_sym_DOTu8] = ACTIONS(345),
-    [anon_sym_DOTu16] = ACTIONS(345),
+    [anon_sym_DOTu16] = ACTIONS(347),
     [anon_sym_DOTu32] = ACTIONS(345),
     [anon_sym_DOTu64] = ACTIONS(345),
     [anon_sym_DOTb128] = ACTIONS(345),
@@ -9330,6 +9707,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(347),
     [anon_sym_DOTue8m0x2] = ACTIONS(345),
     [anon_sym_DOTue4m3] = ACTIONS(345),
+    [anon_sym_DOTe4m3x4] = ACTIONS(345),
+    [anon_sym_DOTe5m2x4] = ACTIONS(345),
+    [anon_sym_DOTe2m3x4] = ACTIONS(345),
+    [anon_sym_DOTe3m2x4] = ACTIONS(345),
+    [anon_sym_DOTe2m1x4] = ACTIONS(345),
+    [anon_sym_DOTu16x2] = ACTIONS(345),
+    [anon_sym_DOTs16x2] = ACTIONS(345),
     [anon_sym_DOTs2f6x2] = ACTIONS(345),
     [anon_sym_DOTpred] = ACTIONS(345),
     [anon_sym_DOTtexref] = ACTIONS(345),
@@ -9382,11 +9766,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(349),
     [anon_sym_DOTtex] = ACTIONS(351),
     [anon_sym_DOTs8] = ACTIONS(349),
-    [anon_sym_DOTs16] = ACTIONS(349),
+    [anon_sym_DOTs16] = ACTIONS(351),
     [anon_sym_DOTs32] = ACTIONS(349),
     [anon_sym_DOTs64] = ACTIONS(349),
     [anon_sym_DOTu8] = ACTIONS(349),
-    [anon_sym_DOTu16] = ACTIONS(349),
+    [anon_sym_DOTu16] = ACTIONS(351),
     [anon_sym_DOTu32] = ACTIONS(349),
     [anon_sym_DOTu64] = ACTIONS(349),
     [anon_sym_DOTb128] = ACTIONS(349),
@@ -9410,6 +9794,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(351),
     [anon_sym_DOTue8m0x2] = ACTIONS(349),
     [anon_sym_DOTue4m3] = ACTIONS(349),
+    [anon_sym_DOTe4m3x4] = ACTIONS(349),
+    [anon_sym_DOTe5m2x4] = ACTIONS(349),
+    [anon_sym_DOTe2m3x4] = ACTIONS(349),
+    [anon_sym_DOTe3m2x4] = ACTIONS(349),
+    [anon_sym_DOTe2m1x4] = ACTIONS(349),
+    [anon_sym_DOTu16x2] = ACTIONS(349),
+    [anon_sym_DOTs16x2] = ACTIONS(349),
     [anon_sym_DOTs2f6x2] = ACTIONS(349),
     [anon_sym_DOTpred] = ACTIONS(349),
     [anon_sym_DOTtexref] = ACTIONS(349),
@@ -9462,11 +9853,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(353),
     [anon_sym_DOTtex] = ACTIONS(355),
     [anon_sym_DOTs8] = ACTIONS(353),
-    [anon_sym_DOTs16] = ACTIONS(353),
+    [anon_sym_DOTs16] = ACTIONS(355),
     [anon_sym_DOTs32] = ACTIONS(353),
     [anon_sym_DOTs64] = ACTIONS(353),
     [anon_sym_DOTu8] = ACTIONS(353),
-    [anon_sym_DOTu16] = ACTIONS(353),
+    [anon_sym_DOTu16] = ACTIONS(355),
     [anon_sym_DOTu32] = ACTIONS(353),
     [anon_sym_DOTu64] = ACTIONS(353),
     [anon_sym_DOTb128] = ACTIONS(353),
@@ -9490,6 +9881,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(355),
     [anon_sym_DOTue8m0x2] = ACTIONS(353),
     [anon_sym_DOTue4m3] = ACTIONS(353),
+    [anon_sym_DOTe4m3x4] = ACTIONS(353),
+    [anon_sym_DOTe5m2x4] = ACTIONS(353),
+    [anon_sym_DOTe2m3x4] = ACTIONS(353),
+    [anon_sym_DOTe3m2x4] = ACTIONS(353),
+    [anon_sym_DOTe2m1x4] = ACTIONS(353),
+    [anon_sym_DOTu16x2] = ACTIONS(353),
+    [anon_sym_DOTs16x2] = ACTIONS(353),
     [anon_sym_DOTs2f6x2] = ACTIONS(353),
     [anon_sym_DOTpred] = ACTIONS(353),
     [anon_sym_DOTtexref] = ACTIONS(353),
@@ -9542,11 +9940,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(357),
     [anon_sym_DOTtex] = ACTIONS(359),
     [anon_sym_DOTs8] = ACTIONS(357),
-    [anon_sym_DOTs16] = ACTIONS(357),
+    [anon_sym_DOTs16] = ACTIONS(359),
     [anon_sym_DOTs32] = ACTIONS(357),
     [anon_sym_DOTs64] = ACTIONS(357),
     [anon_sym_DOTu8] = ACTIONS(357),
-    [anon_sym_DOTu16] = ACTIONS(357),
+    [anon_sym_DOTu16] = ACTIONS(359),
     [anon_sym_DOTu32] = ACTIONS(357),
     [anon_sym_DOTu64] = ACTIONS(357),
     [anon_sym_DOTb128] = ACTIONS(357),
@@ -9570,6 +9968,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(359),
     [anon_sym_DOTue8m0x2] = ACTIONS(357),
     [anon_sym_DOTue4m3] = ACTIONS(357),
+    [anon_sym_DOTe4m3x4] = ACTIONS(357),
+    [anon_sym_DOTe5m2x4] = ACTIONS(357),
+    [anon_sym_DOTe2m3x4] = ACTIONS(357),
+    [anon_sym_DOTe3m2x4] = ACTIONS(357),
+    [anon_sym_DOTe2m1x4] = ACTIONS(357),
+    [anon_sym_DOTu16x2] = ACTIONS(357),
+    [anon_sym_DOTs16x2] = ACTIONS(357),
     [anon_sym_DOTs2f6x2] = ACTIONS(357),
     [anon_sym_DOTpred] = ACTIONS(357),
     [anon_sym_DOTtexref] = ACTIONS(357),
@@ -9622,11 +10027,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(361),
     [anon_sym_DOTtex] = ACTIONS(363),
     [anon_sym_DOTs8] = ACTIONS(361),
-    [anon_sym_DOTs16] = ACTIONS(361),
+    [anon_sym_DOTs16] = ACTIONS(363),
     [anon_sym_DOTs32] = ACTIONS(361),
     [anon_sym_DOTs64] = ACTIONS(361),
     [anon_sym_DOTu8] = ACTIONS(361),
-    [anon_sym_DOTu16] = ACTIONS(361),
+    [anon_sym_DOTu16] = ACTIONS(363),
     [anon_sym_DOTu32] = ACTIONS(361),
     [anon_sym_DOTu64] = ACTIONS(361),
     [anon_sym_DOTb128] = ACTIONS(361),
@@ -9650,6 +10055,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(363),
     [anon_sym_DOTue8m0x2] = ACTIONS(361),
     [anon_sym_DOTue4m3] = ACTIONS(361),
+    [anon_sym_DOTe4m3x4] = ACTIONS(361),
+    [anon_sym_DOTe5m2x4] = ACTIONS(361),
+    [anon_sym_DOTe2m3x4] = ACTIONS(361),
+    [anon_sym_DOTe3m2x4] = ACTIONS(361),
+    [anon_sym_DOTe2m1x4] = ACTIONS(361),
+    [anon_sym_DOTu16x2] = ACTIONS(361),
+    [anon_sym_DOTs16x2] = ACTIONS(361),
     [anon_sym_DOTs2f6x2] = ACTIONS(361),
     [anon_sym_DOTpred] = ACTIONS(361),
     [anon_sym_DOTtexref] = ACTIONS(361),
@@ -9702,11 +10114,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(365),
     [anon_sym_DOTtex] = ACTIONS(367),
     [anon_sym_DOTs8] = ACTIONS(365),
-    [anon_sym_DOTs16] = ACTIONS(365),
+    [anon_sym_DOTs16] = ACTIONS(367),
     [anon_sym_DOTs32] = ACTIONS(365),
     [anon_sym_DOTs64] = ACTIONS(365),
     [anon_sym_DOTu8] = ACTIONS(365),
-    [anon_sym_DOTu16] = ACTIONS(365),
+    [anon_sym_DOTu16] = ACTIONS(367),
     [anon_sym_DOTu32] = ACTIONS(365),
     [anon_sym_DOTu64] = ACTIONS(365),
     [anon_sym_DOTb128] = ACTIONS(365),
@@ -9730,6 +10142,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(367),
     [anon_sym_DOTue8m0x2] = ACTIONS(365),
     [anon_sym_DOTue4m3] = ACTIONS(365),
+    [anon_sym_DOTe4m3x4] = ACTIONS(365),
+    [anon_sym_DOTe5m2x4] = ACTIONS(365),
+    [anon_sym_DOTe2m3x4] = ACTIONS(365),
+    [anon_sym_DOTe3m2x4] = ACTIONS(365),
+    [anon_sym_DOTe2m1x4] = ACTIONS(365),
+    [anon_sym_DOTu16x2] = ACTIONS(365),
+    [anon_sym_DOTs16x2] = ACTIONS(365),
     [anon_sym_DOTs2f6x2] = ACTIONS(365),
     [anon_sym_DOTpred] = ACTIONS(365),
     [anon_sym_DOTtexref] = ACTIONS(365),
@@ -9782,11 +10201,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(369),
     [anon_sym_DOTtex] = ACTIONS(371),
     [anon_sym_DOTs8] = ACTIONS(369),
-    [anon_sym_DOTs16] = ACTIONS(369),
+    [anon_sym_DOTs16] = ACTIONS(371),
     [anon_sym_DOTs32] = ACTIONS(369),
     [anon_sym_DOTs64] = ACTIONS(369),
     [anon_sym_DOTu8] = ACTIONS(369),
-    [anon_sym_DOTu16] = ACTIONS(369),
+    [anon_sym_DOTu16] = ACTIONS(371),
     [anon_sym_DOTu32] = ACTIONS(369),
     [anon_sym_DOTu64] = ACTIONS(369),
     [anon_sym_DOTb128] = ACTIONS(369),
@@ -9810,6 +10229,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(371),
     [anon_sym_DOTue8m0x2] = ACTIONS(369),
     [anon_sym_DOTue4m3] = ACTIONS(369),
+    [anon_sym_DOTe4m3x4] = ACTIONS(369),
+    [anon_sym_DOTe5m2x4] = ACTIONS(369),
+    [anon_sym_DOTe2m3x4] = ACTIONS(369),
+    [anon_sym_DOTe3m2x4] = ACTIONS(369),
+    [anon_sym_DOTe2m1x4] = ACTIONS(369),
+    [anon_sym_DOTu16x2] = ACTIONS(369),
+    [anon_sym_DOTs16x2] = ACTIONS(369),
     [anon_sym_DOTs2f6x2] = ACTIONS(369),
     [anon_sym_DOTpred] = ACTIONS(369),
     [anon_sym_DOTtexref] = ACTIONS(369),
@@ -9862,11 +10288,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(373),
     [anon_sym_DOTtex] = ACTIONS(375),
     [anon_sym_DOTs8] = ACTIONS(373),
-    [anon_sym_DOTs16] = ACTIONS(373),
+    [anon_sym_DOTs16] = ACTIONS(375),
     [anon_sym_DOTs32] = ACTIONS(373),
     [anon_sym_DOTs64] = ACTIONS(373),
     [anon_sym_DOTu8] = ACTIONS(373),
-    [anon_sym_DOTu16] = ACTIONS(373),
+    [anon_sym_DOTu16] = ACTIONS(375),
     [anon_sym_DOTu32] = ACTIONS(373),
     [anon_sym_DOTu64] = ACTIONS(373),
     [anon_sym_DOTb128] = ACTIONS(373),
@@ -9890,6 +10316,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(375),
     [anon_sym_DOTue8m0x2] = ACTIONS(373),
     [anon_sym_DOTue4m3] = ACTIONS(373),
+    [anon_sym_DOTe4m3x4] = ACTIONS(373),
+    [anon_sym_DOTe5m2x4] = ACTIONS(373),
+    [anon_sym_DOTe2m3x4] = ACTIONS(373),
+    [anon_sym_DOTe3m2x4] = ACTIONS(373),
+    [anon_sym_DOTe2m1x4] = ACTIONS(373),
+    [anon_sym_DOTu16x2] = ACTIONS(373),
+    [anon_sym_DOTs16x2] = ACTIONS(373),
     [anon_sym_DOTs2f6x2] = ACTIONS(373),
     [anon_sym_DOTpred] = ACTIONS(373),
     [anon_sym_DOTtexref] = ACTIONS(373),
@@ -9942,11 +10375,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(377),
     [anon_sym_DOTtex] = ACTIONS(379),
     [anon_sym_DOTs8] = ACTIONS(377),
-    [anon_sym_DOTs16] = ACTIONS(377),
+    [anon_sym_DOTs16] = ACTIONS(379),
     [anon_sym_DOTs32] = ACTIONS(377),
     [anon_sym_DOTs64] = ACTIONS(377),
     [anon_sym_DOTu8] = ACTIONS(377),
-    [anon_sym_DOTu16] = ACTIONS(377),
+    [anon_sym_DOTu16] = ACTIONS(379),
     [anon_sym_DOTu32] = ACTIONS(377),
     [anon_sym_DOTu64] = ACTIONS(377),
     [anon_sym_DOTb128] = ACTIONS(377),
@@ -9970,6 +10403,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(379),
     [anon_sym_DOTue8m0x2] = ACTIONS(377),
     [anon_sym_DOTue4m3] = ACTIONS(377),
+    [anon_sym_DOTe4m3x4] = ACTIONS(377),
+    [anon_sym_DOTe5m2x4] = ACTIONS(377),
+    [anon_sym_DOTe2m3x4] = ACTIONS(377),
+    [anon_sym_DOTe3m2x4] = ACTIONS(377),
+    [anon_sym_DOTe2m1x4] = ACTIONS(377),
+    [anon_sym_DOTu16x2] = ACTIONS(377),
+    [anon_sym_DOTs16x2] = ACTIONS(377),
     [anon_sym_DOTs2f6x2] = ACTIONS(377),
     [anon_sym_DOTpred] = ACTIONS(377),
     [anon_sym_DOTtexref] = ACTIONS(377),
@@ -10022,11 +10462,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(381),
     [anon_sym_DOTtex] = ACTIONS(383),
     [anon_sym_DOTs8] = ACTIONS(381),
-    [anon_sym_DOTs16] = ACTIONS(381),
+    [anon_sym_DOTs16] = ACTIONS(383),
     [anon_sym_DOTs32] = ACTIONS(381),
     [anon_sym_DOTs64] = ACTIONS(381),
     [anon_sym_DOTu8] = ACTIONS(381),
-    [anon_sym_DOTu16] = ACTIONS(381),
+    [anon_sym_DOTu16] = ACTIONS(383),
     [anon_sym_DOTu32] = ACTIONS(381),
     [anon_sym_DOTu64] = ACTIONS(381),
     [anon_sym_DOTb128] = ACTIONS(381),
@@ -10050,6 +10490,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(383),
     [anon_sym_DOTue8m0x2] = ACTIONS(381),
     [anon_sym_DOTue4m3] = ACTIONS(381),
+    [anon_sym_DOTe4m3x4] = ACTIONS(381),
+    [anon_sym_DOTe5m2x4] = ACTIONS(381),
+    [anon_sym_DOTe2m3x4] = ACTIONS(381),
+    [anon_sym_DOTe3m2x4] = ACTIONS(381),
+    [anon_sym_DOTe2m1x4] = ACTIONS(381),
+    [anon_sym_DOTu16x2] = ACTIONS(381),
+    [anon_sym_DOTs16x2] = ACTIONS(381),
     [anon_sym_DOTs2f6x2] = ACTIONS(381),
     [anon_sym_DOTpred] = ACTIONS(381),
     [anon_sym_DOTtexref] = ACTIONS(381),
@@ -10102,11 +10549,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(385),
     [anon_sym_DOTtex] = ACTIONS(387),
     [anon_sym_DOTs8] = ACTIONS(385),
-    [anon_sym_DOTs16] = ACTIONS(385),
+    [anon_sym_DOTs16] = ACTIONS(387),
     [anon_sym_DOTs32] = ACTIONS(385),
     [anon_sym_DOTs64] = ACTIONS(385),
     [anon_sym_DOTu8] = ACTIONS(385),
-    [anon_sym_DOTu16] = ACTIONS(385),
+    [anon_sym_DOTu16] = ACTIONS(387),
     [anon_sym_DOTu32] = ACTIONS(385),
     [anon_sym_DOTu64] = ACTIONS(385),
     [anon_sym_DOTb128] = ACTIONS(385),
@@ -10130,6 +10577,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(387),
     [anon_sym_DOTue8m0x2] = ACTIONS(385),
     [anon_sym_DOTue4m3] = ACTIONS(385),
+    [anon_sym_DOTe4m3x4] = ACTIONS(385),
+    [anon_sym_DOTe5m2x4] = ACTIONS(385),
+    [anon_sym_DOTe2m3x4] = ACTIONS(385),
+    [anon_sym_DOTe3m2x4] = ACTIONS(385),
+    [anon_sym_DOTe2m1x4] = ACTIONS(385),
+    [anon_sym_DOTu16x2] = ACTIONS(385),
+    [anon_sym_DOTs16x2] = ACTIONS(385),
     [anon_sym_DOTs2f6x2] = ACTIONS(385),
     [anon_sym_DOTpred] = ACTIONS(385),
     [anon_sym_DOTtexref] = ACTIONS(385),
@@ -10182,11 +10636,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(389),
     [anon_sym_DOTtex] = ACTIONS(391),
     [anon_sym_DOTs8] = ACTIONS(389),
-    [anon_sym_DOTs16] = ACTIONS(389),
+    [anon_sym_DOTs16] = ACTIONS(391),
     [anon_sym_DOTs32] = ACTIONS(389),
     [anon_sym_DOTs64] = ACTIONS(389),
     [anon_sym_DOTu8] = ACTIONS(389),
-    [anon_sym_DOTu16] = ACTIONS(389),
+    [anon_sym_DOTu16] = ACTIONS(391),
     [anon_sym_DOTu32] = ACTIONS(389),
     [anon_sym_DOTu64] = ACTIONS(389),
     [anon_sym_DOTb128] = ACTIONS(389),
@@ -10210,6 +10664,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(391),
     [anon_sym_DOTue8m0x2] = ACTIONS(389),
     [anon_sym_DOTue4m3] = ACTIONS(389),
+    [anon_sym_DOTe4m3x4] = ACTIONS(389),
+    [anon_sym_DOTe5m2x4] = ACTIONS(389),
+    [anon_sym_DOTe2m3x4] = ACTIONS(389),
+    [anon_sym_DOTe3m2x4] = ACTIONS(389),
+    [anon_sym_DOTe2m1x4] = ACTIONS(389),
+    [anon_sym_DOTu16x2] = ACTIONS(389),
+    [anon_sym_DOTs16x2] = ACTIONS(389),
     [anon_sym_DOTs2f6x2] = ACTIONS(389),
     [anon_sym_DOTpred] = ACTIONS(389),
     [anon_sym_DOTtexref] = ACTIONS(389),
@@ -10261,11 +10722,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(393),
     [anon_sym_DOTtex] = ACTIONS(395),
     [anon_sym_DOTs8] = ACTIONS(393),
-    [anon_sym_DOTs16] = ACTIONS(393),
+    [anon_sym_DOTs16] = ACTIONS(395),
     [anon_sym_DOTs32] = ACTIONS(393),
     [anon_sym_DOTs64] = ACTIONS(393),
     [anon_sym_DOTu8] = ACTIONS(393),
-    [anon_sym_DOTu16] = ACTIONS(393),
+    [anon_sym_DOTu16] = ACTIONS(395),
     [anon_sym_DOTu32] = ACTIONS(393),
     [anon_sym_DOTu64] = ACTIONS(393),
     [anon_sym_DOTb128] = ACTIONS(393),
@@ -10289,6 +10750,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(395),
     [anon_sym_DOTue8m0x2] = ACTIONS(393),
     [anon_sym_DOTue4m3] = ACTIONS(393),
+    [anon_sym_DOTe4m3x4] = ACTIONS(393),
+    [anon_sym_DOTe5m2x4] = ACTIONS(393),
+    [anon_sym_DOTe2m3x4] = ACTIONS(393),
+    [anon_sym_DOTe3m2x4] = ACTIONS(393),
+    [anon_sym_DOTe2m1x4] = ACTIONS(393),
+    [anon_sym_DOTu16x2] = ACTIONS(393),
+    [anon_sym_DOTs16x2] = ACTIONS(393),
     [anon_sym_DOTs2f6x2] = ACTIONS(393),
     [anon_sym_DOTpred] = ACTIONS(393),
     [anon_sym_DOTtexref] = ACTIONS(393),
@@ -10340,11 +10808,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(397),
     [anon_sym_DOTtex] = ACTIONS(399),
     [anon_sym_DOTs8] = ACTIONS(397),
-    [anon_sym_DOTs16] = ACTIONS(397),
+    [anon_sym_DOTs16] = ACTIONS(399),
     [anon_sym_DOTs32] = ACTIONS(397),
     [anon_sym_DOTs64] = ACTIONS(397),
     [anon_sym_DOTu8] = ACTIONS(397),
-    [anon_sym_DOTu16] = ACTIONS(397),
+    [anon_sym_DOTu16] = ACTIONS(399),
     [anon_sym_DOTu32] = ACTIONS(397),
     [anon_sym_DOTu64] = ACTIONS(397),
     [anon_sym_DOTb128] = ACTIONS(397),
@@ -10368,6 +10836,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(399),
     [anon_sym_DOTue8m0x2] = ACTIONS(397),
     [anon_sym_DOTue4m3] = ACTIONS(397),
+    [anon_sym_DOTe4m3x4] = ACTIONS(397),
+    [anon_sym_DOTe5m2x4] = ACTIONS(397),
+    [anon_sym_DOTe2m3x4] = ACTIONS(397),
+    [anon_sym_DOTe3m2x4] = ACTIONS(397),
+    [anon_sym_DOTe2m1x4] = ACTIONS(397),
+    [anon_sym_DOTu16x2] = ACTIONS(397),
+    [anon_sym_DOTs16x2] = ACTIONS(397),
     [anon_sym_DOTs2f6x2] = ACTIONS(397),
     [anon_sym_DOTpred] = ACTIONS(397),
     [anon_sym_DOTtexref] = ACTIONS(397),
@@ -10419,11 +10894,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(401),
     [anon_sym_DOTtex] = ACTIONS(403),
     [anon_sym_DOTs8] = ACTIONS(401),
-    [anon_sym_DOTs16] = ACTIONS(401),
+    [anon_sym_DOTs16] = ACTIONS(403),
     [anon_sym_DOTs32] = ACTIONS(401),
     [anon_sym_DOTs64] = ACTIONS(401),
     [anon_sym_DOTu8] = ACTIONS(401),
-    [anon_sym_DOTu16] = ACTIONS(401),
+    [anon_sym_DOTu16] = ACTIONS(403),
     [anon_sym_DOTu32] = ACTIONS(401),
     [anon_sym_DOTu64] = ACTIONS(401),
     [anon_sym_DOTb128] = ACTIONS(401),
@@ -10447,6 +10922,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(403),
     [anon_sym_DOTue8m0x2] = ACTIONS(401),
     [anon_sym_DOTue4m3] = ACTIONS(401),
+    [anon_sym_DOTe4m3x4] = ACTIONS(401),
+    [anon_sym_DOTe5m2x4] = ACTIONS(401),
+    [anon_sym_DOTe2m3x4] = ACTIONS(401),
+    [anon_sym_DOTe3m2x4] = ACTIONS(401),
+    [anon_sym_DOTe2m1x4] = ACTIONS(401),
+    [anon_sym_DOTu16x2] = ACTIONS(401),
+    [anon_sym_DOTs16x2] = ACTIONS(401),
     [anon_sym_DOTs2f6x2] = ACTIONS(401),
     [anon_sym_DOTpred] = ACTIONS(401),
     [anon_sym_DOTtexref] = ACTIONS(401),
@@ -10498,11 +10980,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(405),
     [anon_sym_DOTtex] = ACTIONS(407),
     [anon_sym_DOTs8] = ACTIONS(405),
-    [anon_sym_DOTs16] = ACTIONS(405),
+    [anon_sym_DOTs16] = ACTIONS(407),
     [anon_sym_DOTs32] = ACTIONS(405),
     [anon_sym_DOTs64] = ACTIONS(405),
     [anon_sym_DOTu8] = ACTIONS(405),
-    [anon_sym_DOTu16] = ACTIONS(405),
+    [anon_sym_DOTu16] = ACTIONS(407),
     [anon_sym_DOTu32] = ACTIONS(405),
     [anon_sym_DOTu64] = ACTIONS(405),
     [anon_sym_DOTb128] = ACTIONS(405),
@@ -10526,6 +11008,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(407),
     [anon_sym_DOTue8m0x2] = ACTIONS(405),
     [anon_sym_DOTue4m3] = ACTIONS(405),
+    [anon_sym_DOTe4m3x4] = ACTIONS(405),
+    [anon_sym_DOTe5m2x4] = ACTIONS(405),
+    [anon_sym_DOTe2m3x4] = ACTIONS(405),
+    [anon_sym_DOTe3m2x4] = ACTIONS(405),
+    [anon_sym_DOTe2m1x4] = ACTIONS(405),
+    [anon_sym_DOTu16x2] = ACTIONS(405),
+    [anon_sym_DOTs16x2] = ACTIONS(405),
     [anon_sym_DOTs2f6x2] = ACTIONS(405),
     [anon_sym_DOTpred] = ACTIONS(405),
     [anon_sym_DOTtexref] = ACTIONS(405),
@@ -10577,11 +11066,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(409),
     [anon_sym_DOTtex] = ACTIONS(411),
     [anon_sym_DOTs8] = ACTIONS(409),
-    [anon_sym_DOTs16] = ACTIONS(409),
+    [anon_sym_DOTs16] = ACTIONS(411),
     [anon_sym_DOTs32] = ACTIONS(409),
     [anon_sym_DOTs64] = ACTIONS(409),
     [anon_sym_DOTu8] = ACTIONS(409),
-    [anon_sym_DOTu16] = ACTIONS(409),
+    [anon_sym_DOTu16] = ACTIONS(411),
     [anon_sym_DOTu32] = ACTIONS(409),
     [anon_sym_DOTu64] = ACTIONS(409),
     [anon_sym_DOTb128] = ACTIONS(409),
@@ -10605,6 +11094,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(411),
     [anon_sym_DOTue8m0x2] = ACTIONS(409),
     [anon_sym_DOTue4m3] = ACTIONS(409),
+    [anon_sym_DOTe4m3x4] = ACTIONS(409),
+    [anon_sym_DOTe5m2x4] = ACTIONS(409),
+    [anon_sym_DOTe2m3x4] = ACTIONS(409),
+    [anon_sym_DOTe3m2x4] = ACTIONS(409),
+    [anon_sym_DOTe2m1x4] = ACTIONS(409),
+    [anon_sym_DOTu16x2] = ACTIONS(409),
+    [anon_sym_DOTs16x2] = ACTIONS(409),
     [anon_sym_DOTs2f6x2] = ACTIONS(409),
     [anon_sym_DOTpred] = ACTIONS(409),
     [anon_sym_DOTtexref] = ACTIONS(409),
@@ -10656,11 +11152,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(413),
     [anon_sym_DOTtex] = ACTIONS(415),
     [anon_sym_DOTs8] = ACTIONS(413),
-    [anon_sym_DOTs16] = ACTIONS(413),
+    [anon_sym_DOTs16] = ACTIONS(415),
     [anon_sym_DOTs32] = ACTIONS(413),
     [anon_sym_DOTs64] = ACTIONS(413),
     [anon_sym_DOTu8] = ACTIONS(413),
-    [anon_sym_DOTu16] = ACTIONS(413),
+    [anon_sym_DOTu16] = ACTIONS(415),
     [anon_sym_DOTu32] = ACTIONS(413),
     [anon_sym_DOTu64] = ACTIONS(413),
     [anon_sym_DOTb128] = ACTIONS(413),
@@ -10684,6 +11180,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(415),
     [anon_sym_DOTue8m0x2] = ACTIONS(413),
     [anon_sym_DOTue4m3] = ACTIONS(413),
+    [anon_sym_DOTe4m3x4] = ACTIONS(413),
+    [anon_sym_DOTe5m2x4] = ACTIONS(413),
+    [anon_sym_DOTe2m3x4] = ACTIONS(413),
+    [anon_sym_DOTe3m2x4] = ACTIONS(413),
+    [anon_sym_DOTe2m1x4] = ACTIONS(413),
+    [anon_sym_DOTu16x2] = ACTIONS(413),
+    [anon_sym_DOTs16x2] = ACTIONS(413),
     [anon_sym_DOTs2f6x2] = ACTIONS(413),
     [anon_sym_DOTpred] = ACTIONS(413),
     [anon_sym_DOTtexref] = ACTIONS(413),
@@ -10735,11 +11238,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(417),
     [anon_sym_DOTtex] = ACTIONS(419),
     [anon_sym_DOTs8] = ACTIONS(417),
-    [anon_sym_DOTs16] = ACTIONS(417),
+    [anon_sym_DOTs16] = ACTIONS(419),
     [anon_sym_DOTs32] = ACTIONS(417),
     [anon_sym_DOTs64] = ACTIONS(417),
     [anon_sym_DOTu8] = ACTIONS(417),
-    [anon_sym_DOTu16] = ACTIONS(417),
+    [anon_sym_DOTu16] = ACTIONS(419),
     [anon_sym_DOTu32] = ACTIONS(417),
     [anon_sym_DOTu64] = ACTIONS(417),
     [anon_sym_DOTb128] = ACTIONS(417),
@@ -10763,6 +11266,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(419),
     [anon_sym_DOTue8m0x2] = ACTIONS(417),
     [anon_sym_DOTue4m3] = ACTIONS(417),
+    [anon_sym_DOTe4m3x4] = ACTIONS(417),
+    [anon_sym_DOTe5m2x4] = ACTIONS(417),
+    [anon_sym_DOTe2m3x4] = ACTIONS(417),
+    [anon_sym_DOTe3m2x4] = ACTIONS(417),
+    [anon_sym_DOTe2m1x4] = ACTIONS(417),
+    [anon_sym_DOTu16x2] = ACTIONS(417),
+    [anon_sym_DOTs16x2] = ACTIONS(417),
     [anon_sym_DOTs2f6x2] = ACTIONS(417),
     [anon_sym_DOTpred] = ACTIONS(417),
     [anon_sym_DOTtexref] = ACTIONS(417),
@@ -10814,11 +11324,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(421),
     [anon_sym_DOTtex] = ACTIONS(423),
     [anon_sym_DOTs8] = ACTIONS(421),
-    [anon_sym_DOTs16] = ACTIONS(421),
+    [anon_sym_DOTs16] = ACTIONS(423),
     [anon_sym_DOTs32] = ACTIONS(421),
     [anon_sym_DOTs64] = ACTIONS(421),
     [anon_sym_DOTu8] = ACTIONS(421),
-    [anon_sym_DOTu16] = ACTIONS(421),
+    [anon_sym_DOTu16] = ACTIONS(423),
     [anon_sym_DOTu32] = ACTIONS(421),
     [anon_sym_DOTu64] = ACTIONS(421),
     [anon_sym_DOTb128] = ACTIONS(421),
@@ -10842,6 +11352,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(423),
     [anon_sym_DOTue8m0x2] = ACTIONS(421),
     [anon_sym_DOTue4m3] = ACTIONS(421),
+    [anon_sym_DOTe4m3x4] = ACTIONS(421),
+    [anon_sym_DOTe5m2x4] = ACTIONS(421),
+    [anon_sym_DOTe2m3x4] = ACTIONS(421),
+    [anon_sym_DOTe3m2x4] = ACTIONS(421),
+    [anon_sym_DOTe2m1x4] = ACTIONS(421),
+    [anon_sym_DOTu16x2] = ACTIONS(421),
+    [anon_sym_DOTs16x2] = ACTIONS(421),
     [anon_sym_DOTs2f6x2] = ACTIONS(421),
     [anon_sym_DOTpred] = ACTIONS(421),
     [anon_sym_DOTtexref] = ACTIONS(421),
@@ -10888,11 +11405,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(39),
     [anon_sym_DOTtex] = ACTIONS(41),
     [anon_sym_DOTs8] = ACTIONS(21),
-    [anon_sym_DOTs16] = ACTIONS(21),
+    [anon_sym_DOTs16] = ACTIONS(43),
     [anon_sym_DOTs32] = ACTIONS(21),
     [anon_sym_DOTs64] = ACTIONS(21),
     [anon_sym_DOTu8] = ACTIONS(21),
-    [anon_sym_DOTu16] = ACTIONS(21),
+    [anon_sym_DOTu16] = ACTIONS(43),
     [anon_sym_DOTu32] = ACTIONS(21),
     [anon_sym_DOTu64] = ACTIONS(21),
     [anon_sym_DOTb128] = ACTIONS(21),
@@ -10916,6 +11433,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(43),
     [anon_sym_DOTue8m0x2] = ACTIONS(21),
     [anon_sym_DOTue4m3] = ACTIONS(21),
+    [anon_sym_DOTe4m3x4] = ACTIONS(21),
+    [anon_sym_DOTe5m2x4] = ACTIONS(21),
+    [anon_sym_DOTe2m3x4] = ACTIONS(21),
+    [anon_sym_DOTe3m2x4] = ACTIONS(21),
+    [anon_sym_DOTe2m1x4] = ACTIONS(21),
+    [anon_sym_DOTu16x2] = ACTIONS(21),
+    [anon_sym_DOTs16x2] = ACTIONS(21),
     [anon_sym_DOTs2f6x2] = ACTIONS(21),
     [anon_sym_DOTpred] = ACTIONS(21),
     [anon_sym_DOTtexref] = ACTIONS(21),
@@ -10962,11 +11486,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(39),
     [anon_sym_DOTtex] = ACTIONS(41),
     [anon_sym_DOTs8] = ACTIONS(21),
-    [anon_sym_DOTs16] = ACTIONS(21),
+    [anon_sym_DOTs16] = ACTIONS(43),
     [anon_sym_DOTs32] = ACTIONS(21),
     [anon_sym_DOTs64] = ACTIONS(21),
     [anon_sym_DOTu8] = ACTIONS(21),
-    [anon_sym_DOTu16] = ACTIONS(21),
+    [anon_sym_DOTu16] = ACTIONS(43),
     [anon_sym_DOTu32] = ACTIONS(21),
     [anon_sym_DOTu64] = ACTIONS(21),
     [anon_sym_DOTb128] = ACTIONS(21),
@@ -10990,6 +11514,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(43),
     [anon_sym_DOTue8m0x2] = ACTIONS(21),
     [anon_sym_DOTue4m3] = ACTIONS(21),
+    [anon_sym_DOTe4m3x4] = ACTIONS(21),
+    [anon_sym_DOTe5m2x4] = ACTIONS(21),
+    [anon_sym_DOTe2m3x4] = ACTIONS(21),
+    [anon_sym_DOTe3m2x4] = ACTIONS(21),
+    [anon_sym_DOTe2m1x4] = ACTIONS(21),
+    [anon_sym_DOTu16x2] = ACTIONS(21),
+    [anon_sym_DOTs16x2] = ACTIONS(21),
     [anon_sym_DOTs2f6x2] = ACTIONS(21),
     [anon_sym_DOTpred] = ACTIONS(21),
     [anon_sym_DOTtexref] = ACTIONS(21),
@@ -11034,11 +11565,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(439),
     [anon_sym_DOTtex] = ACTIONS(442),
     [anon_sym_DOTs8] = ACTIONS(431),
-    [anon_sym_DOTs16] = ACTIONS(431),
+    [anon_sym_DOTs16] = ACTIONS(445),
     [anon_sym_DOTs32] = ACTIONS(431),
     [anon_sym_DOTs64] = ACTIONS(431),
     [anon_sym_DOTu8] = ACTIONS(431),
-    [anon_sym_DOTu16] = ACTIONS(431),
+    [anon_sym_DOTu16] = ACTIONS(445),
     [anon_sym_DOTu32] = ACTIONS(431),
     [anon_sym_DOTu64] = ACTIONS(431),
     [anon_sym_DOTb128] = ACTIONS(431),
@@ -11062,6 +11593,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(445),
     [anon_sym_DOTue8m0x2] = ACTIONS(431),
     [anon_sym_DOTue4m3] = ACTIONS(431),
+    [anon_sym_DOTe4m3x4] = ACTIONS(431),
+    [anon_sym_DOTe5m2x4] = ACTIONS(431),
+    [anon_sym_DOTe2m3x4] = ACTIONS(431),
+    [anon_sym_DOTe3m2x4] = ACTIONS(431),
+    [anon_sym_DOTe2m1x4] = ACTIONS(431),
+    [anon_sym_DOTu16x2] = ACTIONS(431),
+    [anon_sym_DOTs16x2] = ACTIONS(431),
     [anon_sym_DOTs2f6x2] = ACTIONS(431),
     [anon_sym_DOTpred] = ACTIONS(431),
     [anon_sym_DOTtexref] = ACTIONS(431),
@@ -11107,11 +11645,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(39),
     [anon_sym_DOTtex] = ACTIONS(41),
     [anon_sym_DOTs8] = ACTIONS(21),
-    [anon_sym_DOTs16] = ACTIONS(21),
+    [anon_sym_DOTs16] = ACTIONS(43),
     [anon_sym_DOTs32] = ACTIONS(21),
     [anon_sym_DOTs64] = ACTIONS(21),
     [anon_sym_DOTu8] = ACTIONS(21),
-    [anon_sym_DOTu16] = ACTIONS(21),
+    [anon_sym_DOTu16] = ACTIONS(43),
     [anon_sym_DOTu32] = ACTIONS(21),
     [anon_sym_DOTu64] = ACTIONS(21),
     [anon_sym_DOTb128] = ACTIONS(21),
@@ -11135,6 +11673,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(43),
     [anon_sym_DOTue8m0x2] = ACTIONS(21),
     [anon_sym_DOTue4m3] = ACTIONS(21),
+    [anon_sym_DOTe4m3x4] = ACTIONS(21),
+    [anon_sym_DOTe5m2x4] = ACTIONS(21),
+    [anon_sym_DOTe2m3x4] = ACTIONS(21),
+    [anon_sym_DOTe3m2x4] = ACTIONS(21),
+    [anon_sym_DOTe2m1x4] = ACTIONS(21),
+    [anon_sym_DOTu16x2] = ACTIONS(21),
+    [anon_sym_DOTs16x2] = ACTIONS(21),
     [anon_sym_DOTs2f6x2] = ACTIONS(21),
     [anon_sym_DOTpred] = ACTIONS(21),
     [anon_sym_DOTtexref] = ACTIONS(21),
@@ -11177,11 +11722,11 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTshared] = ACTIONS(39),
     [anon_sym_DOTtex] = ACTIONS(41),
     [anon_sym_DOTs8] = ACTIONS(21),
-    [anon_sym_DOTs16] = ACTIONS(21),
+    [anon_sym_DOTs16] = ACTIONS(43),
     [anon_sym_DOTs32] = ACTIONS(21),
     [anon_sym_DOTs64] = ACTIONS(21),
     [anon_sym_DOTu8] = ACTIONS(21),
-    [anon_sym_DOTu16] = ACTIONS(21),
+    [anon_sym_DOTu16] = ACTIONS(43),
     [anon_sym_DOTu32] = ACTIONS(21),
     [anon_sym_DOTu64] = ACTIONS(21),
     [anon_sym_DOTb128] = ACTIONS(21),
@@ -11205,6 +11750,13 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [anon_sym_DOTue8m0] = ACTIONS(43),
     [anon_sym_DOTue8m0x2] = ACTIONS(21),
     [anon_sym_DOTue4m3] = ACTIONS(21),
+    [anon_sym_DOTe4m3x4] = ACTIONS(21),
+    [anon_sym_DOTe5m2x4] = ACTIONS(21),
+    [anon_sym_DOTe2m3x4] = ACTIONS(21),
+    [anon_sym_DOTe3m2x4] = ACTIONS(21),
+    [anon_sym_DOTe2m1x4] = ACTIONS(21),
+    [anon_sym_DOTu16x2] = ACTIONS(21),
+    [anon_sym_DOTs16x2] = ACTIONS(21),
     [anon_sym_DOTs2f6x2] = ACTIONS(21),
     [anon_sym_DOTpred] = ACTIONS(21),
     [anon_sym_DOTtexref] = ACTIONS(21),
@@ -11220,544 +11772,582 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [sym_preprocessor_directive] = ACTIONS(3),
     [sym_comment] = ACTIONS(3),
   },
+  [STATE(67)] = {
+    [anon_sym_DOTb8] = ACTIONS(466),
+    [anon_sym_DOTb16] = ACTIONS(466),
+    [anon_sym_DOTb32] = ACTIONS(466),
+    [anon_sym_DOTb64] = ACTIONS(466),
+    [anon_sym_DOTentry] = ACTIONS(466),
+    [anon_sym_DOTfunc] = ACTIONS(466),
+    [anon_sym_DOTextern] = ACTIONS(466),
+    [anon_sym_DOTvisible] = ACTIONS(466),
+    [anon_sym_DOTweak] = ACTIONS(466),
+    [anon_sym_DOTcommon] = ACTIONS(466),
+    [anon_sym__] = ACTIONS(468),
+    [anon_sym_DOTreg] = ACTIONS(466),
+    [anon_sym_DOTsreg] = ACTIONS(466),
+    [anon_sym_DOTconst] = ACTIONS(466),
+    [anon_sym_DOTglobal] = ACTIONS(466),
+    [anon_sym_DOTlocal] = ACTIONS(466),
+    [anon_sym_DOTparam] = ACTIONS(466),
+    [anon_sym_DOTshared] = ACTIONS(466),
+    [anon_sym_DOTtex] = ACTIONS(468),
+    [anon_sym_DOTs8] = ACTIONS(466),
+    [anon_sym_DOTs16] = ACTIONS(468),
+    [anon_sym_DOTs32] = ACTIONS(466),
+    [anon_sym_DOTs64] = ACTIONS(466),
+    [anon_sym_DOTu8] = ACTIONS(466),
+    [anon_sym_DOTu16] = ACTIONS(468),
+    [anon_sym_DOTu32] = ACTIONS(466),
+    [anon_sym_DOTu64] = ACTIONS(466),
+    [anon_sym_DOTb128] = ACTIONS(466),
+    [anon_sym_DOTf16] = ACTIONS(468),
+    [anon_sym_DOTf16x2] = ACTIONS(466),
+    [anon_sym_DOTf32] = ACTIONS(466),
+    [anon_sym_DOTf64] = ACTIONS(466),
+    [anon_sym_DOTbf16] = ACTIONS(468),
+    [anon_sym_DOTbf16x2] = ACTIONS(466),
+    [anon_sym_DOTtf32] = ACTIONS(466),
+    [anon_sym_DOTe4m3] = ACTIONS(468),
+    [anon_sym_DOTe5m2] = ACTIONS(468),
+    [anon_sym_DOTe4m3x2] = ACTIONS(466),
+    [anon_sym_DOTe5m2x2] = ACTIONS(466),
+    [anon_sym_DOTe2m3] = ACTIONS(468),
+    [anon_sym_DOTe3m2] = ACTIONS(468),
+    [anon_sym_DOTe2m3x2] = ACTIONS(466),
+    [anon_sym_DOTe3m2x2] = ACTIONS(466),
+    [anon_sym_DOTe2m1] = ACTIONS(468),
+    [anon_sym_DOTe2m1x2] = ACTIONS(466),
+    [anon_sym_DOTue8m0] = ACTIONS(468),
+    [anon_sym_DOTue8m0x2] = ACTIONS(466),
+    [anon_sym_DOTue4m3] = ACTIONS(466),
+    [anon_sym_DOTe4m3x4] = ACTIONS(466),
+    [anon_sym_DOTe5m2x4] = ACTIONS(466),
+    [anon_sym_DOTe2m3x4] = ACTIONS(466),
+    [anon_sym_DOTe3m2x4] = ACTIONS(466),
+    [anon_sym_DOTe2m1x4] = ACTIONS(466),
+    [anon_sym_DOTu16x2] = ACTIONS(466),
+    [anon_sym_DOTs16x2] = ACTIONS(466),
+    [anon_sym_DOTs2f6x2] = ACTIONS(466),
+    [anon_sym_DOTpred] = ACTIONS(466),
+    [anon_sym_DOTtexref] = ACTIONS(466),
+    [anon_sym_DOTsamplerref] = ACTIONS(466),
+    [anon_sym_DOTsurfref] = ACTIONS(466),
+    [anon_sym_DOTv2] = ACTIONS(466),
+    [anon_sym_DOTv4] = ACTIONS(466),
+    [anon_sym_DOTv8] = ACTIONS(466),
+    [anon_sym_DOTv16] = ACTIONS(466),
+    [anon_sym_DOTalign] = ACTIONS(466),
+    [sym_ptr_attribute] = ACTIONS(466),
+    [anon_sym_DOTattribute] = ACTIONS(466),
+    [sym_register] = ACTIONS(466),
+    [sym_identifier] = ACTIONS(466),
+    [sym_preprocessor_directive] = ACTIONS(3),
+    [sym_comment] = ACTIONS(3),
+  },
+  [STATE(68)] = {
+    [anon_sym_DOTb8] = ACTIONS(470),
+    [anon_sym_DOTb16] = ACTIONS(470),
+    [anon_sym_DOTb32] = ACTIONS(470),
+    [anon_sym_DOTb64] = ACTIONS(470),
+    [anon_sym_DOTentry] = ACTIONS(472),
+    [anon_sym_DOTfunc] = ACTIONS(472),
+    [anon_sym_DOTextern] = ACTIONS(474),
+    [anon_sym_DOTvisible] = ACTIONS(474),
+    [anon_sym_DOTweak] = ACTIONS(474),
+    [anon_sym_DOTcommon] = ACTIONS(474),
+    [anon_sym__] = ACTIONS(477),
+    [anon_sym_DOTreg] = ACTIONS(470),
+    [anon_sym_DOTsreg] = ACTIONS(470),
+    [anon_sym_DOTconst] = ACTIONS(470),
+    [anon_sym_DOTglobal] = ACTIONS(470),
+    [anon_sym_DOTlocal] = ACTIONS(470),
+    [anon_sym_DOTparam] = ACTIONS(470),
+    [anon_sym_DOTshared] = ACTIONS(470),
+    [anon_sym_DOTtex] = ACTIONS(477),
+    [anon_sym_DOTs8] = ACTIONS(470),
+    [anon_sym_DOTs16] = ACTIONS(477),
+    [anon_sym_DOTs32] = ACTIONS(470),
+    [anon_sym_DOTs64] = ACTIONS(470),
+    [anon_sym_DOTu8] = ACTIONS(470),
+    [anon_sym_DOTu16] = ACTIONS(477),
+    [anon_sym_DOTu32] = ACTIONS(470),
+    [anon_sym_DOTu64] = ACTIONS(470),
+    [anon_sym_DOTb128] = ACTIONS(470),
+    [anon_sym_DOTf16] = ACTIONS(477),
+    [anon_sym_DOTf16x2] = ACTIONS(470),
+    [anon_sym_DOTf32] = ACTIONS(470),
+    [anon_sym_DOTf64] = ACTIONS(470),
+    [anon_sym_DOTbf16] = ACTIONS(477),
+    [anon_sym_DOTbf16x2] = ACTIONS(470),
+    [anon_sym_DOTtf32] = ACTIONS(470),
+    [anon_sym_DOTe4m3] = ACTIONS(477),
+    [anon_sym_DOTe5m2] = ACTIONS(477),
+    [anon_sym_DOTe4m3x2] = ACTIONS(470),
+    [anon_sym_DOTe5m2x2] = ACTIONS(470),
+    [anon_sym_DOTe2m3] = ACTIONS(477),
+    [anon_sym_DOTe3m2] = ACTIONS(477),
+    [anon_sym_DOTe2m3x2] = ACTIONS(470),
+    [anon_sym_DOTe3m2x2] = ACTIONS(470),
+    [anon_sym_DOTe2m1] = ACTIONS(477),
+    [anon_sym_DOTe2m1x2] = ACTIONS(470),
+    [anon_sym_DOTue8m0] = ACTIONS(477),
+    [anon_sym_DOTue8m0x2] = ACTIONS(470),
+    [anon_sym_DOTue4m3] = ACTIONS(470),
+    [anon_sym_DOTe4m3x4] = ACTIONS(470),
+    [anon_sym_DOTe5m2x4] = ACTIONS(470),
+    [anon_sym_DOTe2m3x4] = ACTIONS(470),
+    [anon_sym_DOTe3m2x4] = ACTIONS(470),
+    [anon_sym_DOTe2m1x4] = ACTIONS(470),
+    [anon_sym_DOTu16x2] = ACTIONS(470),
+    [anon_sym_DOTs16x2] = ACTIONS(470),
+    [anon_sym_DOTs2f6x2] = ACTIONS(470),
+    [anon_sym_DOTpred] = ACTIONS(470),
+    [anon_sym_DOTtexref] = ACTIONS(470),
+    [anon_sym_DOTsamplerref] = ACTIONS(470),
+    [anon_sym_DOTsurfref] = ACTIONS(470),
+    [anon_sym_DOTv2] = ACTIONS(470),
+    [anon_sym_DOTv4] = ACTIONS(470),
+    [anon_sym_DOTv8] = ACTIONS(470),
+    [anon_sym_DOTv16] = ACTIONS(470),
+    [anon_sym_DOTalign] = ACTIONS(470),
+    [sym_ptr_attribute] = ACTIONS(470),
+    [anon_sym_DOTattribute] = ACTIONS(470),
+    [sym_register] = ACTIONS(470),
+    [sym_identifier] = ACTIONS(470),
+    [sym_preprocessor_directive] = ACTIONS(3),
+    [sym_comment] = ACTIONS(3),
+  },
+  [STATE(69)] = {
+    [anon_sym_DOTb8] = ACTIONS(479),
+    [anon_sym_DOTb16] = ACTIONS(479),
+    [anon_sym_DOTb32] = ACTIONS(479),
+    [anon_sym_DOTb64] = ACTIONS(479),
+    [anon_sym_DOTextern] = ACTIONS(479),
+    [anon_sym_DOTvisible] = ACTIONS(479),
+    [anon_sym_DOTweak] = ACTIONS(479),
+    [anon_sym_DOTcommon] = ACTIONS(479),
+    [anon_sym__] = ACTIONS(481),
+    [anon_sym_DOTreg] = ACTIONS(479),
+    [anon_sym_DOTsreg] = ACTIONS(479),
+    [anon_sym_DOTconst] = ACTIONS(479),
+    [anon_sym_DOTglobal] = ACTIONS(479),
+    [anon_sym_DOTlocal] = ACTIONS(479),
+    [anon_sym_DOTparam] = ACTIONS(479),
+    [anon_sym_DOTshared] = ACTIONS(479),
+    [anon_sym_DOTtex] = ACTIONS(481),
+    [anon_sym_DOTs8] = ACTIONS(479),
+    [anon_sym_DOTs16] = ACTIONS(481),
+    [anon_sym_DOTs32] = ACTIONS(479),
+    [anon_sym_DOTs64] = ACTIONS(479),
+    [anon_sym_DOTu8] = ACTIONS(479),
+    [anon_sym_DOTu16] = ACTIONS(481),
+    [anon_sym_DOTu32] = ACTIONS(479),
+    [anon_sym_DOTu64] = ACTIONS(479),
+    [anon_sym_DOTb128] = ACTIONS(479),
+    [anon_sym_DOTf16] = ACTIONS(481),
+    [anon_sym_DOTf16x2] = ACTIONS(479),
+    [anon_sym_DOTf32] = ACTIONS(479),
+    [anon_sym_DOTf64] = ACTIONS(479),
+    [anon_sym_DOTbf16] = ACTIONS(481),
+    [anon_sym_DOTbf16x2] = ACTIONS(479),
+    [anon_sym_DOTtf32] = ACTIONS(479),
+    [anon_sym_DOTe4m3] = ACTIONS(481),
+    [anon_sym_DOTe5m2] = ACTIONS(481),
+    [anon_sym_DOTe4m3x2] = ACTIONS(479),
+    [anon_sym_DOTe5m2x2] = ACTIONS(479),
+    [anon_sym_DOTe2m3] = ACTIONS(481),
+    [anon_sym_DOTe3m2] = ACTIONS(481),
+    [anon_sym_DOTe2m3x2] = ACTIONS(479),
+    [anon_sym_DOTe3m2x2] = ACTIONS(479),
+    [anon_sym_DOTe2m1] = ACTIONS(481),
+    [anon_sym_DOTe2m1x2] = ACTIONS(479),
+    [anon_sym_DOTue8m0] = ACTIONS(481),
+    [anon_sym_DOTue8m0x2] = ACTIONS(479),
+    [anon_sym_DOTue4m3] = ACTIONS(479),
+    [anon_sym_DOTe4m3x4] = ACTIONS(479),
+    [anon_sym_DOTe5m2x4] = ACTIONS(479),
+    [anon_sym_DOTe2m3x4] = ACTIONS(479),
+    [anon_sym_DOTe3m2x4] = ACTIONS(479),
+    [anon_sym_DOTe2m1x4] = ACTIONS(479),
+    [anon_sym_DOTu16x2] = ACTIONS(479),
+    [anon_sym_DOTs16x2] = ACTIONS(479),
+    [anon_sym_DOTs2f6x2] = ACTIONS(479),
+    [anon_sym_DOTpred] = ACTIONS(479),
+    [anon_sym_DOTtexref] = ACTIONS(479),
+    [anon_sym_DOTsamplerref] = ACTIONS(479),
+    [anon_sym_DOTsurfref] = ACTIONS(479),
+    [anon_sym_DOTv2] = ACTIONS(479),
+    [anon_sym_DOTv4] = ACTIONS(479),
+    [anon_sym_DOTv8] = ACTIONS(479),
+    [anon_sym_DOTv16] = ACTIONS(479),
+    [anon_sym_DOTalign] = ACTIONS(479),
+    [sym_ptr_attribute] = ACTIONS(479),
+    [anon_sym_DOTattribute] = ACTIONS(479),
+    [sym_register] = ACTIONS(479),
+    [sym_identifier] = ACTIONS(479),
+    [sym_preprocessor_directive] = ACTIONS(3),
+    [sym_comment] = ACTIONS(3),
+  },
+  [STATE(70)] = {
+    [anon_sym_DOTb8] = ACTIONS(483),
+    [anon_sym_DOTb16] = ACTIONS(483),
+    [anon_sym_DOTb32] = ACTIONS(483),
+    [anon_sym_DOTb64] = ACTIONS(483),
+    [anon_sym_DOTextern] = ACTIONS(483),
+    [anon_sym_DOTvisible] = ACTIONS(483),
+    [anon_sym_DOTweak] = ACTIONS(483),
+    [anon_sym_DOTcommon] = ACTIONS(483),
+    [anon_sym__] = ACTIONS(485),
+    [anon_sym_DOTreg] = ACTIONS(483),
+    [anon_sym_DOTsreg] = ACTIONS(483),
+    [anon_sym_DOTconst] = ACTIONS(483),
+    [anon_sym_DOTglobal] = ACTIONS(483),
+    [anon_sym_DOTlocal] = ACTIONS(483),
+    [anon_sym_DOTparam] = ACTIONS(483),
+    [anon_sym_DOTshared] = ACTIONS(483),
+    [anon_sym_DOTtex] = ACTIONS(485),
+    [anon_sym_DOTs8] = ACTIONS(483),
+    [anon_sym_DOTs16] = ACTIONS(485),
+    [anon_sym_DOTs32] = ACTIONS(483),
+    [anon_sym_DOTs64] = ACTIONS(483),
+    [anon_sym_DOTu8] = ACTIONS(483),
+    [anon_sym_DOTu16] = ACTIONS(485),
+    [anon_sym_DOTu32] = ACTIONS(483),
+    [anon_sym_DOTu64] = ACTIONS(483),
+    [anon_sym_DOTb128] = ACTIONS(483),
+    [anon_sym_DOTf16] = ACTIONS(485),
+    [anon_sym_DOTf16x2] = ACTIONS(483),
+    [anon_sym_DOTf32] = ACTIONS(483),
+    [anon_sym_DOTf64] = ACTIONS(483),
+    [anon_sym_DOTbf16] = ACTIONS(485),
+    [anon_sym_DOTbf16x2] = ACTIONS(483),
+    [anon_sym_DOTtf32] = ACTIONS(483),
+    [anon_sym_DOTe4m3] = ACTIONS(485),
+    [anon_sym_DOTe5m2] = ACTIONS(485),
+    [anon_sym_DOTe4m3x2] = ACTIONS(483),
+    [anon_sym_DOTe5m2x2] = ACTIONS(483),
+    [anon_sym_DOTe2m3] = ACTIONS(485),
+    [anon_sym_DOTe3m2] = ACTIONS(485),
+    [anon_sym_DOTe2m3x2] = ACTIONS(483),
+    [anon_sym_DOTe3m2x2] = ACTIONS(483),
+    [anon_sym_DOTe2m1] = ACTIONS(485),
+    [anon_sym_DOTe2m1x2] = ACTIONS(483),
+    [anon_sym_DOTue8m0] = ACTIONS(485),
+    [anon_sym_DOTue8m0x2] = ACTIONS(483),
+    [anon_sym_DOTue4m3] = ACTIONS(483),
+    [anon_sym_DOTe4m3x4] = ACTIONS(483),
+    [anon_sym_DOTe5m2x4] = ACTIONS(483),
+    [anon_sym_DOTe2m3x4] = ACTIONS(483),
+    [anon_sym_DOTe3m2x4] = ACTIONS(483),
+    [anon_sym_DOTe2m1x4] = ACTIONS(483),
+    [anon_sym_DOTu16x2] = ACTIONS(483),
+    [anon_sym_DOTs16x2] = ACTIONS(483),
+    [anon_sym_DOTs2f6x2] = ACTIONS(483),
+    [anon_sym_DOTpred] = ACTIONS(483),
+    [anon_sym_DOTtexref] = ACTIONS(483),
+    [anon_sym_DOTsamplerref] = ACTIONS(483),
+    [anon_sym_DOTsurfref] = ACTIONS(483),
+    [anon_sym_DOTv2] = ACTIONS(483),
+    [anon_sym_DOTv4] = ACTIONS(483),
+    [anon_sym_DOTv8] = ACTIONS(483),
+    [anon_sym_DOTv16] = ACTIONS(483),
+    [anon_sym_DOTalign] = ACTIONS(483),
+    [sym_ptr_attribute] = ACTIONS(483),
+    [anon_sym_DOTattribute] = ACTIONS(483),
+    [sym_register] = ACTIONS(483),
+    [sym_identifier] = ACTIONS(483),
+    [sym_preprocessor_directive] = ACTIONS(3),
+    [sym_comment] = ACTIONS(3),
+  },
+  [STATE(71)] = {
+    [anon_sym_DOTb8] = ACTIONS(487),
+    [anon_sym_DOTb16] = ACTIONS(487),
+    [anon_sym_DOTb32] = ACTIONS(487),
+    [anon_sym_DOTb64] = ACTIONS(487),
+    [anon_sym_DOTextern] = ACTIONS(487),
+    [anon_sym_DOTvisible] = ACTIONS(487),
+    [anon_sym_DOTweak] = ACTIONS(487),
+    [anon_sym_DOTcommon] = ACTIONS(487),
+    [anon_sym__] = ACTIONS(489),
+    [anon_sym_DOTreg] = ACTIONS(487),
+    [anon_sym_DOTsreg] = ACTIONS(487),
+    [anon_sym_DOTconst] = ACTIONS(487),
+    [anon_sym_DOTglobal] = ACTIONS(487),
+    [anon_sym_DOTlocal] = ACTIONS(487),
+    [anon_sym_DOTparam] = ACTIONS(487),
+    [anon_sym_DOTshared] = ACTIONS(487),
+    [anon_sym_DOTtex] = ACTIONS(489),
+    [anon_sym_DOTs8] = ACTIONS(487),
+    [anon_sym_DOTs16] = ACTIONS(489),
+    [anon_sym_DOTs32] = ACTIONS(487),
+    [anon_sym_DOTs64] = ACTIONS(487),
+    [anon_sym_DOTu8] = ACTIONS(487),
+    [anon_sym_DOTu16] = ACTIONS(489),
+    [anon_sym_DOTu32] = ACTIONS(487),
+    [anon_sym_DOTu64] = ACTIONS(487),
+    [anon_sym_DOTb128] = ACTIONS(487),
+    [anon_sym_DOTf16] = ACTIONS(489),
+    [anon_sym_DOTf16x2] = ACTIONS(487),
+    [anon_sym_DOTf32] = ACTIONS(487),
+    [anon_sym_DOTf64] = ACTIONS(487),
+    [anon_sym_DOTbf16] = ACTIONS(489),
+    [anon_sym_DOTbf16x2] = ACTIONS(487),
+    [anon_sym_DOTtf32] = ACTIONS(487),
+    [anon_sym_DOTe4m3] = ACTIONS(489),
+    [anon_sym_DOTe5m2] = ACTIONS(489),
+    [anon_sym_DOTe4m3x2] = ACTIONS(487),
+    [anon_sym_DOTe5m2x2] = ACTIONS(487),
+    [anon_sym_DOTe2m3] = ACTIONS(489),
+    [anon_sym_DOTe3m2] = ACTIONS(489),
+    [anon_sym_DOTe2m3x2] = ACTIONS(487),
+    [anon_sym_DOTe3m2x2] = ACTIONS(487),
+    [anon_sym_DOTe2m1] = ACTIONS(489),
+    [anon_sym_DOTe2m1x2] = ACTIONS(487),
+    [anon_sym_DOTue8m0] = ACTIONS(489),
+    [anon_sym_DOTue8m0x2] = ACTIONS(487),
+    [anon_sym_DOTue4m3] = ACTIONS(487),
+    [anon_sym_DOTe4m3x4] = ACTIONS(487),
+    [anon_sym_DOTe5m2x4] = ACTIONS(487),
+    [anon_sym_DOTe2m3x4] = ACTIONS(487),
+    [anon_sym_DOTe3m2x4] = ACTIONS(487),
+    [anon_sym_DOTe2m1x4] = ACTIONS(487),
+    [anon_sym_DOTu16x2] = ACTIONS(487),
+    [anon_sym_DOTs16x2] = ACTIONS(487),
+    [anon_sym_DOTs2f6x2] = ACTIONS(487),
+    [anon_sym_DOTpred] = ACTIONS(487),
+    [anon_sym_DOTtexref] = ACTIONS(487),
+    [anon_sym_DOTsamplerref] = ACTIONS(487),
+    [anon_sym_DOTsurfref] = ACTIONS(487),
+    [anon_sym_DOTv2] = ACTIONS(487),
+    [anon_sym_DOTv4] = ACTIONS(487),
+    [anon_sym_DOTv8] = ACTIONS(487),
+    [anon_sym_DOTv16] = ACTIONS(487),
+    [anon_sym_DOTalign] = ACTIONS(487),
+    [sym_ptr_attribute] = ACTIONS(487),
+    [anon_sym_DOTattribute] = ACTIONS(487),
+    [sym_register] = ACTIONS(487),
+    [sym_identifier] = ACTIONS(487),
+    [sym_preprocessor_directive] = ACTIONS(3),
+    [sym_comment] = ACTIONS(3),
+  },
+  [STATE(72)] = {
+    [anon_sym_DOTb8] = ACTIONS(491),
+    [anon_sym_DOTb16] = ACTIONS(491),
+    [anon_sym_DOTb32] = ACTIONS(491),
+    [anon_sym_DOTb64] = ACTIONS(491),
+    [anon_sym_DOTextern] = ACTIONS(491),
+    [anon_sym_DOTvisible] = ACTIONS(491),
+    [anon_sym_DOTweak] = ACTIONS(491),
+    [anon_sym_DOTcommon] = ACTIONS(491),
+    [anon_sym__] = ACTIONS(493),
+    [anon_sym_DOTreg] = ACTIONS(491),
+    [anon_sym_DOTsreg] = ACTIONS(491),
+    [anon_sym_DOTconst] = ACTIONS(491),
+    [anon_sym_DOTglobal] = ACTIONS(491),
+    [anon_sym_DOTlocal] = ACTIONS(491),
+    [anon_sym_DOTparam] = ACTIONS(491),
+    [anon_sym_DOTshared] = ACTIONS(491),
+    [anon_sym_DOTtex] = ACTIONS(493),
+    [anon_sym_DOTs8] = ACTIONS(491),
+    [anon_sym_DOTs16] = ACTIONS(493),
+    [anon_sym_DOTs32] = ACTIONS(491),
+    [anon_sym_DOTs64] = ACTIONS(491),
+    [anon_sym_DOTu8] = ACTIONS(491),
+    [anon_sym_DOTu16] = ACTIONS(493),
+    [anon_sym_DOTu32] = ACTIONS(491),
+    [anon_sym_DOTu64] = ACTIONS(491),
+    [anon_sym_DOTb128] = ACTIONS(491),
+    [anon_sym_DOTf16] = ACTIONS(493),
+    [anon_sym_DOTf16x2] = ACTIONS(491),
+    [anon_sym_DOTf32] = ACTIONS(491),
+    [anon_sym_DOTf64] = ACTIONS(491),
+    [anon_sym_DOTbf16] = ACTIONS(493),
+    [anon_sym_DOTbf16x2] = ACTIONS(491),
+    [anon_sym_DOTtf32] = ACTIONS(491),
+    [anon_sym_DOTe4m3] = ACTIONS(493),
+    [anon_sym_DOTe5m2] = ACTIONS(493),
+    [anon_sym_DOTe4m3x2] = ACTIONS(491),
+    [anon_sym_DOTe5m2x2] = ACTIONS(491),
+    [anon_sym_DOTe2m3] = ACTIONS(493),
+    [anon_sym_DOTe3m2] = ACTIONS(493),
+    [anon_sym_DOTe2m3x2] = ACTIONS(491),
+    [anon_sym_DOTe3m2x2] = ACTIONS(491),
+    [anon_sym_DOTe2m1] = ACTIONS(493),
+    [anon_sym_DOTe2m1x2] = ACTIONS(491),
+    [anon_sym_DOTue8m0] = ACTIONS(493),
+    [anon_sym_DOTue8m0x2] = ACTIONS(491),
+    [anon_sym_DOTue4m3] = ACTIONS(491),
+    [anon_sym_DOTe4m3x4] = ACTIONS(491),
+    [anon_sym_DOTe5m2x4] = ACTIONS(491),
+    [anon_sym_DOTe2m3x4] = ACTIONS(491),
+    [anon_sym_DOTe3m2x4] = ACTIONS(491),
+    [anon_sym_DOTe2m1x4] = ACTIONS(491),
+    [anon_sym_DOTu16x2] = ACTIONS(491),
+    [anon_sym_DOTs16x2] = ACTIONS(491),
+    [anon_sym_DOTs2f6x2] = ACTIONS(491),
+    [anon_sym_DOTpred] = ACTIONS(491),
+    [anon_sym_DOTtexref] = ACTIONS(491),
+    [anon_sym_DOTsamplerref] = ACTIONS(491),
+    [anon_sym_DOTsurfref] = ACTIONS(491),
+    [anon_sym_DOTv2] = ACTIONS(491),
+    [anon_sym_DOTv4] = ACTIONS(491),
+    [anon_sym_DOTv8] = ACTIONS(491),
+    [anon_sym_DOTv16] = ACTIONS(491),
+    [anon_sym_DOTalign] = ACTIONS(491),
+    [sym_ptr_attribute] = ACTIONS(491),
+    [anon_sym_DOTattribute] = ACTIONS(491),
+    [sym_register] = ACTIONS(491),
+    [sym_identifier] = ACTIONS(491),
+    [sym_preprocessor_directive] = ACTIONS(3),
+    [sym_comment] = ACTIONS(3),
+  },
+  [STATE(73)] = {
+    [anon_sym_DOTb8] = ACTIONS(495),
+    [anon_sym_DOTb16] = ACTIONS(495),
+    [anon_sym_DOTb32] = ACTIONS(495),
+    [anon_sym_DOTb64] = ACTIONS(495),
+    [anon_sym_DOTextern] = ACTIONS(495),
+    [anon_sym_DOTvisible] = ACTIONS(495),
+    [anon_sym_DOTweak] = ACTIONS(495),
+    [anon_sym_DOTcommon] = ACTIONS(495),
+    [anon_sym__] = ACTIONS(497),
+    [anon_sym_DOTreg] = ACTIONS(495),
+    [anon_sym_DOTsreg] = ACTIONS(495),
+    [anon_sym_DOTconst] = ACTIONS(495),
+    [anon_sym_DOTglobal] = ACTIONS(495),
+    [anon_sym_DOTlocal] = ACTIONS(495),
+    [anon_sym_DOTparam] = ACTIONS(495),
+    [anon_sym_DOTshared] = ACTIONS(495),
+    [anon_sym_DOTtex] = ACTIONS(497),
+    [anon_sym_DOTs8] = ACTIONS(495),
+    [anon_sym_DOTs16] = ACTIONS(497),
+    [anon_sym_DOTs32] = ACTIONS(495),
+    [anon_sym_DOTs64] = ACTIONS(495),
+    [anon_sym_DOTu8] = ACTIONS(495),
+    [anon_sym_DOTu16] = ACTIONS(497),
+    [anon_sym_DOTu32] = ACTIONS(495),
+    [anon_sym_DOTu64] = ACTIONS(495),
+    [anon_sym_DOTb128] = ACTIONS(495),
+    [anon_sym_DOTf16] = ACTIONS(497),
+    [anon_sym_DOTf16x2] = ACTIONS(495),
+    [anon_sym_DOTf32] = ACTIONS(495),
+    [anon_sym_DOTf64] = ACTIONS(495),
+    [anon_sym_DOTbf16] = ACTIONS(497),
+    [anon_sym_DOTbf16x2] = ACTIONS(495),
+    [anon_sym_DOTtf32] = ACTIONS(495),
+    [anon_sym_DOTe4m3] = ACTIONS(497),
+    [anon_sym_DOTe5m2] = ACTIONS(497),
+    [anon_sym_DOTe4m3x2] = ACTIONS(495),
+    [anon_sym_DOTe5m2x2] = ACTIONS(495),
+    [anon_sym_DOTe2m3] = ACTIONS(497),
+    [anon_sym_DOTe3m2] = ACTIONS(497),
+    [anon_sym_DOTe2m3x2] = ACTIONS(495),
+    [anon_sym_DOTe3m2x2] = ACTIONS(495),
+    [anon_sym_DOTe2m1] = ACTIONS(497),
+    [anon_sym_DOTe2m1x2] = ACTIONS(495),
+    [anon_sym_DOTue8m0] = ACTIONS(497),
+    [anon_sym_DOTue8m0x2] = ACTIONS(495),
+    [anon_sym_DOTue4m3] = ACTIONS(495),
+    [anon_sym_DOTe4m3x4] = ACTIONS(495),
+    [anon_sym_DOTe5m2x4] = ACTIONS(495),
+    [anon_sym_DOTe2m3x4] = ACTIONS(495),
+    [anon_sym_DOTe3m2x4] = ACTIONS(495),
+    [anon_sym_DOTe2m1x4] = ACTIONS(495),
+    [anon_sym_DOTu16x2] = ACTIONS(495),
+    [anon_sym_DOTs16x2] = ACTIONS(495),
+    [anon_sym_DOTs2f6x2] = ACTIONS(495),
+    [anon_sym_DOTpred] = ACTIONS(495),
+    [anon_sym_DOTtexref] = ACTIONS(495),
+    [anon_sym_DOTsamplerref] = ACTIONS(495),
+    [anon_sym_DOTsurfref] = ACTIONS(495),
+    [anon_sym_DOTv2] = ACTIONS(495),
+    [anon_sym_DOTv4] = ACTIONS(495),
+    [anon_sym_DOTv8] = ACTIONS(495),
+    [anon_sym_DOTv16] = ACTIONS(495),
+    [anon_sym_DOTalign] = ACTIONS(495),
+    [sym_ptr_attribute] = ACTIONS(495),
+    [anon_sym_DOTattribute] = ACTIONS(495),
+    [sym_register] = ACTIONS(495),
+    [sym_identifier] = ACTIONS(495),
+    [sym_preprocessor_directive] = ACTIONS(3),
+    [sym_comment] = ACTIONS(3),
+  },
+  [STATE(74)] = {
+    [anon_sym_DOTb8] = ACTIONS(499),
+    [anon_sym_DOTb16] = ACTIONS(499),
+    [anon_sym_DOTb32] = ACTIONS(499),
+    [anon_sym_DOTb64] = ACTIONS(499),
+    [anon_sym_DOTextern] = ACTIONS(499),
+    [anon_sym_DOTvisible] = ACTIONS(499),
+    [anon_sym_DOTweak] = ACTIONS(499),
+    [anon_sym_DOTcommon] = ACTIONS(499),
+    [anon_sym__] = ACTIONS(501),
+    [anon_sym_DOTreg] = ACTIONS(499),
+    [anon_sym_DOTsreg] = ACTIONS(499),
+    [anon_sym_DOTconst] = ACTIONS(499),
+    [anon_sym_DOTglobal] = ACTIONS(499),
+    [anon_sym_DOTlocal] = ACTIONS(499),
+    [anon_sym_DOTparam] = ACTIONS(499),
+    [anon_sym_DOTshared] = ACTIONS(499),
+    [anon_sym_DOTtex] = ACTIONS(501),
+    [anon_sym_DOTs8] = ACTIONS(499),
+    [anon_sym_DOTs16] = ACTIONS(501),
+    [anon_sym_DOTs32] = ACTIONS(499),
+    [anon_sym_DOTs64] = ACTIONS(499),
+    [anon_sym_DOTu8] = ACTIONS(499),
+    [anon_sym_DOTu16] = ACTIONS(501),
+    [anon_sym_DOTu32] = ACTIONS(499),
+    [anon_sym_DOTu64] = ACTIONS(499),
+    [anon_sym_DOTb128] = ACTIONS(499),
+    [anon_sym_DOTf16] = ACTIONS(501),
+    [anon_sym_DOTf16x2] = ACTIONS(499),
+    [anon_sym_DOTf32] = ACTIONS(499),
+    [anon_sym_DOTf64] = ACTIONS(499),
+    [anon_sym_DOTbf16] = ACTIONS(501),
+    [anon_sym_DOTbf16x2] = ACTIONS(499),
+    [anon_sym_DOTtf32] = ACTIONS(499),
+    [anon_sym_DOTe4m3] = ACTIONS(501),
+    [anon_sym_DOTe5m2] = ACTIONS(501),
+    [anon_sym_DOTe4m3x2] = ACTIONS(499),
+    [anon_sym_DOTe5m2x2] = ACTIONS(499),
+    [anon_sym_DOTe2m3] = ACTIONS(501),
+    [anon_sym_DOTe3m2] = ACTIONS(501),
+    [anon_sym_DOTe2m3x2] = ACTIONS(499),
+    [anon_sym_DOTe3m2x2] = ACTIONS(499),
+    [anon_sym_DOTe2m1] = ACTIONS(501),
+    [anon_sym_DOTe2m1x2] = ACTIONS(499),
+    [anon_sym_DOTue8m0] = ACTIONS(501),
+    [anon_sym_DOTue8m0x2] = ACTIONS(499),
+    [anon_sym_DOTue4m3] = ACTIONS(499),
+    [anon_sym_DOTe4m3x4] = ACTIONS(499),
+    [anon_sym_DOTe5m2x4] = ACTIONS(499),
+    [anon_sym_DOTe2m3x4] = ACTIONS(499),
+    [anon_sym_DOTe3m2x4] = ACTIONS(499),
+    [anon_sym_DOTe2m1x4] = ACTIONS(499),
+    [anon_sym_DOTu16x2] = ACTIONS(499),
+    [anon_sym_DOTs16x2] = ACTIONS(499),
+    [anon_sym_DOTs2f6x2] = ACTIONS(499),
+    [anon_sym_DOTpred] = ACTIONS(499),
+    [anon_sym_DOTtexref] = ACTIONS(499),
+    [anon_sym_DOTsamplerref] = ACTIONS(499),
+    [anon_sym_DOTsurfref] = ACTIONS(499),
+    [anon_sym_DOTv2] = ACTIONS(499),
+    [anon_sym_DOTv4] = ACTIONS(499),
+    [anon_sym_DOTv8] = ACTIONS(499),
+    [anon_sym_DOTv16] = ACTIONS(499),
+    [anon_sym_DOTalign] = ACTIONS(499),
+    [sym_ptr_attribute] = ACTIONS(499),
+    [anon_sym_DOTattribute] = ACTIONS(499),
+    [sym_register] = ACTIONS(499),
+    [sym_identifier] = ACTIONS(499),
+    [sym_preprocessor_directive] = ACTIONS(3),
+    [sym_comment] = ACTIONS(3),
+  },
 };
 
 static const uint16_t ts_small_parse_table[] = {
-  [0] = 3,
-    ACTIONS(3), 2,
-      sym_preprocessor_directive,
-      sym_comment,
-    ACTIONS(468), 10,
-      anon_sym__,
-      anon_sym_DOTtex,
-      anon_sym_DOTf16,
-      anon_sym_DOTbf16,
-      anon_sym_DOTe4m3,
-      anon_sym_DOTe5m2,
-      anon_sym_DOTe2m3,
-      anon_sym_DOTe3m2,
-      anon_sym_DOTe2m1,
-      anon_sym_DOTue8m0,
-    ACTIONS(466), 52,
-      anon_sym_DOTb8,
-      anon_sym_DOTb16,
-      anon_sym_DOTb32,
-      anon_sym_DOTb64,
-      anon_sym_DOTentry,
-      anon_sym_DOTfunc,
-      anon_sym_DOTextern,
-      anon_sym_DOTvisible,
-      anon_sym_DOTweak,
-      anon_sym_DOTcommon,
-      anon_sym_DOTreg,
-      anon_sym_DOTsreg,
-      anon_sym_DOTconst,
-      anon_sym_DOTglobal,
-      anon_sym_DOTlocal,
-      anon_sym_DOTparam,
-      anon_sym_DOTshared,
-      anon_sym_DOTs8,
-      anon_sym_DOTs16,
-      anon_sym_DOTs32,
-      anon_sym_DOTs64,
-      anon_sym_DOTu8,
-      anon_sym_DOTu16,
-      anon_sym_DOTu32,
-      anon_sym_DOTu64,
-      anon_sym_DOTb128,
-      anon_sym_DOTf16x2,
-      anon_sym_DOTf32,
-      anon_sym_DOTf64,
-      anon_sym_DOTbf16x2,
-      anon_sym_DOTtf32,
-      anon_sym_DOTe4m3x2,
-      anon_sym_DOTe5m2x2,
-      anon_sym_DOTe2m3x2,
-      anon_sym_DOTe3m2x2,
-      anon_sym_DOTe2m1x2,
-      anon_sym_DOTue8m0x2,
-      anon_sym_DOTue4m3,
-      anon_sym_DOTs2f6x2,
-      anon_sym_DOTpred,
-      anon_sym_DOTtexref,
-      anon_sym_DOTsamplerref,
-      anon_sym_DOTsurfref,
-      anon_sym_DOTv2,
-      anon_sym_DOTv4,
-      anon_sym_DOTv8,
-      anon_sym_DOTv16,
-      anon_sym_DOTalign,
-      sym_ptr_attribute,
-      anon_sym_DOTattribute,
-      sym_register,
-      sym_identifier,
-  [71] = 5,
-    ACTIONS(3), 2,
-      sym_preprocessor_directive,
-      sym_comment,
-    ACTIONS(472), 2,
-      anon_sym_DOTentry,
-      anon_sym_DOTfunc,
-    ACTIONS(474), 4,
-      anon_sym_DOTextern,
-      anon_sym_DOTvisible,
-      anon_sym_DOTweak,
-      anon_sym_DOTcommon,
-    ACTIONS(477), 10,
-      anon_sym__,
-      anon_sym_DOTtex,
-      anon_sym_DOTf16,
-      anon_sym_DOTbf16,
-      anon_sym_DOTe4m3,
-      anon_sym_DOTe5m2,
-      anon_sym_DOTe2m3,
-      anon_sym_DOTe3m2,
-      anon_sym_DOTe2m1,
-      anon_sym_DOTue8m0,
-    ACTIONS(470), 46,
-      anon_sym_DOTb8,
-      anon_sym_DOTb16,
-      anon_sym_DOTb32,
-      anon_sym_DOTb64,
-      anon_sym_DOTreg,
-      anon_sym_DOTsreg,
-      anon_sym_DOTconst,
-      anon_sym_DOTglobal,
-      anon_sym_DOTlocal,
-      anon_sym_DOTparam,
-      anon_sym_DOTshared,
-      anon_sym_DOTs8,
-      anon_sym_DOTs16,
-      anon_sym_DOTs32,
-      anon_sym_DOTs64,
-      anon_sym_DOTu8,
-      anon_sym_DOTu16,
-      anon_sym_DOTu32,
-      anon_sym_DOTu64,
-      anon_sym_DOTb128,
-      anon_sym_DOTf16x2,
-      anon_sym_DOTf32,
-      anon_sym_DOTf64,
-      anon_sym_DOTbf16x2,
-      anon_sym_DOTtf32,
-      anon_sym_DOTe4m3x2,
-      anon_sym_DOTe5m2x2,
-      anon_sym_DOTe2m3x2,
-      anon_sym_DOTe3m2x2,
-      anon_sym_DOTe2m1x2,
-      anon_sym_DOTue8m0x2,
-      anon_sym_DOTue4m3,
-      anon_sym_DOTs2f6x2,
-      anon_sym_DOTpred,
-      anon_sym_DOTtexref,
-      anon_sym_DOTsamplerref,
-      anon_sym_DOTsurfref,
-      anon_sym_DOTv2,
-      anon_sym_DOTv4,
-      anon_sym_DOTv8,
-      anon_sym_DOTv16,
-      anon_sym_DOTalign,
-      sym_ptr_attribute,
-      anon_sym_DOTattribute,
-      sym_register,
-      sym_identifier,
-  [146] = 3,
-    ACTIONS(3), 2,
-      sym_preprocessor_directive,
-      sym_comment,
-    ACTIONS(481), 10,
-      anon_sym__,
-      anon_sym_DOTtex,
-      anon_sym_DOTf16,
-      anon_sym_DOTbf16,
-      anon_sym_DOTe4m3,
-      anon_sym_DOTe5m2,
-      anon_sym_DOTe2m3,
-      anon_sym_DOTe3m2,
-      anon_sym_DOTe2m1,
-      anon_sym_DOTue8m0,
-    ACTIONS(479), 50,
-      anon_sym_DOTb8,
-      anon_sym_DOTb16,
-      anon_sym_DOTb32,
-      anon_sym_DOTb64,
-      anon_sym_DOTextern,
-      anon_sym_DOTvisible,
-      anon_sym_DOTweak,
-      anon_sym_DOTcommon,
-      anon_sym_DOTreg,
-      anon_sym_DOTsreg,
-      anon_sym_DOTconst,
-      anon_sym_DOTglobal,
-      anon_sym_DOTlocal,
-      anon_sym_DOTparam,
-      anon_sym_DOTshared,
-      anon_sym_DOTs8,
-      anon_sym_DOTs16,
-      anon_sym_DOTs32,
-      anon_sym_DOTs64,
-      anon_sym_DOTu8,
-      anon_sym_DOTu16,
-      anon_sym_DOTu32,
-      anon_sym_DOTu64,
-      anon_sym_DOTb128,
-      anon_sym_DOTf16x2,
-      anon_sym_DOTf32,
-      anon_sym_DOTf64,
-      anon_sym_DOTbf16x2,
-      anon_sym_DOTtf32,
-      anon_sym_DOTe4m3x2,
-      anon_sym_DOTe5m2x2,
-      anon_sym_DOTe2m3x2,
-      anon_sym_DOTe3m2x2,
-      anon_sym_DOTe2m1x2,
-      anon_sym_DOTue8m0x2,
-      anon_sym_DOTue4m3,
-      anon_sym_DOTs2f6x2,
-      anon_sym_DOTpred,
-      anon_sym_DOTtexref,
-      anon_sym_DOTsamplerref,
-      anon_sym_DOTsurfref,
-      anon_sym_DOTv2,
-      anon_sym_DOTv4,
-      anon_sym_DOTv8,
-      anon_sym_DOTv16,
-      anon_sym_DOTalign,
-      sym_ptr_attribute,
-      anon_sym_DOTattribute,
-      sym_register,
-      sym_identifier,
-  [215] = 3,
-    ACTIONS(3), 2,
-      sym_preprocessor_directive,
-      sym_comment,
-    ACTIONS(485), 10,
-      anon_sym__,
-      anon_sym_DOTtex,
-      anon_sym_DOTf16,
-      anon_sym_DOTbf16,
-      anon_sym_DOTe4m3,
-      anon_sym_DOTe5m2,
-      anon_sym_DOTe2m3,
-      anon_sym_DOTe3m2,
-      anon_sym_DOTe2m1,
-      anon_sym_DOTue8m0,
-    ACTIONS(483), 50,
-      anon_sym_DOTb8,
-      anon_sym_DOTb16,
-      anon_sym_DOTb32,
-      anon_sym_DOTb64,
-      anon_sym_DOTextern,
-      anon_sym_DOTvisible,
-      anon_sym_DOTweak,
-      anon_sym_DOTcommon,
-      anon_sym_DOTreg,
-      anon_sym_DOTsreg,
-      anon_sym_DOTconst,
-      anon_sym_DOTglobal,
-      anon_sym_DOTlocal,
-      anon_sym_DOTparam,
-      anon_sym_DOTshared,
-      anon_sym_DOTs8,
-      anon_sym_DOTs16,
-      anon_sym_DOTs32,
-      anon_sym_DOTs64,
-      anon_sym_DOTu8,
-      anon_sym_DOTu16,
-      anon_sym_DOTu32,
-      anon_sym_DOTu64,
-      anon_sym_DOTb128,
-      anon_sym_DOTf16x2,
-      anon_sym_DOTf32,
-      anon_sym_DOTf64,
-      anon_sym_DOTbf16x2,
-      anon_sym_DOTtf32,
-      anon_sym_DOTe4m3x2,
-      anon_sym_DOTe5m2x2,
-      anon_sym_DOTe2m3x2,
-      anon_sym_DOTe3m2x2,
-      anon_sym_DOTe2m1x2,
-      anon_sym_DOTue8m0x2,
-      anon_sym_DOTue4m3,
-      anon_sym_DOTs2f6x2,
-      anon_sym_DOTpred,
-      anon_sym_DOTtexref,
-      anon_sym_DOTsamplerref,
-      anon_sym_DOTsurfref,
-      anon_sym_DOTv2,
-      anon_sym_DOTv4,
-      anon_sym_DOTv8,
-      anon_sym_DOTv16,
-      anon_sym_DOTalign,
-      sym_ptr_attribute,
-      anon_sym_DOTattribute,
-      sym_register,
-      sym_identifier,
-  [284] = 3,
-    ACTIONS(3), 2,
-      sym_preprocessor_directive,
-      sym_comment,
-    ACTIONS(489), 10,
-      anon_sym__,
-      anon_sym_DOTtex,
-      anon_sym_DOTf16,
-      anon_sym_DOTbf16,
-      anon_sym_DOTe4m3,
-      anon_sym_DOTe5m2,
-      anon_sym_DOTe2m3,
-      anon_sym_DOTe3m2,
-      anon_sym_DOTe2m1,
-      anon_sym_DOTue8m0,
-    ACTIONS(487), 50,
-      anon_sym_DOTb8,
-      anon_sym_DOTb16,
-      anon_sym_DOTb32,
-      anon_sym_DOTb64,
-      anon_sym_DOTextern,
-      anon_sym_DOTvisible,
-      anon_sym_DOTweak,
-      anon_sym_DOTcommon,
-      anon_sym_DOTreg,
-      anon_sym_DOTsreg,
-      anon_sym_DOTconst,
-      anon_sym_DOTglobal,
-      anon_sym_DOTlocal,
-      anon_sym_DOTparam,
-      anon_sym_DOTshared,
-      anon_sym_DOTs8,
-      anon_sym_DOTs16,
-      anon_sym_DOTs32,
-      anon_sym_DOTs64,
-      anon_sym_DOTu8,
-      anon_sym_DOTu16,
-      anon_sym_DOTu32,
-      anon_sym_DOTu64,
-      anon_sym_DOTb128,
-      anon_sym_DOTf16x2,
-      anon_sym_DOTf32,
-      anon_sym_DOTf64,
-      anon_sym_DOTbf16x2,
-      anon_sym_DOTtf32,
-      anon_sym_DOTe4m3x2,
-      anon_sym_DOTe5m2x2,
-      anon_sym_DOTe2m3x2,
-      anon_sym_DOTe3m2x2,
-      anon_sym_DOTe2m1x2,
-      anon_sym_DOTue8m0x2,
-      anon_sym_DOTue4m3,
-      anon_sym_DOTs2f6x2,
-      anon_sym_DOTpred,
-      anon_sym_DOTtexref,
-      anon_sym_DOTsamplerref,
-      anon_sym_DOTsurfref,
-      anon_sym_DOTv2,
-      anon_sym_DOTv4,
-      anon_sym_DOTv8,
-      anon_sym_DOTv16,
-      anon_sym_DOTalign,
-      sym_ptr_attribute,
-      anon_sym_DOTattribute,
-      sym_register,
-      sym_identifier,
-  [353] = 3,
-    ACTIONS(3), 2,
-      sym_preprocessor_directive,
-      sym_comment,
-    ACTIONS(493), 10,
-      anon_sym__,
-      anon_sym_DOTtex,
-      anon_sym_DOTf16,
-      anon_sym_DOTbf16,
-      anon_sym_DOTe4m3,
-      anon_sym_DOTe5m2,
-      anon_sym_DOTe2m3,
-      anon_sym_DOTe3m2,
-      anon_sym_DOTe2m1,
-      anon_sym_DOTue8m0,
-    ACTIONS(491), 50,
-      anon_sym_DOTb8,
-      anon_sym_DOTb16,
-      anon_sym_DOTb32,
-      anon_sym_DOTb64,
-      anon_sym_DOTextern,
-      anon_sym_DOTvisible,
-      anon_sym_DOTweak,
-      anon_sym_DOTcommon,
-      anon_sym_DOTreg,
-      anon_sym_DOTsreg,
-      anon_sym_DOTconst,
-      anon_sym_DOTglobal,
-      anon_sym_DOTlocal,
-      anon_sym_DOTparam,
-      anon_sym_DOTshared,
-      anon_sym_DOTs8,
-      anon_sym_DOTs16,
-      anon_sym_DOTs32,
-      anon_sym_DOTs64,
-      anon_sym_DOTu8,
-      anon_sym_DOTu16,
-      anon_sym_DOTu32,
-      anon_sym_DOTu64,
-      anon_sym_DOTb128,
-      anon_sym_DOTf16x2,
-      anon_sym_DOTf32,
-      anon_sym_DOTf64,
-      anon_sym_DOTbf16x2,
-      anon_sym_DOTtf32,
-      anon_sym_DOTe4m3x2,
-      anon_sym_DOTe5m2x2,
-      anon_sym_DOTe2m3x2,
-      anon_sym_DOTe3m2x2,
-      anon_sym_DOTe2m1x2,
-      anon_sym_DOTue8m0x2,
-      anon_sym_DOTue4m3,
-      anon_sym_DOTs2f6x2,
-      anon_sym_DOTpred,
-      anon_sym_DOTtexref,
-      anon_sym_DOTsamplerref,
-      anon_sym_DOTsurfref,
-      anon_sym_DOTv2,
-      anon_sym_DOTv4,
-      anon_sym_DOTv8,
-      anon_sym_DOTv16,
-      anon_sym_DOTalign,
-      sym_ptr_attribute,
-      anon_sym_DOTattribute,
-      sym_register,
-      sym_identifier,
-  [422] = 3,
-    ACTIONS(3), 2,
-      sym_preprocessor_directive,
-      sym_comment,
-    ACTIONS(497), 10,
-      anon_sym__,
-      anon_sym_DOTtex,
-      anon_sym_DOTf16,
-      anon_sym_DOTbf16,
-      anon_sym_DOTe4m3,
-      anon_sym_DOTe5m2,
-      anon_sym_DOTe2m3,
-      anon_sym_DOTe3m2,
-      anon_sym_DOTe2m1,
-      anon_sym_DOTue8m0,
-    ACTIONS(495), 50,
-      anon_sym_DOTb8,
-      anon_sym_DOTb16,
-      anon_sym_DOTb32,
-      anon_sym_DOTb64,
-      anon_sym_DOTextern,
-      anon_sym_DOTvisible,
-      anon_sym_DOTweak,
-      anon_sym_DOTcommon,
-      anon_sym_DOTreg,
-      anon_sym_DOTsreg,
-      anon_sym_DOTconst,
-      anon_sym_DOTglobal,
-      anon_sym_DOTlocal,
-      anon_sym_DOTparam,
-      anon_sym_DOTshared,
-      anon_sym_DOTs8,
-      anon_sym_DOTs16,
-      anon_sym_DOTs32,
-      anon_sym_DOTs64,
-      anon_sym_DOTu8,
-      anon_sym_DOTu16,
-      anon_sym_DOTu32,
-      anon_sym_DOTu64,
-      anon_sym_DOTb128,
-      anon_sym_DOTf16x2,
-      anon_sym_DOTf32,
-      anon_sym_DOTf64,
-      anon_sym_DOTbf16x2,
-      anon_sym_DOTtf32,
-      anon_sym_DOTe4m3x2,
-      anon_sym_DOTe5m2x2,
-      anon_sym_DOTe2m3x2,
-      anon_sym_DOTe3m2x2,
-      anon_sym_DOTe2m1x2,
-      anon_sym_DOTue8m0x2,
-      anon_sym_DOTue4m3,
-      anon_sym_DOTs2f6x2,
-      anon_sym_DOTpred,
-      anon_sym_DOTtexref,
-      anon_sym_DOTsamplerref,
-      anon_sym_DOTsurfref,
-      anon_sym_DOTv2,
-      anon_sym_DOTv4,
-      anon_sym_DOTv8,
-      anon_sym_DOTv16,
-      anon_sym_DOTalign,
-      sym_ptr_attribute,
-      anon_sym_DOTattribute,
-      sym_register,
-      sym_identifier,
-  [491] = 3,
-    ACTIONS(3), 2,
-      sym_preprocessor_directive,
-      sym_comment,
-    ACTIONS(501), 10,
-      anon_sym__,
-      anon_sym_DOTtex,
-      anon_sym_DOTf16,
-      anon_sym_DOTbf16,
-      anon_sym_DOTe4m3,
-      anon_sym_DOTe5m2,
-      anon_sym_DOTe2m3,
-      anon_sym_DOTe3m2,
-      anon_sym_DOTe2m1,
-      anon_sym_DOTue8m0,
-    ACTIONS(499), 50,
-      anon_sym_DOTb8,
-      anon_sym_DOTb16,
-      anon_sym_DOTb32,
-      anon_sym_DOTb64,
-      anon_sym_DOTextern,
-      anon_sym_DOTvisible,
-      anon_sym_DOTweak,
-      anon_sym_DOTcommon,
-      anon_sym_DOTreg,
-      anon_sym_DOTsreg,
-      anon_sym_DOTconst,
-      anon_sym_DOTglobal,
-      anon_sym_DOTlocal,
-      anon_sym_DOTparam,
-      anon_sym_DOTshared,
-      anon_sym_DOTs8,
-      anon_sym_DOTs16,
-      anon_sym_DOTs32,
-      anon_sym_DOTs64,
-      anon_sym_DOTu8,
-      anon_sym_DOTu16,
-      anon_sym_DOTu32,
-      anon_sym_DOTu64,
-      anon_sym_DOTb128,
-      anon_sym_DOTf16x2,
-      anon_sym_DOTf32,
-      anon_sym_DOTf64,
-      anon_sym_DOTbf16x2,
-      anon_sym_DOTtf32,
-      anon_sym_DOTe4m3x2,
-      anon_sym_DOTe5m2x2,
-      anon_sym_DOTe2m3x2,
-      anon_sym_DOTe3m2x2,
-      anon_sym_DOTe2m1x2,
-      anon_sym_DOTue8m0x2,
-      anon_sym_DOTue4m3,
-      anon_sym_DOTs2f6x2,
-      anon_sym_DOTpred,
-      anon_sym_DOTtexref,
-      anon_sym_DOTsamplerref,
-      anon_sym_DOTsurfref,
-      anon_sym_DOTv2,
-      anon_sym_DOTv4,
-      anon_sym_DOTv8,
-      anon_sym_DOTv16,
-      anon_sym_DOTalign,
-      sym_ptr_attribute,
-      anon_sym_DOTattribute,
-      sym_register,
-      sym_identifier,
-  [560] = 19,
+  [0] = 19,
     ACTIONS(425), 1,
       anon_sym__,
     ACTIONS(503), 1,
@@ -11810,7 +12400,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [632] = 19,
+  [72] = 19,
     ACTIONS(425), 1,
       anon_sym__,
     ACTIONS(503), 1,
@@ -11863,7 +12453,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [704] = 4,
+  [144] = 4,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(3), 2,
@@ -11901,7 +12491,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
       sym_identifier,
-  [746] = 4,
+  [186] = 4,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(3), 2,
@@ -11939,7 +12529,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
       sym_identifier,
-  [788] = 19,
+  [228] = 19,
     ACTIONS(425), 1,
       anon_sym__,
     ACTIONS(503), 1,
@@ -11992,7 +12582,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [860] = 19,
+  [300] = 19,
     ACTIONS(425), 1,
       anon_sym__,
     ACTIONS(503), 1,
@@ -12045,7 +12635,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [932] = 19,
+  [372] = 19,
     ACTIONS(425), 1,
       anon_sym__,
     ACTIONS(503), 1,
@@ -12098,7 +12688,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [1004] = 3,
+  [444] = 3,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -12134,7 +12724,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
       sym_identifier,
-  [1043] = 18,
+  [483] = 18,
     ACTIONS(425), 1,
       anon_sym__,
     ACTIONS(503), 1,
@@ -12185,7 +12775,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [1112] = 3,
+  [552] = 3,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -12221,7 +12811,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
       sym_identifier,
-  [1151] = 3,
+  [591] = 3,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -12257,7 +12847,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
       sym_identifier,
-  [1190] = 18,
+  [630] = 18,
     ACTIONS(425), 1,
       anon_sym__,
     ACTIONS(503), 1,
@@ -12308,7 +12898,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [1259] = 3,
+  [699] = 3,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -12344,7 +12934,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
       sym_identifier,
-  [1298] = 3,
+  [738] = 3,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -12380,7 +12970,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
       sym_identifier,
-  [1337] = 18,
+  [777] = 18,
     ACTIONS(425), 1,
       anon_sym__,
     ACTIONS(503), 1,
@@ -12431,7 +13021,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [1406] = 3,
+  [846] = 3,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -12467,7 +13057,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
       sym_identifier,
-  [1445] = 3,
+  [885] = 3,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -12503,7 +13093,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
       sym_identifier,
-  [1484] = 18,
+  [924] = 18,
     ACTIONS(425), 1,
       anon_sym__,
     ACTIONS(503), 1,
@@ -12554,7 +13144,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [1553] = 18,
+  [993] = 18,
     ACTIONS(425), 1,
       anon_sym__,
     ACTIONS(503), 1,
@@ -12605,7 +13195,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [1622] = 20,
+  [1062] = 20,
     ACTIONS(589), 1,
       anon_sym_COMMA,
     ACTIONS(599), 1,
@@ -12657,7 +13247,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb16,
       anon_sym_DOTb32,
       anon_sym_DOTb64,
-  [1694] = 19,
+  [1134] = 19,
     ACTIONS(589), 1,
       anon_sym_COMMA,
     ACTIONS(599), 1,
@@ -12707,7 +13297,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb16,
       anon_sym_DOTb32,
       anon_sym_DOTb64,
-  [1763] = 18,
+  [1203] = 18,
     ACTIONS(599), 1,
       anon_sym_PIPE,
     ACTIONS(601), 1,
@@ -12756,7 +13346,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb16,
       anon_sym_DOTb32,
       anon_sym_DOTb64,
-  [1830] = 18,
+  [1270] = 18,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(589), 1,
@@ -12805,7 +13395,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb32,
       anon_sym_DOTb64,
       sym_identifier,
-  [1897] = 18,
+  [1337] = 18,
     ACTIONS(599), 1,
       anon_sym_PIPE,
     ACTIONS(601), 1,
@@ -12854,7 +13444,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb16,
       anon_sym_DOTb32,
       anon_sym_DOTb64,
-  [1964] = 5,
+  [1404] = 5,
     ACTIONS(601), 1,
       aux_sym_register_component_token1,
     ACTIONS(603), 1,
@@ -12890,7 +13480,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
       sym_identifier,
-  [2005] = 7,
+  [1445] = 7,
     ACTIONS(601), 1,
       aux_sym_register_component_token1,
     ACTIONS(603), 1,
@@ -12928,7 +13518,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_GT_GT,
       anon_sym_QMARK,
       sym_identifier,
-  [2050] = 9,
+  [1490] = 9,
     ACTIONS(601), 1,
       aux_sym_register_component_token1,
     ACTIONS(603), 1,
@@ -12968,7 +13558,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_GT_EQ,
       anon_sym_QMARK,
       sym_identifier,
-  [2099] = 16,
+  [1539] = 16,
     ACTIONS(599), 1,
       anon_sym_PIPE,
     ACTIONS(601), 1,
@@ -13015,7 +13605,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_PIPE_PIPE,
       anon_sym_QMARK,
       sym_identifier,
-  [2162] = 15,
+  [1602] = 15,
     ACTIONS(599), 1,
       anon_sym_PIPE,
     ACTIONS(601), 1,
@@ -13061,7 +13651,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AMP_AMP,
       anon_sym_QMARK,
       sym_identifier,
-  [2223] = 13,
+  [1663] = 13,
     ACTIONS(601), 1,
       aux_sym_register_component_token1,
     ACTIONS(603), 1,
@@ -13105,7 +13695,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_CARET,
       anon_sym_QMARK,
       sym_identifier,
-  [2280] = 12,
+  [1720] = 12,
     ACTIONS(601), 1,
       aux_sym_register_component_token1,
     ACTIONS(603), 1,
@@ -13148,7 +13738,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_CARET,
       anon_sym_QMARK,
       sym_identifier,
-  [2335] = 11,
+  [1775] = 11,
     ACTIONS(601), 1,
       aux_sym_register_component_token1,
     ACTIONS(603), 1,
@@ -13190,7 +13780,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_BANG_EQ,
       anon_sym_QMARK,
       sym_identifier,
-  [2388] = 8,
+  [1828] = 8,
     ACTIONS(601), 1,
       aux_sym_register_component_token1,
     ACTIONS(603), 1,
@@ -13229,7 +13819,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_GT_GT,
       anon_sym_QMARK,
       sym_identifier,
-  [2435] = 5,
+  [1875] = 5,
     ACTIONS(601), 1,
       aux_sym_register_component_token1,
     ACTIONS(603), 1,
@@ -13265,7 +13855,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
       sym_identifier,
-  [2476] = 14,
+  [1916] = 14,
     ACTIONS(601), 1,
       aux_sym_register_component_token1,
     ACTIONS(603), 1,
@@ -13310,7 +13900,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AMP_AMP,
       anon_sym_QMARK,
       sym_identifier,
-  [2535] = 18,
+  [1975] = 18,
     ACTIONS(599), 1,
       anon_sym_PIPE,
     ACTIONS(601), 1,
@@ -13359,7 +13949,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb16,
       anon_sym_DOTb32,
       anon_sym_DOTb64,
-  [2602] = 6,
+  [2042] = 6,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(621), 1,
@@ -13395,7 +13985,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_GT_GT,
       anon_sym_QMARK,
       sym_identifier,
-  [2644] = 15,
+  [2084] = 15,
     ACTIONS(425), 1,
       anon_sym__,
     ACTIONS(503), 1,
@@ -13440,7 +14030,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [2704] = 14,
+  [2144] = 14,
     ACTIONS(537), 1,
       anon_sym_PIPE,
     ACTIONS(603), 1,
@@ -13484,7 +14074,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_PIPE_PIPE,
       anon_sym_AMP_AMP,
       anon_sym_QMARK,
-  [2762] = 5,
+  [2202] = 5,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -13519,7 +14109,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
-  [2802] = 15,
+  [2242] = 15,
     ACTIONS(425), 1,
       anon_sym__,
     ACTIONS(503), 1,
@@ -13564,7 +14154,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [2862] = 15,
+  [2302] = 15,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -13609,7 +14199,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       anon_sym_PIPE_PIPE,
       anon_sym_QMARK,
-  [2922] = 14,
+  [2362] = 14,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -13653,7 +14243,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_PIPE_PIPE,
       anon_sym_AMP_AMP,
       anon_sym_QMARK,
-  [2980] = 4,
+  [2420] = 4,
     ACTIONS(601), 1,
       aux_sym_register_component_token1,
     ACTIONS(3), 2,
@@ -13687,7 +14277,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
       sym_identifier,
-  [3018] = 15,
+  [2458] = 15,
     ACTIONS(425), 1,
       anon_sym__,
     ACTIONS(503), 1,
@@ -13732,7 +14322,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [3078] = 6,
+  [2518] = 6,
     ACTIONS(601), 1,
       aux_sym_register_component_token1,
     ACTIONS(621), 1,
@@ -13768,7 +14358,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_GT_GT,
       anon_sym_QMARK,
       sym_identifier,
-  [3120] = 13,
+  [2560] = 13,
     ACTIONS(537), 1,
       anon_sym_PIPE,
     ACTIONS(603), 1,
@@ -13811,7 +14401,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AMP_AMP,
       anon_sym_CARET,
       anon_sym_QMARK,
-  [3176] = 8,
+  [2616] = 8,
     ACTIONS(601), 1,
       aux_sym_register_component_token1,
     ACTIONS(621), 1,
@@ -13849,7 +14439,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_GT_EQ,
       anon_sym_QMARK,
       sym_identifier,
-  [3222] = 12,
+  [2662] = 12,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -13891,7 +14481,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AMP_AMP,
       anon_sym_CARET,
       anon_sym_QMARK,
-  [3276] = 15,
+  [2716] = 15,
     ACTIONS(599), 1,
       anon_sym_PIPE,
     ACTIONS(601), 1,
@@ -13936,7 +14526,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_PIPE_PIPE,
       anon_sym_QMARK,
       sym_identifier,
-  [3336] = 11,
+  [2776] = 11,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -13977,7 +14567,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_EQ_EQ,
       anon_sym_BANG_EQ,
       anon_sym_QMARK,
-  [3388] = 14,
+  [2828] = 14,
     ACTIONS(599), 1,
       anon_sym_PIPE,
     ACTIONS(601), 1,
@@ -14021,7 +14611,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AMP_AMP,
       anon_sym_QMARK,
       sym_identifier,
-  [3446] = 8,
+  [2886] = 8,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -14059,7 +14649,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LT_LT,
       anon_sym_GT_GT,
       anon_sym_QMARK,
-  [3492] = 12,
+  [2932] = 12,
     ACTIONS(601), 1,
       aux_sym_register_component_token1,
     ACTIONS(611), 1,
@@ -14101,7 +14691,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_CARET,
       anon_sym_QMARK,
       sym_identifier,
-  [3546] = 17,
+  [2986] = 17,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -14148,7 +14738,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       anon_sym_COLON,
       anon_sym_RBRACK,
-  [3610] = 11,
+  [3050] = 11,
     ACTIONS(601), 1,
       aux_sym_register_component_token1,
     ACTIONS(621), 1,
@@ -14189,7 +14779,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_CARET,
       anon_sym_QMARK,
       sym_identifier,
-  [3662] = 16,
+  [3102] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(599), 1,
@@ -14235,7 +14825,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb32,
       anon_sym_DOTb64,
       sym_identifier,
-  [3724] = 10,
+  [3164] = 10,
     ACTIONS(601), 1,
       aux_sym_register_component_token1,
     ACTIONS(621), 1,
@@ -14275,7 +14865,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_BANG_EQ,
       anon_sym_QMARK,
       sym_identifier,
-  [3774] = 5,
+  [3214] = 5,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -14310,7 +14900,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
-  [3814] = 7,
+  [3254] = 7,
     ACTIONS(601), 1,
       aux_sym_register_component_token1,
     ACTIONS(621), 1,
@@ -14347,7 +14937,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_GT_GT,
       anon_sym_QMARK,
       sym_identifier,
-  [3858] = 17,
+  [3298] = 17,
     ACTIONS(599), 1,
       anon_sym_PIPE,
     ACTIONS(601), 1,
@@ -14394,7 +14984,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb16,
       anon_sym_DOTb32,
       anon_sym_DOTb64,
-  [3922] = 4,
+  [3362] = 4,
     ACTIONS(601), 1,
       aux_sym_register_component_token1,
     ACTIONS(3), 2,
@@ -14428,7 +15018,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
       sym_identifier,
-  [3960] = 7,
+  [3400] = 7,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -14465,7 +15055,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LT_LT,
       anon_sym_GT_GT,
       anon_sym_QMARK,
-  [4004] = 13,
+  [3444] = 13,
     ACTIONS(601), 1,
       aux_sym_register_component_token1,
     ACTIONS(609), 1,
@@ -14508,7 +15098,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AMP_AMP,
       anon_sym_QMARK,
       sym_identifier,
-  [4060] = 16,
+  [3500] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(599), 1,
@@ -14554,7 +15144,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb32,
       anon_sym_DOTb64,
       sym_identifier,
-  [4122] = 17,
+  [3562] = 17,
     ACTIONS(599), 1,
       anon_sym_PIPE,
     ACTIONS(601), 1,
@@ -14601,7 +15191,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb16,
       anon_sym_DOTb32,
       anon_sym_DOTb64,
-  [4186] = 17,
+  [3626] = 17,
     ACTIONS(599), 1,
       anon_sym_PIPE,
     ACTIONS(601), 1,
@@ -14648,7 +15238,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb16,
       anon_sym_DOTb32,
       anon_sym_DOTb64,
-  [4250] = 9,
+  [3690] = 9,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -14687,7 +15277,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LT_EQ,
       anon_sym_GT_EQ,
       anon_sym_QMARK,
-  [4298] = 8,
+  [3738] = 8,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(621), 1,
@@ -14725,7 +15315,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_GT_EQ,
       anon_sym_QMARK,
       sym_identifier,
-  [4344] = 13,
+  [3784] = 13,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(537), 1,
@@ -14768,7 +15358,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AMP_AMP,
       anon_sym_QMARK,
       sym_identifier,
-  [4400] = 14,
+  [3840] = 14,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(599), 1,
@@ -14812,7 +15402,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_PIPE_PIPE,
       anon_sym_QMARK,
       sym_identifier,
-  [4458] = 13,
+  [3898] = 13,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(599), 1,
@@ -14855,7 +15445,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AMP_AMP,
       anon_sym_QMARK,
       sym_identifier,
-  [4514] = 12,
+  [3954] = 12,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(537), 1,
@@ -14897,7 +15487,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_CARET,
       anon_sym_QMARK,
       sym_identifier,
-  [4568] = 11,
+  [4008] = 11,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(621), 1,
@@ -14938,7 +15528,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_CARET,
       anon_sym_QMARK,
       sym_identifier,
-  [4620] = 10,
+  [4060] = 10,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(621), 1,
@@ -14978,7 +15568,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_BANG_EQ,
       anon_sym_QMARK,
       sym_identifier,
-  [4670] = 7,
+  [4110] = 7,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(621), 1,
@@ -15015,7 +15605,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_GT_GT,
       anon_sym_QMARK,
       sym_identifier,
-  [4714] = 16,
+  [4154] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(599), 1,
@@ -15061,7 +15651,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb32,
       anon_sym_DOTb64,
       sym_identifier,
-  [4776] = 17,
+  [4216] = 17,
     ACTIONS(589), 1,
       anon_sym_COMMA,
     ACTIONS(599), 1,
@@ -15108,7 +15698,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb32,
       anon_sym_DOTb64,
       sym_identifier,
-  [4840] = 13,
+  [4280] = 13,
     ACTIONS(599), 1,
       anon_sym_PIPE,
     ACTIONS(607), 1,
@@ -15150,7 +15740,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_PIPE_PIPE,
       anon_sym_QMARK,
       sym_identifier,
-  [4895] = 16,
+  [4335] = 16,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -15195,7 +15785,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       anon_sym_COLON,
       anon_sym_RBRACK,
-  [4956] = 16,
+  [4396] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -15240,7 +15830,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       anon_sym_COLON,
       anon_sym_RBRACK,
-  [5017] = 7,
+  [4457] = 7,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(663), 1,
@@ -15276,7 +15866,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LT_LT,
       anon_sym_GT_GT,
       anon_sym_QMARK,
-  [5060] = 8,
+  [4500] = 8,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(663), 1,
@@ -15313,7 +15903,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LT_EQ,
       anon_sym_GT_EQ,
       anon_sym_QMARK,
-  [5105] = 7,
+  [4545] = 7,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(663), 1,
@@ -15349,7 +15939,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LT_LT,
       anon_sym_GT_GT,
       anon_sym_QMARK,
-  [5148] = 4,
+  [4588] = 4,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(3), 2,
@@ -15382,7 +15972,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
-  [5185] = 15,
+  [4625] = 15,
     ACTIONS(599), 1,
       anon_sym_PIPE,
     ACTIONS(605), 1,
@@ -15426,7 +16016,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb32,
       anon_sym_DOTb64,
       sym_identifier,
-  [5244] = 13,
+  [4684] = 13,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(537), 1,
@@ -15468,7 +16058,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_PIPE_PIPE,
       anon_sym_AMP_AMP,
       anon_sym_QMARK,
-  [5299] = 15,
+  [4739] = 15,
     ACTIONS(599), 1,
       anon_sym_PIPE,
     ACTIONS(605), 1,
@@ -15512,7 +16102,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb32,
       anon_sym_DOTb64,
       sym_identifier,
-  [5358] = 13,
+  [4798] = 13,
     ACTIONS(537), 1,
       anon_sym_PIPE,
     ACTIONS(649), 1,
@@ -15554,7 +16144,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_PIPE_PIPE,
       anon_sym_AMP_AMP,
       anon_sym_QMARK,
-  [5413] = 14,
+  [4853] = 14,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -15597,7 +16187,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       anon_sym_PIPE_PIPE,
       anon_sym_QMARK,
-  [5470] = 14,
+  [4910] = 14,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -15640,7 +16230,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       anon_sym_PIPE_PIPE,
       anon_sym_QMARK,
-  [5527] = 13,
+  [4967] = 13,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -15682,7 +16272,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_PIPE_PIPE,
       anon_sym_AMP_AMP,
       anon_sym_QMARK,
-  [5582] = 15,
+  [5022] = 15,
     ACTIONS(599), 1,
       anon_sym_PIPE,
     ACTIONS(605), 1,
@@ -15726,7 +16316,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb32,
       anon_sym_DOTb64,
       sym_identifier,
-  [5641] = 13,
+  [5081] = 13,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -15768,7 +16358,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_PIPE_PIPE,
       anon_sym_AMP_AMP,
       anon_sym_QMARK,
-  [5696] = 12,
+  [5136] = 12,
     ACTIONS(537), 1,
       anon_sym_PIPE,
     ACTIONS(649), 1,
@@ -15809,7 +16399,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AMP_AMP,
       anon_sym_CARET,
       anon_sym_QMARK,
-  [5749] = 4,
+  [5189] = 4,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(3), 2,
@@ -15842,7 +16432,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
-  [5786] = 12,
+  [5226] = 12,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(537), 1,
@@ -15883,7 +16473,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AMP_AMP,
       anon_sym_CARET,
       anon_sym_QMARK,
-  [5839] = 11,
+  [5279] = 11,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(663), 1,
@@ -15923,7 +16513,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AMP_AMP,
       anon_sym_CARET,
       anon_sym_QMARK,
-  [5890] = 8,
+  [5330] = 8,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(663), 1,
@@ -15960,7 +16550,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LT_EQ,
       anon_sym_GT_EQ,
       anon_sym_QMARK,
-  [5935] = 11,
+  [5375] = 11,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(663), 1,
@@ -16000,7 +16590,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AMP_AMP,
       anon_sym_CARET,
       anon_sym_QMARK,
-  [5986] = 10,
+  [5426] = 10,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(663), 1,
@@ -16039,7 +16629,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_EQ_EQ,
       anon_sym_BANG_EQ,
       anon_sym_QMARK,
-  [6035] = 5,
+  [5475] = 5,
     ACTIONS(621), 1,
       anon_sym_SLASH,
     ACTIONS(3), 2,
@@ -16073,7 +16663,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_GT_GT,
       anon_sym_QMARK,
       sym_identifier,
-  [6074] = 6,
+  [5514] = 6,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(663), 1,
@@ -16108,7 +16698,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LT_LT,
       anon_sym_GT_GT,
       anon_sym_QMARK,
-  [6115] = 7,
+  [5555] = 7,
     ACTIONS(621), 1,
       anon_sym_SLASH,
     ACTIONS(3), 2,
@@ -16144,7 +16734,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_GT_EQ,
       anon_sym_QMARK,
       sym_identifier,
-  [6158] = 10,
+  [5598] = 10,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(663), 1,
@@ -16183,7 +16773,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_EQ_EQ,
       anon_sym_BANG_EQ,
       anon_sym_QMARK,
-  [6207] = 12,
+  [5647] = 12,
     ACTIONS(537), 1,
       anon_sym_PIPE,
     ACTIONS(609), 1,
@@ -16224,7 +16814,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AMP_AMP,
       anon_sym_QMARK,
       sym_identifier,
-  [6260] = 12,
+  [5700] = 12,
     ACTIONS(599), 1,
       anon_sym_PIPE,
     ACTIONS(609), 1,
@@ -16265,7 +16855,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AMP_AMP,
       anon_sym_QMARK,
       sym_identifier,
-  [6313] = 11,
+  [5753] = 11,
     ACTIONS(537), 1,
       anon_sym_PIPE,
     ACTIONS(611), 1,
@@ -16305,7 +16895,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_CARET,
       anon_sym_QMARK,
       sym_identifier,
-  [6364] = 10,
+  [5804] = 10,
     ACTIONS(621), 1,
       anon_sym_SLASH,
     ACTIONS(3), 2,
@@ -16344,7 +16934,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_CARET,
       anon_sym_QMARK,
       sym_identifier,
-  [6413] = 9,
+  [5853] = 9,
     ACTIONS(621), 1,
       anon_sym_SLASH,
     ACTIONS(3), 2,
@@ -16382,7 +16972,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_BANG_EQ,
       anon_sym_QMARK,
       sym_identifier,
-  [6460] = 6,
+  [5900] = 6,
     ACTIONS(621), 1,
       anon_sym_SLASH,
     ACTIONS(3), 2,
@@ -16417,7 +17007,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_GT_GT,
       anon_sym_QMARK,
       sym_identifier,
-  [6501] = 6,
+  [5941] = 6,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(663), 1,
@@ -16452,7 +17042,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LT_LT,
       anon_sym_GT_GT,
       anon_sym_QMARK,
-  [6542] = 7,
+  [5982] = 7,
     ACTIONS(663), 1,
       anon_sym_SLASH,
     ACTIONS(3), 2,
@@ -16487,7 +17077,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LT_EQ,
       anon_sym_GT_EQ,
       anon_sym_QMARK,
-  [6584] = 6,
+  [6024] = 6,
     ACTIONS(663), 1,
       anon_sym_SLASH,
     ACTIONS(3), 2,
@@ -16521,7 +17111,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LT_LT,
       anon_sym_GT_GT,
       anon_sym_QMARK,
-  [6624] = 5,
+  [6064] = 5,
     ACTIONS(663), 1,
       anon_sym_SLASH,
     ACTIONS(3), 2,
@@ -16554,7 +17144,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LT_LT,
       anon_sym_GT_GT,
       anon_sym_QMARK,
-  [6662] = 13,
+  [6102] = 13,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -16595,7 +17185,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       anon_sym_PIPE_PIPE,
       anon_sym_QMARK,
-  [6716] = 11,
+  [6156] = 11,
     ACTIONS(537), 1,
       anon_sym_PIPE,
     ACTIONS(653), 1,
@@ -16634,7 +17224,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AMP_AMP,
       anon_sym_CARET,
       anon_sym_QMARK,
-  [6766] = 15,
+  [6206] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -16677,7 +17267,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       anon_sym_COLON,
       anon_sym_RBRACK,
-  [6824] = 20,
+  [6264] = 20,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -16725,7 +17315,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [6892] = 9,
+  [6332] = 9,
     ACTIONS(663), 1,
       anon_sym_SLASH,
     ACTIONS(3), 2,
@@ -16762,7 +17352,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_EQ_EQ,
       anon_sym_BANG_EQ,
       anon_sym_QMARK,
-  [6938] = 12,
+  [6378] = 12,
     ACTIONS(537), 1,
       anon_sym_PIPE,
     ACTIONS(651), 1,
@@ -16802,7 +17392,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_PIPE_PIPE,
       anon_sym_AMP_AMP,
       anon_sym_QMARK,
-  [6990] = 10,
+  [6430] = 10,
     ACTIONS(663), 1,
       anon_sym_SLASH,
     ACTIONS(3), 2,
@@ -16840,7 +17430,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_AMP_AMP,
       anon_sym_CARET,
       anon_sym_QMARK,
-  [7038] = 12,
+  [6478] = 12,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -16880,7 +17470,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_PIPE_PIPE,
       anon_sym_AMP_AMP,
       anon_sym_QMARK,
-  [7090] = 19,
+  [6530] = 19,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -16926,7 +17516,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [7155] = 19,
+  [6595] = 19,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -16972,7 +17562,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [7220] = 19,
+  [6660] = 19,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -17018,7 +17608,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [7285] = 19,
+  [6725] = 19,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -17064,7 +17654,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [7350] = 17,
+  [6790] = 17,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -17108,7 +17698,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [7411] = 17,
+  [6851] = 17,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -17152,7 +17742,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RBRACE,
       anon_sym_RPAREN,
-  [7472] = 17,
+  [6912] = 17,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -17196,7 +17786,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [7533] = 14,
+  [6973] = 14,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(717), 1,
@@ -17237,7 +17827,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [7588] = 17,
+  [7028] = 17,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -17281,7 +17871,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [7649] = 17,
+  [7089] = 17,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -17325,7 +17915,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [7710] = 18,
+  [7150] = 18,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -17369,7 +17959,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [7772] = 18,
+  [7212] = 18,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -17413,7 +18003,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [7834] = 17,
+  [7274] = 17,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -17456,7 +18046,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(741), 2,
       anon_sym_COMMA,
       anon_sym_RBRACK,
-  [7894] = 16,
+  [7334] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -17498,7 +18088,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [7952] = 17,
+  [7392] = 17,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -17541,7 +18131,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(743), 2,
       anon_sym_COMMA,
       anon_sym_RBRACE,
-  [8012] = 17,
+  [7452] = 17,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -17584,7 +18174,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(745), 2,
       anon_sym_COMMA,
       anon_sym_RBRACE,
-  [8072] = 17,
+  [7512] = 17,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -17627,7 +18217,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(747), 2,
       anon_sym_COMMA,
       anon_sym_SEMI,
-  [8132] = 18,
+  [7572] = 18,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -17671,7 +18261,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [8194] = 16,
+  [7634] = 16,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -17713,7 +18303,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [8252] = 16,
+  [7692] = 16,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -17755,7 +18345,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [8310] = 16,
+  [7750] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -17797,7 +18387,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [8368] = 18,
+  [7808] = 18,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -17841,7 +18431,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [8430] = 18,
+  [7870] = 18,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -17885,7 +18475,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [8492] = 16,
+  [7932] = 16,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -17927,7 +18517,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [8550] = 18,
+  [7990] = 18,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -17971,7 +18561,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [8612] = 18,
+  [8052] = 18,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -18015,7 +18605,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [8674] = 18,
+  [8114] = 18,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -18059,7 +18649,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [8736] = 16,
+  [8176] = 16,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -18101,7 +18691,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RBRACE,
       anon_sym_RPAREN,
-  [8794] = 16,
+  [8234] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -18143,7 +18733,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [8852] = 18,
+  [8292] = 18,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -18187,7 +18777,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [8914] = 18,
+  [8354] = 18,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -18231,7 +18821,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [8976] = 15,
+  [8416] = 15,
     ACTIONS(537), 1,
       anon_sym_PIPE,
     ACTIONS(603), 1,
@@ -18272,7 +18862,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_PIPE_PIPE,
       anon_sym_AMP_AMP,
       anon_sym_QMARK,
-  [9032] = 16,
+  [8472] = 16,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -18314,7 +18904,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [9090] = 18,
+  [8530] = 18,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -18358,7 +18948,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [9152] = 18,
+  [8592] = 18,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -18402,7 +18992,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [9214] = 16,
+  [8654] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -18444,7 +19034,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RBRACE,
       anon_sym_RPAREN,
-  [9272] = 16,
+  [8712] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -18486,7 +19076,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [9330] = 6,
+  [8770] = 6,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -18518,7 +19108,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
-  [9368] = 15,
+  [8808] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -18558,7 +19148,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [9423] = 17,
+  [8863] = 17,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -18600,7 +19190,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [9482] = 17,
+  [8922] = 17,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -18642,7 +19232,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [9541] = 17,
+  [8981] = 17,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -18684,7 +19274,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [9600] = 17,
+  [9040] = 17,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -18726,7 +19316,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [9659] = 15,
+  [9099] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -18766,7 +19356,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [9714] = 17,
+  [9154] = 17,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -18808,7 +19398,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [9773] = 17,
+  [9213] = 17,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -18850,7 +19440,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [9832] = 17,
+  [9272] = 17,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -18892,7 +19482,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [9891] = 5,
+  [9331] = 5,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(3), 2,
@@ -18922,7 +19512,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
-  [9926] = 17,
+  [9366] = 17,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -18964,7 +19554,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [9985] = 15,
+  [9425] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -19004,7 +19594,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RBRACE,
       anon_sym_RPAREN,
-  [10040] = 16,
+  [9480] = 16,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -19045,7 +19635,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(741), 2,
       anon_sym_COMMA,
       anon_sym_RBRACK,
-  [10097] = 16,
+  [9537] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -19086,7 +19676,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(741), 2,
       anon_sym_COMMA,
       anon_sym_RBRACK,
-  [10154] = 17,
+  [9594] = 17,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -19128,7 +19718,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [10213] = 15,
+  [9653] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -19168,7 +19758,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [10268] = 15,
+  [9708] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -19208,7 +19798,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [10323] = 15,
+  [9763] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -19248,7 +19838,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [10378] = 15,
+  [9818] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -19288,7 +19878,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [10433] = 15,
+  [9873] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -19328,7 +19918,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [10488] = 15,
+  [9928] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -19368,7 +19958,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [10543] = 15,
+  [9983] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -19408,7 +19998,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [10598] = 15,
+  [10038] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -19448,7 +20038,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [10653] = 15,
+  [10093] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -19488,7 +20078,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [10708] = 14,
+  [10148] = 14,
     ACTIONS(537), 1,
       anon_sym_PIPE,
     ACTIONS(649), 1,
@@ -19527,7 +20117,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_PIPE_PIPE,
       anon_sym_AMP_AMP,
       anon_sym_QMARK,
-  [10761] = 12,
+  [10201] = 12,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(719), 1,
@@ -19564,7 +20154,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [10810] = 17,
+  [10250] = 17,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -19606,7 +20196,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [10869] = 15,
+  [10309] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -19646,7 +20236,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [10924] = 16,
+  [10364] = 16,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -19687,7 +20277,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(743), 2,
       anon_sym_COMMA,
       anon_sym_RBRACE,
-  [10981] = 17,
+  [10421] = 17,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -19729,7 +20319,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [11040] = 16,
+  [10480] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -19770,7 +20360,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(743), 2,
       anon_sym_COMMA,
       anon_sym_RBRACE,
-  [11097] = 12,
+  [10537] = 12,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(719), 1,
@@ -19807,7 +20397,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [11146] = 16,
+  [10586] = 16,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -19848,7 +20438,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(745), 2,
       anon_sym_COMMA,
       anon_sym_RBRACE,
-  [11203] = 16,
+  [10643] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -19889,7 +20479,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(745), 2,
       anon_sym_COMMA,
       anon_sym_RBRACE,
-  [11260] = 16,
+  [10700] = 16,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -19930,7 +20520,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(747), 2,
       anon_sym_COMMA,
       anon_sym_SEMI,
-  [11317] = 16,
+  [10757] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -19971,7 +20561,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(747), 2,
       anon_sym_COMMA,
       anon_sym_SEMI,
-  [11374] = 15,
+  [10814] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -20011,7 +20601,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [11429] = 15,
+  [10869] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -20051,7 +20641,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [11484] = 15,
+  [10924] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -20091,7 +20681,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [11539] = 15,
+  [10979] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -20131,7 +20721,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [11594] = 15,
+  [11034] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -20171,7 +20761,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [11649] = 15,
+  [11089] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -20211,7 +20801,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [11704] = 15,
+  [11144] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -20251,7 +20841,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [11759] = 15,
+  [11199] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -20291,7 +20881,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [11814] = 17,
+  [11254] = 17,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -20333,7 +20923,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [11873] = 17,
+  [11313] = 17,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -20375,7 +20965,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [11932] = 17,
+  [11372] = 17,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -20417,7 +21007,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [11991] = 17,
+  [11431] = 17,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -20459,7 +21049,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [12050] = 17,
+  [11490] = 17,
     ACTIONS(603), 1,
       anon_sym_LBRACK2,
     ACTIONS(649), 1,
@@ -20501,7 +21091,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [12109] = 17,
+  [11549] = 17,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -20543,7 +21133,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [12168] = 16,
+  [11608] = 16,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -20583,7 +21173,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [12224] = 16,
+  [11664] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -20623,7 +21213,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [12280] = 11,
+  [11720] = 11,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(719), 1,
@@ -20658,7 +21248,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [12326] = 11,
+  [11766] = 11,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(719), 1,
@@ -20693,7 +21283,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [12372] = 16,
+  [11812] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -20733,7 +21323,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [12428] = 16,
+  [11868] = 16,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -20773,7 +21363,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [12484] = 16,
+  [11924] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -20813,7 +21403,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [12540] = 16,
+  [11980] = 16,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -20853,7 +21443,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [12596] = 19,
+  [12036] = 19,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(719), 1,
@@ -20896,7 +21486,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DASH,
       anon_sym_BANG,
       anon_sym_TILDE,
-  [12658] = 16,
+  [12098] = 16,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -20936,7 +21526,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [12714] = 16,
+  [12154] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -20976,7 +21566,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [12770] = 15,
+  [12210] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -21015,7 +21605,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(743), 2,
       anon_sym_COMMA,
       anon_sym_RBRACE,
-  [12824] = 16,
+  [12264] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -21055,7 +21645,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [12880] = 15,
+  [12320] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -21094,7 +21684,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(741), 2,
       anon_sym_COMMA,
       anon_sym_RBRACK,
-  [12934] = 15,
+  [12374] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -21133,7 +21723,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(745), 2,
       anon_sym_COMMA,
       anon_sym_RBRACE,
-  [12988] = 15,
+  [12428] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -21172,7 +21762,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(747), 2,
       anon_sym_COMMA,
       anon_sym_SEMI,
-  [13042] = 16,
+  [12482] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -21212,7 +21802,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [13098] = 16,
+  [12538] = 16,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -21252,7 +21842,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [13154] = 11,
+  [12594] = 11,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(719), 1,
@@ -21287,7 +21877,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [13200] = 16,
+  [12640] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -21327,7 +21917,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [13256] = 16,
+  [12696] = 16,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -21367,7 +21957,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [13312] = 16,
+  [12752] = 16,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -21407,7 +21997,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [13368] = 16,
+  [12808] = 16,
     ACTIONS(535), 1,
       anon_sym_LPAREN2,
     ACTIONS(651), 1,
@@ -21447,7 +22037,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [13424] = 4,
+  [12864] = 4,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -21475,7 +22065,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
       anon_sym_QMARK,
-  [13456] = 19,
+  [12896] = 19,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(719), 1,
@@ -21518,7 +22108,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DASH,
       anon_sym_BANG,
       anon_sym_TILDE,
-  [13518] = 16,
+  [12958] = 16,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -21558,7 +22148,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [13574] = 16,
+  [13014] = 16,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -21598,7 +22188,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [13630] = 12,
+  [13070] = 12,
     ACTIONS(425), 1,
       anon_sym__,
     ACTIONS(519), 1,
@@ -21634,7 +22224,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [13678] = 16,
+  [13118] = 16,
     ACTIONS(649), 1,
       aux_sym_register_component_token1,
     ACTIONS(651), 1,
@@ -21674,7 +22264,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [13734] = 8,
+  [13174] = 8,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(832), 1,
@@ -21705,7 +22295,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [13773] = 8,
+  [13213] = 8,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(832), 1,
@@ -21736,7 +22326,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [13812] = 8,
+  [13252] = 8,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(832), 1,
@@ -21767,7 +22357,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [13851] = 15,
+  [13291] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -21805,7 +22395,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [13904] = 15,
+  [13344] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -21843,7 +22433,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [13957] = 15,
+  [13397] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -21881,7 +22471,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [14010] = 11,
+  [13450] = 11,
     ACTIONS(503), 1,
       anon_sym_LBRACE,
     ACTIONS(519), 1,
@@ -21915,7 +22505,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [14055] = 11,
+  [13495] = 11,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -21949,7 +22539,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [14100] = 15,
+  [13540] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -21987,7 +22577,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [14153] = 8,
+  [13593] = 8,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(832), 1,
@@ -22018,7 +22608,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [14192] = 15,
+  [13632] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -22056,7 +22646,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [14245] = 15,
+  [13685] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -22094,7 +22684,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [14298] = 15,
+  [13738] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -22132,7 +22722,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [14351] = 11,
+  [13791] = 11,
     ACTIONS(425), 1,
       anon_sym__,
     ACTIONS(519), 1,
@@ -22166,7 +22756,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [14396] = 15,
+  [13836] = 15,
     ACTIONS(651), 1,
       anon_sym_CARET,
     ACTIONS(653), 1,
@@ -22204,7 +22794,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(661), 2,
       anon_sym_STAR,
       aux_sym_binary_expression_token1,
-  [14449] = 11,
+  [13889] = 11,
     ACTIONS(503), 1,
       anon_sym_LBRACE,
     ACTIONS(519), 1,
@@ -22238,7 +22828,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [14494] = 11,
+  [13934] = 11,
     ACTIONS(425), 1,
       anon_sym__,
     ACTIONS(519), 1,
@@ -22272,7 +22862,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [14539] = 11,
+  [13979] = 11,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -22306,7 +22896,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [14584] = 11,
+  [14024] = 11,
     ACTIONS(425), 1,
       anon_sym__,
     ACTIONS(519), 1,
@@ -22340,7 +22930,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [14629] = 8,
+  [14069] = 8,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(832), 1,
@@ -22371,7 +22961,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [14668] = 8,
+  [14108] = 8,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(832), 1,
@@ -22402,7 +22992,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [14707] = 10,
+  [14147] = 10,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -22434,7 +23024,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [14749] = 9,
+  [14189] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -22464,7 +23054,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [14788] = 9,
+  [14228] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -22494,7 +23084,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [14827] = 9,
+  [14267] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -22524,7 +23114,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [14866] = 9,
+  [14306] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -22554,7 +23144,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [14905] = 6,
+  [14345] = 6,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(836), 1,
@@ -22581,7 +23171,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [14938] = 6,
+  [14378] = 6,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(836), 1,
@@ -22608,7 +23198,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [14971] = 6,
+  [14411] = 6,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(836), 1,
@@ -22635,7 +23225,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [15004] = 6,
+  [14444] = 6,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(836), 1,
@@ -22662,7 +23252,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [15037] = 9,
+  [14477] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -22692,7 +23282,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [15076] = 9,
+  [14516] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -22722,7 +23312,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [15115] = 9,
+  [14555] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -22752,7 +23342,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [15154] = 9,
+  [14594] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -22782,7 +23372,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [15193] = 9,
+  [14633] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -22812,7 +23402,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [15232] = 9,
+  [14672] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -22842,7 +23432,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [15271] = 9,
+  [14711] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -22872,7 +23462,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [15310] = 9,
+  [14750] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -22902,7 +23492,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [15349] = 9,
+  [14789] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -22932,7 +23522,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [15388] = 9,
+  [14828] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -22962,7 +23552,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [15427] = 9,
+  [14867] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -22992,7 +23582,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [15466] = 6,
+  [14906] = 6,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(836), 1,
@@ -23019,7 +23609,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [15499] = 6,
+  [14939] = 6,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(836), 1,
@@ -23046,7 +23636,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [15532] = 6,
+  [14972] = 6,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(836), 1,
@@ -23073,7 +23663,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [15565] = 6,
+  [15005] = 6,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(836), 1,
@@ -23100,7 +23690,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [15598] = 6,
+  [15038] = 6,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(836), 1,
@@ -23127,7 +23717,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [15631] = 9,
+  [15071] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23157,7 +23747,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [15670] = 6,
+  [15110] = 6,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(836), 1,
@@ -23184,7 +23774,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [15703] = 9,
+  [15143] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23214,7 +23804,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [15742] = 9,
+  [15182] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23244,7 +23834,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [15781] = 6,
+  [15221] = 6,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(836), 1,
@@ -23271,7 +23861,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [15814] = 9,
+  [15254] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23301,7 +23891,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [15853] = 6,
+  [15293] = 6,
     ACTIONS(1078), 1,
       anon_sym_DOTpragma,
     ACTIONS(1084), 1,
@@ -23328,7 +23918,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [15886] = 6,
+  [15326] = 6,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(836), 1,
@@ -23355,7 +23945,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [15919] = 6,
+  [15359] = 6,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(836), 1,
@@ -23382,7 +23972,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [15952] = 9,
+  [15392] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23412,7 +24002,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [15991] = 9,
+  [15431] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23442,7 +24032,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [16030] = 6,
+  [15470] = 6,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(836), 1,
@@ -23469,7 +24059,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [16063] = 6,
+  [15503] = 6,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(836), 1,
@@ -23496,7 +24086,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [16096] = 9,
+  [15536] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23526,7 +24116,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [16135] = 9,
+  [15575] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23556,7 +24146,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [16174] = 9,
+  [15614] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23586,7 +24176,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [16213] = 9,
+  [15653] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23616,7 +24206,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [16252] = 9,
+  [15692] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23646,7 +24236,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [16291] = 9,
+  [15731] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23676,7 +24266,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [16330] = 9,
+  [15770] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23706,7 +24296,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [16369] = 9,
+  [15809] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23736,7 +24326,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [16408] = 9,
+  [15848] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23766,7 +24356,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [16447] = 9,
+  [15887] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23796,7 +24386,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [16486] = 9,
+  [15926] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23826,7 +24416,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [16525] = 6,
+  [15965] = 6,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(836), 1,
@@ -23853,7 +24443,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [16558] = 9,
+  [15998] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23883,7 +24473,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [16597] = 9,
+  [16037] = 9,
     ACTIONS(519), 1,
       aux_sym_generic_expression_token1,
     ACTIONS(723), 1,
@@ -23913,7 +24503,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_parenthesized_expression,
       sym_generic_expression,
       sym_mask_expression,
-  [16636] = 6,
+  [16076] = 6,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(836), 1,
@@ -23940,7 +24530,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [16669] = 6,
+  [16109] = 6,
     ACTIONS(27), 1,
       anon_sym_DOTpragma,
     ACTIONS(836), 1,
@@ -23967,7 +24557,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [16702] = 3,
+  [16142] = 3,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -23990,7 +24580,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
       sym_identifier,
-  [16728] = 5,
+  [16168] = 5,
     ACTIONS(1211), 1,
       anon_sym_COMMA,
     ACTIONS(1215), 1,
@@ -24015,7 +24605,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [16758] = 7,
+  [16198] = 7,
     ACTIONS(832), 1,
       anon_sym_LPAREN,
     ACTIONS(836), 1,
@@ -24042,7 +24632,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [16792] = 5,
+  [16232] = 5,
     ACTIONS(1219), 1,
       anon_sym_COMMA,
     ACTIONS(1224), 1,
@@ -24067,7 +24657,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [16822] = 3,
+  [16262] = 3,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24090,7 +24680,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
       sym_identifier,
-  [16848] = 3,
+  [16288] = 3,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24113,7 +24703,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
       sym_identifier,
-  [16874] = 5,
+  [16314] = 5,
     ACTIONS(1211), 1,
       anon_sym_COMMA,
     ACTIONS(1236), 1,
@@ -24138,7 +24728,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [16904] = 7,
+  [16344] = 7,
     ACTIONS(832), 1,
       anon_sym_LPAREN,
     ACTIONS(836), 1,
@@ -24165,7 +24755,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [16938] = 3,
+  [16378] = 3,
     ACTIONS(1242), 1,
       anon_sym_DOTabi_preserve,
     ACTIONS(3), 2,
@@ -24187,7 +24777,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [16963] = 5,
+  [16403] = 5,
     ACTIONS(1248), 1,
       sym_qualifier,
     STATE(399), 1,
@@ -24211,7 +24801,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_generic_expression_token1,
       sym_register,
       sym_float_literal,
-  [16992] = 4,
+  [16432] = 4,
     ACTIONS(1253), 1,
       anon_sym_DOTabi_preserve,
     ACTIONS(1255), 1,
@@ -24234,7 +24824,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [17019] = 5,
+  [16459] = 5,
     ACTIONS(836), 1,
       anon_sym_DOTabi_preserve,
     ACTIONS(1257), 1,
@@ -24257,7 +24847,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [17047] = 5,
+  [16487] = 5,
     ACTIONS(836), 1,
       anon_sym_DOTabi_preserve,
     ACTIONS(1259), 1,
@@ -24280,7 +24870,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [17075] = 3,
+  [16515] = 3,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24301,7 +24891,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_generic_expression_token1,
       sym_register,
       sym_float_literal,
-  [17099] = 5,
+  [16539] = 5,
     ACTIONS(836), 1,
       anon_sym_DOTabi_preserve,
     ACTIONS(1265), 1,
@@ -24324,7 +24914,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [17127] = 5,
+  [16567] = 5,
     ACTIONS(1267), 1,
       anon_sym_SEMI,
     ACTIONS(1272), 1,
@@ -24347,7 +24937,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [17155] = 5,
+  [16595] = 5,
     ACTIONS(836), 1,
       anon_sym_DOTabi_preserve,
     ACTIONS(1275), 1,
@@ -24370,7 +24960,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [17183] = 5,
+  [16623] = 5,
     ACTIONS(836), 1,
       anon_sym_DOTabi_preserve,
     ACTIONS(1277), 1,
@@ -24393,7 +24983,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [17211] = 5,
+  [16651] = 5,
     ACTIONS(836), 1,
       anon_sym_DOTabi_preserve,
     ACTIONS(1279), 1,
@@ -24416,7 +25006,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTmaxclusterrank,
       anon_sym_DOTblocksareclusters,
       anon_sym_DOTabi_preserve_control,
-  [17239] = 5,
+  [16679] = 5,
     ACTIONS(589), 1,
       anon_sym_COMMA,
     STATE(420), 1,
@@ -24434,7 +25024,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb32,
       anon_sym_DOTb64,
       sym_identifier,
-  [17262] = 3,
+  [16702] = 3,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24449,7 +25039,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb32,
       anon_sym_DOTb64,
       sym_identifier,
-  [17280] = 5,
+  [16720] = 5,
     ACTIONS(1287), 1,
       anon_sym_RBRACE,
     ACTIONS(1291), 1,
@@ -24466,7 +25056,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb16,
       anon_sym_DOTb32,
       anon_sym_DOTb64,
-  [17302] = 5,
+  [16742] = 5,
     ACTIONS(1291), 1,
       sym_identifier,
     ACTIONS(1293), 1,
@@ -24483,7 +25073,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb16,
       anon_sym_DOTb32,
       anon_sym_DOTb64,
-  [17324] = 5,
+  [16764] = 5,
     ACTIONS(1295), 1,
       anon_sym_RBRACE,
     ACTIONS(1300), 1,
@@ -24500,7 +25090,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb16,
       anon_sym_DOTb32,
       anon_sym_DOTb64,
-  [17346] = 2,
+  [16786] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24513,7 +25103,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_EQ,
       anon_sym_LBRACK,
       anon_sym_PIPE,
-  [17361] = 4,
+  [16801] = 4,
     ACTIONS(1305), 1,
       anon_sym_COMMA,
     STATE(415), 1,
@@ -24528,7 +25118,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb32,
       anon_sym_DOTb64,
       sym_identifier,
-  [17380] = 4,
+  [16820] = 4,
     ACTIONS(589), 1,
       anon_sym_COMMA,
     STATE(421), 1,
@@ -24543,7 +25133,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb32,
       anon_sym_DOTb64,
       sym_identifier,
-  [17399] = 5,
+  [16839] = 5,
     STATE(417), 1,
       aux_sym__function_header_repeat1,
     STATE(427), 1,
@@ -24559,7 +25149,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTvisible,
       anon_sym_DOTweak,
       anon_sym_DOTcommon,
-  [17420] = 7,
+  [16860] = 7,
     ACTIONS(1315), 1,
       anon_sym_LT,
     ACTIONS(1317), 1,
@@ -24577,7 +25167,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [17445] = 6,
+  [16885] = 6,
     ACTIONS(1321), 1,
       anon_sym_DOTentry,
     ACTIONS(1323), 1,
@@ -24594,7 +25184,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTvisible,
       anon_sym_DOTweak,
       anon_sym_DOTcommon,
-  [17468] = 4,
+  [16908] = 4,
     ACTIONS(589), 1,
       anon_sym_COMMA,
     STATE(415), 1,
@@ -24609,7 +25199,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb32,
       anon_sym_DOTb64,
       sym_identifier,
-  [17487] = 4,
+  [16927] = 4,
     ACTIONS(589), 1,
       anon_sym_COMMA,
     STATE(415), 1,
@@ -24624,7 +25214,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb32,
       anon_sym_DOTb64,
       sym_identifier,
-  [17506] = 6,
+  [16946] = 6,
     ACTIONS(1319), 1,
       anon_sym_LBRACK,
     ACTIONS(1331), 1,
@@ -24640,7 +25230,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [17528] = 2,
+  [16968] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24652,7 +25242,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTb32,
       anon_sym_DOTb64,
       sym_identifier,
-  [17542] = 5,
+  [16982] = 5,
     ACTIONS(1335), 1,
       anon_sym_LBRACK,
     STATE(424), 1,
@@ -24667,7 +25257,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_SEMI,
       anon_sym_RPAREN,
       anon_sym_EQ,
-  [17562] = 6,
+  [17002] = 6,
     ACTIONS(1319), 1,
       anon_sym_LBRACK,
     ACTIONS(1340), 1,
@@ -24683,7 +25273,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [17584] = 6,
+  [17024] = 6,
     ACTIONS(1319), 1,
       anon_sym_LBRACK,
     ACTIONS(1344), 1,
@@ -24699,7 +25289,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [17606] = 2,
+  [17046] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24710,7 +25300,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DOTvisible,
       anon_sym_DOTweak,
       anon_sym_DOTcommon,
-  [17619] = 2,
+  [17059] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24720,7 +25310,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       anon_sym_EQ,
       anon_sym_LBRACK,
-  [17631] = 5,
+  [17071] = 5,
     ACTIONS(425), 1,
       anon_sym__,
     STATE(418), 1,
@@ -24733,7 +25323,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(429), 2,
       sym_register,
       sym_identifier,
-  [17649] = 2,
+  [17089] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24743,7 +25333,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       anon_sym_EQ,
       anon_sym_LBRACK,
-  [17661] = 2,
+  [17101] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24753,7 +25343,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       anon_sym_EQ,
       anon_sym_LBRACK,
-  [17673] = 2,
+  [17113] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24762,7 +25352,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACE,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [17684] = 5,
+  [17124] = 5,
     ACTIONS(695), 1,
       anon_sym_COMMA,
     ACTIONS(697), 1,
@@ -24774,7 +25364,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [17701] = 2,
+  [17141] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24783,7 +25373,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACE,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [17712] = 4,
+  [17152] = 4,
     ACTIONS(425), 1,
       anon_sym__,
     STATE(511), 1,
@@ -24794,7 +25384,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1358), 2,
       sym_register,
       sym_identifier,
-  [17727] = 2,
+  [17167] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24803,7 +25393,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACE,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [17738] = 2,
+  [17178] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24812,7 +25402,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACE,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [17749] = 2,
+  [17189] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24821,7 +25411,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACE,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [17760] = 2,
+  [17200] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24830,7 +25420,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_SEMI,
       anon_sym_RBRACK,
       anon_sym_PIPE,
-  [17771] = 2,
+  [17211] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24839,7 +25429,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_SEMI,
       anon_sym_RBRACK,
       anon_sym_PIPE,
-  [17782] = 2,
+  [17222] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24848,7 +25438,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACE,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [17793] = 4,
+  [17233] = 4,
     ACTIONS(1372), 1,
       anon_sym_COMMA,
     STATE(442), 1,
@@ -24859,7 +25449,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(713), 2,
       anon_sym_RBRACE,
       anon_sym_RPAREN,
-  [17808] = 4,
+  [17248] = 4,
     ACTIONS(832), 1,
       anon_sym_LPAREN,
     ACTIONS(1375), 1,
@@ -24869,7 +25459,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [17822] = 4,
+  [17262] = 4,
     ACTIONS(1377), 1,
       anon_sym_COMMA,
     ACTIONS(1379), 1,
@@ -24879,7 +25469,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [17836] = 2,
+  [17276] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24887,7 +25477,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [17846] = 4,
+  [17286] = 4,
     ACTIONS(832), 1,
       anon_sym_LPAREN,
     ACTIONS(1381), 1,
@@ -24897,7 +25487,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [17860] = 4,
+  [17300] = 4,
     ACTIONS(1383), 1,
       anon_sym_COMMA,
     ACTIONS(1385), 1,
@@ -24907,7 +25497,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [17874] = 4,
+  [17314] = 4,
     ACTIONS(1387), 1,
       anon_sym_COMMA,
     ACTIONS(1389), 1,
@@ -24917,7 +25507,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [17888] = 4,
+  [17328] = 4,
     ACTIONS(1391), 1,
       anon_sym_COMMA,
     ACTIONS(1393), 1,
@@ -24927,7 +25517,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [17902] = 4,
+  [17342] = 4,
     ACTIONS(832), 1,
       anon_sym_LPAREN,
     ACTIONS(1395), 1,
@@ -24937,7 +25527,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [17916] = 4,
+  [17356] = 4,
     ACTIONS(1397), 1,
       anon_sym_COMMA,
     ACTIONS(1400), 1,
@@ -24947,7 +25537,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [17930] = 4,
+  [17370] = 4,
     ACTIONS(695), 1,
       anon_sym_COMMA,
     ACTIONS(1402), 1,
@@ -24957,7 +25547,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [17944] = 4,
+  [17384] = 4,
     ACTIONS(1404), 1,
       anon_sym_COMMA,
     ACTIONS(1407), 1,
@@ -24967,7 +25557,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [17958] = 2,
+  [17398] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -24975,7 +25565,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [17968] = 4,
+  [17408] = 4,
     ACTIONS(701), 1,
       anon_sym_COMMA,
     ACTIONS(1409), 1,
@@ -24985,7 +25575,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [17982] = 4,
+  [17422] = 4,
     ACTIONS(1411), 1,
       anon_sym_COMMA,
     ACTIONS(1413), 1,
@@ -24995,7 +25585,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [17996] = 4,
+  [17436] = 4,
     ACTIONS(689), 1,
       anon_sym_COMMA,
     ACTIONS(691), 1,
@@ -25005,7 +25595,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18010] = 4,
+  [17450] = 4,
     ACTIONS(743), 1,
       anon_sym_RBRACE,
     ACTIONS(1415), 1,
@@ -25015,7 +25605,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18024] = 4,
+  [17464] = 4,
     ACTIONS(1377), 1,
       anon_sym_COMMA,
     ACTIONS(1418), 1,
@@ -25025,7 +25615,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18038] = 4,
+  [17478] = 4,
     ACTIONS(1420), 1,
       anon_sym_COMMA,
     ACTIONS(1423), 1,
@@ -25035,7 +25625,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18052] = 4,
+  [17492] = 4,
     ACTIONS(1411), 1,
       anon_sym_COMMA,
     ACTIONS(1425), 1,
@@ -25045,7 +25635,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18066] = 4,
+  [17506] = 4,
     ACTIONS(1427), 1,
       anon_sym_COMMA,
     ACTIONS(1430), 1,
@@ -25055,7 +25645,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18080] = 3,
+  [17520] = 3,
     ACTIONS(1432), 1,
       anon_sym_BANG,
     ACTIONS(3), 2,
@@ -25064,7 +25654,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1434), 2,
       sym_register,
       sym_identifier,
-  [18092] = 2,
+  [17532] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -25072,7 +25662,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [18102] = 3,
+  [17542] = 3,
     ACTIONS(1354), 1,
       anon_sym_PIPE,
     ACTIONS(3), 2,
@@ -25081,7 +25671,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(747), 2,
       anon_sym_COMMA,
       anon_sym_SEMI,
-  [18114] = 4,
+  [17554] = 4,
     ACTIONS(747), 1,
       anon_sym_SEMI,
     ACTIONS(1436), 1,
@@ -25091,7 +25681,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18128] = 2,
+  [17568] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -25099,7 +25689,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [18138] = 4,
+  [17578] = 4,
     ACTIONS(1391), 1,
       anon_sym_COMMA,
     ACTIONS(1439), 1,
@@ -25109,7 +25699,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18152] = 2,
+  [17592] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -25117,7 +25707,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [18162] = 2,
+  [17602] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -25125,7 +25715,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_SEMI,
       anon_sym_RPAREN,
-  [18172] = 4,
+  [17612] = 4,
     ACTIONS(1441), 1,
       anon_sym_COMMA,
     ACTIONS(1444), 1,
@@ -25135,7 +25725,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18186] = 4,
+  [17626] = 4,
     ACTIONS(705), 1,
       anon_sym_COMMA,
     ACTIONS(707), 1,
@@ -25145,7 +25735,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18200] = 4,
+  [17640] = 4,
     ACTIONS(701), 1,
       anon_sym_COMMA,
     ACTIONS(709), 1,
@@ -25155,7 +25745,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18214] = 3,
+  [17654] = 3,
     STATE(493), 1,
       sym_attribute,
     ACTIONS(3), 2,
@@ -25164,7 +25754,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1446), 2,
       anon_sym_DOTmanaged,
       anon_sym_DOTunified,
-  [18226] = 4,
+  [17666] = 4,
     ACTIONS(1448), 1,
       anon_sym_COMMA,
     ACTIONS(1450), 1,
@@ -25174,7 +25764,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18240] = 4,
+  [17680] = 4,
     ACTIONS(1448), 1,
       anon_sym_COMMA,
     ACTIONS(1452), 1,
@@ -25184,7 +25774,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18254] = 4,
+  [17694] = 4,
     ACTIONS(1454), 1,
       anon_sym_COMMA,
     ACTIONS(1457), 1,
@@ -25194,7 +25784,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18268] = 4,
+  [17708] = 4,
     ACTIONS(749), 1,
       anon_sym_COMMA,
     ACTIONS(751), 1,
@@ -25204,7 +25794,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18282] = 3,
+  [17722] = 3,
     STATE(502), 1,
       sym_attribute,
     ACTIONS(3), 2,
@@ -25213,7 +25803,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1446), 2,
       anon_sym_DOTmanaged,
       anon_sym_DOTunified,
-  [18294] = 4,
+  [17734] = 4,
     ACTIONS(1459), 1,
       anon_sym_COMMA,
     ACTIONS(1461), 1,
@@ -25223,7 +25813,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18308] = 4,
+  [17748] = 4,
     ACTIONS(1383), 1,
       anon_sym_COMMA,
     ACTIONS(1463), 1,
@@ -25233,7 +25823,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18322] = 2,
+  [17762] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
@@ -25241,7 +25831,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RBRACE,
       anon_sym_RPAREN,
-  [18332] = 4,
+  [17772] = 4,
     ACTIONS(701), 1,
       anon_sym_COMMA,
     ACTIONS(1465), 1,
@@ -25251,7 +25841,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18346] = 4,
+  [17786] = 4,
     ACTIONS(695), 1,
       anon_sym_COMMA,
     ACTIONS(697), 1,
@@ -25261,7 +25851,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18360] = 4,
+  [17800] = 4,
     ACTIONS(1411), 1,
       anon_sym_COMMA,
     ACTIONS(1467), 1,
@@ -25271,7 +25861,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18374] = 4,
+  [17814] = 4,
     ACTIONS(1411), 1,
       anon_sym_COMMA,
     ACTIONS(1469), 1,
@@ -25281,7 +25871,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18388] = 4,
+  [17828] = 4,
     ACTIONS(701), 1,
       anon_sym_COMMA,
     ACTIONS(1471), 1,
@@ -25291,7 +25881,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18402] = 3,
+  [17842] = 3,
     ACTIONS(1475), 1,
       anon_sym_LPAREN,
     ACTIONS(3), 2,
@@ -25300,7 +25890,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1473), 2,
       anon_sym_COMMA,
       anon_sym_RPAREN,
-  [18414] = 3,
+  [17854] = 3,
     ACTIONS(1479), 1,
       anon_sym_DOTunified2,
     ACTIONS(3), 2,
@@ -25309,7 +25899,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1477), 2,
       anon_sym_COMMA,
       anon_sym_SEMI,
-  [18426] = 4,
+  [17866] = 4,
     ACTIONS(705), 1,
       anon_sym_COMMA,
     ACTIONS(1481), 1,
@@ -25319,7 +25909,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18440] = 4,
+  [17880] = 4,
     ACTIONS(19), 1,
       anon_sym_LBRACE,
     ACTIONS(1483), 1,
@@ -25329,7 +25919,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18454] = 4,
+  [17894] = 4,
     ACTIONS(832), 1,
       anon_sym_LPAREN,
     ACTIONS(1485), 1,
@@ -25339,7 +25929,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18468] = 4,
+  [17908] = 4,
     ACTIONS(1459), 1,
       anon_sym_COMMA,
     ACTIONS(1487), 1,
@@ -25349,7 +25939,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18482] = 4,
+  [17922] = 4,
     ACTIONS(1387), 1,
       anon_sym_COMMA,
     ACTIONS(1489), 1,
@@ -25359,7 +25949,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18496] = 4,
+  [17936] = 4,
     ACTIONS(737), 1,
       anon_sym_COMMA,
     ACTIONS(739), 1,
@@ -25369,7 +25959,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18510] = 3,
+  [17950] = 3,
     ACTIONS(1493), 1,
       anon_sym_DOTunified2,
     ACTIONS(3), 2,
@@ -25378,7 +25968,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1491), 2,
       anon_sym_COMMA,
       anon_sym_SEMI,
-  [18522] = 4,
+  [17962] = 4,
     ACTIONS(741), 1,
       anon_sym_RBRACK,
     ACTIONS(1495), 1,
@@ -25388,7 +25978,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18536] = 4,
+  [17976] = 4,
     ACTIONS(767), 1,
       anon_sym_RBRACE,
     ACTIONS(1498), 1,
@@ -25398,7 +25988,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18550] = 4,
+  [17990] = 4,
     ACTIONS(1500), 1,
       anon_sym_COMMA,
     ACTIONS(1503), 1,
@@ -25408,56 +25998,56 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18564] = 2,
+  [18004] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(1444), 2,
       anon_sym_COMMA,
       anon_sym_RPAREN,
-  [18573] = 2,
+  [18013] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(1423), 2,
       anon_sym_COMMA,
       anon_sym_SEMI,
-  [18582] = 2,
+  [18022] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(1503), 2,
       anon_sym_COMMA,
       anon_sym_RPAREN,
-  [18591] = 2,
+  [18031] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(1505), 2,
       sym_register,
       sym_identifier,
-  [18600] = 2,
+  [18040] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(1507), 2,
       anon_sym_COMMA,
       anon_sym_RPAREN,
-  [18609] = 2,
+  [18049] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(1509), 2,
       anon_sym_COMMA,
       anon_sym_SEMI,
-  [18618] = 2,
+  [18058] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(1457), 2,
       anon_sym_COMMA,
       anon_sym_SEMI,
-  [18627] = 3,
+  [18067] = 3,
     ACTIONS(749), 1,
       anon_sym_COMMA,
     ACTIONS(751), 1,
@@ -25465,84 +26055,84 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18638] = 2,
+  [18078] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(743), 2,
       anon_sym_COMMA,
       anon_sym_RBRACE,
-  [18647] = 2,
+  [18087] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(1400), 2,
       anon_sym_COMMA,
       anon_sym_RPAREN,
-  [18656] = 2,
+  [18096] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(1511), 2,
       anon_sym_COMMA,
       anon_sym_RPAREN,
-  [18665] = 2,
+  [18105] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(753), 2,
       anon_sym_COMMA,
       anon_sym_SEMI,
-  [18674] = 2,
+  [18114] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(1513), 2,
       anon_sym_COMMA,
       anon_sym_SEMI,
-  [18683] = 2,
+  [18123] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(1430), 2,
       anon_sym_COMMA,
       anon_sym_RBRACE,
-  [18692] = 2,
+  [18132] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(1515), 2,
       anon_sym_COMMA,
       anon_sym_SEMI,
-  [18701] = 2,
+  [18141] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(1517), 2,
       anon_sym_COMMA,
       anon_sym_SEMI,
-  [18710] = 2,
+  [18150] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(747), 2,
       anon_sym_COMMA,
       anon_sym_SEMI,
-  [18719] = 2,
+  [18159] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(741), 2,
       anon_sym_COMMA,
       anon_sym_RBRACK,
-  [18728] = 2,
+  [18168] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(1519), 2,
       anon_sym_COMMA,
       anon_sym_SEMI,
-  [18737] = 3,
+  [18177] = 3,
     ACTIONS(737), 1,
       anon_sym_COMMA,
     ACTIONS(739), 1,
@@ -25550,7 +26140,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18748] = 3,
+  [18188] = 3,
     ACTIONS(1521), 1,
       sym_identifier,
     STATE(513), 1,
@@ -25558,357 +26148,357 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18759] = 2,
+  [18199] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(1523), 2,
       anon_sym_COMMA,
       anon_sym_RPAREN,
-  [18768] = 2,
+  [18208] = 2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
     ACTIONS(1525), 2,
       anon_sym_COMMA,
       anon_sym_SEMI,
-  [18777] = 2,
+  [18217] = 2,
     ACTIONS(1527), 1,
       sym_integer_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18785] = 2,
+  [18225] = 2,
     ACTIONS(1529), 1,
       anon_sym_SEMI,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18793] = 2,
+  [18233] = 2,
     ACTIONS(1531), 1,
       sym_string_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18801] = 2,
+  [18241] = 2,
     ACTIONS(1533), 1,
       sym_integer_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18809] = 2,
+  [18249] = 2,
     ACTIONS(1535), 1,
       sym_string_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18817] = 2,
+  [18257] = 2,
     ACTIONS(1537), 1,
       sym_identifier,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18825] = 2,
+  [18265] = 2,
     ACTIONS(1539), 1,
       sym_integer_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18833] = 2,
+  [18273] = 2,
     ACTIONS(691), 1,
       anon_sym_RBRACE,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18841] = 2,
+  [18281] = 2,
     ACTIONS(1541), 1,
       sym_integer_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18849] = 2,
+  [18289] = 2,
     ACTIONS(1543), 1,
       sym_integer_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18857] = 2,
+  [18297] = 2,
     ACTIONS(1545), 1,
       sym_section_name,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18865] = 2,
+  [18305] = 2,
     ACTIONS(1547), 1,
       anon_sym_function_name,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18873] = 2,
+  [18313] = 2,
     ACTIONS(1549), 1,
       sym_integer_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18881] = 2,
+  [18321] = 2,
     ACTIONS(1551), 1,
       sym_integer_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18889] = 2,
+  [18329] = 2,
     ACTIONS(1553), 1,
       anon_sym_SEMI,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18897] = 2,
+  [18337] = 2,
     ACTIONS(1555), 1,
       anon_sym_SEMI,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18905] = 2,
+  [18345] = 2,
     ACTIONS(1557), 1,
       sym_identifier,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18913] = 2,
+  [18353] = 2,
     ACTIONS(1559), 1,
       anon_sym_SEMI,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18921] = 2,
+  [18361] = 2,
     ACTIONS(1561), 1,
       anon_sym_LPAREN2,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18929] = 2,
+  [18369] = 2,
     ACTIONS(1563), 1,
       sym_integer_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18937] = 2,
+  [18377] = 2,
     ACTIONS(1565), 1,
       sym_identifier,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18945] = 2,
+  [18385] = 2,
     ACTIONS(1567), 1,
       anon_sym_COMMA,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18953] = 2,
+  [18393] = 2,
     ACTIONS(1569), 1,
       anon_sym_EQ,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18961] = 2,
+  [18401] = 2,
     ACTIONS(1571), 1,
       anon_sym_SEMI,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18969] = 2,
+  [18409] = 2,
     ACTIONS(1573), 1,
       sym_identifier,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18977] = 2,
+  [18417] = 2,
     ACTIONS(1575), 1,
       sym_identifier,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18985] = 2,
+  [18425] = 2,
     ACTIONS(1577), 1,
       anon_sym_LBRACE,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [18993] = 2,
+  [18433] = 2,
     ACTIONS(1579), 1,
       sym_identifier,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19001] = 2,
+  [18441] = 2,
     ACTIONS(1581), 1,
       sym_identifier,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19009] = 2,
+  [18449] = 2,
     ACTIONS(1583), 1,
       sym_integer_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19017] = 2,
+  [18457] = 2,
     ACTIONS(1585), 1,
       aux_sym_dwarf_directive_token1,
     ACTIONS(1587), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19025] = 2,
+  [18465] = 2,
     ACTIONS(1589), 1,
       sym_integer_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19033] = 2,
+  [18473] = 2,
     ACTIONS(1591), 1,
       sym_integer_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19041] = 2,
+  [18481] = 2,
     ACTIONS(1593), 1,
       sym_integer_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19049] = 2,
+  [18489] = 2,
     ACTIONS(1595), 1,
       anon_sym_inlined_at,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19057] = 2,
+  [18497] = 2,
     ACTIONS(1597), 1,
       sym_string_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19065] = 2,
+  [18505] = 2,
     ACTIONS(1599), 1,
       ts_builtin_sym_end,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19073] = 2,
+  [18513] = 2,
     ACTIONS(1601), 1,
       sym_identifier,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19081] = 2,
+  [18521] = 2,
     ACTIONS(1603), 1,
       anon_sym_SEMI,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19089] = 2,
+  [18529] = 2,
     ACTIONS(1605), 1,
       sym_float_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19097] = 2,
+  [18537] = 2,
     ACTIONS(1607), 1,
       sym_identifier,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19105] = 2,
+  [18545] = 2,
     ACTIONS(1609), 1,
       anon_sym__,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19113] = 2,
+  [18553] = 2,
     ACTIONS(1611), 1,
       sym_integer_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19121] = 2,
+  [18561] = 2,
     ACTIONS(1613), 1,
       sym_identifier,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19129] = 2,
+  [18569] = 2,
     ACTIONS(1615), 1,
       anon_sym_COMMA,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19137] = 2,
+  [18577] = 2,
     ACTIONS(1617), 1,
       sym_identifier,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19145] = 2,
+  [18585] = 2,
     ACTIONS(511), 1,
       anon_sym_COLON,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19153] = 2,
+  [18593] = 2,
     ACTIONS(1619), 1,
       anon_sym_SEMI,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19161] = 2,
+  [18601] = 2,
     ACTIONS(1621), 1,
       sym_integer_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19169] = 2,
+  [18609] = 2,
     ACTIONS(1623), 1,
       anon_sym_SEMI,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19177] = 2,
+  [18617] = 2,
     ACTIONS(1625), 1,
       anon_sym_GT,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19185] = 2,
+  [18625] = 2,
     ACTIONS(1627), 1,
       sym_identifier,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19193] = 2,
+  [18633] = 2,
     ACTIONS(1629), 1,
       sym_identifier,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19201] = 2,
+  [18641] = 2,
     ACTIONS(1631), 1,
       anon_sym_SEMI,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19209] = 2,
+  [18649] = 2,
     ACTIONS(1633), 1,
       anon_sym_SEMI,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19217] = 2,
+  [18657] = 2,
     ACTIONS(1635), 1,
       sym_integer_literal,
     ACTIONS(3), 2,
       sym_preprocessor_directive,
       sym_comment,
-  [19225] = 2,
+  [18665] = 2,
     ACTIONS(1637), 1,
       anon_sym_SEMI,
     ACTIONS(3), 2,
@@ -25917,519 +26507,511 @@ static const uint16_t ts_small_parse_table[] = {
 };
 
 static const uint32_t ts_small_parse_table_map[] = {
-  [SMALL_STATE(67)] = 0,
-  [SMALL_STATE(68)] = 71,
-  [SMALL_STATE(69)] = 146,
-  [SMALL_STATE(70)] = 215,
-  [SMALL_STATE(71)] = 284,
-  [SMALL_STATE(72)] = 353,
-  [SMALL_STATE(73)] = 422,
-  [SMALL_STATE(74)] = 491,
-  [SMALL_STATE(75)] = 560,
-  [SMALL_STATE(76)] = 632,
-  [SMALL_STATE(77)] = 704,
-  [SMALL_STATE(78)] = 746,
-  [SMALL_STATE(79)] = 788,
-  [SMALL_STATE(80)] = 860,
-  [SMALL_STATE(81)] = 932,
-  [SMALL_STATE(82)] = 1004,
-  [SMALL_STATE(83)] = 1043,
-  [SMALL_STATE(84)] = 1112,
-  [SMALL_STATE(85)] = 1151,
-  [SMALL_STATE(86)] = 1190,
-  [SMALL_STATE(87)] = 1259,
-  [SMALL_STATE(88)] = 1298,
-  [SMALL_STATE(89)] = 1337,
-  [SMALL_STATE(90)] = 1406,
-  [SMALL_STATE(91)] = 1445,
-  [SMALL_STATE(92)] = 1484,
-  [SMALL_STATE(93)] = 1553,
-  [SMALL_STATE(94)] = 1622,
-  [SMALL_STATE(95)] = 1694,
-  [SMALL_STATE(96)] = 1763,
-  [SMALL_STATE(97)] = 1830,
-  [SMALL_STATE(98)] = 1897,
-  [SMALL_STATE(99)] = 1964,
-  [SMALL_STATE(100)] = 2005,
-  [SMALL_STATE(101)] = 2050,
-  [SMALL_STATE(102)] = 2099,
-  [SMALL_STATE(103)] = 2162,
-  [SMALL_STATE(104)] = 2223,
-  [SMALL_STATE(105)] = 2280,
-  [SMALL_STATE(106)] = 2335,
-  [SMALL_STATE(107)] = 2388,
-  [SMALL_STATE(108)] = 2435,
-  [SMALL_STATE(109)] = 2476,
-  [SMALL_STATE(110)] = 2535,
-  [SMALL_STATE(111)] = 2602,
-  [SMALL_STATE(112)] = 2644,
-  [SMALL_STATE(113)] = 2704,
-  [SMALL_STATE(114)] = 2762,
-  [SMALL_STATE(115)] = 2802,
-  [SMALL_STATE(116)] = 2862,
-  [SMALL_STATE(117)] = 2922,
-  [SMALL_STATE(118)] = 2980,
-  [SMALL_STATE(119)] = 3018,
-  [SMALL_STATE(120)] = 3078,
-  [SMALL_STATE(121)] = 3120,
-  [SMALL_STATE(122)] = 3176,
-  [SMALL_STATE(123)] = 3222,
-  [SMALL_STATE(124)] = 3276,
-  [SMALL_STATE(125)] = 3336,
-  [SMALL_STATE(126)] = 3388,
-  [SMALL_STATE(127)] = 3446,
-  [SMALL_STATE(128)] = 3492,
-  [SMALL_STATE(129)] = 3546,
-  [SMALL_STATE(130)] = 3610,
-  [SMALL_STATE(131)] = 3662,
-  [SMALL_STATE(132)] = 3724,
-  [SMALL_STATE(133)] = 3774,
-  [SMALL_STATE(134)] = 3814,
-  [SMALL_STATE(135)] = 3858,
-  [SMALL_STATE(136)] = 3922,
-  [SMALL_STATE(137)] = 3960,
-  [SMALL_STATE(138)] = 4004,
-  [SMALL_STATE(139)] = 4060,
-  [SMALL_STATE(140)] = 4122,
-  [SMALL_STATE(141)] = 4186,
-  [SMALL_STATE(142)] = 4250,
-  [SMALL_STATE(143)] = 4298,
-  [SMALL_STATE(144)] = 4344,
-  [SMALL_STATE(145)] = 4400,
-  [SMALL_STATE(146)] = 4458,
-  [SMALL_STATE(147)] = 4514,
-  [SMALL_STATE(148)] = 4568,
-  [SMALL_STATE(149)] = 4620,
-  [SMALL_STATE(150)] = 4670,
-  [SMALL_STATE(151)] = 4714,
-  [SMALL_STATE(152)] = 4776,
-  [SMALL_STATE(153)] = 4840,
-  [SMALL_STATE(154)] = 4895,
-  [SMALL_STATE(155)] = 4956,
-  [SMALL_STATE(156)] = 5017,
-  [SMALL_STATE(157)] = 5060,
-  [SMALL_STATE(158)] = 5105,
-  [SMALL_STATE(159)] = 5148,
-  [SMALL_STATE(160)] = 5185,
-  [SMALL_STATE(161)] = 5244,
-  [SMALL_STATE(162)] = 5299,
-  [SMALL_STATE(163)] = 5358,
-  [SMALL_STATE(164)] = 5413,
-  [SMALL_STATE(165)] = 5470,
-  [SMALL_STATE(166)] = 5527,
-  [SMALL_STATE(167)] = 5582,
-  [SMALL_STATE(168)] = 5641,
-  [SMALL_STATE(169)] = 5696,
-  [SMALL_STATE(170)] = 5749,
-  [SMALL_STATE(171)] = 5786,
-  [SMALL_STATE(172)] = 5839,
-  [SMALL_STATE(173)] = 5890,
-  [SMALL_STATE(174)] = 5935,
-  [SMALL_STATE(175)] = 5986,
-  [SMALL_STATE(176)] = 6035,
-  [SMALL_STATE(177)] = 6074,
-  [SMALL_STATE(178)] = 6115,
-  [SMALL_STATE(179)] = 6158,
-  [SMALL_STATE(180)] = 6207,
-  [SMALL_STATE(181)] = 6260,
-  [SMALL_STATE(182)] = 6313,
-  [SMALL_STATE(183)] = 6364,
-  [SMALL_STATE(184)] = 6413,
-  [SMALL_STATE(185)] = 6460,
-  [SMALL_STATE(186)] = 6501,
-  [SMALL_STATE(187)] = 6542,
-  [SMALL_STATE(188)] = 6584,
-  [SMALL_STATE(189)] = 6624,
-  [SMALL_STATE(190)] = 6662,
-  [SMALL_STATE(191)] = 6716,
-  [SMALL_STATE(192)] = 6766,
-  [SMALL_STATE(193)] = 6824,
-  [SMALL_STATE(194)] = 6892,
-  [SMALL_STATE(195)] = 6938,
-  [SMALL_STATE(196)] = 6990,
-  [SMALL_STATE(197)] = 7038,
-  [SMALL_STATE(198)] = 7090,
-  [SMALL_STATE(199)] = 7155,
-  [SMALL_STATE(200)] = 7220,
-  [SMALL_STATE(201)] = 7285,
-  [SMALL_STATE(202)] = 7350,
-  [SMALL_STATE(203)] = 7411,
-  [SMALL_STATE(204)] = 7472,
-  [SMALL_STATE(205)] = 7533,
-  [SMALL_STATE(206)] = 7588,
-  [SMALL_STATE(207)] = 7649,
-  [SMALL_STATE(208)] = 7710,
-  [SMALL_STATE(209)] = 7772,
-  [SMALL_STATE(210)] = 7834,
-  [SMALL_STATE(211)] = 7894,
-  [SMALL_STATE(212)] = 7952,
-  [SMALL_STATE(213)] = 8012,
-  [SMALL_STATE(214)] = 8072,
-  [SMALL_STATE(215)] = 8132,
-  [SMALL_STATE(216)] = 8194,
-  [SMALL_STATE(217)] = 8252,
-  [SMALL_STATE(218)] = 8310,
-  [SMALL_STATE(219)] = 8368,
-  [SMALL_STATE(220)] = 8430,
-  [SMALL_STATE(221)] = 8492,
-  [SMALL_STATE(222)] = 8550,
-  [SMALL_STATE(223)] = 8612,
-  [SMALL_STATE(224)] = 8674,
-  [SMALL_STATE(225)] = 8736,
-  [SMALL_STATE(226)] = 8794,
-  [SMALL_STATE(227)] = 8852,
-  [SMALL_STATE(228)] = 8914,
-  [SMALL_STATE(229)] = 8976,
-  [SMALL_STATE(230)] = 9032,
-  [SMALL_STATE(231)] = 9090,
-  [SMALL_STATE(232)] = 9152,
-  [SMALL_STATE(233)] = 9214,
-  [SMALL_STATE(234)] = 9272,
-  [SMALL_STATE(235)] = 9330,
-  [SMALL_STATE(236)] = 9368,
-  [SMALL_STATE(237)] = 9423,
-  [SMALL_STATE(238)] = 9482,
-  [SMALL_STATE(239)] = 9541,
-  [SMALL_STATE(240)] = 9600,
-  [SMALL_STATE(241)] = 9659,
-  [SMALL_STATE(242)] = 9714,
-  [SMALL_STATE(243)] = 9773,
-  [SMALL_STATE(244)] = 9832,
-  [SMALL_STATE(245)] = 9891,
-  [SMALL_STATE(246)] = 9926,
-  [SMALL_STATE(247)] = 9985,
-  [SMALL_STATE(248)] = 10040,
-  [SMALL_STATE(249)] = 10097,
-  [SMALL_STATE(250)] = 10154,
-  [SMALL_STATE(251)] = 10213,
-  [SMALL_STATE(252)] = 10268,
-  [SMALL_STATE(253)] = 10323,
-  [SMALL_STATE(254)] = 10378,
-  [SMALL_STATE(255)] = 10433,
-  [SMALL_STATE(256)] = 10488,
-  [SMALL_STATE(257)] = 10543,
-  [SMALL_STATE(258)] = 10598,
-  [SMALL_STATE(259)] = 10653,
-  [SMALL_STATE(260)] = 10708,
-  [SMALL_STATE(261)] = 10761,
-  [SMALL_STATE(262)] = 10810,
-  [SMALL_STATE(263)] = 10869,
-  [SMALL_STATE(264)] = 10924,
-  [SMALL_STATE(265)] = 10981,
-  [SMALL_STATE(266)] = 11040,
-  [SMALL_STATE(267)] = 11097,
-  [SMALL_STATE(268)] = 11146,
-  [SMALL_STATE(269)] = 11203,
-  [SMALL_STATE(270)] = 11260,
-  [SMALL_STATE(271)] = 11317,
-  [SMALL_STATE(272)] = 11374,
-  [SMALL_STATE(273)] = 11429,
-  [SMALL_STATE(274)] = 11484,
-  [SMALL_STATE(275)] = 11539,
-  [SMALL_STATE(276)] = 11594,
-  [SMALL_STATE(277)] = 11649,
-  [SMALL_STATE(278)] = 11704,
-  [SMALL_STATE(279)] = 11759,
-  [SMALL_STATE(280)] = 11814,
-  [SMALL_STATE(281)] = 11873,
-  [SMALL_STATE(282)] = 11932,
-  [SMALL_STATE(283)] = 11991,
-  [SMALL_STATE(284)] = 12050,
-  [SMALL_STATE(285)] = 12109,
-  [SMALL_STATE(286)] = 12168,
-  [SMALL_STATE(287)] = 12224,
-  [SMALL_STATE(288)] = 12280,
-  [SMALL_STATE(289)] = 12326,
-  [SMALL_STATE(290)] = 12372,
-  [SMALL_STATE(291)] = 12428,
-  [SMALL_STATE(292)] = 12484,
-  [SMALL_STATE(293)] = 12540,
-  [SMALL_STATE(294)] = 12596,
-  [SMALL_STATE(295)] = 12658,
-  [SMALL_STATE(296)] = 12714,
-  [SMALL_STATE(297)] = 12770,
-  [SMALL_STATE(298)] = 12824,
-  [SMALL_STATE(299)] = 12880,
-  [SMALL_STATE(300)] = 12934,
-  [SMALL_STATE(301)] = 12988,
-  [SMALL_STATE(302)] = 13042,
-  [SMALL_STATE(303)] = 13098,
-  [SMALL_STATE(304)] = 13154,
-  [SMALL_STATE(305)] = 13200,
-  [SMALL_STATE(306)] = 13256,
-  [SMALL_STATE(307)] = 13312,
-  [SMALL_STATE(308)] = 13368,
-  [SMALL_STATE(309)] = 13424,
-  [SMALL_STATE(310)] = 13456,
-  [SMALL_STATE(311)] = 13518,
-  [SMALL_STATE(312)] = 13574,
-  [SMALL_STATE(313)] = 13630,
-  [SMALL_STATE(314)] = 13678,
-  [SMALL_STATE(315)] = 13734,
-  [SMALL_STATE(316)] = 13773,
-  [SMALL_STATE(317)] = 13812,
-  [SMALL_STATE(318)] = 13851,
-  [SMALL_STATE(319)] = 13904,
-  [SMALL_STATE(320)] = 13957,
-  [SMALL_STATE(321)] = 14010,
-  [SMALL_STATE(322)] = 14055,
-  [SMALL_STATE(323)] = 14100,
-  [SMALL_STATE(324)] = 14153,
-  [SMALL_STATE(325)] = 14192,
-  [SMALL_STATE(326)] = 14245,
-  [SMALL_STATE(327)] = 14298,
-  [SMALL_STATE(328)] = 14351,
-  [SMALL_STATE(329)] = 14396,
-  [SMALL_STATE(330)] = 14449,
-  [SMALL_STATE(331)] = 14494,
-  [SMALL_STATE(332)] = 14539,
-  [SMALL_STATE(333)] = 14584,
-  [SMALL_STATE(334)] = 14629,
-  [SMALL_STATE(335)] = 14668,
-  [SMALL_STATE(336)] = 14707,
-  [SMALL_STATE(337)] = 14749,
-  [SMALL_STATE(338)] = 14788,
-  [SMALL_STATE(339)] = 14827,
-  [SMALL_STATE(340)] = 14866,
-  [SMALL_STATE(341)] = 14905,
-  [SMALL_STATE(342)] = 14938,
-  [SMALL_STATE(343)] = 14971,
-  [SMALL_STATE(344)] = 15004,
-  [SMALL_STATE(345)] = 15037,
-  [SMALL_STATE(346)] = 15076,
-  [SMALL_STATE(347)] = 15115,
-  [SMALL_STATE(348)] = 15154,
-  [SMALL_STATE(349)] = 15193,
-  [SMALL_STATE(350)] = 15232,
-  [SMALL_STATE(351)] = 15271,
-  [SMALL_STATE(352)] = 15310,
-  [SMALL_STATE(353)] = 15349,
-  [SMALL_STATE(354)] = 15388,
-  [SMALL_STATE(355)] = 15427,
-  [SMALL_STATE(356)] = 15466,
-  [SMALL_STATE(357)] = 15499,
-  [SMALL_STATE(358)] = 15532,
-  [SMALL_STATE(359)] = 15565,
-  [SMALL_STATE(360)] = 15598,
-  [SMALL_STATE(361)] = 15631,
-  [SMALL_STATE(362)] = 15670,
-  [SMALL_STATE(363)] = 15703,
-  [SMALL_STATE(364)] = 15742,
-  [SMALL_STATE(365)] = 15781,
-  [SMALL_STATE(366)] = 15814,
-  [SMALL_STATE(367)] = 15853,
-  [SMALL_STATE(368)] = 15886,
-  [SMALL_STATE(369)] = 15919,
-  [SMALL_STATE(370)] = 15952,
-  [SMALL_STATE(371)] = 15991,
-  [SMALL_STATE(372)] = 16030,
-  [SMALL_STATE(373)] = 16063,
-  [SMALL_STATE(374)] = 16096,
-  [SMALL_STATE(375)] = 16135,
-  [SMALL_STATE(376)] = 16174,
-  [SMALL_STATE(377)] = 16213,
-  [SMALL_STATE(378)] = 16252,
-  [SMALL_STATE(379)] = 16291,
-  [SMALL_STATE(380)] = 16330,
-  [SMALL_STATE(381)] = 16369,
-  [SMALL_STATE(382)] = 16408,
-  [SMALL_STATE(383)] = 16447,
-  [SMALL_STATE(384)] = 16486,
-  [SMALL_STATE(385)] = 16525,
-  [SMALL_STATE(386)] = 16558,
-  [SMALL_STATE(387)] = 16597,
-  [SMALL_STATE(388)] = 16636,
-  [SMALL_STATE(389)] = 16669,
-  [SMALL_STATE(390)] = 16702,
-  [SMALL_STATE(391)] = 16728,
-  [SMALL_STATE(392)] = 16758,
-  [SMALL_STATE(393)] = 16792,
-  [SMALL_STATE(394)] = 16822,
-  [SMALL_STATE(395)] = 16848,
-  [SMALL_STATE(396)] = 16874,
-  [SMALL_STATE(397)] = 16904,
-  [SMALL_STATE(398)] = 16938,
-  [SMALL_STATE(399)] = 16963,
-  [SMALL_STATE(400)] = 16992,
-  [SMALL_STATE(401)] = 17019,
-  [SMALL_STATE(402)] = 17047,
-  [SMALL_STATE(403)] = 17075,
-  [SMALL_STATE(404)] = 17099,
-  [SMALL_STATE(405)] = 17127,
-  [SMALL_STATE(406)] = 17155,
-  [SMALL_STATE(407)] = 17183,
-  [SMALL_STATE(408)] = 17211,
-  [SMALL_STATE(409)] = 17239,
-  [SMALL_STATE(410)] = 17262,
-  [SMALL_STATE(411)] = 17280,
-  [SMALL_STATE(412)] = 17302,
-  [SMALL_STATE(413)] = 17324,
-  [SMALL_STATE(414)] = 17346,
-  [SMALL_STATE(415)] = 17361,
-  [SMALL_STATE(416)] = 17380,
-  [SMALL_STATE(417)] = 17399,
-  [SMALL_STATE(418)] = 17420,
-  [SMALL_STATE(419)] = 17445,
-  [SMALL_STATE(420)] = 17468,
-  [SMALL_STATE(421)] = 17487,
-  [SMALL_STATE(422)] = 17506,
-  [SMALL_STATE(423)] = 17528,
-  [SMALL_STATE(424)] = 17542,
-  [SMALL_STATE(425)] = 17562,
-  [SMALL_STATE(426)] = 17584,
-  [SMALL_STATE(427)] = 17606,
-  [SMALL_STATE(428)] = 17619,
-  [SMALL_STATE(429)] = 17631,
-  [SMALL_STATE(430)] = 17649,
-  [SMALL_STATE(431)] = 17661,
-  [SMALL_STATE(432)] = 17673,
-  [SMALL_STATE(433)] = 17684,
-  [SMALL_STATE(434)] = 17701,
-  [SMALL_STATE(435)] = 17712,
-  [SMALL_STATE(436)] = 17727,
-  [SMALL_STATE(437)] = 17738,
-  [SMALL_STATE(438)] = 17749,
-  [SMALL_STATE(439)] = 17760,
-  [SMALL_STATE(440)] = 17771,
-  [SMALL_STATE(441)] = 17782,
-  [SMALL_STATE(442)] = 17793,
-  [SMALL_STATE(443)] = 17808,
-  [SMALL_STATE(444)] = 17822,
-  [SMALL_STATE(445)] = 17836,
-  [SMALL_STATE(446)] = 17846,
-  [SMALL_STATE(447)] = 17860,
-  [SMALL_STATE(448)] = 17874,
-  [SMALL_STATE(449)] = 17888,
-  [SMALL_STATE(450)] = 17902,
-  [SMALL_STATE(451)] = 17916,
-  [SMALL_STATE(452)] = 17930,
-  [SMALL_STATE(453)] = 17944,
-  [SMALL_STATE(454)] = 17958,
-  [SMALL_STATE(455)] = 17968,
-  [SMALL_STATE(456)] = 17982,
-  [SMALL_STATE(457)] = 17996,
-  [SMALL_STATE(458)] = 18010,
-  [SMALL_STATE(459)] = 18024,
-  [SMALL_STATE(460)] = 18038,
-  [SMALL_STATE(461)] = 18052,
-  [SMALL_STATE(462)] = 18066,
-  [SMALL_STATE(463)] = 18080,
-  [SMALL_STATE(464)] = 18092,
-  [SMALL_STATE(465)] = 18102,
-  [SMALL_STATE(466)] = 18114,
-  [SMALL_STATE(467)] = 18128,
-  [SMALL_STATE(468)] = 18138,
-  [SMALL_STATE(469)] = 18152,
-  [SMALL_STATE(470)] = 18162,
-  [SMALL_STATE(471)] = 18172,
-  [SMALL_STATE(472)] = 18186,
-  [SMALL_STATE(473)] = 18200,
-  [SMALL_STATE(474)] = 18214,
-  [SMALL_STATE(475)] = 18226,
-  [SMALL_STATE(476)] = 18240,
-  [SMALL_STATE(477)] = 18254,
-  [SMALL_STATE(478)] = 18268,
-  [SMALL_STATE(479)] = 18282,
-  [SMALL_STATE(480)] = 18294,
-  [SMALL_STATE(481)] = 18308,
-  [SMALL_STATE(482)] = 18322,
-  [SMALL_STATE(483)] = 18332,
-  [SMALL_STATE(484)] = 18346,
-  [SMALL_STATE(485)] = 18360,
-  [SMALL_STATE(486)] = 18374,
-  [SMALL_STATE(487)] = 18388,
-  [SMALL_STATE(488)] = 18402,
-  [SMALL_STATE(489)] = 18414,
-  [SMALL_STATE(490)] = 18426,
-  [SMALL_STATE(491)] = 18440,
-  [SMALL_STATE(492)] = 18454,
-  [SMALL_STATE(493)] = 18468,
-  [SMALL_STATE(494)] = 18482,
-  [SMALL_STATE(495)] = 18496,
-  [SMALL_STATE(496)] = 18510,
-  [SMALL_STATE(497)] = 18522,
-  [SMALL_STATE(498)] = 18536,
-  [SMALL_STATE(499)] = 18550,
-  [SMALL_STATE(500)] = 18564,
-  [SMALL_STATE(501)] = 18573,
-  [SMALL_STATE(502)] = 18582,
-  [SMALL_STATE(503)] = 18591,
-  [SMALL_STATE(504)] = 18600,
-  [SMALL_STATE(505)] = 18609,
-  [SMALL_STATE(506)] = 18618,
-  [SMALL_STATE(507)] = 18627,
-  [SMALL_STATE(508)] = 18638,
-  [SMALL_STATE(509)] = 18647,
-  [SMALL_STATE(510)] = 18656,
-  [SMALL_STATE(511)] = 18665,
-  [SMALL_STATE(512)] = 18674,
-  [SMALL_STATE(513)] = 18683,
-  [SMALL_STATE(514)] = 18692,
-  [SMALL_STATE(515)] = 18701,
-  [SMALL_STATE(516)] = 18710,
-  [SMALL_STATE(517)] = 18719,
-  [SMALL_STATE(518)] = 18728,
-  [SMALL_STATE(519)] = 18737,
-  [SMALL_STATE(520)] = 18748,
-  [SMALL_STATE(521)] = 18759,
-  [SMALL_STATE(522)] = 18768,
-  [SMALL_STATE(523)] = 18777,
-  [SMALL_STATE(524)] = 18785,
-  [SMALL_STATE(525)] = 18793,
-  [SMALL_STATE(526)] = 18801,
-  [SMALL_STATE(527)] = 18809,
-  [SMALL_STATE(528)] = 18817,
-  [SMALL_STATE(529)] = 18825,
-  [SMALL_STATE(530)] = 18833,
-  [SMALL_STATE(531)] = 18841,
-  [SMALL_STATE(532)] = 18849,
-  [SMALL_STATE(533)] = 18857,
-  [SMALL_STATE(534)] = 18865,
-  [SMALL_STATE(535)] = 18873,
-  [SMALL_STATE(536)] = 18881,
-  [SMALL_STATE(537)] = 18889,
-  [SMALL_STATE(538)] = 18897,
-  [SMALL_STATE(539)] = 18905,
-  [SMALL_STATE(540)] = 18913,
-  [SMALL_STATE(541)] = 18921,
-  [SMALL_STATE(542)] = 18929,
-  [SMALL_STATE(543)] = 18937,
-  [SMALL_STATE(544)] = 18945,
-  [SMALL_STATE(545)] = 18953,
-  [SMALL_STATE(546)] = 18961,
-  [SMALL_STATE(547)] = 18969,
-  [SMALL_STATE(548)] = 18977,
-  [SMALL_STATE(549)] = 18985,
-  [SMALL_STATE(550)] = 18993,
-  [SMALL_STATE(551)] = 19001,
-  [SMALL_STATE(552)] = 19009,
-  [SMALL_STATE(553)] = 19017,
-  [SMALL_STATE(554)] = 19025,
-  [SMALL_STATE(555)] = 19033,
-  [SMALL_STATE(556)] = 19041,
-  [SMALL_STATE(557)] = 19049,
-  [SMALL_STATE(558)] = 19057,
-  [SMALL_STATE(559)] = 19065,
-  [SMALL_STATE(560)] = 19073,
-  [SMALL_STATE(561)] = 19081,
-  [SMALL_STATE(562)] = 19089,
-  [SMALL_STATE(563)] = 19097,
-  [SMALL_STATE(564)] = 19105,
-  [SMALL_STATE(565)] = 19113,
-  [SMALL_STATE(566)] = 19121,
-  [SMALL_STATE(567)] = 19129,
-  [SMALL_STATE(568)] = 19137,
-  [SMALL_STATE(569)] = 19145,
-  [SMALL_STATE(570)] = 19153,
-  [SMALL_STATE(571)] = 19161,
-  [SMALL_STATE(572)] = 19169,
-  [SMALL_STATE(573)] = 19177,
-  [SMALL_STATE(574)] = 19185,
-  [SMALL_STATE(575)] = 19193,
-  [SMALL_STATE(576)] = 19201,
-  [SMALL_STATE(577)] = 19209,
-  [SMALL_STATE(578)] = 19217,
-  [SMALL_STATE(579)] = 19225,
+  [SMALL_STATE(75)] = 0,
+  [SMALL_STATE(76)] = 72,
+  [SMALL_STATE(77)] = 144,
+  [SMALL_STATE(78)] = 186,
+  [SMALL_STATE(79)] = 228,
+  [SMALL_STATE(80)] = 300,
+  [SMALL_STATE(81)] = 372,
+  [SMALL_STATE(82)] = 444,
+  [SMALL_STATE(83)] = 483,
+  [SMALL_STATE(84)] = 552,
+  [SMALL_STATE(85)] = 591,
+  [SMALL_STATE(86)] = 630,
+  [SMALL_STATE(87)] = 699,
+  [SMALL_STATE(88)] = 738,
+  [SMALL_STATE(89)] = 777,
+  [SMALL_STATE(90)] = 846,
+  [SMALL_STATE(91)] = 885,
+  [SMALL_STATE(92)] = 924,
+  [SMALL_STATE(93)] = 993,
+  [SMALL_STATE(94)] = 1062,
+  [SMALL_STATE(95)] = 1134,
+  [SMALL_STATE(96)] = 1203,
+  [SMALL_STATE(97)] = 1270,
+  [SMALL_STATE(98)] = 1337,
+  [SMALL_STATE(99)] = 1404,
+  [SMALL_STATE(100)] = 1445,
+  [SMALL_STATE(101)] = 1490,
+  [SMALL_STATE(102)] = 1539,
+  [SMALL_STATE(103)] = 1602,
+  [SMALL_STATE(104)] = 1663,
+  [SMALL_STATE(105)] = 1720,
+  [SMALL_STATE(106)] = 1775,
+  [SMALL_STATE(107)] = 1828,
+  [SMALL_STATE(108)] = 1875,
+  [SMALL_STATE(109)] = 1916,
+  [SMALL_STATE(110)] = 1975,
+  [SMALL_STATE(111)] = 2042,
+  [SMALL_STATE(112)] = 2084,
+  [SMALL_STATE(113)] = 2144,
+  [SMALL_STATE(114)] = 2202,
+  [SMALL_STATE(115)] = 2242,
+  [SMALL_STATE(116)] = 2302,
+  [SMALL_STATE(117)] = 2362,
+  [SMALL_STATE(118)] = 2420,
+  [SMALL_STATE(119)] = 2458,
+  [SMALL_STATE(120)] = 2518,
+  [SMALL_STATE(121)] = 2560,
+  [SMALL_STATE(122)] = 2616,
+  [SMALL_STATE(123)] = 2662,
+  [SMALL_STATE(124)] = 2716,
+  [SMALL_STATE(125)] = 2776,
+  [SMALL_STATE(126)] = 2828,
+  [SMALL_STATE(127)] = 2886,
+  [SMALL_STATE(128)] = 2932,
+  [SMALL_STATE(129)] = 2986,
+  [SMALL_STATE(130)] = 3050,
+  [SMALL_STATE(131)] = 3102,
+  [SMALL_STATE(132)] = 3164,
+  [SMALL_STATE(133)] = 3214,
+  [SMALL_STATE(134)] = 3254,
+  [SMALL_STATE(135)] = 3298,
+  [SMALL_STATE(136)] = 3362,
+  [SMALL_STATE(137)] = 3400,
+  [SMALL_STATE(138)] = 3444,
+  [SMALL_STATE(139)] = 3500,
+  [SMALL_STATE(140)] = 3562,
+  [SMALL_STATE(141)] = 3626,
+  [SMALL_STATE(142)] = 3690,
+  [SMALL_STATE(143)] = 3738,
+  [SMALL_STATE(144)] = 3784,
+  [SMALL_STATE(145)] = 3840,
+  [SMALL_STATE(146)] = 3898,
+  [SMALL_STATE(147)] = 3954,
+  [SMALL_STATE(148)] = 4008,
+  [SMALL_STATE(149)] = 4060,
+  [SMALL_STATE(150)] = 4110,
+  [SMALL_STATE(151)] = 4154,
+  [SMALL_STATE(152)] = 4216,
+  [SMALL_STATE(153)] = 4280,
+  [SMALL_STATE(154)] = 4335,
+  [SMALL_STATE(155)] = 4396,
+  [SMALL_STATE(156)] = 4457,
+  [SMALL_STATE(157)] = 4500,
+  [SMALL_STATE(158)] = 4545,
+  [SMALL_STATE(159)] = 4588,
+  [SMALL_STATE(160)] = 4625,
+  [SMALL_STATE(161)] = 4684,
+  [SMALL_STATE(162)] = 4739,
+  [SMALL_STATE(163)] = 4798,
+  [SMALL_STATE(164)] = 4853,
+  [SMALL_STATE(165)] = 4910,
+  [SMALL_STATE(166)] = 4967,
+  [SMALL_STATE(167)] = 5022,
+  [SMALL_STATE(168)] = 5081,
+  [SMALL_STATE(169)] = 5136,
+  [SMALL_STATE(170)] = 5189,
+  [SMALL_STATE(171)] = 5226,
+  [SMALL_STATE(172)] = 5279,
+  [SMALL_STATE(173)] = 5330,
+  [SMALL_STATE(174)] = 5375,
+  [SMALL_STATE(175)] = 5426,
+  [SMALL_STATE(176)] = 5475,
+  [SMALL_STATE(177)] = 5514,
+  [SMALL_STATE(178)] = 5555,
+  [SMALL_STATE(179)] = 5598,
+  [SMALL_STATE(180)] = 5647,
+  [SMALL_STATE(181)] = 5700,
+  [SMALL_STATE(182)] = 5753,
+  [SMALL_STATE(183)] = 5804,
+  [SMALL_STATE(184)] = 5853,
+  [SMALL_STATE(185)] = 5900,
+  [SMALL_STATE(186)] = 5941,
+  [SMALL_STATE(187)] = 5982,
+  [SMALL_STATE(188)] = 6024,
+  [SMALL_STATE(189)] = 6064,
+  [SMALL_STATE(190)] = 6102,
+  [SMALL_STATE(191)] = 6156,
+  [SMALL_STATE(192)] = 6206,
+  [SMALL_STATE(193)] = 6264,
+  [SMALL_STATE(194)] = 6332,
+  [SMALL_STATE(195)] = 6378,
+  [SMALL_STATE(196)] = 6430,
+  [SMALL_STATE(197)] = 6478,
+  [SMALL_STATE(198)] = 6530,
+  [SMALL_STATE(199)] = 6595,
+  [SMALL_STATE(200)] = 6660,
+  [SMALL_STATE(201)] = 6725,
+  [SMALL_STATE(202)] = 6790,
+  [SMALL_STATE(203)] = 6851,
+  [SMALL_STATE(204)] = 6912,
+  [SMALL_STATE(205)] = 6973,
+  [SMALL_STATE(206)] = 7028,
+  [SMALL_STATE(207)] = 7089,
+  [SMALL_STATE(208)] = 7150,
+  [SMALL_STATE(209)] = 7212,
+  [SMALL_STATE(210)] = 7274,
+  [SMALL_STATE(211)] = 7334,
+  [SMALL_STATE(212)] = 7392,
+  [SMALL_STATE(213)] = 7452,
+  [SMALL_STATE(214)] = 7512,
+  [SMALL_STATE(215)] = 7572,
+  [SMALL_STATE(216)] = 7634,
+  [SMALL_STATE(217)] = 7692,
+  [SMALL_STATE(218)] = 7750,
+  [SMALL_STATE(219)] = 7808,
+  [SMALL_STATE(220)] = 7870,
+  [SMALL_STATE(221)] = 7932,
+  [SMALL_STATE(222)] = 7990,
+  [SMALL_STATE(223)] = 8052,
+  [SMALL_STATE(224)] = 8114,
+  [SMALL_STATE(225)] = 8176,
+  [SMALL_STATE(226)] = 8234,
+  [SMALL_STATE(227)] = 8292,
+  [SMALL_STATE(228)] = 8354,
+  [SMALL_STATE(229)] = 8416,
+  [SMALL_STATE(230)] = 8472,
+  [SMALL_STATE(231)] = 8530,
+  [SMALL_STATE(232)] = 8592,
+  [SMALL_STATE(233)] = 8654,
+  [SMALL_STATE(234)] = 8712,
+  [SMALL_STATE(235)] = 8770,
+  [SMALL_STATE(236)] = 8808,
+  [SMALL_STATE(237)] = 8863,
+  [SMALL_STATE(238)] = 8922,
+  [SMALL_STATE(239)] = 8981,
+  [SMALL_STATE(240)] = 9040,
+  [SMALL_STATE(241)] = 9099,
+  [SMALL_STATE(242)] = 9154,
+  [SMALL_STATE(243)] = 9213,
+  [SMALL_STATE(244)] = 9272,
+  [SMALL_STATE(245)] = 9331,
+  [SMALL_STATE(246)] = 9366,
+  [SMALL_STATE(247)] = 9425,
+  [SMALL_STATE(248)] = 9480,
+  [SMALL_STATE(249)] = 9537,
+  [SMALL_STATE(250)] = 9594,
+  [SMALL_STATE(251)] = 9653,
+  [SMALL_STATE(252)] = 9708,
+  [SMALL_STATE(253)] = 9763,
+  [SMALL_STATE(254)] = 9818,
+  [SMALL_STATE(255)] = 9873,
+  [SMALL_STATE(256)] = 9928,
+  [SMALL_STATE(257)] = 9983,
+  [SMALL_STATE(258)] = 10038,
+  [SMALL_STATE(259)] = 10093,
+  [SMALL_STATE(260)] = 10148,
+  [SMALL_STATE(261)] = 10201,
+  [SMALL_STATE(262)] = 10250,
+  [SMALL_STATE(263)] = 10309,
+  [SMALL_STATE(264)] = 10364,
+  [SMALL_STATE(265)] = 10421,
+  [SMALL_STATE(266)] = 10480,
+  [SMALL_STATE(267)] = 10537,
+  [SMALL_STATE(268)] = 10586,
+  [SMALL_STATE(269)] = 10643,
+  [SMALL_STATE(270)] = 10700,
+  [SMALL_STATE(271)] = 10757,
+  [SMALL_STATE(272)] = 10814,
+  [SMALL_STATE(273)] = 10869,
+  [SMALL_STATE(274)] = 10924,
+  [SMALL_STATE(275)] = 10979,
+  [SMALL_STATE(276)] = 11034,
+  [SMALL_STATE(277)] = 11089,
+  [SMALL_STATE(278)] = 11144,
+  [SMALL_STATE(279)] = 11199,
+  [SMALL_STATE(280)] = 11254,
+  [SMALL_STATE(281)] = 11313,
+  [SMALL_STATE(282)] = 11372,
+  [SMALL_STATE(283)] = 11431,
+  [SMALL_STATE(284)] = 11490,
+  [SMALL_STATE(285)] = 11549,
+  [SMALL_STATE(286)] = 11608,
+  [SMALL_STATE(287)] = 11664,
+  [SMALL_STATE(288)] = 11720,
+  [SMALL_STATE(289)] = 11766,
+  [SMALL_STATE(290)] = 11812,
+  [SMALL_STATE(291)] = 11868,
+  [SMALL_STATE(292)] = 11924,
+  [SMALL_STATE(293)] = 11980,
+  [SMALL_STATE(294)] = 12036,
+  [SMALL_STATE(295)] = 12098,
+  [SMALL_STATE(296)] = 12154,
+  [SMALL_STATE(297)] = 12210,
+  [SMALL_STATE(298)] = 12264,
+  [SMALL_STATE(299)] = 12320,
+  [SMALL_STATE(300)] = 12374,
+  [SMALL_STATE(301)] = 12428,
+  [SMALL_STATE(302)] = 12482,
+  [SMALL_STATE(303)] = 12538,
+  [SMALL_STATE(304)] = 12594,
+  [SMALL_STATE(305)] = 12640,
+  [SMALL_STATE(306)] = 12696,
+  [SMALL_STATE(307)] = 12752,
+  [SMALL_STATE(308)] = 12808,
+  [SMALL_STATE(309)] = 12864,
+  [SMALL_STATE(310)] = 12896,
+  [SMALL_STATE(311)] = 12958,
+  [SMALL_STATE(312)] = 13014,
+  [SMALL_STATE(313)] = 13070,
+  [SMALL_STATE(314)] = 13118,
+  [SMALL_STATE(315)] = 13174,
+  [SMALL_STATE(316)] = 13213,
+  [SMALL_STATE(317)] = 13252,
+  [SMALL_STATE(318)] = 13291,
+  [SMALL_STATE(319)] = 13344,
+  [SMALL_STATE(320)] = 13397,
+  [SMALL_STATE(321)] = 13450,
+  [SMALL_STATE(322)] = 13495,
+  [SMALL_STATE(323)] = 13540,
+  [SMALL_STATE(324)] = 13593,
+  [SMALL_STATE(325)] = 13632,
+  [SMALL_STATE(326)] = 13685,
+  [SMALL_STATE(327)] = 13738,
+  [SMALL_STATE(328)] = 13791,
+  [SMALL_STATE(329)] = 13836,
+  [SMALL_STATE(330)] = 13889,
+  [SMALL_STATE(331)] = 13934,
+  [SMALL_STATE(332)] = 13979,
+  [SMALL_STATE(333)] = 14024,
+  [SMALL_STATE(334)] = 14069,
+  [SMALL_STATE(335)] = 14108,
+  [SMALL_STATE(336)] = 14147,
+  [SMALL_STATE(337)] = 14189,
+  [SMALL_STATE(338)] = 14228,
+  [SMALL_STATE(339)] = 14267,
+  [SMALL_STATE(340)] = 14306,
+  [SMALL_STATE(341)] = 14345,
+  [SMALL_STATE(342)] = 14378,
+  [SMALL_STATE(343)] = 14411,
+  [SMALL_STATE(344)] = 14444,
+  [SMALL_STATE(345)] = 14477,
+  [SMALL_STATE(346)] = 14516,
+  [SMALL_STATE(347)] = 14555,
+  [SMALL_STATE(348)] = 14594,
+  [SMALL_STATE(349)] = 14633,
+  [SMALL_STATE(350)] = 14672,
+  [SMALL_STATE(351)] = 14711,
+  [SMALL_STATE(352)] = 14750,
+  [SMALL_STATE(353)] = 14789,
+  [SMALL_STATE(354)] = 14828,
+  [SMALL_STATE(355)] = 14867,
+  [SMALL_STATE(356)] = 14906,
+  [SMALL_STATE(357)] = 14939,
+  [SMALL_STATE(358)] = 14972,
+  [SMALL_STATE(359)] = 15005,
+  [SMALL_STATE(360)] = 15038,
+  [SMALL_STATE(361)] = 15071,
+  [SMALL_STATE(362)] = 15110,
+  [SMALL_STATE(363)] = 15143,
+  [SMALL_STATE(364)] = 15182,
+  [SMALL_STATE(365)] = 15221,
+  [SMALL_STATE(366)] = 15254,
+  [SMALL_STATE(367)] = 15293,
+  [SMALL_STATE(368)] = 15326,
+  [SMALL_STATE(369)] = 15359,
+  [SMALL_STATE(370)] = 15392,
+  [SMALL_STATE(371)] = 15431,
+  [SMALL_STATE(372)] = 15470,
+  [SMALL_STATE(373)] = 15503,
+  [SMALL_STATE(374)] = 15536,
+  [SMALL_STATE(375)] = 15575,
+  [SMALL_STATE(376)] = 15614,
+  [SMALL_STATE(377)] = 15653,
+  [SMALL_STATE(378)] = 15692,
+  [SMALL_STATE(379)] = 15731,
+  [SMALL_STATE(380)] = 15770,
+  [SMALL_STATE(381)] = 15809,
+  [SMALL_STATE(382)] = 15848,
+  [SMALL_STATE(383)] = 15887,
+  [SMALL_STATE(384)] = 15926,
+  [SMALL_STATE(385)] = 15965,
+  [SMALL_STATE(386)] = 15998,
+  [SMALL_STATE(387)] = 16037,
+  [SMALL_STATE(388)] = 16076,
+  [SMALL_STATE(389)] = 16109,
+  [SMALL_STATE(390)] = 16142,
+  [SMALL_STATE(391)] = 16168,
+  [SMALL_STATE(392)] = 16198,
+  [SMALL_STATE(393)] = 16232,
+  [SMALL_STATE(394)] = 16262,
+  [SMALL_STATE(395)] = 16288,
+  [SMALL_STATE(396)] = 16314,
+  [SMALL_STATE(397)] = 16344,
+  [SMALL_STATE(398)] = 16378,
+  [SMALL_STATE(399)] = 16403,
+  [SMALL_STATE(400)] = 16432,
+  [SMALL_STATE(401)] = 16459,
+  [SMALL_STATE(402)] = 16487,
+  [SMALL_STATE(403)] = 16515,
+  [SMALL_STATE(404)] = 16539,
+  [SMALL_STATE(405)] = 16567,
+  [SMALL_STATE(406)] = 16595,
+  [SMALL_STATE(407)] = 16623,
+  [SMALL_STATE(408)] = 16651,
+  [SMALL_STATE(409)] = 16679,
+  [SMALL_STATE(410)] = 16702,
+  [SMALL_STATE(411)] = 16720,
+  [SMALL_STATE(412)] = 16742,
+  [SMALL_STATE(413)] = 16764,
+  [SMALL_STATE(414)] = 16786,
+  [SMALL_STATE(415)] = 16801,
+  [SMALL_STATE(416)] = 16820,
+  [SMALL_STATE(417)] = 16839,
+  [SMALL_STATE(418)] = 16860,
+  [SMALL_STATE(419)] = 16885,
+  [SMALL_STATE(420)] = 16908,
+  [SMALL_STATE(421)] = 16927,
+  [SMALL_STATE(422)] = 16946,
+  [SMALL_STATE(423)] = 16968,
+  [SMALL_STATE(424)] = 16982,
+  [SMALL_STATE(425)] = 17002,
+  [SMALL_STATE(426)] = 17024,
+  [SMALL_STATE(427)] = 17046,
+  [SMALL_STATE(428)] = 17059,
+  [SMALL_STATE(429)] = 17071,
+  [SMALL_STATE(430)] = 17089,
+  [SMALL_STATE(431)] = 17101,
+  [SMALL_STATE(432)] = 17113,
+  [SMALL_STATE(433)] = 17124,
+  [SMALL_STATE(434)] = 17141,
+  [SMALL_STATE(435)] = 17152,
+  [SMALL_STATE(436)] = 17167,
+  [SMALL_STATE(437)] = 17178,
+  [SMALL_STATE(438)] = 17189,
+  [SMALL_STATE(439)] = 17200,
+  [SMALL_STATE(440)] = 17211,
+  [SMALL_STATE(441)] = 17222,
+  [SMALL_STATE(442)] = 17233,
+  [SMALL_STATE(443)] = 17248,
+  [SMALL_STATE(444)] = 17262,
+  [SMALL_STATE(445)] = 17276,
+  [SMALL_STATE(446)] = 17286,
+  [SMALL_STATE(447)] = 17300,
+  [SMALL_STATE(448)] = 17314,
+  [SMALL_STATE(449)] = 17328,
+  [SMALL_STATE(450)] = 17342,
+  [SMALL_STATE(451)] = 17356,
+  [SMALL_STATE(452)] = 17370,
+  [SMALL_STATE(453)] = 17384,
+  [SMALL_STATE(454)] = 17398,
+  [SMALL_STATE(455)] = 17408,
+  [SMALL_STATE(456)] = 17422,
+  [SMALL_STATE(457)] = 17436,
+  [SMALL_STATE(458)] = 17450,
+  [SMALL_STATE(459)] = 17464,
+  [SMALL_STATE(460)] = 17478,
+  [SMALL_STATE(461)] = 17492,
+  [SMALL_STATE(462)] = 17506,
+  [SMALL_STATE(463)] = 17520,
+  [SMALL_STATE(464)] = 17532,
+  [SMALL_STATE(465)] = 17542,
+  [SMALL_STATE(466)] = 17554,
+  [SMALL_STATE(467)] = 17568,
+  [SMALL_STATE(468)] = 17578,
+  [SMALL_STATE(469)] = 17592,
+  [SMALL_STATE(470)] = 17602,
+  [SMALL_STATE(471)] = 17612,
+  [SMALL_STATE(472)] = 17626,
+  [SMALL_STATE(473)] = 17640,
+  [SMALL_STATE(474)] = 17654,
+  [SMALL_STATE(475)] = 17666,
+  [SMALL_STATE(476)] = 17680,
+  [SMALL_STATE(477)] = 17694,
+  [SMALL_STATE(478)] = 17708,
+  [SMALL_STATE(479)] = 17722,
+  [SMALL_STATE(480)] = 17734,
+  [SMALL_STATE(481)] = 17748,
+  [SMALL_STATE(482)] = 17762,
+  [SMALL_STATE(483)] = 17772,
+  [SMALL_STATE(484)] = 17786,
+  [SMALL_STATE(485)] = 17800,
+  [SMALL_STATE(486)] = 17814,
+  [SMALL_STATE(487)] = 17828,
+  [SMALL_STATE(488)] = 17842,
+  [SMALL_STATE(489)] = 17854,
+  [SMALL_STATE(490)] = 17866,
+  [SMALL_STATE(491)] = 17880,
+  [SMALL_STATE(492)] = 17894,
+  [SMALL_STATE(493)] = 17908,
+  [SMALL_STATE(494)] = 17922,
+  [SMALL_STATE(495)] = 17936,
+  [SMALL_STATE(496)] = 17950,
+  [SMALL_STATE(497)] = 17962,
+  [SMALL_STATE(498)] = 17976,
+  [SMALL_STATE(499)] = 17990,
+  [SMALL_STATE(500)] = 18004,
+  [SMALL_STATE(501)] = 18013,
+  [SMALL_STATE(502)] = 18022,
+  [SMALL_STATE(503)] = 18031,
+  [SMALL_STATE(504)] = 18040,
+  [SMALL_STATE(505)] = 18049,
+  [SMALL_STATE(506)] = 18058,
+  [SMALL_STATE(507)] = 18067,
+  [SMALL_STATE(508)] = 18078,
+  [SMALL_STATE(509)] = 18087,
+  [SMALL_STATE(510)] = 18096,
+  [SMALL_STATE(511)] = 18105,
+  [SMALL_STATE(512)] = 18114,
+  [SMALL_STATE(513)] = 18123,
+  [SMALL_STATE(514)] = 18132,
+  [SMALL_STATE(515)] = 18141,
+  [SMALL_STATE(516)] = 18150,
+  [SMALL_STATE(517)] = 18159,
+  [SMALL_STATE(518)] = 18168,
+  [SMALL_STATE(519)] = 18177,
+  [SMALL_STATE(520)] = 18188,
+  [SMALL_STATE(521)] = 18199,
+  [SMALL_STATE(522)] = 18208,
+  [SMALL_STATE(523)] = 18217,
+  [SMALL_STATE(524)] = 18225,
+  [SMALL_STATE(525)] = 18233,
+  [SMALL_STATE(526)] = 18241,
+  [SMALL_STATE(527)] = 18249,
+  [SMALL_STATE(528)] = 18257,
+  [SMALL_STATE(529)] = 18265,
+  [SMALL_STATE(530)] = 18273,
+  [SMALL_STATE(531)] = 18281,
+  [SMALL_STATE(532)] = 18289,
+  [SMALL_STATE(533)] = 18297,
+  [SMALL_STATE(534)] = 18305,
+  [SMALL_STATE(535)] = 18313,
+  [SMALL_STATE(536)] = 18321,
+  [SMALL_STATE(537)] = 18329,
+  [SMALL_STATE(538)] = 18337,
+  [SMALL_STATE(539)] = 18345,
+  [SMALL_STATE(540)] = 18353,
+  [SMALL_STATE(541)] = 18361,
+  [SMALL_STATE(542)] = 18369,
+  [SMALL_STATE(543)] = 18377,
+  [SMALL_STATE(544)] = 18385,
+  [SMALL_STATE(545)] = 18393,
+  [SMALL_STATE(546)] = 18401,
+  [SMALL_STATE(547)] = 18409,
+  [SMALL_STATE(548)] = 18417,
+  [SMALL_STATE(549)] = 18425,
+  [SMALL_STATE(550)] = 18433,
+  [SMALL_STATE(551)] = 18441,
+  [SMALL_STATE(552)] = 18449,
+  [SMALL_STATE(553)] = 18457,
+  [SMALL_STATE(554)] = 18465,
+  [SMALL_STATE(555)] = 18473,
+  [SMALL_STATE(556)] = 18481,
+  [SMALL_STATE(557)] = 18489,
+  [SMALL_STATE(558)] = 18497,
+  [SMALL_STATE(559)] = 18505,
+  [SMALL_STATE(560)] = 18513,
+  [SMALL_STATE(561)] = 18521,
+  [SMALL_STATE(562)] = 18529,
+  [SMALL_STATE(563)] = 18537,
+  [SMALL_STATE(564)] = 18545,
+  [SMALL_STATE(565)] = 18553,
+  [SMALL_STATE(566)] = 18561,
+  [SMALL_STATE(567)] = 18569,
+  [SMALL_STATE(568)] = 18577,
+  [SMALL_STATE(569)] = 18585,
+  [SMALL_STATE(570)] = 18593,
+  [SMALL_STATE(571)] = 18601,
+  [SMALL_STATE(572)] = 18609,
+  [SMALL_STATE(573)] = 18617,
+  [SMALL_STATE(574)] = 18625,
+  [SMALL_STATE(575)] = 18633,
+  [SMALL_STATE(576)] = 18641,
+  [SMALL_STATE(577)] = 18649,
+  [SMALL_STATE(578)] = 18657,
+  [SMALL_STATE(579)] = 18665,
 };
 
 static const TSParseActionEntry ts_parse_actions[] = {

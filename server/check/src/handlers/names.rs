@@ -17,10 +17,6 @@ const PREDEFINED: &[&str] = &["WARP_SZ"];
 /// fails with "Unresolved extern function".
 const SYSTEM_CALLS: &[&str] = &["vprintf", "malloc", "free", "__assertfail"];
 
-/// Types ptxas 13.5 accepts in a declaration although the knowledge base marks them
-/// instruction-only (5.2.3 lists no `.e2m1x4` variable type; `.reg .e2m1x4 %x;` assembles).
-const DECLARABLE_IN_PTXAS: &[&str] = &[".e2m1x4"];
-
 /// A variable, parameter or register declared with a type only instructions take (the ISA's
 /// types that are not `declarable`; ptxas 13.5: "Type .e4m3 may only be used as an
 /// instruction type", and a syntax error for `.bf16`, `.bf16x2` and `.tf32`). The fix is the
@@ -30,7 +26,7 @@ pub(crate) fn check_variable_type(ctx: &mut Ctx<'_>, decl: &ptx_syntax::Variable
     let Some(info) = ctx.isa.types().iter().find(|t| t.name == ty.text) else {
         return;
     };
-    if info.declarable || DECLARABLE_IN_PTXAS.contains(&info.name) {
+    if info.declarable {
         return;
     }
     let instead = format!(".b{}", info.bits.max(8).next_power_of_two());
