@@ -179,19 +179,17 @@ fn values_fit(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, form: &Form, section: &str
                 first.kind(),
                 OperandKind::Integer(_) | OperandKind::Float(_) | OperandKind::Expression
             ) {
-                ctx.report(
-                    Diagnostic::error(
-                        "operand-kind",
-                        first.range(),
-                        format!(
-                            "operand 1 of `{}` is its result: write a register, not the constant `{}`",
-                            info.opcode_text(),
-                            first.text()
-                        ),
-                    )
-                    .section(section.to_owned()),
+                return reject(
+                    ctx,
+                    "operand-kind",
+                    first.range(),
+                    format!(
+                        "operand 1 of `{}` is its result: write a register, not the constant `{}`",
+                        info.opcode_text(),
+                        first.text()
+                    ),
+                    section,
                 );
-                return false;
             }
         }
     }
@@ -204,19 +202,12 @@ fn values_fit(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, form: &Form, section: &str
         for (index, operand) in info.operands.iter().enumerate() {
             let n = operand.elements().len();
             if matches!(operand.kind(), OperandKind::Vector) && !matches!(n, 1 | 2 | 4) {
-                ctx.report(
-                    Diagnostic::error(
-                        "vector-length",
-                        operand.range(),
-                        format!(
-                            "operand {} of `{}` has {n} elements; texture and surface vectors have 1, 2 or 4",
-                            index + 1,
-                            info.opcode_text()
-                        ),
-                    )
-                    .section(section.to_owned()),
+                let message = format!(
+                    "operand {} of `{}` has {n} elements; texture and surface vectors have 1, 2 or 4",
+                    index + 1,
+                    info.opcode_text()
                 );
-                return false;
+                return reject(ctx, "vector-length", operand.range(), message, section);
             }
         }
         if matches!(info.words[0], "tex" | "tld4") {
@@ -225,18 +216,16 @@ fn values_fit(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, form: &Form, section: &str
                     first.kind(),
                     OperandKind::Register(_) | OperandKind::Identifier(_)
                 ) {
-                    ctx.report(
-                        Diagnostic::error(
-                            "operand-kind",
-                            first.range(),
-                            format!(
-                                "`{}` returns a vector: write `{{d0, d1, d2, d3}}`",
-                                info.opcode_text()
-                            ),
-                        )
-                        .section(section.to_owned()),
+                    return reject(
+                        ctx,
+                        "operand-kind",
+                        first.range(),
+                        format!(
+                            "`{}` returns a vector: write `{{d0, d1, d2, d3}}`",
+                            info.opcode_text()
+                        ),
+                        section,
                     );
-                    return false;
                 }
             }
         }
@@ -248,23 +237,33 @@ fn values_fit(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, form: &Form, section: &str
             .enumerate()
             .find(|(_, o)| matches!(o.kind(), OperandKind::Vector))
         {
-            ctx.report(
-                Diagnostic::error(
-                    "operand-kind",
-                    vector.range(),
-                    format!(
-                        "operand {} of `{}` is a single value; `{}` has no vector form",
-                        index + 1,
-                        info.opcode_text(),
-                        info.words[0]
-                    ),
-                )
-                .section(section.to_owned()),
+            return reject(
+                ctx,
+                "operand-kind",
+                vector.range(),
+                format!(
+                    "operand {} of `{}` is a single value; `{}` has no vector form",
+                    index + 1,
+                    info.opcode_text(),
+                    info.words[0]
+                ),
+                section,
             );
-            return false;
         }
     }
     true
+}
+
+/// Reports an operand error and answers `false` (the operands do not fit).
+fn reject(
+    ctx: &mut Ctx<'_>,
+    code: &'static str,
+    range: ptx_syntax::TextRange,
+    message: String,
+    section: &str,
+) -> bool {
+    ctx.report(Diagnostic::error(code, range, message).section(section.to_owned()));
+    false
 }
 
 #[cfg(test)]
