@@ -297,6 +297,29 @@ pub enum Dst {
     Sink,
 }
 
+impl Src {
+    /// The elements of a vector operand, or the operand alone (none when absent): the
+    /// fragment registers of matrix and tensor instructions.
+    pub fn elements(src: Option<&Src>) -> Vec<Src> {
+        match src {
+            Some(Src::Vector(items)) => items.clone(),
+            Some(other) => vec![other.clone()],
+            None => Vec::new(),
+        }
+    }
+}
+
+impl Dst {
+    /// The elements of a vector destination, or the destination alone (see [`Src::elements`]).
+    pub fn elements(dst: Option<&Dst>) -> Vec<Dst> {
+        match dst {
+            Some(Dst::Vector(items)) => items.clone(),
+            Some(other) => vec![other.clone()],
+            None => Vec::new(),
+        }
+    }
+}
+
 /// Comparison operators of `setp`, `set`, `slct` ...
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cmp {

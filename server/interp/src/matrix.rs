@@ -191,22 +191,6 @@ fn decode_mma(q: &Quals, src: &[Src]) -> Result<Mma, String> {
     })
 }
 
-fn flatten_src(src: Option<&Src>) -> Vec<Src> {
-    match src {
-        Some(Src::Vector(items)) => items.clone(),
-        Some(other) => vec![other.clone()],
-        None => Vec::new(),
-    }
-}
-
-fn flatten_dst(dst: Option<&Dst>) -> Vec<Dst> {
-    match dst {
-        Some(Dst::Vector(items)) => items.clone(),
-        Some(other) => vec![other.clone()],
-        None => Vec::new(),
-    }
-}
-
 fn need_full_warp(active: u32, what: &str) -> Result<(), Fault> {
     if active != u32::MAX {
         return Err(Fault::new(format!(
@@ -238,7 +222,7 @@ pub fn exec(
             space,
         } => {
             need_full_warp(active, "ldmatrix")?;
-            let parts = flatten_dst(inst.dst.first());
+            let parts = Dst::elements(inst.dst.first());
             if parts.len() != count {
                 return Err(Fault::new(format!(
                     "ldmatrix needs {count} destination registers"
@@ -279,7 +263,7 @@ pub fn exec(
             space,
         } => {
             need_full_warp(active, "stmatrix")?;
-            let parts = flatten_src(inst.src.get(1));
+            let parts = Src::elements(inst.src.get(1));
             if parts.len() != count {
                 return Err(Fault::new(format!(
                     "stmatrix needs {count} source registers"
@@ -402,7 +386,7 @@ fn gather(
         Operand::C => (rows, cols),
     };
     let count = registers(shape, operand, ty);
-    let parts = flatten_src(src);
+    let parts = Src::elements(src);
     if parts.len() != count {
         return Err(Fault::new(format!(
             "mma: the {} fragment needs {count} registers",
@@ -456,7 +440,7 @@ fn exec_mma(
             };
         }
     }
-    let parts = flatten_dst(inst.dst.first());
+    let parts = Dst::elements(inst.dst.first());
     let count = registers(mma.shape, Operand::C, mma.d);
     if parts.len() != count {
         return Err(Fault::new(format!(

@@ -221,22 +221,6 @@ pub fn element(shape: Shape, t: u32, r: u32, split: u32) -> (u32, u32) {
     }
 }
 
-fn vector_dst(dst: Option<&Dst>) -> Vec<Dst> {
-    match dst {
-        Some(Dst::Vector(items)) => items.clone(),
-        Some(other) => vec![other.clone()],
-        None => Vec::new(),
-    }
-}
-
-fn vector_src(src: Option<&Src>) -> Vec<Src> {
-    match src {
-        Some(Src::Vector(items)) => items.clone(),
-        Some(other) => vec![other.clone()],
-        None => Vec::new(),
-    }
-}
-
 /// The lanes warp `w` may reach, and a check that `lane` is one of them.
 fn check_lane(w: usize, lane: u32) -> Result<(), String> {
     let first = 32 * (w as u32 % 4);
@@ -282,7 +266,7 @@ pub fn exec(
             let taddr = m.read_lane(w, &inst.src[0], first) as u32;
             let split = inst.src.get(1).map_or(0, |s| m.read_lane(w, s, first)) as u32;
             let regs = registers(shape, num);
-            let parts = vector_dst(inst.dst.first());
+            let parts = Dst::elements(inst.dst.first());
             if parts.len() != regs as usize {
                 return Err(Fault::new(format!(
                     "this shape loads {regs} registers per thread; the vector has {}",
@@ -337,7 +321,7 @@ pub fn exec(
                 (0, inst.src.get(1))
             };
             let regs = registers(shape, num);
-            let parts = vector_src(data);
+            let parts = Src::elements(data);
             if parts.len() != regs as usize {
                 return Err(Fault::new(format!(
                     "this shape stores {regs} registers per thread; the vector has {}",

@@ -132,22 +132,6 @@ fn shape(fragment: Fragment, ty: Ty) -> (usize, usize) {
     }
 }
 
-fn flatten_dst(dst: Option<&Dst>) -> Vec<Dst> {
-    match dst {
-        Some(Dst::Vector(items)) => items.clone(),
-        Some(other) => vec![other.clone()],
-        None => Vec::new(),
-    }
-}
-
-fn flatten_src(src: Option<&Src>) -> Vec<Src> {
-    match src {
-        Some(Src::Vector(items)) => items.clone(),
-        Some(other) => vec![other.clone()],
-        None => Vec::new(),
-    }
-}
-
 fn tile_offset(row: bool, r: usize, c: usize, stride: u64) -> u64 {
     if row {
         r as u64 * stride + c as u64
@@ -171,7 +155,7 @@ pub fn exec(
             space,
         } => {
             let (count, per) = shape(fragment, ty);
-            let parts = flatten_dst(inst.dst.first());
+            let parts = Dst::elements(inst.dst.first());
             if parts.len() < count {
                 return Err(Fault::new(format!(
                     "wmma.load needs {count} destination registers"
@@ -203,7 +187,7 @@ pub fn exec(
         }
         WmmaOp::Store { row, ty, space } => {
             let (count, per) = shape(Fragment::C, ty);
-            let parts = flatten_src(inst.src.get(1));
+            let parts = Src::elements(inst.src.get(1));
             if parts.len() < count {
                 return Err(Fault::new(format!(
                     "wmma.store needs {count} source registers"
@@ -230,7 +214,7 @@ pub fn exec(
         WmmaOp::Mma { d, c } => {
             let gather = |m: &Machine<'_>, src: Option<&Src>, fragment: Fragment, ty: Ty| {
                 let (count, per) = shape(fragment, ty);
-                let regs: Vec<Lanes> = flatten_src(src).iter().map(|s| m.read(w, s)).collect();
+                let regs: Vec<Lanes> = Src::elements(src).iter().map(|s| m.read(w, s)).collect();
                 let mut tile = [[0f64; 16]; 16];
                 for lane in 0..32u32 {
                     for (i, reg) in regs.iter().enumerate().take(count) {
@@ -263,7 +247,7 @@ pub fn exec(
                 }
             }
             let (count, per) = shape(Fragment::C, d);
-            let parts = flatten_dst(inst.dst.first());
+            let parts = Dst::elements(inst.dst.first());
             for (i, part) in parts.iter().enumerate().take(count) {
                 let mut value = [0u64; 32];
                 for lane in 0..32u32 {
