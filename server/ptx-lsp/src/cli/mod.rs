@@ -17,7 +17,7 @@ macro_rules! out {
 }
 macro_rules! outln {
     ($($arg:tt)*) => {
-        $crate::cli::write_stdout(&format!("{}\n", format!($($arg)*)))
+        $crate::cli::write_stdout(&format!("{}\n", format_args!($($arg)*)))
     };
 }
 
