@@ -10,6 +10,18 @@
 //! Headers without a usable `Content-Length` are skipped up to the next
 //! blank line. One task owns stdout and writes whole frames, from tower-lsp
 //! and from this module, never interleaving two messages.
+//!
+//! Messages are also normalised: `"params": null` is removed (see
+//! [`normalize`]). Several clients (Emacs Eglot, IntelliJ's lsp4ij, some
+//! hand-written ones) send `{"method": "shutdown", "params": null}`; JSON-RPC
+//! allows `params` to be omitted but not to be `null`, and tower-lsp 0.20
+//! answers such a `shutdown` with `-32602 Unexpected params: null`, so that
+//! the following `exit` ended the server with status 1. Fixing this here,
+//! rather than moving to tower-lsp's successor `tower-lsp-server`, keeps the
+//! change to one function with unit tests: the successor renames the crate,
+//! its `LanguageServer` trait and the `lsp_types` re-exports, which touches
+//! every handler, and as far as we know it decodes `params: null` for
+//! parameterless methods the same way.
 
 use std::io;
 
@@ -52,6 +64,7 @@ where
             match read_frame(&mut reader).await {
                 Ok(Some(Frame::Body(body))) => match check_message(&body) {
                     Ok(()) => {
+                        let body = normalize(body);
                         if to_server.write_all(&frame(&body)).await.is_err() {
                             break;
                         }
@@ -187,6 +200,22 @@ fn check_message(body: &[u8]) -> Result<(), Value> {
     }
 }
 
+/// Removes `"params": null` from a request or notification (a message
+/// [`check_message`] accepted), so that the methods without parameters
+/// (`shutdown`, `exit`, `initialized` sent that way, …) are accepted, and a
+/// method that needs parameters gets tower-lsp's usual "missing params"
+/// error. Any other message is passed on byte for byte.
+fn normalize(body: Vec<u8>) -> Vec<u8> {
+    let Ok(Value::Object(mut object)) = serde_json::from_slice::<Value>(&body) else {
+        return body;
+    };
+    if !object.contains_key("method") || object.get("params") != Some(&Value::Null) {
+        return body;
+    }
+    object.remove("params");
+    serde_json::to_vec(&Value::Object(object)).unwrap_or(body)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,5 +272,42 @@ mod tests {
         );
         let response = check_message(br#"{"jsonrpc":"1.0","id":4,"method":"x"}"#).unwrap_err();
         assert_eq!(response["id"], 4);
+    }
+
+    #[test]
+    fn null_params_are_removed_from_requests_and_notifications() {
+        let normalized = |body: &str| -> Value {
+            serde_json::from_slice(&normalize(body.as_bytes().to_vec())).unwrap()
+        };
+        for (before, after) in [
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"shutdown","params":null}"#,
+                json!({"jsonrpc":"2.0","id":1,"method":"shutdown"}),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"exit","params":null}"#,
+                json!({"jsonrpc":"2.0","method":"exit"}),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"initialized","params":null}"#,
+                json!({"jsonrpc":"2.0","method":"initialized"}),
+            ),
+        ] {
+            assert_eq!(normalized(before), after, "{before}");
+        }
+        // Everything else is passed on unchanged, byte for byte.
+        for body in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"shutdown"}"#,
+            r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"x","params":[null]}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":null}"#,
+            r#"{"jsonrpc":"2.0", "id":4, "error":{"code":1,"message":"m","data":null}}"#,
+        ] {
+            assert_eq!(
+                normalize(body.as_bytes().to_vec()),
+                body.as_bytes(),
+                "{body}"
+            );
+        }
     }
 }
