@@ -1,7 +1,8 @@
 // The PTX extension: starts the ptx-lsp language server and wires its
-// features into VS Code. Highlighting comes from the server's semantic
-// tokens (no TextMate grammar); the custom token types are declared in
-// package.json with super-types so that every theme colours them.
+// features into VS Code. A TextMate grammar (syntaxes/, generated from the
+// server's knowledge base) colours files before the server answers; the
+// server's semantic tokens then refine it. The custom token types are
+// declared in package.json with super-types so that every theme colours them.
 
 import * as fs from "fs";
 import * as vscode from "vscode";
@@ -12,10 +13,13 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 
+import { documentSelector } from "./documents";
 import { resolveServerPath } from "./serverPath";
 
 let client: LanguageClient | undefined;
 let log: vscode.OutputChannel | undefined;
+let runOutput: vscode.OutputChannel | undefined;
+
 
 function settings(): Record<string, unknown> {
   const config = vscode.workspace.getConfiguration("ptx");
@@ -55,7 +59,9 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     transport: TransportKind.stdio,
   };
   const clientOptions: LanguageClientOptions = {
-    documentSelector: [{ language: "ptx" }],
+    documentSelector: documentSelector(
+      vscode.workspace.getConfiguration("ptx").get<boolean>("inlineAsm.enable", true),
+    ),
     initializationOptions: settings(),
     outputChannel: log,
     synchronize: { configurationSection: "ptx" },
@@ -131,16 +137,23 @@ async function runCode(params: Record<string, unknown>): Promise<void> {
     const thread = result.error.thread !== undefined ? `, thread ${result.error.thread}` : "";
     vscode.window.setStatusBarMessage(`PTX run: ${result.error.message}${where}${thread}`, 10000);
   }
-  log?.appendLine(`ptx/run: ${result.steps} steps`);
+  // The registers of every thread, in a panel of their own.
+  runOutput ??= vscode.window.createOutputChannel("PTX Run");
+  runOutput.clear();
+  runOutput.appendLine(`ptx/run: ${result.steps} steps`);
+  if (result.error) {
+    runOutput.appendLine(`error: ${result.error.message}`);
+  }
   for (const thread of result.threads) {
-    const registers = Object.entries(thread.registers)
-      .map(([name, value]) => `${name}=${value}`)
-      .join(" ");
-    log?.appendLine(`  cta ${thread.ctaid} thread ${thread.tid}: ${registers}`);
+    runOutput.appendLine(`cta ${thread.ctaid} thread ${thread.tid}:`);
+    for (const [name, value] of Object.entries(thread.registers)) {
+      runOutput.appendLine(`  ${name} = ${value}`);
+    }
   }
   for (const buffer of result.buffers) {
-    log?.appendLine(`  buffer of argument ${buffer.arg}: ${buffer.hex}`);
+    runOutput.appendLine(`buffer of argument ${buffer.arg}: ${buffer.hex}`);
   }
+  runOutput.show(true);
 }
 
 // Re-runs the latest run with the values of another thread shown.
@@ -170,7 +183,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("ptx.run", runCode),
     vscode.commands.registerCommand("ptx.runSelectThread", selectRunThread),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
-      if (event.affectsConfiguration("ptx.server.path")) {
+      if (
+        event.affectsConfiguration("ptx.server.path") ||
+        event.affectsConfiguration("ptx.inlineAsm.enable")
+      ) {
         await stop();
         await start(context);
       }
