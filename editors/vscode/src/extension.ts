@@ -10,7 +10,6 @@ import {
   LanguageClient,
   LanguageClientOptions,
   ServerOptions,
-  TransportKind,
 } from "vscode-languageclient/node";
 
 import { documentSelector } from "./documents";
@@ -53,10 +52,12 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   }
   log ??= vscode.window.createOutputChannel("PTX Language Server");
   log.appendLine(`using ${found.path} (from ${found.source})`);
+  // No `transport` here: with `TransportKind.stdio` vscode-languageclient
+  // appends `--stdio` to the arguments, which `ptx-lsp serve` refuses. Without
+  // it the client still talks over the process's stdin and stdout.
   const serverOptions: ServerOptions = {
     command: found.path,
     args: ["serve"],
-    transport: TransportKind.stdio,
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: documentSelector(

@@ -1,0 +1,456 @@
+// End-to-end test of the extension inside a real VS Code: code-server (VS Code
+// in a browser) with the packaged .vsix installed, driven headlessly through
+// Debian's Chromium with playwright-core. It checks what a person sees: the
+// language mode, the Problems panel, a hover, target-filtered completion, a
+// quick fix, the register-count inlay hint, formatting, and the values of a
+// "Run" code lens; and that the server also attaches to a CUDA file. Every
+// step saves a screenshot under the artifacts folder.
+//
+//   node test/e2e/vscode.e2e.js
+// Environment: PTX_VSIX (the .vsix to install; required), CODE_SERVER (the
+// code-server launcher; required), CHROMIUM (default /usr/bin/chromium),
+// E2E_ARTIFACTS (default ../../target/vscode-e2e). No environment variable or
+// setting tells the extension where the server is: it must find the binary
+// bundled in the .vsix.
+
+"use strict";
+
+const assert = require("node:assert");
+const childProcess = require("node:child_process");
+const fs = require("node:fs");
+const http = require("node:http");
+const net = require("node:net");
+const os = require("node:os");
+const path = require("node:path");
+const { chromium } = require("playwright-core");
+
+const here = __dirname;
+const vsix = requiredEnv("PTX_VSIX");
+const codeServer = requiredEnv("CODE_SERVER");
+const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
+const artifacts = path.resolve(process.env.E2E_ARTIFACTS || path.join(here, "..", "..", "..", "..", "target", "vscode-e2e"));
+const STEP_TIMEOUT = 60_000;
+
+function requiredEnv(name) {
+  const value = process.env[name];
+  if (!value) {
+    console.error(`vscode e2e: set ${name} (see tests/run-all.sh)`);
+    process.exit(2);
+  }
+  return value;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+function waitForHttp(url, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const attempt = () => {
+      http
+        .get(url, (res) => {
+          res.resume();
+          resolve();
+        })
+        .on("error", () => {
+          if (Date.now() > deadline) reject(new Error(`code-server did not answer at ${url}`));
+          else setTimeout(attempt, 250);
+        });
+    };
+    attempt();
+  });
+}
+
+/** Copies the workspace fixtures into a fresh folder with its settings. */
+function makeWorkspace(root) {
+  const workspace = path.join(root, "workspace");
+  fs.mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
+  for (const name of fs.readdirSync(path.join(here, "workspace"))) {
+    fs.copyFileSync(path.join(here, "workspace", name), path.join(workspace, name));
+  }
+  return workspace;
+}
+
+function writeUserSettings(userData) {
+  const dir = path.join(userData, "User");
+  fs.mkdirSync(dir, { recursive: true });
+  const settings = {
+    "workbench.startupEditor": "none",
+    "workbench.colorTheme": "Default Dark Modern",
+    "workbench.tips.enabled": false,
+    "workbench.enableExperiments": false,
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
+    "chat.disableAIFeatures": true,
+    "security.workspace.trust.enabled": false,
+    "telemetry.telemetryLevel": "off",
+    "extensions.ignoreRecommendations": true,
+    "extensions.autoCheckUpdates": false,
+    "update.mode": "none",
+    "editor.inlayHints.enabled": "on",
+    "editor.codeLens": true,
+    "editor.formatOnSave": false,
+    "files.autoSave": "off",
+    "ptx.trace.server": "verbose",
+  };
+  fs.writeFileSync(path.join(dir, "settings.json"), JSON.stringify(settings, null, 2));
+}
+
+let shot = 0;
+async function screenshot(page, name) {
+  shot += 1;
+  const file = path.join(artifacts, `${String(shot).padStart(2, "0")}-${name}.png`);
+  await page.screenshot({ path: file });
+  console.log(`  screenshot ${path.relative(process.cwd(), file)}`);
+}
+
+/**
+ * Runs a UI interaction up to three times: the workbench sometimes closes a
+ * quick pick that opened while focus was moving (a panel opening, an editor
+ * being restored), which a person would simply retry.
+ */
+async function retry(what, page, fn) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (attempt === 3) throw error;
+      console.log(`  retrying ${what}: ${String(error.message || error).split("\n")[0]}`);
+      await page.keyboard.press("Escape");
+    }
+  }
+}
+
+const ATTEMPT_TIMEOUT = 15_000;
+
+/** Runs a command by its title through the command palette (F1). */
+async function runCommand(page, title) {
+  return retry(`command ${title}`, page, () => runCommandOnce(page, title));
+}
+
+async function runCommandOnce(page, title) {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: ATTEMPT_TIMEOUT });
+  await input.fill(`>${title}`);
+  // The row whose label is exactly the title (not the first fuzzy match).
+  const row = page
+    .locator(".quick-input-widget .monaco-list-row")
+    .filter({ has: page.getByText(title, { exact: true }) })
+    .first();
+  await row.waitFor({ state: "visible", timeout: ATTEMPT_TIMEOUT });
+  await row.click();
+  await page.locator(".quick-input-widget").waitFor({ state: "hidden", timeout: ATTEMPT_TIMEOUT });
+}
+
+/** Opens a workspace file with Quick Open and waits for its editor tab. */
+async function openFile(page, name) {
+  return retry(`opening ${name}`, page, () => openFileOnce(page, name));
+}
+
+async function openFileOnce(page, name) {
+  const STEP_TIMEOUT = ATTEMPT_TIMEOUT;
+  await page.keyboard.press("Control+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  await input.fill(name);
+  const row = page.locator(".quick-input-widget .monaco-list-row", { hasText: name }).first();
+  await row.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  await page.keyboard.press("Enter");
+  await page
+    .locator(".tabs-container .tab.active", { hasText: name })
+    .waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  await page.locator(".monaco-editor.focused").first().waitFor({ timeout: STEP_TIMEOUT });
+}
+
+/**
+ * Moves the cursor with Quick Open's go-to-line mode (`:line:column`,
+ * 1-based; in a browser Ctrl+G belongs to the browser).
+ */
+async function goTo(page, line, column) {
+  return retry(`going to ${line}:${column}`, page, () => goToOnce(page, line, column));
+}
+
+async function goToOnce(page, line, column) {
+  const STEP_TIMEOUT = ATTEMPT_TIMEOUT;
+  await page.keyboard.press("Control+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
+  await input.fill(`:${line}:${column}`);
+  await page.locator(".quick-input-widget .monaco-list-row", { hasText: `line ${line}` }).first()
+    .waitFor({ state: "visible", timeout: STEP_TIMEOUT }).catch(() => {});
+  await page.keyboard.press("Enter");
+  await page.locator(".quick-input-widget").waitFor({ state: "hidden", timeout: STEP_TIMEOUT });
+}
+
+async function poll(what, fn, timeoutMs = STEP_TIMEOUT) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${last})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/**
+ * The text of an extension's output channel, from the log file VS Code keeps
+ * of it (a file `N-NAME.log` under `logs/` in the user data
+ * folder): the panel itself shows only the lines scrolled into view.
+ */
+function channelLog(userData, name) {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith(`-${name}.log`)) found.push(full);
+    }
+  };
+  walk(path.join(userData, "logs"));
+  return found.map((file) => fs.readFileSync(file, "utf8")).join("\n");
+}
+
+/**
+ * The text of the editor's visible lines (small files are fully visible),
+ * with the non-breaking spaces the editor renders turned back into spaces.
+ */
+async function editorText(page) {
+  const text = await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().innerText();
+  return text.replace(/\u00a0/g, " ");
+}
+
+async function main() {
+  fs.rmSync(artifacts, { recursive: true, force: true });
+  fs.mkdirSync(artifacts, { recursive: true });
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "ptx-vscode-e2e-"));
+  const userData = path.join(root, "user-data");
+  const extensions = path.join(root, "extensions");
+  const workspace = makeWorkspace(root);
+  writeUserSettings(userData);
+  const env = { ...process.env };
+  delete env.PTX_LSP_PATH; // the bundled server must be found with no settings
+
+  console.log(`installing ${vsix}`);
+  childProcess.execFileSync(
+    codeServer,
+    ["--user-data-dir", userData, "--extensions-dir", extensions, "--install-extension", vsix],
+    { env, stdio: ["ignore", "inherit", "inherit"] },
+  );
+
+  const port = await freePort();
+  const serverLog = fs.openSync(path.join(artifacts, "code-server.log"), "w");
+  const server = childProcess.spawn(
+    codeServer,
+    [
+      "--auth", "none",
+      "--bind-addr", `127.0.0.1:${port}`,
+      "--disable-telemetry",
+      "--disable-update-check",
+      "--disable-workspace-trust",
+      "--disable-getting-started-override",
+      "--user-data-dir", userData,
+      "--extensions-dir", extensions,
+      workspace,
+    ],
+    { env, stdio: ["ignore", serverLog, serverLog], detached: true },
+  );
+  const browserProfile = path.join(root, "chromium-profile");
+  let browser;
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`, 120_000);
+    // A new, empty profile (playwright passes it as --user-data-dir).
+    browser = await chromium.launchPersistentContext(browserProfile, {
+      executablePath: chromiumPath,
+      headless: true,
+      viewport: { width: 1400, height: 900 },
+      args: [
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+      ],
+    });
+    const page = browser.pages()[0] || (await browser.newPage());
+    page.setDefaultTimeout(STEP_TIMEOUT);
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator(".monaco-workbench").waitFor({ timeout: 120_000 });
+    await page.locator('[id="workbench.parts.statusbar"]').waitFor();
+    // Focus the workbench (the first key press otherwise goes nowhere).
+    await page.locator(".monaco-workbench").click({ position: { x: 700, y: 450 } });
+    await screenshot(page, "workbench");
+
+    await checkCudaAttach(page, userData);
+    await checkLanguageAndProblems(page);
+    await checkHover(page);
+    await checkInlayHint(page);
+    await checkQuickFix(page, workspace);
+    await checkFormatting(page, workspace);
+    await checkCompletion(page);
+    await checkRun(page, userData);
+    console.log("vscode e2e: all checks passed");
+  } catch (error) {
+    if (browser) {
+      const pages = browser.pages();
+      if (pages[0]) await screenshot(pages[0], "failure").catch(() => {});
+    }
+    throw error;
+  } finally {
+    if (browser) await browser.close();
+    try {
+      process.kill(-server.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+// A CUDA file: its language mode is VS Code's own, and the PTX server is
+// started for it (the extension activates on `cuda-cpp` and the client
+// sends it `didOpen`, visible in the trace of the server log).
+async function checkCudaAttach(page, userData) {
+  console.log("check: the bundled server starts with no settings, also for a CUDA file");
+  await openFile(page, "host.cu");
+  const mode = page.locator('[id="status.editor.mode"]');
+  await poll("the CUDA language mode", async () => (await mode.innerText()).includes("CUDA"));
+  await runCommand(page, "PTX: Show Server Log");
+  const log = () => channelLog(userData, "PTX Language Server");
+  await poll("the bundled server in the log", async () => /server\/ptx-lsp \(from bundled\)/.test(log()));
+  await poll("didOpen of host.cu (cuda-cpp) in the trace", async () =>
+    /Sending notification 'textDocument\/didOpen'[\s\S]*?"uri": "file:[^"]*host\.cu",\s*"languageId": "cuda-cpp"/.test(log()),
+  );
+  await screenshot(page, "cuda-attach-log");
+}
+
+async function checkLanguageAndProblems(page) {
+  console.log("check: language mode and Problems panel");
+  await openFile(page, "kernel.ptx");
+  const mode = page.locator('[id="status.editor.mode"]');
+  await poll("language mode PTX", async () => (await mode.innerText()).trim() === "PTX");
+  await runCommand(page, "View: Focus Problems");
+  const rows = page.locator(".markers-panel .monaco-list-row");
+  const expected = [
+    "`ld` has no qualifier `.gloabl`; did you mean `.global`?",
+    "`add` has no qualifier `.s33`; did you mean `.s32`?",
+    "register `%r9` is not declared",
+  ];
+  await poll("the three diagnostics in the Problems panel", async () => {
+    const labels = await rows.evaluateAll((els) => els.map((e) => e.getAttribute("aria-label") || e.textContent));
+    return expected.every((m) => labels.some((l) => l.includes(m)));
+  });
+  await screenshot(page, "problems");
+}
+
+async function checkHover(page) {
+  console.log("check: hover over a qualifier");
+  await openFile(page, "kernel.ptx");
+  await goTo(page, 10, 9); // on `.global` of `ld.global.v4.u32` (columns count a tab as 4)
+  await runCommand(page, "Show or Focus Hover");
+  const hover = page.locator(".monaco-hover:not(.hidden)").first();
+  await poll("the hover text of .global", async () => {
+    const text = await hover.innerText();
+    return text.includes(".global on ld") && text.includes("global memory");
+  });
+  await screenshot(page, "hover");
+  await page.keyboard.press("Escape");
+}
+
+async function checkInlayHint(page) {
+  console.log("check: register-count inlay hint");
+  await openFile(page, "kernel.ptx");
+  await poll("the inlay hint 4×b32", async () => (await editorText(page)).includes("4×b32"));
+  await screenshot(page, "inlay-hint");
+}
+
+async function checkQuickFix(page, workspace) {
+  console.log("check: quick fix");
+  await openFile(page, "kernel.ptx");
+  await goTo(page, 11, 9); // on `.gloabl`
+  await runCommand(page, "Quick Fix...");
+  const action = page.locator(".action-widget .monaco-list-row", { hasText: "Change to `.global`" }).first();
+  await action.waitFor({ state: "visible" });
+  await screenshot(page, "quick-fix-menu");
+  await action.click();
+  await poll("the fixed line", async () => (await editorText(page)).includes("ld.global.u32 %r4"));
+  await runCommand(page, "File: Save");
+  const file = path.join(workspace, "kernel.ptx");
+  await poll("the fix saved to disk", async () => fs.readFileSync(file, "utf8").includes("\tld.global.u32 %r4, [%rd1];"));
+  await screenshot(page, "quick-fix-applied");
+}
+
+async function checkFormatting(page, workspace) {
+  console.log("check: formatting");
+  await openFile(page, "kernel.ptx");
+  const before = fs.readFileSync(path.join(workspace, "kernel.ptx"), "utf8");
+  await runCommand(page, "Format Document");
+  await poll("a formatted buffer", async () => (await editorText(page)).includes(".param .u64 out\n)"));
+  await runCommand(page, "File: Save");
+  const file = path.join(workspace, "kernel.ptx");
+  await poll("the formatted file saved to disk", async () => fs.readFileSync(file, "utf8") !== before);
+  const after = fs.readFileSync(file, "utf8");
+  assert.ok(after.includes(".visible .entry scale(\n"), after);
+  await screenshot(page, "formatted");
+}
+
+/** The labels of the suggest widget's rows after typing `text`. */
+async function suggestionsAfter(page, file, text) {
+  await openFile(page, file);
+  await goTo(page, 10, 1);
+  await page.keyboard.type(text);
+  await runCommand(page, "Trigger Suggest");
+  const rows = page.locator(".editor-widget.suggest-widget.visible .monaco-list-row");
+  return poll(`suggestions in ${file}`, async () => {
+    const labels = await rows.evaluateAll((els) => els.map((e) => e.getAttribute("aria-label") || ""));
+    return labels.length > 0 ? labels : null;
+  });
+}
+
+// Typing `L` after `ld.global.` narrows the list to the cache qualifiers
+// (fewer rows than the list shows at once): `.L2::*` exists from sm_80 on.
+async function checkCompletion(page) {
+  console.log("check: completion after ld.global. is filtered by .target");
+  const sm90 = await suggestionsAfter(page, "complete_sm90.ptx", "\tld.global.L");
+  await screenshot(page, "completion-sm90");
+  assert.ok(sm90.some((l) => l.includes(".L1::evict_last")), `sm_90: ${sm90.join(" | ")}`);
+  assert.ok(sm90.some((l) => l.includes(".L2::cache_hint")), `sm_90: ${sm90.join(" | ")}`);
+  await page.keyboard.press("Escape");
+  const sm70 = await suggestionsAfter(page, "complete_sm70.ptx", "\tld.global.L");
+  await screenshot(page, "completion-sm70");
+  assert.ok(sm70.some((l) => l.includes(".L1::evict_last")), `sm_70: ${sm70.join(" | ")}`);
+  assert.ok(!sm70.some((l) => l.includes(".L2::")), `sm_70 offers .L2 qualifiers: ${sm70.join(" | ")}`);
+  await page.keyboard.press("Escape");
+}
+
+async function checkRun(page, userData) {
+  console.log("check: the Run code lens shows register values");
+  await openFile(page, "snippet.ptx");
+  const lens = page.locator(".codelens-decoration a", { hasText: "Run" }).first();
+  await lens.waitFor({ state: "visible" });
+  await lens.click();
+  // The PTX Run panel opens with every register of the thread...
+  const output = page.locator(".panel .monaco-editor .view-lines").first();
+  await poll("the register values in the PTX Run panel", async () => {
+    const text = (await output.innerText()).replace(/\u00a0/g, " ");
+    return text.includes("%r3 = 0x0000000c") && text.includes("%r1 = 0x00000005");
+  });
+  assert.ok(channelLog(userData, "PTX Run").includes("%r2 = 0x00000007"));
+  // ...and the editor shows each line's values as inlay hints.
+  await poll("the run values as inlay hints", async () => (await editorText(page)).includes("0x0000000c"));
+  await screenshot(page, "run-values");
+}
+
+main().catch((error) => {
+  console.error(`vscode e2e FAILED: ${error.stack || error}`);
+  process.exit(1);
+});
