@@ -3,6 +3,10 @@
 -- Put this folder (editors/nvim) on 'runtimepath' and call
 --   vim.lsp.enable('ptx_lsp')
 -- The binary is `ptx-lsp` on PATH, or the one named by $PTX_LSP_PATH.
+-- Besides PTX files, the server is started for CUDA, C++ and C buffers
+-- (filetypes cuda, cpp, c), alongside clangd, for the PTX inside `asm()`
+-- statements; set `vim.g.ptx_inline_asm_enable = false` before
+-- `vim.lsp.enable` to keep it to PTX files.
 -- Settings (all optional) go in `settings.ptx` / `init_options`:
 --   target = 'sm_100a', version = '8.7',
 --   diagnostics = { enable = true, disabled = { 'qualifier-order' } },
@@ -45,7 +49,7 @@ end
 return {
   commands = { ['ptx.run'] = run },
   cmd = { vim.env.PTX_LSP_PATH or 'ptx-lsp', 'serve' },
-  filetypes = { 'ptx' },
+  filetypes = vim.g.ptx_inline_asm_enable == false and { 'ptx' } or { 'ptx', 'cuda', 'cpp', 'c' },
   root_markers = { '.git' },
   init_options = {},
   settings = { ptx = {} },

@@ -1,8 +1,12 @@
 -- Headless test of the Neovim client against the real server:
+--   bash editors/nvim/build-parser.sh
 --   PTX_LSP_PATH=target/debug/ptx-lsp nvim --headless -u NONE -l editors/nvim/test/test.lua
 -- Opens a PTX file with a misspelled opcode, waits for the server's
--- diagnostics, and checks them, the filetype, hover, document symbols and
--- that the bundled queries are the grammar's own.
+-- diagnostics, and checks them, the filetype, hover, completion, a code
+-- action applied through vim.lsp.buf.code_action, document symbols, a Run
+-- code lens, that the client attaches to CUDA buffers, that the bundled
+-- queries are the grammar's own, and that the tree-sitter parser built by
+-- build-parser.sh loads from 'runtimepath' and highlights with them.
 
 local root = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h')
 local repo = vim.fn.fnamemodify(root, ':h:h')
@@ -24,12 +28,19 @@ end
 local server = vim.env.PTX_LSP_PATH
 check(server ~= nil and vim.fn.executable(server) == 1, 'PTX_LSP_PATH names the server binary')
 
--- The queries shipped here are copies of grammar/queries.
+-- The queries shipped here are copies of grammar/queries, with the regexes
+-- of `#match?` turned into Vim's very-magic syntax (sync-queries.sh).
 for _, name in ipairs({ 'highlights', 'folds', 'indents', 'locals' }) do
   local ours = table.concat(vim.fn.readfile(root .. '/queries/ptx/' .. name .. '.scm'), '\n')
   local grammar = table.concat(vim.fn.readfile(repo .. '/grammar/queries/' .. name .. '.scm'), '\n')
-  check(ours == grammar, 'queries/ptx/' .. name .. '.scm matches grammar/queries')
+  grammar = grammar:gsub('"%^%%%(', '"\\\\v^\\\\%%(')
+  check(ours == grammar, 'queries/ptx/' .. name .. '.scm matches grammar/queries (run sync-queries.sh)')
 end
+
+-- The tree-sitter parser: parser/ptx.so on 'runtimepath' (built by
+-- build-parser.sh) with queries/ptx beside it.
+local parser_ok = pcall(vim.treesitter.language.add, 'ptx')
+check(parser_ok, 'the ptx parser loads from parser/ptx.so on runtimepath')
 
 local dir = vim.fn.tempname()
 vim.fn.mkdir(dir, 'p')
@@ -57,6 +68,28 @@ local attached = vim.wait(20000, function()
 end, 50)
 check(attached, 'the ptx_lsp client attaches')
 
+if parser_ok then
+  local started = pcall(vim.treesitter.start, buf, 'ptx')
+  check(started, 'vim.treesitter.start runs the ptx parser with its highlight queries')
+  local root = vim.treesitter.get_parser(buf, 'ptx'):parse()[1]:root()
+  check(root:type() == 'module' and not root:has_error(), 'the buffer parses into a tree without errors')
+  -- `mov` on line 7 (0-based row 6, column 1 after the tab).
+  local captures = vim.tbl_map(function(c)
+    return c.capture
+  end, vim.treesitter.get_captures_at_pos(buf, 6, 1))
+  check(vim.tbl_contains(captures, 'function.builtin'), 'the opcode `mov` is captured as @function.builtin')
+  local regs = vim.tbl_map(function(c)
+    return c.capture
+  end, vim.treesitter.get_captures_at_pos(buf, 6, 15))
+  check(vim.tbl_contains(regs, 'variable.builtin') and not vim.tbl_contains(regs, 'variable'),
+    'the special register `%tid` of `%tid.x` is @variable.builtin')
+  local plain = vim.tbl_map(function(c)
+    return c.capture
+  end, vim.treesitter.get_captures_at_pos(buf, 6, 10))
+  check(vim.tbl_contains(plain, 'variable') and not vim.tbl_contains(plain, 'variable.builtin'),
+    'the register `%r0` is @variable')
+end
+
 local got = vim.wait(30000, function()
   return #vim.diagnostic.get(buf) > 0
 end, 50)
@@ -81,7 +114,53 @@ if client then
   }, 10000, buf)
   local text = hover and hover.result and hover.result.contents and hover.result.contents.value or ''
   check(text:find('mov') ~= nil, 'hover on `mov` describes it')
+
+  -- Completion after `ld.global.` offers the qualifiers of sm_90.
+  vim.api.nvim_buf_set_lines(buf, 8, 8, false, { '\tld.global.' })
+  local completion = client:request_sync('textDocument/completion', {
+    textDocument = params.textDocument,
+    position = { line = 8, character = 11 },
+  }, 10000, buf)
+  local items = completion and completion.result or {}
+  items = items.items or items
+  local labels = vim.tbl_map(function(item)
+    return item.label
+  end, items)
+  check(vim.tbl_contains(labels, '.L2::cache_hint') and vim.tbl_contains(labels, '.v4'),
+    'completion after `ld.global.` offers .L2::cache_hint and .v4 on sm_90')
+  vim.api.nvim_buf_set_lines(buf, 8, 9, false, {})
+
+  -- A quick fix, applied the way a user does (`vim.lsp.buf.code_action`).
+  vim.wait(30000, function()
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      if d.code == 'unknown-opcode' and d.lnum == 7 then
+        return true
+      end
+    end
+    return false
+  end, 50)
+  vim.api.nvim_win_set_cursor(0, { 8, 2 })
+  vim.lsp.buf.code_action({
+    apply = true,
+    filter = function(action)
+      return action.kind == 'quickfix' and action.isPreferred == true
+    end,
+  })
+  local fixed = vim.wait(20000, function()
+    return vim.api.nvim_buf_get_lines(buf, 7, 8, false)[1]:find('^\tadd%.s32') ~= nil
+  end, 50)
+  check(fixed, 'the quick fix turns `ad.s32` into `add.s32`: ' .. vim.api.nvim_buf_get_lines(buf, 7, 8, false)[1])
 end
+
+-- CUDA, C++ and C buffers get the server too (for their inline asm).
+local host = dir .. '/host.cu'
+vim.fn.writefile({ '__device__ int f(int x) {', '  int y;', '  asm("add.s32 %0, %1, 1;" : "=r"(y) : "r"(x));', '  return y;', '}' }, host)
+vim.cmd.edit(host)
+local hbuf = vim.api.nvim_get_current_buf()
+check(vim.bo[hbuf].filetype == 'cuda', 'a .cu file gets the cuda filetype')
+check(vim.wait(20000, function()
+  return #vim.lsp.get_clients({ bufnr = hbuf, name = 'ptx_lsp' }) > 0
+end, 50), 'the ptx_lsp client attaches to the CUDA buffer')
 
 -- A `// @run` region: the code lens runs it and the values appear as virtual text.
 local snippet = dir .. '/snippet.ptx'

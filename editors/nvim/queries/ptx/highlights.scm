@@ -31,9 +31,9 @@
 (predicate_guard predicate: (identifier) @variable)
 
 ((register) @variable.builtin
-  (#match? @variable.builtin "^%(tid|ntid|laneid|warpid|nwarpid|ctaid|nctaid|smid|nsmid|gridid|clusterid|nclusterid|cluster_ctaid|cluster_nctaid|cluster_ctarank|cluster_nctarank|is_explicit_cluster|lanemask_(eq|le|lt|ge|gt)|clock|clock64|clock_hi|pm[0-7]|pm[0-7]_64|envreg[0-9]+|globaltimer|globaltimer_lo|globaltimer_hi|reserved_smem_offset_begin|reserved_smem_offset_end|reserved_smem_offset_cap|reserved_smem_offset_[0-9]+|total_smem_size|aggr_smem_size|dynamic_smem_size|current_graph_exec)$"))
+  (#match? @variable.builtin "\\v^\\%(tid|ntid|laneid|warpid|nwarpid|ctaid|nctaid|smid|nsmid|gridid|clusterid|nclusterid|cluster_ctaid|cluster_nctaid|cluster_ctarank|cluster_nctarank|is_explicit_cluster|lanemask_(eq|le|lt|ge|gt)|clock|clock64|clock_hi|pm[0-7]|pm[0-7]_64|envreg[0-9]+|globaltimer|globaltimer_lo|globaltimer_hi|reserved_smem_offset_begin|reserved_smem_offset_end|reserved_smem_offset_cap|reserved_smem_offset_[0-9]+|total_smem_size|aggr_smem_size|dynamic_smem_size|current_graph_exec)$"))
 ((register) @variable
-  (#not-match? @variable "^%(tid|ntid|laneid|warpid|nwarpid|ctaid|nctaid|smid|nsmid|gridid|clusterid|nclusterid|cluster_ctaid|cluster_nctaid|cluster_ctarank|cluster_nctarank|is_explicit_cluster|lanemask_(eq|le|lt|ge|gt)|clock|clock64|clock_hi|pm[0-7]|pm[0-7]_64|envreg[0-9]+|globaltimer|globaltimer_lo|globaltimer_hi|reserved_smem_offset_begin|reserved_smem_offset_end|reserved_smem_offset_cap|reserved_smem_offset_[0-9]+|total_smem_size|aggr_smem_size|dynamic_smem_size|current_graph_exec)$"))
+  (#not-match? @variable "\\v^\\%(tid|ntid|laneid|warpid|nwarpid|ctaid|nctaid|smid|nsmid|gridid|clusterid|nclusterid|cluster_ctaid|cluster_nctaid|cluster_ctarank|cluster_nctarank|is_explicit_cluster|lanemask_(eq|le|lt|ge|gt)|clock|clock64|clock_hi|pm[0-7]|pm[0-7]_64|envreg[0-9]+|globaltimer|globaltimer_lo|globaltimer_hi|reserved_smem_offset_begin|reserved_smem_offset_end|reserved_smem_offset_cap|reserved_smem_offset_[0-9]+|total_smem_size|aggr_smem_size|dynamic_smem_size|current_graph_exec)$"))
 (component) @property
 
 (label_declaration name: (identifier) @label)
