@@ -21,17 +21,16 @@ cargo test --workspace
 server="${CARGO_TARGET_DIR:-target}/debug/ptx-lsp"
 cargo build -q -p ptx-lsp
 
-echo "== editors/nvim: headless client test"
-install_nvim=../shared/tools/install-nvim.sh
-if [ -x "$install_nvim" ] && nvim_bin=$("$install_nvim"); then
-  PTX_LSP_PATH="$server" "$nvim_bin" --headless -u NONE -l editors/nvim/test/test.lua
-else
-  echo "skipped: no Neovim 0.11+ (the install script $install_nvim is missing or failed)"
-fi
+echo "== editors/nvim: tree-sitter parser and headless client test"
+# No skip: a missing Neovim or C compiler fails the run.
+nvim_bin=$(../shared/tools/install-nvim.sh)
+bash editors/nvim/build-parser.sh >/dev/null
+PTX_LSP_PATH="$server" "$nvim_bin" --headless -u NONE -l editors/nvim/test/test.lua
 
-echo "== editors/vscode: type-check, bundle, unit tests"
-if command -v npm >/dev/null 2>&1 && (cd editors/vscode && npm ci --no-audit --no-fund --prefer-offline >/dev/null); then
-  (cd editors/vscode && npm run -s check && npm run -s build >/dev/null && npm test -s)
-else
-  echo "skipped: npm is missing or the packages could not be installed (see editors/vscode/README.md)"
-fi
+echo "== editors/vscode: type-check, bundle, unit and TextMate grammar tests"
+command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node.js 18+ (see editors/vscode/README.md)" >&2; exit 1; }
+(cd editors/vscode && npm ci --no-audit --no-fund --prefer-offline >/dev/null)
+(cd editors/vscode && npm run -s check && npm run -s build >/dev/null && npm test -s)
+
+echo "== editors/vscode: end-to-end test in a real VS Code (code-server, headless Chromium)"
+PTX_LSP_BINARY="$server" bash editors/vscode/scripts/e2e.sh
