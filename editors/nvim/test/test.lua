@@ -11,7 +11,7 @@
 local root = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h')
 local repo = vim.fn.fnamemodify(root, ':h:h')
 vim.opt.runtimepath:prepend(root)
-vim.cmd('filetype on')
+vim.cmd('filetype plugin on')
 vim.cmd('runtime! ftdetect/*.lua')
 vim.cmd('runtime! plugin/*.lua')
 
@@ -39,7 +39,8 @@ end
 
 -- The tree-sitter parser: parser/ptx.so on 'runtimepath' (built by
 -- build-parser.sh) with queries/ptx beside it.
-local parser_ok = pcall(vim.treesitter.language.add, 'ptx')
+local loaded, parser_ok = pcall(vim.treesitter.language.add, 'ptx')
+parser_ok = loaded and parser_ok == true
 check(parser_ok, 'the ptx parser loads from parser/ptx.so on runtimepath')
 
 local dir = vim.fn.tempname()
@@ -69,8 +70,7 @@ end, 50)
 check(attached, 'the ptx_lsp client attaches')
 
 if parser_ok then
-  local started = pcall(vim.treesitter.start, buf, 'ptx')
-  check(started, 'vim.treesitter.start runs the ptx parser with its highlight queries')
+  check(vim.treesitter.highlighter.active[buf] ~= nil, 'ftplugin/ptx.lua starts tree-sitter highlighting')
   local root = vim.treesitter.get_parser(buf, 'ptx'):parse()[1]:root()
   check(root:type() == 'module' and not root:has_error(), 'the buffer parses into a tree without errors')
   -- `mov` on line 7 (0-based row 6, column 1 after the tab).
