@@ -3,6 +3,8 @@
 //! `"params": null` on `shutdown` and `exit`, lsp4j numbers its requests
 //! with string ids, and Eglot announces its settings with
 //! `workspace/didChangeConfiguration` and cancels requests it no longer needs.
+//! Many clients start servers with `--stdio` (vscode-languageclient's stdio
+//! transport, editor templates).
 
 #[path = "lsp_common/mod.rs"]
 mod common;
@@ -146,4 +148,21 @@ fn null_params_on_parameterless_methods_and_exit_status() {
     assert!(symbols["result"].is_array(), "{symbols}");
     notify_as_sent(&mut client, "exit", Value::Null);
     assert_eq!(client.wait_for_exit().code(), Some(1));
+}
+
+/// `ptx-lsp --stdio` and `ptx-lsp serve --stdio` are the same server.
+#[test]
+fn the_stdio_flag_is_accepted() {
+    for args in [&["--stdio"][..], &["serve", "--stdio"][..]] {
+        let mut client = LspClient::spawn_with(args, &[]);
+        client.initialize(json!({}), Value::Null);
+        let uri = file_uri("stdio.ptx");
+        client.open(&uri, KERNEL);
+        assert_eq!(
+            client.diagnostics(&uri, Some(1)),
+            Vec::<Value>::new(),
+            "{args:?}"
+        );
+        assert_eq!(client.shutdown_and_exit().code(), Some(0), "{args:?}");
+    }
 }

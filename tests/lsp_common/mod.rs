@@ -44,8 +44,15 @@ pub fn file_uri(name: &str) -> String {
 impl LspClient {
     /// Starts the server with extra environment variables.
     pub fn spawn_with_env(env: &[(&str, &str)]) -> Self {
+        Self::spawn_with(&[], env)
+    }
+
+    /// Starts the server with command-line arguments and extra environment
+    /// variables.
+    pub fn spawn_with(args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut command = Command::new(env!("CARGO_BIN_EXE_ptx-lsp"));
         command
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

@@ -38,12 +38,20 @@ struct Cli {
     /// With no subcommand, the language server runs on stdio.
     #[command(subcommand)]
     command: Option<Command>,
+    /// Accepted and ignored: stdio is the only transport. Many LSP clients
+    /// (vscode-languageclient, editor templates) pass it.
+    #[arg(long)]
+    stdio: bool,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Speak the Language Server Protocol on stdin/stdout (the default).
-    Serve,
+    Serve {
+        /// Accepted and ignored: stdio is the only transport.
+        #[arg(long)]
+        stdio: bool,
+    },
     /// Print the syntax tree of a file, or counts of its nodes.
     Parse(ParseArgs),
     /// How many registers each vector operand of an instruction takes.
@@ -100,7 +108,7 @@ pub fn main() -> ExitCode {
         return crate::lsp::serve();
     };
     match command {
-        Command::Serve => crate::lsp::serve(),
+        Command::Serve { .. } => crate::lsp::serve(),
         Command::Parse(args) => parse(&args),
         Command::Check(args) => check::run(&args),
         Command::Hover(args) => hover::run(&args),
