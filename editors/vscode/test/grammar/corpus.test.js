@@ -3,8 +3,8 @@
 // does (vscode-textmate with the Oniguruma WebAssembly build), and checks
 // what a reader would see before the language server starts:
 // - the first word of every statement is an opcode, and each of its
-//   qualifiers is a token of its own with a qualifier, type or state-space
-//   scope;
+//   qualifiers is a token of its own (with a qualifier, type or state-space
+//   scope);
 // - every `%name` is a register or a special register;
 // - every dotted word outside instructions is a directive, type, state space,
 //   attribute or DWARF section name (never the generic fallback scope);
@@ -99,6 +99,9 @@ test("the corpus is highlighted by the TextMate grammar", async () => {
         if (has(t, "string")) continue;
         const word = t.text.trim();
         if (/^%[\w$]/.test(word) && !has(t, "variable.")) report(t, "register without a variable scope");
+        // One token per qualifier: `.L1::evict_last`, never `.global.v4`.
+        const qualifier = has(t, "keyword.other.qualifier") || (has(t, "storage.") && !/^\s*\./.test(lineText));
+        if (qualifier && !/^\.[\w]+(::[\w]+)*$/.test(word)) report(t, "not exactly one qualifier in a token");
         if (/^\.[A-Za-z_]/.test(word)) {
           if (t.scopes.length < 2) report(t, "dotted word without a scope");
           else if (has(t, "keyword.other.ptx")) report(t, "dotted word with only the fallback scope");
