@@ -139,7 +139,7 @@ async function runCommandOnce(page, title) {
   await page.keyboard.press("F1");
   const input = page.locator(".quick-input-widget input");
   await input.waitFor({ state: "visible", timeout: ATTEMPT_TIMEOUT });
-  await input.fill(`>${title}`);
+  await input.fill(`>${title}`, { timeout: ATTEMPT_TIMEOUT });
   // The row whose label is exactly the title (not the first fuzzy match).
   const row = page
     .locator(".quick-input-widget .monaco-list-row")
@@ -160,7 +160,7 @@ async function openFileOnce(page, name) {
   await page.keyboard.press("Control+P");
   const input = page.locator(".quick-input-widget input");
   await input.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
-  await input.fill(name);
+  await input.fill(name, { timeout: ATTEMPT_TIMEOUT });
   const row = page.locator(".quick-input-widget .monaco-list-row", { hasText: name }).first();
   await row.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
   await page.keyboard.press("Enter");
@@ -183,7 +183,7 @@ async function goToOnce(page, line, column) {
   await page.keyboard.press("Control+P");
   const input = page.locator(".quick-input-widget input");
   await input.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
-  await input.fill(`:${line}:${column}`);
+  await input.fill(`:${line}:${column}`, { timeout: ATTEMPT_TIMEOUT });
   await page.locator(".quick-input-widget .monaco-list-row", { hasText: `line ${line}` }).first()
     .waitFor({ state: "visible", timeout: STEP_TIMEOUT }).catch(() => {});
   await page.keyboard.press("Enter");
@@ -331,6 +331,8 @@ async function checkCudaAttach(page, userData) {
     /Sending notification 'textDocument\/didOpen'[\s\S]*?"uri": "file:[^"]*host\.cu",\s*"languageId": "cuda-cpp"/.test(log()),
   );
   await screenshot(page, "cuda-attach-log");
+  // Give the focus back to the editor that the output panel took.
+  await runCommand(page, "View: Focus Active Editor Group");
 }
 
 async function checkLanguageAndProblems(page) {
