@@ -112,6 +112,22 @@ fn lsp4ij_session_with_string_ids_and_null_params_ends_with_status_0() {
         .as_array()
         .unwrap_or_else(|| panic!("{completion}"));
     assert!(!items.is_empty(), "{completion}");
+    // IntelliJ reports saves and file-system changes, and closes documents.
+    notify_as_sent(
+        &mut client,
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri}, "text": KERNEL}),
+    );
+    notify_as_sent(
+        &mut client,
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri("other.ptx"), "type": 2}]}),
+    );
+    notify_as_sent(
+        &mut client,
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri}}),
+    );
     let shutdown = request_as_sent(&mut client, json!("3"), "shutdown", Value::Null);
     assert_eq!(shutdown["result"], Value::Null, "{shutdown}");
     assert!(shutdown.get("error").is_none(), "{shutdown}");
