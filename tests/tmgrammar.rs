@@ -82,6 +82,7 @@ fn grammar() -> Value {
         "patterns": [
             {"include": "#comments"},
             {"include": "#strings"},
+            {"include": "#dwarf"},
             {"include": "#label-definition"},
             {"include": "#instruction"},
             {"include": "#function-definition"},
@@ -107,6 +108,18 @@ fn grammar() -> Value {
                 "name": "string.quoted.double.ptx",
                 "begin": "\"", "end": "\"",
                 "patterns": [{"name": "constant.character.escape.ptx", "match": r"\\."}]
+            },
+            // `@@DWARF .byte 0x01, ...`: raw DWARF data, one line each.
+            "dwarf": {
+                "begin": r"@@(?i:dwarf)\b",
+                "beginCaptures": {"0": {"name": "keyword.control.directive.ptx"}},
+                "end": "$",
+                "patterns": [
+                    {"name": "keyword.control.directive.dwarf.ptx", "match": r"\.[A-Za-z0-9_]+"},
+                    {"include": "#numbers"},
+                    {"include": "#strings"},
+                    {"include": "#punctuation"}
+                ]
             },
             "label-definition": {
                 "match": r"^\s*([A-Za-z_$%][\w$]*)\s*(:)(?!:)",
@@ -155,7 +168,6 @@ fn grammar() -> Value {
             },
             "directives": {"patterns": [
                 {"name": "keyword.control.directive.ptx", "match": format!(r"(?<![\w$])\.(?:{}){word_end}", alternation(directives.iter().copied()))},
-                {"name": "keyword.control.directive.ptx", "match": r"@@dwarf\b"},
                 {"name": "storage.modifier.linkage.ptx", "match": format!(r"(?<![\w$])(?:{}){word_end}", alternation(linkage.iter().copied()))},
                 {"name": "storage.modifier.attribute.ptx", "match": format!(r"(?<![\w$])\.(?:{}){word_end}", alternation(attributes.iter().copied()))}
             ]},

@@ -15,13 +15,19 @@ vim.cmd('filetype plugin on')
 vim.cmd('runtime! ftdetect/*.lua')
 vim.cmd('runtime! plugin/*.lua')
 
+-- One line per message on stdout (`print` in `nvim -l` leaves the last line
+-- unterminated on stderr).
+local function say(text)
+  io.stdout:write(text .. '\n')
+end
+
 local failures = 0
 local function check(ok, what)
   if ok then
-    print('ok   ' .. what)
+    say('ok   ' .. what)
   else
     failures = failures + 1
-    print('FAIL ' .. what)
+    say('FAIL ' .. what)
   end
 end
 
@@ -190,8 +196,8 @@ end
 
 vim.fn.delete(dir, 'rf')
 if failures > 0 then
-  print(failures .. ' check(s) failed')
+  say(failures .. ' check(s) failed')
   os.exit(1)
 end
-print('all nvim checks passed')
+say('all nvim checks passed')
 os.exit(0)
