@@ -263,9 +263,11 @@ pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format)
     let value = |bits: u64| format.to_f64(bits);
     let rnd = op.rounding;
     if format == softfloat::F64 {
-        // Double precision propagates the first NaN operand, quieted; an
-        // invalid operation gives the negative default NaN.
-        // Which NaN wins differs by operation (GPU fixtures).
+        // Double precision propagates the first NaN operand of the machine
+        // instruction, quieted; an invalid operation gives the negative
+        // default NaN. ptxas may order the operands of a commutative
+        // operation either way; this is the order it picks for straight-line
+        // code such as a snippet (`fixtures/sweeps/README.md`).
         let by_priority: &[u64] = match op.kind {
             FloatKind::Add | FloatKind::Sub | FloatKind::Mul => &[b, a],
             FloatKind::Div => &[a, b],
@@ -335,10 +337,16 @@ pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format)
                     x == 0.0 && y == 0.0 && x.is_sign_positive() && y.is_sign_positive();
                 format.zero(!both_positive_zero)
             } else if op.ftz && below_normal(exact, format) {
-                // Flushing looks at the exact result, before rounding: a
-                // value just under the smallest normal flushes even when it
-                // would round up to it.
-                format.zero(exact.value < 0.0)
+                // Flushing looks at the result rounded to the format's
+                // precision with an unbounded exponent: a value just under
+                // the smallest normal that rounds up to it is kept.
+                let wide = softfloat::Format::ieee(format.exp_bits + 3, format.frac_bits);
+                let rounded = wide.to_f64(exact.round(rnd, wide));
+                if rounded.abs() < format.to_f64(1 << format.frac_bits) {
+                    format.zero(exact.value < 0.0)
+                } else {
+                    exact.round(rnd, format)
+                }
             } else {
                 exact.round(rnd, format)
             }
