@@ -84,7 +84,8 @@ def approx(out):
     import numpy as np
 
     def run(instruction, xs):
-        path = "/tmp/approx_kernel.ptx"
+        # CuPy caches modules by path: one file per instruction.
+        path = f"/tmp/approx_{instruction.replace('.', '_')}.ptx"
         with open(path, "w") as f:
             f.write(KERNEL.replace("INSTRUCTION", instruction))
         fn = cp.RawModule(path=path).get_function("k")

@@ -197,7 +197,7 @@ fn float_table(e: u32, f: u32) -> Vec<u64> {
         for s in [0, sign] {
             v.push(b | s);
             v.push((b | s).wrapping_sub(1) & (sign | (sign - 1)));
-            v.push((b | s) + 1);
+            v.push((b | s).wrapping_add(1));
         }
     }
     dedup(v.into_iter().map(|x| x & (sign | (sign - 1))).collect())

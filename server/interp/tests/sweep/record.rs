@@ -19,8 +19,11 @@ use ptx_syntax::Parse;
 
 use super::{chunk_digests, kernel, tables, Form, BLOCK, CHUNK};
 
-/// Mismatching rows kept verbatim per form.
-pub const ROW_LIMIT: usize = 16;
+/// Mismatching rows kept verbatim per form: every one (up to a limit) of an
+/// exact form, so that a known difference can be checked row by row; a few
+/// of an approximate one.
+pub const ROW_LIMIT: usize = 4096;
+pub const APPROX_ROW_LIMIT: usize = 16;
 
 /// Runs `rows` rows (a multiple of the block) starting at row 0 of `form` on
 /// the interpreter; returns the output words (rows × columns).
@@ -186,7 +189,10 @@ pub fn compare(index: usize, form: &Form, gpu: &[u64], interp: Result<Vec<u64>, 
         Err(e) => {
             record.error = Some(e);
             record.mismatches = u64::from(rows);
-            for row in (0..rows).step_by((CHUNK / 2) as usize).take(ROW_LIMIT) {
+            for row in (0..rows)
+                .step_by((CHUNK / 2) as usize)
+                .take(APPROX_ROW_LIMIT)
+            {
                 let at = row as usize * cols;
                 record.rows_kept.push((row, gpu[at..at + cols].to_vec()));
             }
@@ -201,7 +207,12 @@ pub fn compare(index: usize, form: &Form, gpu: &[u64], interp: Result<Vec<u64>, 
         let m = mine.get(row * cols..(row + 1) * cols).unwrap_or(&[]);
         if g != m {
             record.mismatches += 1;
-            if record.rows_kept.len() < ROW_LIMIT {
+            let limit = if form.approx.is_some() {
+                APPROX_ROW_LIMIT
+            } else {
+                ROW_LIMIT
+            };
+            if record.rows_kept.len() < limit {
                 let mut words = g.to_vec();
                 words.extend_from_slice(m.get(n_in..).unwrap_or(&[]));
                 record.rows_kept.push((row as u32, words));
