@@ -6,6 +6,7 @@
 use crate::engine::{Fault, Lanes, Machine};
 use crate::ir::{Cmp, Inst, Quals, Src, Ty};
 use crate::math;
+use crate::mufu;
 use crate::softfloat::{self, Exact, Format, Rounding};
 use crate::{need, Op};
 
@@ -280,6 +281,21 @@ pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format)
         }
         if matches!(op.kind, FloatKind::Abs | FloatKind::Neg) && format.is_nan(a) {
             return a | 1 << 51;
+        }
+    }
+    if format == softfloat::F32 {
+        // The special-function unit, from measured tables.
+        let (x, y) = (a as u32, b as u32);
+        let unit = match op.kind {
+            FloatKind::RcpApprox => Some(mufu::rcp_approx(x, op.ftz)),
+            FloatKind::SqrtApprox => Some(mufu::sqrt_approx(x, op.ftz, false)),
+            FloatKind::Rsqrt => Some(mufu::sqrt_approx(x, op.ftz, true)),
+            FloatKind::DivFull => Some(mufu::div(x, y, true, op.ftz)),
+            FloatKind::DivApprox => Some(mufu::div(x, y, false, op.ftz)),
+            _ => None,
+        };
+        if let Some(r) = unit {
+            return u64::from(r);
         }
     }
     let result = match op.kind {

@@ -1,0 +1,253 @@
+//! The special-function unit of sm_90 (`MUFU.RCP`, `MUFU.SQRT`, `MUFU.RSQ`)
+//! from measured tables, and the approximate PTX instructions that ptxas
+//! builds from it.
+//!
+//! On an H100 each of these functions depends only on the fraction of its
+//! input (and, for square roots, the parity of the exponent): every
+//! power-of-two (power-of-four) multiple gives the same result bits, scaled.
+//! So one binade (two for square roots) measured in full gives the function
+//! everywhere: `data/mufu_*.bin` holds, for each input of `[1, 2)` (`[1, 4)`),
+//! the GPU's result minus the correctly rounded one, in ulps (-2..=1).
+//! `tests/interp/sweeps.py approx` measures them; `tests/interp/mufu_tables.py`
+//! packs them. Results below the normal range flush to zero and subnormal
+//! inputs count as zero, as the unit does.
+//!
+//! The PTX instructions wrap the unit as ptxas compiles them for sm_90
+//! (read from its machine code): `rcp.approx.f32` and `sqrt.approx.f32`
+//! scale subnormal (and, for `rcp`, huge) inputs first, `div.full.f32` scales
+//! both operands when the divisor is huge or subnormal and multiplies the
+//! dividend by the reciprocal, `div.approx.f32` likewise without the huge
+//! case.
+
+use std::sync::OnceLock;
+
+const RCP: &[u8] = include_bytes!("../data/mufu_rcp.bin");
+const SQRT: &[u8] = include_bytes!("../data/mufu_sqrt.bin");
+const RSQ: &[u8] = include_bytes!("../data/mufu_rsqrt.bin");
+
+struct Table {
+    packed: Vec<u8>,
+}
+
+impl Table {
+    fn load(data: &[u8]) -> Table {
+        Table {
+            packed: miniz_oxide::inflate::decompress_to_vec_zlib(data).unwrap_or_default(),
+        }
+    }
+
+    /// The residual of input `index` (0 where the table is missing).
+    fn residual(&self, index: usize) -> i64 {
+        match self.packed.get(index / 4) {
+            Some(byte) => i64::from(byte >> (2 * (index % 4)) & 3) - 2,
+            None => 0,
+        }
+    }
+}
+
+fn table(which: &'static OnceLock<Table>, data: &[u8]) -> &'static Table {
+    which.get_or_init(|| Table::load(data))
+}
+
+static RCP_TABLE: OnceLock<Table> = OnceLock::new();
+static SQRT_TABLE: OnceLock<Table> = OnceLock::new();
+static RSQ_TABLE: OnceLock<Table> = OnceLock::new();
+
+const SIGN: u32 = 0x8000_0000;
+const INF: u32 = 0x7f80_0000;
+const NAN: u32 = 0x7fff_ffff;
+const MIN_NORMAL: u32 = 0x0080_0000;
+
+/// Moves the exponent of the normal result `y` by `shift`; below the
+/// normal range it flushes to zero.
+fn scale(y: u32, shift: i32, sign: u32) -> u32 {
+    let e = (y >> 23) as i32 + shift;
+    if e <= 0 {
+        sign
+    } else if e >= 255 {
+        sign | INF
+    } else {
+        sign | (e as u32) << 23 | y & 0x7f_ffff
+    }
+}
+
+fn add_ulps(y: f32, residual: i64) -> u32 {
+    (i64::from(y.to_bits()) + residual) as u32
+}
+
+/// `MUFU.RCP`.
+pub fn rcp(x: u32) -> u32 {
+    let sign = x & SIGN;
+    let ax = x & !SIGN;
+    if ax > INF {
+        return NAN;
+    }
+    if ax == INF {
+        return sign;
+    }
+    if ax < MIN_NORMAL {
+        return sign | INF;
+    }
+    let m = ax & 0x7f_ffff;
+    let reduced = f64::from(f32::from_bits(0x3f80_0000 | m));
+    let y = add_ulps(
+        (1.0 / reduced) as f32,
+        table(&RCP_TABLE, RCP).residual(m as usize),
+    );
+    scale(y, 127 - (ax >> 23) as i32, sign)
+}
+
+/// Splits a positive normal input into the table index over `[1, 4)`, the
+/// reduced value and the even exponent taken out.
+fn reduce4(ax: u32) -> (usize, f64, i32) {
+    let e = (ax >> 23) as i32 - 127;
+    let odd = e.rem_euclid(2);
+    let m = ax & 0x7f_ffff;
+    let reduced = f64::from(f32::from_bits(((127 + odd) as u32) << 23 | m));
+    (((odd as u32) << 23 | m) as usize, reduced, e - odd)
+}
+
+/// `MUFU.SQRT`.
+pub fn sqrt(x: u32) -> u32 {
+    let sign = x & SIGN;
+    let ax = x & !SIGN;
+    if ax > INF {
+        return NAN;
+    }
+    if ax < MIN_NORMAL {
+        return sign;
+    }
+    if sign != 0 {
+        return NAN;
+    }
+    if ax == INF {
+        return INF;
+    }
+    let (index, reduced, even) = reduce4(ax);
+    let y = add_ulps(
+        reduced.sqrt() as f32,
+        table(&SQRT_TABLE, SQRT).residual(index),
+    );
+    scale(y, even / 2, 0)
+}
+
+/// `MUFU.RSQ`.
+pub fn rsqrt(x: u32) -> u32 {
+    let sign = x & SIGN;
+    let ax = x & !SIGN;
+    if ax > INF {
+        return NAN;
+    }
+    if ax < MIN_NORMAL {
+        return sign | INF;
+    }
+    if sign != 0 {
+        return NAN;
+    }
+    if ax == INF {
+        return 0;
+    }
+    let (index, reduced, even) = reduce4(ax);
+    let y = add_ulps(
+        (1.0 / reduced.sqrt()) as f32,
+        table(&RSQ_TABLE, RSQ).residual(index),
+    );
+    scale(y, -even / 2, 0)
+}
+
+/// `FMUL` (round to nearest), with `.FTZ` flushing subnormal inputs and any
+/// result that, rounded with an unbounded exponent, is below the normal range.
+pub fn fmul(a: u32, b: u32, ftz: bool) -> u32 {
+    let flush = |x: u32| {
+        if ftz && x & INF == 0 {
+            x & SIGN
+        } else {
+            x
+        }
+    };
+    let (a, b) = (f32::from_bits(flush(a)), f32::from_bits(flush(b)));
+    let product = f64::from(a) * f64::from(b);
+    if product.is_nan() {
+        return NAN;
+    }
+    if ftz && product != 0.0 && product.abs() < f64::from(f32::MIN_POSITIVE) {
+        let wide = (product * 2f64.powi(100)) as f32;
+        if wide.abs() < f32::MIN_POSITIVE * 2f32.powi(100) {
+            return if product < 0.0 { SIGN } else { 0 };
+        }
+    }
+    (product as f32).to_bits()
+}
+
+fn magnitude(x: u32) -> f32 {
+    f32::from_bits(x & !SIGN)
+}
+
+const TWO_24: u32 = 0x4b80_0000;
+const QUARTER: u32 = 0x3e80_0000;
+
+/// `rcp.approx{.ftz}.f32`.
+pub fn rcp_approx(x: u32, ftz: bool) -> u32 {
+    if ftz {
+        return rcp(x);
+    }
+    // |x| ≥ 2^-126 is false for subnormals only (NaN compares true).
+    let tiny = magnitude(x) < f32::MIN_POSITIVE;
+    let huge = magnitude(x) > 2f32.powi(126);
+    let s = if huge {
+        QUARTER
+    } else if tiny {
+        TWO_24
+    } else {
+        0x3f80_0000
+    };
+    fmul(s, rcp(fmul(x, s, false)), false)
+}
+
+/// `sqrt.approx{.ftz}.f32` (`rsqrt` with `reciprocal`).
+pub fn sqrt_approx(x: u32, ftz: bool, reciprocal: bool) -> u32 {
+    let unit = if reciprocal { rsqrt } else { sqrt };
+    if ftz {
+        return unit(x);
+    }
+    if magnitude(x) < f32::MIN_POSITIVE {
+        let y = unit(fmul(x, TWO_24, false));
+        // 2^-12 or 2^12 undoes the scaling.
+        let back = if reciprocal { 0x4580_0000 } else { 0x3980_0000 };
+        fmul(y, back, false)
+    } else {
+        unit(x)
+    }
+}
+
+/// `div.full{.ftz}.f32` and `div.approx{.ftz}.f32`.
+pub fn div(a: u32, b: u32, full: bool, ftz: bool) -> u32 {
+    let (mut a, mut b) = (a, b);
+    let flushed = |x: u32| if ftz && x & INF == 0 { x & SIGN } else { x };
+    if full && magnitude(flushed(b)) > 2f32.powi(126) {
+        a = fmul(a, QUARTER, ftz);
+        b = fmul(b, QUARTER, ftz);
+    }
+    if !ftz && magnitude(b) < f32::MIN_POSITIVE {
+        a = fmul(a, TWO_24, false);
+        b = fmul(b, TWO_24, false);
+    }
+    fmul(rcp(b), a, ftz)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_load_and_scale() {
+        assert_eq!(table(&RCP_TABLE, RCP).packed.len(), 1 << 21);
+        assert_eq!(table(&SQRT_TABLE, SQRT).packed.len(), 1 << 22);
+        assert_eq!(table(&RSQ_TABLE, RSQ).packed.len(), 1 << 22);
+        assert_eq!(rcp(0x4000_0000), 0x3f00_0000); // 1/2
+        assert_eq!(rcp(0x0080_0000 | SIGN), SIGN | 0x7e80_0000); // -2^126
+        assert_eq!(rcp(0x7f00_0000), 0); // 2^127 → 2^-127 flushes
+        assert_eq!(sqrt(0x4080_0000), 0x4000_0000); // √4
+        assert_eq!(rsqrt(0x4080_0000), 0x3f00_0000); // 1/√4
+    }
+}
