@@ -292,11 +292,27 @@ pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format)
             FloatKind::Rsqrt => Some(mufu::sqrt_approx(x, op.ftz, true)),
             FloatKind::DivFull => Some(mufu::div(x, y, true, op.ftz)),
             FloatKind::DivApprox => Some(mufu::div(x, y, false, op.ftz)),
+            FloatKind::Ex2 => Some(mufu::ex2_approx(x, op.ftz)),
             _ => None,
         };
         if let Some(r) = unit {
             return u64::from(r);
         }
+    }
+    if op.kind == FloatKind::Ex2 && (format == softfloat::F16 || format == softfloat::BF16) {
+        // The f32 unit on the widened input, its result cut toward zero.
+        if format.is_nan(a) {
+            return nan;
+        }
+        let x = softfloat::F32.encode(value(a), Rounding::Nearest) as u32;
+        let y = f64::from(f32::from_bits(mufu::ex2(x)));
+        // Cut toward zero, except that an overflow is infinite.
+        let r = if y > format.to_f64(format.max_finite(false)) {
+            format.infinity(false)
+        } else {
+            format.encode(y, Rounding::Zero)
+        };
+        return finish(op, r, format);
     }
     let result = match op.kind {
         FloatKind::Abs if format.is_nan(a) => nan,

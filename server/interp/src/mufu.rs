@@ -1,12 +1,15 @@
-//! The special-function unit of sm_90 (`MUFU.RCP`, `MUFU.SQRT`, `MUFU.RSQ`)
-//! from measured tables, and the approximate PTX instructions that ptxas
+//! The special-function unit of sm_90 (`MUFU.RCP`, `MUFU.SQRT`, `MUFU.RSQ`,
+//! `MUFU.EX2`) from measured tables, and the approximate PTX instructions that ptxas
 //! builds from it.
 //!
 //! On an H100 each of these functions depends only on the fraction of its
 //! input (and, for square roots, the parity of the exponent): every
 //! power-of-two (power-of-four) multiple gives the same result bits, scaled.
 //! So one binade (two for square roots) measured in full gives the function
-//! everywhere: `data/mufu_*.bin` holds, for each input of `[1, 2)` (`[1, 4)`),
+//! everywhere (`ex2` splits its input into an integer and a fraction of 23
+//! bits instead, and `2^-f` and `2^f` differ in their residuals, so its table
+//! covers `[-1, 1)`): `data/mufu_*.bin` holds, for each input of `[1, 2)`
+//! (`[1, 4)`, `[-1, 1)`),
 //! the GPU's result minus the correctly rounded one, in ulps (-2..=1).
 //! `tests/interp/sweeps.py approx` measures them; `tests/interp/mufu_tables.py`
 //! packs them. Results below the normal range flush to zero and subnormal
@@ -17,13 +20,16 @@
 //! scale subnormal (and, for `rcp`, huge) inputs first, `div.full.f32` scales
 //! both operands when the divisor is huge or subnormal and multiplies the
 //! dividend by the reciprocal, `div.approx.f32` likewise without the huge
-//! case.
+//! case; `ex2.approx.f32` halves inputs below -126 and squares the result;
+//! `ex2.approx.f16`/`.bf16` run the f32 unit and cut the result toward zero
+//! (overflow gives infinity).
 
 use std::sync::OnceLock;
 
 const RCP: &[u8] = include_bytes!("../data/mufu_rcp.bin");
 const SQRT: &[u8] = include_bytes!("../data/mufu_sqrt.bin");
 const RSQ: &[u8] = include_bytes!("../data/mufu_rsqrt.bin");
+const EX2: &[u8] = include_bytes!("../data/mufu_ex2.bin");
 
 struct Table {
     packed: Vec<u8>,
@@ -52,6 +58,7 @@ fn table(which: &'static OnceLock<Table>, data: &[u8]) -> &'static Table {
 static RCP_TABLE: OnceLock<Table> = OnceLock::new();
 static SQRT_TABLE: OnceLock<Table> = OnceLock::new();
 static RSQ_TABLE: OnceLock<Table> = OnceLock::new();
+static EX2_TABLE: OnceLock<Table> = OnceLock::new();
 
 const SIGN: u32 = 0x8000_0000;
 const INF: u32 = 0x7f80_0000;
@@ -153,6 +160,45 @@ pub fn rsqrt(x: u32) -> u32 {
         table(&RSQ_TABLE, RSQ).residual(index),
     );
     scale(y, -even / 2, 0)
+}
+
+/// `MUFU.EX2`: the input as a fixed-point number with 23 fraction bits
+/// (cut toward zero), `2^-frac` or `2^frac` from the table over `[-1, 1)`,
+/// scaled by the integer part.
+pub fn ex2(x: u32) -> u32 {
+    let sign = x & SIGN;
+    let ax = x & !SIGN;
+    if ax > INF {
+        return NAN;
+    }
+    let v = f64::from(f32::from_bits(ax));
+    if sign == 0 && v >= 128.0 {
+        return INF;
+    }
+    if sign != 0 && v >= 160.0 {
+        return 0;
+    }
+    let fixed = (v * 8_388_608.0).trunc() as i64;
+    let (int, frac) = ((fixed >> 23) as i32, fixed & 0x7f_ffff);
+    let (index, t) = if sign == 0 {
+        ((1 << 23) + frac, frac)
+    } else {
+        ((1 << 23) - frac, -frac)
+    };
+    let base = (t as f64 / 8_388_608.0).exp2() as f32;
+    let y = add_ulps(base, table(&EX2_TABLE, EX2).residual(index as usize));
+    scale(y, if sign == 0 { int } else { -int }, 0)
+}
+
+/// `ex2.approx{.ftz}.f32`: inputs below -126 are halved and the result
+/// squared, so that subnormal results survive.
+pub fn ex2_approx(x: u32, ftz: bool) -> u32 {
+    let v = f32::from_bits(x);
+    if ftz || !(v < -126.0) {
+        return ex2(x);
+    }
+    let y = ex2(fmul(x, 0x3f00_0000, false));
+    fmul(y, y, false)
 }
 
 /// `FMUL` (round to nearest), with `.FTZ` flushing subnormal inputs and any

@@ -33,6 +33,12 @@ const EXACT_APPROX: &[&str] = &[
     "div.full.ftz.f32",
     "div.approx.f32",
     "div.approx.ftz.f32",
+    "ex2.approx.f32",
+    "ex2.approx.ftz.f32",
+    "ex2.approx.f16",
+    "ex2.approx.f16x2",
+    "ex2.approx.ftz.bf16",
+    "ex2.approx.ftz.bf16x2",
 ];
 
 fn summary() -> Vec<Record> {
