@@ -194,7 +194,8 @@ pub fn ex2(x: u32) -> u32 {
 /// squared, so that subnormal results survive.
 pub fn ex2_approx(x: u32, ftz: bool) -> u32 {
     let v = f32::from_bits(x);
-    if ftz || !(v < -126.0) {
+    // The comparison `x >= -126` holds for NaN too (unordered).
+    if ftz || v.is_nan() || v >= -126.0 {
         return ex2(x);
     }
     let y = ex2(fmul(x, 0x3f00_0000, false));
