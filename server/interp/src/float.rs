@@ -283,6 +283,13 @@ pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format)
             return a | 1 << 51;
         }
     }
+    if format == softfloat::F64 {
+        match op.kind {
+            FloatKind::RcpApprox => return mufu::rcp_approx_f64(a),
+            FloatKind::Rsqrt => return mufu::rsqrt_approx_f64(a, op.ftz),
+            _ => {}
+        }
+    }
     if format == softfloat::F32 {
         // The special-function unit, from measured tables.
         let (x, y) = (a as u32, b as u32);

@@ -33,26 +33,6 @@ fn sin_cos_turns(turn: f64, cosine: bool) -> f64 {
 
 /// The value of approximate operation `kind` on `x` (and `y` for division).
 pub fn approximate(kind: FloatKind, x: f64, y: f64, format: Format) -> u64 {
-    if format == F64 && kind == FloatKind::RcpApprox {
-        // Only the upper half of the input is used, and the lower half of
-        // the result is zero; subnormals flush.
-        let high = f64::from_bits(x.to_bits() & 0xffff_ffff_0000_0000);
-        let high = if high.abs() < f64::MIN_POSITIVE {
-            0.0f64.copysign(high)
-        } else {
-            high
-        };
-        let r = 1.0 / high;
-        if r.is_nan() {
-            return r.to_bits() | 1 << 51;
-        }
-        let upper = Format {
-            exp_bits: 11,
-            frac_bits: 20,
-            finite_only: false,
-        };
-        return upper.encode(r, Rounding::Nearest) << 32;
-    }
     let value = match kind {
         FloatKind::DivFull => x / y,
         FloatKind::DivApprox => {

@@ -202,6 +202,92 @@ pub fn ex2_approx(x: u32, ftz: bool) -> u32 {
     fmul(y, y, false)
 }
 
+/// `MUFU.RCP64H`: the high word of a double's reciprocal from the high word
+/// of its input, through the f32 unit (the fraction cut to 20 bits).
+pub fn rcp64h(hi: u32) -> u32 {
+    let sign = hi & SIGN;
+    let a = hi & !SIGN;
+    if a > 0x7ff0_0000 {
+        return NAN;
+    }
+    if a == 0x7ff0_0000 {
+        return sign;
+    }
+    if a < 0x0010_0000 {
+        return sign | 0x7ff0_0000;
+    }
+    let y = rcp(0x3f80_0000 | (a & 0xf_ffff) << 3);
+    let e = (y >> 23) as i32 - 127 + 1023 - ((a >> 20) as i32 - 1023);
+    if e <= 0 {
+        return sign;
+    }
+    sign | (e as u32) << 20 | (y & 0x7f_ffff) >> 3
+}
+
+/// `MUFU.RSQ64H`, like [`rcp64h`].
+pub fn rsq64h(hi: u32) -> u32 {
+    let sign = hi & SIGN;
+    let a = hi & !SIGN;
+    if a > 0x7ff0_0000 {
+        return NAN;
+    }
+    if a < 0x0010_0000 {
+        return sign | 0x7ff0_0000;
+    }
+    if sign != 0 {
+        return NAN;
+    }
+    if a == 0x7ff0_0000 {
+        return 0;
+    }
+    let e = (a >> 20) as i32 - 1023;
+    let odd = e.rem_euclid(2);
+    let y = rsqrt(((127 + odd) as u32) << 23 | (a & 0xf_ffff) << 3);
+    let e64 = (y >> 23) as i32 - 127 + 1023 - (e - odd) / 2;
+    (e64 as u32) << 20 | (y & 0x7f_ffff) >> 3
+}
+
+/// `rcp.approx.ftz.f64`: the unit's high word, a zero low word.
+pub fn rcp_approx_f64(x: u64) -> u64 {
+    u64::from(rcp64h((x >> 32) as u32)) << 32
+}
+
+/// `rsqrt.approx{.ftz}.f64`: with `.ftz` the unit's high word; without,
+/// one Newton step in double precision after it (and scaling for subnormal
+/// inputs), as ptxas compiles it.
+pub fn rsqrt_approx_f64(x: u64, ftz: bool) -> u64 {
+    if ftz {
+        return u64::from(rsq64h((x >> 32) as u32)) << 32;
+    }
+    let v = f64::from_bits(x);
+    let hi = (x >> 32) as u32;
+    if hi.wrapping_sub(0x10_0000) < 0x7fe0_0000 {
+        return newton(v);
+    }
+    if v == 0.0 {
+        return (x & 1 << 63) | 0x7ff0_0000_0000_0000;
+    }
+    if v.is_nan() {
+        return x | 1 << 51;
+    }
+    if x >> 63 != 0 {
+        return 0xfff8_0000_0000_0000;
+    }
+    if v.is_infinite() {
+        return 0;
+    }
+    // Subnormal: scaled up by 2^54, the result by 2^27.
+    (f64::from_bits(newton(v * 2f64.powi(54))) * 2f64.powi(27)).to_bits()
+}
+
+/// One refinement of the unit's estimate: y + (3/8 e + 1/2)(y e), e = 1 - x y².
+fn newton(x: f64) -> u64 {
+    let y = f64::from_bits(u64::from(rsq64h((x.to_bits() >> 32) as u32)) << 32);
+    let e = x.mul_add(-(y * y), 1.0);
+    let c = e.mul_add(0.375, 0.5);
+    c.mul_add(y * e, y).to_bits()
+}
+
 /// `FMUL` (round to nearest), with `.FTZ` flushing subnormal inputs and any
 /// result that, rounded with an unbounded exponent, is below the normal range.
 pub fn fmul(a: u32, b: u32, ftz: bool) -> u32 {

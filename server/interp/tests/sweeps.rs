@@ -39,6 +39,9 @@ const EXACT_APPROX: &[&str] = &[
     "ex2.approx.f16x2",
     "ex2.approx.ftz.bf16",
     "ex2.approx.ftz.bf16x2",
+    "rcp.approx.ftz.f64",
+    "rsqrt.approx.f64",
+    "rsqrt.approx.ftz.f64",
 ];
 
 fn summary() -> Vec<Record> {
