@@ -5,7 +5,7 @@
 //! The GPU fixtures measure the remaining difference in ulps.
 
 use crate::float::FloatKind;
-use crate::softfloat::{Format, Rounding, F32, F64};
+use crate::softfloat::{Format, Rounding, F32};
 
 /// Reduces an f32 angle the way the GPU does before its sine unit: the
 /// argument is scaled by 1/2π in single precision, so large arguments lose
