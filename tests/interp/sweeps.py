@@ -7,6 +7,8 @@ instructions.
                                          writes OUT/summary.txt
     sweeps.py approx OUT                 dense sweeps of rcp/rsqrt/sqrt/ex2/lg2 .approx:
                                          residuals against the correctly rounded value
+    sweeps.py tables16 OUT               every input of tanh.approx.f16/.bf16 (16-bit
+                                         results, zlib) for server/interp/data/
 
 SWEEP_BIN is the `sweep` example of ptx-interp (release build). Needs CuPy and
 numpy; the summary lands in server/interp/fixtures/sweeps/.
@@ -158,9 +160,52 @@ def approx(out):
     print("\n".join(log))
 
 
+KERNEL16 = """
+.version 8.5
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 dst)
+{
+  .reg .b64 %b, %o;
+  .reg .b32 %w, %x, %y;
+  .reg .b16 %h, %r;
+  ld.param.u64 %b, [dst];
+  mov.u32 %w, %ctaid.x;
+  mov.u32 %x, %ntid.x;
+  mov.u32 %y, %tid.x;
+  mad.lo.u32 %w, %w, %x, %y;
+  cvt.u16.u32 %h, %w;
+  INSTRUCTION %r, %h;
+  mul.wide.u32 %o, %w, 2;
+  add.u64 %b, %b, %o;
+  st.global.b16 [%b], %r;
+}
+"""
+
+
+def tables16(out):
+    import zlib
+
+    import cupy as cp
+
+    for name, instruction in [("tanh_f16", "tanh.approx.f16"), ("tanh_bf16", "tanh.approx.bf16")]:
+        path = f"/tmp/table_{name}.ptx"
+        with open(path, "w") as f:
+            f.write(KERNEL16.replace("INSTRUCTION", instruction))
+        fn = cp.RawModule(path=path).get_function("k")
+        dst = cp.zeros(1 << 16, dtype=cp.uint16)
+        fn((256,), (256,), (dst,))
+        data = cp.asnumpy(dst).astype("<u2").tobytes()
+        with open(os.path.join(out, f"mufu_{name}.bin"), "wb") as f:
+            f.write(zlib.compress(data, 9))
+        print(name, "done")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "sweep":
         sweep(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif sys.argv[1] == "tables16":
+        tables16(sys.argv[2])
     elif sys.argv[1] == "approx":
         approx(sys.argv[2])
     else:

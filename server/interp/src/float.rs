@@ -306,6 +306,9 @@ pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format)
             return u64::from(r);
         }
     }
+    if op.kind == FloatKind::Tanh && (format == softfloat::F16 || format == softfloat::BF16) {
+        return u64::from(mufu::tanh16(a as u16, format == softfloat::BF16));
+    }
     if op.kind == FloatKind::Ex2 && (format == softfloat::F16 || format == softfloat::BF16) {
         // The f32 unit on the widened input, its result cut toward zero.
         if format.is_nan(a) {

@@ -30,6 +30,8 @@ const RCP: &[u8] = include_bytes!("../data/mufu_rcp.bin");
 const SQRT: &[u8] = include_bytes!("../data/mufu_sqrt.bin");
 const RSQ: &[u8] = include_bytes!("../data/mufu_rsqrt.bin");
 const EX2: &[u8] = include_bytes!("../data/mufu_ex2.bin");
+const TANH_F16: &[u8] = include_bytes!("../data/mufu_tanh_f16.bin");
+const TANH_BF16: &[u8] = include_bytes!("../data/mufu_tanh_bf16.bin");
 
 struct Table {
     packed: Vec<u8>,
@@ -59,6 +61,23 @@ static RCP_TABLE: OnceLock<Table> = OnceLock::new();
 static SQRT_TABLE: OnceLock<Table> = OnceLock::new();
 static RSQ_TABLE: OnceLock<Table> = OnceLock::new();
 static EX2_TABLE: OnceLock<Table> = OnceLock::new();
+static TANH_F16_TABLE: OnceLock<Table> = OnceLock::new();
+static TANH_BF16_TABLE: OnceLock<Table> = OnceLock::new();
+
+/// `tanh.approx.f16` / `.bf16`: every input's result, measured
+/// (`tests/interp/sweeps.py tables16`), little-endian 16-bit words.
+pub fn tanh16(x: u16, bf16: bool) -> u16 {
+    let t = if bf16 {
+        table(&TANH_BF16_TABLE, TANH_BF16)
+    } else {
+        table(&TANH_F16_TABLE, TANH_F16)
+    };
+    let at = usize::from(x) * 2;
+    match t.packed.get(at..at + 2) {
+        Some(b) => u16::from_le_bytes([b[0], b[1]]),
+        None => 0x7fff,
+    }
+}
 
 const SIGN: u32 = 0x8000_0000;
 const INF: u32 = 0x7f80_0000;
@@ -377,6 +396,10 @@ mod tests {
         assert_eq!(table(&RCP_TABLE, RCP).packed.len(), 1 << 21);
         assert_eq!(table(&SQRT_TABLE, SQRT).packed.len(), 1 << 22);
         assert_eq!(table(&RSQ_TABLE, RSQ).packed.len(), 1 << 22);
+        assert_eq!(table(&EX2_TABLE, EX2).packed.len(), 1 << 22);
+        assert_eq!(tanh16(0, false), 0);
+        assert_eq!(tanh16(0x7c00, false), 0x3c00); // tanh(inf) = 1
+        assert_eq!(tanh16(0xff80, true), 0xbf80); // tanh(-inf) = -1
         assert_eq!(rcp(0x4000_0000), 0x3f00_0000); // 1/2
         assert_eq!(rcp(0x0080_0000 | SIGN), SIGN | 0x7e80_0000); // -2^126
         assert_eq!(rcp(0x7f00_0000), 0); // 2^127 → 2^-127 flushes

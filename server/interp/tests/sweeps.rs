@@ -42,6 +42,10 @@ const EXACT_APPROX: &[&str] = &[
     "rcp.approx.ftz.f64",
     "rsqrt.approx.f64",
     "rsqrt.approx.ftz.f64",
+    "tanh.approx.f16",
+    "tanh.approx.f16x2",
+    "tanh.approx.bf16",
+    "tanh.approx.bf16x2",
 ];
 
 fn summary() -> Vec<Record> {
