@@ -8,11 +8,12 @@ use crate::float::FloatKind;
 use crate::softfloat::{Format, Rounding, F32};
 
 /// Reduces an f32 angle the way the GPU does before its sine unit: the
-/// argument is scaled by 1/2π in single precision, so large arguments lose
-/// their fraction entirely.
+/// argument is scaled by 1/2π in single precision, rounded toward zero (an
+/// `FMUL.RZ` in ptxas's sm_90 code), so large arguments lose their fraction
+/// entirely.
 fn turns(x: f64) -> f64 {
     let inv_two_pi = f64::from(f32::from_bits(0x3e22_f983));
-    let t = F32.to_f64(F32.encode(x * inv_two_pi, Rounding::Nearest));
+    let t = F32.to_f64(F32.encode(x * inv_two_pi, Rounding::Zero));
     t - t.round()
 }
 
