@@ -100,15 +100,37 @@ fn main() {
                     return String::new();
                 }
                 match interpret(f, r.rows) {
-                    Ok(words) => {
-                        let mine = sweep::chunk_digests(&words, f.columns());
+                    Ok(mut words) => {
+                        // Recorded rows of exact forms are known differences:
+                        // the GPU's values stand in for them (each must
+                        // still differ).
+                        let cols = f.columns();
+                        let mut known = 0;
+                        let mut agree = 0;
+                        if f.approx.is_none() {
+                            for (row, kept) in &r.rows_kept {
+                                let at = *row as usize * cols;
+                                if words[at..at + cols] == kept[..cols] {
+                                    agree += 1;
+                                }
+                                words[at..at + cols].copy_from_slice(&kept[..cols]);
+                                known += 1;
+                            }
+                        }
+                        let mine = sweep::chunk_digests(&words, cols);
                         let bad = mine.iter().zip(&r.chunks).filter(|(a, b)| a != b).count();
+                        if bad == 0 && agree == 0 {
+                            return if known > 0 {
+                                format!("{}: ok ({known} known rows)", f.name)
+                            } else {
+                                format!("{}: ok", f.name)
+                            };
+                        }
                         if bad == 0 {
-                            return format!("{}: ok", f.name);
+                            return format!("{}: {agree} known rows agree now", f.name);
                         }
                         let mut text = format!("{}: {bad} chunks differ", f.name);
                         // The recorded rows that still differ.
-                        let cols = f.columns();
                         let n_in = f.inputs.len();
                         for (row, kept) in &r.rows_kept {
                             let at = *row as usize * cols;
