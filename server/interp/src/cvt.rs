@@ -159,13 +159,27 @@ pub fn convert(op: &CvtOp, bits: u64, from: Ty, to: Ty) -> u64 {
             finish(op, r, format)
         }
         (Some(ff), Some(tf)) => {
-            let bits = if op.ftz && ff == softfloat::F32 {
+            // `.ftz` flushes f32 sources, except toward f16, whose
+            // subnormals cover the f32 subnormals' results anyway: the GPU
+            // rounds those (`cvt.rp.ftz.f16.f32` of the smallest f32
+            // subnormal is the smallest f16 subnormal).
+            let bits = if op.ftz && ff == softfloat::F32 && tf != softfloat::F16 {
                 ff.flush(bits)
             } else {
                 bits
             };
             let x = ff.to_f64(bits);
             if x.is_nan() {
+                if op.ftz && !op.sat {
+                    // With `.ftz` the value passes the f32 unit, which
+                    // gives its canonical NaN.
+                    if ff == softfloat::BF16 && tf == softfloat::F32 {
+                        return softfloat::F32.canonical_nan();
+                    }
+                    if ff == softfloat::F32 && tf == softfloat::F64 {
+                        return 0x7fff_ffff_e000_0000;
+                    }
+                }
                 return nan_of(op, bits, ff, tf, to);
             }
             let r = if let Some(mode) = op.int_rounding {
@@ -197,7 +211,13 @@ fn nan_of(op: &CvtOp, bits: u64, from: Format, to: Format, to_ty: Ty) -> u64 {
         return 0;
     }
     if to_ty == Ty::Tf32 {
-        return bits & !0x1fff;
+        // `.satfinite` turns the all-ones exponent into the largest finite
+        // one: one tf32 unit less, payload bits kept.
+        return if op.satfinite {
+            (bits & !0x1fff) - 0x2000
+        } else {
+            bits & !0x1fff
+        };
     }
     if from == softfloat::BF16 && to == softfloat::F32 {
         return bits << 16;

@@ -6,6 +6,7 @@
 use crate::engine::{Fault, Lanes, Machine};
 use crate::ir::{Cmp, Inst, Quals, Src, Ty};
 use crate::math;
+use crate::mufu;
 use crate::softfloat::{self, Exact, Format, Rounding};
 use crate::{need, Op};
 
@@ -263,9 +264,11 @@ pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format)
     let value = |bits: u64| format.to_f64(bits);
     let rnd = op.rounding;
     if format == softfloat::F64 {
-        // Double precision propagates the first NaN operand, quieted; an
-        // invalid operation gives the negative default NaN.
-        // Which NaN wins differs by operation (GPU fixtures).
+        // Double precision propagates the first NaN operand of the machine
+        // instruction, quieted; an invalid operation gives the negative
+        // default NaN. ptxas may order the operands of a commutative
+        // operation either way; this is the order it picks for straight-line
+        // code such as a snippet (`fixtures/sweeps/README.md`).
         let by_priority: &[u64] = match op.kind {
             FloatKind::Add | FloatKind::Sub | FloatKind::Mul => &[b, a],
             FloatKind::Div => &[a, b],
@@ -279,6 +282,47 @@ pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format)
         if matches!(op.kind, FloatKind::Abs | FloatKind::Neg) && format.is_nan(a) {
             return a | 1 << 51;
         }
+    }
+    if format == softfloat::F64 {
+        match op.kind {
+            FloatKind::RcpApprox => return mufu::rcp_approx_f64(a),
+            FloatKind::Rsqrt => return mufu::rsqrt_approx_f64(a, op.ftz),
+            _ => {}
+        }
+    }
+    if format == softfloat::F32 {
+        // The special-function unit, from measured tables.
+        let (x, y) = (a as u32, b as u32);
+        let unit = match op.kind {
+            FloatKind::RcpApprox => Some(mufu::rcp_approx(x, op.ftz)),
+            FloatKind::SqrtApprox => Some(mufu::sqrt_approx(x, op.ftz, false)),
+            FloatKind::Rsqrt => Some(mufu::sqrt_approx(x, op.ftz, true)),
+            FloatKind::DivFull => Some(mufu::div(x, y, true, op.ftz)),
+            FloatKind::DivApprox => Some(mufu::div(x, y, false, op.ftz)),
+            FloatKind::Ex2 => Some(mufu::ex2_approx(x, op.ftz)),
+            _ => None,
+        };
+        if let Some(r) = unit {
+            return u64::from(r);
+        }
+    }
+    if op.kind == FloatKind::Tanh && (format == softfloat::F16 || format == softfloat::BF16) {
+        return u64::from(mufu::tanh16(a as u16, format == softfloat::BF16));
+    }
+    if op.kind == FloatKind::Ex2 && (format == softfloat::F16 || format == softfloat::BF16) {
+        // The f32 unit on the widened input, its result cut toward zero.
+        if format.is_nan(a) {
+            return nan;
+        }
+        let x = softfloat::F32.encode(value(a), Rounding::Nearest) as u32;
+        let y = f64::from(f32::from_bits(mufu::ex2(x)));
+        // Cut toward zero, except that an overflow is infinite.
+        let r = if y > format.to_f64(format.max_finite(false)) {
+            format.infinity(false)
+        } else {
+            format.encode(y, Rounding::Zero)
+        };
+        return finish(op, r, format);
     }
     let result = match op.kind {
         FloatKind::Abs if format.is_nan(a) => nan,
@@ -335,10 +379,16 @@ pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format)
                     x == 0.0 && y == 0.0 && x.is_sign_positive() && y.is_sign_positive();
                 format.zero(!both_positive_zero)
             } else if op.ftz && below_normal(exact, format) {
-                // Flushing looks at the exact result, before rounding: a
-                // value just under the smallest normal flushes even when it
-                // would round up to it.
-                format.zero(exact.value < 0.0)
+                // Flushing looks at the result rounded to the format's
+                // precision with an unbounded exponent: a value just under
+                // the smallest normal that rounds up to it is kept.
+                let wide = softfloat::Format::ieee(format.exp_bits + 3, format.frac_bits);
+                let rounded = wide.to_f64(exact.round(rnd, wide));
+                if rounded.abs() < format.to_f64(1 << format.frac_bits) {
+                    format.zero(exact.value < 0.0)
+                } else {
+                    exact.round(rnd, format)
+                }
             } else {
                 exact.round(rnd, format)
             }

@@ -500,6 +500,10 @@ pub fn exec(
         IntKind::Fns => map3(m, w, inst, active, |maskv, base, offset| {
             let base = base as u32;
             let offset = sext(offset, 32);
+            if offset == i64::from(i32::MIN) {
+                // The GPU's answer for the one offset whose negation overflows.
+                return 0;
+            }
             if offset == 0 {
                 return if base < 32 && maskv >> base & 1 == 1 {
                     u64::from(base)
@@ -708,6 +712,37 @@ pub fn exec(
             let a = m.src(w, inst, 0);
             let b = m.src(w, inst, 1);
             let mut p = [0u64; 32];
+            if ty.is_packed() {
+                // Two halves: the first destination gets the low half's
+                // comparison, the second the high half's.
+                let element = if ty == Ty::Bf16x2 { Ty::Bf16 } else { Ty::F16 };
+                let c = m.src(w, inst, 2);
+                let mut q = [0u64; 32];
+                for l in lanes(active) {
+                    let l = l as usize;
+                    let (lo, hi) = (a[l] & 0xffff, b[l] & 0xffff);
+                    let low = compare(cmp, lo, hi, element, op.ftz);
+                    let high = compare(
+                        cmp,
+                        a[l] >> 16 & 0xffff,
+                        b[l] >> 16 & 0xffff,
+                        element,
+                        op.ftz,
+                    );
+                    let other = c[l] & 1 == 1;
+                    let (low, high) = match bool_op {
+                        Some(bop) => (bop.apply(low, other), bop.apply(high, other)),
+                        None => (low, high),
+                    };
+                    p[l] = u64::from(low);
+                    q[l] = u64::from(high);
+                }
+                m.dst(w, inst, 0, &p, active);
+                if inst.dst.len() > 1 {
+                    m.dst(w, inst, 1, &q, active);
+                }
+                return Ok(());
+            }
             if ty.is_float() {
                 for l in lanes(active) {
                     let l = l as usize;

@@ -22,6 +22,7 @@ mod math;
 mod matrix;
 mod mem;
 mod memory;
+mod mufu;
 mod run;
 mod softfloat;
 mod tensor;

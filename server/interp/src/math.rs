@@ -5,14 +5,18 @@
 //! The GPU fixtures measure the remaining difference in ulps.
 
 use crate::float::FloatKind;
-use crate::softfloat::{Format, Rounding, F32, F64};
+use crate::softfloat::{Format, Rounding, F32};
 
 /// Reduces an f32 angle the way the GPU does before its sine unit: the
-/// argument is scaled by 1/2π in single precision, so large arguments lose
-/// their fraction entirely.
+/// argument is scaled by 1/2π in single precision, rounded toward zero (an
+/// `FMUL.RZ` in ptxas's sm_90 code), so large arguments lose their fraction
+/// entirely. The unit then takes the turns as a fixed-point number with 25
+/// fraction bits, cut toward zero (on the GPU fixtures, arguments below
+/// 2^-25 turns give ±0 and small ones come out of a 2^-25 grid).
 fn turns(x: f64) -> f64 {
     let inv_two_pi = f64::from(f32::from_bits(0x3e22_f983));
-    let t = F32.to_f64(F32.encode(x * inv_two_pi, Rounding::Nearest));
+    let t = F32.to_f64(F32.encode(x * inv_two_pi, Rounding::Zero));
+    let t = (t * 33_554_432.0).trunc() / 33_554_432.0;
     t - t.round()
 }
 
@@ -33,26 +37,6 @@ fn sin_cos_turns(turn: f64, cosine: bool) -> f64 {
 
 /// The value of approximate operation `kind` on `x` (and `y` for division).
 pub fn approximate(kind: FloatKind, x: f64, y: f64, format: Format) -> u64 {
-    if format == F64 && kind == FloatKind::RcpApprox {
-        // Only the upper half of the input is used, and the lower half of
-        // the result is zero; subnormals flush.
-        let high = f64::from_bits(x.to_bits() & 0xffff_ffff_0000_0000);
-        let high = if high.abs() < f64::MIN_POSITIVE {
-            0.0f64.copysign(high)
-        } else {
-            high
-        };
-        let r = 1.0 / high;
-        if r.is_nan() {
-            return r.to_bits() | 1 << 51;
-        }
-        let upper = Format {
-            exp_bits: 11,
-            frac_bits: 20,
-            finite_only: false,
-        };
-        return upper.encode(r, Rounding::Nearest) << 32;
-    }
     let value = match kind {
         FloatKind::DivFull => x / y,
         FloatKind::DivApprox => {
@@ -69,7 +53,12 @@ pub fn approximate(kind: FloatKind, x: f64, y: f64, format: Format) -> u64 {
         FloatKind::SqrtApprox => x.sqrt(),
         FloatKind::Rsqrt => 1.0 / x.sqrt(),
         FloatKind::Sin if format == F32 && x.is_finite() && x != 0.0 => {
-            sin_cos_turns(turns(x), false)
+            let turn = turns(x);
+            if turn == 0.0 {
+                0.0f64.copysign(x)
+            } else {
+                sin_cos_turns(turn, false)
+            }
         }
         FloatKind::Cos if format == F32 && x.is_finite() => sin_cos_turns(turns(x), true),
         FloatKind::Sin => x.sin(),

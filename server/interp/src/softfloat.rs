@@ -45,7 +45,7 @@ pub const E4M3: Format = Format {
 };
 
 impl Format {
-    const fn ieee(exp_bits: u32, frac_bits: u32) -> Format {
+    pub const fn ieee(exp_bits: u32, frac_bits: u32) -> Format {
         Format {
             exp_bits,
             frac_bits,
