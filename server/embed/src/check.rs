@@ -51,7 +51,7 @@ pub fn check_statement(stmt: &Statement, out: &mut Vec<Diagnostic>) {
         return;
     }
     for p in &stmt.placeholders {
-        if p.operand.is_none() {
+        if p.operand.is_none() && !stmt.raw.operands_opaque {
             let n = stmt.raw.operands.len();
             out.push(Diagnostic::error(
                 "asm-operand-number",
@@ -66,7 +66,8 @@ pub fn check_statement(stmt: &Statement, out: &mut Vec<Diagnostic>) {
         }
     }
     for op in &stmt.raw.operands {
-        if op.is_output
+        if !stmt.raw.operands_opaque
+            && op.is_output
             && !op.constraint.contains('+')
             && !stmt
                 .placeholders

@@ -61,6 +61,9 @@ pub struct RawAsm {
     pub extended: bool,
     pub operands: Vec<AsmOperand>,
     pub clobbers: Vec<String>,
+    /// The operand list has items that are not `"constraint"(expression)` (macros): the
+    /// number and constraints of the operands are not known.
+    pub operands_opaque: bool,
     /// Inside a `#define` body.
     pub in_macro: bool,
 }
@@ -81,7 +84,7 @@ pub fn find(text: &str) -> (Tree, Vec<RawAsm>) {
         .parse(text, None)
         .unwrap_or_else(|| parser.parse("", None).expect("empty text parses"));
     let mut found = Vec::new();
-    collect(tree.root_node(), text, 0, false, &mut found);
+    collect(tree.root_node(), text, text, 0, false, &mut found);
     let mut covered: Vec<TextRange> = found.iter().map(|a| a.range.clone()).collect();
     for keyword in asm_keywords(text) {
         if covered
@@ -99,16 +102,23 @@ pub fn find(text: &str) -> (Tree, Vec<RawAsm>) {
     (tree, found)
 }
 
-fn collect(node: Node, text: &str, shift: isize, in_macro: bool, out: &mut Vec<RawAsm>) {
+fn collect(
+    node: Node,
+    text: &str,
+    host: &str,
+    shift: isize,
+    in_macro: bool,
+    out: &mut Vec<RawAsm>,
+) {
     if node.kind() == "gnu_asm_expression" {
-        if let Some(a) = read_asm(node, text, shift, in_macro) {
+        if let Some(a) = read_asm(node, text, host, shift, in_macro) {
             out.push(a);
         }
         return;
     }
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
-        collect(child, text, shift, in_macro, out);
+        collect(child, text, host, shift, in_macro, out);
     }
 }
 
@@ -118,7 +128,7 @@ fn span(node: Node, shift: isize) -> TextRange {
 }
 
 /// Reads an asm node of a tree over `text`, whose offsets are host offsets minus `shift`.
-fn read_asm(node: Node, text: &str, shift: isize, in_macro: bool) -> Option<RawAsm> {
+fn read_asm(node: Node, text: &str, host: &str, shift: isize, in_macro: bool) -> Option<RawAsm> {
     let keyword = node.child(0)?;
     let code = node.child_by_field_name("assembly_code")?;
     let mut template = Decoded::default();
@@ -145,69 +155,211 @@ fn read_asm(node: Node, text: &str, shift: isize, in_macro: bool) -> Option<RawA
             .map
             .push_slice(&host_map, 0..piece.text.len(), at as isize);
     }
-    let mut extended = false;
-    let mut operands = Vec::new();
-    let mut clobbers = Vec::new();
-    let mut cursor = node.walk();
-    for child in node.children(&mut cursor) {
-        match child.kind() {
-            "gnu_asm_output_operand_list" | "gnu_asm_input_operand_list" => {
-                extended = true;
-                let is_output = child.kind() == "gnu_asm_output_operand_list";
-                let mut c2 = child.walk();
-                for op in child.named_children(&mut c2) {
-                    if !op.kind().starts_with("gnu_asm_") {
-                        continue;
-                    }
-                    let constraint = op.child_by_field_name("constraint");
-                    let value = op.child_by_field_name("value");
-                    let symbol = op.child_by_field_name("symbol");
-                    let mut cdec = Decoded::default();
-                    if let Some(c) = constraint {
-                        decode_literal(text, c.start_byte()..c.end_byte(), &mut cdec);
-                    }
-                    operands.push(AsmOperand {
-                        index: 0,
-                        symbol: symbol.map(|s| text[s.start_byte()..s.end_byte()].to_string()),
-                        constraint: cdec.text,
-                        constraint_range: constraint.map(|c| span(c, shift)).unwrap_or(0..0),
-                        expression: value
-                            .map(|v| text[v.start_byte()..v.end_byte()].to_string())
-                            .unwrap_or_default(),
-                        expression_range: value.map(|v| span(v, shift)).unwrap_or(0..0),
-                        is_output,
-                    });
-                }
-            }
-            "gnu_asm_clobber_list" | "gnu_asm_goto_list" => {
-                extended = true;
-                let mut c2 = child.walk();
-                for reg in child.named_children(&mut c2) {
-                    let mut d = Decoded::default();
-                    decode_literal(text, reg.start_byte()..reg.end_byte(), &mut d);
-                    clobbers.push(d.text);
-                }
-            }
-            _ => {}
-        }
-    }
-    // Outputs come first in the numbering whatever order the lists were read in.
-    operands.sort_by_key(|o| !o.is_output);
-    for (i, o) in operands.iter_mut().enumerate() {
-        o.index = i;
-    }
+    let keyword = span(keyword, shift);
+    let after_template = span(code, shift).end;
+    let close = closing_paren(host, after_template)?;
+    let sections = parse_sections(host, after_template..close);
     Some(RawAsm {
-        keyword: span(keyword, shift),
-        range: span(node, shift),
+        keyword: keyword.clone(),
+        range: keyword.start..close + 1,
         template,
         opaque,
-        extended,
-        operands,
-        clobbers,
+        extended: sections.extended,
+        operands: sections.operands,
+        clobbers: sections.clobbers,
+        operands_opaque: sections.opaque,
         in_macro,
     })
 }
 
+/// What follows the template: `: outputs : inputs : clobbers : labels`.
+#[derive(Debug, Default)]
+struct Sections {
+    extended: bool,
+    operands: Vec<AsmOperand>,
+    clobbers: Vec<String>,
+    opaque: bool,
+}
+
+/// Reads the operand sections from the host text between the template and the closing
+/// parenthesis. Items that are not `[name] "constraint" (expression)` (a macro that expands
+/// to operands) make the operand list opaque: their number and constraints are unknown.
+fn parse_sections(host: &str, range: TextRange) -> Sections {
+    let mut out = Sections::default();
+    let text = &host[range.clone()];
+    let sections = split_top(text, b':');
+    if sections.len() <= 1 {
+        out.opaque = !text.trim().is_empty() && !text.trim().starts_with(')');
+        return out;
+    }
+    out.extended = true;
+    for (n, section) in sections.iter().enumerate().skip(1) {
+        for item in split_top(&text[section.clone()], b',') {
+            let item_range =
+                range.start + section.start + item.start..range.start + section.start + item.end;
+            let raw = &host[item_range.clone()];
+            if raw.trim().trim_matches('\\').trim().is_empty() {
+                continue;
+            }
+            match n {
+                1 | 2 => match parse_operand(host, item_range, n == 1) {
+                    Some(op) => out.operands.push(op),
+                    None => out.opaque = true,
+                },
+                3 => {
+                    let mut d = Decoded::default();
+                    let t = raw.trim();
+                    let at = item_range.start + raw.find(t).unwrap_or(0);
+                    decode_literal(host, at..at + t.len(), &mut d);
+                    out.clobbers.push(d.text);
+                }
+                _ => {}
+            }
+        }
+    }
+    // Outputs come first in the numbering.
+    out.operands.sort_by_key(|o| !o.is_output);
+    for (i, o) in out.operands.iter_mut().enumerate() {
+        o.index = i;
+    }
+    out
+}
+
+fn parse_operand(host: &str, range: TextRange, is_output: bool) -> Option<AsmOperand> {
+    let b = host.as_bytes();
+    let mut i = range.start;
+    let skip_ws = |mut i: usize| {
+        while i < range.end && (b[i].is_ascii_whitespace() || b[i] == b'\\') {
+            i += 1;
+        }
+        i
+    };
+    i = skip_ws(i);
+    let mut symbol = None;
+    if b.get(i) == Some(&b'[') {
+        let close = host[i..range.end].find(']')? + i;
+        symbol = Some(host[i + 1..close].trim().to_string());
+        i = skip_ws(close + 1);
+    }
+    if b.get(i) != Some(&b'"') {
+        return None;
+    }
+    let lit_end = skip_literal(b, i);
+    let constraint_range = i..lit_end;
+    let mut constraint = Decoded::default();
+    decode_literal(host, constraint_range.clone(), &mut constraint);
+    i = skip_ws(lit_end);
+    if b.get(i) != Some(&b'(') {
+        return None;
+    }
+    let close = matching_paren(host, i)?;
+    if close >= range.end {
+        return None;
+    }
+    let expression_range = i + 1..close;
+    Some(AsmOperand {
+        index: 0,
+        symbol,
+        constraint: constraint.text,
+        constraint_range,
+        expression: host[expression_range.clone()].trim().to_string(),
+        expression_range,
+        is_output,
+    })
+}
+
+/// Splits `text` at `sep` outside parentheses, brackets, literals and comments; ranges into
+/// `text`.
+fn split_top(text: &str, sep: u8) -> Vec<TextRange> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut last = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' | b'\'' => {
+                i = skip_literal(b, i);
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
+                continue;
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            c if c == sep && depth == 0 => {
+                out.push(last..i);
+                last = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push(last..b.len());
+    out
+}
+
+/// The offset of the `)` that closes the first `(` at or after `from`.
+fn matching_paren(host: &str, from: usize) -> Option<usize> {
+    let b = host.as_bytes();
+    let mut i = from;
+    while i < b.len() && b[i] != b'(' {
+        if b[i] == b';' || b[i] == b'{' || b[i] == b'}' {
+            return None;
+        }
+        i += 1;
+    }
+    closing_paren_at(host, i + 1, 1)
+}
+
+/// The offset of the `)` that closes a `(` already open at `from`.
+fn closing_paren(host: &str, from: usize) -> Option<usize> {
+    closing_paren_at(host, from, 1)
+}
+
+fn closing_paren_at(host: &str, from: usize, mut depth: usize) -> Option<usize> {
+    let b = host.as_bytes();
+    let mut i = from;
+    while i < b.len() {
+        match b[i] {
+            b'"' if i > 0 && b[i - 1] == b'R' => {
+                i = skip_raw(host, i);
+                continue;
+            }
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            b'"' | b'\'' => {
+                i = skip_literal(b, i);
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = host[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
 /// Offsets of `asm`, `__asm` and `__asm__` keywords outside comments, string and character
 /// literals.
 fn asm_keywords(text: &str) -> Vec<usize> {
@@ -235,13 +387,24 @@ fn asm_keywords(text: &str) -> Vec<usize> {
                 }
                 // A raw string `R"(...)"` right after an identifier-like prefix.
                 if i < b.len() && b[i] == b'"' && text[start..i].ends_with('R') {
-                    i = text[i..].find(")\"").map_or(b.len(), |e| i + e + 2);
+                    i = skip_raw(text, i);
                 }
             }
             _ => i += 1,
         }
     }
     out
+}
+
+/// The index after the raw string literal whose opening quote is at `i`.
+fn skip_raw(text: &str, i: usize) -> usize {
+    let rest = &text[i + 1..];
+    let Some(open) = rest.find('(') else {
+        return text.len();
+    };
+    let closing = format!("){}\"", &rest[..open]);
+    rest.find(&closing)
+        .map_or(text.len(), |e| i + 1 + e + closing.len())
 }
 
 /// The index after the literal starting with the quote at `i`.
@@ -260,41 +423,7 @@ fn skip_literal(b: &[u8], i: usize) -> usize {
 /// Re-parses the statement that starts with the keyword at `keyword`, as the only statement
 /// of a function body.
 fn reparse_at(parser: &mut Parser, text: &str, keyword: usize, tree: &Tree) -> Option<RawAsm> {
-    let b = text.as_bytes();
-    let mut i = keyword;
-    while i < b.len() && b[i] != b'(' {
-        if b[i] == b';' || b[i] == b'{' || b[i] == b'}' {
-            return None;
-        }
-        i += 1;
-    }
-    let mut depth = 0usize;
-    let mut end = None;
-    while i < b.len() {
-        match b[i] {
-            b'(' => depth += 1,
-            b')' => {
-                depth -= 1;
-                if depth == 0 {
-                    end = Some(i + 1);
-                    break;
-                }
-            }
-            b'"' | b'\'' => {
-                i = skip_literal(b, i);
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    let end = end?;
+    let end = matching_paren(text, keyword)? + 1;
     // Line continuations become blanks of the same length so offsets do not move.
     let body = text[keyword..end]
         .replace("\\\r\n", "   ")
@@ -305,7 +434,7 @@ fn reparse_at(parser: &mut Parser, text: &str, keyword: usize, tree: &Tree) -> O
     let in_macro = in_define(tree, keyword);
     let mut found = Vec::new();
     let shift = keyword as isize - PREFIX.len() as isize;
-    collect(sub.root_node(), &snippet, shift, in_macro, &mut found);
+    collect(sub.root_node(), &snippet, text, shift, in_macro, &mut found);
     found.into_iter().next()
 }
 

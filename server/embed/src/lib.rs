@@ -106,8 +106,11 @@ impl HostDocument {
         let (tree, raws) = find::find(text);
         let statements = raws
             .into_iter()
+            .filter(|raw| !target::host_only(&tree, text, raw.keyword.start))
             .map(|raw| {
-                let guard = target::guard_requirement(&tree, text, raw.keyword.start);
+                let guard = target::guard_requirement(&tree, text, raw.keyword.start)
+                    // Every target ptxas still assembles for meets an older guard.
+                    .filter(|g| g.number >= 75);
                 Statement::new(raw, guard, options)
             })
             .collect();
@@ -245,6 +248,9 @@ impl Statement {
                 None => registers.push(None),
             }
         }
+        if raw.operands_opaque {
+            text.push_str(".reg .b32 %op_unknown;\n");
+        }
         let body_start = text.len();
         let mut map = SourceMap::default();
         let mut placeholders = Vec::new();
@@ -289,6 +295,7 @@ impl Statement {
                             .operands
                             .iter()
                             .find(|o| o.symbol.as_deref() == Some(name))
+                            .filter(|_| !raw.operands_opaque)
                             .map(|o| o.index);
                         (close + 1, String::new(), op, true)
                     }

@@ -77,6 +77,51 @@ pub fn guard_requirement(tree: &Tree, text: &str, offset: usize) -> Option<ArchR
     req
 }
 
+/// Macros that only a host compiler defines: asm under them is host assembly, not PTX.
+const HOST_MACROS: &[&str] = &[
+    "__x86_64__",
+    "__i386__",
+    "_M_X64",
+    "_M_IX86",
+    "__aarch64__",
+    "_M_ARM64",
+    "__arm__",
+    "__powerpc__",
+    "__powerpc64__",
+    "__PPC64__",
+    "__riscv",
+    "!defined(__CUDA_ARCH__)",
+    "!defined __CUDA_ARCH__",
+];
+
+/// Is the statement at `offset` inside an `#if` branch that only a host compiler takes?
+pub fn host_only(tree: &Tree, text: &str, offset: usize) -> bool {
+    let mut node = tree
+        .root_node()
+        .descendant_for_byte_range(offset, offset + 1);
+    let mut child: Option<Node> = None;
+    while let Some(n) = node {
+        let in_alternative = child.is_some_and(|c| {
+            n.child_by_field_name("alternative")
+                .is_some_and(|a| a.id() == c.id())
+        });
+        if !in_alternative && matches!(n.kind(), "preproc_if" | "preproc_elif" | "preproc_ifdef") {
+            let head = n
+                .child_by_field_name("condition")
+                .or_else(|| n.child_by_field_name("name"))
+                .map(|c| text[c.start_byte()..c.end_byte()].replace(' ', ""))
+                .unwrap_or_default();
+            let negated = text[n.start_byte()..].starts_with("#ifndef");
+            if !negated && HOST_MACROS.iter().any(|m| head.contains(m)) {
+                return true;
+            }
+        }
+        child = Some(n);
+        node = n.parent();
+    }
+    false
+}
+
 /// Reads a preprocessor condition.
 pub fn condition(text: &str) -> Option<ArchReq> {
     let t = strip_parens(text.trim());
