@@ -15,6 +15,10 @@ pub const CODES: &[(&str, &str)] = &[
         "a `%N` or `%[name]` in an asm template that names no operand",
     ),
     (
+        "asm-named-operand",
+        "a `%[name]` operand reference, which nvcc does not support",
+    ),
+    (
         "asm-output-unused",
         "an output operand that the asm template never names",
     ),
@@ -51,6 +55,19 @@ pub fn check_statement(stmt: &Statement, out: &mut Vec<Diagnostic>) {
         return;
     }
     for p in &stmt.placeholders {
+        if p.written.starts_with("%[") {
+            // nvcc 13: "symbolic operand reference not supported" (clang accepts it).
+            out.push(Diagnostic::error(
+                "asm-named-operand",
+                p.host.clone(),
+                format!(
+                    "nvcc does not support named operand references: write `%{}` instead of `{}`",
+                    p.operand.map_or_else(|| "N".to_string(), |k| k.to_string()),
+                    p.written
+                ),
+            ));
+            continue;
+        }
         if p.operand.is_none() && !stmt.raw.operands_opaque {
             let n = stmt.raw.operands.len();
             out.push(Diagnostic::error(

@@ -20,6 +20,7 @@
 
 pub mod check;
 pub mod find;
+pub mod ide;
 pub mod literal;
 pub mod source_map;
 pub mod target;
@@ -237,9 +238,20 @@ impl Statement {
             ".version {version}\n.target {}\n.address_size 64\n.visible .entry __asm()\n{{\n",
             target.as_deref().unwrap_or(FALLBACK_TARGET)
         );
+        // nvcc 13 declares float operands as bit-size registers (`.b32`, `.b64`) from sm_100
+        // on, and as `.f32`/`.f64` before: ptxas then accepts or rejects the same template.
+        let untyped_floats = target
+            .as_deref()
+            .and_then(ptx_isa::SmName::parse)
+            .is_none_or(|sm| sm.canonical_number() >= 100);
         let mut registers = Vec::new();
         for op in &raw.operands {
-            match constraint_type(op.letter()) {
+            let ty = match (op.letter(), untyped_floats) {
+                ('f', true) => Some(".b32"),
+                ('d', true) => Some(".b64"),
+                (letter, _) => constraint_type(letter),
+            };
+            match ty {
                 Some(ty) => {
                     let name = format!("%op{}", op.index);
                     text.push_str(&format!(".reg {ty} {name};\n"));

@@ -254,6 +254,53 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             typed: &[0, 1, 2],
             preds: &[3],
         },
+        // Warp-level and miscellaneous instructions (9.7.8.6, 9.7.8.9, 9.7.13.8-14, 9.7.19,
+        // 9.7.12.x): the typed operands have the instruction type's size exactly; masks, lanes
+        // and counts are 32-bit integers. Confirmed with ptxas 13.5 ("Arguments mismatch").
+        "lop3" | "shf" | "activemask" | "nanosleep" | "fns" => Pattern::Some {
+            typed: &[0, 1, 2, 3],
+            preds: &[],
+        },
+        "prmt" => Pattern::Some {
+            typed: &[0, 1, 2, 3],
+            preds: &[],
+        },
+        "shfl" => Pattern::Counts {
+            typed: &[0, 1],
+            words: &[2, 3, 4],
+        },
+        "redux" => Pattern::Counts {
+            typed: &[0, 1],
+            words: &[2],
+        },
+        "match" if has("any") => Pattern::Counts {
+            typed: &[1],
+            words: &[0, 2],
+        },
+        "mapa" => Pattern::Counts {
+            typed: &[0, 1],
+            words: &[2],
+        },
+        "getctarank" => Pattern::Counts {
+            typed: &[1],
+            words: &[0],
+        },
+        "vote" => Pattern::Some {
+            typed: &[0],
+            preds: &[],
+        },
+        "mbarrier" if has("arrive") || has("arrive_drop") => Pattern::Some {
+            typed: &[0],
+            preds: &[],
+        },
+        "createpolicy" => Pattern::Some {
+            typed: &[0],
+            preds: &[],
+        },
+        "bar" | "barrier" if !has("red") => Pattern::Counts {
+            typed: &[],
+            words: &[0, 1],
+        },
         "ld" | "ldu" => Pattern::Data(0),
         "st" => Pattern::Data(1),
         "cvt" => Pattern::Convert,
@@ -268,6 +315,7 @@ fn instruction_type(info: &InstInfo<'_>) -> Option<Ty> {
 }
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    mixed_vector(ctx, info, scope);
     let Some(pattern) = pattern(info) else { return };
     let section = info
         .resolved
@@ -396,6 +444,45 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     }
     for (range, message) in problems {
         ctx.report(Diagnostic::error("operand-type", range, message).section(section.clone()));
+    }
+}
+
+/// The registers of one vector operand `{a, b, …}` must all have one size: ptxas 13.5
+/// rejects `{%f1, %fd1}` ("Incompatible elements of vector expression") whatever the
+/// instruction.
+fn mixed_vector(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    for op in &info.operands {
+        if !matches!(op.kind(), OperandKind::Vector) {
+            continue;
+        }
+        let mut first: Option<(u32, &str)> = None;
+        for register in op.registers() {
+            let Some(ty) = scope
+                .lookup(register.text)
+                .and_then(|s| s.ty)
+                .and_then(Ty::parse)
+            else {
+                continue;
+            };
+            match first {
+                None => first = Some((ty.bits, register.text)),
+                Some((bits, name)) if bits != ty.bits => {
+                    ctx.report(
+                        Diagnostic::error(
+                            "operand-type",
+                            register.range(),
+                            format!(
+                                "`{}` is a {}-bit register but `{name}` in the same vector is {bits}-bit; the elements of a vector must have one size",
+                                register.text, ty.bits
+                            ),
+                        )
+                        .section("6.4.2".to_owned()),
+                    );
+                    break;
+                }
+                Some(_) => {}
+            }
+        }
     }
 }
 
