@@ -44,7 +44,7 @@ pub fn check(doc: &HostDocument, disabled_codes: &[String]) -> Vec<Diagnostic> {
         check_statement(stmt, &mut out);
     }
     out.retain(|d| !disabled_codes.iter().any(|c| c == d.code));
-    out.sort_by(|a, b| (a.range.start, a.range.end).cmp(&(b.range.start, b.range.end)));
+    out.sort_by_key(|d| (d.range.start, d.range.end));
     out
 }
 

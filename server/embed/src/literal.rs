@@ -139,7 +139,7 @@ mod tests {
         let tab = d.text.find('\t').unwrap();
         assert_eq!(d.map.to_host(tab..tab + 1), 12..14);
         assert_eq!(d.map.to_host(0..3), 1..4);
-        assert_eq!(&host[d.map.to_host(11..13)], "%1");
+        assert_eq!(&host[d.map.to_host(12..14)], "%1");
     }
 
     #[test]

@@ -24,6 +24,15 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     ) {
         return;
     }
+    if info.words[0] == "tcgen05"
+        && info
+            .words
+            .get(1)
+            .is_some_and(|w| matches!(*w, "ld" | "st" | "mma" | "cp" | "shift"))
+    {
+        tensor_memory_address_width(ctx, info, scope);
+        return;
+    }
     let spaces: Vec<&str> = info.words[1..]
         .iter()
         .copied()
@@ -118,6 +127,15 @@ fn generic_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
         );
         return;
     }
+    if info.words[0] == "tcgen05"
+        && info
+            .words
+            .get(1)
+            .is_some_and(|w| matches!(*w, "ld" | "st" | "mma" | "cp" | "shift"))
+    {
+        tensor_memory_address_width(ctx, info, scope);
+        return;
+    }
     let spaces: Vec<&str> = info.words[1..]
         .iter()
         .map(|w| base(w))
@@ -134,7 +152,14 @@ fn generic_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
         ["global"]
             if matches!(
                 info.words[0],
-                "ld" | "ldu" | "st" | "atom" | "red" | "prefetch" | "discard" | "applypriority"
+                "ld" | "ldu"
+                    | "st"
+                    | "atom"
+                    | "red"
+                    | "prefetch"
+                    | "discard"
+                    | "applypriority"
+                    | "multimem"
             ) =>
         {
             "a global"
@@ -167,6 +192,35 @@ fn generic_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
                     ),
                 )
                 .section("6.4.1.1".to_owned()),
+            );
+        }
+    }
+}
+
+/// Tensor memory addresses (`[taddr]` of tcgen05.ld/st/mma/cp/shift) are 32-bit: ptxas 13.5
+/// rejects a 64-bit register there ("Arguments mismatch").
+fn tensor_memory_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    for operand in &info.operands {
+        if !matches!(operand.kind(), OperandKind::Address { .. }) {
+            continue;
+        }
+        let Some(register) = operand.registers().into_iter().next() else {
+            continue;
+        };
+        let Some(ty) = scope.lookup(register.text).and_then(|s| s.ty) else {
+            continue;
+        };
+        if matches!(ty, ".b64" | ".u64" | ".s64") {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-type",
+                    register.range(),
+                    format!(
+                        "`{}` is a {ty} register, but tensor memory addresses are 32 bits; use a 32-bit register",
+                        register.text
+                    ),
+                )
+                .section("9.7.16.1.1".to_owned()),
             );
         }
     }

@@ -163,6 +163,8 @@ enum Pattern {
     Data(usize),
     /// `cvt.dtype.atype d, a`, relaxed rules.
     Convert,
+    /// Operands at `typed` have the type; the last operand is a predicate.
+    LastPred { typed: &'static [usize] },
     /// `mul.wide`/`mad.wide`: `d` (and `c` of mad) twice the instruction type, `a`, `b` of it.
     Wide,
 }
@@ -301,6 +303,28 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             typed: &[],
             words: &[0, 1],
         },
+        // Video instructions: 32-bit operands throughout (9.7.18.1).
+        "vabsdiff" | "vadd" | "vsub" | "vmin" | "vmax" | "vshl" | "vshr" | "vmad" => {
+            Pattern::Some {
+                typed: &[0, 1, 2, 3],
+                preds: &[],
+            }
+        }
+        "multimem" if has("ld_reduce") => Pattern::Some {
+            typed: &[0],
+            preds: &[],
+        },
+        // `tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols`: both 32-bit.
+        "tcgen05" if has("dealloc") => Pattern::Counts {
+            typed: &[],
+            words: &[0, 1],
+        },
+        "alloca" => Pattern::Some {
+            typed: &[0, 1],
+            preds: &[],
+        },
+        // `bar.red.popc.u32 d, a{, b}, {!}c`: the last operand is the predicate.
+        "bar" | "barrier" if has("red") => Pattern::LastPred { typed: &[0] },
         "ld" | "ldu" => Pattern::Data(0),
         "st" => Pattern::Data(1),
         "cvt" => Pattern::Convert,
@@ -424,21 +448,54 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 checker.operand(i, op, want, false, &mut problems);
             }
         }
+        Pattern::LastPred { typed } => {
+            let Some(ty) = instruction_type(info) else {
+                return;
+            };
+            for &i in typed {
+                if let Some(op) = info.operands.get(i) {
+                    checker.operand(i, op, ty, false, &mut problems);
+                }
+            }
+            let pred = Ty {
+                kind: Kind::Pred,
+                bits: 1,
+            };
+            let last = info.operands.len().saturating_sub(1);
+            if last > 0 {
+                checker.operand(last, &info.operands[last], pred, false, &mut problems);
+            }
+        }
         Pattern::Convert => {
             let n = info.words.len();
             if n < 3 {
                 return;
             }
-            let (Some(dty), Some(aty)) =
-                (Ty::parse(info.words[n - 2]), Ty::parse(info.words[n - 1]))
-            else {
-                return;
+            // Packed narrow destinations take a bit-size register of exactly their size
+            // (ptxas 13.5: `.e2m1x2` a .b8, the other 8-bit pairs a .b16, `.tf32` and
+            // `.bf16x2` a 32-bit one; wider registers and `.f32` are "Arguments mismatch").
+            let packed = match info.words[n - 2] {
+                "e2m1x2" => Some(8),
+                "e4m3x2" | "e5m2x2" | "e2m3x2" | "e3m2x2" | "ue8m0x2" => Some(16),
+                "tf32" | "bf16x2" => Some(32),
+                _ => None,
             };
-            if let Some(op) = info.operands.first() {
-                checker.operand(0, op, dty, true, &mut problems);
+            if let (Some(bits), Some(op)) = (packed, info.operands.first()) {
+                let ty = Ty {
+                    kind: Kind::Brain,
+                    bits,
+                };
+                checker.operand(0, op, ty, false, &mut problems);
             }
-            if let Some(op) = info.operands.get(1) {
-                checker.operand(1, op, aty, true, &mut problems);
+            if let (Some(dty), Some(aty)) =
+                (Ty::parse(info.words[n - 2]), Ty::parse(info.words[n - 1]))
+            {
+                if let Some(op) = info.operands.first() {
+                    checker.operand(0, op, dty, true, &mut problems);
+                }
+                if let Some(op) = info.operands.get(1) {
+                    checker.operand(1, op, aty, true, &mut problems);
+                }
             }
         }
     }
@@ -454,6 +511,43 @@ fn mixed_vector(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     for op in &info.operands {
         if !matches!(op.kind(), OperandKind::Vector) {
             continue;
+        }
+        // `mov.b64 {a, b}, d` packs or unpacks: the elements must add up to the type's size
+        // (ptxas rejects `mov.b64 {%r1}, %rd1`).
+        // Sinks and constants (`{_, %rs1}`, `{0, %rs1}`) take their share: only vectors of
+        // registers alone are counted.
+        if info.words[0] == "mov" && op.elements().len() == op.registers().len() {
+            let regs = op.registers();
+            let sizes: Option<Vec<u32>> = regs
+                .iter()
+                .map(|r| {
+                    scope
+                        .lookup(r.text)
+                        .and_then(|s| s.ty)
+                        .and_then(Ty::parse)
+                        .map(|t| t.bits)
+                })
+                .collect();
+            if let (Some(sizes), Some(ty)) = (sizes, instruction_type(info)) {
+                let total: u32 = sizes.iter().sum();
+                if !sizes.is_empty() && total != ty.bits {
+                    ctx.report(
+                        Diagnostic::error(
+                            "vector-length",
+                            op.range(),
+                            format!(
+                                "the {} element{} of this vector hold {total} bits, but `{}` moves {} bits",
+                                sizes.len(),
+                                if sizes.len() == 1 { "" } else { "s" },
+                                info.opcode_text(),
+                                ty.bits
+                            ),
+                        )
+                        .section("9.7.9.10".to_owned()),
+                    );
+                    continue;
+                }
+            }
         }
         let mut first: Option<(u32, &str)> = None;
         for register in op.registers() {
