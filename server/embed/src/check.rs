@@ -101,8 +101,10 @@ pub fn check_statement(stmt: &Statement, out: &mut Vec<Diagnostic>) {
             ));
         }
     }
-    let diagnostics = ptx_check::check(&stmt.parse, &CheckOptions::default());
-    for d in diagnostics {
+    let diagnostics = stmt
+        .virtual_diagnostics
+        .get_or_init(|| ptx_check::check(&stmt.parse, &CheckOptions::default()));
+    for d in diagnostics.iter().cloned() {
         if let Some(mapped) = map_diagnostic(stmt, d) {
             out.push(mapped);
         }

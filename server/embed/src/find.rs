@@ -66,6 +66,10 @@ pub struct RawAsm {
     pub operands_opaque: bool,
     /// Inside a `#define` body.
     pub in_macro: bool,
+    /// What the enclosing `#if` guards require of the target.
+    pub guard: Option<crate::ArchReq>,
+    /// Inside an `#if` branch only a host compiler takes (host assembly, not PTX).
+    pub host_only: bool,
 }
 
 /// A fresh parser for CUDA C++.
@@ -79,27 +83,97 @@ pub fn cuda_parser() -> Parser {
 
 /// Parses `text` and returns the tree and every asm statement in it, in source order.
 pub fn find(text: &str) -> (Tree, Vec<RawAsm>) {
+    find_incremental(text, None)
+}
+
+/// Like [`find`], re-parsing incrementally from the tree of an earlier version of the text
+/// (`previous`: that text and its tree). The edit between the two versions is taken as the
+/// span between their common prefix and suffix.
+pub fn find_incremental(text: &str, previous: Option<(&str, &Tree)>) -> (Tree, Vec<RawAsm>) {
     let mut parser = cuda_parser();
+    let old = previous.map(|(old_text, old_tree)| {
+        let mut tree = old_tree.clone();
+        tree.edit(&input_edit(old_text, text));
+        tree
+    });
     let tree = parser
-        .parse(text, None)
+        .parse(text, old.as_ref())
+        .or_else(|| parser.parse(text, None))
         .unwrap_or_else(|| parser.parse("", None).expect("empty text parses"));
-    let mut found = Vec::new();
-    collect(tree.root_node(), text, text, 0, false, &mut found);
-    let mut covered: Vec<TextRange> = found.iter().map(|a| a.range.clone()).collect();
+    // Every keyword outside comments and literals; each is either part of an asm node of the
+    // tree (found by walking up from the keyword, not by walking the whole tree) or
+    // re-parsed on its own.
+    let mut found: Vec<RawAsm> = Vec::new();
     for keyword in asm_keywords(text) {
-        if covered
-            .iter()
-            .any(|r| r.start <= keyword && keyword < r.end)
+        if found
+            .last()
+            .is_some_and(|a| a.range.start <= keyword && keyword < a.range.end)
         {
             continue;
         }
-        if let Some(stmt) = reparse_at(&mut parser, text, keyword, &tree) {
-            covered.push(stmt.range.clone());
-            found.push(stmt);
+        let innermost = tree
+            .root_node()
+            .descendant_for_byte_range(keyword, keyword + 1);
+        let mut node = innermost;
+        let mut statement = None;
+        while let Some(n) = node {
+            if n.kind() == "gnu_asm_expression" {
+                if n.start_byte() == keyword {
+                    statement = read_asm(n, text, text, 0, false);
+                }
+                break;
+            }
+            node = n.parent();
+        }
+        if statement.is_none() {
+            statement = reparse_at(&mut parser, text, keyword, &tree);
+        }
+        if let Some(mut s) = statement {
+            // The guards, walked up once from the node found above.
+            s.guard = crate::target::guard_requirement_from(innermost, text);
+            s.host_only = crate::target::host_only_from(innermost, text);
+            found.push(s);
         }
     }
-    found.sort_by_key(|a| a.range.start);
     (tree, found)
+}
+
+/// The edit that turns `old` into `new`: what lies between their common prefix and suffix.
+fn input_edit(old: &str, new: &str) -> tree_sitter::InputEdit {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let mut prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    while !new.is_char_boundary(prefix) || !old.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let max_suffix = a.len().min(b.len()) - prefix;
+    let mut suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(max_suffix)
+        .take_while(|(x, y)| x == y)
+        .count();
+    while !new.is_char_boundary(b.len() - suffix) || !old.is_char_boundary(a.len() - suffix) {
+        suffix -= 1;
+    }
+    let point = |text: &str, offset: usize| {
+        let before = &text.as_bytes()[..offset];
+        let row = before.iter().filter(|&&c| c == b'\n').count();
+        let column = offset
+            - before
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(0, |p| p + 1);
+        tree_sitter::Point { row, column }
+    };
+    tree_sitter::InputEdit {
+        start_byte: prefix,
+        old_end_byte: a.len() - suffix,
+        new_end_byte: b.len() - suffix,
+        start_position: point(old, prefix),
+        old_end_position: point(old, a.len() - suffix),
+        new_end_position: point(new, b.len() - suffix),
+    }
 }
 
 fn collect(
@@ -169,6 +243,8 @@ fn read_asm(node: Node, text: &str, host: &str, shift: isize, in_macro: bool) ->
         clobbers: sections.clobbers,
         operands_opaque: sections.opaque,
         in_macro,
+        guard: None,
+        host_only: false,
     })
 }
 

@@ -90,12 +90,19 @@ pub struct Statement {
     pub placeholders: Vec<Placeholder>,
     /// The register names of the operands in the virtual document (`None`: an immediate).
     pub registers: Vec<Option<String>>,
+    /// The PTX checker's diagnostics of the virtual document (virtual ranges), computed once
+    /// and carried over to the next version of the file while the virtual text is the same.
+    pub(crate) virtual_diagnostics: std::sync::OnceLock<Vec<ptx_check::Diagnostic>>,
 }
 
 /// A host file's asm statements.
 #[derive(Debug)]
 pub struct HostDocument {
     pub statements: Vec<Statement>,
+    /// What the statements were read from, for the next incremental update.
+    text: String,
+    tree: tree_sitter::Tree,
+    options: EmbedOptions,
 }
 
 /// The target a virtual document names when no target is known: the newest arch-specific
@@ -104,18 +111,38 @@ pub const FALLBACK_TARGET: &str = "sm_100a";
 
 impl HostDocument {
     pub fn new(text: &str, options: &EmbedOptions) -> HostDocument {
-        let (tree, raws) = find::find(text);
+        HostDocument::new_incremental(text, options, None)
+    }
+
+    /// Like [`new`](Self::new), reusing the parse and checker results of the statements of
+    /// `previous` (an earlier version of the same file) whose virtual document is unchanged:
+    /// after an edit inside one statement only that statement is parsed and checked again.
+    pub fn new_incremental(
+        text: &str,
+        options: &EmbedOptions,
+        previous: Option<&HostDocument>,
+    ) -> HostDocument {
+        let previous = previous.filter(|p| p.options == *options);
+        let (tree, raws) =
+            find::find_incremental(text, previous.map(|p| (p.text.as_str(), &p.tree)));
+        let reusable: std::collections::HashMap<&str, &Statement> = previous
+            .map(|p| p.statements.iter().map(|s| (s.parse.text(), s)).collect())
+            .unwrap_or_default();
         let statements = raws
             .into_iter()
-            .filter(|raw| !target::host_only(&tree, text, raw.keyword.start))
+            .filter(|raw| !raw.host_only)
             .map(|raw| {
-                let guard = target::guard_requirement(&tree, text, raw.keyword.start)
-                    // Every target ptxas still assembles for meets an older guard.
-                    .filter(|g| g.number >= 75);
-                Statement::new(raw, guard, options)
+                // Every target ptxas still assembles for meets an older guard.
+                let guard = raw.guard.filter(|g| g.number >= 75);
+                Statement::new(raw, guard, options, &reusable)
             })
             .collect();
-        HostDocument { statements }
+        HostDocument {
+            statements,
+            text: text.to_string(),
+            tree,
+            options: options.clone(),
+        }
     }
 
     /// The statement whose template covers `host_offset` (cursor at its end included).
@@ -228,7 +255,12 @@ fn literal_value(expr: &str) -> Option<i128> {
 }
 
 impl Statement {
-    fn new(raw: RawAsm, guard: Option<ArchReq>, options: &EmbedOptions) -> Statement {
+    fn new(
+        raw: RawAsm,
+        guard: Option<ArchReq>,
+        options: &EmbedOptions,
+        reusable: &std::collections::HashMap<&str, &Statement>,
+    ) -> Statement {
         let target = choose_target(guard, options);
         let version = options
             .version
@@ -352,16 +384,21 @@ impl Statement {
         }
         copy(&mut text, &mut map, run..tpl.len());
         text.push_str("\n}\n");
+        let (parse, virtual_diagnostics) = match reusable.get(text.as_str()) {
+            Some(old) => (old.parse.clone(), old.virtual_diagnostics.clone()),
+            None => (Parse::new(text), std::sync::OnceLock::new()),
+        };
         Statement {
             raw,
             guard,
             target,
             version,
-            parse: Parse::new(text),
+            parse,
             map,
             body_start,
             placeholders,
             registers,
+            virtual_diagnostics,
         }
     }
 

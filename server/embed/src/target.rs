@@ -40,9 +40,15 @@ impl ArchReq {
 /// The requirement that the `#if`/`#ifdef`/`#elif` branches enclosing `offset` put on the
 /// target, if they are simple enough to read.
 pub fn guard_requirement(tree: &Tree, text: &str, offset: usize) -> Option<ArchReq> {
-    let mut node = tree
+    let node = tree
         .root_node()
         .descendant_for_byte_range(offset, offset + 1);
+    guard_requirement_from(node, text)
+}
+
+/// [`guard_requirement`] from the innermost node at the statement.
+pub fn guard_requirement_from(start: Option<Node>, text: &str) -> Option<ArchReq> {
+    let mut node = start;
     let mut child: Option<Node> = None;
     let mut req: Option<ArchReq> = None;
     while let Some(n) = node {
@@ -96,9 +102,15 @@ const HOST_MACROS: &[&str] = &[
 
 /// Is the statement at `offset` inside an `#if` branch that only a host compiler takes?
 pub fn host_only(tree: &Tree, text: &str, offset: usize) -> bool {
-    let mut node = tree
+    let node = tree
         .root_node()
         .descendant_for_byte_range(offset, offset + 1);
+    host_only_from(node, text)
+}
+
+/// [`host_only`] from the innermost node at the statement.
+pub fn host_only_from(start: Option<Node>, text: &str) -> bool {
+    let mut node = start;
     let mut child: Option<Node> = None;
     while let Some(n) = node {
         let in_alternative = child.is_some_and(|c| {

@@ -133,9 +133,10 @@ impl State {
         if !snapshot.host {
             return None;
         }
-        if let Some(entry) = self.hosts.get(&snapshot.uri) {
-            if entry.0 == snapshot.generation {
-                return Some(entry.1.clone());
+        let previous = self.hosts.get(&snapshot.uri).map(|entry| entry.clone());
+        if let Some((generation, host)) = &previous {
+            if *generation == snapshot.generation {
+                return Some(host.clone());
             }
         }
         let config = self.config();
@@ -149,7 +150,12 @@ impl State {
             version: config.version.clone(),
             build_targets,
         };
-        let host = Arc::new(ptx_embed::HostDocument::new(snapshot.text(), &options));
+        // Only the statements an edit touched are parsed and checked again.
+        let host = Arc::new(ptx_embed::HostDocument::new_incremental(
+            snapshot.text(),
+            &options,
+            previous.as_ref().map(|(_, host)| host.as_ref()),
+        ));
         if self.documents.generation(&snapshot.uri) == Some(snapshot.generation) {
             self.hosts
                 .insert(snapshot.uri.clone(), (snapshot.generation, host.clone()));
