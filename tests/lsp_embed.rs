@@ -72,14 +72,23 @@ fn asm_statements_of_a_cuda_buffer() {
                          "end": position(KERNEL, offset_of(KERNEL, ".arive", 0))},
                "context": {"diagnostics": []}}),
     );
-    let edits = actions[0]["edit"]["changes"][&uri].as_array().unwrap().clone();
+    let edits = actions[0]["edit"]["changes"][&uri]
+        .as_array()
+        .unwrap()
+        .clone();
     let fixed = apply_edits(KERNEL, &edits);
-    assert!(fixed.contains("\"mbarrier.arrive.shared::cta.b64 _, [%0];\""), "{fixed}");
+    assert!(
+        fixed.contains("\"mbarrier.arrive.shared::cta.b64 _, [%0];\""),
+        "{fixed}"
+    );
 
     // Hover on a placeholder shows the C++ operand and its constraint.
     let hover = client.request("textDocument/hover", at(&uri, "%0, %%laneid"));
     let text = hover["contents"]["value"].as_str().unwrap();
-    assert!(text.contains("\"=r\"(r)") && text.contains("32-bit"), "{text}");
+    assert!(
+        text.contains("\"=r\"(r)") && text.contains("32-bit"),
+        "{text}"
+    );
     // Hover on an opcode is the PTX hover; on C++ code, nothing.
     let hover = client.request("textDocument/hover", at(&uri, "mov.u32"));
     assert!(hover["contents"]["value"].as_str().unwrap().contains("mov"));
@@ -88,7 +97,8 @@ fn asm_statements_of_a_cuda_buffer() {
 
     // Completion of qualifiers inside the string; nothing outside asm strings.
     let mut after_dot = at(&uri, "u32 %0, %%laneid");
-    after_dot["position"]["character"] = json!(after_dot["position"]["character"].as_u64().unwrap());
+    after_dot["position"]["character"] =
+        json!(after_dot["position"]["character"].as_u64().unwrap());
     let items = client.request("textDocument/completion", after_dot);
     let labels: Vec<&str> = items["items"]
         .as_array()

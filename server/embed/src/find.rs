@@ -233,6 +233,11 @@ fn read_asm(node: Node, text: &str, host: &str, shift: isize, in_macro: bool) ->
     let after_template = span(code, shift).end;
     let close = closing_paren(host, after_template)?;
     let sections = parse_sections(host, after_template..close);
+    // Text between the literals and the first `:` (a macro such as `STRINGIFY(name)` that the
+    // grammar could not join to the literals) leaves the template unknown.
+    let between = &host[after_template..close];
+    let head = between.split(':').next().unwrap_or("");
+    let opaque = opaque || !head.trim().trim_matches('\\').trim().is_empty();
     Some(RawAsm {
         keyword: keyword.clone(),
         range: keyword.start..close + 1,

@@ -325,12 +325,9 @@ impl Statement {
                         j += 1;
                     }
                     let n: usize = tpl[i + 1..j].parse().unwrap_or(usize::MAX);
-                    (
-                        j - i,
-                        String::new(),
-                        raw.operands.get(n).map(|o| o.index),
-                        true,
-                    )
+                    // With macro operands the numbering is unknown: no placeholder is bound.
+                    let known = raw.operands.get(n).filter(|_| !raw.operands_opaque);
+                    (j - i, String::new(), known.map(|o| o.index), true)
                 }
                 Some(b'[') => match tpl[i..].find(']') {
                     Some(close) => {

@@ -112,3 +112,19 @@ fn incremental_update_gives_the_same_diagnostics() {
     assert_eq!(a.len(), 1);
     assert_eq!(&edited[a[0].range.clone()], "ad");
 }
+
+/// Macros inside a statement leave part of it unknown: no error is guessed from the rest.
+#[test]
+fn macro_operands_and_templates_are_not_guessed() {
+    let text = r#"
+#define PTR "l"
+#define STR(x) #x
+__device__ void st(long* p, long v) { asm("st.global.wb.s32 [%0], %1;" :: PTR(p), "r"(v) : "memory"); }
+__device__ void op(unsigned short a) { asm("{" STR(add) ".f16 %0,%1,%1;\n}" : "=h"(a) : "h"(a)); }
+"#;
+    let doc = HostDocument::new(text, &EmbedOptions::default());
+    assert_eq!(doc.statements.len(), 2);
+    assert!(doc.statements[0].raw.operands_opaque);
+    assert!(doc.statements[1].raw.opaque);
+    assert_eq!(ptx_embed::check::check(&doc, &[]), []);
+}

@@ -779,6 +779,44 @@ mod tests {
         assert!(!exact_fits(t("u32"), t("b64")));
     }
 
+    /// Confirmed with ptxas 13.5 and nvcc 13.0 (tests/corpus/cuda): "Arguments mismatch" for
+    /// each of these, "Incompatible elements of vector expression" for the mixed vector.
+    #[test]
+    fn warp_level_packed_and_vector_widths() {
+        check_diagnostics(
+            r#"
+.version 8.8
+.target sm_100a
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .b16 %rs<4>;
+  .reg .f32 %f<4>;
+  .reg .pred %p<2>;
+  shfl.sync.idx.b32 %r1, %r2, %r3, 0x1f, 0xffffffff;
+  shfl.sync.idx.b32 %rd1, %r2, %r3, 0x1f, 0xffffffff;
+//                  ^^^^ error: `%rd1` is a .b64 register; operand 1 of `shfl.sync.idx.b32` needs a 32-bit register
+  cvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;
+  cvt.rn.satfinite.e2m1x2.f32 %rs1, %f1, %f2;
+//                            ^^^^ error: `%rs1` is a .b16 register; operand 1 of `cvt.rn.satfinite.e2m1x2.f32` needs a .b8 register
+  cvt.rna.tf32.f32 %f1, %f2;
+//                 ^^^ error: `%f1` is a .f32 register; operand 1 of `cvt.rna.tf32.f32` needs a .b32 register
+  bar.red.popc.u32 %r1, 0, %p1;
+  bar.red.popc.u32 %r1, 0, %r2;
+//                         ^^^ error: `%r2` is a .b32 register; operand 3 of `bar.red.popc.u32` needs a .pred register
+  mov.b64 {%r1, %r2}, %rd1;
+  mov.b64 {%r1}, %rd1;
+//        ^^^^^ error: the 1 element of this vector hold 32 bits, but `mov.b64` moves 64 bits
+  ld.global.v2.b32 {%r1, %rd1}, [%rd2];
+//                       ^^^^ error: `%rd1` is a 64-bit register but `%r1` in the same vector is 32-bit; the elements of a vector must have one size
+  ret;
+}
+"#,
+        );
+    }
+
     #[test]
     fn register_types() {
         check_diagnostics(
