@@ -114,6 +114,36 @@ const QUALIFIER_RULES: &[(&str, &[&str], &str, &str, &str)] = &[
         "sm_100f+ | sm_110f+ | sm_120f+",
         "9.7.14.5.15",
     ),
+    // Hopper additions that nvcc 13's ptxas names on sm_80 (inline-asm corpus,
+    // tests/corpus/cuda: "Feature 'mbarrier.arrive.expect_tx' requires .target sm_90",
+    // "Feature '.shared::cluster' …", "atom instruction with vector types" …).
+    (
+        "mbarrier.arrive",
+        &["expect_tx"],
+        "8.0",
+        "sm_90+",
+        "9.7.13.15.13",
+    ),
+    (
+        "mbarrier.arrive",
+        &["shared::cluster"],
+        "8.0",
+        "sm_90+",
+        "9.7.13.15.13",
+    ),
+    (
+        "mbarrier.arrive",
+        &["cluster"],
+        "8.0",
+        "sm_90+",
+        "9.7.13.15.13",
+    ),
+    ("atom", &["v2"], "8.1", "sm_90+", "9.7.13.5"),
+    ("atom", &["v4"], "8.1", "sm_90+", "9.7.13.5"),
+    ("atom", &["v8"], "8.1", "sm_90+", "9.7.13.5"),
+    // FP8 mma ("mma with FP8 floating point type" requires sm_89).
+    ("mma", &["e4m3"], "8.4", "sm_89+", "9.7.14.5.14"),
+    ("mma", &["e5m2"], "8.4", "sm_89+", "9.7.14.5.14"),
 ];
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {

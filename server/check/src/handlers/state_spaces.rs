@@ -24,6 +24,15 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     ) {
         return;
     }
+    if info.words[0] == "tcgen05"
+        && info
+            .words
+            .get(1)
+            .is_some_and(|w| matches!(*w, "ld" | "st" | "mma" | "cp" | "shift"))
+    {
+        tensor_memory_address_width(ctx, info, scope);
+        return;
+    }
     let spaces: Vec<&str> = info.words[1..]
         .iter()
         .copied()
@@ -98,20 +107,65 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     }
 }
 
-/// With `.address_size 64`, a generic address (no state space on the instruction) held in a
-/// 32-bit register: ptxas 13.5 warns that the program "uses 32-bit address … conflicting with
-/// .address_size 64" and rejects the file.
+/// With `.address_size 64`, a generic or `.global` address held in a 32-bit register: ptxas
+/// 13.5 warns that the program "uses 32-bit address … conflicting with .address_size 64" and
+/// rejects the file (`.shared`, `.local`, `.const` and `.param` addresses may be 32-bit).
+/// `cvta` between a window and generic addresses is 64-bit too.
 fn generic_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
-    if !matches!(
-        info.words[0],
-        "ld" | "ldu" | "st" | "atom" | "red" | "prefetch" | "mbarrier"
-    ) || info.words[1..].iter().any(|w| SPACES.contains(&base(w)))
-    {
-        return;
-    }
     if !ctx.address_size_64 {
         return;
     }
+    if info.words[0] == "cvta" && info.words.contains(&"u32") {
+        let at = info.words.iter().position(|w| *w == "u32").unwrap_or(0);
+        ctx.report(
+            Diagnostic::error(
+                "operand-type",
+                info.word_range(at),
+                "`cvta` converts 64-bit addresses with `.address_size 64`; write `.u64`",
+            )
+            .section("9.7.9.19".to_owned()),
+        );
+        return;
+    }
+    if info.words[0] == "tcgen05"
+        && info
+            .words
+            .get(1)
+            .is_some_and(|w| matches!(*w, "ld" | "st" | "mma" | "cp" | "shift"))
+    {
+        tensor_memory_address_width(ctx, info, scope);
+        return;
+    }
+    let spaces: Vec<&str> = info.words[1..]
+        .iter()
+        .map(|w| base(w))
+        .filter(|w| SPACES.contains(w))
+        .collect();
+    let space = match spaces.as_slice() {
+        [] if matches!(
+            info.words[0],
+            "ld" | "ldu" | "st" | "atom" | "red" | "prefetch" | "mbarrier"
+        ) =>
+        {
+            "a generic"
+        }
+        ["global"]
+            if matches!(
+                info.words[0],
+                "ld" | "ldu"
+                    | "st"
+                    | "atom"
+                    | "red"
+                    | "prefetch"
+                    | "discard"
+                    | "applypriority"
+                    | "multimem"
+            ) =>
+        {
+            "a global"
+        }
+        _ => return,
+    };
     for operand in &info.operands {
         if !matches!(operand.kind(), OperandKind::Address { .. }) {
             continue;
@@ -123,16 +177,50 @@ fn generic_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
             continue;
         };
         if matches!(ty, ".b32" | ".u32" | ".s32") {
+            let hint = if space == "a generic" {
+                format!(" or name the state space (`{}.shared`)", info.words[0])
+            } else {
+                String::new()
+            };
             ctx.report(
                 Diagnostic::error(
                     "operand-type",
                     register.range(),
                     format!(
-                        "`{}` is a {ty} register, but a generic address is 64 bits with `.address_size 64`; use a 64-bit register or name the state space (`{}.shared`)",
-                        register.text, info.words[0]
+                        "`{}` is a {ty} register, but {space} address is 64 bits with `.address_size 64`; use a 64-bit register{hint}",
+                        register.text
                     ),
                 )
                 .section("6.4.1.1".to_owned()),
+            );
+        }
+    }
+}
+
+/// Tensor memory addresses (`[taddr]` of tcgen05.ld/st/mma/cp/shift) are 32-bit: ptxas 13.5
+/// rejects a 64-bit register there ("Arguments mismatch").
+fn tensor_memory_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    for operand in &info.operands {
+        if !matches!(operand.kind(), OperandKind::Address { .. }) {
+            continue;
+        }
+        let Some(register) = operand.registers().into_iter().next() else {
+            continue;
+        };
+        let Some(ty) = scope.lookup(register.text).and_then(|s| s.ty) else {
+            continue;
+        };
+        if matches!(ty, ".b64" | ".u64" | ".s64") {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-type",
+                    register.range(),
+                    format!(
+                        "`{}` is a {ty} register, but tensor memory addresses are 32 bits; use a 32-bit register",
+                        register.text
+                    ),
+                )
+                .section("9.7.16.1.1".to_owned()),
             );
         }
     }

@@ -163,6 +163,8 @@ enum Pattern {
     Data(usize),
     /// `cvt.dtype.atype d, a`, relaxed rules.
     Convert,
+    /// Operands at `typed` have the type; the last operand is a predicate.
+    LastPred { typed: &'static [usize] },
     /// `mul.wide`/`mad.wide`: `d` (and `c` of mad) twice the instruction type, `a`, `b` of it.
     Wide,
 }
@@ -254,6 +256,75 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             typed: &[0, 1, 2],
             preds: &[3],
         },
+        // Warp-level and miscellaneous instructions (9.7.8.6, 9.7.8.9, 9.7.13.8-14, 9.7.19,
+        // 9.7.12.x): the typed operands have the instruction type's size exactly; masks, lanes
+        // and counts are 32-bit integers. Confirmed with ptxas 13.5 ("Arguments mismatch").
+        "lop3" | "shf" | "activemask" | "nanosleep" | "fns" => Pattern::Some {
+            typed: &[0, 1, 2, 3],
+            preds: &[],
+        },
+        "prmt" => Pattern::Some {
+            typed: &[0, 1, 2, 3],
+            preds: &[],
+        },
+        "shfl" => Pattern::Counts {
+            typed: &[0, 1],
+            words: &[2, 3, 4],
+        },
+        "redux" => Pattern::Counts {
+            typed: &[0, 1],
+            words: &[2],
+        },
+        "match" if has("any") => Pattern::Counts {
+            typed: &[1],
+            words: &[0, 2],
+        },
+        "mapa" => Pattern::Counts {
+            typed: &[0, 1],
+            words: &[2],
+        },
+        "getctarank" => Pattern::Counts {
+            typed: &[1],
+            words: &[0],
+        },
+        "vote" => Pattern::Some {
+            typed: &[0],
+            preds: &[],
+        },
+        "mbarrier" if has("arrive") || has("arrive_drop") => Pattern::Some {
+            typed: &[0],
+            preds: &[],
+        },
+        "createpolicy" => Pattern::Some {
+            typed: &[0],
+            preds: &[],
+        },
+        "bar" | "barrier" if !has("red") => Pattern::Counts {
+            typed: &[],
+            words: &[0, 1],
+        },
+        // Video instructions: 32-bit operands throughout (9.7.18.1).
+        "vabsdiff" | "vadd" | "vsub" | "vmin" | "vmax" | "vshl" | "vshr" | "vmad" => {
+            Pattern::Some {
+                typed: &[0, 1, 2, 3],
+                preds: &[],
+            }
+        }
+        "multimem" if has("ld_reduce") => Pattern::Some {
+            typed: &[0],
+            preds: &[],
+        },
+        // `tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols`: both 32-bit.
+        "tcgen05" if has("dealloc") => Pattern::Counts {
+            typed: &[],
+            words: &[0, 1],
+        },
+        "alloca" => Pattern::Some {
+            typed: &[0, 1],
+            preds: &[],
+        },
+        // `bar.red.popc.u32 d, a{, b}, {!}c`: the last operand is the predicate.
+        "bar" | "barrier" if has("red") => Pattern::LastPred { typed: &[0] },
         "ld" | "ldu" => Pattern::Data(0),
         "st" => Pattern::Data(1),
         "cvt" => Pattern::Convert,
@@ -268,6 +339,7 @@ fn instruction_type(info: &InstInfo<'_>) -> Option<Ty> {
 }
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    mixed_vector(ctx, info, scope);
     let Some(pattern) = pattern(info) else { return };
     let section = info
         .resolved
@@ -376,26 +448,135 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 checker.operand(i, op, want, false, &mut problems);
             }
         }
+        Pattern::LastPred { typed } => {
+            let Some(ty) = instruction_type(info) else {
+                return;
+            };
+            for &i in typed {
+                if let Some(op) = info.operands.get(i) {
+                    checker.operand(i, op, ty, false, &mut problems);
+                }
+            }
+            let pred = Ty {
+                kind: Kind::Pred,
+                bits: 1,
+            };
+            let last = info.operands.len().saturating_sub(1);
+            if last > 0 {
+                checker.operand(last, &info.operands[last], pred, false, &mut problems);
+            }
+        }
         Pattern::Convert => {
             let n = info.words.len();
             if n < 3 {
                 return;
             }
-            let (Some(dty), Some(aty)) =
-                (Ty::parse(info.words[n - 2]), Ty::parse(info.words[n - 1]))
-            else {
-                return;
+            // Packed narrow destinations take a bit-size register of exactly their size
+            // (ptxas 13.5: `.e2m1x2` a .b8, the other 8-bit pairs a .b16, `.tf32` and
+            // `.bf16x2` a 32-bit one; wider registers and `.f32` are "Arguments mismatch").
+            let packed = match info.words[n - 2] {
+                "e2m1x2" => Some(8),
+                "e4m3x2" | "e5m2x2" | "e2m3x2" | "e3m2x2" | "ue8m0x2" => Some(16),
+                "tf32" | "bf16x2" => Some(32),
+                _ => None,
             };
-            if let Some(op) = info.operands.first() {
-                checker.operand(0, op, dty, true, &mut problems);
+            if let (Some(bits), Some(op)) = (packed, info.operands.first()) {
+                let ty = Ty {
+                    kind: Kind::Brain,
+                    bits,
+                };
+                checker.operand(0, op, ty, false, &mut problems);
             }
-            if let Some(op) = info.operands.get(1) {
-                checker.operand(1, op, aty, true, &mut problems);
+            if let (Some(dty), Some(aty)) =
+                (Ty::parse(info.words[n - 2]), Ty::parse(info.words[n - 1]))
+            {
+                if let Some(op) = info.operands.first() {
+                    checker.operand(0, op, dty, true, &mut problems);
+                }
+                if let Some(op) = info.operands.get(1) {
+                    checker.operand(1, op, aty, true, &mut problems);
+                }
             }
         }
     }
     for (range, message) in problems {
         ctx.report(Diagnostic::error("operand-type", range, message).section(section.clone()));
+    }
+}
+
+/// The registers of one vector operand `{a, b, …}` must all have one size: ptxas 13.5
+/// rejects `{%f1, %fd1}` ("Incompatible elements of vector expression") whatever the
+/// instruction.
+fn mixed_vector(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    for op in &info.operands {
+        if !matches!(op.kind(), OperandKind::Vector) {
+            continue;
+        }
+        // `mov.b64 {a, b}, d` packs or unpacks: the elements must add up to the type's size
+        // (ptxas rejects `mov.b64 {%r1}, %rd1`).
+        // Sinks and constants (`{_, %rs1}`, `{0, %rs1}`) take their share: only vectors of
+        // registers alone are counted.
+        if info.words[0] == "mov" && op.elements().len() == op.registers().len() {
+            let regs = op.registers();
+            let sizes: Option<Vec<u32>> = regs
+                .iter()
+                .map(|r| {
+                    scope
+                        .lookup(r.text)
+                        .and_then(|s| s.ty)
+                        .and_then(Ty::parse)
+                        .map(|t| t.bits)
+                })
+                .collect();
+            if let (Some(sizes), Some(ty)) = (sizes, instruction_type(info)) {
+                let total: u32 = sizes.iter().sum();
+                if !sizes.is_empty() && total != ty.bits {
+                    ctx.report(
+                        Diagnostic::error(
+                            "vector-length",
+                            op.range(),
+                            format!(
+                                "the {} element{} of this vector hold {total} bits, but `{}` moves {} bits",
+                                sizes.len(),
+                                if sizes.len() == 1 { "" } else { "s" },
+                                info.opcode_text(),
+                                ty.bits
+                            ),
+                        )
+                        .section("9.7.9.10".to_owned()),
+                    );
+                    continue;
+                }
+            }
+        }
+        let mut first: Option<(u32, &str)> = None;
+        for register in op.registers() {
+            let Some(ty) = scope
+                .lookup(register.text)
+                .and_then(|s| s.ty)
+                .and_then(Ty::parse)
+            else {
+                continue;
+            };
+            match first {
+                None => first = Some((ty.bits, register.text)),
+                Some((bits, name)) if bits != ty.bits => {
+                    ctx.report(
+                        Diagnostic::error(
+                            "operand-type",
+                            register.range(),
+                            format!(
+                                "`{}` is a {}-bit register but `{name}` in the same vector is {bits}-bit; the elements of a vector must have one size",
+                                register.text, ty.bits
+                            ),
+                        )
+                        .section("6.4.2".to_owned()),
+                    );
+                    break;
+                }
+                Some(_) => {}
+            }
+        }
     }
 }
 
@@ -596,6 +777,44 @@ mod tests {
         assert!(exact_fits(t("f32"), t("b32")));
         assert!(!exact_fits(t("s32"), t("f32")));
         assert!(!exact_fits(t("u32"), t("b64")));
+    }
+
+    /// Confirmed with ptxas 13.5 and nvcc 13.0 (tests/corpus/cuda): "Arguments mismatch" for
+    /// each of these, "Incompatible elements of vector expression" for the mixed vector.
+    #[test]
+    fn warp_level_packed_and_vector_widths() {
+        check_diagnostics(
+            r#"
+.version 8.8
+.target sm_100a
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .b16 %rs<4>;
+  .reg .f32 %f<4>;
+  .reg .pred %p<2>;
+  shfl.sync.idx.b32 %r1, %r2, %r3, 0x1f, 0xffffffff;
+  shfl.sync.idx.b32 %rd1, %r2, %r3, 0x1f, 0xffffffff;
+//                  ^^^^ error: `%rd1` is a .b64 register; operand 1 of `shfl.sync.idx.b32` needs a 32-bit register
+  cvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;
+  cvt.rn.satfinite.e2m1x2.f32 %rs1, %f1, %f2;
+//                            ^^^^ error: `%rs1` is a .b16 register; operand 1 of `cvt.rn.satfinite.e2m1x2.f32` needs a .b8 register
+  cvt.rna.tf32.f32 %f1, %f2;
+//                 ^^^ error: `%f1` is a .f32 register; operand 1 of `cvt.rna.tf32.f32` needs a .b32 register
+  bar.red.popc.u32 %r1, 0, %p1;
+  bar.red.popc.u32 %r1, 0, %r2;
+//                         ^^^ error: `%r2` is a .b32 register; operand 3 of `bar.red.popc.u32` needs a .pred register
+  mov.b64 {%r1, %r2}, %rd1;
+  mov.b64 {%r1}, %rd1;
+//        ^^^^^ error: the 1 element of this vector hold 32 bits, but `mov.b64` moves 64 bits
+  ld.global.v2.b32 {%r1, %rd1}, [%rd2];
+//                       ^^^^ error: `%rd1` is a 64-bit register but `%r1` in the same vector is 32-bit; the elements of a vector must have one size
+  ret;
+}
+"#,
+        );
     }
 
     #[test]

@@ -18,7 +18,8 @@ use super::Format;
 
 #[derive(Debug, Args)]
 pub(super) struct CheckArgs {
-    /// The PTX files to check.
+    /// The PTX files to check; CUDA/C++ files (.cu, .cuh, .h, .hpp, .cpp, ...) have their
+    /// inline `asm()` statements checked.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Check as if the files said `.target SM` (e.g. `sm_100a`).
@@ -78,10 +79,30 @@ pub(super) fn run(args: &CheckArgs) -> ExitCode {
                 continue;
             }
         };
+        let file = path.display().to_string();
+        if ptx_embed::is_host_path(&file) {
+            // A CUDA/C++ file: its asm statements, checked as virtual PTX documents.
+            let embed_options = ptx_embed::EmbedOptions {
+                target: args.target.clone(),
+                version: args.ptx_version.clone(),
+                build_targets: ptx_embed::compile_commands_targets(path),
+            };
+            let host = ptx_embed::HostDocument::new(&text, &embed_options);
+            let diagnostics = ptx_embed::check::check(&host, &[]);
+            let index = LineIndex::new(&text);
+            for d in &diagnostics {
+                report(args, &mut json, &mut human, &file, &text, &index, d);
+                match d.severity {
+                    Severity::Error => errors += 1,
+                    Severity::Warning => warnings += 1,
+                    _ => {}
+                }
+            }
+            continue;
+        }
         let parse = Parse::new(text);
         let text = parse.text();
         let diagnostics = check(&parse, &options);
-        let file = path.display().to_string();
         // The line index is only needed to place diagnostics.
         let index = (!diagnostics.is_empty()).then(|| LineIndex::new(text));
         for d in &diagnostics {
@@ -135,6 +156,35 @@ pub(super) fn run(args: &CheckArgs) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// Adds one diagnostic to the JSON or human report.
+fn report(
+    args: &CheckArgs,
+    json: &mut Vec<JsonDiagnostic>,
+    human: &mut String,
+    file: &str,
+    text: &str,
+    index: &LineIndex,
+    d: &Diagnostic,
+) {
+    match args.format {
+        Format::Json => {
+            let start = index.line_col(text, d.range.start, PositionEncoding::Chars);
+            let end = index.line_col(text, d.range.end, PositionEncoding::Chars);
+            json.push(JsonDiagnostic {
+                file: file.to_string(),
+                line: start.line + 1,
+                column: start.col + 1,
+                end_line: end.line + 1,
+                end_column: end.col + 1,
+                severity: d.severity.as_str(),
+                code: d.code,
+                message: d.message.clone(),
+            });
+        }
+        Format::Human => render(human, file, text, index, d),
     }
 }
 

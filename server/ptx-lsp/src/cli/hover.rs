@@ -16,7 +16,7 @@ use ptx_syntax::{LineCol, LineIndex, Parse, PositionEncoding};
 
 #[derive(Debug, Args)]
 pub struct HoverArgs {
-    /// The PTX file.
+    /// The PTX file, or a CUDA/C++ file (a position inside an asm template).
     file: PathBuf,
     /// The position, `LINE:COLUMN` (1-based, columns in Unicode characters).
     position: String,
@@ -65,7 +65,6 @@ pub fn run(args: &HoverArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let offset = index.offset(&text, position, PositionEncoding::Chars);
-    let parse = Parse::new(text);
     let spec = if args.no_spec {
         None
     } else {
@@ -78,11 +77,23 @@ pub fn run(args: &HoverArgs) -> ExitCode {
         version_override: args.ptx_version.as_deref(),
         spec: spec.as_ref(),
     };
-    match hover(&parse, offset, &config) {
-        Some(result) => {
+    let markdown = if ptx_embed::is_host_path(&args.file.display().to_string()) {
+        // A CUDA/C++ file: hovers exist inside asm templates only.
+        let options = ptx_embed::EmbedOptions {
+            target: args.target.clone(),
+            version: args.ptx_version.clone(),
+            build_targets: ptx_embed::compile_commands_targets(&args.file),
+        };
+        let host = ptx_embed::HostDocument::new(&text, &options);
+        ptx_embed::ide::hover(&host, offset, &config).map(|h| h.markdown)
+    } else {
+        hover(&Parse::new(text), offset, &config).map(|h| h.markdown)
+    };
+    match markdown {
+        Some(markdown) => {
             // A closed pipe (`| head`) is not an error worth a panic.
             let mut stdout = std::io::stdout().lock();
-            let _ = writeln!(stdout, "{}", result.markdown.trim_end());
+            let _ = writeln!(stdout, "{}", markdown.trim_end());
             ExitCode::SUCCESS
         }
         None => {

@@ -104,6 +104,7 @@ pub(crate) fn check(
     snapshot: &Snapshot,
     config: &Config,
     cache: &Mutex<ptx_check::CheckCache>,
+    host: Option<&ptx_embed::HostDocument>,
 ) -> Checked {
     let diagnostics = if !config.diagnostics.enable {
         Vec::new()
@@ -117,6 +118,9 @@ pub(crate) fn check(
                 MAX_ANALYZED_BYTES >> 20
             ),
         )]
+    } else if let Some(host) = host {
+        // A CUDA/C++ file: the diagnostics of its asm statements, in host ranges.
+        ptx_embed::check::check(host, &config.diagnostics.disabled)
     } else {
         // A poisoned cache only means an earlier check panicked: start afresh.
         let mut cache = cache.lock().unwrap_or_else(|poisoned| {
@@ -148,8 +152,12 @@ pub(crate) async fn for_snapshot(
     let config = state.config();
     let uri = snapshot.uri.clone();
     let cache = state.diagnostics.cache(&uri);
-    let checked =
-        dispatch::analysis("diagnostics", move || check(&snapshot, &config, &cache)).await?;
+    let host_state = state.clone();
+    let checked = dispatch::analysis("diagnostics", move || {
+        let host = host_state.host_document(&snapshot);
+        check(&snapshot, &config, &cache, host.as_deref())
+    })
+    .await?;
     if state.documents.generation(&uri) == Some(checked.generation) {
         state.diagnostics.store(&uri, checked.clone());
     }

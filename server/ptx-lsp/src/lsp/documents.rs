@@ -26,6 +26,8 @@ pub(crate) struct OpenDocument {
     pub line_index: Arc<LineIndex>,
     /// The last semantic tokens sent, for delta requests: result id and data.
     pub semantic_tokens: Option<(String, Arc<Vec<u32>>)>,
+    /// A CUDA/C++ file: only its asm statements are analysed (see `ptx_embed`).
+    pub host: bool,
 }
 
 /// An immutable view of one version of a document.
@@ -37,6 +39,8 @@ pub(crate) struct Snapshot {
     pub parse: Parse,
     pub line_index: Arc<LineIndex>,
     pub encoding: PositionEncoding,
+    /// A CUDA/C++ file (see [`OpenDocument::host`]).
+    pub host: bool,
 }
 
 impl std::fmt::Debug for Snapshot {
@@ -66,7 +70,11 @@ pub(crate) struct Documents {
 }
 
 impl Documents {
-    pub fn open(&self, uri: Url, text: &str, version: i32) {
+    /// Opens a document; `language_id` (or, failing that, the file name) says whether it is
+    /// PTX or a CUDA/C++ host file.
+    pub fn open(&self, uri: Url, text: &str, version: i32, language_id: &str) {
+        let host = ptx_embed::is_host_language(language_id)
+            || (language_id != "ptx" && ptx_embed::is_host_path(uri.path()));
         let document = Document::new(text, version);
         let line_index = Arc::new(LineIndex::new(document.text()));
         let generation = self.next_generation();
@@ -77,6 +85,7 @@ impl Documents {
                 generation,
                 line_index,
                 semantic_tokens: None,
+                host,
             },
         );
     }
@@ -115,6 +124,7 @@ impl Documents {
             parse: open.document.parse().clone(),
             line_index: open.line_index.clone(),
             encoding,
+            host: open.host,
         })
     }
 

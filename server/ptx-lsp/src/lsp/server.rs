@@ -37,6 +37,9 @@ pub(crate) struct State {
     spec: Mutex<Option<(Option<PathBuf>, Arc<LazyIndex>)>>,
     /// `shutdown` was received (the exit code depends on it).
     shutdown: Arc<AtomicBool>,
+    /// The asm statements of each open CUDA/C++ document, for the generation they were read
+    /// from.
+    hosts: dashmap::DashMap<Url, (u64, Arc<ptx_embed::HostDocument>)>,
 }
 
 impl State {
@@ -125,6 +128,51 @@ impl State {
         Some(index)
     }
 
+    /// The asm statements of a CUDA/C++ snapshot (`None` for PTX), read once per generation.
+    pub fn host_document(&self, snapshot: &Snapshot) -> Option<Arc<ptx_embed::HostDocument>> {
+        if !snapshot.host {
+            return None;
+        }
+        let previous = self.hosts.get(&snapshot.uri).map(|entry| entry.clone());
+        if let Some((generation, host)) = &previous {
+            if *generation == snapshot.generation {
+                return Some(host.clone());
+            }
+        }
+        let config = self.config();
+        let build_targets = snapshot
+            .uri
+            .to_file_path()
+            .map(|path| ptx_embed::compile_commands_targets(&path))
+            .unwrap_or_default();
+        let options = ptx_embed::EmbedOptions {
+            target: config.target.clone(),
+            version: config.version.clone(),
+            build_targets,
+        };
+        // Only the statements an edit touched are parsed and checked again.
+        let host = Arc::new(ptx_embed::HostDocument::new_incremental(
+            snapshot.text(),
+            &options,
+            previous.as_ref().map(|(_, host)| host.as_ref()),
+        ));
+        if self.documents.generation(&snapshot.uri) == Some(snapshot.generation) {
+            self.hosts
+                .insert(snapshot.uri.clone(), (snapshot.generation, host.clone()));
+        }
+        Some(host)
+    }
+
+    /// Is this open document a CUDA/C++ file? PTX-only requests answer nothing for it.
+    pub fn is_host(&self, uri: &Url) -> bool {
+        self.snapshot(uri).is_some_and(|s| s.host)
+    }
+
+    /// Forgets what was read from a closed document.
+    pub fn forget_host(&self, uri: &Url) {
+        self.hosts.remove(uri);
+    }
+
     pub fn mark_shutdown(&self) {
         self.shutdown.store(true, Ordering::SeqCst);
     }
@@ -178,6 +226,7 @@ pub(crate) fn build() -> (LspService<Server>, ClientSocket) {
             snippet_support: AtomicBool::new(false),
             spec: Mutex::new(None),
             shutdown: Arc::new(AtomicBool::new(false)),
+            hosts: dashmap::DashMap::new(),
         }),
     })
     .custom_method("ptx/registerCount", Server::register_count)
@@ -225,10 +274,24 @@ impl LanguageServer for Server {
         &self,
         params: GotoDefinitionParams,
     ) -> Result<Option<GotoDefinitionResponse>> {
+        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
+        if self
+            .state
+            .is_host(&params.text_document_position_params.text_document.uri)
+        {
+            return Ok(None);
+        }
         requests::definition::handle(&self.state, params).await
     }
 
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
+        if self
+            .state
+            .is_host(&params.text_document_position.text_document.uri)
+        {
+            return Ok(None);
+        }
         requests::references::handle(&self.state, params).await
     }
 
@@ -236,6 +299,13 @@ impl LanguageServer for Server {
         &self,
         params: DocumentHighlightParams,
     ) -> Result<Option<Vec<DocumentHighlight>>> {
+        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
+        if self
+            .state
+            .is_host(&params.text_document_position_params.text_document.uri)
+        {
+            return Ok(None);
+        }
         requests::document_highlight::handle(&self.state, params).await
     }
 
@@ -243,10 +313,21 @@ impl LanguageServer for Server {
         &self,
         params: TextDocumentPositionParams,
     ) -> Result<Option<PrepareRenameResponse>> {
+        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
+        if self.state.is_host(&params.text_document.uri) {
+            return Ok(None);
+        }
         requests::rename::prepare(&self.state, params).await
     }
 
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
+        if self
+            .state
+            .is_host(&params.text_document_position.text_document.uri)
+        {
+            return Ok(None);
+        }
         requests::rename::handle(&self.state, params).await
     }
 
@@ -254,6 +335,10 @@ impl LanguageServer for Server {
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
+        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
+        if self.state.is_host(&params.text_document.uri) {
+            return Ok(None);
+        }
         requests::document_symbol::handle(&self.state, params).await
     }
 
@@ -268,6 +353,10 @@ impl LanguageServer for Server {
         &self,
         params: SemanticTokensParams,
     ) -> Result<Option<SemanticTokensResult>> {
+        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
+        if self.state.is_host(&params.text_document.uri) {
+            return Ok(None);
+        }
         requests::semantic_tokens::full(&self.state, params).await
     }
 
@@ -275,6 +364,10 @@ impl LanguageServer for Server {
         &self,
         params: SemanticTokensDeltaParams,
     ) -> Result<Option<SemanticTokensFullDeltaResult>> {
+        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
+        if self.state.is_host(&params.text_document.uri) {
+            return Ok(None);
+        }
         requests::semantic_tokens::delta(&self.state, params).await
     }
 
@@ -282,10 +375,18 @@ impl LanguageServer for Server {
         &self,
         params: SemanticTokensRangeParams,
     ) -> Result<Option<SemanticTokensRangeResult>> {
+        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
+        if self.state.is_host(&params.text_document.uri) {
+            return Ok(None);
+        }
         requests::semantic_tokens::range(&self.state, params).await
     }
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
+        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
+        if self.state.is_host(&params.text_document.uri) {
+            return Ok(None);
+        }
         requests::folding_range::handle(&self.state, params).await
     }
 
@@ -293,6 +394,10 @@ impl LanguageServer for Server {
         &self,
         params: SelectionRangeParams,
     ) -> Result<Option<Vec<SelectionRange>>> {
+        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
+        if self.state.is_host(&params.text_document.uri) {
+            return Ok(None);
+        }
         requests::selection_range::handle(&self.state, params).await
     }
 
@@ -301,6 +406,10 @@ impl LanguageServer for Server {
     }
 
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
+        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
+        if self.state.is_host(&params.text_document.uri) {
+            return Ok(None);
+        }
         requests::formatting::document(&self.state, params).await
     }
 
@@ -308,6 +417,10 @@ impl LanguageServer for Server {
         &self,
         params: DocumentRangeFormattingParams,
     ) -> Result<Option<Vec<TextEdit>>> {
+        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
+        if self.state.is_host(&params.text_document.uri) {
+            return Ok(None);
+        }
         requests::formatting::range(&self.state, params).await
     }
 
@@ -316,6 +429,10 @@ impl LanguageServer for Server {
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
+        if self.state.is_host(&params.text_document.uri) {
+            return Ok(None);
+        }
         requests::code_lens::handle(&self.state, params).await
     }
 
@@ -328,6 +445,13 @@ impl LanguageServer for Server {
     }
 
     async fn signature_help(&self, params: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
+        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
+        if self
+            .state
+            .is_host(&params.text_document_position_params.text_document.uri)
+        {
+            return Ok(None);
+        }
         requests::signature_help::handle(&self.state, params).await
     }
 

@@ -292,6 +292,7 @@ mod tests {
             parse: Parse::new(text),
             line_index: Arc::new(LineIndex::new(text)),
             encoding,
+            host: false,
         }
     }
 

@@ -23,6 +23,8 @@ pub(crate) fn handle(state: &Arc<State>, params: DidChangeConfigurationParams) {
     }
     for snapshot in state.documents.all(state.encoding()) {
         state.diagnostics.forget(&snapshot.uri);
+        // The asm statements of CUDA/C++ files were read for the old target.
+        state.forget_host(&snapshot.uri);
         diagnostics::schedule(state, snapshot.uri);
     }
     state.refresh_client_views();

@@ -10,9 +10,12 @@ use crate::lsp::{diagnostics, dispatch};
 pub(crate) fn handle(state: &Arc<State>, params: DidOpenTextDocumentParams) {
     let document = params.text_document;
     let opened = dispatch::catch_panic("textDocument/didOpen", || {
-        state
-            .documents
-            .open(document.uri.clone(), &document.text, document.version)
+        state.documents.open(
+            document.uri.clone(),
+            &document.text,
+            document.version,
+            &document.language_id,
+        )
     });
     if opened.is_ok() {
         diagnostics::schedule(state, document.uri);

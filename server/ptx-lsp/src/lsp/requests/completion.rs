@@ -82,13 +82,18 @@ pub(crate) async fn handle(
     let snapshot = super::snapshot(state, &position.text_document.uri)?;
     let config = state.config();
     let snippets = state.snippet_support();
+    let state = state.clone();
     dispatch::analysis("textDocument/completion", move || {
         let offset = from_proto::offset(&snapshot, position.position);
         let completion_config = CompletionConfig {
             target_override: config.target.clone(),
             version_override: config.version.clone(),
         };
-        let items = ptx_ide::completion::complete(&snapshot.parse, offset, &completion_config);
+        let items = match state.host_document(&snapshot) {
+            // Only inside an asm template of a CUDA/C++ file.
+            Some(host) => ptx_embed::ide::complete(&host, offset),
+            None => ptx_ide::completion::complete(&snapshot.parse, offset, &completion_config),
+        };
         let items: Vec<CompletionItem> = items
             .into_iter()
             .map(|item| {

@@ -16,6 +16,7 @@ pub(crate) async fn handle(state: &Arc<State>, params: HoverParams) -> Result<Op
     let snapshot = super::snapshot(state, &position.text_document.uri)?;
     let config = state.config();
     let spec = state.spec_index();
+    let state = state.clone();
     dispatch::analysis("textDocument/hover", move || {
         let offset = from_proto::offset(&snapshot, position.position);
         let spec = spec.as_ref().and_then(|lazy| lazy.get());
@@ -24,6 +25,17 @@ pub(crate) async fn handle(state: &Arc<State>, params: HoverParams) -> Result<Op
             version_override: config.version.as_deref(),
             spec: spec.as_deref(),
         };
+        if let Some(host) = state.host_document(&snapshot) {
+            // Inside an asm template of a CUDA/C++ file; nothing elsewhere.
+            let result = ptx_embed::ide::hover(&host, offset, &hover_config)?;
+            return Some(Hover {
+                contents: HoverContents::Markup(MarkupContent {
+                    kind: MarkupKind::Markdown,
+                    value: result.markdown,
+                }),
+                range: Some(to_proto::range(&snapshot, &result.range)),
+            });
+        }
         let result = ptx_ide::hover::hover(&snapshot.parse, offset, &hover_config)?;
         Some(Hover {
             contents: HoverContents::Markup(MarkupContent {

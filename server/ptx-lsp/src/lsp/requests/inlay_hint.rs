@@ -20,12 +20,22 @@ pub(crate) async fn handle(
     let run = state
         .diagnostics
         .run_marks(&params.text_document.uri, snapshot.generation);
+    let state = state.clone();
     dispatch::analysis("textDocument/inlayHint", move || {
         let range = from_proto::text_range(&snapshot, params.range);
-        let hints = if register_counts {
-            ptx_ide::inlay_hints::inlay_hints(&snapshot.parse, range.clone())
-        } else {
-            Vec::new()
+        let host = state.host_document(&snapshot);
+        let hints = match (register_counts, host) {
+            (false, _) => Vec::new(),
+            // Register counts of the asm statements of a CUDA/C++ file.
+            (true, Some(host)) => ptx_embed::ide::inlay_hints(&host, range.clone())
+                .into_iter()
+                .map(|h| ptx_ide::inlay_hints::InlayHint {
+                    offset: h.offset,
+                    label: h.label,
+                    tooltip: h.tooltip,
+                })
+                .collect(),
+            (true, None) => ptx_ide::inlay_hints::inlay_hints(&snapshot.parse, range.clone()),
         };
         let run_values = run
             .iter()

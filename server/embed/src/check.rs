@@ -1,0 +1,229 @@
+//! Diagnostics for a host file's asm statements: the PTX checker's, run unchanged on each
+//! virtual document and mapped back into the host text, plus the rules that only inline asm
+//! has (a placeholder naming no operand, an output operand the template never names, and the
+//! width a constraint binds where the instruction needs another).
+
+use ptx_check::{CheckOptions, Diagnostic, Edit, Fix, Severity};
+use ptx_syntax::TextRange;
+
+use crate::{describe_operand, HostDocument, Statement};
+
+/// The codes of the rules that only inline asm has.
+pub const CODES: &[(&str, &str)] = &[
+    (
+        "asm-operand-number",
+        "a `%N` or `%[name]` in an asm template that names no operand",
+    ),
+    (
+        "asm-named-operand",
+        "a `%[name]` operand reference, which nvcc does not support",
+    ),
+    (
+        "asm-output-unused",
+        "an output operand that the asm template never names",
+    ),
+    (
+        "asm-constraint-width",
+        "an operand's constraint binds a register of another width than the instruction needs",
+    ),
+];
+
+/// Rules about a whole kernel: one asm statement is only a piece of one, so they do not apply.
+const KERNEL_LEVEL: &[&str] = &[
+    "tcgen05-mixed-cta-group",
+    "tcgen05-alloc-after-relinquish",
+    "tcgen05-alloc-without-dealloc",
+    "tcgen05-ld-without-wait",
+    "tcgen05-st-without-wait",
+];
+
+/// All diagnostics of `doc`, with host ranges, sorted by position.
+pub fn check(doc: &HostDocument, disabled_codes: &[String]) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for stmt in &doc.statements {
+        check_statement(stmt, &mut out);
+    }
+    out.retain(|d| !disabled_codes.iter().any(|c| c == d.code));
+    out.sort_by_key(|d| (d.range.start, d.range.end));
+    out
+}
+
+/// The diagnostics of one statement, with host ranges.
+pub fn check_statement(stmt: &Statement, out: &mut Vec<Diagnostic>) {
+    if stmt.raw.opaque {
+        // Part of the template is a macro: the text the assembler sees is unknown.
+        return;
+    }
+    for p in &stmt.placeholders {
+        if p.written.starts_with("%[") {
+            // nvcc 13: "symbolic operand reference not supported" (clang accepts it).
+            out.push(Diagnostic::error(
+                "asm-named-operand",
+                p.host.clone(),
+                format!(
+                    "nvcc does not support named operand references: write `%{}` instead of `{}`",
+                    p.operand.map_or_else(|| "N".to_string(), |k| k.to_string()),
+                    p.written
+                ),
+            ));
+            continue;
+        }
+        if p.operand.is_none() && !stmt.raw.operands_opaque {
+            let n = stmt.raw.operands.len();
+            out.push(Diagnostic::error(
+                "asm-operand-number",
+                p.host.clone(),
+                format!(
+                    "`{}` names no operand: the statement has {n} operand{} (%0 to %{})",
+                    p.written,
+                    if n == 1 { "" } else { "s" },
+                    n.saturating_sub(1)
+                ),
+            ));
+        }
+    }
+    for op in &stmt.raw.operands {
+        if !stmt.raw.operands_opaque
+            && op.is_output
+            && !op.constraint.contains('+')
+            && !stmt
+                .placeholders
+                .iter()
+                .any(|p| p.operand == Some(op.index))
+        {
+            out.push(Diagnostic::warning(
+                "asm-output-unused",
+                op.constraint_range.clone(),
+                format!(
+                    "output operand %{} (`{}`) is never named in the template, so it is never written",
+                    op.index, op.expression
+                ),
+            ));
+        }
+    }
+    let diagnostics = stmt
+        .virtual_diagnostics
+        .get_or_init(|| ptx_check::check(&stmt.parse, &CheckOptions::default()));
+    for d in diagnostics.iter().cloned() {
+        if let Some(mapped) = map_diagnostic(stmt, d) {
+            out.push(mapped);
+        }
+    }
+}
+
+fn map_diagnostic(stmt: &Statement, mut d: Diagnostic) -> Option<Diagnostic> {
+    if KERNEL_LEVEL.contains(&d.code) {
+        return None;
+    }
+    if stmt.target.is_none() && matches!(d.code, "unsupported-target" | "version-too-old") {
+        return None;
+    }
+    let placeholder = stmt
+        .placeholders
+        .iter()
+        .find(|p| p.virt.start <= d.range.start && d.range.end <= p.virt.end);
+    if let Some(p) = placeholder {
+        match p.operand {
+            // Already reported as a placeholder without operand.
+            None => return None,
+            Some(k) if d.code == "operand-type" => {
+                let op = &stmt.raw.operands[k];
+                d.code = "asm-constraint-width";
+                d.message = format!(
+                    "{} — operand {} is {}",
+                    d.message,
+                    p.written,
+                    describe_operand(op)
+                );
+                d.related
+                    .push((op.constraint_range.clone(), "the constraint".to_string()));
+            }
+            Some(_) => {}
+        }
+    }
+    d.message = rename_registers(stmt, &d.message);
+    let host = stmt
+        .map
+        .range_to_host(d.range.clone())
+        .unwrap_or_else(|| stmt.raw.keyword.clone());
+    d.range = host;
+    d.related = std::mem::take(&mut d.related)
+        .into_iter()
+        .map(|(r, m)| {
+            let r = if r.end <= stmt.body_start && r.start == 0 {
+                r
+            } else {
+                stmt.map.range_to_host(r.clone()).unwrap_or(r)
+            };
+            (r, rename_registers(stmt, &m))
+        })
+        .collect();
+    d.fixes = std::mem::take(&mut d.fixes)
+        .into_iter()
+        .filter_map(|f| map_fix(stmt, f))
+        .collect();
+    if d.severity == Severity::Error && stmt.raw.in_macro {
+        // A macro body may be expanded where the guards differ; still an error in itself.
+    }
+    Some(d)
+}
+
+/// `%op3` in a message is the placeholder `%3` (or `%[name]`) as written.
+fn rename_registers(stmt: &Statement, message: &str) -> String {
+    let mut m = message.to_string();
+    for op in stmt.raw.operands.iter().rev() {
+        let written = op
+            .symbol
+            .as_ref()
+            .map_or_else(|| format!("%{}", op.index), |s| format!("%[{s}]"));
+        m = m.replace(&format!("%op{}", op.index), &written);
+    }
+    m
+}
+
+/// A fix whose edits all fall on mapped template text, with its new text written as it must
+/// appear inside a C string literal.
+fn map_fix(stmt: &Statement, fix: Fix) -> Option<Fix> {
+    let mut edits = Vec::new();
+    for e in fix.edits {
+        let start = stmt.map.offset_to_host(e.range.start)?;
+        let end = if e.range.end > e.range.start {
+            stmt.map.range_to_host(e.range.clone())?.end
+        } else {
+            start
+        };
+        // An edit must not cut through an escape or a placeholder.
+        if stmt.map.offset_to_virtual(start) != Some(e.range.start) {
+            return None;
+        }
+        edits.push(Edit {
+            range: start..end,
+            new_text: escape_for_literal(&e.new_text, stmt.raw.extended),
+        });
+    }
+    Some(Fix {
+        title: fix.title,
+        edits,
+    })
+}
+
+/// Text as it is written inside a C string literal of an asm template.
+pub fn escape_for_literal(text: &str, extended: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '%' if extended => out.push_str("%%"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The host range of a virtual range of `stmt`, for the edges.
+pub fn host_range(stmt: &Statement, virt: TextRange) -> Option<TextRange> {
+    stmt.map.range_to_host(virt)
+}

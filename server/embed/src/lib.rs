@@ -1,0 +1,413 @@
+//! Inline PTX in CUDA C++: the `asm(...)` statements of a host file (.cu, .cuh, .h, .hpp,
+//! .cpp) as virtual PTX documents with an exact source map back to the host text.
+//!
+//! The statements are found with the tree-sitter CUDA grammar (crate `tree-sitter-cuda`).
+//! It was chosen over `tree-sitter-cpp` because it is the C++ grammar plus CUDA's own
+//! syntax (`__global__`, `__device__`, `<<<grid, block>>>` launches): on the CUDA toolkit's
+//! and CCCL's headers both find the same asm statements, and the CUDA grammar has fewer
+//! error nodes around kernels and launches. Where the parser cannot see an
+//! asm statement (a `#define` body, an argument of a macro call, a region it could not
+//! parse) [`find`] re-parses that statement alone, so broken C++ never hides it.
+//!
+//! Each statement becomes a small PTX module: `.version`/`.target` (from the options, the
+//! build's `compile_commands.json` or the enclosing `#if __CUDA_ARCH__ ...` guards), one
+//! kernel whose registers stand for the operands, typed by their constraints (`r` .b32,
+//! `l` .b64, `h` .b16, `f` .f32, `d` .f64, `q` .b128; `n`/`i` become their literal value),
+//! and the template with `%%` turned into `%`. Every PTX analysis runs on that module
+//! unchanged; [`SourceMap`] takes its ranges back into the host text. The checks that only
+//! inline asm has (placeholder numbers, outputs never written, constraint widths) live in
+//! [`check`].
+
+pub mod check;
+pub mod find;
+pub mod ide;
+pub mod literal;
+pub mod source_map;
+pub mod target;
+
+pub use find::{AsmOperand, RawAsm};
+use ptx_syntax::{Parse, TextRange};
+pub use source_map::SourceMap;
+pub use target::{compile_commands_targets, ArchReq};
+
+/// Is this path a host (C/C++/CUDA) file rather than PTX?
+pub fn is_host_path(path: &str) -> bool {
+    let ext = path.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+    matches!(
+        ext.as_str(),
+        "cu" | "cuh" | "h" | "hh" | "hpp" | "hxx" | "cpp" | "cc" | "cxx" | "c" | "inl" | "cuinl"
+    ) && path.contains('.')
+}
+
+/// Is this LSP language id a host language?
+pub fn is_host_language(language_id: &str) -> bool {
+    matches!(
+        language_id,
+        "cuda" | "cuda-cpp" | "cpp" | "c" | "cuda-c" | "objective-cpp"
+    )
+}
+
+/// Where the targets come from, highest priority first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EmbedOptions {
+    /// A target set by the user (settings or `--target`): used for every statement.
+    pub target: Option<String>,
+    /// A PTX ISA version set by the user; otherwise the newest one known.
+    pub version: Option<String>,
+    /// The targets `compile_commands.json` compiles the file for.
+    pub build_targets: Vec<String>,
+}
+
+/// What a `%...` in the template stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placeholder {
+    /// The characters in the host file (`%0`, `%[name]`).
+    pub host: TextRange,
+    /// Its replacement in the virtual document.
+    pub virt: TextRange,
+    /// The operand it names; `None` when the number or name does not exist.
+    pub operand: Option<usize>,
+    /// As written, after escapes (`%0`, `%[out]`).
+    pub written: String,
+}
+
+/// One asm statement and its virtual PTX document.
+#[derive(Debug)]
+pub struct Statement {
+    pub raw: RawAsm,
+    /// The requirement of the enclosing `#if` guards.
+    pub guard: Option<ArchReq>,
+    /// The target the virtual document names; `None`: none known, so availability is not
+    /// checked (the virtual document still names the newest target, for parsing).
+    pub target: Option<String>,
+    pub version: String,
+    /// The virtual PTX document.
+    pub parse: Parse,
+    /// Virtual → host.
+    pub map: SourceMap,
+    /// Where the template starts in the virtual document.
+    pub body_start: usize,
+    pub placeholders: Vec<Placeholder>,
+    /// The register names of the operands in the virtual document (`None`: an immediate).
+    pub registers: Vec<Option<String>>,
+    /// The PTX checker's diagnostics of the virtual document (virtual ranges), computed once
+    /// and carried over to the next version of the file while the virtual text is the same.
+    pub(crate) virtual_diagnostics: std::sync::OnceLock<Vec<ptx_check::Diagnostic>>,
+}
+
+/// A host file's asm statements.
+#[derive(Debug)]
+pub struct HostDocument {
+    pub statements: Vec<Statement>,
+    /// What the statements were read from, for the next incremental update.
+    text: String,
+    tree: tree_sitter::Tree,
+    options: EmbedOptions,
+}
+
+/// The target a virtual document names when no target is known: the newest arch-specific
+/// one, so that every form parses and only availability (not checked then) could differ.
+pub const FALLBACK_TARGET: &str = "sm_100a";
+
+impl HostDocument {
+    pub fn new(text: &str, options: &EmbedOptions) -> HostDocument {
+        HostDocument::new_incremental(text, options, None)
+    }
+
+    /// Like [`new`](Self::new), reusing the parse and checker results of the statements of
+    /// `previous` (an earlier version of the same file) whose virtual document is unchanged:
+    /// after an edit inside one statement only that statement is parsed and checked again.
+    pub fn new_incremental(
+        text: &str,
+        options: &EmbedOptions,
+        previous: Option<&HostDocument>,
+    ) -> HostDocument {
+        let previous = previous.filter(|p| p.options == *options);
+        let (tree, raws) =
+            find::find_incremental(text, previous.map(|p| (p.text.as_str(), &p.tree)));
+        let reusable: std::collections::HashMap<&str, &Statement> = previous
+            .map(|p| p.statements.iter().map(|s| (s.parse.text(), s)).collect())
+            .unwrap_or_default();
+        let statements = raws
+            .into_iter()
+            .filter(|raw| !raw.host_only)
+            .map(|raw| {
+                // Every target ptxas still assembles for meets an older guard.
+                let guard = raw.guard.filter(|g| g.number >= 75);
+                Statement::new(raw, guard, options, &reusable)
+            })
+            .collect();
+        HostDocument {
+            statements,
+            text: text.to_string(),
+            tree,
+            options: options.clone(),
+        }
+    }
+
+    /// The statement whose template covers `host_offset` (cursor at its end included).
+    pub fn statement_at(&self, host_offset: usize) -> Option<&Statement> {
+        self.statements.iter().find(|s| {
+            s.raw
+                .template
+                .map
+                .host_extent()
+                .is_some_and(|r| r.start <= host_offset && host_offset <= r.end)
+        })
+    }
+}
+
+fn choose_target(guard: Option<ArchReq>, options: &EmbedOptions) -> Option<String> {
+    if let Some(t) = &options.target {
+        return Some(t.clone());
+    }
+    let satisfies = |t: &str| {
+        let Some(g) = guard else { return true };
+        let Some(sm) = ptx_isa::SmName::parse(t) else {
+            return false;
+        };
+        sm.canonical_number() >= g.number
+            && (g.suffix.is_none() || t.ends_with(g.suffix.unwrap_or('a')))
+    };
+    if let Some(t) = options.build_targets.iter().find(|t| satisfies(t)) {
+        return Some(t.clone());
+    }
+    // A guard such as `__CUDA_ARCH__ >= 900` admits sm_90a too: check against the most
+    // capable target of that number, so that only what no admitted target has is an error.
+    let guard = guard?;
+    let isa = ptx_isa::Isa::get();
+    let specific = ArchReq {
+        suffix: Some(guard.suffix.unwrap_or('a')),
+        ..guard
+    }
+    .name();
+    if isa.target(&specific).is_some() {
+        return Some(specific);
+    }
+    let name = guard.name();
+    isa.target(&name).map(|_| name)
+}
+
+/// The register type that a constraint letter binds, or `None` for an immediate.
+pub fn constraint_type(letter: char) -> Option<&'static str> {
+    Some(match letter {
+        'h' => ".b16",
+        'r' => ".b32",
+        'l' => ".b64",
+        'q' => ".b128",
+        'f' => ".f32",
+        'd' => ".f64",
+        'c' => ".b8",
+        'n' | 'i' | 'C' => return None,
+        _ => ".b32",
+    })
+}
+
+/// Describes a constraint for hovers and messages: `"=r": output, 32-bit register (.b32)`.
+pub fn describe_operand(op: &AsmOperand) -> String {
+    let role = if op.constraint.contains('+') {
+        "read and written"
+    } else if op.is_output {
+        "output"
+    } else {
+        "input"
+    };
+    let kind = match constraint_type(op.letter()) {
+        Some(ty) => {
+            let bits = register_bits(ty);
+            format!("{bits}-bit register (`{ty}`)")
+        }
+        None => "immediate".to_string(),
+    };
+    format!("`\"{}\"({})`: {role}, {kind}", op.constraint, op.expression)
+}
+
+fn register_bits(ty: &str) -> u32 {
+    ty.trim_start_matches(".b")
+        .trim_start_matches(".f")
+        .parse()
+        .unwrap_or(32)
+}
+
+/// The value of an integer literal expression (`42`, `-1`, `0x10u`), for `n`/`i` operands.
+fn literal_value(expr: &str) -> Option<i128> {
+    let e = expr.trim();
+    let e = e
+        .strip_prefix('(')
+        .and_then(|e| e.strip_suffix(')'))
+        .unwrap_or(e)
+        .trim();
+    let (neg, e) = match e.strip_prefix('-') {
+        Some(rest) => (true, rest.trim()),
+        None => (false, e),
+    };
+    let e = e.trim_end_matches(['u', 'U', 'l', 'L']).replace('\'', "");
+    let v = if let Some(h) = e.strip_prefix("0x").or_else(|| e.strip_prefix("0X")) {
+        i128::from_str_radix(h, 16).ok()?
+    } else if let Some(b) = e.strip_prefix("0b").or_else(|| e.strip_prefix("0B")) {
+        i128::from_str_radix(b, 2).ok()?
+    } else if e.len() > 1 && e.starts_with('0') {
+        i128::from_str_radix(&e[1..], 8).ok()?
+    } else {
+        e.parse().ok()?
+    };
+    Some(if neg { -v } else { v })
+}
+
+impl Statement {
+    fn new(
+        raw: RawAsm,
+        guard: Option<ArchReq>,
+        options: &EmbedOptions,
+        reusable: &std::collections::HashMap<&str, &Statement>,
+    ) -> Statement {
+        let target = choose_target(guard, options);
+        let version = options
+            .version
+            .clone()
+            .unwrap_or_else(|| ptx_isa::PtxVersion::SPEC.to_string());
+        let mut text = format!(
+            ".version {version}\n.target {}\n.address_size 64\n.visible .entry __asm()\n{{\n",
+            target.as_deref().unwrap_or(FALLBACK_TARGET)
+        );
+        // nvcc 13 declares float operands as bit-size registers (`.b32`, `.b64`) from sm_100
+        // on, and as `.f32`/`.f64` before: ptxas then accepts or rejects the same template.
+        let untyped_floats = target
+            .as_deref()
+            .and_then(ptx_isa::SmName::parse)
+            .is_none_or(|sm| sm.canonical_number() >= 100);
+        let mut registers = Vec::new();
+        for op in &raw.operands {
+            let ty = match (op.letter(), untyped_floats) {
+                ('f', true) => Some(".b32"),
+                ('d', true) => Some(".b64"),
+                (letter, _) => constraint_type(letter),
+            };
+            match ty {
+                Some(ty) => {
+                    let name = format!("%op{}", op.index);
+                    text.push_str(&format!(".reg {ty} {name};\n"));
+                    registers.push(Some(name));
+                }
+                None => registers.push(None),
+            }
+        }
+        if raw.operands_opaque {
+            text.push_str(".reg .b32 %op_unknown;\n");
+        }
+        let body_start = text.len();
+        let mut map = SourceMap::default();
+        let mut placeholders = Vec::new();
+        let tpl = &raw.template.text;
+        let b = tpl.as_bytes();
+        let mut run = 0;
+        let mut i = 0;
+        let copy = |text: &mut String, map: &mut SourceMap, range: TextRange| {
+            let at = text.len();
+            text.push_str(&tpl[range.clone()]);
+            map.push_slice(
+                &raw.template.map,
+                range.clone(),
+                at as isize - range.start as isize,
+            );
+        };
+        while raw.extended && i < b.len() {
+            if b[i] != b'%' {
+                i += 1;
+                continue;
+            }
+            let (len, replacement, operand, is_placeholder) = match b.get(i + 1) {
+                Some(b'%') => (2, "%".to_string(), None, false),
+                Some(b'=') => (2, "0".to_string(), None, false),
+                Some(c) if c.is_ascii_digit() => {
+                    let mut j = i + 1;
+                    while j < b.len() && b[j].is_ascii_digit() {
+                        j += 1;
+                    }
+                    let n: usize = tpl[i + 1..j].parse().unwrap_or(usize::MAX);
+                    // With macro operands the numbering is unknown: no placeholder is bound.
+                    let known = raw.operands.get(n).filter(|_| !raw.operands_opaque);
+                    (j - i, String::new(), known.map(|o| o.index), true)
+                }
+                Some(b'[') => match tpl[i..].find(']') {
+                    Some(close) => {
+                        let name = &tpl[i + 2..i + close];
+                        let op = raw
+                            .operands
+                            .iter()
+                            .find(|o| o.symbol.as_deref() == Some(name))
+                            .filter(|_| !raw.operands_opaque)
+                            .map(|o| o.index);
+                        (close + 1, String::new(), op, true)
+                    }
+                    None => {
+                        i += 1;
+                        continue;
+                    }
+                },
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            };
+            copy(&mut text, &mut map, run..i);
+            let host = raw.template.map.to_host(i..i + len);
+            let replacement = if is_placeholder {
+                match operand {
+                    Some(k) => match &registers[k] {
+                        Some(reg) => reg.clone(),
+                        None => literal_value(&raw.operands[k].expression)
+                            .map_or_else(|| "0".to_string(), |v| v.to_string()),
+                    },
+                    // Kept as a register so the statement still parses; reported by `check`.
+                    None => "%op_unknown".to_string(),
+                }
+            } else {
+                replacement
+            };
+            let at = text.len();
+            text.push_str(&replacement);
+            map.push_atomic(at..text.len(), host.clone());
+            if is_placeholder {
+                placeholders.push(Placeholder {
+                    host,
+                    virt: at..text.len(),
+                    operand,
+                    written: tpl[i..i + len].to_string(),
+                });
+            }
+            i += len;
+            run = i;
+        }
+        copy(&mut text, &mut map, run..tpl.len());
+        text.push_str("\n}\n");
+        let (parse, virtual_diagnostics) = match reusable.get(text.as_str()) {
+            Some(old) => (old.parse.clone(), old.virtual_diagnostics.clone()),
+            None => (Parse::new(text), std::sync::OnceLock::new()),
+        };
+        Statement {
+            raw,
+            guard,
+            target,
+            version,
+            parse,
+            map,
+            body_start,
+            placeholders,
+            registers,
+            virtual_diagnostics,
+        }
+    }
+
+    /// The placeholder at a virtual offset.
+    pub fn placeholder_at_virtual(&self, virt: usize) -> Option<&Placeholder> {
+        self.placeholders
+            .iter()
+            .find(|p| p.virt.start <= virt && virt <= p.virt.end)
+    }
+
+    /// The virtual offset of a host offset inside the template.
+    pub fn to_virtual(&self, host: usize) -> Option<usize> {
+        self.map.offset_to_virtual(host)
+    }
+}

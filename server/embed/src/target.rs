@@ -1,0 +1,407 @@
+//! Where an asm statement's `.target` comes from when the user did not set one: the build's
+//! `compile_commands.json` (`-arch`, `--gpu-architecture`, `-gencode`) and the enclosing
+//! `#if __CUDA_ARCH__ >= 900` / `#ifdef __CUDA_ARCH_FEAT_SM90_ALL` guards.
+//!
+//! Guards are read only where they are simple: a comparison of `__CUDA_ARCH__` (or
+//! `__CUDA_ARCH_SPECIFIC__` / `__CUDA_ARCH_FAMILY_SPECIFIC__`, which name arch-specific and
+//! family targets) with a number, a feature macro, and `&&`/`||` of those. Anything else
+//! gives no information, and then no target is assumed at all.
+
+use std::path::{Path, PathBuf};
+
+use tree_sitter::{Node, Tree};
+
+/// What a guard tells about the target: the least architecture it admits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ArchReq {
+    /// e.g. 90 for sm_90.
+    pub number: u32,
+    /// `a` (arch-specific), `f` (family) or none.
+    pub suffix: Option<char>,
+}
+
+impl ArchReq {
+    pub fn name(self) -> String {
+        match self.suffix {
+            Some(c) => format!("sm_{}{c}", self.number),
+            None => format!("sm_{}", self.number),
+        }
+    }
+
+    fn stronger(self, other: ArchReq) -> ArchReq {
+        // `&&`: both hold; keep the larger number and any suffix.
+        ArchReq {
+            number: self.number.max(other.number),
+            suffix: self.suffix.or(other.suffix),
+        }
+    }
+}
+
+/// The requirement that the `#if`/`#ifdef`/`#elif` branches enclosing `offset` put on the
+/// target, if they are simple enough to read.
+pub fn guard_requirement(tree: &Tree, text: &str, offset: usize) -> Option<ArchReq> {
+    let node = tree
+        .root_node()
+        .descendant_for_byte_range(offset, offset + 1);
+    guard_requirement_from(node, text)
+}
+
+/// [`guard_requirement`] from the innermost node at the statement.
+pub fn guard_requirement_from(start: Option<Node>, text: &str) -> Option<ArchReq> {
+    let mut node = start;
+    let mut child: Option<Node> = None;
+    let mut req: Option<ArchReq> = None;
+    while let Some(n) = node {
+        let in_alternative = child.is_some_and(|c| {
+            n.child_by_field_name("alternative")
+                .is_some_and(|a| a.id() == c.id())
+        });
+        let in_condition = child.is_some_and(|c| {
+            n.child_by_field_name("condition")
+                .is_some_and(|a| a.id() == c.id())
+        });
+        if !in_alternative && !in_condition {
+            let here = match n.kind() {
+                "preproc_if" | "preproc_elif" => n
+                    .child_by_field_name("condition")
+                    .and_then(|c| condition(&text[c.start_byte()..c.end_byte()])),
+                "preproc_ifdef" => {
+                    let negated = text[n.start_byte()..].starts_with("#ifndef");
+                    n.child_by_field_name("name")
+                        .filter(|_| !negated)
+                        .and_then(|c| feature_macro(&text[c.start_byte()..c.end_byte()]))
+                }
+                _ => None,
+            };
+            if let Some(h) = here {
+                req = Some(req.map_or(h, |r| r.stronger(h)));
+            }
+        }
+        child = Some(n);
+        node = n.parent();
+    }
+    req
+}
+
+/// Macros that only a host compiler defines: asm under them is host assembly, not PTX.
+const HOST_MACROS: &[&str] = &[
+    "__x86_64__",
+    "__i386__",
+    "_M_X64",
+    "_M_IX86",
+    "__aarch64__",
+    "_M_ARM64",
+    "__arm__",
+    "__powerpc__",
+    "__powerpc64__",
+    "__PPC64__",
+    "__riscv",
+    "!defined(__CUDA_ARCH__)",
+    "!defined __CUDA_ARCH__",
+];
+
+/// Is the statement at `offset` inside an `#if` branch that only a host compiler takes?
+pub fn host_only(tree: &Tree, text: &str, offset: usize) -> bool {
+    let node = tree
+        .root_node()
+        .descendant_for_byte_range(offset, offset + 1);
+    host_only_from(node, text)
+}
+
+/// [`host_only`] from the innermost node at the statement.
+pub fn host_only_from(start: Option<Node>, text: &str) -> bool {
+    let mut node = start;
+    let mut child: Option<Node> = None;
+    while let Some(n) = node {
+        let in_alternative = child.is_some_and(|c| {
+            n.child_by_field_name("alternative")
+                .is_some_and(|a| a.id() == c.id())
+        });
+        if !in_alternative && matches!(n.kind(), "preproc_if" | "preproc_elif" | "preproc_ifdef") {
+            let head = n
+                .child_by_field_name("condition")
+                .or_else(|| n.child_by_field_name("name"))
+                .map(|c| text[c.start_byte()..c.end_byte()].replace(' ', ""))
+                .unwrap_or_default();
+            let negated = text[n.start_byte()..].starts_with("#ifndef");
+            if !negated && HOST_MACROS.iter().any(|m| head.contains(m)) {
+                return true;
+            }
+        }
+        child = Some(n);
+        node = n.parent();
+    }
+    false
+}
+
+/// Reads a preprocessor condition.
+pub fn condition(text: &str) -> Option<ArchReq> {
+    let t = strip_parens(text.trim());
+    let ors = split_top(t, "||");
+    if ors.len() > 1 {
+        // Every alternative must be known; the weakest one wins.
+        let reqs: Option<Vec<ArchReq>> = ors.iter().map(|a| condition(a)).collect();
+        return reqs?
+            .into_iter()
+            .min_by_key(|r| (r.number, r.suffix.is_some()));
+    }
+    let ands = split_top(t, "&&");
+    if ands.len() > 1 {
+        // Unknown conjuncts only narrow further: the known ones still hold.
+        return ands
+            .iter()
+            .filter_map(|a| condition(a))
+            .reduce(ArchReq::stronger);
+    }
+    atom(t)
+}
+
+fn atom(t: &str) -> Option<ArchReq> {
+    let t = strip_parens(t.trim());
+    if let Some(inner) = t.strip_prefix("defined") {
+        return feature_macro(strip_parens(inner.trim()));
+    }
+    if let Some(r) = feature_macro(t) {
+        return Some(r);
+    }
+    // Strict comparisons would need the next existing target; they are not read.
+    for (op, flip) in [(">=", false), ("==", false), ("<=", true)] {
+        let Some(at) = t.find(op) else { continue };
+        let (l, r) = (t[..at].trim(), t[at + op.len()..].trim());
+        let (name, value, op) = if flip {
+            // `900 <= __CUDA_ARCH__` reads as `__CUDA_ARCH__ >= 900`.
+            (r, l, ">=")
+        } else {
+            (l, r, op)
+        };
+        if t[at..].starts_with(">=") && op == "==" {
+            continue;
+        }
+        let n: u32 = value.trim_end_matches(['u', 'U', 'l', 'L']).parse().ok()?;
+        let suffix = match name {
+            "__CUDA_ARCH__" => None,
+            "__CUDA_ARCH_SPECIFIC__" => Some('a'),
+            "__CUDA_ARCH_FAMILY_SPECIFIC__" => Some('f'),
+            _ => return None,
+        };
+        if suffix.is_some() && op != "==" {
+            return None;
+        }
+        return Some(ArchReq {
+            number: n / 10,
+            suffix,
+        });
+    }
+    None
+}
+
+/// `__CUDA_ARCH_FEAT_SM90_ALL` → sm_90a; `__CUDA_ARCH_FAMILY_SPECIFIC_FEAT…` is not read.
+fn feature_macro(t: &str) -> Option<ArchReq> {
+    let n = t
+        .strip_prefix("__CUDA_ARCH_FEAT_SM")?
+        .strip_suffix("_ALL")?;
+    Some(ArchReq {
+        number: n.parse().ok()?,
+        suffix: Some('a'),
+    })
+}
+
+fn strip_parens(mut t: &str) -> &str {
+    loop {
+        let s = t.trim();
+        if s.starts_with('(') && s.ends_with(')') && split_top(&s[1..s.len() - 1], ")").len() <= 1 {
+            // Only when the outer parentheses match each other.
+            let inner = &s[1..s.len() - 1];
+            if balanced(inner) {
+                t = inner;
+                continue;
+            }
+        }
+        return s;
+    }
+}
+
+fn balanced(t: &str) -> bool {
+    let mut depth = 0i32;
+    for c in t.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
+}
+
+/// Splits at `sep` outside parentheses.
+fn split_top<'a>(t: &'a str, sep: &str) -> Vec<&'a str> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut last = 0;
+    let b = t.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            _ if depth == 0 && t[i..].starts_with(sep) => {
+                parts.push(&t[last..i]);
+                i += sep.len();
+                last = i;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(&t[last..]);
+    parts
+}
+
+/// The GPU targets a `compile_commands.json` entry compiles `file` for, in the order given.
+/// Looks for the database in the file's folder and its parents (and their `build/`).
+pub fn compile_commands_targets(file: &Path) -> Vec<String> {
+    let Some(db) = find_database(file) else {
+        return Vec::new();
+    };
+    let Ok(text) = std::fs::read_to_string(&db) else {
+        return Vec::new();
+    };
+    let Ok(serde_json::Value::Array(entries)) = serde_json::from_str::<serde_json::Value>(&text)
+    else {
+        return Vec::new();
+    };
+    let canonical = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    for e in entries {
+        let dir = PathBuf::from(e.get("directory").and_then(|d| d.as_str()).unwrap_or("."));
+        let Some(f) = e.get("file").and_then(|f| f.as_str()) else {
+            continue;
+        };
+        let path = dir.join(f);
+        let path = std::fs::canonicalize(&path).unwrap_or(path);
+        if path != canonical {
+            continue;
+        }
+        let args: Vec<String> = match (e.get("arguments"), e.get("command")) {
+            (Some(serde_json::Value::Array(a)), _) => a
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+            (_, Some(serde_json::Value::String(c))) => {
+                c.split_whitespace().map(str::to_string).collect()
+            }
+            _ => continue,
+        };
+        return targets_from_args(&args);
+    }
+    Vec::new()
+}
+
+fn find_database(file: &Path) -> Option<PathBuf> {
+    let mut dir = file.parent();
+    while let Some(d) = dir {
+        for candidate in [
+            d.join("compile_commands.json"),
+            d.join("build/compile_commands.json"),
+        ] {
+            if candidate.is_file() {
+                return Some(candidate);
+            }
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// Targets named by nvcc options: `-arch=sm_90a`, `-arch sm_90a`, `--gpu-architecture=…`,
+/// `-gencode arch=compute_90a,code=sm_90a` (and `=`-joined forms).
+pub fn targets_from_args(args: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |name: &str| {
+        let name = name.trim_matches(['"', '\'', '[', ']']);
+        let sm = name
+            .strip_prefix("compute_")
+            .map(|n| format!("sm_{n}"))
+            .unwrap_or_else(|| name.to_string());
+        if sm.starts_with("sm_") && !out.contains(&sm) {
+            out.push(sm);
+        }
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        let value = |opt: &str| -> Option<String> {
+            if let Some(v) = a.strip_prefix(opt).and_then(|v| v.strip_prefix('=')) {
+                Some(v.to_string())
+            } else if a == opt {
+                args.get(i + 1).cloned()
+            } else {
+                None
+            }
+        };
+        if let Some(v) = value("-arch").or_else(|| value("--gpu-architecture")) {
+            for part in v.split(',') {
+                push(part);
+            }
+        } else if let Some(v) = value("-gencode").or_else(|| value("--generate-code")) {
+            // Prefer `code=` (what is compiled); fall back to `arch=`.
+            let mut code = None;
+            let mut arch = None;
+            for kv in v.split(',') {
+                if let Some(c) = kv.strip_prefix("code=") {
+                    code.get_or_insert(c.to_string());
+                } else if let Some(c) = kv.strip_prefix("arch=") {
+                    arch = Some(c.to_string());
+                }
+            }
+            if let Some(c) = code.or(arch) {
+                push(&c);
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conditions() {
+        let name = |t: &str| condition(t).map(ArchReq::name);
+        assert_eq!(name("__CUDA_ARCH__ >= 900").as_deref(), Some("sm_90"));
+        assert_eq!(
+            name("defined(__CUDA_ARCH_FEAT_SM90_ALL)").as_deref(),
+            Some("sm_90a")
+        );
+        assert_eq!(
+            name("(__CUDA_ARCH__ >= 800) && defined(__CUDA_ARCH_FEAT_SM100_ALL)").as_deref(),
+            Some("sm_100a")
+        );
+        assert_eq!(
+            name("__CUDA_ARCH_SPECIFIC__ == 1000").as_deref(),
+            Some("sm_100a")
+        );
+        assert_eq!(
+            name("_CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH__ >= 700"),
+            None
+        );
+        assert_eq!(name("__CUDA_ARCH__ < 700"), None);
+        assert_eq!(name("__CUDA_ARCH__ > 700"), None);
+    }
+
+    #[test]
+    fn nvcc_arguments() {
+        let args: Vec<String> = "nvcc -gencode arch=compute_90a,code=sm_90a -arch=sm_80 --gpu-architecture sm_100a -c x.cu"
+            .split(' ')
+            .map(str::to_string)
+            .collect();
+        assert_eq!(targets_from_args(&args), ["sm_90a", "sm_80", "sm_100a"]);
+    }
+}
