@@ -13,7 +13,7 @@ use ptx_syntax::{
 };
 
 use crate::ir::{Address, Dst, Inst, Quals, RegInfo, Space, Special, Src, Ty};
-use crate::memory::{FUNC_PARAM_BASE, GLOBAL_STATIC_BASE};
+use crate::memory::{DYNAMIC_SHARED_BASE, FUNC_PARAM_BASE, GLOBAL_STATIC_BASE};
 use crate::softfloat::{self, Rounding};
 use crate::Op;
 
@@ -83,6 +83,8 @@ pub struct Program {
     pub global_static: Vec<u8>,
     pub const_init: Vec<u8>,
     pub shared_size: usize,
+    /// The `.extern .shared` array standing for dynamic shared memory, if any.
+    pub dynamic_shared: Option<String>,
     pub local_size: usize,
     pub func_param_size: usize,
     pub kernel_param_size: usize,
@@ -134,15 +136,36 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
                 .and_then(|s| Space::parse(s.text.trim_start_matches('.')));
             match space {
                 Some(Space::Global) | Some(Space::Const) => decoder.module_variable(decl)?,
+                Some(Space::Shared) => {
+                    let mut scope = std::mem::take(&mut decoder.module);
+                    let result = decoder.local_variable(decl, usize::MAX, &mut scope);
+                    decoder.module = scope;
+                    result?;
+                }
                 _ => snippet_decls.push(Statement::Variable(*decl)),
             }
         }
     }
-    let functions: Vec<_> = module
+    let mut functions: Vec<_> = module
         .functions()
         .into_iter()
         .filter(|f| f.body().is_some())
         .collect();
+    if let Mode::Kernel(entry) = mode {
+        // Only the entry and what it can call: a large module (a CUB or
+        // CUTLASS build) holds many kernels whose code is never run.
+        if let Some(start) = functions.iter().position(|f| {
+            f.kind() == FunctionKind::Entry && f.name().is_some_and(|n| n.text == entry)
+        }) {
+            let keep = reachable(&functions, start);
+            functions = functions
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| keep[*i])
+                .map(|(_, f)| f)
+                .collect();
+        }
+    }
     for (index, function) in functions.iter().enumerate() {
         if let Some(name) = function.name() {
             decoder.functions.insert(name.text.to_owned(), index as u32);
@@ -428,6 +451,15 @@ impl<'a> Decoder<'a> {
                 .unwrap_or_default();
             let size = self.count(&declarator, values.len()) * element;
             let addr = match space {
+                // An unsized array (`.extern .shared .b8 smem[];`) is the
+                // launch's dynamic shared memory; every such array starts there.
+                Space::Shared
+                    if declarator.initializer().is_none()
+                        && declarator.dimensions().iter().any(Option::is_none) =>
+                {
+                    self.program.dynamic_shared = Some(name.text.to_owned());
+                    DYNAMIC_SHARED_BASE
+                }
                 Space::Shared => {
                     let offset = align_up(self.program.shared_size, align);
                     self.program.shared_size = offset + size;
@@ -958,6 +990,52 @@ impl<'a> Decoder<'a> {
     }
 }
 
+/// Which of `functions` the one at `start` can reach through the names its
+/// instructions mention (`call f`, `mov.u64 %rd, f` for an indirect call).
+fn reachable(functions: &[ptx_syntax::Function<'_>], start: usize) -> Vec<bool> {
+    let index: HashMap<&str, usize> = functions
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| Some((f.name()?.text, i)))
+        .collect();
+    let mut keep = vec![false; functions.len()];
+    keep[start] = true;
+    let mut work = vec![start];
+    while let Some(f) = work.pop() {
+        let mut flat = Vec::new();
+        flatten(
+            &functions[f]
+                .body()
+                .map(|b| b.statements())
+                .unwrap_or_default(),
+            &mut flat,
+        );
+        for statement in &flat {
+            let Statement::Instruction(inst) = statement else {
+                continue;
+            };
+            let mut operands = inst.operands();
+            while let Some(operand) = operands.pop() {
+                if let OperandKind::Identifier(name) = operand.kind() {
+                    if let Some(&g) = index.get(name) {
+                        if !keep[g] {
+                            keep[g] = true;
+                            work.push(g);
+                        }
+                    }
+                }
+                if matches!(
+                    operand.kind(),
+                    OperandKind::ArgumentList | OperandKind::Vector
+                ) {
+                    operands.extend(operand.elements());
+                }
+            }
+        }
+    }
+    keep
+}
+
 fn flatten<'a>(statements: &[Statement<'a>], out: &mut Vec<Statement<'a>>) {
     for statement in statements {
         match statement {
@@ -971,8 +1049,8 @@ fn flatten<'a>(statements: &[Statement<'a>], out: &mut Vec<Statement<'a>>) {
 fn destination_count(mnemonic: &str, quals: &Quals) -> usize {
     match mnemonic {
         "bar" | "barrier" => usize::from(quals.has("red")),
-        "st" | "red" | "bra" | "ret" | "exit" | "membar" | "fence" | "trap" | "brkpt"
-        | "nanosleep" | "prefetch" | "prefetchu" | "pmevent" | "stmatrix" | "discard"
+        "st" | "sust" | "sured" | "red" | "bra" | "ret" | "exit" | "membar" | "fence" | "trap"
+        | "brkpt" | "nanosleep" | "prefetch" | "prefetchu" | "pmevent" | "stmatrix" | "discard"
         | "applypriority" | "cp" | "griddepcontrol" | "setmaxnreg" => 0,
         "wmma" if quals.has("store") => 0,
         "mbarrier"

@@ -158,6 +158,8 @@ pub struct Launch {
     pub ntid: [u32; 3],
     pub nctaid: [u32; 3],
     pub ctaid: [u32; 3],
+    /// Bytes of dynamic shared memory per CTA.
+    pub dynamic_smem: u32,
 }
 
 /// The machine running one CTA at a time.
@@ -241,6 +243,7 @@ impl<'p> Machine<'p> {
             })
             .collect();
         self.mem.shared = vec![0; self.prog.shared_size];
+        self.mem.dynamic_shared = vec![0; self.launch.dynamic_smem as usize];
         self.mem.local = vec![vec![0; self.prog.local_size]; threads as usize];
         self.mem.func_params = vec![vec![0; self.prog.func_param_size]; threads as usize];
         self.tensor = TensorMemory::default();
@@ -606,6 +609,10 @@ impl<'p> Machine<'p> {
             Special::LanemaskGt => !(mask(lane + 1) as u32),
             Special::Clock => self.clock as u32,
             Special::Clock64 | Special::GlobalTimer => return self.clock,
+            Special::DynamicSmemSize => self.launch.dynamic_smem,
+            Special::TotalSmemSize => {
+                (self.prog.shared_size as u32).saturating_add(self.launch.dynamic_smem)
+            }
             Special::Smid | Special::Gridid | Special::Zero => 0,
             Special::Nsmid => 1,
         })

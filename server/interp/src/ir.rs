@@ -228,7 +228,11 @@ pub enum Special {
     Smid,
     Nsmid,
     Gridid,
-    /// `%dynamic_smem_size`, `%total_smem_size`, `%envregN` and the like: zero.
+    /// `%dynamic_smem_size`: the launch's dynamic shared memory.
+    DynamicSmemSize,
+    /// `%total_smem_size`: static and dynamic shared memory of the CTA.
+    TotalSmemSize,
+    /// `%aggr_smem_size`, `%envregN` and the like: zero.
     Zero,
 }
 
@@ -259,7 +263,9 @@ impl Special {
             "%smid" => Special::Smid,
             "%nsmid" => Special::Nsmid,
             "%gridid" => Special::Gridid,
-            "%dynamic_smem_size" | "%total_smem_size" | "%aggr_smem_size" => Special::Zero,
+            "%dynamic_smem_size" => Special::DynamicSmemSize,
+            "%total_smem_size" => Special::TotalSmemSize,
+            "%aggr_smem_size" => Special::Zero,
             "%cluster_ctarank" | "%is_explicit_cluster" => Special::Zero,
             _ if name.starts_with("%envreg") || name.starts_with("%pm") => Special::Zero,
             _ => return None,

@@ -30,6 +30,7 @@ mod wmma;
 
 use ptx_syntax::TextRange;
 
+pub use memory::MAX_SHARED_PER_CTA;
 pub use run::{parse_arg, run_kernel, run_snippet, ArgSpec};
 
 /// Default step limit (warp-instruction issues).
@@ -71,6 +72,10 @@ pub struct KernelOptions {
     pub max_steps: u64,
     /// The thread (linear index in CTA 0) whose per-line values are recorded.
     pub hint_thread: u32,
+    /// Bytes of dynamic shared memory (the `.extern .shared` array) per CTA.
+    /// `None`: what the kernel's static shared memory leaves of
+    /// [`MAX_SHARED_PER_CTA`] (227 KiB, the H100's per-block maximum).
+    pub dynamic_smem: Option<u32>,
 }
 
 impl Default for KernelOptions {
@@ -82,6 +87,7 @@ impl Default for KernelOptions {
             args: Vec::new(),
             max_steps: DEFAULT_MAX_STEPS,
             hint_thread: 0,
+            dynamic_smem: None,
         }
     }
 }

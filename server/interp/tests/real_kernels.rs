@@ -1,0 +1,228 @@
+//! Real kernels — nvcc, CUB and Triton PTX from `tests/corpus` — run in kernel
+//! mode and compared with the buffers an H100 produced from the same inputs
+//! (`fixtures/real_kernels.jsonl`, from `tests/interp/real_kernels.py --run`).
+//!
+//! Bytes that differed between two launches on the GPU (a clock read) are not
+//! compared. Every other byte must match, except in the outputs listed in
+//! [`TOLERANCES`]: values computed through approximate instructions, which
+//! must be within the stated distance in units in the last place. The outcome
+//! of every run (bytes compared, mismatches, thread-instructions) is held to
+//! `fixtures/real_kernels.expected`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use ptx_interp::{parse_arg, run_kernel, KernelOptions};
+use ptx_syntax::Parse;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Outputs that depend on approximate instructions: (run, argument, element
+/// format, largest distance in ulps allowed).
+const TOLERANCES: &[(&str, usize, &str, u64)] = &[];
+
+fn ulp_key(bits: u64, format: &str) -> i128 {
+    let (sign, width) = match format {
+        "f16" | "bf16" => (1u64 << 15, 16),
+        "f64" => (1u64 << 63, 64),
+        _ => (1u64 << 31, 32),
+    };
+    let magnitude = i128::from(bits & (sign - 1));
+    let _ = width;
+    if bits & sign != 0 {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
+
+fn element(bytes: &[u8], index: usize, size: usize) -> u64 {
+    let mut buf = [0u8; 8];
+    buf[..size].copy_from_slice(&bytes[index * size..index * size + size]);
+    u64::from_le_bytes(buf)
+}
+
+/// One line of the report for a run.
+fn check(run: &Value, parses: &mut HashMap<String, Parse>) -> String {
+    let name = run["name"].as_str().unwrap_or("?");
+    if let Some(error) = run.get("error") {
+        return format!("{name}: the GPU run failed: {error}");
+    }
+    let file = run["file"].as_str().unwrap_or("");
+    let parse = parses.entry(file.to_owned()).or_insert_with(|| {
+        let text = std::fs::read_to_string(root().join("tests/corpus").join(file))
+            .unwrap_or_else(|e| panic!("tests/corpus/{file}: {e}"));
+        Parse::new(text)
+    });
+    let dims = |key: &str| -> [u32; 3] {
+        let v: Vec<u32> = run[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|d| d.as_u64().map(|d| d as u32))
+            .collect();
+        [v[0], v[1], v[2]]
+    };
+    let args = run["args"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|a| parse_arg(a.as_str().unwrap_or("")).expect("a valid argument"))
+        .collect();
+    let options = KernelOptions {
+        entry: run["entry"].as_str().unwrap_or("").to_owned(),
+        grid: dims("grid"),
+        block: dims("block"),
+        args,
+        max_steps: 50_000_000,
+        hint_thread: 0,
+        dynamic_smem: run["smem"].as_u64().map(|s| s as u32),
+    };
+    let result = match run_kernel(parse, &options) {
+        Ok(result) => result,
+        Err(error) => {
+            let line = error
+                .range
+                .map(|r| parse.text()[..r.start].lines().count() + 1)
+                .unwrap_or(0);
+            return format!("{name}: error at line {line}: {}", error.message);
+        }
+    };
+    let volatile: Vec<(usize, usize, usize)> = run["volatile"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| {
+            let v: Vec<usize> = v
+                .as_array()?
+                .iter()
+                .filter_map(|x| x.as_u64())
+                .map(|x| x as usize)
+                .collect();
+            Some((v[0], v[1], v[2]))
+        })
+        .collect();
+    let mut compared = 0usize;
+    let mut problems = Vec::new();
+    for buffer in run["buffers"].as_array().into_iter().flatten() {
+        let arg = buffer["arg"].as_u64().unwrap_or(0) as usize;
+        let hex = buffer["hex"].as_str().unwrap_or("");
+        let want: Vec<u8> = (0..hex.len() / 2)
+            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap_or(0))
+            .collect();
+        let got = result
+            .buffers
+            .iter()
+            .find(|b| b.arg == arg)
+            .map(|b| b.bytes.clone())
+            .unwrap_or_default();
+        let skip = |k: usize| {
+            volatile
+                .iter()
+                .any(|&(a, s, e)| a == arg && (s..e).contains(&k))
+        };
+        let tolerance = TOLERANCES
+            .iter()
+            .find(|t| t.0 == name && t.1 == arg)
+            .map(|t| (t.2, t.3));
+        let mut bad = 0usize;
+        let mut first = None;
+        let mut worst = 0u64;
+        match tolerance {
+            Some((format, limit)) => {
+                let size = match format {
+                    "f16" | "bf16" => 2,
+                    "f64" => 8,
+                    _ => 4,
+                };
+                for i in 0..want.len().min(got.len()) / size {
+                    if (i * size..(i + 1) * size).any(skip) {
+                        continue;
+                    }
+                    compared += size;
+                    let (a, b) = (element(&want, i, size), element(&got, i, size));
+                    let distance = ulp_key(a, format).abs_diff(ulp_key(b, format)) as u64;
+                    if a != b {
+                        worst = worst.max(distance);
+                    }
+                    if a != b && distance > limit {
+                        bad += 1;
+                        first.get_or_insert((i * size, a, b));
+                    }
+                }
+                problems.push(format!(
+                    "arg {arg} within {limit} ulp {format} (max {worst})"
+                ));
+                problems.pop();
+                if worst > 0 {
+                    problems.push(format!("arg {arg}: {format} off by up to {worst} ulp"));
+                }
+            }
+            None => {
+                for k in 0..want.len() {
+                    if skip(k) {
+                        continue;
+                    }
+                    compared += 1;
+                    if got.get(k) != Some(&want[k]) {
+                        bad += 1;
+                        first.get_or_insert((
+                            k,
+                            u64::from(want[k]),
+                            got.get(k).map_or(0, |&x| u64::from(x)),
+                        ));
+                    }
+                }
+            }
+        }
+        if got.len() != want.len() {
+            problems.push(format!(
+                "arg {arg}: {} bytes, the GPU's has {}",
+                got.len(),
+                want.len()
+            ));
+        }
+        if let Some((at, a, b)) = first {
+            problems.push(format!(
+                "arg {arg}: {bad} differ, first at byte {at} (gpu {a:#x}, interp {b:#x})"
+            ));
+        }
+    }
+    let status = if problems
+        .iter()
+        .any(|p| p.contains("differ") || p.contains("bytes, the GPU"))
+    {
+        "MISMATCH"
+    } else {
+        "ok"
+    };
+    let mut line = format!(
+        "{name}: {status}, {compared} bytes compared, {} thread-instructions",
+        result.thread_instructions
+    );
+    for problem in problems {
+        line.push_str("; ");
+        line.push_str(&problem);
+    }
+    line
+}
+
+#[test]
+fn real_kernels_agree_with_the_gpu() {
+    let text = std::fs::read_to_string(root().join("server/interp/fixtures/real_kernels.jsonl"))
+        .expect("fixtures/real_kernels.jsonl");
+    let mut parses = HashMap::new();
+    let mut report = String::new();
+    let mut runs = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let run: Value = serde_json::from_str(line).expect("a JSON line");
+        report.push_str(&check(&run, &mut parses));
+        report.push('\n');
+        runs += 1;
+    }
+    assert!(runs >= 20, "only {runs} real kernels");
+    expect_test::expect_file!["../fixtures/real_kernels.expected"].assert_eq(&report);
+}
