@@ -9,7 +9,7 @@ two launches (a clock read, an order-dependent atomic) are recorded as volatile
 and not compared.
 
     python3 tests/interp/real_kernels.py --list            # the runs, one per line
-    python3 tests/interp/real_kernels.py --run OUTFILE     # on a machine with a GPU and CuPy
+    python3 tests/interp/real_kernels.py --run OUTFILE [FIRST]   # on a machine with a GPU and CuPy
 
 OUTFILE (server/interp/fixtures/real_kernels.jsonl) has one line per run:
     {"name", "file", "entry", "grid", "block", "smem", "args": [CLI --arg specs],
@@ -86,7 +86,7 @@ def raw(nbytes, value=0):
 NULL = "u64:0"
 
 # ------------------------------------------------------------------ the runs
-# (name, file under tests/corpus, entry or unique prefix, grid, block, dynamic smem, args)
+# (name, file under the repository root, entry or prefix, grid, block, dynamic smem, args)
 
 RUNS = []
 
@@ -100,35 +100,35 @@ TRITON_SMEM = 64 << 10
 MATMUL_SMEM = 160 << 10
 
 # Triton kernels: two trailing pointers (global and profile scratch) are passed null.
-run("triton_add", "triton/triton_add_native.ptx", "add_kernel", [2, 1, 1], [128, 1, 1],
+run("triton_add", "tests/corpus/triton/triton_add_native.ptx", "add_kernel", [2, 1, 1], [128, 1, 1],
     [f32s(rand_f32(2048)), f32s(rand_f32(2048)), zeros(2048 * 4), u32(2000), NULL, NULL],
     TRITON_SMEM)
 for file in ["triton_softmax_native", "triton_softmax_sm80"]:
-    run(file.replace("_native", ""), f"triton/{file}.ptx", "softmax_kernel", [3, 1, 1],
+    run(file.replace("_native", ""), f"tests/corpus/triton/{file}.ptx", "softmax_kernel", [3, 1, 1],
         [128, 1, 1], [zeros(3 * 1000 * 4), f32s(rand_f32(3000, -8, 8)), u32(1000), u32(1000),
                       NULL, NULL], TRITON_SMEM)
-run("triton_layernorm", "triton/triton_layernorm_native.ptx", "layernorm_kernel", [3, 1, 1],
+run("triton_layernorm", "tests/corpus/triton/triton_layernorm_native.ptx", "layernorm_kernel", [3, 1, 1],
     [128, 1, 1],
     [f16s(rand_f32(3 * 768, -2, 2)), zeros(3 * 768 * 2), f32s(rand_f32(768, 0.5, 1.5)),
      f32s(rand_f32(768, -0.5, 0.5)), u32(768), u32(768), f32(1e-5), NULL, NULL], TRITON_SMEM)
-run("triton_matmul_sm80", "triton/triton_matmul_sm80.ptx", "matmul_kernel", [1, 1, 1], [128, 1, 1],
+run("triton_matmul_sm80", "tests/corpus/triton/triton_matmul_sm80.ptx", "matmul_kernel", [1, 1, 1], [128, 1, 1],
     [f16s(small_ints(128 * 128, -2, 2)), f16s(small_ints(128 * 128, -2, 2)), zeros(128 * 128 * 2),
      u32(128), u32(128), u32(128), u32(128), u32(1), u32(128), u32(1), u32(128), u32(1), NULL, NULL],
     MATMUL_SMEM)
-run("triton_hist", "triton/triton_hist_native.ptx", "atomic_hist_kernel", [2, 1, 1], [128, 1, 1],
+run("triton_hist", "tests/corpus/triton/triton_hist_native.ptx", "atomic_hist_kernel", [2, 1, 1], [128, 1, 1],
     [ints([rng.randrange(0, 1 << 20) for _ in range(2048)]), zeros(257 * 4), u32(2000), NULL, NULL],
     TRITON_SMEM)
-run("triton_int_ops", "triton/triton_int_ops_sm80.ptx", "int_ops", [2, 1, 1], [128, 1, 1],
+run("triton_int_ops", "tests/corpus/triton/triton_int_ops_sm80.ptx", "int_ops", [2, 1, 1], [128, 1, 1],
     [ints([rng.randrange(-(1 << 31), 1 << 31) for _ in range(1024)]), zeros(1024 * 2), u32(1000),
      NULL, NULL], TRITON_SMEM)
-run("triton_dropout", "triton/triton_dropout_0_sm89.ptx", "dropout", [2, 1, 1], [128, 1, 1],
+run("triton_dropout", "tests/corpus/triton/triton_dropout_0_sm89.ptx", "dropout", [2, 1, 1], [128, 1, 1],
     [f32s(rand_f32(2048)), zeros(2048 * 4), u32(2000), f32(0.3), u32(1234), NULL, NULL], TRITON_SMEM)
-run("triton_reduce_atomic", "triton/triton_reduce_atomic_sm90.ptx", "reduce_atomic", [2, 1, 1],
+run("triton_reduce_atomic", "tests/corpus/triton/triton_reduce_atomic_sm90.ptx", "reduce_atomic", [2, 1, 1],
     [128, 1, 1], [f32s(small_ints(2048, -50, 50)), zeros(16), u32(2000), NULL, NULL], TRITON_SMEM)
 
 # nvcc kernels of device_intrinsics.cu (the same source for sm_80 and sm_90a).
 for arch in ["sm_80", "sm_90a"]:
-    f = f"nvcc/device_intrinsics_{arch}.ptx"
+    f = f"tests/corpus/nvcc/device_intrinsics_{arch}.ptx"
     run(f"int_ops_{arch}", f, "_Z7int_opsPKjS0_PjPx", [2, 1, 1], [64, 1, 1],
         [ints([rng.getrandbits(32) for _ in range(128)], "<I"),
          ints([rng.getrandbits(32) for _ in range(128)], "<I"), zeros(128 * 4),
@@ -157,7 +157,7 @@ for arch in ["sm_80", "sm_90a"]:
     run(f"calls_and_locals_{arch}", f, "_Z16calls_and_localsPfi", [1, 1, 1], [64, 1, 1],
         [zeros(64 * 4), u32(77)])
 
-f = "nvcc/cuda_features_sm_90a.ptx"
+f = "tests/corpus/nvcc/cuda_features_sm_90a.ptx"
 run("cg_reduce", f, "_Z9cg_reducePKiPii", [2, 1, 1], [64, 1, 1],
     [ints([rng.randrange(-50, 50) for _ in range(128)]), zeros(12), u32(100)])
 run("pipeline_copy", f, "_Z13pipeline_copyPKfPfi", [2, 1, 1], [256, 1, 1],
@@ -172,7 +172,7 @@ run("wmma_tile", f, "_Z9wmma_tilePK6__halfS1_Pf", [1, 1, 1], [32, 1, 1],
     [f16s(small_ints(256)), f16s(small_ints(256)), zeros(256 * 4)])
 
 # CUB device-wide algorithms, one tile each (the kernels a small input launches).
-f = "nvcc/cub_algorithms_sm_90a.ptx"
+f = "tests/corpus/nvcc/cub_algorithms_sm_90a.ptx"
 CUB = "_ZN3cub17CUB_300001_SM_9006detail"
 run("cub_reduce_sum_f32", f, CUB + "6reduce28DeviceReduceSingleTileKernelINS2_10policy_hubIfjN4cuda3std3__44plusIvEEE10Policy1000EP",
     [1, 1, 1], [256, 1, 1], [f32s(rand_f32(3000)), zeros(4), u32(3000), raw(1), f32(0.0), raw(1)])
@@ -207,6 +207,28 @@ run("cub_merge_sort_block", f, CUB + "10merge_sort30DeviceMergeSortBlockSortKern
     ["u8:0", f32s(rand_f32(1500, -10, 10)), NULL, zeros(1500 * 4), NULL, u32(1500), zeros(1500 * 4),
      NULL, raw(1), NULL])
 
+# Declarations and addressing (tests/interp/kernels/constructs.ptx).
+f = "tests/interp/kernels/constructs.ptx"
+run("vector_registers", f, "vector_registers", [1, 1, 1], [64, 1, 1],
+    [ints([rng.getrandbits(32) for _ in range(256)], "<I"), zeros(64 * 16)])
+run("warp_size", f, "warp_size", [1, 1, 1], [100, 1, 1], [zeros(400)])
+run("named_addresses", f, "named_addresses", [2, 1, 1], [64, 1, 1], [zeros(64 * 12), u32(12345)])
+run("nested_scopes", f, "nested_scopes", [1, 1, 1], [32, 1, 1], [zeros(128)])
+run("dynamic_shared", f, "dynamic_shared", [1, 1, 1], [128, 1, 1], [zeros(512)], 512)
+run("dynamic_shared_4k", f, "dynamic_shared", [2, 1, 1], [96, 1, 1], [zeros(384)], 4096)
+run("shared_ldmatrix", f, "shared_ldmatrix", [1, 1, 1], [32, 1, 1], [zeros(512)])
+run("calls", f, "calls", [1, 1, 1], [64, 1, 1], [zeros(64 * 12)])
+
+
+def video_word():
+    edges = [0x00, 0x01, 0x7f, 0x80, 0x81, 0xfe, 0xff, 0x40, 0xc0]
+    if rng.random() < 0.5:
+        return int.from_bytes(bytes(rng.choice(edges) for _ in range(4)), "little")
+    return rng.getrandbits(32)
+
+
+run("video", "tests/interp/kernels/video.ptx", "video", [1, 1, 1], [256, 1, 1],
+    [ints([video_word() for _ in range(256 * 3)], "<I"), zeros(256 * 98 * 4)])
 
 # ------------------------------------------------------------------ resolving
 
@@ -215,7 +237,7 @@ def entries(text):
 
 
 def resolve(r):
-    text = open(os.path.join(ROOT, "tests", "corpus", r["file"])).read()
+    text = open(os.path.join(ROOT, r["file"])).read()
     names = [e for e in entries(text) if e.startswith(r["entry"])]
     # The first entry with the prefix (instantiations that differ only in
     # later template arguments share it).
@@ -265,7 +287,7 @@ def launch_once(r):
             cuda.cuGetErrorName(code, ctypes.byref(name))
             raise RuntimeError(f"{what}: {name.value.decode() if name.value else code}")
 
-    path = os.path.join(ROOT, "tests", "corpus", r["file"])
+    path = os.path.join(ROOT, r["file"])
     image = open(path, "rb").read() + b"\0"
     module = ctypes.c_void_p()
     check(cuda.cuModuleLoadData(ctypes.byref(module), ctypes.c_char_p(image)), "cuModuleLoadData")
@@ -327,8 +349,12 @@ def main():
     elif sys.argv[1:2] == ["--child"]:
         child(int(sys.argv[2]))
     elif sys.argv[1:2] == ["--run"]:
+        # An optional third argument: the first run to launch (for runs added later).
+        first = int(sys.argv[3]) if len(sys.argv) > 3 else 0
         lines = []
         for index, r in enumerate(RUNS):
+            if index < first:
+                continue
             # One process per run: a faulting kernel ends its CUDA context.
             p = subprocess.run([sys.executable, __file__, "--child", str(index)], capture_output=True,
                                text=True, timeout=120)

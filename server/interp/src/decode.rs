@@ -13,7 +13,9 @@ use ptx_syntax::{
 };
 
 use crate::ir::{Address, Dst, Inst, Quals, RegInfo, Space, Special, Src, Ty};
-use crate::memory::{DYNAMIC_SHARED_BASE, FUNC_PARAM_BASE, GLOBAL_STATIC_BASE};
+use crate::memory::{
+    to_generic, DYNAMIC_SHARED_BASE, FUNCTION_BASE, FUNC_PARAM_BASE, GLOBAL_STATIC_BASE,
+};
 use crate::softfloat::{self, Rounding};
 use crate::Op;
 
@@ -54,6 +56,12 @@ pub struct FuncInfo {
     /// Kernel parameters: (type, offset in the parameter space, byte size, alignment).
     pub kernel_params: Vec<KernelParam>,
     pub range: TextRange,
+    /// The function's `.local` variables (offsets in each thread's local
+    /// memory): one frame per call, saved and restored around a recursive call.
+    pub frame_local: std::ops::Range<usize>,
+    /// Its parameters and the `.param` variables of its body (offsets in the
+    /// thread's function-parameter area), kept per call likewise.
+    pub frame_params: Vec<std::ops::Range<usize>>,
 }
 
 /// One parameter of an `.entry`.
@@ -126,8 +134,57 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
         functions: HashMap::new(),
         text: parse.text(),
     };
+    let mut functions: Vec<_> = module
+        .functions()
+        .into_iter()
+        .filter(|f| f.body().is_some())
+        .collect();
+    if let Mode::Kernel(entry) = mode {
+        // Only the entry and what it can call: a large module (a CUB or
+        // CUTLASS build) holds many kernels whose code is never run.
+        if let Some(start) = functions.iter().position(|f| {
+            f.kind() == FunctionKind::Entry && f.name().is_some_and(|n| n.text == entry)
+        }) {
+            // Functions named in module data (tables of function
+            // addresses) can be called through a register too.
+            let mut roots = vec![start];
+            for item in module.items() {
+                if let ptx_syntax::Item::Variable(decl) = item {
+                    for declarator in decl.declarators() {
+                        let Some(init) = declarator.initializer() else {
+                            continue;
+                        };
+                        for word in init
+                            .text
+                            .split(|c: char| !(c.is_alphanumeric() || "_$.".contains(c)))
+                        {
+                            if let Some(i) = functions
+                                .iter()
+                                .position(|f| f.name().is_some_and(|n| n.text == word))
+                            {
+                                roots.push(i);
+                            }
+                        }
+                    }
+                }
+            }
+            let keep = reachable(&functions, &roots);
+            functions = functions
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| keep[*i])
+                .map(|(_, f)| f)
+                .collect();
+        }
+    }
+    for (index, function) in functions.iter().enumerate() {
+        if let Some(name) = function.name() {
+            decoder.functions.insert(name.text.to_owned(), index as u32);
+        }
+    }
     let items = module.items();
-    // Module-level variables first: functions may refer to any of them.
+    // Module-level variables before the functions: bodies may refer to any
+    // of them (and initializers to functions).
     let mut snippet_decls = Vec::new();
     for item in &items {
         if let ptx_syntax::Item::Variable(decl) = item {
@@ -144,31 +201,6 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
                 }
                 _ => snippet_decls.push(Statement::Variable(*decl)),
             }
-        }
-    }
-    let mut functions: Vec<_> = module
-        .functions()
-        .into_iter()
-        .filter(|f| f.body().is_some())
-        .collect();
-    if let Mode::Kernel(entry) = mode {
-        // Only the entry and what it can call: a large module (a CUB or
-        // CUTLASS build) holds many kernels whose code is never run.
-        if let Some(start) = functions.iter().position(|f| {
-            f.kind() == FunctionKind::Entry && f.name().is_some_and(|n| n.text == entry)
-        }) {
-            let keep = reachable(&functions, start);
-            functions = functions
-                .into_iter()
-                .enumerate()
-                .filter(|(i, _)| keep[*i])
-                .map(|(_, f)| f)
-                .collect();
-        }
-    }
-    for (index, function) in functions.iter().enumerate() {
-        if let Some(name) = function.name() {
-            decoder.functions.insert(name.text.to_owned(), index as u32);
         }
     }
     // Function signatures before bodies: calls need the callee's slots.
@@ -188,7 +220,10 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
             returns: Vec::new(),
             kernel_params: Vec::new(),
             range: function.range(),
+            frame_local: 0..0,
+            frame_params: Vec::new(),
         };
+        let param_start = decoder.program.func_param_size;
         for decl in function.return_parameters() {
             let slots = decoder.formal(&decl, index, &mut scope, false, &mut info)?;
             info.returns.extend(slots);
@@ -197,6 +232,8 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
             let slots = decoder.formal(&decl, index, &mut scope, entry, &mut info)?;
             info.params.extend(slots);
         }
+        info.frame_params
+            .push(param_start..decoder.program.func_param_size);
         decoder.program.functions.push(info);
         scopes.push(scope);
     }
@@ -218,6 +255,8 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
                 returns: Vec::new(),
                 kernel_params: Vec::new(),
                 range: 0..parse.text().len(),
+                frame_local: 0..0,
+                frame_params: Vec::new(),
             });
             decoder.body(index, Scope::default(), &statements, true)?;
             decoder.program.main = index;
@@ -319,7 +358,7 @@ impl<'a> Decoder<'a> {
             };
             let values = declarator
                 .initializer()
-                .map(|init| initializer_values(init.text))
+                .map(|init| initializer_values(init.text, &|name| self.address_of(name)))
                 .unwrap_or_default();
             let size = self.count(&declarator, values.len()) * element;
             let bytes = init_bytes(&values, ty, size);
@@ -447,7 +486,7 @@ impl<'a> Decoder<'a> {
             };
             let values = declarator
                 .initializer()
-                .map(|init| initializer_values(init.text))
+                .map(|init| initializer_values(init.text, &|name| self.address_of(name)))
                 .unwrap_or_default();
             let size = self.count(&declarator, values.len()) * element;
             let addr = match space {
@@ -512,9 +551,9 @@ impl<'a> Decoder<'a> {
         flatten(statements, &mut flat);
         let start = self.program.insts.len() as u32;
         let mut pc = start;
+        // Labels are visible in the whole function.
         for statement in &flat {
             match statement {
-                Statement::Variable(decl) => self.local_variable(decl, function, &mut scope)?,
                 Statement::Label(label) => {
                     if let Some(name) = label.name() {
                         scope.labels.insert(name.text.to_owned(), pc);
@@ -524,13 +563,22 @@ impl<'a> Decoder<'a> {
                 _ => {}
             }
         }
-        self.program.functions[function].start = start;
-        for statement in &flat {
-            if let Statement::Instruction(instruction) = statement {
-                let inst = self.instruction(instruction, &scope);
-                self.program.insts.push(inst?);
+        let local_start = self.program.local_size;
+        let param_start = self.program.func_param_size;
+        // The body's own declarations hold everywhere in it; a nested `{ }`
+        // block's declarations only inside that block, where they may shadow
+        // outer names.
+        for statement in statements {
+            if let Statement::Variable(decl) = statement {
+                self.local_variable(decl, function, &mut scope)?;
             }
         }
+        self.program.functions[function].start = start;
+        self.statements(function, &mut scope, statements, true)?;
+        let info = &mut self.program.functions[function];
+        info.frame_local = local_start..self.program.local_size;
+        info.frame_params
+            .push(param_start..self.program.func_param_size);
         // Falling off the end returns (functions) or exits (entries, snippets).
         let end = self.program.functions[function].range.end;
         let op = if snippet || self.program.functions[function].entry {
@@ -546,6 +594,37 @@ impl<'a> Decoder<'a> {
             range: end.saturating_sub(1)..end,
             implicit: true,
         });
+        Ok(())
+    }
+
+    /// Decodes the instructions of `statements`, entering nested blocks with
+    /// a scope of their own.
+    fn statements(
+        &mut self,
+        function: usize,
+        scope: &mut Scope,
+        statements: &[Statement<'_>],
+        outermost: bool,
+    ) -> Result<(), DecodeError> {
+        for statement in statements {
+            match statement {
+                Statement::Variable(decl) if !outermost => {
+                    self.local_variable(decl, function, scope)?
+                }
+                Statement::Instruction(instruction) => {
+                    let inst = self.instruction(instruction, scope)?;
+                    self.program.insts.push(inst);
+                }
+                Statement::Block(block) => {
+                    let regs = scope.regs.clone();
+                    let vars = scope.vars.clone();
+                    self.statements(function, scope, &block.statements(), false)?;
+                    scope.regs = regs;
+                    scope.vars = vars;
+                }
+                _ => {}
+            }
+        }
         Ok(())
     }
 
@@ -647,15 +726,28 @@ impl<'a> Decoder<'a> {
         let mut rets = Vec::new();
         let mut args = Vec::new();
         let mut target = None;
+        let mut through = None;
         for operand in operands {
             match operand.kind() {
+                // `call (r), %rd, (a), prototype;`: the function whose
+                // address the register holds.
+                OperandKind::Register(name) if target.is_none() && through.is_none() => {
+                    match self.lookup_reg(scope, name) {
+                        Some(reg) => through = Some(reg),
+                        None => {
+                            return error(operand.range(), format!("undeclared register `{name}`"))
+                        }
+                    }
+                }
+                // The prototype or `.calltargets` list of an indirect call.
+                OperandKind::Identifier(_) if through.is_some() => {}
                 OperandKind::ArgumentList => {
                     let slots = operand
                         .elements()
                         .iter()
                         .map(|e| self.slot(e, scope))
                         .collect::<Result<Vec<_>, _>>()?;
-                    if target.is_none() {
+                    if target.is_none() && through.is_none() {
                         rets = slots;
                     } else {
                         args = slots;
@@ -689,6 +781,16 @@ impl<'a> Decoder<'a> {
                     })
                 }
             }
+        }
+        if let Some(reg) = through {
+            return Ok(Inst {
+                op: Op::CallIndirect { reg, rets, args },
+                guard,
+                dst: Vec::new(),
+                src: Vec::new(),
+                range,
+                implicit: false,
+            });
         }
         let Some(func) = target else {
             return error(range, "call without a target function");
@@ -729,8 +831,39 @@ impl<'a> Decoder<'a> {
         }
     }
 
+    /// The address of a module variable or function named in an initializer:
+    /// (its address in its own space, its generic address).
+    fn address_of(&self, name: &str) -> Option<(u64, u64)> {
+        if let Some(var) = self.module.vars.get(name) {
+            return Some((var.addr, to_generic(var.space, var.addr)));
+        }
+        let f = FUNCTION_BASE + u64::from(*self.functions.get(name)?);
+        Some((f, f))
+    }
+
     fn lookup_reg(&self, scope: &Scope, name: &str) -> Option<u32> {
         scope.regs.get(name).copied()
+    }
+
+    /// The element registers of a vector register (`.reg .v4 .u32 %v`).
+    fn vector_reg(&self, scope: &Scope, name: &str) -> Option<Vec<u32>> {
+        let regs: Vec<u32> = ["x", "y", "z", "w"]
+            .iter()
+            .map_while(|c| self.lookup_reg(scope, &format!("{name}.{c}")))
+            .collect();
+        (!regs.is_empty()).then_some(regs)
+    }
+
+    /// `%v.x` … `%v.w`, or `%v.r` … `%v.a` for the same elements.
+    fn component_reg(&self, scope: &Scope, register: &str, component: &str) -> Option<u32> {
+        let component = match component {
+            ".r" => ".x",
+            ".g" => ".y",
+            ".b" => ".z",
+            ".a" => ".w",
+            other => other,
+        };
+        self.lookup_reg(scope, &format!("{register}{component}"))
     }
 
     fn lookup_var<'s>(&'s self, scope: &'s Scope, name: &str) -> Option<&'s Variable> {
@@ -742,13 +875,16 @@ impl<'a> Decoder<'a> {
             OperandKind::Register(name) | OperandKind::Identifier(name) => {
                 match self.lookup_reg(scope, name) {
                     Some(reg) => Ok(Dst::Reg(reg)),
-                    None => error(operand.range(), format!("undeclared register `{name}`")),
+                    None => match self.vector_reg(scope, name) {
+                        Some(regs) => Ok(Dst::Vector(regs.into_iter().map(Dst::Reg).collect())),
+                        None => error(operand.range(), format!("undeclared register `{name}`")),
+                    },
                 }
             }
             OperandKind::Component {
                 register,
                 component,
-            } => match self.lookup_reg(scope, &format!("{register}{component}")) {
+            } => match self.component_reg(scope, register, component) {
                 Some(reg) => Ok(Dst::Reg(reg)),
                 None => error(
                     operand.range(),
@@ -781,6 +917,9 @@ impl<'a> Decoder<'a> {
                 if let Some(reg) = self.lookup_reg(scope, name) {
                     return Ok(Src::Reg(reg));
                 }
+                if let Some(regs) = self.vector_reg(scope, name) {
+                    return Ok(Src::Vector(regs.into_iter().map(Src::Reg).collect()));
+                }
                 match Special::parse(name, None) {
                     Some(special) => Ok(Src::Special(special)),
                     None => error(operand.range(), format!("undeclared register `{name}`")),
@@ -790,7 +929,7 @@ impl<'a> Decoder<'a> {
                 register,
                 component,
             } => {
-                if let Some(reg) = self.lookup_reg(scope, &format!("{register}{component}")) {
+                if let Some(reg) = self.component_reg(scope, register, component) {
                     return Ok(Src::Reg(reg));
                 }
                 match Special::parse(register, Some(component)) {
@@ -816,11 +955,18 @@ impl<'a> Decoder<'a> {
                 if let Some(reg) = self.lookup_reg(scope, name) {
                     return Ok(Src::Reg(reg));
                 }
+                if let Some(regs) = self.vector_reg(scope, name) {
+                    return Ok(Src::Vector(regs.into_iter().map(Src::Reg).collect()));
+                }
                 if let Some(&pc) = scope.labels.get(name) {
                     return Ok(Src::Target(pc));
                 }
                 if let Some(&f) = self.functions.get(name) {
-                    return Ok(Src::Target(f));
+                    // A function's address, for an indirect call.
+                    return Ok(Src::Imm(FUNCTION_BASE + u64::from(f)));
+                }
+                if name == "WARP_SZ" {
+                    return Ok(Src::Imm(32));
                 }
                 match self.lookup_var(scope, name) {
                     Some(var) => Ok(Src::Imm(var.addr)),
@@ -920,6 +1066,7 @@ impl<'a> Decoder<'a> {
     fn const_eval(&self, operand: &Operand<'_>, scope: &Scope) -> Option<i128> {
         match operand.kind() {
             OperandKind::Integer(text) => parse_int(text).map(i128::from),
+            OperandKind::Identifier("WARP_SZ") => Some(32),
             OperandKind::Identifier(name) => Some(i128::from(self.lookup_var(scope, name)?.addr)),
             OperandKind::ArgumentList if operand.elements().len() == 1 => {
                 self.const_eval(&operand.elements()[0], scope)
@@ -990,17 +1137,19 @@ impl<'a> Decoder<'a> {
     }
 }
 
-/// Which of `functions` the one at `start` can reach through the names its
+/// Which of `functions` the ones at `roots` can reach through the names its
 /// instructions mention (`call f`, `mov.u64 %rd, f` for an indirect call).
-fn reachable(functions: &[ptx_syntax::Function<'_>], start: usize) -> Vec<bool> {
+fn reachable(functions: &[ptx_syntax::Function<'_>], roots: &[usize]) -> Vec<bool> {
     let index: HashMap<&str, usize> = functions
         .iter()
         .enumerate()
         .filter_map(|(i, f)| Some((f.name()?.text, i)))
         .collect();
     let mut keep = vec![false; functions.len()];
-    keep[start] = true;
-    let mut work = vec![start];
+    for &root in roots {
+        keep[root] = true;
+    }
+    let mut work = roots.to_vec();
     while let Some(f) = work.pop() {
         let mut flat = Vec::new();
         flatten(
@@ -1120,13 +1269,36 @@ fn int_as_float(value: i128, ty: Ty) -> u64 {
     format.encode(value as f64, Rounding::Nearest)
 }
 
-/// Values of an initializer: `5`, `{1, 2, 3}`, `{{1,2},{3,4}}`, `0f3F800000`.
-fn initializer_values(text: &str) -> Vec<InitValue> {
+/// Values of an initializer: `5`, `{1, 2, 3}`, `{{1,2},{3,4}}`, `0f3F800000`,
+/// and addresses: `var`, `var+8`, `generic(var)`, `generic(var)+4` (`address`
+/// gives a name's address, generic or not).
+fn initializer_values(text: &str, address: &dyn Fn(&str) -> Option<(u64, u64)>) -> Vec<InitValue> {
+    let address_value = |s: &str| -> Option<i128> {
+        let (base, offset) = match s.find(['+', '-']) {
+            Some(at) if at > 0 => {
+                let sign = if s[at..].starts_with('-') { -1 } else { 1 };
+                (&s[..at], sign * i128::from(parse_int(s[at + 1..].trim())?))
+            }
+            _ => (s, 0),
+        };
+        let base = base.trim();
+        let (name, generic) = match base
+            .strip_prefix("generic(")
+            .and_then(|b| b.strip_suffix(')'))
+        {
+            Some(inner) => (inner.trim(), true),
+            None => (base, false),
+        };
+        let (plain, generic_addr) = address(name)?;
+        Some(i128::from(if generic { generic_addr } else { plain }) + offset)
+    };
     text.split([',', '{', '}'])
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(|s| {
-            if let Some(v) = parse_int(s) {
+            if let Some(v) = address_value(s) {
+                InitValue::Int(v)
+            } else if let Some(v) = parse_int(s) {
                 InitValue::Int(i128::from(v))
             } else if let Some(v) = s.strip_prefix('-').and_then(parse_int) {
                 InitValue::Int(-i128::from(v))

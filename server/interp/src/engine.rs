@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use crate::decode::{Program, Slot};
 use crate::ir::{mask, sext, Dst, Inst, Special, Src, Ty};
-use crate::memory::Memory;
+use crate::memory::{Memory, FUNCTION_BASE};
 use crate::tensor::TensorMemory;
 use crate::Op;
 
@@ -55,6 +55,17 @@ struct Frame {
     /// Caller slots that receive the callee's return values.
     rets: Vec<Slot>,
     func: u32,
+    /// For a recursive call: the state of the callee's outer activation,
+    /// put back when this one returns.
+    saved: Option<Box<Activation>>,
+}
+
+/// One activation's registers, `.local` frame and parameter areas.
+#[derive(Debug, Clone)]
+struct Activation {
+    regs: Vec<(u32, u64)>,
+    local: Vec<u8>,
+    params: Vec<Vec<u8>>,
 }
 
 /// One warp's state.
@@ -415,6 +426,9 @@ impl<'p> Machine<'p> {
             Op::Call { func, rets, args } => {
                 return self.call(w, pc, lanes, active, *func, rets, args);
             }
+            Op::CallIndirect { reg, rets, args } => {
+                return self.call_indirect(w, pc, lanes, active, *reg, rets, args);
+            }
             Op::Barrier(barrier) => {
                 crate::control::barrier(self, w, inst, barrier, active)?;
                 let warp = &mut self.warps[w];
@@ -463,6 +477,10 @@ impl<'p> Machine<'p> {
         while rest != 0 {
             let lane = rest.trailing_zeros();
             rest &= rest - 1;
+            let recursive = self.warps[w].stacks[lane as usize]
+                .iter()
+                .any(|f| f.func == func);
+            let saved = recursive.then(|| Box::new(self.save_activation(w, lane, func)));
             for (arg, param) in args.iter().zip(&callee.params) {
                 let bytes = self
                     .slot_bytes(w, lane, *arg)
@@ -478,6 +496,7 @@ impl<'p> Machine<'p> {
                 return_pc: pc + 1,
                 rets: rets.to_vec(),
                 func,
+                saved,
             });
         }
         let warp = &mut self.warps[w];
@@ -505,11 +524,18 @@ impl<'p> Machine<'p> {
                 continue;
             };
             let callee = &prog.functions[frame.func as usize];
-            for (slot, formal) in frame.rets.iter().zip(&callee.returns) {
-                let bytes = self
-                    .slot_bytes(w, lane, *formal)
-                    .map_err(|m| Fault::at(lane, m))?;
-                self.set_slot(w, lane, *slot, &bytes)
+            let mut values = Vec::new();
+            for formal in &callee.returns {
+                values.push(
+                    self.slot_bytes(w, lane, *formal)
+                        .map_err(|m| Fault::at(lane, m))?,
+                );
+            }
+            if let Some(saved) = frame.saved {
+                self.restore_activation(w, lane, frame.func, *saved);
+            }
+            for (slot, bytes) in frame.rets.iter().zip(&values) {
+                self.set_slot(w, lane, *slot, bytes)
                     .map_err(|m| Fault::at(lane, m))?;
             }
             targets.push((lane, frame.return_pc));
@@ -525,6 +551,114 @@ impl<'p> Machine<'p> {
                 warp.pcs[lane as usize] = target;
             }
         }
+        Ok(())
+    }
+
+    /// Copies function `func`'s registers, `.local` frame and parameter
+    /// areas of one thread, before a recursive call reuses them.
+    fn save_activation(&self, w: usize, lane: u32, func: u32) -> Activation {
+        let prog = self.prog;
+        let info = &prog.functions[func as usize];
+        let thread = (self.warps[w].base + lane) as usize;
+        let regs = (0..prog.regs.len() as u32)
+            .filter(|&r| prog.regs[r as usize].function == func as usize)
+            .map(|r| (r, self.warps[w].regs[r as usize * 32 + lane as usize]))
+            .collect();
+        let local = self
+            .mem
+            .local
+            .get(thread)
+            .and_then(|l| l.get(info.frame_local.clone()))
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default();
+        let params = info
+            .frame_params
+            .iter()
+            .map(|range| {
+                self.mem
+                    .func_params
+                    .get(thread)
+                    .and_then(|p| p.get(range.clone()))
+                    .map(<[u8]>::to_vec)
+                    .unwrap_or_default()
+            })
+            .collect();
+        Activation {
+            regs,
+            local,
+            params,
+        }
+    }
+
+    fn restore_activation(&mut self, w: usize, lane: u32, func: u32, saved: Activation) {
+        let prog = self.prog;
+        let info = &prog.functions[func as usize];
+        let thread = (self.warps[w].base + lane) as usize;
+        for (r, bits) in saved.regs {
+            self.warps[w].regs[r as usize * 32 + lane as usize] = bits;
+        }
+        if let Some(area) = self
+            .mem
+            .local
+            .get_mut(thread)
+            .and_then(|l| l.get_mut(info.frame_local.clone()))
+        {
+            if area.len() == saved.local.len() {
+                area.copy_from_slice(&saved.local);
+            }
+        }
+        for (range, bytes) in info.frame_params.iter().zip(saved.params) {
+            if let Some(area) = self
+                .mem
+                .func_params
+                .get_mut(thread)
+                .and_then(|p| p.get_mut(range.clone()))
+            {
+                if area.len() == bytes.len() {
+                    area.copy_from_slice(&bytes);
+                }
+            }
+        }
+    }
+
+    /// `call` through a register: the lanes go to the functions whose
+    /// addresses they hold.
+    #[allow(clippy::too_many_arguments)]
+    fn call_indirect(
+        &mut self,
+        w: usize,
+        pc: u32,
+        lanes: u32,
+        active: u32,
+        reg: u32,
+        rets: &[Slot],
+        args: &[Slot],
+    ) -> Result<(), Fault> {
+        let mut groups: Vec<(u32, u32)> = Vec::new();
+        for lane in crate::engine::lanes(active) {
+            let value = self.warps[w].regs[reg as usize * 32 + lane as usize];
+            let func = value
+                .checked_sub(FUNCTION_BASE)
+                .filter(|&f| (f as usize) < self.prog.functions.len())
+                .ok_or_else(|| {
+                    Fault::at(
+                        lane,
+                        format!("call through {value:#x}, which is not a function's address"),
+                    )
+                })? as u32;
+            match groups.iter_mut().find(|g| g.0 == func) {
+                Some(group) => group.1 |= 1 << lane,
+                None => groups.push((func, 1 << lane)),
+            }
+        }
+        if let [(func, group)] = groups[..] {
+            return self.call(w, pc, lanes, group, func, rets, args);
+        }
+        self.warps[w].materialize();
+        for (func, group) in groups {
+            self.call(w, pc, group, group, func, rets, args)?;
+        }
+        self.warps[w].jump(pc, lanes & !active, pc + 1);
         Ok(())
     }
 
@@ -577,9 +711,15 @@ impl<'p> Machine<'p> {
             Op::Wmma(op) => crate::wmma::exec(self, w, inst, op, active),
             Op::Matrix(op) => crate::matrix::exec(self, w, inst, op, active),
             Op::Async(op) => crate::asynccopy::exec(self, w, inst, op, active),
+            Op::Video(op) => crate::video::exec(self, w, inst, op, active),
             Op::Nop => Ok(()),
             Op::Unsupported(message) => Err(Fault::new(message.clone())),
-            Op::Bra | Op::Exit | Op::Ret | Op::Call { .. } | Op::Barrier(_) => Ok(()),
+            Op::Bra
+            | Op::Exit
+            | Op::Ret
+            | Op::Call { .. }
+            | Op::CallIndirect { .. }
+            | Op::Barrier(_) => Ok(()),
         }
     }
 

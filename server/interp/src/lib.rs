@@ -25,6 +25,7 @@ mod memory;
 mod run;
 mod softfloat;
 mod tensor;
+mod video;
 mod warp;
 mod wmma;
 
@@ -231,11 +232,18 @@ pub(crate) enum Op {
     Wmma(wmma::WmmaOp),
     Matrix(matrix::MatrixOp),
     Async(asynccopy::AsyncOp),
+    Video(video::VideoOp),
     Bra,
     Exit,
     Ret,
     Call {
         func: u32,
+        rets: Vec<decode::Slot>,
+        args: Vec<decode::Slot>,
+    },
+    /// `call` through a register holding a function's address.
+    CallIndirect {
+        reg: u32,
         rets: Vec<decode::Slot>,
         args: Vec<decode::Slot>,
     },
@@ -260,7 +268,8 @@ pub(crate) fn decode_op(
         .or_else(|| warp::decode(mnemonic, quals, n_dst, src))
         .or_else(|| tensor::decode(mnemonic, quals, src))
         .or_else(|| wmma::decode(mnemonic, quals, src))
-        .or_else(|| matrix::decode(mnemonic, quals, n_dst, src));
+        .or_else(|| matrix::decode(mnemonic, quals, n_dst, src))
+        .or_else(|| video::decode(mnemonic, quals, src));
     match decoded {
         Some(result) => result,
         None => Err(format!(

@@ -19,6 +19,9 @@ const WINDOW_SIZE: u64 = 1 << 32;
 /// Parameter-space addresses at and above this are the calling thread's own
 /// function-parameter area; below are the kernel's parameters.
 pub const FUNC_PARAM_BASE: u64 = 0x8000_0000;
+/// The address of function `i` (`mov.u64 %rd, f;`, for `call` through a
+/// register) is this plus `i`: not in any state space.
+pub const FUNCTION_BASE: u64 = 0x7900_0000_0000;
 /// Shared-space offset of the dynamic shared memory (`.extern .shared` arrays
 /// without a size): far above any static allocation, so that the static
 /// layout can be fixed before the launch chooses the dynamic size.

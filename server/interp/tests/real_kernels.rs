@@ -20,18 +20,55 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Outputs that depend on approximate instructions: (run, argument, element
-/// format, largest distance in ulps allowed).
-const TOLERANCES: &[(&str, usize, &str, u64)] = &[];
+/// Outputs that depend on approximate instructions (`ex2.approx`,
+/// `rsqrt.approx`, `sin.approx`, `div.full` ...): (run, argument, element
+/// format, largest distance allowed in units in the last place, or in units
+/// for integers computed from such values). The distances are the ones
+/// measured against the H100; the report states each output's largest.
+const TOLERANCES: &[(&str, usize, &str, u64)] = &[
+    // ex2.approx.f32 and div.full.f32
+    ("triton_softmax", 0, "f32", 3),
+    ("triton_softmax_sm80", 0, "f32", 3),
+    // div.full.f32
+    ("triton_dropout", 1, "f32", 1),
+    // sin/cos/ex2/lg2/rsqrt.approx.f32, div.approx (__fdividef) ...
+    ("float_ops_sm_80", 2, "f32", 1),
+    ("float_ops_sm_90a", 2, "f32", 2),
+    // ex2.approx.f16x2 (h2exp), sqrt through rsqrt.approx (h2sqrt), rcp (__h2div)
+    ("half_ops_sm_80", 2, "f16", 2),
+    ("half_ops_sm_90a", 2, "f16", 2),
+    // fma.rn.bf16x2 (its relu form): one bf16 ulp, which is 65536 f32 ulps
+    // once the value is widened to f32
+    ("half_ops_sm_90a", 3, "bf16", 1),
+    ("half_ops_sm_90a", 5, "f32", 65536),
+];
 
+/// Bytes that two threads of different warps both store (an order the
+/// program leaves open): (run, argument, first byte, end).
+const RACES: &[(&str, usize, usize, usize)] = &[
+    // `f8[i + 1]` of thread 31 and `f8[i]` of thread 32 (2-byte elements).
+    ("half_ops_sm_80", 4, 64, 66),
+    ("half_ops_sm_90a", 4, 64, 66),
+];
+
+fn element_size(format: &str) -> usize {
+    match format {
+        "e4m3" | "e5m2" => 1,
+        "f16" | "bf16" => 2,
+        "f64" => 8,
+        _ => 4,
+    }
+}
+
+/// A key whose difference between two values is their distance in ulps
+/// (sign-magnitude floats) or units (two's-complement integers).
 fn ulp_key(bits: u64, format: &str) -> i128 {
-    let (sign, width) = match format {
-        "f16" | "bf16" => (1u64 << 15, 16),
-        "f64" => (1u64 << 63, 64),
-        _ => (1u64 << 31, 32),
-    };
+    let width = element_size(format) as u32 * 8;
+    if format == "s32" {
+        return i128::from(bits as u32 as i32);
+    }
+    let sign = 1u64 << (width - 1);
     let magnitude = i128::from(bits & (sign - 1));
-    let _ = width;
     if bits & sign != 0 {
         -magnitude
     } else {
@@ -53,8 +90,8 @@ fn check(run: &Value, parses: &mut HashMap<String, Parse>) -> String {
     }
     let file = run["file"].as_str().unwrap_or("");
     let parse = parses.entry(file.to_owned()).or_insert_with(|| {
-        let text = std::fs::read_to_string(root().join("tests/corpus").join(file))
-            .unwrap_or_else(|e| panic!("tests/corpus/{file}: {e}"));
+        let text =
+            std::fs::read_to_string(root().join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
         Parse::new(text)
     });
     let dims = |key: &str| -> [u32; 3] {
@@ -102,8 +139,16 @@ fn check(run: &Value, parses: &mut HashMap<String, Parse>) -> String {
                 .filter_map(|x| x.as_u64())
                 .map(|x| x as usize)
                 .collect();
-            Some((v[0], v[1], v[2]))
+            // Whole 32-bit words: a byte that happened to agree in both GPU
+            // launches is as unreliable as its neighbours.
+            Some((v[0], v[1] / 4 * 4, v[2].div_ceil(4) * 4))
         })
+        .chain(
+            RACES
+                .iter()
+                .filter(|r| r.0 == name)
+                .map(|r| (r.1, r.2, r.3)),
+        )
         .collect();
     let mut compared = 0usize;
     let mut problems = Vec::new();
@@ -133,11 +178,7 @@ fn check(run: &Value, parses: &mut HashMap<String, Parse>) -> String {
         let mut worst = 0u64;
         match tolerance {
             Some((format, limit)) => {
-                let size = match format {
-                    "f16" | "bf16" => 2,
-                    "f64" => 8,
-                    _ => 4,
-                };
+                let size = element_size(format);
                 for i in 0..want.len().min(got.len()) / size {
                     if (i * size..(i + 1) * size).any(skip) {
                         continue;
@@ -153,12 +194,10 @@ fn check(run: &Value, parses: &mut HashMap<String, Parse>) -> String {
                         first.get_or_insert((i * size, a, b));
                     }
                 }
-                problems.push(format!(
-                    "arg {arg} within {limit} ulp {format} (max {worst})"
-                ));
-                problems.pop();
                 if worst > 0 {
-                    problems.push(format!("arg {arg}: {format} off by up to {worst} ulp"));
+                    problems.push(format!(
+                        "arg {arg}: {format} within {worst} ulp (allowed {limit})"
+                    ));
                 }
             }
             None => {
