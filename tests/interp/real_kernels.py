@@ -229,6 +229,8 @@ def video_word():
 
 run("video", "tests/interp/kernels/video.ptx", "video", [1, 1, 1], [256, 1, 1],
     [ints([video_word() for _ in range(256 * 3)], "<I"), zeros(256 * 98 * 4)])
+run("array_operands", "tests/interp/kernels/constructs.ptx", "array_operands", [1, 1, 1], [64, 1, 1],
+    [ints([rng.getrandbits(32) for _ in range(64)], "<I"), zeros(64 * 16)])
 
 # ------------------------------------------------------------------ resolving
 

@@ -79,6 +79,8 @@ pub struct Variable {
     pub space: Space,
     pub addr: u64,
     pub size: usize,
+    /// Bytes of one element (for `a[i]` operands).
+    pub element: usize,
 }
 
 /// The whole decoded program.
@@ -123,6 +125,9 @@ struct Decoder<'a> {
     module: Scope,
     functions: HashMap<String, u32>,
     text: &'a str,
+    /// Set while decoding a generic-space memory access: a variable named
+    /// in its address stands for the variable's generic address.
+    generic_names: std::cell::Cell<bool>,
 }
 
 /// Decodes `parse` into a program.
@@ -133,6 +138,7 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
         module: Scope::default(),
         functions: HashMap::new(),
         text: parse.text(),
+        generic_names: std::cell::Cell::new(false),
     };
     let mut functions: Vec<_> = module
         .functions()
@@ -376,9 +382,15 @@ impl<'a> Decoder<'a> {
                 Space::Const => offset as u64,
                 _ => GLOBAL_STATIC_BASE + offset as u64,
             };
-            self.module
-                .vars
-                .insert(name.text.to_owned(), Variable { space, addr, size });
+            self.module.vars.insert(
+                name.text.to_owned(),
+                Variable {
+                    space,
+                    addr,
+                    size,
+                    element,
+                },
+            );
         }
         Ok(())
     }
@@ -437,6 +449,7 @@ impl<'a> Decoder<'a> {
                     space: Space::Param,
                     addr,
                     size,
+                    element,
                 },
             );
             slots.push(Slot::Param {
@@ -532,9 +545,15 @@ impl<'a> Decoder<'a> {
                     "more shared (256 KiB) or local (512 KiB per thread) memory than a GPU has",
                 );
             }
-            scope
-                .vars
-                .insert(name.text.to_owned(), Variable { space, addr, size });
+            scope.vars.insert(
+                name.text.to_owned(),
+                Variable {
+                    space,
+                    addr,
+                    size,
+                    element,
+                },
+            );
         }
         Ok(())
     }
@@ -629,6 +648,7 @@ impl<'a> Decoder<'a> {
     }
 
     fn instruction(&mut self, inst: &Instruction<'_>, scope: &Scope) -> Result<Inst, DecodeError> {
+        self.generic_names.set(false);
         let range = inst.range();
         let unsupported = |message: String| Inst {
             op: Op::Unsupported(message),
@@ -663,6 +683,10 @@ impl<'a> Decoder<'a> {
             return self.call(inst, &operands, scope, guard);
         }
         let n_dst = destination_count(mnemonic, &quals);
+        self.generic_names.set(
+            quals.space.is_none()
+                && matches!(mnemonic, "ld" | "ldu" | "st" | "atom" | "red" | "prefetch"),
+        );
         let mut dst = Vec::new();
         let mut src = Vec::new();
         // Instructions whose immediates are counts, strides or masks never
@@ -731,7 +755,12 @@ impl<'a> Decoder<'a> {
             match operand.kind() {
                 // `call (r), %rd, (a), prototype;`: the function whose
                 // address the register holds.
-                OperandKind::Register(name) if target.is_none() && through.is_none() => {
+                OperandKind::Register(name) | OperandKind::Identifier(name)
+                    if target.is_none()
+                        && through.is_none()
+                        && (matches!(operand.kind(), OperandKind::Register(_))
+                            || self.lookup_reg(scope, name).is_some()) =>
+                {
                     match self.lookup_reg(scope, name) {
                         Some(reg) => through = Some(reg),
                         None => {
@@ -1067,7 +1096,14 @@ impl<'a> Decoder<'a> {
         match operand.kind() {
             OperandKind::Integer(text) => parse_int(text).map(i128::from),
             OperandKind::Identifier("WARP_SZ") => Some(32),
-            OperandKind::Identifier(name) => Some(i128::from(self.lookup_var(scope, name)?.addr)),
+            OperandKind::Identifier(name) => {
+                let var = self.lookup_var(scope, name)?;
+                Some(i128::from(if self.generic_names.get() {
+                    to_generic(var.space, var.addr)
+                } else {
+                    var.addr
+                }))
+            }
             OperandKind::ArgumentList if operand.elements().len() == 1 => {
                 self.const_eval(&operand.elements()[0], scope)
             }
@@ -1125,7 +1161,15 @@ impl<'a> Decoder<'a> {
                         }
                     }
                     Expression::Parenthesized(inner) => self.const_eval(&inner, scope),
-                    Expression::Subscript { .. } => None,
+                    // `a[i]`: the address of element `i`.
+                    Expression::Subscript { array, index } => {
+                        let OperandKind::Identifier(name) = array.kind() else {
+                            return None;
+                        };
+                        let element = self.lookup_var(scope, name)?.element as i128;
+                        let base = self.const_eval(&array, scope)?;
+                        Some(wrap(base + self.const_eval(&index, scope)? * element))
+                    }
                 }
             }
         }

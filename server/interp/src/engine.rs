@@ -712,6 +712,22 @@ impl<'p> Machine<'p> {
             Op::Matrix(op) => crate::matrix::exec(self, w, inst, op, active),
             Op::Async(op) => crate::asynccopy::exec(self, w, inst, op, active),
             Op::Video(op) => crate::video::exec(self, w, inst, op, active),
+            Op::MovVector => {
+                let sources = Src::elements(inst.src.first());
+                let targets = Dst::elements(inst.dst.first());
+                if sources.len() != targets.len() {
+                    return Err(Fault::new(format!(
+                        "mov of {} elements into {}",
+                        sources.len(),
+                        targets.len()
+                    )));
+                }
+                let values: Vec<Lanes> = sources.iter().map(|s| self.read(w, s)).collect();
+                for (dst, value) in targets.iter().zip(&values) {
+                    self.write(w, dst, value, active);
+                }
+                Ok(())
+            }
             Op::Nop => Ok(()),
             Op::Unsupported(message) => Err(Fault::new(message.clone())),
             Op::Bra

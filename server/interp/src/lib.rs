@@ -233,6 +233,8 @@ pub(crate) enum Op {
     Matrix(matrix::MatrixOp),
     Async(asynccopy::AsyncOp),
     Video(video::VideoOp),
+    /// `mov.v2`/`mov.v4`: element-wise, every source read before any write.
+    MovVector,
     Bra,
     Exit,
     Ret,
@@ -259,6 +261,9 @@ pub(crate) fn decode_op(
     n_dst: usize,
     src: &[ir::Src],
 ) -> Result<Op, String> {
+    if mnemonic == "mov" && quals.vector > 1 {
+        return Ok(Op::MovVector);
+    }
     let decoded = asynccopy::decode(mnemonic, quals, n_dst, src)
         .or_else(|| control::decode(mnemonic, quals, src))
         .or_else(|| int::decode(mnemonic, quals, n_dst, src))
