@@ -201,16 +201,16 @@ fn check(run: &Value, parses: &mut HashMap<String, Parse>) -> String {
                 }
             }
             None => {
-                for k in 0..want.len() {
+                for (k, &byte) in want.iter().enumerate() {
                     if skip(k) {
                         continue;
                     }
                     compared += 1;
-                    if got.get(k) != Some(&want[k]) {
+                    if got.get(k) != Some(&byte) {
                         bad += 1;
                         first.get_or_insert((
                             k,
-                            u64::from(want[k]),
+                            u64::from(byte),
                             got.get(k).map_or(0, |&x| u64::from(x)),
                         ));
                     }
