@@ -156,6 +156,12 @@ impl Warp {
     }
 }
 
+/// Zeroes `bytes` and gives it length `len`, keeping its allocation.
+fn reset(bytes: &mut Vec<u8>, len: usize) {
+    bytes.clear();
+    bytes.resize(len, 0);
+}
+
 /// One line's record for the selected thread.
 #[derive(Debug, Clone, Default)]
 pub struct LineRecord {
@@ -236,11 +242,22 @@ impl<'p> Machine<'p> {
         let warps = threads.div_ceil(32);
         let nregs = self.prog.regs.len();
         let start = self.prog.functions[self.prog.main].start;
+        // The previous CTA's register files and memories are zeroed and
+        // reused: for a large kernel, fresh allocations cost more in page
+        // faults than the CTA's own work.
+        let mut old = std::mem::take(&mut self.warps);
         self.warps = (0..warps)
             .map(|w| {
                 let count = (threads - w * 32).min(32);
+                let regs = match old.pop() {
+                    Some(mut warp) if warp.regs.len() == nregs * 32 => {
+                        warp.regs.fill(0);
+                        warp.regs
+                    }
+                    _ => vec![0; nregs * 32],
+                };
                 Warp {
-                    regs: vec![0; nregs * 32],
+                    regs,
                     pcs: [start; 32],
                     converged: true,
                     pc: start,
@@ -253,10 +270,16 @@ impl<'p> Machine<'p> {
                 }
             })
             .collect();
-        self.mem.shared = vec![0; self.prog.shared_size];
-        self.mem.dynamic_shared = vec![0; self.launch.dynamic_smem as usize];
-        self.mem.local = vec![vec![0; self.prog.local_size]; threads as usize];
-        self.mem.func_params = vec![vec![0; self.prog.func_param_size]; threads as usize];
+        reset(&mut self.mem.shared, self.prog.shared_size);
+        reset(&mut self.mem.dynamic_shared, self.launch.dynamic_smem as usize);
+        self.mem.local.resize_with(threads as usize, Vec::new);
+        for local in &mut self.mem.local {
+            reset(local, self.prog.local_size);
+        }
+        self.mem.func_params.resize_with(threads as usize, Vec::new);
+        for params in &mut self.mem.func_params {
+            reset(params, self.prog.func_param_size);
+        }
         self.tensor = TensorMemory::default();
         self.barrier_votes.clear();
         self.mbarriers.clear();
