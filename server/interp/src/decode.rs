@@ -340,16 +340,34 @@ impl<'a> Decoder<'a> {
         Ok((ty, element, align))
     }
 
+    /// Elements of the declared array; an unsized dimension takes what the
+    /// initializer fills (`init_len` elements).
     fn count(&self, declarator: &ptx_syntax::Declarator<'_>, init_len: usize) -> usize {
+        let dims = dimensions(declarator);
+        let known: usize = dims.iter().flatten().product::<usize>().max(1);
         let mut count = 1usize;
-        for dim in declarator.dimensions() {
-            let n = match dim {
-                Some(token) => parse_int(token.text).map(|v| v as usize).unwrap_or(1),
-                None => init_len.max(1),
-            };
+        for dim in dims {
+            let n = dim.unwrap_or_else(|| init_len.div_ceil(known).max(1));
             count = count.saturating_mul(n);
         }
         count.min(1 << 28)
+    }
+
+    /// The values of a declarator's initializer and the number of elements
+    /// they span, laid out by the array's dimensions (and vector width).
+    fn initializer(
+        &self,
+        declarator: &ptx_syntax::Declarator<'_>,
+        vector: usize,
+    ) -> (Vec<(usize, InitValue)>, usize) {
+        let Some(init) = declarator.initializer() else {
+            return (Vec::new(), 0);
+        };
+        let mut dims = dimensions(declarator);
+        if vector > 1 {
+            dims.push(Some(vector));
+        }
+        initializer_values(init.text, &dims, &|name| self.address_of(name))
     }
 
     fn module_variable(&mut self, decl: &VariableDecl<'_>) -> Result<(), DecodeError> {
@@ -362,17 +380,17 @@ impl<'a> Decoder<'a> {
             let Some(name) = declarator.name() else {
                 continue;
             };
-            let values = declarator
-                .initializer()
-                .map(|init| initializer_values(init.text, &|name| self.address_of(name)))
-                .unwrap_or_default();
-            let size = self.count(&declarator, values.len()) * element;
+            let (values, extent) = self.initializer(&declarator, element / ty.bytes().max(1));
+            let size = self.count(&declarator, extent) * element;
             let bytes = init_bytes(&values, ty, size);
             let store = match space {
                 Space::Const => &mut self.program.const_init,
                 _ => &mut self.program.global_static,
             };
-            let offset = align_up(store.len(), align);
+            // Each variable starts on a 16-byte boundary at least: the
+            // placement of module data is the loader's choice, and this one
+            // keeps a vector or `cp.async` access to any variable aligned.
+            let offset = align_up(store.len(), align.max(16));
             if offset + size > 1 << 30 {
                 return error(decl.range(), "variable too large");
             }
@@ -497,11 +515,8 @@ impl<'a> Decoder<'a> {
             let Some(name) = declarator.name() else {
                 continue;
             };
-            let values = declarator
-                .initializer()
-                .map(|init| initializer_values(init.text, &|name| self.address_of(name)))
-                .unwrap_or_default();
-            let size = self.count(&declarator, values.len()) * element;
+            let (_, extent) = self.initializer(&declarator, 1);
+            let size = self.count(&declarator, extent) * element;
             let addr = match space {
                 // An unsized array (`.extern .shared .b8 smem[];`) is the
                 // launch's dynamic shared memory; every such array starts there.
@@ -1313,10 +1328,72 @@ fn int_as_float(value: i128, ty: Ty) -> u64 {
     format.encode(value as f64, Rounding::Nearest)
 }
 
-/// Values of an initializer: `5`, `{1, 2, 3}`, `{{1,2},{3,4}}`, `0f3F800000`,
-/// and addresses: `var`, `var+8`, `generic(var)`, `generic(var)+4` (`address`
-/// gives a name's address, generic or not).
-fn initializer_values(text: &str, address: &dyn Fn(&str) -> Option<(u64, u64)>) -> Vec<InitValue> {
+/// The sizes of a declarator's dimensions (`None`: unsized `[]`).
+fn dimensions(declarator: &ptx_syntax::Declarator<'_>) -> Vec<Option<usize>> {
+    declarator
+        .dimensions()
+        .into_iter()
+        .map(|d| d.map(|t| parse_int(t.text).map_or(1, |v| v as usize)))
+        .collect()
+}
+
+/// One value or brace group of an initializer.
+enum InitNode<'t> {
+    Value(&'t str),
+    Group(Vec<InitNode<'t>>),
+}
+
+fn parse_init(text: &str) -> Vec<InitNode<'_>> {
+    fn group<'t>(text: &'t str, at: &mut usize) -> Vec<InitNode<'t>> {
+        let mut items = Vec::new();
+        let mut start = *at;
+        let bytes = text.as_bytes();
+        let flush = |from: usize, to: usize, items: &mut Vec<InitNode<'t>>| {
+            let item = text[from..to].trim();
+            if !item.is_empty() {
+                items.push(InitNode::Value(item));
+            }
+        };
+        while *at < bytes.len() {
+            match bytes[*at] {
+                b'{' => {
+                    flush(start, *at, &mut items);
+                    *at += 1;
+                    items.push(InitNode::Group(group(text, at)));
+                    start = *at;
+                    continue;
+                }
+                b'}' => {
+                    flush(start, *at, &mut items);
+                    *at += 1;
+                    return items;
+                }
+                b',' => {
+                    flush(start, *at, &mut items);
+                    start = *at + 1;
+                }
+                // `generic(name)`: its parentheses hold no separators.
+                _ => {}
+            }
+            *at += 1;
+        }
+        flush(start, *at, &mut items);
+        items
+    }
+    let mut at = 0;
+    group(text, &mut at)
+}
+
+/// Values of an initializer with their element positions, and how many
+/// elements it spans: `5`, `{1, 2, 3}`, `{{1, 2}, {3}}` (a brace group fills
+/// one row of the next dimension, the rest of the row staying zero),
+/// `0f3F800000`, and addresses: `var`, `var+8`, `generic(var)`,
+/// `generic(var)+4` (`address` gives a name's address, generic or not).
+fn initializer_values(
+    text: &str,
+    dims: &[Option<usize>],
+    address: &dyn Fn(&str) -> Option<(u64, u64)>,
+) -> (Vec<(usize, InitValue)>, usize) {
     let address_value = |s: &str| -> Option<i128> {
         let (base, offset) = match s.find(['+', '-']) {
             Some(at) if at > 0 => {
@@ -1336,28 +1413,64 @@ fn initializer_values(text: &str, address: &dyn Fn(&str) -> Option<(u64, u64)>) 
         let (plain, generic_addr) = address(name)?;
         Some(i128::from(if generic { generic_addr } else { plain }) + offset)
     };
-    text.split([',', '{', '}'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            if let Some(v) = address_value(s) {
-                InitValue::Int(v)
-            } else if let Some(v) = parse_int(s) {
-                InitValue::Int(i128::from(v))
-            } else if let Some(v) = s.strip_prefix('-').and_then(parse_int) {
-                InitValue::Int(-i128::from(v))
-            } else if let Some(bits) = float_literal(s, Some(Ty::F64)) {
-                InitValue::Float(f64::from_bits(bits))
-            } else if let Some(bits) = s
-                .strip_prefix('-')
-                .and_then(|t| float_literal(t, Some(Ty::F64)))
-            {
-                InitValue::Float(-f64::from_bits(bits))
-            } else {
-                InitValue::Int(0)
+    let value = |s: &str| {
+        if let Some(v) = address_value(s) {
+            InitValue::Int(v)
+        } else if let Some(v) = parse_int(s) {
+            InitValue::Int(i128::from(v))
+        } else if let Some(v) = s.strip_prefix('-').and_then(parse_int) {
+            InitValue::Int(-i128::from(v))
+        } else if let Some(bits) = float_literal(s, Some(Ty::F64)) {
+            InitValue::Float(f64::from_bits(bits))
+        } else if let Some(bits) = s
+            .strip_prefix('-')
+            .and_then(|t| float_literal(t, Some(Ty::F64)))
+        {
+            InitValue::Float(-f64::from_bits(bits))
+        } else {
+            InitValue::Int(0)
+        }
+    };
+    // Elements one brace group of depth d covers: the product of the
+    // dimensions after d.
+    let stride = |depth: usize| -> usize {
+        dims.get(depth..)
+            .map(|rest| rest.iter().map(|d| d.unwrap_or(1)).product::<usize>())
+            .unwrap_or(1)
+            .max(1)
+    };
+    fn fill(
+        items: &[InitNode<'_>],
+        depth: usize,
+        start: usize,
+        stride: &dyn Fn(usize) -> usize,
+        value: &dyn Fn(&str) -> InitValue,
+        out: &mut Vec<(usize, InitValue)>,
+    ) -> usize {
+        let mut cursor = start;
+        for item in items {
+            match item {
+                InitNode::Value(text) => {
+                    out.push((cursor, value(text)));
+                    cursor += 1;
+                }
+                InitNode::Group(inner) => {
+                    let row = stride(depth + 1);
+                    cursor = start + (cursor - start).div_ceil(row) * row;
+                    fill(inner, depth + 1, cursor, stride, value, out);
+                    cursor += row;
+                }
             }
-        })
-        .collect()
+        }
+        cursor
+    }
+    let nodes = parse_init(text);
+    let mut out = Vec::new();
+    let extent = match nodes.as_slice() {
+        [InitNode::Group(items)] => fill(items, 0, 0, &stride, &value, &mut out),
+        items => fill(items, 0, 0, &stride, &value, &mut out),
+    };
+    (out, extent)
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -1366,10 +1479,10 @@ enum InitValue {
     Float(f64),
 }
 
-fn init_bytes(values: &[InitValue], ty: Ty, size: usize) -> Vec<u8> {
+fn init_bytes(values: &[(usize, InitValue)], ty: Ty, size: usize) -> Vec<u8> {
     let mut bytes = vec![0u8; size];
     let width = ty.bytes();
-    for (index, value) in values.iter().enumerate() {
+    for &(index, ref value) in values {
         let bits = match (*value, ty.format()) {
             (InitValue::Int(v), None) => v as u64,
             (InitValue::Float(f), None) => f as i64 as u64,
@@ -1379,7 +1492,7 @@ fn init_bytes(values: &[InitValue], ty: Ty, size: usize) -> Vec<u8> {
         let start = index * width;
         let stored = width.min(8);
         if start + stored > size {
-            break;
+            continue;
         }
         bytes[start..start + stored].copy_from_slice(&bits.to_le_bytes()[..stored]);
     }
@@ -1389,6 +1502,40 @@ fn init_bytes(values: &[InitValue], ty: Ty, size: usize) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn brace_groups_fill_rows() {
+        let layout = |text: &str, dims: &[Option<usize>]| {
+            let address = |name: &str| (name == "var").then_some((0x100, 0x7a00_0000_0100));
+            let (values, extent) = initializer_values(text, dims, &address);
+            let values: Vec<String> = values
+                .iter()
+                .map(|(i, v)| match v {
+                    InitValue::Int(n) => format!("{i}:{n}"),
+                    InitValue::Float(f) => format!("{i}:{f}"),
+                })
+                .collect();
+            format!("{} / {extent}", values.join(" "))
+        };
+        assert_eq!(
+            layout("{{-1, 2}, {3}}", &[Some(4), Some(2)]),
+            "0:-1 1:2 2:3 / 4"
+        );
+        assert_eq!(
+            layout("{{1}, {2}, {var}}", &[Some(4), Some(2)]),
+            "0:1 2:2 4:256 / 6"
+        );
+        assert_eq!(layout("{1, 2, 3}", &[None]), "0:1 1:2 2:3 / 3");
+        assert_eq!(
+            layout("{{1, 2}, {3, 4}}", &[None, Some(2)]),
+            "0:1 1:2 2:3 3:4 / 4"
+        );
+        assert_eq!(
+            layout("{generic(var)+8, var-4, 1.5}", &[Some(3)]),
+            "0:134140418588936 1:252 2:1.5 / 3"
+        );
+        assert_eq!(layout("7", &[]), "0:7 / 1");
+    }
 
     #[test]
     fn float_literals_take_the_operand_type() {

@@ -271,7 +271,10 @@ impl<'p> Machine<'p> {
             })
             .collect();
         reset(&mut self.mem.shared, self.prog.shared_size);
-        reset(&mut self.mem.dynamic_shared, self.launch.dynamic_smem as usize);
+        reset(
+            &mut self.mem.dynamic_shared,
+            self.launch.dynamic_smem as usize,
+        );
         self.mem.local.resize_with(threads as usize, Vec::new);
         for local in &mut self.mem.local {
             reset(local, self.prog.local_size);
