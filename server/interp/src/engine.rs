@@ -792,9 +792,18 @@ impl<'p> Machine<'p> {
             Special::Clock => self.clock as u32,
             Special::Clock64 | Special::GlobalTimer => return self.clock,
             Special::DynamicSmemSize => self.launch.dynamic_smem,
-            Special::TotalSmemSize => {
-                (self.prog.shared_size as u32).saturating_add(self.launch.dynamic_smem)
-            }
+            // Static and dynamic, in the 128-byte allocation units of sm_8x
+            // and sm_9x; the aggregate adds the 1 KiB an sm_8x/sm_9x GPU
+            // reserves per CTA (spec §10.30–10.31; not yet checked on a GPU).
+            Special::TotalSmemSize => (self.prog.shared_size as u32)
+                .saturating_add(self.launch.dynamic_smem)
+                .div_ceil(128)
+                .saturating_mul(128),
+            Special::AggrSmemSize => (self.prog.shared_size as u32)
+                .saturating_add(self.launch.dynamic_smem)
+                .div_ceil(128)
+                .saturating_mul(128)
+                .saturating_add(1024),
             Special::Smid | Special::Gridid | Special::Zero => 0,
             Special::Nsmid => 1,
         })

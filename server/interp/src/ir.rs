@@ -232,7 +232,9 @@ pub enum Special {
     DynamicSmemSize,
     /// `%total_smem_size`: static and dynamic shared memory of the CTA.
     TotalSmemSize,
-    /// `%aggr_smem_size`, `%envregN` and the like: zero.
+    /// `%aggr_smem_size`: that and the memory reserved for the system.
+    AggrSmemSize,
+    /// `%envregN`, `%cluster_ctarank` and the like: zero.
     Zero,
 }
 
@@ -265,7 +267,7 @@ impl Special {
             "%gridid" => Special::Gridid,
             "%dynamic_smem_size" => Special::DynamicSmemSize,
             "%total_smem_size" => Special::TotalSmemSize,
-            "%aggr_smem_size" => Special::Zero,
+            "%aggr_smem_size" => Special::AggrSmemSize,
             "%cluster_ctarank" | "%is_explicit_cluster" => Special::Zero,
             _ if name.starts_with("%envreg") || name.starts_with("%pm") => Special::Zero,
             _ => return None,

@@ -70,7 +70,7 @@ fn dynamic_shared_memory_defaults_to_what_static_use_leaves() {
     );
     check(
         kernel(DYNAMIC, 1, &["zeros:8", "u32:12"], Some(16)),
-        expect!["16 56"],
+        expect!["16 128"],
     );
 }
 
