@@ -291,7 +291,10 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
     }
     let main = decoder.program.main;
     decoder.program.reported_regs = (0..decoder.program.regs.len() as u32)
-        .filter(|&r| decoder.program.regs[r as usize].function == main)
+        .filter(|&r| {
+            let reg = &decoder.program.regs[r as usize];
+            reg.function == main && !reg.nested
+        })
         .collect();
     Ok(decoder.program)
 }
@@ -419,6 +422,7 @@ impl<'a> Decoder<'a> {
             name: name.clone(),
             ty,
             function,
+            nested: false,
         });
         scope.regs.insert(name, index);
         index
@@ -643,7 +647,11 @@ impl<'a> Decoder<'a> {
         for statement in statements {
             match statement {
                 Statement::Variable(decl) if !outermost => {
-                    self.local_variable(decl, function, scope)?
+                    let first = self.program.regs.len();
+                    self.local_variable(decl, function, scope)?;
+                    for reg in &mut self.program.regs[first..] {
+                        reg.nested = true;
+                    }
                 }
                 Statement::Instruction(instruction) => {
                     let inst = self.instruction(instruction, scope)?;

@@ -483,6 +483,9 @@ pub struct RegInfo {
     pub ty: Ty,
     /// Index of the function that declares it (`usize::MAX`: the snippet body).
     pub function: usize,
+    /// Declared in a nested `{ }` block (not reported at the end of a run:
+    /// its name may repeat an outer register's).
+    pub nested: bool,
 }
 
 impl RegInfo {

@@ -174,5 +174,5 @@ add.u32 %r2, %r2, %r1;
         .iter()
         .map(|r| format!("{}={}", r.name, r.bits))
         .collect();
-    expect!["%v.x=0 %v.y=0 %v.z=32 %v.w=33 %r0=0 %r1=1 %r2=73 %r1=40"].assert_eq(&text.join(" "));
+    expect!["%v.x=0 %v.y=0 %v.z=32 %v.w=33 %r0=0 %r1=1 %r2=73"].assert_eq(&text.join(" "));
 }
