@@ -347,7 +347,11 @@ impl<'a> Decoder<'a> {
     /// initializer fills (`init_len` elements).
     fn count(&self, declarator: &ptx_syntax::Declarator<'_>, init_len: usize) -> usize {
         let dims = dimensions(declarator);
-        let known: usize = dims.iter().flatten().product::<usize>().max(1);
+        let known = dims
+            .iter()
+            .flatten()
+            .fold(1usize, |a, &b| a.saturating_mul(b))
+            .max(1);
         let mut count = 1usize;
         for dim in dims {
             let n = dim.unwrap_or_else(|| init_len.div_ceil(known).max(1));
@@ -1443,9 +1447,12 @@ fn initializer_values(
     // dimensions after d.
     let stride = |depth: usize| -> usize {
         dims.get(depth..)
-            .map(|rest| rest.iter().map(|d| d.unwrap_or(1)).product::<usize>())
+            .map(|rest| {
+                rest.iter()
+                    .fold(1usize, |a, d| a.saturating_mul(d.unwrap_or(1)))
+            })
             .unwrap_or(1)
-            .max(1)
+            .clamp(1, 1 << 28)
     };
     fn fill(
         items: &[InitNode<'_>],
@@ -1464,9 +1471,10 @@ fn initializer_values(
                 }
                 InitNode::Group(inner) => {
                     let row = stride(depth + 1);
-                    cursor = start + (cursor - start).div_ceil(row) * row;
+                    cursor =
+                        start.saturating_add((cursor - start).div_ceil(row).saturating_mul(row));
                     fill(inner, depth + 1, cursor, stride, value, out);
-                    cursor += row;
+                    cursor = cursor.saturating_add(row);
                 }
             }
         }
@@ -1497,9 +1505,9 @@ fn init_bytes(values: &[(usize, InitValue)], ty: Ty, size: usize) -> Vec<u8> {
             (InitValue::Int(v), Some(format)) => format.encode(v as f64, Rounding::Nearest),
             (InitValue::Float(f), Some(format)) => format.encode(f, Rounding::Nearest),
         };
-        let start = index * width;
+        let start = index.saturating_mul(width);
         let stored = width.min(8);
-        if start + stored > size {
+        if start.saturating_add(stored) > size {
             continue;
         }
         bytes[start..start + stored].copy_from_slice(&bits.to_le_bytes()[..stored]);
