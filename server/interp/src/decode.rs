@@ -733,21 +733,32 @@ impl<'a> Decoder<'a> {
             };
             ty.filter(|t| t.is_float())
         };
-        for (index, operand) in operands.iter().enumerate() {
-            if index < n_dst {
-                if let OperandKind::Pair = operand.kind() {
-                    for element in operand.elements() {
-                        dst.push(self.dst(&element, scope)?);
-                    }
-                    if dst.len() == 1 {
-                        dst.push(Dst::Sink);
+        let mut operands_ok = || -> Result<(), DecodeError> {
+            for (index, operand) in operands.iter().enumerate() {
+                if index < n_dst {
+                    if let OperandKind::Pair = operand.kind() {
+                        for element in operand.elements() {
+                            dst.push(self.dst(&element, scope)?);
+                        }
+                        if dst.len() == 1 {
+                            dst.push(Dst::Sink);
+                        }
+                    } else {
+                        dst.push(self.dst(operand, scope)?);
                     }
                 } else {
-                    dst.push(self.dst(operand, scope)?);
+                    src.push(self.src(operand, scope, float_ty(index))?);
                 }
-            } else {
-                src.push(self.src(operand, scope, float_ty(index))?);
             }
+            Ok(())
+        };
+        match operands_ok() {
+            Ok(()) => {}
+            // A name the program never declared is its error; an operand
+            // form the interpreter does not model (a texture coordinate
+            // vector, ...) only stops the threads that reach it.
+            Err(error) if error.message.starts_with("undeclared") => return Err(error),
+            Err(error) => return Ok(unsupported(error.message)),
         }
         let op = match crate::decode_op(mnemonic, &quals, dst.len(), &src) {
             Ok(op) => op,

@@ -176,3 +176,29 @@ add.u32 %r2, %r2, %r1;
         .collect();
     expect!["%v.x=0 %v.y=0 %v.z=32 %v.w=33 %r0=0 %r1=1 %r2=73"].assert_eq(&text.join(" "));
 }
+
+#[test]
+fn an_operand_form_not_modelled_faults_only_when_reached() {
+    let body = "
+.visible .entry k(.param .u64 out, .param .u32 take)
+{
+    .reg .u32 %r<2>;
+    .reg .f32 %f<6>;
+    .reg .u64 %rd<3>;
+    .reg .pred %p;
+    ld.param.u64 %rd1, [out];
+    ld.param.u32 %r1, [take];
+    setp.ne.u32 %p, %r1, 0;
+    @!%p bra SKIP;
+    tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%f5, %f5}];
+SKIP:
+    st.global.u32 [%rd1], 9;
+    ret;
+}
+";
+    check(kernel(body, 1, &["zeros:4", "u32:0"], None), expect!["9"]);
+    check(
+        kernel(body, 1, &["zeros:4", "u32:1"], None),
+        expect!["Fault: `tex.2d.v4.f32.f32` is not supported by the interpreter"],
+    );
+}
