@@ -148,9 +148,21 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
     if let Mode::Kernel(entry) = mode {
         // Only the entry and what it can call: a large module (a CUB or
         // CUTLASS build) holds many kernels whose code is never run.
-        if let Some(start) = functions.iter().position(|f| {
+        let position = functions.iter().position(|f| {
             f.kind() == FunctionKind::Entry && f.name().is_some_and(|n| n.text == entry)
-        }) {
+        });
+        if position.is_none() {
+            let names: Vec<_> = functions
+                .iter()
+                .filter(|f| f.kind() == FunctionKind::Entry)
+                .filter_map(|f| f.name().map(|n| n.text))
+                .collect();
+            return error(
+                0..0,
+                format!("no .entry named `{entry}` (entries: {})", names.join(", ")),
+            );
+        }
+        if let Some(start) = position {
             // Functions named in module data (tables of function
             // addresses) can be called through a register too.
             let mut roots = vec![start];
