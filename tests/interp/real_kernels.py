@@ -150,7 +150,10 @@ for arch in ["sm_80", "sm_90a"]:
         [f16s(small_ints(256)), f16s(small_ints(256)), zeros(256 * 4)])
     run(f"wmma_other_{arch}", f, "_Z10wmma_otherPK13__nv_bfloat16PKaPKdPKfPiPdPf", [1, 1, 1],
         [32, 1, 1],
-        [bf16s(small_ints(512)), ints([rng.randint(-100, 100) for _ in range(512)], "<b"),
+        # The int8 B matrix (16x32, column-major, leading dimension 32) spans
+        # 1008 bytes: 512 random ones, then zeros (no extra draws, so the
+        # later runs keep their inputs).
+        [bf16s(small_ints(512)), ints([rng.randint(-100, 100) for _ in range(512)], "<b") + "00" * 512,
          f64s(small_ints(32)), f32s(small_ints(128)), zeros(256 * 4), f64s(small_ints(64)),
          zeros(512 * 4)])
     # n == 77 leaves before the grid-wide barrier (which needs a cooperative launch).
