@@ -461,8 +461,22 @@ impl<'a> Decoder<'a> {
                 continue;
             };
             if space == ".reg" {
-                let reg = self.declare_reg(scope, name.text.to_owned(), ty, function);
-                slots.push(Slot::Reg(reg));
+                let (_, vector) = self.declared_type(decl)?;
+                if vector > 1 {
+                    // A vector register parameter: one slot per element.
+                    for component in ["x", "y", "z", "w"].iter().take(vector) {
+                        let reg = self.declare_reg(
+                            scope,
+                            format!("{}.{component}", name.text),
+                            ty,
+                            function,
+                        );
+                        slots.push(Slot::Reg(reg));
+                    }
+                } else {
+                    let reg = self.declare_reg(scope, name.text.to_owned(), ty, function);
+                    slots.push(Slot::Reg(reg));
+                }
                 continue;
             }
             let size = self.count(&declarator, 0) * element;
@@ -821,11 +835,10 @@ impl<'a> Decoder<'a> {
                 // The prototype or `.calltargets` list of an indirect call.
                 OperandKind::Identifier(_) if through.is_some() => {}
                 OperandKind::ArgumentList => {
-                    let slots = operand
-                        .elements()
-                        .iter()
-                        .map(|e| self.slot(e, scope))
-                        .collect::<Result<Vec<_>, _>>()?;
+                    let mut slots = Vec::new();
+                    for element in operand.elements() {
+                        slots.extend(self.slot(&element, scope)?);
+                    }
                     if target.is_none() && through.is_none() {
                         rets = slots;
                     } else {
@@ -884,7 +897,25 @@ impl<'a> Decoder<'a> {
         })
     }
 
-    fn slot(&self, operand: &Operand<'_>, scope: &Scope) -> Result<Slot, DecodeError> {
+    /// The slots of one call argument: a vector register gives one per element.
+    fn slot(&self, operand: &Operand<'_>, scope: &Scope) -> Result<Vec<Slot>, DecodeError> {
+        match operand.kind() {
+            OperandKind::Identifier(name) | OperandKind::Register(name)
+                if self.lookup_reg(scope, name).is_none()
+                    && self.vector_reg(scope, name).is_some() =>
+            {
+                Ok(self
+                    .vector_reg(scope, name)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(Slot::Reg)
+                    .collect())
+            }
+            _ => self.scalar_slot(operand, scope).map(|slot| vec![slot]),
+        }
+    }
+
+    fn scalar_slot(&self, operand: &Operand<'_>, scope: &Scope) -> Result<Slot, DecodeError> {
         match operand.kind() {
             OperandKind::Identifier(name) if self.lookup_reg(scope, name).is_some() => {
                 Ok(Slot::Reg(self.lookup_reg(scope, name).unwrap_or_default()))
@@ -1104,10 +1135,14 @@ impl<'a> Decoder<'a> {
                         }
                         _ => Ok(Src::Imm(value as u64)),
                     },
-                    None => error(
-                        operand.range(),
-                        format!("cannot evaluate `{}`", operand.text()),
-                    ),
+                    // `reg + c` as a value (`st.u64 [p], r + 1;`): the sum.
+                    None => match self.address(operand, scope) {
+                        Some((base @ Some(_), offset)) => Ok(Src::Addr(Address { base, offset })),
+                        _ => error(
+                            operand.range(),
+                            format!("cannot evaluate `{}`", operand.text()),
+                        ),
+                    },
                 }
             }
         }

@@ -202,3 +202,64 @@ SKIP:
         expect!["Fault: `tex.2d.v4.f32.f32` is not supported by the interpreter"],
     );
 }
+
+#[test]
+fn vector_registers_pass_through_calls_element_by_element() {
+    // `.reg .v2`/`.v4` parameters and return values, called with whole
+    // vector registers: each element travels in its own slot.
+    let body = "
+.func (.reg .v4 .b32 r) rotate(.reg .v4 .b32 v, .reg .b32 k)
+{
+    add.u32 r.x, v.y, k;
+    add.u32 r.y, v.z, k;
+    add.u32 r.z, v.w, k;
+    add.u32 r.w, v.x, k;
+    ret;
+}
+.func (.reg .v2 .u32 s) sums(.reg .v2 .u32 a, .reg .v2 .u32 b)
+{
+    add.u32 s.x, a.x, b.x;
+    add.u32 s.y, a.y, b.y;
+    ret;
+}
+.visible .entry k(.param .u64 out)
+{
+    .reg .u64 %rd;
+    .reg .v4 .b32 q;
+    .reg .v2 .u32 p, t;
+    ld.param.u64 %rd, [out];
+    mov.v4.b32 q, {1, 2, 3, 4};
+    call (q), rotate, (q, 100);
+    st.global.v4.b32 [%rd], q;
+    mov.v2.u32 p, {5, 6};
+    mov.v2.u32 t, {70, 80};
+    call (p), sums, (p, t);
+    st.global.v2.u32 [%rd+16], p;
+    ret;
+}";
+    check(
+        kernel(body, 1, &["zeros:24"], None),
+        expect![[r#"102 103 104 101 75 86"#]],
+    );
+}
+
+#[test]
+fn a_register_plus_constant_is_a_value_operand() {
+    // `r + c` where a value is expected is the sum, in any state space's store.
+    let body = "
+.visible .entry k(.param .u64 out)
+{
+    .local .align 8 .b8 slot[8];
+    .reg .u64 %rd, %v;
+    .reg .u32 %w;
+    ld.param.u64 %rd, [out];
+    mov.u64 %v, 41;
+    st.local.u64 [slot], %v + 1;
+    ld.local.u64 %v, [slot];
+    st.global.u64 [%rd], %v;
+    mov.u32 %w, 7;
+    st.global.u32 [%rd+8], %w + -3;
+    ret;
+}";
+    check(kernel(body, 1, &["zeros:12"], None), expect![[r#"42 0 4"#]]);
+}
