@@ -22,6 +22,7 @@ mod math;
 mod matrix;
 mod mem;
 mod memory;
+mod pack;
 mod run;
 mod softfloat;
 mod tensor;
@@ -233,6 +234,8 @@ pub(crate) enum Op {
     Matrix(matrix::MatrixOp),
     Async(asynccopy::AsyncOp),
     Video(video::VideoOp),
+    /// `cvt.pack.sat`
+    Pack(pack::PackOp),
     /// `mov.v2`/`mov.v4`: element-wise, every source read before any write.
     MovVector,
     Bra,
@@ -268,6 +271,7 @@ pub(crate) fn decode_op(
         .or_else(|| control::decode(mnemonic, quals, src))
         .or_else(|| int::decode(mnemonic, quals, n_dst, src))
         .or_else(|| float::decode(mnemonic, quals, src))
+        .or_else(|| pack::decode(mnemonic, quals, src))
         .or_else(|| cvt::decode(mnemonic, quals, src))
         .or_else(|| mem::decode(mnemonic, quals, src))
         .or_else(|| warp::decode(mnemonic, quals, n_dst, src))
