@@ -732,6 +732,7 @@ impl<'p> Machine<'p> {
             Op::Float(op) => crate::float::exec(self, w, inst, op, active),
             Op::Cvt(op) => crate::cvt::exec(self, w, inst, op, active),
             Op::Pack(op) => crate::pack::exec(self, w, inst, op, active),
+            Op::ScalarVideo(op) => crate::video::exec_scalar(self, w, inst, op, active),
             Op::Mem(op) => crate::mem::exec(self, w, inst, op, active),
             Op::Warp(op) => crate::warp::exec(self, w, inst, op, active),
             Op::Tensor(op) => crate::tensor::exec(self, w, inst, op, active),

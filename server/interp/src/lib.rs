@@ -234,6 +234,7 @@ pub(crate) enum Op {
     Matrix(matrix::MatrixOp),
     Async(asynccopy::AsyncOp),
     Video(video::VideoOp),
+    ScalarVideo(video::ScalarOp),
     /// `cvt.pack.sat`
     Pack(pack::PackOp),
     /// `mov.v2`/`mov.v4`: element-wise, every source read before any write.
