@@ -225,3 +225,41 @@ fn usage_errors_exit_2() {
         );
     }
 }
+
+#[test]
+fn dynamic_smem_sizes_the_extern_shared_array() {
+    let run = |smem: &str| {
+        ptx_lsp(
+            &[
+                "run",
+                "tests/interp/kernels/constructs.ptx",
+                "--entry",
+                "dynamic_shared",
+                "--block",
+                "32",
+                "--dynamic-smem",
+                smem,
+                "--arg",
+                "zeros:128",
+                "--format",
+                "json",
+            ],
+            None,
+        )
+    };
+    let output = run("128");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("JSON");
+    // Thread 0 reads what thread 31 stored (31 * 3 + 1) plus %dynamic_smem_size.
+    assert_eq!(
+        json["buffers"][0]["hex"].as_str().map(|h| &h[..8]),
+        Some("de000000")
+    );
+    let output = run("64");
+    assert_eq!(output.status.code(), Some(1));
+    let message = stderr(&output);
+    assert!(message.contains("`dynamic_area`"), "{message}");
+    assert!(message.contains("offset 64"), "{message}");
+    let output = run("300000");
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+}

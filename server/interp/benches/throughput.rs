@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use ptx_interp::{run_snippet, SnippetOptions};
+use ptx_interp::{parse_arg, run_kernel, run_snippet, KernelOptions, SnippetOptions};
 use ptx_syntax::Parse;
 
 const INT_UNIFORM: &str = "
@@ -111,9 +111,78 @@ fn measure(name: &str, text: &str) {
     );
 }
 
+/// The real kernels of `fixtures/real_kernels.jsonl` (those of 50,000
+/// thread-instructions or more), each launch timed whole: decoding the entry
+/// and its callees, allocating memory, running every CTA.
+fn real_kernels() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("fixtures/real_kernels.jsonl"))
+        .expect("fixtures/real_kernels.jsonl");
+    let mut parses: std::collections::HashMap<String, Parse> = Default::default();
+    // `REAL_KERNEL=name` measures that run alone (for profiling).
+    let only = std::env::var("REAL_KERNEL").ok();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let run: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        if only.as_deref().is_some_and(|o| run["name"] != o) {
+            continue;
+        }
+        let file = run["file"].as_str().unwrap_or_default().to_owned();
+        let parse = parses.entry(file.clone()).or_insert_with(|| {
+            Parse::new(std::fs::read_to_string(root.join("../..").join(&file)).expect("kernel"))
+        });
+        let dims = |key: &str| -> [u32; 3] {
+            let v: Vec<u32> = run[key]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|d| d.as_u64().map(|d| d as u32))
+                .collect();
+            [v[0], v[1], v[2]]
+        };
+        let options = KernelOptions {
+            entry: run["entry"].as_str().unwrap_or_default().to_owned(),
+            grid: dims("grid"),
+            block: dims("block"),
+            args: run["args"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|a| parse_arg(a.as_str().unwrap_or_default()).expect("argument"))
+                .collect(),
+            max_steps: u64::MAX,
+            hint_thread: 0,
+            dynamic_smem: run["smem"].as_u64().map(|s| s as u32),
+        };
+        let Ok(first) = run_kernel(parse, &options) else {
+            continue;
+        };
+        if first.thread_instructions < 50_000 {
+            continue;
+        }
+        let mut best = f64::INFINITY;
+        for _ in 0..3 {
+            let start = Instant::now();
+            let _ = run_kernel(parse, &options);
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        let name = run["name"].as_str().unwrap_or_default();
+        println!(
+            "{name:<30} {:>6.1} M thread-instr/s  ({} thread-instructions in {:.1} ms)",
+            first.thread_instructions as f64 / best / 1e6,
+            first.thread_instructions,
+            best * 1e3
+        );
+    }
+}
+
 fn main() {
+    if std::env::var("REAL_KERNEL").is_ok() {
+        real_kernels();
+        return;
+    }
     measure("int, uniform", INT_UNIFORM);
     measure("int, divergent", INT_DIVERGENT);
     measure("float, uniform", FLOAT_UNIFORM);
     measure("float, divergent", FLOAT_DIVERGENT);
+    real_kernels();
 }

@@ -13,7 +13,9 @@ use ptx_syntax::{
 };
 
 use crate::ir::{Address, Dst, Inst, Quals, RegInfo, Space, Special, Src, Ty};
-use crate::memory::{FUNC_PARAM_BASE, GLOBAL_STATIC_BASE};
+use crate::memory::{
+    to_generic, DYNAMIC_SHARED_BASE, FUNCTION_BASE, FUNC_PARAM_BASE, GLOBAL_STATIC_BASE,
+};
 use crate::softfloat::{self, Rounding};
 use crate::Op;
 
@@ -54,6 +56,12 @@ pub struct FuncInfo {
     /// Kernel parameters: (type, offset in the parameter space, byte size, alignment).
     pub kernel_params: Vec<KernelParam>,
     pub range: TextRange,
+    /// The function's `.local` variables (offsets in each thread's local
+    /// memory): one frame per call, saved and restored around a recursive call.
+    pub frame_local: std::ops::Range<usize>,
+    /// Its parameters and the `.param` variables of its body (offsets in the
+    /// thread's function-parameter area), kept per call likewise.
+    pub frame_params: Vec<std::ops::Range<usize>>,
 }
 
 /// One parameter of an `.entry`.
@@ -71,6 +79,8 @@ pub struct Variable {
     pub space: Space,
     pub addr: u64,
     pub size: usize,
+    /// Bytes of one element (for `a[i]` operands).
+    pub element: usize,
 }
 
 /// The whole decoded program.
@@ -83,6 +93,8 @@ pub struct Program {
     pub global_static: Vec<u8>,
     pub const_init: Vec<u8>,
     pub shared_size: usize,
+    /// The `.extern .shared` array standing for dynamic shared memory, if any.
+    pub dynamic_shared: Option<String>,
     pub local_size: usize,
     pub func_param_size: usize,
     pub kernel_param_size: usize,
@@ -113,6 +125,9 @@ struct Decoder<'a> {
     module: Scope,
     functions: HashMap<String, u32>,
     text: &'a str,
+    /// Set while decoding a generic-space memory access: a variable named
+    /// in its address stands for the variable's generic address.
+    generic_names: std::cell::Cell<bool>,
 }
 
 /// Decodes `parse` into a program.
@@ -123,9 +138,71 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
         module: Scope::default(),
         functions: HashMap::new(),
         text: parse.text(),
+        generic_names: std::cell::Cell::new(false),
     };
+    let mut functions: Vec<_> = module
+        .functions()
+        .into_iter()
+        .filter(|f| f.body().is_some())
+        .collect();
+    if let Mode::Kernel(entry) = mode {
+        // Only the entry and what it can call: a large module (a CUB or
+        // CUTLASS build) holds many kernels whose code is never run.
+        let position = functions.iter().position(|f| {
+            f.kind() == FunctionKind::Entry && f.name().is_some_and(|n| n.text == entry)
+        });
+        if position.is_none() {
+            let names: Vec<_> = functions
+                .iter()
+                .filter(|f| f.kind() == FunctionKind::Entry)
+                .filter_map(|f| f.name().map(|n| n.text))
+                .collect();
+            return error(
+                0..0,
+                format!("no .entry named `{entry}` (entries: {})", names.join(", ")),
+            );
+        }
+        if let Some(start) = position {
+            // Functions named in module data (tables of function
+            // addresses) can be called through a register too.
+            let mut roots = vec![start];
+            for item in module.items() {
+                if let ptx_syntax::Item::Variable(decl) = item {
+                    for declarator in decl.declarators() {
+                        let Some(init) = declarator.initializer() else {
+                            continue;
+                        };
+                        for word in init
+                            .text
+                            .split(|c: char| !(c.is_alphanumeric() || "_$.".contains(c)))
+                        {
+                            if let Some(i) = functions
+                                .iter()
+                                .position(|f| f.name().is_some_and(|n| n.text == word))
+                            {
+                                roots.push(i);
+                            }
+                        }
+                    }
+                }
+            }
+            let keep = reachable(&functions, &roots);
+            functions = functions
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| keep[*i])
+                .map(|(_, f)| f)
+                .collect();
+        }
+    }
+    for (index, function) in functions.iter().enumerate() {
+        if let Some(name) = function.name() {
+            decoder.functions.insert(name.text.to_owned(), index as u32);
+        }
+    }
     let items = module.items();
-    // Module-level variables first: functions may refer to any of them.
+    // Module-level variables before the functions: bodies may refer to any
+    // of them (and initializers to functions).
     let mut snippet_decls = Vec::new();
     for item in &items {
         if let ptx_syntax::Item::Variable(decl) = item {
@@ -134,18 +211,14 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
                 .and_then(|s| Space::parse(s.text.trim_start_matches('.')));
             match space {
                 Some(Space::Global) | Some(Space::Const) => decoder.module_variable(decl)?,
+                Some(Space::Shared) => {
+                    let mut scope = std::mem::take(&mut decoder.module);
+                    let result = decoder.local_variable(decl, usize::MAX, &mut scope);
+                    decoder.module = scope;
+                    result?;
+                }
                 _ => snippet_decls.push(Statement::Variable(*decl)),
             }
-        }
-    }
-    let functions: Vec<_> = module
-        .functions()
-        .into_iter()
-        .filter(|f| f.body().is_some())
-        .collect();
-    for (index, function) in functions.iter().enumerate() {
-        if let Some(name) = function.name() {
-            decoder.functions.insert(name.text.to_owned(), index as u32);
         }
     }
     // Function signatures before bodies: calls need the callee's slots.
@@ -165,7 +238,10 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
             returns: Vec::new(),
             kernel_params: Vec::new(),
             range: function.range(),
+            frame_local: 0..0,
+            frame_params: Vec::new(),
         };
+        let param_start = decoder.program.func_param_size;
         for decl in function.return_parameters() {
             let slots = decoder.formal(&decl, index, &mut scope, false, &mut info)?;
             info.returns.extend(slots);
@@ -174,6 +250,8 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
             let slots = decoder.formal(&decl, index, &mut scope, entry, &mut info)?;
             info.params.extend(slots);
         }
+        info.frame_params
+            .push(param_start..decoder.program.func_param_size);
         decoder.program.functions.push(info);
         scopes.push(scope);
     }
@@ -195,6 +273,8 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
                 returns: Vec::new(),
                 kernel_params: Vec::new(),
                 range: 0..parse.text().len(),
+                frame_local: 0..0,
+                frame_params: Vec::new(),
             });
             decoder.body(index, Scope::default(), &statements, true)?;
             decoder.program.main = index;
@@ -223,7 +303,10 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
     }
     let main = decoder.program.main;
     decoder.program.reported_regs = (0..decoder.program.regs.len() as u32)
-        .filter(|&r| decoder.program.regs[r as usize].function == main)
+        .filter(|&r| {
+            let reg = &decoder.program.regs[r as usize];
+            reg.function == main && !reg.nested
+        })
         .collect();
     Ok(decoder.program)
 }
@@ -272,16 +355,38 @@ impl<'a> Decoder<'a> {
         Ok((ty, element, align))
     }
 
+    /// Elements of the declared array; an unsized dimension takes what the
+    /// initializer fills (`init_len` elements).
     fn count(&self, declarator: &ptx_syntax::Declarator<'_>, init_len: usize) -> usize {
+        let dims = dimensions(declarator);
+        let known = dims
+            .iter()
+            .flatten()
+            .fold(1usize, |a, &b| a.saturating_mul(b))
+            .max(1);
         let mut count = 1usize;
-        for dim in declarator.dimensions() {
-            let n = match dim {
-                Some(token) => parse_int(token.text).map(|v| v as usize).unwrap_or(1),
-                None => init_len.max(1),
-            };
+        for dim in dims {
+            let n = dim.unwrap_or_else(|| init_len.div_ceil(known).max(1));
             count = count.saturating_mul(n);
         }
         count.min(1 << 28)
+    }
+
+    /// The values of a declarator's initializer and the number of elements
+    /// they span, laid out by the array's dimensions (and vector width).
+    fn initializer(
+        &self,
+        declarator: &ptx_syntax::Declarator<'_>,
+        vector: usize,
+    ) -> (Vec<(usize, InitValue)>, usize) {
+        let Some(init) = declarator.initializer() else {
+            return (Vec::new(), 0);
+        };
+        let mut dims = dimensions(declarator);
+        if vector > 1 {
+            dims.push(Some(vector));
+        }
+        initializer_values(init.text, &dims, &|name| self.address_of(name))
     }
 
     fn module_variable(&mut self, decl: &VariableDecl<'_>) -> Result<(), DecodeError> {
@@ -294,17 +399,17 @@ impl<'a> Decoder<'a> {
             let Some(name) = declarator.name() else {
                 continue;
             };
-            let values = declarator
-                .initializer()
-                .map(|init| initializer_values(init.text))
-                .unwrap_or_default();
-            let size = self.count(&declarator, values.len()) * element;
+            let (values, extent) = self.initializer(&declarator, element / ty.bytes().max(1));
+            let size = self.count(&declarator, extent) * element;
             let bytes = init_bytes(&values, ty, size);
             let store = match space {
                 Space::Const => &mut self.program.const_init,
                 _ => &mut self.program.global_static,
             };
-            let offset = align_up(store.len(), align);
+            // Each variable starts on a 16-byte boundary at least: the
+            // placement of module data is the loader's choice, and this one
+            // keeps a vector or `cp.async` access to any variable aligned.
+            let offset = align_up(store.len(), align.max(16));
             if offset + size > 1 << 30 {
                 return error(decl.range(), "variable too large");
             }
@@ -314,9 +419,15 @@ impl<'a> Decoder<'a> {
                 Space::Const => offset as u64,
                 _ => GLOBAL_STATIC_BASE + offset as u64,
             };
-            self.module
-                .vars
-                .insert(name.text.to_owned(), Variable { space, addr, size });
+            self.module.vars.insert(
+                name.text.to_owned(),
+                Variable {
+                    space,
+                    addr,
+                    size,
+                    element,
+                },
+            );
         }
         Ok(())
     }
@@ -327,6 +438,7 @@ impl<'a> Decoder<'a> {
             name: name.clone(),
             ty,
             function,
+            nested: false,
         });
         scope.regs.insert(name, index);
         index
@@ -349,8 +461,22 @@ impl<'a> Decoder<'a> {
                 continue;
             };
             if space == ".reg" {
-                let reg = self.declare_reg(scope, name.text.to_owned(), ty, function);
-                slots.push(Slot::Reg(reg));
+                let (_, vector) = self.declared_type(decl)?;
+                if vector > 1 {
+                    // A vector register parameter: one slot per element.
+                    for component in ["x", "y", "z", "w"].iter().take(vector) {
+                        let reg = self.declare_reg(
+                            scope,
+                            format!("{}.{component}", name.text),
+                            ty,
+                            function,
+                        );
+                        slots.push(Slot::Reg(reg));
+                    }
+                } else {
+                    let reg = self.declare_reg(scope, name.text.to_owned(), ty, function);
+                    slots.push(Slot::Reg(reg));
+                }
                 continue;
             }
             let size = self.count(&declarator, 0) * element;
@@ -375,6 +501,7 @@ impl<'a> Decoder<'a> {
                     space: Space::Param,
                     addr,
                     size,
+                    element,
                 },
             );
             slots.push(Slot::Param {
@@ -422,12 +549,18 @@ impl<'a> Decoder<'a> {
             let Some(name) = declarator.name() else {
                 continue;
             };
-            let values = declarator
-                .initializer()
-                .map(|init| initializer_values(init.text))
-                .unwrap_or_default();
-            let size = self.count(&declarator, values.len()) * element;
+            let (_, extent) = self.initializer(&declarator, 1);
+            let size = self.count(&declarator, extent) * element;
             let addr = match space {
+                // An unsized array (`.extern .shared .b8 smem[];`) is the
+                // launch's dynamic shared memory; every such array starts there.
+                Space::Shared
+                    if declarator.initializer().is_none()
+                        && declarator.dimensions().iter().any(Option::is_none) =>
+                {
+                    self.program.dynamic_shared = Some(name.text.to_owned());
+                    DYNAMIC_SHARED_BASE
+                }
                 Space::Shared => {
                     let offset = align_up(self.program.shared_size, align);
                     self.program.shared_size = offset + size;
@@ -461,9 +594,15 @@ impl<'a> Decoder<'a> {
                     "more shared (256 KiB) or local (512 KiB per thread) memory than a GPU has",
                 );
             }
-            scope
-                .vars
-                .insert(name.text.to_owned(), Variable { space, addr, size });
+            scope.vars.insert(
+                name.text.to_owned(),
+                Variable {
+                    space,
+                    addr,
+                    size,
+                    element,
+                },
+            );
         }
         Ok(())
     }
@@ -480,9 +619,9 @@ impl<'a> Decoder<'a> {
         flatten(statements, &mut flat);
         let start = self.program.insts.len() as u32;
         let mut pc = start;
+        // Labels are visible in the whole function.
         for statement in &flat {
             match statement {
-                Statement::Variable(decl) => self.local_variable(decl, function, &mut scope)?,
                 Statement::Label(label) => {
                     if let Some(name) = label.name() {
                         scope.labels.insert(name.text.to_owned(), pc);
@@ -492,13 +631,22 @@ impl<'a> Decoder<'a> {
                 _ => {}
             }
         }
-        self.program.functions[function].start = start;
-        for statement in &flat {
-            if let Statement::Instruction(instruction) = statement {
-                let inst = self.instruction(instruction, &scope);
-                self.program.insts.push(inst?);
+        let local_start = self.program.local_size;
+        let param_start = self.program.func_param_size;
+        // The body's own declarations hold everywhere in it; a nested `{ }`
+        // block's declarations only inside that block, where they may shadow
+        // outer names.
+        for statement in statements {
+            if let Statement::Variable(decl) = statement {
+                self.local_variable(decl, function, &mut scope)?;
             }
         }
+        self.program.functions[function].start = start;
+        self.statements(function, &mut scope, statements, true)?;
+        let info = &mut self.program.functions[function];
+        info.frame_local = local_start..self.program.local_size;
+        info.frame_params
+            .push(param_start..self.program.func_param_size);
         // Falling off the end returns (functions) or exits (entries, snippets).
         let end = self.program.functions[function].range.end;
         let op = if snippet || self.program.functions[function].entry {
@@ -517,7 +665,43 @@ impl<'a> Decoder<'a> {
         Ok(())
     }
 
+    /// Decodes the instructions of `statements`, entering nested blocks with
+    /// a scope of their own.
+    fn statements(
+        &mut self,
+        function: usize,
+        scope: &mut Scope,
+        statements: &[Statement<'_>],
+        outermost: bool,
+    ) -> Result<(), DecodeError> {
+        for statement in statements {
+            match statement {
+                Statement::Variable(decl) if !outermost => {
+                    let first = self.program.regs.len();
+                    self.local_variable(decl, function, scope)?;
+                    for reg in &mut self.program.regs[first..] {
+                        reg.nested = true;
+                    }
+                }
+                Statement::Instruction(instruction) => {
+                    let inst = self.instruction(instruction, scope)?;
+                    self.program.insts.push(inst);
+                }
+                Statement::Block(block) => {
+                    let regs = scope.regs.clone();
+                    let vars = scope.vars.clone();
+                    self.statements(function, scope, &block.statements(), false)?;
+                    scope.regs = regs;
+                    scope.vars = vars;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     fn instruction(&mut self, inst: &Instruction<'_>, scope: &Scope) -> Result<Inst, DecodeError> {
+        self.generic_names.set(false);
         let range = inst.range();
         let unsupported = |message: String| Inst {
             op: Op::Unsupported(message),
@@ -552,6 +736,10 @@ impl<'a> Decoder<'a> {
             return self.call(inst, &operands, scope, guard);
         }
         let n_dst = destination_count(mnemonic, &quals);
+        self.generic_names.set(
+            quals.space.is_none()
+                && matches!(mnemonic, "ld" | "ldu" | "st" | "atom" | "red" | "prefetch"),
+        );
         let mut dst = Vec::new();
         let mut src = Vec::new();
         // Instructions whose immediates are counts, strides or masks never
@@ -571,21 +759,32 @@ impl<'a> Decoder<'a> {
             };
             ty.filter(|t| t.is_float())
         };
-        for (index, operand) in operands.iter().enumerate() {
-            if index < n_dst {
-                if let OperandKind::Pair = operand.kind() {
-                    for element in operand.elements() {
-                        dst.push(self.dst(&element, scope)?);
-                    }
-                    if dst.len() == 1 {
-                        dst.push(Dst::Sink);
+        let mut operands_ok = || -> Result<(), DecodeError> {
+            for (index, operand) in operands.iter().enumerate() {
+                if index < n_dst {
+                    if let OperandKind::Pair = operand.kind() {
+                        for element in operand.elements() {
+                            dst.push(self.dst(&element, scope)?);
+                        }
+                        if dst.len() == 1 {
+                            dst.push(Dst::Sink);
+                        }
+                    } else {
+                        dst.push(self.dst(operand, scope)?);
                     }
                 } else {
-                    dst.push(self.dst(operand, scope)?);
+                    src.push(self.src(operand, scope, float_ty(index))?);
                 }
-            } else {
-                src.push(self.src(operand, scope, float_ty(index))?);
             }
+            Ok(())
+        };
+        match operands_ok() {
+            Ok(()) => {}
+            // A name the program never declared is its error; an operand
+            // form the interpreter does not model (a texture coordinate
+            // vector, ...) only stops the threads that reach it.
+            Err(error) if error.message.starts_with("undeclared") => return Err(error),
+            Err(error) => return Ok(unsupported(error.message)),
         }
         let op = match crate::decode_op(mnemonic, &quals, dst.len(), &src) {
             Ok(op) => op,
@@ -615,15 +814,32 @@ impl<'a> Decoder<'a> {
         let mut rets = Vec::new();
         let mut args = Vec::new();
         let mut target = None;
+        let mut through = None;
         for operand in operands {
             match operand.kind() {
+                // `call (r), %rd, (a), prototype;`: the function whose
+                // address the register holds.
+                OperandKind::Register(name) | OperandKind::Identifier(name)
+                    if target.is_none()
+                        && through.is_none()
+                        && (matches!(operand.kind(), OperandKind::Register(_))
+                            || self.lookup_reg(scope, name).is_some()) =>
+                {
+                    match self.lookup_reg(scope, name) {
+                        Some(reg) => through = Some(reg),
+                        None => {
+                            return error(operand.range(), format!("undeclared register `{name}`"))
+                        }
+                    }
+                }
+                // The prototype or `.calltargets` list of an indirect call.
+                OperandKind::Identifier(_) if through.is_some() => {}
                 OperandKind::ArgumentList => {
-                    let slots = operand
-                        .elements()
-                        .iter()
-                        .map(|e| self.slot(e, scope))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    if target.is_none() {
+                    let mut slots = Vec::new();
+                    for element in operand.elements() {
+                        slots.extend(self.slot(&element, scope)?);
+                    }
+                    if target.is_none() && through.is_none() {
                         rets = slots;
                     } else {
                         args = slots;
@@ -658,6 +874,16 @@ impl<'a> Decoder<'a> {
                 }
             }
         }
+        if let Some(reg) = through {
+            return Ok(Inst {
+                op: Op::CallIndirect { reg, rets, args },
+                guard,
+                dst: Vec::new(),
+                src: Vec::new(),
+                range,
+                implicit: false,
+            });
+        }
         let Some(func) = target else {
             return error(range, "call without a target function");
         };
@@ -671,7 +897,25 @@ impl<'a> Decoder<'a> {
         })
     }
 
-    fn slot(&self, operand: &Operand<'_>, scope: &Scope) -> Result<Slot, DecodeError> {
+    /// The slots of one call argument: a vector register gives one per element.
+    fn slot(&self, operand: &Operand<'_>, scope: &Scope) -> Result<Vec<Slot>, DecodeError> {
+        match operand.kind() {
+            OperandKind::Identifier(name) | OperandKind::Register(name)
+                if self.lookup_reg(scope, name).is_none()
+                    && self.vector_reg(scope, name).is_some() =>
+            {
+                Ok(self
+                    .vector_reg(scope, name)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(Slot::Reg)
+                    .collect())
+            }
+            _ => self.scalar_slot(operand, scope).map(|slot| vec![slot]),
+        }
+    }
+
+    fn scalar_slot(&self, operand: &Operand<'_>, scope: &Scope) -> Result<Slot, DecodeError> {
         match operand.kind() {
             OperandKind::Identifier(name) if self.lookup_reg(scope, name).is_some() => {
                 Ok(Slot::Reg(self.lookup_reg(scope, name).unwrap_or_default()))
@@ -697,8 +941,39 @@ impl<'a> Decoder<'a> {
         }
     }
 
+    /// The address of a module variable or function named in an initializer:
+    /// (its address in its own space, its generic address).
+    fn address_of(&self, name: &str) -> Option<(u64, u64)> {
+        if let Some(var) = self.module.vars.get(name) {
+            return Some((var.addr, to_generic(var.space, var.addr)));
+        }
+        let f = FUNCTION_BASE + u64::from(*self.functions.get(name)?);
+        Some((f, f))
+    }
+
     fn lookup_reg(&self, scope: &Scope, name: &str) -> Option<u32> {
         scope.regs.get(name).copied()
+    }
+
+    /// The element registers of a vector register (`.reg .v4 .u32 %v`).
+    fn vector_reg(&self, scope: &Scope, name: &str) -> Option<Vec<u32>> {
+        let regs: Vec<u32> = ["x", "y", "z", "w"]
+            .iter()
+            .map_while(|c| self.lookup_reg(scope, &format!("{name}.{c}")))
+            .collect();
+        (!regs.is_empty()).then_some(regs)
+    }
+
+    /// `%v.x` … `%v.w`, or `%v.r` … `%v.a` for the same elements.
+    fn component_reg(&self, scope: &Scope, register: &str, component: &str) -> Option<u32> {
+        let component = match component {
+            ".r" => ".x",
+            ".g" => ".y",
+            ".b" => ".z",
+            ".a" => ".w",
+            other => other,
+        };
+        self.lookup_reg(scope, &format!("{register}{component}"))
     }
 
     fn lookup_var<'s>(&'s self, scope: &'s Scope, name: &str) -> Option<&'s Variable> {
@@ -710,13 +985,16 @@ impl<'a> Decoder<'a> {
             OperandKind::Register(name) | OperandKind::Identifier(name) => {
                 match self.lookup_reg(scope, name) {
                     Some(reg) => Ok(Dst::Reg(reg)),
-                    None => error(operand.range(), format!("undeclared register `{name}`")),
+                    None => match self.vector_reg(scope, name) {
+                        Some(regs) => Ok(Dst::Vector(regs.into_iter().map(Dst::Reg).collect())),
+                        None => error(operand.range(), format!("undeclared register `{name}`")),
+                    },
                 }
             }
             OperandKind::Component {
                 register,
                 component,
-            } => match self.lookup_reg(scope, &format!("{register}{component}")) {
+            } => match self.component_reg(scope, register, component) {
                 Some(reg) => Ok(Dst::Reg(reg)),
                 None => error(
                     operand.range(),
@@ -749,6 +1027,9 @@ impl<'a> Decoder<'a> {
                 if let Some(reg) = self.lookup_reg(scope, name) {
                     return Ok(Src::Reg(reg));
                 }
+                if let Some(regs) = self.vector_reg(scope, name) {
+                    return Ok(Src::Vector(regs.into_iter().map(Src::Reg).collect()));
+                }
                 match Special::parse(name, None) {
                     Some(special) => Ok(Src::Special(special)),
                     None => error(operand.range(), format!("undeclared register `{name}`")),
@@ -758,7 +1039,7 @@ impl<'a> Decoder<'a> {
                 register,
                 component,
             } => {
-                if let Some(reg) = self.lookup_reg(scope, &format!("{register}{component}")) {
+                if let Some(reg) = self.component_reg(scope, register, component) {
                     return Ok(Src::Reg(reg));
                 }
                 match Special::parse(register, Some(component)) {
@@ -784,11 +1065,18 @@ impl<'a> Decoder<'a> {
                 if let Some(reg) = self.lookup_reg(scope, name) {
                     return Ok(Src::Reg(reg));
                 }
+                if let Some(regs) = self.vector_reg(scope, name) {
+                    return Ok(Src::Vector(regs.into_iter().map(Src::Reg).collect()));
+                }
                 if let Some(&pc) = scope.labels.get(name) {
                     return Ok(Src::Target(pc));
                 }
                 if let Some(&f) = self.functions.get(name) {
-                    return Ok(Src::Target(f));
+                    // A function's address, for an indirect call.
+                    return Ok(Src::Imm(FUNCTION_BASE + u64::from(f)));
+                }
+                if name == "WARP_SZ" {
+                    return Ok(Src::Imm(32));
                 }
                 match self.lookup_var(scope, name) {
                     Some(var) => Ok(Src::Imm(var.addr)),
@@ -847,10 +1135,14 @@ impl<'a> Decoder<'a> {
                         }
                         _ => Ok(Src::Imm(value as u64)),
                     },
-                    None => error(
-                        operand.range(),
-                        format!("cannot evaluate `{}`", operand.text()),
-                    ),
+                    // `reg + c` as a value (`st.u64 [p], r + 1;`): the sum.
+                    None => match self.address(operand, scope) {
+                        Some((base @ Some(_), offset)) => Ok(Src::Addr(Address { base, offset })),
+                        _ => error(
+                            operand.range(),
+                            format!("cannot evaluate `{}`", operand.text()),
+                        ),
+                    },
                 }
             }
         }
@@ -888,7 +1180,15 @@ impl<'a> Decoder<'a> {
     fn const_eval(&self, operand: &Operand<'_>, scope: &Scope) -> Option<i128> {
         match operand.kind() {
             OperandKind::Integer(text) => parse_int(text).map(i128::from),
-            OperandKind::Identifier(name) => Some(i128::from(self.lookup_var(scope, name)?.addr)),
+            OperandKind::Identifier("WARP_SZ") => Some(32),
+            OperandKind::Identifier(name) => {
+                let var = self.lookup_var(scope, name)?;
+                Some(i128::from(if self.generic_names.get() {
+                    to_generic(var.space, var.addr)
+                } else {
+                    var.addr
+                }))
+            }
             OperandKind::ArgumentList if operand.elements().len() == 1 => {
                 self.const_eval(&operand.elements()[0], scope)
             }
@@ -946,7 +1246,15 @@ impl<'a> Decoder<'a> {
                         }
                     }
                     Expression::Parenthesized(inner) => self.const_eval(&inner, scope),
-                    Expression::Subscript { .. } => None,
+                    // `a[i]`: the address of element `i`.
+                    Expression::Subscript { array, index } => {
+                        let OperandKind::Identifier(name) = array.kind() else {
+                            return None;
+                        };
+                        let element = self.lookup_var(scope, name)?.element as i128;
+                        let base = self.const_eval(&array, scope)?;
+                        Some(wrap(base + self.const_eval(&index, scope)? * element))
+                    }
                 }
             }
         }
@@ -956,6 +1264,54 @@ impl<'a> Decoder<'a> {
     fn text(&self) -> &str {
         self.text
     }
+}
+
+/// Which of `functions` the ones at `roots` can reach through the names its
+/// instructions mention (`call f`, `mov.u64 %rd, f` for an indirect call).
+fn reachable(functions: &[ptx_syntax::Function<'_>], roots: &[usize]) -> Vec<bool> {
+    let index: HashMap<&str, usize> = functions
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| Some((f.name()?.text, i)))
+        .collect();
+    let mut keep = vec![false; functions.len()];
+    for &root in roots {
+        keep[root] = true;
+    }
+    let mut work = roots.to_vec();
+    while let Some(f) = work.pop() {
+        let mut flat = Vec::new();
+        flatten(
+            &functions[f]
+                .body()
+                .map(|b| b.statements())
+                .unwrap_or_default(),
+            &mut flat,
+        );
+        for statement in &flat {
+            let Statement::Instruction(inst) = statement else {
+                continue;
+            };
+            let mut operands = inst.operands();
+            while let Some(operand) = operands.pop() {
+                if let OperandKind::Identifier(name) = operand.kind() {
+                    if let Some(&g) = index.get(name) {
+                        if !keep[g] {
+                            keep[g] = true;
+                            work.push(g);
+                        }
+                    }
+                }
+                if matches!(
+                    operand.kind(),
+                    OperandKind::ArgumentList | OperandKind::Vector
+                ) {
+                    operands.extend(operand.elements());
+                }
+            }
+        }
+    }
+    keep
 }
 
 fn flatten<'a>(statements: &[Statement<'a>], out: &mut Vec<Statement<'a>>) {
@@ -971,8 +1327,8 @@ fn flatten<'a>(statements: &[Statement<'a>], out: &mut Vec<Statement<'a>>) {
 fn destination_count(mnemonic: &str, quals: &Quals) -> usize {
     match mnemonic {
         "bar" | "barrier" => usize::from(quals.has("red")),
-        "st" | "red" | "bra" | "ret" | "exit" | "membar" | "fence" | "trap" | "brkpt"
-        | "nanosleep" | "prefetch" | "prefetchu" | "pmevent" | "stmatrix" | "discard"
+        "st" | "sust" | "sured" | "red" | "bra" | "ret" | "exit" | "membar" | "fence" | "trap"
+        | "brkpt" | "nanosleep" | "prefetch" | "prefetchu" | "pmevent" | "stmatrix" | "discard"
         | "applypriority" | "cp" | "griddepcontrol" | "setmaxnreg" => 0,
         "wmma" if quals.has("store") => 0,
         "mbarrier"
@@ -1042,28 +1398,153 @@ fn int_as_float(value: i128, ty: Ty) -> u64 {
     format.encode(value as f64, Rounding::Nearest)
 }
 
-/// Values of an initializer: `5`, `{1, 2, 3}`, `{{1,2},{3,4}}`, `0f3F800000`.
-fn initializer_values(text: &str) -> Vec<InitValue> {
-    text.split([',', '{', '}'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            if let Some(v) = parse_int(s) {
-                InitValue::Int(i128::from(v))
-            } else if let Some(v) = s.strip_prefix('-').and_then(parse_int) {
-                InitValue::Int(-i128::from(v))
-            } else if let Some(bits) = float_literal(s, Some(Ty::F64)) {
-                InitValue::Float(f64::from_bits(bits))
-            } else if let Some(bits) = s
-                .strip_prefix('-')
-                .and_then(|t| float_literal(t, Some(Ty::F64)))
-            {
-                InitValue::Float(-f64::from_bits(bits))
-            } else {
-                InitValue::Int(0)
-            }
-        })
+/// The sizes of a declarator's dimensions (`None`: unsized `[]`).
+fn dimensions(declarator: &ptx_syntax::Declarator<'_>) -> Vec<Option<usize>> {
+    declarator
+        .dimensions()
+        .into_iter()
+        .map(|d| d.map(|t| parse_int(t.text).map_or(1, |v| v as usize)))
         .collect()
+}
+
+/// One value or brace group of an initializer.
+enum InitNode<'t> {
+    Value(&'t str),
+    Group(Vec<InitNode<'t>>),
+}
+
+fn parse_init(text: &str) -> Vec<InitNode<'_>> {
+    fn group<'t>(text: &'t str, at: &mut usize) -> Vec<InitNode<'t>> {
+        let mut items = Vec::new();
+        let mut start = *at;
+        let bytes = text.as_bytes();
+        let flush = |from: usize, to: usize, items: &mut Vec<InitNode<'t>>| {
+            let item = text[from..to].trim();
+            if !item.is_empty() {
+                items.push(InitNode::Value(item));
+            }
+        };
+        while *at < bytes.len() {
+            match bytes[*at] {
+                b'{' => {
+                    flush(start, *at, &mut items);
+                    *at += 1;
+                    items.push(InitNode::Group(group(text, at)));
+                    start = *at;
+                    continue;
+                }
+                b'}' => {
+                    flush(start, *at, &mut items);
+                    *at += 1;
+                    return items;
+                }
+                b',' => {
+                    flush(start, *at, &mut items);
+                    start = *at + 1;
+                }
+                // `generic(name)`: its parentheses hold no separators.
+                _ => {}
+            }
+            *at += 1;
+        }
+        flush(start, *at, &mut items);
+        items
+    }
+    let mut at = 0;
+    group(text, &mut at)
+}
+
+/// Values of an initializer with their element positions, and how many
+/// elements it spans: `5`, `{1, 2, 3}`, `{{1, 2}, {3}}` (a brace group fills
+/// one row of the next dimension, the rest of the row staying zero),
+/// `0f3F800000`, and addresses: `var`, `var+8`, `generic(var)`,
+/// `generic(var)+4` (`address` gives a name's address, generic or not).
+fn initializer_values(
+    text: &str,
+    dims: &[Option<usize>],
+    address: &dyn Fn(&str) -> Option<(u64, u64)>,
+) -> (Vec<(usize, InitValue)>, usize) {
+    let address_value = |s: &str| -> Option<i128> {
+        let (base, offset) = match s.find(['+', '-']) {
+            Some(at) if at > 0 => {
+                let sign = if s[at..].starts_with('-') { -1 } else { 1 };
+                (&s[..at], sign * i128::from(parse_int(s[at + 1..].trim())?))
+            }
+            _ => (s, 0),
+        };
+        let base = base.trim();
+        let (name, generic) = match base
+            .strip_prefix("generic(")
+            .and_then(|b| b.strip_suffix(')'))
+        {
+            Some(inner) => (inner.trim(), true),
+            None => (base, false),
+        };
+        let (plain, generic_addr) = address(name)?;
+        Some(i128::from(if generic { generic_addr } else { plain }) + offset)
+    };
+    let value = |s: &str| {
+        if let Some(v) = address_value(s) {
+            InitValue::Int(v)
+        } else if let Some(v) = parse_int(s) {
+            InitValue::Int(i128::from(v))
+        } else if let Some(v) = s.strip_prefix('-').and_then(parse_int) {
+            InitValue::Int(-i128::from(v))
+        } else if let Some(bits) = float_literal(s, Some(Ty::F64)) {
+            InitValue::Float(f64::from_bits(bits))
+        } else if let Some(bits) = s
+            .strip_prefix('-')
+            .and_then(|t| float_literal(t, Some(Ty::F64)))
+        {
+            InitValue::Float(-f64::from_bits(bits))
+        } else {
+            InitValue::Int(0)
+        }
+    };
+    // Elements one brace group of depth d covers: the product of the
+    // dimensions after d.
+    let stride = |depth: usize| -> usize {
+        dims.get(depth..)
+            .map(|rest| {
+                rest.iter()
+                    .fold(1usize, |a, d| a.saturating_mul(d.unwrap_or(1)))
+            })
+            .unwrap_or(1)
+            .clamp(1, 1 << 28)
+    };
+    fn fill(
+        items: &[InitNode<'_>],
+        depth: usize,
+        start: usize,
+        stride: &dyn Fn(usize) -> usize,
+        value: &dyn Fn(&str) -> InitValue,
+        out: &mut Vec<(usize, InitValue)>,
+    ) -> usize {
+        let mut cursor = start;
+        for item in items {
+            match item {
+                InitNode::Value(text) => {
+                    out.push((cursor, value(text)));
+                    cursor += 1;
+                }
+                InitNode::Group(inner) => {
+                    let row = stride(depth + 1);
+                    cursor =
+                        start.saturating_add((cursor - start).div_ceil(row).saturating_mul(row));
+                    fill(inner, depth + 1, cursor, stride, value, out);
+                    cursor = cursor.saturating_add(row);
+                }
+            }
+        }
+        cursor
+    }
+    let nodes = parse_init(text);
+    let mut out = Vec::new();
+    let extent = match nodes.as_slice() {
+        [InitNode::Group(items)] => fill(items, 0, 0, &stride, &value, &mut out),
+        items => fill(items, 0, 0, &stride, &value, &mut out),
+    };
+    (out, extent)
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -1072,20 +1553,20 @@ enum InitValue {
     Float(f64),
 }
 
-fn init_bytes(values: &[InitValue], ty: Ty, size: usize) -> Vec<u8> {
+fn init_bytes(values: &[(usize, InitValue)], ty: Ty, size: usize) -> Vec<u8> {
     let mut bytes = vec![0u8; size];
     let width = ty.bytes();
-    for (index, value) in values.iter().enumerate() {
+    for &(index, ref value) in values {
         let bits = match (*value, ty.format()) {
             (InitValue::Int(v), None) => v as u64,
             (InitValue::Float(f), None) => f as i64 as u64,
             (InitValue::Int(v), Some(format)) => format.encode(v as f64, Rounding::Nearest),
             (InitValue::Float(f), Some(format)) => format.encode(f, Rounding::Nearest),
         };
-        let start = index * width;
+        let start = index.saturating_mul(width);
         let stored = width.min(8);
-        if start + stored > size {
-            break;
+        if start.saturating_add(stored) > size {
+            continue;
         }
         bytes[start..start + stored].copy_from_slice(&bits.to_le_bytes()[..stored]);
     }
@@ -1095,6 +1576,40 @@ fn init_bytes(values: &[InitValue], ty: Ty, size: usize) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn brace_groups_fill_rows() {
+        let layout = |text: &str, dims: &[Option<usize>]| {
+            let address = |name: &str| (name == "var").then_some((0x100, 0x7a00_0000_0100));
+            let (values, extent) = initializer_values(text, dims, &address);
+            let values: Vec<String> = values
+                .iter()
+                .map(|(i, v)| match v {
+                    InitValue::Int(n) => format!("{i}:{n}"),
+                    InitValue::Float(f) => format!("{i}:{f}"),
+                })
+                .collect();
+            format!("{} / {extent}", values.join(" "))
+        };
+        assert_eq!(
+            layout("{{-1, 2}, {3}}", &[Some(4), Some(2)]),
+            "0:-1 1:2 2:3 / 4"
+        );
+        assert_eq!(
+            layout("{{1}, {2}, {var}}", &[Some(4), Some(2)]),
+            "0:1 2:2 4:256 / 6"
+        );
+        assert_eq!(layout("{1, 2, 3}", &[None]), "0:1 1:2 2:3 / 3");
+        assert_eq!(
+            layout("{{1, 2}, {3, 4}}", &[None, Some(2)]),
+            "0:1 1:2 2:3 3:4 / 4"
+        );
+        assert_eq!(
+            layout("{generic(var)+8, var-4, 1.5}", &[Some(3)]),
+            "0:134140418588936 1:252 2:1.5 / 3"
+        );
+        assert_eq!(layout("7", &[]), "0:7 / 1");
+    }
 
     #[test]
     fn float_literals_take_the_operand_type() {

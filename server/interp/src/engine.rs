@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use crate::decode::{Program, Slot};
 use crate::ir::{mask, sext, Dst, Inst, Special, Src, Ty};
-use crate::memory::Memory;
+use crate::memory::{Memory, FUNCTION_BASE};
 use crate::tensor::TensorMemory;
 use crate::Op;
 
@@ -55,6 +55,17 @@ struct Frame {
     /// Caller slots that receive the callee's return values.
     rets: Vec<Slot>,
     func: u32,
+    /// For a recursive call: the state of the callee's outer activation,
+    /// put back when this one returns.
+    saved: Option<Box<Activation>>,
+}
+
+/// One activation's registers, `.local` frame and parameter areas.
+#[derive(Debug, Clone)]
+struct Activation {
+    regs: Vec<(u32, u64)>,
+    local: Vec<u8>,
+    params: Vec<Vec<u8>>,
 }
 
 /// One warp's state.
@@ -145,6 +156,12 @@ impl Warp {
     }
 }
 
+/// Zeroes `bytes` and gives it length `len`, keeping its allocation.
+fn reset(bytes: &mut Vec<u8>, len: usize) {
+    bytes.clear();
+    bytes.resize(len, 0);
+}
+
 /// One line's record for the selected thread.
 #[derive(Debug, Clone, Default)]
 pub struct LineRecord {
@@ -158,6 +175,8 @@ pub struct Launch {
     pub ntid: [u32; 3],
     pub nctaid: [u32; 3],
     pub ctaid: [u32; 3],
+    /// Bytes of dynamic shared memory per CTA.
+    pub dynamic_smem: u32,
 }
 
 /// The machine running one CTA at a time.
@@ -223,11 +242,22 @@ impl<'p> Machine<'p> {
         let warps = threads.div_ceil(32);
         let nregs = self.prog.regs.len();
         let start = self.prog.functions[self.prog.main].start;
+        // The previous CTA's register files and memories are zeroed and
+        // reused: for a large kernel, fresh allocations cost more in page
+        // faults than the CTA's own work.
+        let mut old = std::mem::take(&mut self.warps);
         self.warps = (0..warps)
             .map(|w| {
                 let count = (threads - w * 32).min(32);
+                let regs = match old.pop() {
+                    Some(mut warp) if warp.regs.len() == nregs * 32 => {
+                        warp.regs.fill(0);
+                        warp.regs
+                    }
+                    _ => vec![0; nregs * 32],
+                };
                 Warp {
-                    regs: vec![0; nregs * 32],
+                    regs,
                     pcs: [start; 32],
                     converged: true,
                     pc: start,
@@ -240,9 +270,19 @@ impl<'p> Machine<'p> {
                 }
             })
             .collect();
-        self.mem.shared = vec![0; self.prog.shared_size];
-        self.mem.local = vec![vec![0; self.prog.local_size]; threads as usize];
-        self.mem.func_params = vec![vec![0; self.prog.func_param_size]; threads as usize];
+        reset(&mut self.mem.shared, self.prog.shared_size);
+        reset(
+            &mut self.mem.dynamic_shared,
+            self.launch.dynamic_smem as usize,
+        );
+        self.mem.local.resize_with(threads as usize, Vec::new);
+        for local in &mut self.mem.local {
+            reset(local, self.prog.local_size);
+        }
+        self.mem.func_params.resize_with(threads as usize, Vec::new);
+        for params in &mut self.mem.func_params {
+            reset(params, self.prog.func_param_size);
+        }
         self.tensor = TensorMemory::default();
         self.barrier_votes.clear();
         self.mbarriers.clear();
@@ -412,6 +452,9 @@ impl<'p> Machine<'p> {
             Op::Call { func, rets, args } => {
                 return self.call(w, pc, lanes, active, *func, rets, args);
             }
+            Op::CallIndirect { reg, rets, args } => {
+                return self.call_indirect(w, pc, lanes, active, *reg, rets, args);
+            }
             Op::Barrier(barrier) => {
                 crate::control::barrier(self, w, inst, barrier, active)?;
                 let warp = &mut self.warps[w];
@@ -460,6 +503,10 @@ impl<'p> Machine<'p> {
         while rest != 0 {
             let lane = rest.trailing_zeros();
             rest &= rest - 1;
+            let recursive = self.warps[w].stacks[lane as usize]
+                .iter()
+                .any(|f| f.func == func);
+            let saved = recursive.then(|| Box::new(self.save_activation(w, lane, func)));
             for (arg, param) in args.iter().zip(&callee.params) {
                 let bytes = self
                     .slot_bytes(w, lane, *arg)
@@ -475,6 +522,7 @@ impl<'p> Machine<'p> {
                 return_pc: pc + 1,
                 rets: rets.to_vec(),
                 func,
+                saved,
             });
         }
         let warp = &mut self.warps[w];
@@ -502,11 +550,18 @@ impl<'p> Machine<'p> {
                 continue;
             };
             let callee = &prog.functions[frame.func as usize];
-            for (slot, formal) in frame.rets.iter().zip(&callee.returns) {
-                let bytes = self
-                    .slot_bytes(w, lane, *formal)
-                    .map_err(|m| Fault::at(lane, m))?;
-                self.set_slot(w, lane, *slot, &bytes)
+            let mut values = Vec::new();
+            for formal in &callee.returns {
+                values.push(
+                    self.slot_bytes(w, lane, *formal)
+                        .map_err(|m| Fault::at(lane, m))?,
+                );
+            }
+            if let Some(saved) = frame.saved {
+                self.restore_activation(w, lane, frame.func, *saved);
+            }
+            for (slot, bytes) in frame.rets.iter().zip(&values) {
+                self.set_slot(w, lane, *slot, bytes)
                     .map_err(|m| Fault::at(lane, m))?;
             }
             targets.push((lane, frame.return_pc));
@@ -522,6 +577,114 @@ impl<'p> Machine<'p> {
                 warp.pcs[lane as usize] = target;
             }
         }
+        Ok(())
+    }
+
+    /// Copies function `func`'s registers, `.local` frame and parameter
+    /// areas of one thread, before a recursive call reuses them.
+    fn save_activation(&self, w: usize, lane: u32, func: u32) -> Activation {
+        let prog = self.prog;
+        let info = &prog.functions[func as usize];
+        let thread = (self.warps[w].base + lane) as usize;
+        let regs = (0..prog.regs.len() as u32)
+            .filter(|&r| prog.regs[r as usize].function == func as usize)
+            .map(|r| (r, self.warps[w].regs[r as usize * 32 + lane as usize]))
+            .collect();
+        let local = self
+            .mem
+            .local
+            .get(thread)
+            .and_then(|l| l.get(info.frame_local.clone()))
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default();
+        let params = info
+            .frame_params
+            .iter()
+            .map(|range| {
+                self.mem
+                    .func_params
+                    .get(thread)
+                    .and_then(|p| p.get(range.clone()))
+                    .map(<[u8]>::to_vec)
+                    .unwrap_or_default()
+            })
+            .collect();
+        Activation {
+            regs,
+            local,
+            params,
+        }
+    }
+
+    fn restore_activation(&mut self, w: usize, lane: u32, func: u32, saved: Activation) {
+        let prog = self.prog;
+        let info = &prog.functions[func as usize];
+        let thread = (self.warps[w].base + lane) as usize;
+        for (r, bits) in saved.regs {
+            self.warps[w].regs[r as usize * 32 + lane as usize] = bits;
+        }
+        if let Some(area) = self
+            .mem
+            .local
+            .get_mut(thread)
+            .and_then(|l| l.get_mut(info.frame_local.clone()))
+        {
+            if area.len() == saved.local.len() {
+                area.copy_from_slice(&saved.local);
+            }
+        }
+        for (range, bytes) in info.frame_params.iter().zip(saved.params) {
+            if let Some(area) = self
+                .mem
+                .func_params
+                .get_mut(thread)
+                .and_then(|p| p.get_mut(range.clone()))
+            {
+                if area.len() == bytes.len() {
+                    area.copy_from_slice(&bytes);
+                }
+            }
+        }
+    }
+
+    /// `call` through a register: the lanes go to the functions whose
+    /// addresses they hold.
+    #[allow(clippy::too_many_arguments)]
+    fn call_indirect(
+        &mut self,
+        w: usize,
+        pc: u32,
+        lanes: u32,
+        active: u32,
+        reg: u32,
+        rets: &[Slot],
+        args: &[Slot],
+    ) -> Result<(), Fault> {
+        let mut groups: Vec<(u32, u32)> = Vec::new();
+        for lane in crate::engine::lanes(active) {
+            let value = self.warps[w].regs[reg as usize * 32 + lane as usize];
+            let func = value
+                .checked_sub(FUNCTION_BASE)
+                .filter(|&f| (f as usize) < self.prog.functions.len())
+                .ok_or_else(|| {
+                    Fault::at(
+                        lane,
+                        format!("call through {value:#x}, which is not a function's address"),
+                    )
+                })? as u32;
+            match groups.iter_mut().find(|g| g.0 == func) {
+                Some(group) => group.1 |= 1 << lane,
+                None => groups.push((func, 1 << lane)),
+            }
+        }
+        if let [(func, group)] = groups[..] {
+            return self.call(w, pc, lanes, group, func, rets, args);
+        }
+        self.warps[w].materialize();
+        for (func, group) in groups {
+            self.call(w, pc, group, group, func, rets, args)?;
+        }
+        self.warps[w].jump(pc, lanes & !active, pc + 1);
         Ok(())
     }
 
@@ -568,15 +731,39 @@ impl<'p> Machine<'p> {
             Op::Int(op) => crate::int::exec(self, w, inst, op, active),
             Op::Float(op) => crate::float::exec(self, w, inst, op, active),
             Op::Cvt(op) => crate::cvt::exec(self, w, inst, op, active),
+            Op::Pack(op) => crate::pack::exec(self, w, inst, op, active),
+            Op::ScalarVideo(op) => crate::video::exec_scalar(self, w, inst, op, active),
             Op::Mem(op) => crate::mem::exec(self, w, inst, op, active),
             Op::Warp(op) => crate::warp::exec(self, w, inst, op, active),
             Op::Tensor(op) => crate::tensor::exec(self, w, inst, op, active),
             Op::Wmma(op) => crate::wmma::exec(self, w, inst, op, active),
             Op::Matrix(op) => crate::matrix::exec(self, w, inst, op, active),
             Op::Async(op) => crate::asynccopy::exec(self, w, inst, op, active),
+            Op::Video(op) => crate::video::exec(self, w, inst, op, active),
+            Op::MovVector => {
+                let sources = Src::elements(inst.src.first());
+                let targets = Dst::elements(inst.dst.first());
+                if sources.len() != targets.len() {
+                    return Err(Fault::new(format!(
+                        "mov of {} elements into {}",
+                        sources.len(),
+                        targets.len()
+                    )));
+                }
+                let values: Vec<Lanes> = sources.iter().map(|s| self.read(w, s)).collect();
+                for (dst, value) in targets.iter().zip(&values) {
+                    self.write(w, dst, value, active);
+                }
+                Ok(())
+            }
             Op::Nop => Ok(()),
             Op::Unsupported(message) => Err(Fault::new(message.clone())),
-            Op::Bra | Op::Exit | Op::Ret | Op::Call { .. } | Op::Barrier(_) => Ok(()),
+            Op::Bra
+            | Op::Exit
+            | Op::Ret
+            | Op::Call { .. }
+            | Op::CallIndirect { .. }
+            | Op::Barrier(_) => Ok(()),
         }
     }
 
@@ -606,6 +793,19 @@ impl<'p> Machine<'p> {
             Special::LanemaskGt => !(mask(lane + 1) as u32),
             Special::Clock => self.clock as u32,
             Special::Clock64 | Special::GlobalTimer => return self.clock,
+            Special::DynamicSmemSize => self.launch.dynamic_smem,
+            // Static and dynamic, in the 128-byte allocation units of sm_8x
+            // and sm_9x; the aggregate adds the 1 KiB an sm_8x/sm_9x GPU
+            // reserves per CTA (spec §10.30–10.31; not yet checked on a GPU).
+            Special::TotalSmemSize => (self.prog.shared_size as u32)
+                .saturating_add(self.launch.dynamic_smem)
+                .div_ceil(128)
+                .saturating_mul(128),
+            Special::AggrSmemSize => (self.prog.shared_size as u32)
+                .saturating_add(self.launch.dynamic_smem)
+                .div_ceil(128)
+                .saturating_mul(128)
+                .saturating_add(1024),
             Special::Smid | Special::Gridid | Special::Zero => 0,
             Special::Nsmid => 1,
         })

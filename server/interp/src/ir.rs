@@ -228,7 +228,13 @@ pub enum Special {
     Smid,
     Nsmid,
     Gridid,
-    /// `%dynamic_smem_size`, `%total_smem_size`, `%envregN` and the like: zero.
+    /// `%dynamic_smem_size`: the launch's dynamic shared memory.
+    DynamicSmemSize,
+    /// `%total_smem_size`: static and dynamic shared memory of the CTA.
+    TotalSmemSize,
+    /// `%aggr_smem_size`: that and the memory reserved for the system.
+    AggrSmemSize,
+    /// `%envregN`, `%cluster_ctarank` and the like: zero.
     Zero,
 }
 
@@ -259,7 +265,9 @@ impl Special {
             "%smid" => Special::Smid,
             "%nsmid" => Special::Nsmid,
             "%gridid" => Special::Gridid,
-            "%dynamic_smem_size" | "%total_smem_size" | "%aggr_smem_size" => Special::Zero,
+            "%dynamic_smem_size" => Special::DynamicSmemSize,
+            "%total_smem_size" => Special::TotalSmemSize,
+            "%aggr_smem_size" => Special::AggrSmemSize,
             "%cluster_ctarank" | "%is_explicit_cluster" => Special::Zero,
             _ if name.starts_with("%envreg") || name.starts_with("%pm") => Special::Zero,
             _ => return None,
@@ -475,6 +483,9 @@ pub struct RegInfo {
     pub ty: Ty,
     /// Index of the function that declares it (`usize::MAX`: the snippet body).
     pub function: usize,
+    /// Declared in a nested `{ }` block (not reported at the end of a run:
+    /// its name may repeat an outer register's).
+    pub nested: bool,
 }
 
 impl RegInfo {

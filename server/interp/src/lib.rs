@@ -23,14 +23,17 @@ mod matrix;
 mod mem;
 mod memory;
 mod mufu;
+mod pack;
 mod run;
 mod softfloat;
 mod tensor;
+mod video;
 mod warp;
 mod wmma;
 
 use ptx_syntax::TextRange;
 
+pub use memory::MAX_SHARED_PER_CTA;
 pub use run::{parse_arg, run_kernel, run_snippet, ArgSpec};
 
 /// Default step limit (warp-instruction issues).
@@ -72,6 +75,10 @@ pub struct KernelOptions {
     pub max_steps: u64,
     /// The thread (linear index in CTA 0) whose per-line values are recorded.
     pub hint_thread: u32,
+    /// Bytes of dynamic shared memory (the `.extern .shared` array) per CTA.
+    /// `None`: what the kernel's static shared memory leaves of
+    /// [`MAX_SHARED_PER_CTA`] (227 KiB, the H100's per-block maximum).
+    pub dynamic_smem: Option<u32>,
 }
 
 impl Default for KernelOptions {
@@ -83,6 +90,7 @@ impl Default for KernelOptions {
             args: Vec::new(),
             max_steps: DEFAULT_MAX_STEPS,
             hint_thread: 0,
+            dynamic_smem: None,
         }
     }
 }
@@ -226,11 +234,23 @@ pub(crate) enum Op {
     Wmma(wmma::WmmaOp),
     Matrix(matrix::MatrixOp),
     Async(asynccopy::AsyncOp),
+    Video(video::VideoOp),
+    ScalarVideo(video::ScalarOp),
+    /// `cvt.pack.sat`
+    Pack(pack::PackOp),
+    /// `mov.v2`/`mov.v4`: element-wise, every source read before any write.
+    MovVector,
     Bra,
     Exit,
     Ret,
     Call {
         func: u32,
+        rets: Vec<decode::Slot>,
+        args: Vec<decode::Slot>,
+    },
+    /// `call` through a register holding a function's address.
+    CallIndirect {
+        reg: u32,
         rets: Vec<decode::Slot>,
         args: Vec<decode::Slot>,
     },
@@ -246,16 +266,21 @@ pub(crate) fn decode_op(
     n_dst: usize,
     src: &[ir::Src],
 ) -> Result<Op, String> {
+    if mnemonic == "mov" && quals.vector > 1 {
+        return Ok(Op::MovVector);
+    }
     let decoded = asynccopy::decode(mnemonic, quals, n_dst, src)
         .or_else(|| control::decode(mnemonic, quals, src))
         .or_else(|| int::decode(mnemonic, quals, n_dst, src))
         .or_else(|| float::decode(mnemonic, quals, src))
+        .or_else(|| pack::decode(mnemonic, quals, src))
         .or_else(|| cvt::decode(mnemonic, quals, src))
         .or_else(|| mem::decode(mnemonic, quals, src))
         .or_else(|| warp::decode(mnemonic, quals, n_dst, src))
         .or_else(|| tensor::decode(mnemonic, quals, src))
         .or_else(|| wmma::decode(mnemonic, quals, src))
-        .or_else(|| matrix::decode(mnemonic, quals, n_dst, src));
+        .or_else(|| matrix::decode(mnemonic, quals, n_dst, src))
+        .or_else(|| video::decode(mnemonic, quals, src));
     match decoded {
         Some(result) => result,
         None => Err(format!(

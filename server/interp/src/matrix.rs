@@ -435,7 +435,7 @@ fn exec_mma(
             let b_col: Vec<u64> = (0..k).map(|i| b[i][col]).collect();
             *slot = match mma.d {
                 Ty::S32 => int_dot(mma, &a_row, &b_col, c[r][col]),
-                Ty::F64 => f64_dot(&a_row, &b_col, c[r][col]),
+                Ty::F64 => f64_dot(&a_row, &b_col, c[r][col], Rounding::Nearest),
                 _ => float_dot(mma, &a_row, &b_col, c[r][col]),
             };
         }
@@ -484,7 +484,38 @@ fn int_dot(mma: &Mma, a: &[u64], b: &[u64], c: u64) -> u64 {
     result as u64 & 0xffff_ffff
 }
 
-fn f64_dot(a: &[u64], b: &[u64], c: u64) -> u64 {
+/// One element of `D = A·B + C` from a row of A, a column of B and an
+/// element of C (raw bits), for `wmma.mma`, whose tensor-core arithmetic is
+/// that of `mma.sync` with the same types; `rounding` applies to `.f64`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn dot(
+    d: Ty,
+    a: Ty,
+    b: Ty,
+    c: Ty,
+    satfinite: bool,
+    rounding: Rounding,
+    a_row: &[u64],
+    b_col: &[u64],
+    acc: u64,
+) -> u64 {
+    // The products read only the types; the shape is not used.
+    let mma = Mma {
+        shape: Shape::M16n8k16,
+        d,
+        a,
+        b,
+        c,
+        satfinite,
+    };
+    match d {
+        Ty::S32 => int_dot(&mma, a_row, b_col, acc),
+        Ty::F64 => f64_dot(a_row, b_col, acc, rounding),
+        _ => float_dot(&mma, a_row, b_col, acc),
+    }
+}
+
+fn f64_dot(a: &[u64], b: &[u64], c: u64, rounding: Rounding) -> u64 {
     let mut acc = c;
     for (&x, &y) in a.iter().zip(b) {
         let (x, y, z) = (f64::from_bits(x), f64::from_bits(y), f64::from_bits(acc));
@@ -496,7 +527,24 @@ fn f64_dot(a: &[u64], b: &[u64], c: u64) -> u64 {
                 .unwrap_or(f64::NAN);
             nan.to_bits() | 1 << 51
         } else {
-            softfloat::fma(x, y, z).round(Rounding::Nearest, softfloat::F64)
+            let exact = softfloat::fma(x, y, z);
+            if exact.is_zero() {
+                // An exact zero: both addends' sign when they agree (±0 + ±0),
+                // otherwise -0 rounding down and +0 in the other modes.
+                let product = (x * y).is_sign_negative();
+                let negative = if x * y == 0.0 && z == 0.0 && product == z.is_sign_negative() {
+                    product
+                } else {
+                    rounding == Rounding::Down
+                };
+                if negative {
+                    1 << 63
+                } else {
+                    0
+                }
+            } else {
+                exact.round(rounding, softfloat::F64)
+            }
         };
     }
     acc

@@ -19,6 +19,16 @@ const WINDOW_SIZE: u64 = 1 << 32;
 /// Parameter-space addresses at and above this are the calling thread's own
 /// function-parameter area; below are the kernel's parameters.
 pub const FUNC_PARAM_BASE: u64 = 0x8000_0000;
+/// The address of function `i` (`mov.u64 %rd, f;`, for `call` through a
+/// register) is this plus `i`: not in any state space.
+pub const FUNCTION_BASE: u64 = 0x7900_0000_0000;
+/// Shared-space offset of the dynamic shared memory (`.extern .shared` arrays
+/// without a size): far above any static allocation, so that the static
+/// layout can be fixed before the launch chooses the dynamic size.
+pub const DYNAMIC_SHARED_BASE: u64 = 0x0100_0000;
+/// Shared memory one CTA may use, static and dynamic together: the H100's
+/// opt-in maximum per block (227 KiB).
+pub const MAX_SHARED_PER_CTA: usize = 227 << 10;
 
 /// A contiguous global allocation.
 #[derive(Debug, Clone)]
@@ -35,6 +45,10 @@ pub struct Memory {
     pub constant: Vec<u8>,
     pub kernel_params: Vec<u8>,
     pub shared: Vec<u8>,
+    /// The CTA's dynamic shared memory (at [`DYNAMIC_SHARED_BASE`]).
+    pub dynamic_shared: Vec<u8>,
+    /// The name of the `.extern .shared` variable, for fault messages.
+    pub dynamic_shared_name: String,
     pub local: Vec<Vec<u8>>,
     pub func_params: Vec<Vec<u8>>,
 }
@@ -93,6 +107,22 @@ impl Memory {
                     return Err(out_of_bounds());
                 }
                 return Ok(&mut region.bytes[start as usize..(start + size64) as usize]);
+            }
+            Space::Shared if offset >= DYNAMIC_SHARED_BASE => {
+                let start = offset - DYNAMIC_SHARED_BASE;
+                let len = self.dynamic_shared.len();
+                if start.checked_add(size64).is_none_or(|end| end > len as u64) {
+                    let name = if self.dynamic_shared_name.is_empty() {
+                        "dynamic shared memory".to_owned()
+                    } else {
+                        format!("`{}`", self.dynamic_shared_name)
+                    };
+                    return Err(format!(
+                        "{size}-byte access at offset {start} of {name} is out of bounds: \
+                         the launch gives it {len} bytes of dynamic shared memory (--dynamic-smem)"
+                    ));
+                }
+                return Ok(&mut self.dynamic_shared[start as usize..(start + size64) as usize]);
             }
             Space::Shared => &mut self.shared,
             Space::Const => &mut self.constant,

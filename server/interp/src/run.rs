@@ -6,7 +6,7 @@ use ptx_syntax::Parse;
 use crate::decode::{decode, float_literal, parse_int, DecodeError, Mode, Program};
 use crate::engine::{Launch, Located, Machine};
 use crate::ir::{mask, Ty};
-use crate::memory::{Memory, GLOBAL_STATIC_BASE};
+use crate::memory::{Memory, GLOBAL_STATIC_BASE, MAX_SHARED_PER_CTA};
 use crate::softfloat::Rounding;
 use crate::{
     BufferResult, KernelOptions, LineValues, RegValue, RunError, RunErrorKind, RunResult,
@@ -22,12 +22,28 @@ pub enum ArgSpec {
     Buffer(Vec<u8>),
 }
 
-/// Parses `u32:5`, `f32:1.5`, `buf:f32:1,2.5`, `buf:hex:00ff`, `zeros:64`.
+/// Parses `u32:5`, `f32:1.5`, `raw:0102` (the bytes of a by-value struct),
+/// `buf:f32:1,2.5`, `buf:hex:00ff`, `zeros:64`.
 pub fn parse_arg(text: &str) -> Result<ArgSpec, String> {
     let (kind, rest) = text.split_once(':').ok_or_else(|| {
         format!("argument `{text}`: expected TYPE:VALUE, buf:..., or zeros:BYTES")
     })?;
     match kind {
+        "raw" => {
+            // The bytes of a by-value parameter (a struct `.b8 p[N]`).
+            let digits: String = rest.chars().filter(|c| !c.is_whitespace()).collect();
+            if !digits.len().is_multiple_of(2) || digits.is_empty() {
+                return Err(format!(
+                    "argument `{text}`: expected an even number of hex digits"
+                ));
+            }
+            (0..digits.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&digits[i..i + 2], 16))
+                .collect::<Result<Vec<u8>, _>>()
+                .map(ArgSpec::Scalar)
+                .map_err(|_| format!("argument `{text}`: bad hex digits"))
+        }
         "zeros" => {
             let n = parse_int(rest).ok_or_else(|| format!("argument `{text}`: bad byte count"))?;
             if n > 1 << 30 {
@@ -133,6 +149,24 @@ pub fn parse_value(text: &str, ty: Ty) -> Result<u64, String> {
         "`{text}` is not a value for a .{} register",
         ty.name()
     ))
+}
+
+/// The dynamic shared memory of each CTA: `requested`, or what the static
+/// shared memory leaves of [`MAX_SHARED_PER_CTA`] when the program declares an
+/// `.extern .shared` array (none otherwise).
+fn dynamic_smem(program: &Program, requested: Option<u32>) -> Result<u32, RunError> {
+    let limit = MAX_SHARED_PER_CTA;
+    let left = limit.saturating_sub(program.shared_size);
+    match requested {
+        Some(bytes) if bytes as usize > left => Err(RunError::usage(format!(
+            "--dynamic-smem {bytes}: with {} bytes of static shared memory, at most {left} \
+             bytes fit in the {limit} bytes a CTA may use",
+            program.shared_size
+        ))),
+        Some(bytes) => Ok(bytes),
+        None if program.dynamic_shared.is_some() => Ok(left as u32),
+        None => Ok(0),
+    }
 }
 
 fn decode_error(error: DecodeError) -> RunError {
@@ -255,6 +289,7 @@ pub fn run_snippet(parse: &Parse, options: &SnippetOptions) -> Result<RunResult,
         ..Memory::default()
     };
     let mut memory = memory;
+    memory.dynamic_shared_name = program.dynamic_shared.clone().unwrap_or_default();
     if !program.global_static.is_empty() {
         memory.global.push(crate::memory::Region {
             base: GLOBAL_STATIC_BASE,
@@ -265,6 +300,7 @@ pub fn run_snippet(parse: &Parse, options: &SnippetOptions) -> Result<RunResult,
         ntid: [options.threads, 1, 1],
         nctaid: [1, 1, 1],
         ctaid: [0, 0, 0],
+        dynamic_smem: dynamic_smem(&program, None)?,
     };
     let mut m = Machine::new(&program, memory, launch, options.max_steps);
     m.start_cta([0, 0, 0]);
@@ -365,7 +401,9 @@ pub fn run_kernel(parse: &Parse, options: &KernelOptions) -> Result<RunResult, R
         ntid: options.block,
         nctaid: options.grid,
         ctaid: [0, 0, 0],
+        dynamic_smem: dynamic_smem(&program, options.dynamic_smem)?,
     };
+    memory.dynamic_shared_name = program.dynamic_shared.clone().unwrap_or_default();
     let mut m = Machine::new(&program, memory, launch, options.max_steps);
     let mut first_threads = Vec::new();
     let mut lines = Vec::new();

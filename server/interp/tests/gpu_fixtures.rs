@@ -300,6 +300,7 @@ fn kernels_agree_with_the_gpu() {
                 .collect(),
             max_steps: 10_000_000,
             hint_thread: 0,
+            dynamic_smem: None,
         };
         let result =
             run_kernel(&Parse::new(source), &options).unwrap_or_else(|e| panic!("{file}: {e:?}"));

@@ -117,6 +117,7 @@ fn run_both(text: &str, threads: u32) {
             args,
             max_steps: 20_000,
             hint_thread: 0,
+            dynamic_smem: None,
         };
         let _ = run_kernel(&parse, &options);
     }

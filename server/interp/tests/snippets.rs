@@ -314,3 +314,29 @@ fn cp_async_zero_fills_and_bulk_copies_are_unsupported() {
     assert!(error.message.contains("not supported"), "{}", error.message);
     assert!(error.range.is_some());
 }
+
+#[test]
+fn cvt_pack_saturates_both_values_and_keeps_the_low_bits_of_c() {
+    // a = -300 and b = 200 saturate to the target range; b lands lowest,
+    // a above it, and the bits above the pair come from the low bits of c.
+    let text = "
+.reg .b32 %r<10>;
+    cvt.pack.sat.u8.s32.b32 %r3, %r0, %r1, %r2;
+    cvt.pack.sat.s8.s32.b32 %r4, %r0, %r1, %r2;
+    cvt.pack.sat.s16.s32 %r5, %r0, %r1;
+    cvt.pack.sat.u16.s32 %r6, %r1, %r0;
+    cvt.pack.sat.s4.s32.b32 %r7, %r0, %r1, %r2;
+    cvt.pack.sat.u2.s32.b32 %r8, %r1, %r0, %r2;
+";
+    let r = run(
+        text,
+        1,
+        &[("%r0", "-300"), ("%r1", "200"), ("%r2", "0x12345678")],
+    );
+    assert_eq!(reg(&r, 0, "%r3"), "0x567800c8");
+    assert_eq!(reg(&r, 0, "%r4"), "0x5678807f");
+    assert_eq!(reg(&r, 0, "%r5"), "0xfed400c8");
+    assert_eq!(reg(&r, 0, "%r6"), "0x00c80000");
+    assert_eq!(reg(&r, 0, "%r7"), "0x34567887");
+    assert_eq!(reg(&r, 0, "%r8"), "0x2345678c");
+}

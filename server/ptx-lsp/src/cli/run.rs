@@ -44,8 +44,12 @@ pub(super) struct RunArgs {
     /// Kernel mode: threads in a CTA, `X[,Y,Z]`.
     #[arg(long, value_name = "X[,Y,Z]", requires = "entry")]
     block: Option<String>,
+    /// Kernel mode: bytes of dynamic shared memory per CTA (the `.extern .shared`
+    /// array). Default: what the static shared memory leaves of 227 KiB.
+    #[arg(long, value_name = "BYTES", requires = "entry")]
+    dynamic_smem: Option<u32>,
     /// Kernel mode: one argument per kernel parameter, in order: `u32:5`, `f32:1.5`,
-    /// `buf:f32:1,2,3`, `buf:hex:00ff`, `zeros:BYTES`.
+    /// `raw:0011` (by-value struct bytes), `buf:f32:1,2,3`, `buf:hex:00ff`, `zeros:BYTES`.
     #[arg(
         long = "arg",
         value_name = "SPEC",
@@ -127,6 +131,7 @@ pub(super) fn run(args: &RunArgs) -> ExitCode {
                 args: specs,
                 max_steps: args.max_steps,
                 hint_thread: 0,
+                dynamic_smem: args.dynamic_smem,
             };
             run_kernel(&parse, &options)
         }

@@ -62,6 +62,9 @@ pub(crate) fn parse_run_comment(comment: &str) -> std::result::Result<Value, Str
             "max-steps" | "max_steps" => {
                 params.insert("maxSteps".into(), json!(number(value)?));
             }
+            "dynamic-smem" | "dynamic_smem" => {
+                params.insert("dynamicSmem".into(), json!(number(value)?));
+            }
             "thread" => {
                 params.insert("hintThread".into(), json!(number(value)?));
             }

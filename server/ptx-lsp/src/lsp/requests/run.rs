@@ -49,6 +49,8 @@ pub(crate) struct RunParams {
     pub grid: Option<[u32; 3]>,
     pub block: Option<[u32; 3]>,
     pub args: Vec<String>,
+    /// Bytes of dynamic shared memory per CTA (kernel mode).
+    pub dynamic_smem: Option<u32>,
 }
 
 pub(crate) async fn handle(state: &Arc<State>, params: Value) -> Result<Value> {
@@ -114,6 +116,7 @@ fn run(snapshot: &Snapshot, params: &RunParams) -> Result<RunOutput> {
                     args,
                     max_steps,
                     hint_thread,
+                    dynamic_smem: params.dynamic_smem,
                 },
             )
         }

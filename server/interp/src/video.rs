@@ -1,0 +1,417 @@
+//! SIMD video instructions on byte quads and half-word pairs: `vadd4`,
+//! `vsub4`, `vavrg4`, `vabsdiff4`, `vmin4`, `vmax4`, `vset4` and their
+//! two-way forms, with a merge (`c` fills nothing when every element is
+//! written) or an accumulate (`.add`) second step. Operands use the default
+//! selections: the elements of `a` and `b` in order, every element written.
+//!
+//! Scalar video instructions (`vadd`, `vsub`, `vabsdiff`, `vmin`, `vmax`,
+//! `vshl`, `vshr`, `vset`) on whole words: the operands widened to 33 bits by
+//! their types, the operation, `.sat` to the destination type's range, then
+//! the optional secondary `.add`/`.min`/`.max` with `c` (signed as the
+//! destination), the low 32 bits kept. Byte and half-word selections
+//! (`a.b1`, `d.h0` ...) and `vmad` are not modelled.
+
+use crate::engine::{lanes, Fault, Machine};
+use crate::ir::{Cmp, Inst, Quals, Src, Ty};
+use crate::{need, Op};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VideoKind {
+    Add,
+    Sub,
+    Avrg,
+    AbsDiff,
+    Min,
+    Max,
+    Set(Cmp),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct VideoOp {
+    kind: VideoKind,
+    /// 4 byte elements or 2 half-word elements.
+    elements: u32,
+    d_signed: bool,
+    a_signed: bool,
+    b_signed: bool,
+    sat: bool,
+    add: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarKind {
+    Add,
+    Sub,
+    AbsDiff,
+    Min,
+    Max,
+    Shl,
+    Shr,
+    Set(Cmp),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Secondary {
+    Add,
+    Min,
+    Max,
+}
+
+/// A scalar video instruction on whole 32-bit words.
+#[derive(Debug, Clone, Copy)]
+pub struct ScalarOp {
+    kind: ScalarKind,
+    d_signed: bool,
+    a_signed: bool,
+    b_signed: bool,
+    sat: bool,
+    /// Shift amounts above 32 count as 32 (`.clamp`) or modulo 32 (`.wrap`).
+    clamp: bool,
+    secondary: Option<Secondary>,
+}
+
+fn compare(cmp: Option<Cmp>, m: &str) -> Result<Cmp, String> {
+    match cmp {
+        Some(cmp @ (Cmp::Eq | Cmp::Ne | Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge)) => Ok(cmp),
+        _ => Err(format!("{m} needs .eq, .ne, .lt, .le, .gt or .ge")),
+    }
+}
+
+fn decode_scalar(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
+    let kind = match m {
+        "vadd" => ScalarKind::Add,
+        "vsub" => ScalarKind::Sub,
+        "vabsdiff" => ScalarKind::AbsDiff,
+        "vmin" => ScalarKind::Min,
+        "vmax" => ScalarKind::Max,
+        "vshl" => ScalarKind::Shl,
+        "vshr" => ScalarKind::Shr,
+        "vset" => match compare(q.words.iter().find_map(|w| Cmp::parse(w)), m) {
+            Ok(cmp) => ScalarKind::Set(cmp),
+            Err(e) => return Some(Err(e)),
+        },
+        _ => return None,
+    };
+    let secondary = if q.has("add") {
+        Some(Secondary::Add)
+    } else if q.has("min") {
+        Some(Secondary::Min)
+    } else if q.has("max") {
+        Some(Secondary::Max)
+    } else {
+        None
+    };
+    if let Err(e) = need(src, if secondary.is_some() { 3 } else { 2 }) {
+        return Some(Err(e));
+    }
+    if src.len() > 2 && secondary.is_none() {
+        return Some(Err(format!(
+            "{m}: merging into a byte or half-word of c (d.b0 ... d.h1) is not supported"
+        )));
+    }
+    let signed: Vec<bool> = q.types.iter().map(|t| *t == Ty::S32).collect();
+    let (d_signed, a_signed, b_signed) = match (kind, signed.as_slice()) {
+        (ScalarKind::Set(_), [a, b]) => (false, *a, *b),
+        (ScalarKind::Set(_), _) => return Some(Err(format!("{m} takes two types"))),
+        (_, [d, a, b]) => (*d, *a, *b),
+        _ => return Some(Err(format!("{m} takes three types"))),
+    };
+    Some(Ok(Op::ScalarVideo(ScalarOp {
+        kind,
+        d_signed,
+        a_signed,
+        b_signed,
+        sat: q.has("sat"),
+        clamp: !q.has("wrap"),
+        secondary,
+    })))
+}
+
+/// A word widened by its type.
+fn widen(word: u32, signed: bool) -> i128 {
+    if signed {
+        i128::from(word as i32)
+    } else {
+        i128::from(word)
+    }
+}
+
+pub fn compute_scalar(op: &ScalarOp, a: u32, b: u32, c: u32) -> u32 {
+    let x = widen(a, op.a_signed);
+    let y = widen(b, op.b_signed);
+    let shift = |y: i128| {
+        let amount = y as u32;
+        i128::from(if op.clamp {
+            amount.min(32)
+        } else {
+            amount & 31
+        })
+    };
+    let mut t = match op.kind {
+        ScalarKind::Add => x + y,
+        ScalarKind::Sub => x - y,
+        ScalarKind::AbsDiff => (x - y).abs(),
+        ScalarKind::Min => x.min(y),
+        ScalarKind::Max => x.max(y),
+        // The shift amount is always unsigned.
+        ScalarKind::Shl => x << shift(widen(b, false)),
+        ScalarKind::Shr => x >> shift(widen(b, false)),
+        ScalarKind::Set(cmp) => i128::from(match cmp {
+            Cmp::Eq => x == y,
+            Cmp::Ne => x != y,
+            Cmp::Lt => x < y,
+            Cmp::Le => x <= y,
+            Cmp::Gt => x > y,
+            _ => x >= y,
+        }),
+    };
+    if op.sat {
+        t = if op.d_signed {
+            t.clamp(i128::from(i32::MIN), i128::from(i32::MAX))
+        } else {
+            t.clamp(0, i128::from(u32::MAX))
+        };
+    }
+    let c = widen(c, op.d_signed);
+    let t = match op.secondary {
+        Some(Secondary::Add) => t + c,
+        Some(Secondary::Min) => t.min(c),
+        Some(Secondary::Max) => t.max(c),
+        None => t,
+    };
+    t as u32
+}
+
+pub fn exec_scalar(
+    m: &mut Machine<'_>,
+    w: usize,
+    inst: &Inst,
+    op: &ScalarOp,
+    active: u32,
+) -> Result<(), Fault> {
+    let (a, b, c) = (m.src(w, inst, 0), m.src(w, inst, 1), m.src(w, inst, 2));
+    let mut out = [0u64; 32];
+    for lane in lanes(active) {
+        let l = lane as usize;
+        out[l] = u64::from(compute_scalar(op, a[l] as u32, b[l] as u32, c[l] as u32));
+    }
+    if let Some(dst) = inst.dst.first() {
+        m.write(w, dst, &out, active);
+    }
+    Ok(())
+}
+
+pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
+    if let Some(scalar) = decode_scalar(m, q, src) {
+        return Some(scalar);
+    }
+    let (name, elements) = match m.strip_suffix('4') {
+        Some(name) => (name, 4),
+        None => (m.strip_suffix('2')?, 2),
+    };
+    let kind = match name {
+        "vadd" => VideoKind::Add,
+        "vsub" => VideoKind::Sub,
+        "vavrg" => VideoKind::Avrg,
+        "vabsdiff" => VideoKind::AbsDiff,
+        "vmin" => VideoKind::Min,
+        "vmax" => VideoKind::Max,
+        "vset" => {
+            let cmp = q.words.iter().find_map(|w| crate::ir::Cmp::parse(w));
+            match cmp {
+                Some(cmp @ (Cmp::Eq | Cmp::Ne | Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge)) => {
+                    VideoKind::Set(cmp)
+                }
+                _ => return Some(Err(format!("{m} needs .eq, .ne, .lt, .le, .gt or .ge"))),
+            }
+        }
+        _ => return None,
+    };
+    if let Err(e) = need(src, 3) {
+        return Some(Err(e));
+    }
+    if src
+        .iter()
+        .take(3)
+        .any(|s| !matches!(s, Src::Reg(_) | Src::Imm(_)))
+    {
+        return Some(Err(format!(
+            "{m}: element selections (.b3210, .h10 ...) are not supported"
+        )));
+    }
+    let signed: Vec<bool> = q.types.iter().map(|t| *t == Ty::S32).collect();
+    // vset has no destination type: its results are unsigned.
+    let (d_signed, a_signed, b_signed) = match (kind, signed.as_slice()) {
+        (VideoKind::Set(_), [a, b]) => (false, *a, *b),
+        (VideoKind::Set(_), _) => return Some(Err(format!("{m} takes two types"))),
+        (_, [d, a, b]) => (*d, *a, *b),
+        _ => return Some(Err(format!("{m} takes three types"))),
+    };
+    Some(Ok(Op::Video(VideoOp {
+        kind,
+        elements,
+        d_signed,
+        a_signed,
+        b_signed,
+        sat: q.has("sat"),
+        add: q.has("add"),
+    })))
+}
+
+/// Element `i` of a word, sign- or zero-extended.
+fn element(word: u32, i: u32, bits: u32, signed: bool) -> i64 {
+    let raw = (word >> (i * bits)) & ((1u32 << bits) - 1);
+    if signed {
+        crate::ir::sext(u64::from(raw), bits)
+    } else {
+        i64::from(raw)
+    }
+}
+
+pub fn compute(op: &VideoOp, a: u32, b: u32, c: u32) -> u32 {
+    let bits = 32 / op.elements;
+    let mut merged = 0u32;
+    let mut sum = c;
+    for i in 0..op.elements {
+        let x = element(a, i, bits, op.a_signed);
+        let y = element(b, i, bits, op.b_signed);
+        let mut t = match op.kind {
+            VideoKind::Add => x + y,
+            VideoKind::Sub => x - y,
+            VideoKind::Avrg if x + y >= 0 => (x + y + 1) >> 1,
+            VideoKind::Avrg => (x + y) >> 1,
+            VideoKind::AbsDiff => (x - y).abs(),
+            VideoKind::Min => x.min(y),
+            VideoKind::Max => x.max(y),
+            VideoKind::Set(cmp) => i64::from(match cmp {
+                Cmp::Eq => x == y,
+                Cmp::Ne => x != y,
+                Cmp::Lt => x < y,
+                Cmp::Le => x <= y,
+                Cmp::Gt => x > y,
+                _ => x >= y,
+            }),
+        };
+        if op.sat && !op.add {
+            t = if op.d_signed {
+                t.clamp(-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+            } else {
+                t.clamp(0, (1 << bits) - 1)
+            };
+        }
+        sum = sum.wrapping_add(t as u32);
+        merged |= ((t as u32) & ((1u32 << bits) - 1)) << (i * bits);
+    }
+    if op.add {
+        sum
+    } else {
+        merged
+    }
+}
+
+pub fn exec(
+    m: &mut Machine<'_>,
+    w: usize,
+    inst: &Inst,
+    op: &VideoOp,
+    active: u32,
+) -> Result<(), Fault> {
+    let (a, b, c) = (m.src(w, inst, 0), m.src(w, inst, 1), m.src(w, inst, 2));
+    let mut out = [0u64; 32];
+    for lane in lanes(active) {
+        let l = lane as usize;
+        out[l] = u64::from(compute(op, a[l] as u32, b[l] as u32, c[l] as u32));
+    }
+    if let Some(dst) = inst.dst.first() {
+        m.write(w, dst, &out, active);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn op(kind: VideoKind, elements: u32, signed: bool, sat: bool, add: bool) -> VideoOp {
+        VideoOp {
+            kind,
+            elements,
+            d_signed: signed,
+            a_signed: signed,
+            b_signed: signed,
+            sat,
+            add,
+        }
+    }
+
+    #[test]
+    fn byte_and_half_word_elements() {
+        let absdiff = op(VideoKind::AbsDiff, 4, false, false, false);
+        assert_eq!(compute(&absdiff, 0x01ff_0010, 0x0300_2001, 0), 0x02ff_200f);
+        let add_sat = op(VideoKind::Add, 4, true, true, false);
+        assert_eq!(compute(&add_sat, 0x7f80_0102, 0x0180_0101, 0), 0x7f80_0203);
+        let sad = op(VideoKind::AbsDiff, 4, false, false, true);
+        assert_eq!(compute(&sad, 0x0000_00ff, 0x0000_0000, 5), 260);
+        let min2 = op(VideoKind::Min, 2, true, false, false);
+        assert_eq!(compute(&min2, 0x8000_0001, 0x0001_ffff, 0), 0x8000_ffff);
+        let set = op(VideoKind::Set(Cmp::Lt), 4, false, false, false);
+        assert_eq!(compute(&set, 0x0102_0304, 0x0202_0202, 0), 0x0100_0000);
+    }
+
+    fn scalar(m: &str, words: &[&str], a: u32, b: u32, c: u32) -> u32 {
+        let q = Quals::new(words.iter().copied());
+        let src = [Src::Reg(0), Src::Reg(1), Src::Reg(2)];
+        match decode(m, &q, &src) {
+            Some(Ok(Op::ScalarVideo(op))) => compute_scalar(&op, a, b, c),
+            other => panic!("{m}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn scalar_word_forms() {
+        let shr = ["u32", "u32", "u32", "clamp", "add"];
+        // Amounts above 32 clamp to 32; the secondary add takes c.
+        assert_eq!(scalar("vshr", &shr, 0x8000_0000, 40, 5), 5);
+        assert_eq!(
+            scalar("vshr", &shr, 0x8e2d_a590, 16, 0x248a_9f70),
+            0x248b_2d9d
+        );
+        // .wrap takes the amount modulo 32; a signed source shifts in its sign.
+        let wrap = ["s32", "s32", "u32", "wrap", "add"];
+        assert_eq!(scalar("vshr", &wrap, 0x8000_0000, 33, 0), 0xc000_0000);
+        let sat = ["u32", "u32", "u32", "clamp", "sat", "add"];
+        assert_eq!(scalar("vshl", &sat, 0x4000_0000, 2, 0), 0xffff_ffff);
+        assert_eq!(
+            scalar("vadd", &["u32", "u32", "u32", "sat", "add"], u32::MAX, 1, 0),
+            u32::MAX
+        );
+        assert_eq!(
+            scalar("vsub", &["s32", "u32", "u32", "sat", "add"], 0, 5, 0),
+            (-5i32) as u32
+        );
+        assert_eq!(
+            scalar("vsub", &["u32", "u32", "u32", "sat", "add"], 0, 5, 0),
+            0
+        );
+        assert_eq!(
+            scalar(
+                "vabsdiff",
+                &["u32", "s32", "s32", "add"],
+                (-3i32) as u32,
+                4,
+                0
+            ),
+            7
+        );
+        let minmax = ["s32", "s32", "s32", "max"];
+        assert_eq!(
+            scalar("vmin", &minmax, (-3i32) as u32, 4, (-10i32) as u32),
+            (-3i32) as u32
+        );
+        // vset compares the widened values: -1 (signed) < 0xffffffff (unsigned).
+        assert_eq!(
+            scalar("vset", &["s32", "u32", "lt", "add"], u32::MAX, u32::MAX, 5),
+            6
+        );
+    }
+}

@@ -1,0 +1,302 @@
+//! Real kernels — nvcc, CUB and Triton PTX from `tests/corpus` — run in kernel
+//! mode and compared with the buffers an H100 produced from the same inputs
+//! (`fixtures/real_kernels.jsonl`, from `tests/interp/real_kernels.py --run`).
+//!
+//! Bytes that differed between two launches on the GPU (a clock read) are not
+//! compared. Every other byte must match, except in the outputs listed in
+//! [`TOLERANCES`]: values computed through approximate instructions, which
+//! must be within the stated distance in units in the last place. The outcome
+//! of every run (bytes compared, mismatches, thread-instructions) is held to
+//! `fixtures/real_kernels.expected`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use ptx_interp::{parse_arg, run_kernel, KernelOptions};
+use ptx_syntax::Parse;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Outputs that depend on approximate instructions (`ex2.approx`,
+/// `rsqrt.approx`, `sin.approx`, `div.full` ...): (run, argument, element
+/// format, largest distance allowed in units in the last place, or in units
+/// for integers computed from such values). The distances are the ones
+/// measured against the H100; the report states each output's largest.
+const TOLERANCES: &[(&str, usize, &str, u64)] = &[
+    // ex2.approx.f32 and div.full.f32
+    ("triton_softmax", 0, "f32", 3),
+    ("triton_softmax_sm80", 0, "f32", 3),
+    // div.full.f32
+    ("triton_dropout", 1, "f32", 1),
+    // sin/cos/ex2/lg2/rsqrt.approx.f32, div.approx (__fdividef) ...
+    ("float_ops_sm_80", 2, "f32", 1),
+    ("float_ops_sm_90a", 2, "f32", 2),
+    // ex2.approx.f16x2 (h2exp), sqrt through rsqrt.approx (h2sqrt), rcp (__h2div)
+    ("half_ops_sm_80", 2, "f16", 2),
+    ("half_ops_sm_90a", 2, "f16", 2),
+    // fma.rn.bf16x2 (its relu form): one bf16 ulp, which is 65536 f32 ulps
+    // once the value is widened to f32
+    ("half_ops_sm_90a", 3, "bf16", 1),
+    ("half_ops_sm_90a", 5, "f32", 65536),
+];
+
+/// The D output (argument 3) of a floating-point `wmma.mma` case of
+/// `wmma_kernels.jsonl` (named `mma_<alayout>_<blayout>_<shape>_<d>_<ab>_<c>`):
+/// its second half comes from random inputs, where the tensor core's fused
+/// sum differs from the model of `src/matrix.rs` (see
+/// `fixtures/MISMATCHES.md`); the first half, small integers, is exact in any
+/// order. The limits are the largest distances measured, per D type.
+fn mma_tolerance(name: &str, arg: usize) -> Option<(&'static str, u64)> {
+    let fields: Vec<&str> = name.split('_').collect();
+    match (fields.as_slice(), arg) {
+        (["mma", _, _, _, "f32", ab, _], 3) if *ab != "f64" => Some(("f32", MMA_F32_ULPS)),
+        (["mma", _, _, _, "f16", _, _], 3) => Some(("f16", MMA_F16_ULPS)),
+        _ => None,
+    }
+}
+
+const MMA_F32_ULPS: u64 = 128;
+const MMA_F16_ULPS: u64 = 1;
+
+/// Bytes that two threads of different warps both store (an order the
+/// program leaves open): (run, argument, first byte, end).
+const RACES: &[(&str, usize, usize, usize)] = &[
+    // `f8[i + 1]` of thread 31 and `f8[i]` of thread 32 (2-byte elements).
+    ("half_ops_sm_80", 4, 64, 66),
+    ("half_ops_sm_90a", 4, 64, 66),
+];
+
+fn element_size(format: &str) -> usize {
+    match format {
+        "e4m3" | "e5m2" => 1,
+        "f16" | "bf16" => 2,
+        "f64" => 8,
+        _ => 4,
+    }
+}
+
+/// A key whose difference between two values is their distance in ulps
+/// (sign-magnitude floats) or units (two's-complement integers).
+fn ulp_key(bits: u64, format: &str) -> i128 {
+    let width = element_size(format) as u32 * 8;
+    if format == "s32" {
+        return i128::from(bits as u32 as i32);
+    }
+    let sign = 1u64 << (width - 1);
+    let magnitude = i128::from(bits & (sign - 1));
+    if bits & sign != 0 {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
+
+fn element(bytes: &[u8], index: usize, size: usize) -> u64 {
+    let mut buf = [0u8; 8];
+    buf[..size].copy_from_slice(&bytes[index * size..index * size + size]);
+    u64::from_le_bytes(buf)
+}
+
+/// One line of the report for a run.
+fn check(run: &Value, parses: &mut HashMap<String, Parse>) -> String {
+    let name = run["name"].as_str().unwrap_or("?");
+    if let Some(error) = run.get("error") {
+        return format!("{name}: the GPU run failed: {error}");
+    }
+    let file = run["file"].as_str().unwrap_or("");
+    let parse = parses.entry(file.to_owned()).or_insert_with(|| {
+        let text =
+            std::fs::read_to_string(root().join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        Parse::new(text)
+    });
+    let dims = |key: &str| -> [u32; 3] {
+        let v: Vec<u32> = run[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|d| d.as_u64().map(|d| d as u32))
+            .collect();
+        [v[0], v[1], v[2]]
+    };
+    let args = run["args"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|a| parse_arg(a.as_str().unwrap_or("")).expect("a valid argument"))
+        .collect();
+    let options = KernelOptions {
+        entry: run["entry"].as_str().unwrap_or("").to_owned(),
+        grid: dims("grid"),
+        block: dims("block"),
+        args,
+        max_steps: 50_000_000,
+        hint_thread: 0,
+        dynamic_smem: run["smem"].as_u64().map(|s| s as u32),
+    };
+    let result = match run_kernel(parse, &options) {
+        Ok(result) => result,
+        Err(error) => {
+            let line = error
+                .range
+                .map(|r| parse.text()[..r.start].lines().count() + 1)
+                .unwrap_or(0);
+            return format!("{name}: error at line {line}: {}", error.message);
+        }
+    };
+    let volatile: Vec<(usize, usize, usize)> = run["volatile"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| {
+            let v: Vec<usize> = v
+                .as_array()?
+                .iter()
+                .filter_map(|x| x.as_u64())
+                .map(|x| x as usize)
+                .collect();
+            // Whole 32-bit words: a byte that happened to agree in both GPU
+            // launches is as unreliable as its neighbours.
+            Some((v[0], v[1] / 4 * 4, v[2].div_ceil(4) * 4))
+        })
+        .chain(
+            RACES
+                .iter()
+                .filter(|r| r.0 == name)
+                .map(|r| (r.1, r.2, r.3)),
+        )
+        .collect();
+    let mut compared = 0usize;
+    let mut problems = Vec::new();
+    for buffer in run["buffers"].as_array().into_iter().flatten() {
+        let arg = buffer["arg"].as_u64().unwrap_or(0) as usize;
+        let hex = buffer["hex"].as_str().unwrap_or("");
+        let want: Vec<u8> = (0..hex.len() / 2)
+            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap_or(0))
+            .collect();
+        let got = result
+            .buffers
+            .iter()
+            .find(|b| b.arg == arg)
+            .map(|b| b.bytes.clone())
+            .unwrap_or_default();
+        let skip = |k: usize| {
+            volatile
+                .iter()
+                .any(|&(a, s, e)| a == arg && (s..e).contains(&k))
+        };
+        let tolerance = TOLERANCES
+            .iter()
+            .find(|t| t.0 == name && t.1 == arg)
+            .map(|t| (t.2, t.3))
+            .or_else(|| mma_tolerance(name, arg));
+        let mut bad = 0usize;
+        let mut first = None;
+        let mut worst = 0u64;
+        match tolerance {
+            Some((format, limit)) => {
+                let size = element_size(format);
+                for i in 0..want.len().min(got.len()) / size {
+                    if (i * size..(i + 1) * size).any(skip) {
+                        continue;
+                    }
+                    compared += size;
+                    let (a, b) = (element(&want, i, size), element(&got, i, size));
+                    let distance = ulp_key(a, format).abs_diff(ulp_key(b, format)) as u64;
+                    if a != b {
+                        worst = worst.max(distance);
+                    }
+                    if a != b && distance > limit {
+                        bad += 1;
+                        first.get_or_insert((i * size, a, b));
+                    }
+                }
+                if worst > 0 {
+                    problems.push(format!(
+                        "arg {arg}: {format} within {worst} ulp (allowed {limit})"
+                    ));
+                }
+            }
+            None => {
+                for (k, &byte) in want.iter().enumerate() {
+                    if skip(k) {
+                        continue;
+                    }
+                    compared += 1;
+                    if got.get(k) != Some(&byte) {
+                        bad += 1;
+                        first.get_or_insert((
+                            k,
+                            u64::from(byte),
+                            got.get(k).map_or(0, |&x| u64::from(x)),
+                        ));
+                    }
+                }
+            }
+        }
+        if got.len() != want.len() {
+            problems.push(format!(
+                "arg {arg}: {} bytes, the GPU's has {}",
+                got.len(),
+                want.len()
+            ));
+        }
+        if let Some((at, a, b)) = first {
+            problems.push(format!(
+                "arg {arg}: {bad} differ, first at byte {at} (gpu {a:#x}, interp {b:#x})"
+            ));
+        }
+    }
+    let status = if problems
+        .iter()
+        .any(|p| p.contains("differ") || p.contains("bytes, the GPU"))
+    {
+        "MISMATCH"
+    } else {
+        "ok"
+    };
+    let mut line = format!(
+        "{name}: {status}, {compared} bytes compared, {} thread-instructions",
+        result.thread_instructions
+    );
+    for problem in problems {
+        line.push_str("; ");
+        line.push_str(&problem);
+    }
+    line
+}
+
+/// The report of every launch of a fixture file, and the number of launches.
+fn report(fixture: &str) -> (String, usize) {
+    let text = std::fs::read_to_string(root().join("server/interp/fixtures").join(fixture))
+        .unwrap_or_else(|e| panic!("fixtures/{fixture}: {e}"));
+    let mut parses = HashMap::new();
+    let mut report = String::new();
+    let mut runs = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let run: Value = serde_json::from_str(line).expect("a JSON line");
+        report.push_str(&check(&run, &mut parses));
+        report.push('\n');
+        runs += 1;
+    }
+    (report, runs)
+}
+
+#[test]
+fn real_kernels_agree_with_the_gpu() {
+    let (report, runs) = report("real_kernels.jsonl");
+    assert!(runs >= 20, "only {runs} real kernels");
+    expect_test::expect_file!["../fixtures/real_kernels.expected"].assert_eq(&report);
+}
+
+/// `wmma` fragment layouts (register dumps after loads, memory after stores)
+/// and `wmma.mma` results of every shape and type, from
+/// `tests/interp/wmma_fixtures.py`.
+#[test]
+fn wmma_agrees_with_the_gpu() {
+    let (report, runs) = report("wmma_kernels.jsonl");
+    assert!(runs >= 200, "only {runs} wmma launches");
+    expect_test::expect_file!["../fixtures/wmma_kernels.expected"].assert_eq(&report);
+}
