@@ -188,6 +188,11 @@ impl<'a> Ctx<'a> {
         &self.diagnostics[start..]
     }
 
+    /// Forgets the diagnostics reported after the first `count`.
+    pub fn truncate_diagnostics(&mut self, count: usize) {
+        self.diagnostics.truncate(count);
+    }
+
     /// Adds diagnostics that were filtered by the options when first reported.
     pub fn extend(&mut self, diagnostics: Vec<Diagnostic>) {
         self.diagnostics.extend(diagnostics);

@@ -64,10 +64,14 @@ macro_rules! view {
     };
 }
 
-view!(
-    /// A whole PTX file (or snippet).
-    Module
-);
+/// A whole PTX file (or snippet): one tree, or the chunks of a parallel parse read as one.
+#[derive(Debug, Clone, Copy)]
+pub struct Module<'a> {
+    node: Node<'a>,
+    /// The root nodes of the further chunks come from these trees.
+    more: &'a [tree_sitter::Tree],
+    src: &'a str,
+}
 view!(
     /// An `.entry` or `.func`, with or without a body.
     Function
@@ -98,17 +102,36 @@ view!(
 );
 
 impl<'a> Module<'a> {
-    pub(crate) fn new(node: Node<'a>, src: &'a str) -> Self {
+    pub(crate) fn new(node: Node<'a>, more: &'a [tree_sitter::Tree], src: &'a str) -> Self {
         // The root is a `module`, or an ERROR node when nothing of the text parses (a lone
         // fragment being typed); both are read the same way.
         debug_assert!(node.kind_name() == k::MODULE || node.is_error());
-        Module { node, src }
+        Module { node, more, src }
+    }
+
+    /// The byte range of the whole module.
+    pub fn range(&self) -> TextRange {
+        match self.more.last() {
+            Some(last) => self.node.start_byte()..last.root_node().end_byte(),
+            None => self.node.byte_range(),
+        }
+    }
+
+    /// The source text of the whole module.
+    pub fn text(&self) -> &'a str {
+        &self.src[self.range()]
+    }
+
+    fn roots(&self) -> impl Iterator<Item = Node<'a>> + 'a {
+        std::iter::once(self.node).chain(self.more.iter().map(|t| t.root_node()))
     }
 
     /// Every top-level item in source order.
     pub fn items(&self) -> Vec<Item<'a>> {
-        named_children(self.node)
-            .filter_map(|node| Item::cast(node, self.src))
+        let src = self.src;
+        self.roots()
+            .flat_map(named_children)
+            .filter_map(|node| Item::cast(node, src))
             .collect()
     }
 
@@ -148,7 +171,9 @@ impl<'a> Module<'a> {
     /// Every instruction in the file, in source order, including nested blocks.
     pub fn instructions(&self) -> Vec<Instruction<'a>> {
         let mut out = Vec::new();
-        collect_instructions(self.node, self.src, &mut out);
+        for root in self.roots() {
+            collect_instructions(root, self.src, &mut out);
+        }
         out
     }
 }

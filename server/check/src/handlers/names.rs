@@ -49,16 +49,16 @@ pub(crate) fn check_variable_type(ctx: &mut Ctx<'_>, decl: &ptx_syntax::Variable
 }
 
 /// The module's functions and variables.
-pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>) -> Frame<'a> {
+pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'a> {
     let mut frame = Frame::default();
     let mut duplicates = Vec::new();
     let mut defined: Vec<(&str, ptx_syntax::TextRange)> = Vec::new();
     let mut externs: Vec<&'a str> = Vec::new();
-    for item in ctx.module.items() {
+    for item in items {
         match item {
             Item::Variable(decl) => {
-                check_variable_type(ctx, &decl);
-                frame.declare_variable(&decl, &mut duplicates)
+                check_variable_type(ctx, decl);
+                frame.declare_variable(decl, &mut duplicates)
             }
             Item::Function(function) => {
                 let Some(name) = function.name() else {

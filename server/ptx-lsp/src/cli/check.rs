@@ -78,7 +78,10 @@ pub(super) fn run(args: &CheckArgs) -> ExitCode {
                 continue;
             }
         };
-        let parse = Parse::new(text);
+        // A large file is parsed and checked in chunks on every core; the result is the
+        // same as in one piece.
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let parse = Parse::new_parallel(text, threads.min(text_len_chunks(&text)));
         let text = parse.text();
         let diagnostics = check(&parse, &options);
         let file = path.display().to_string();
@@ -136,6 +139,12 @@ pub(super) fn run(args: &CheckArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// How many parse chunks a text is worth: one per 256 KB (a thread costs about as much as
+/// parsing a few kilobytes).
+fn text_len_chunks(text: &str) -> usize {
+    (text.len() / (256 * 1024)).max(1)
 }
 
 fn plural(n: usize) -> &'static str {
