@@ -81,7 +81,8 @@ pub(super) fn run(args: &CheckArgs) -> ExitCode {
         // A large file is parsed and checked in chunks on every core; the result is the
         // same as in one piece.
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let parse = Parse::new_parallel(text, threads.min(text_len_chunks(&text)));
+        let chunks = threads.min(text_len_chunks(&text));
+        let parse = Parse::new_parallel(text, chunks);
         let text = parse.text();
         let diagnostics = check(&parse, &options);
         let file = path.display().to_string();
