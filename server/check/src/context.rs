@@ -2,10 +2,11 @@
 //! the knowledge base, a cache of qualifier matches and the diagnostics found so far.
 
 use rustc_hash::FxHashMap as HashMap;
+use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
 
 use ptx_isa::{Isa, MatchOutcome, PtxVersion};
-use ptx_syntax::{DirectiveKind, Instruction, Module, Operand, Parse, Token};
+use ptx_syntax::{DirectiveKind, Guard, Instruction, Module, Operand, Parse, Token};
 
 use crate::{CheckOptions, Diagnostic};
 
@@ -18,6 +19,11 @@ pub(crate) struct Resolved {
     /// Whether the matched instruction can take a brace vector anywhere (see
     /// [`crate::handlers::operands::takes_vectors`]); derived once per spelling.
     pub takes_vectors: bool,
+    /// The register counts of the spelling's vector operands, derived on first use.
+    register_counts: OnceCell<Result<ptx_regs::RegCounts, ptx_regs::RegError>>,
+    /// Whether the rules that read only the opcode (availability, rounding) found nothing
+    /// for this spelling, once they have run for it: those rules then need not run again.
+    pub opcode_rules_clean: Cell<Option<bool>>,
 }
 
 impl Resolved {
@@ -26,7 +32,18 @@ impl Resolved {
         Resolved {
             outcome,
             takes_vectors,
+            register_counts: OnceCell::new(),
+            opcode_rules_clean: Cell::new(None),
         }
+    }
+
+    /// [`ptx_regs::register_counts`] of the spelling `opcode_text`, computed once.
+    pub fn register_counts(
+        &self,
+        opcode_text: impl FnOnce() -> String,
+    ) -> &Result<ptx_regs::RegCounts, ptx_regs::RegError> {
+        self.register_counts
+            .get_or_init(|| ptx_regs::register_counts(&opcode_text()))
     }
 }
 
@@ -34,6 +51,7 @@ impl Resolved {
 #[derive(Debug)]
 pub(crate) struct InstInfo<'a> {
     pub inst: Instruction<'a>,
+    pub guard: Option<Guard<'a>>,
     pub mnemonic: Token<'a>,
     pub qualifiers: Vec<Token<'a>>,
     /// Mnemonic and qualifiers without dots: `["ld", "global", "v4", "f32"]`.
@@ -105,6 +123,8 @@ pub(crate) struct Ctx<'a> {
     pub unresolved_functions: Vec<&'a str>,
     diagnostics: Vec<Diagnostic>,
     matches: HashMap<String, Rc<Resolved>>,
+    /// A buffer for the spelling of the instruction being split.
+    key: String,
 }
 
 impl std::fmt::Debug for Ctx<'_> {
@@ -162,6 +182,7 @@ impl<'a> Ctx<'a> {
             unresolved_functions: Vec::new(),
             diagnostics: Vec::new(),
             matches: HashMap::default(),
+            key: String::new(),
         }
     }
 
@@ -217,25 +238,34 @@ impl<'a> Ctx<'a> {
 
     /// Splits an instruction and matches its qualifiers (cached per spelling).
     pub fn inst_info(&mut self, inst: Instruction<'a>) -> Option<InstInfo<'a>> {
-        let mnemonic = inst.mnemonic()?;
-        let qualifiers = inst.qualifiers();
-        let mut words = vec![mnemonic.text];
+        let parts = inst.parts();
+        let mnemonic = parts.mnemonic?;
+        let qualifiers = parts.qualifiers;
+        let mut words = Vec::with_capacity(qualifiers.len() + 1);
+        words.push(mnemonic.text);
         words.extend(qualifiers.iter().map(|q| q.text.trim_start_matches('.')));
-        let key = words.join(".");
-        let resolved = match self.matches.get(&key) {
+        self.key.clear();
+        for (i, word) in words.iter().enumerate() {
+            if i > 0 {
+                self.key.push('.');
+            }
+            self.key.push_str(word);
+        }
+        let resolved = match self.matches.get(self.key.as_str()) {
             Some(r) => r.clone(),
             None => {
                 let r = Rc::new(crate::handlers::opcode::resolve(self.isa, &words));
-                self.matches.insert(key, r.clone());
+                self.matches.insert(self.key.clone(), r.clone());
                 r
             }
         };
         Some(InstInfo {
             inst,
+            guard: parts.guard,
             mnemonic,
             qualifiers,
             words,
-            operands: inst.operands(),
+            operands: parts.operands,
             resolved,
         })
     }

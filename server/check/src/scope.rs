@@ -4,7 +4,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use ptx_syntax::{Block, Statement, TextRange, VariableDecl};
+use ptx_syntax::{Statement, TextRange, VariableDecl};
 
 /// What a declared name is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,14 +139,14 @@ impl<'a> Frame<'a> {
         }
     }
 
-    /// Declares the variables and labels written directly in a block (not in nested blocks).
+    /// Declares the variables and labels among a block's statements (not in nested blocks).
     ///
     /// The whole block is declared before its instructions are checked: ptxas rejects a use
     /// before the declaration, which this checker does not report (precision over recall).
-    pub fn declare_block(&mut self, block: &Block<'a>, out: &mut Vec<Duplicate>) {
-        for statement in block.statements() {
+    pub fn declare_block(&mut self, statements: &[Statement<'a>], out: &mut Vec<Duplicate>) {
+        for statement in statements {
             match statement {
-                Statement::Variable(decl) => self.declare_variable(&decl, out),
+                Statement::Variable(decl) => self.declare_variable(decl, out),
                 Statement::Label(label) => {
                     let Some(name) = label.name() else { continue };
                     let symbol = Symbol {
@@ -170,10 +170,10 @@ impl<'a> Frame<'a> {
         }
     }
 
-    /// Declares every label of a function body, nested blocks included, without reporting
+    /// Declares every label of a function body's statements, nested blocks included, without reporting
     /// duplicates: a branch may target a label in another block of the function.
-    pub fn declare_all_labels(&mut self, block: &Block<'a>) {
-        for statement in block.statements() {
+    pub fn declare_all_labels(&mut self, statements: &[Statement<'a>]) {
+        for statement in statements {
             match statement {
                 Statement::Label(label) => {
                     if let Some(name) = label.name() {
@@ -186,7 +186,7 @@ impl<'a> Frame<'a> {
                         });
                     }
                 }
-                Statement::Block(inner) => self.declare_all_labels(&inner),
+                Statement::Block(inner) => self.declare_all_labels(&inner.statements()),
                 _ => {}
             }
         }

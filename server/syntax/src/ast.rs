@@ -35,10 +35,80 @@ fn text<'a>(node: Node<'_>, src: &'a str) -> &'a str {
     &src[node.byte_range()]
 }
 
-fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
-    let mut cursor = node.walk();
-    let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
-    children.into_iter()
+fn named_children<'t>(node: Node<'t>) -> NamedChildren<'t> {
+    NamedChildren {
+        cursor: (node.named_child_count() > 0).then(|| node.walk()),
+        started: false,
+    }
+}
+
+/// The named children of a node, read with one cursor (no list is built).
+struct NamedChildren<'t> {
+    /// `None` once done, or from the start for a node without named children.
+    cursor: Option<tree_sitter::TreeCursor<'t>>,
+    started: bool,
+}
+
+impl<'t> Iterator for NamedChildren<'t> {
+    type Item = Node<'t>;
+
+    fn next(&mut self) -> Option<Node<'t>> {
+        let cursor = self.cursor.as_mut()?;
+        loop {
+            let moved = if self.started {
+                cursor.goto_next_sibling()
+            } else {
+                self.started = true;
+                cursor.goto_first_child()
+            };
+            if !moved {
+                self.cursor = None;
+                return None;
+            }
+            let node = cursor.node();
+            if node.is_named() {
+                return Some(node);
+            }
+        }
+    }
+}
+
+/// Every node of kind `kind` inside `root` (itself included), outermost first in source
+/// order, without looking inside a match.
+fn collect_kind<'a>(root: Node<'a>, kind: &str, src: &'a str, out: &mut Vec<Token<'a>>) {
+    if root.kind_name() == kind {
+        out.push(Token::of(root, src));
+        return;
+    }
+    if root.named_child_count() == 0 {
+        return;
+    }
+    let mut cursor = root.walk();
+    if !cursor.goto_first_child() {
+        return;
+    }
+    loop {
+        let node = cursor.node();
+        let descend = if !node.is_named() {
+            false
+        } else if node.kind_name() == kind {
+            out.push(Token::of(node, src));
+            false
+        } else {
+            node.named_child_count() > 0
+        };
+        if descend && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() || cursor.node() == root {
+                return;
+            }
+        }
+    }
 }
 
 macro_rules! view {
@@ -578,6 +648,54 @@ impl<'a> Instruction<'a> {
     pub fn has_error(&self) -> bool {
         self.node.has_error()
     }
+
+    /// The guard, mnemonic, qualifiers and operands at once (one walk over the children
+    /// instead of one per accessor); the same as [`Instruction::guard`],
+    /// [`Instruction::mnemonic`], [`Instruction::qualifiers`] and [`Instruction::operands`].
+    pub fn parts(&self) -> InstructionParts<'a> {
+        let mut parts = InstructionParts {
+            guard: None,
+            mnemonic: None,
+            qualifiers: Vec::new(),
+            operands: Vec::new(),
+        };
+        let mut cursor = self.node.walk();
+        if !cursor.goto_first_child() {
+            return parts;
+        }
+        let ids = crate::kinds::field_ids();
+        loop {
+            let field = cursor.field_id();
+            if field == ids.qualifier {
+                parts.qualifiers.push(Token::of(cursor.node(), self.src));
+            } else if field == ids.mnemonic {
+                parts.mnemonic = Some(Token::of(cursor.node(), self.src));
+            } else if field == ids.operands {
+                if parts.operands.is_empty() {
+                    let list = cursor.node();
+                    parts.operands = named_children(list)
+                        .filter(|n| n.kind_name() != k::COMMENT)
+                        .map(|node| Operand::new(node, self.src))
+                        .collect();
+                }
+            } else if field == ids.guard && parts.guard.is_none() {
+                parts.guard = self.guard();
+            }
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+        parts
+    }
+}
+
+/// An instruction's parts, read at once by [`Instruction::parts`].
+#[derive(Debug, Clone)]
+pub struct InstructionParts<'a> {
+    pub guard: Option<Guard<'a>>,
+    pub mnemonic: Option<Token<'a>>,
+    pub qualifiers: Vec<Token<'a>>,
+    pub operands: Vec<Operand<'a>>,
 }
 
 /// One operand of an instruction (or an element of a vector or address).
@@ -763,28 +881,14 @@ impl<'a> Operand<'a> {
     /// Every register named anywhere inside this operand, with its range.
     pub fn registers(&self) -> Vec<Token<'a>> {
         let mut out = Vec::new();
-        let mut stack = vec![self.node];
-        while let Some(node) = stack.pop() {
-            if node.kind_name() == k::REGISTER {
-                out.push(Token::of(node, self.src));
-            } else {
-                stack.extend(named_children(node).collect::<Vec<_>>().into_iter().rev());
-            }
-        }
+        collect_kind(self.node, k::REGISTER, self.src, &mut out);
         out
     }
 
     /// Every identifier (label, function or variable name) inside this operand.
     pub fn identifiers(&self) -> Vec<Token<'a>> {
         let mut out = Vec::new();
-        let mut stack = vec![self.node];
-        while let Some(node) = stack.pop() {
-            if node.kind_name() == k::IDENTIFIER {
-                out.push(Token::of(node, self.src));
-            } else {
-                stack.extend(named_children(node).collect::<Vec<_>>().into_iter().rev());
-            }
-        }
+        collect_kind(self.node, k::IDENTIFIER, self.src, &mut out);
         out
     }
 }

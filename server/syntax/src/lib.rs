@@ -15,7 +15,8 @@ mod tokens;
 
 pub use ast::{
     Block, Declarator, Directive, DirectiveKind, Expression, Function, FunctionKind, Guard,
-    Instruction, Item, Label, Module, Operand, OperandKind, Statement, Token, VariableDecl,
+    Instruction, InstructionParts, Item, Label, Module, Operand, OperandKind, Statement, Token,
+    VariableDecl,
 };
 pub use document::{Document, TextEdit};
 pub use parse::{Parse, SyntaxError, SyntaxErrorKind, TreeStats};

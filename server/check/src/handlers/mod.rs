@@ -197,8 +197,9 @@ fn check_function<'a>(ctx: &mut Ctx<'a>, scope: &mut Scope<'a>, function: Functi
     let Some(body) = function.body() else {
         return;
     };
+    let statements = body.statements();
     let mut labels = Frame::default();
-    labels.declare_all_labels(&body);
+    labels.declare_all_labels(&statements);
     let mut params = Frame::default();
     let mut duplicates = Vec::new();
     for param in function
@@ -213,7 +214,7 @@ fn check_function<'a>(ctx: &mut Ctx<'a>, scope: &mut Scope<'a>, function: Functi
     scope.push(labels);
     scope.push(params);
     let mut flow = tcgen05::Flow::for_function(function);
-    check_block(ctx, scope, body, &mut flow);
+    check_statements(ctx, scope, &statements, &mut flow);
     flow.finish(ctx);
     scope.pop();
     scope.pop();
@@ -225,13 +226,23 @@ fn check_block<'a>(
     block: Block<'a>,
     flow: &mut tcgen05::Flow<'a>,
 ) {
+    check_statements(ctx, scope, &block.statements(), flow);
+}
+
+/// Checks the statements of one block in a frame of their own.
+fn check_statements<'a>(
+    ctx: &mut Ctx<'a>,
+    scope: &mut Scope<'a>,
+    statements: &[Statement<'a>],
+    flow: &mut tcgen05::Flow<'a>,
+) {
     let mut frame = Frame::default();
     let mut duplicates = Vec::new();
-    frame.declare_block(&block, &mut duplicates);
+    frame.declare_block(statements, &mut duplicates);
     names::report_duplicates(ctx, duplicates);
     scope.push(frame);
-    for statement in block.statements() {
-        match statement {
+    for statement in statements {
+        match *statement {
             Statement::Instruction(inst) => check_instruction(ctx, scope, inst, flow),
             Statement::Block(inner) => check_block(ctx, scope, inner, flow),
             Statement::Variable(decl) => names::check_variable_type(ctx, &decl),
@@ -259,8 +270,15 @@ fn check_instruction<'a>(
     if !opcode::check(ctx, &info) {
         return;
     }
-    availability::check(ctx, &info);
-    rounding::check(ctx, &info);
+    // These rules read nothing but the opcode's spelling and the module's `.version` and
+    // `.target`: once they find nothing for a spelling, they find nothing for its repeats.
+    if info.resolved.opcode_rules_clean.get() != Some(true) {
+        let before = ctx.diagnostic_count();
+        availability::check(ctx, &info);
+        rounding::check(ctx, &info);
+        let clean = ctx.diagnostic_count() == before;
+        info.resolved.opcode_rules_clean.set(Some(clean));
+    }
     if operands::check(ctx, &info) {
         types::check(ctx, &info, scope);
         state_spaces::check(ctx, &info, scope);

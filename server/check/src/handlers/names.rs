@@ -139,7 +139,7 @@ pub(crate) fn report_duplicates(ctx: &mut Ctx<'_>, duplicates: Vec<Duplicate>) {
 
 /// Reports registers and names an instruction uses that are not declared.
 pub(crate) fn check_uses(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
-    if let Some(guard) = info.inst.guard() {
+    if let Some(guard) = &info.guard {
         check_register(ctx, guard.predicate, scope);
     }
     for operand in &info.operands {
