@@ -15,6 +15,8 @@ use crate::{CheckOptions, Diagnostic};
 /// the reordered match, whose `used` list is in the spec's order.
 #[derive(Debug)]
 pub(crate) struct Resolved {
+    /// The words joined with dots (`ld.global.v4.f32`).
+    pub spelling: String,
     pub outcome: MatchOutcome<'static>,
     /// Whether the matched instruction can take a brace vector anywhere (see
     /// [`crate::handlers::operands::takes_vectors`]); derived once per spelling.
@@ -27,9 +29,11 @@ pub(crate) struct Resolved {
 }
 
 impl Resolved {
+    /// The resolution of a spelling; [`Ctx::inst_info`] fills in [`Resolved::spelling`].
     pub fn new(outcome: MatchOutcome<'static>) -> Self {
         let takes_vectors = crate::handlers::operands::takes_vectors(&outcome);
         Resolved {
+            spelling: String::new(),
             outcome,
             takes_vectors,
             register_counts: OnceCell::new(),
@@ -37,13 +41,10 @@ impl Resolved {
         }
     }
 
-    /// [`ptx_regs::register_counts`] of the spelling `opcode_text`, computed once.
-    pub fn register_counts(
-        &self,
-        opcode_text: impl FnOnce() -> String,
-    ) -> &Result<ptx_regs::RegCounts, ptx_regs::RegError> {
+    /// [`ptx_regs::register_counts`] of the spelling, computed once.
+    pub fn register_counts(&self) -> &Result<ptx_regs::RegCounts, ptx_regs::RegError> {
         self.register_counts
-            .get_or_init(|| ptx_regs::register_counts(&opcode_text()))
+            .get_or_init(|| ptx_regs::register_counts(&self.spelling))
     }
 }
 
@@ -57,6 +58,11 @@ pub(crate) struct InstInfo<'a> {
     /// Mnemonic and qualifiers without dots: `["ld", "global", "v4", "f32"]`.
     pub words: Vec<&'a str>,
     pub operands: Vec<Operand<'a>>,
+    /// Every register inside the operands, with its operand's index (see
+    /// [`ptx_syntax::InstructionParts::registers`]).
+    pub registers: Vec<(usize, Token<'a>)>,
+    /// Every identifier inside the operands, with its operand's index.
+    pub identifiers: Vec<(usize, Token<'a>)>,
     pub resolved: Rc<Resolved>,
 }
 
@@ -79,8 +85,8 @@ impl<'a> InstInfo<'a> {
         self.mnemonic.start..end
     }
 
-    pub fn opcode_text(&self) -> String {
-        self.words.join(".")
+    pub fn opcode_text(&self) -> &str {
+        &self.resolved.spelling
     }
 
     /// Whether a qualifier (without dot) is written.
@@ -254,7 +260,9 @@ impl<'a> Ctx<'a> {
         let resolved = match self.matches.get(self.key.as_str()) {
             Some(r) => r.clone(),
             None => {
-                let r = Rc::new(crate::handlers::opcode::resolve(self.isa, &words));
+                let mut r = crate::handlers::opcode::resolve(self.isa, &words);
+                r.spelling = self.key.clone();
+                let r = Rc::new(r);
                 self.matches.insert(self.key.clone(), r.clone());
                 r
             }
@@ -266,6 +274,8 @@ impl<'a> Ctx<'a> {
             qualifiers,
             words,
             operands: parts.operands,
+            registers: parts.registers,
+            identifiers: parts.identifiers,
             resolved,
         })
     }

@@ -142,13 +142,11 @@ pub(crate) fn check_uses(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
     if let Some(guard) = &info.guard {
         check_register(ctx, guard.predicate, scope);
     }
-    for operand in &info.operands {
-        for register in operand.registers() {
-            check_register(ctx, register, scope);
-        }
-        for name in operand.identifiers() {
-            check_name(ctx, name, scope);
-        }
+    for &(_, register) in &info.registers {
+        check_register(ctx, register, scope);
+    }
+    for &(_, name) in &info.identifiers {
+        check_name(ctx, name, scope);
     }
     if info.words[0] == "call" {
         check_callee_resolves(ctx, info);

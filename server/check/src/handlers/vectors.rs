@@ -10,7 +10,7 @@ use crate::{Diagnostic, Fix};
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     missing_vector_qualifier(ctx, info);
-    let Ok(counts) = info.resolved.register_counts(|| info.opcode_text()) else {
+    let Ok(counts) = info.resolved.register_counts() else {
         return;
     };
     let section = info
