@@ -740,11 +740,26 @@ impl<'a> Instruction<'a> {
         if bytes.last() == Some(&b';') {
             if let Some(operands) = lex_operands(self.src, start + pos, end - 1) {
                 for (index, operand) in operands.iter().enumerate() {
-                    for token in operand.registers() {
-                        parts.registers.push((index, token));
-                    }
-                    for token in operand.identifiers() {
-                        parts.identifiers.push((index, token));
+                    let Repr::Text { start, end, shape } = operand.repr else {
+                        continue;
+                    };
+                    let token = Token {
+                        text: &self.src[start..end],
+                        start,
+                        end,
+                    };
+                    match shape {
+                        Shape::Register => parts.registers.push((index, token)),
+                        Shape::Identifier => parts.identifiers.push((index, token)),
+                        Shape::Integer => {}
+                        _ => {
+                            for token in operand.registers() {
+                                parts.registers.push((index, token));
+                            }
+                            for token in operand.identifiers() {
+                                parts.identifiers.push((index, token));
+                            }
+                        }
                     }
                 }
                 parts.operands = operands;
