@@ -14,6 +14,8 @@ cargo build -q --release -p ptx-lsp
 bin="${CARGO_TARGET_DIR:-target}/release/ptx-lsp"
 ptxas="$("$root/../shared/tools/install-ptxas.sh")"
 files=$(find tests/corpus -name '*.ptx' -size +1M | sort)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 echo "cores: $(nproc); load: $(uptime | sed 's/.*load average: //')"
 echo
 echo "| file | size | \`ptx-lsp check\` best / median of $runs | peak RSS | \`ptxas -arch=compute_90a\` best / median | peak RSS |"
@@ -22,7 +24,8 @@ echo "| --- | --- | --- | --- | --- | --- |"
 measure() {
   local times=() rss=0 out
   for _ in $(seq "$runs"); do
-    out=$( { /usr/bin/time -f "%e %M" "$@" > /dev/null 2>/dev/null; } 2>&1 | tail -n 1)
+    /usr/bin/time -o "$tmp/time" -f "%e %M" "$@" > /dev/null 2>&1 || true
+    out=$(tail -n 1 "$tmp/time")
     times+=("${out% *}")
     [ "${out#* }" -gt "$rss" ] && rss="${out#* }"
   done
@@ -44,14 +47,12 @@ fi
 echo
 echo "| file | \`ptx-lsp check\` total | parse (tree-sitter) | checker pass | of which loading the ISA knowledge base | checker / parse |"
 echo "| --- | --- | --- | --- | --- | --- |"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 inclusive() { # the inclusive count of the first function matching $2 in profile $1
-  callgrind_annotate --inclusive=yes "$1" 2>/dev/null | grep -m1 -E "$2" | awk '{ gsub(",", "", $1); print $1 }'
+  callgrind_annotate --inclusive=yes "$1" 2>/dev/null | grep -m1 -E "$2" | awk '{ gsub(",", "", $1); print $1 }' || true
 }
 for f in $files; do
-  taskset -c 0 valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" "$bin" check "$f" > /dev/null 2>&1
-  total=$(callgrind_annotate "$tmp/cg" 2>/dev/null | grep -m1 "PROGRAM TOTALS" | awk '{ gsub(",", "", $1); print $1 }')
+  taskset -c 0 valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" "$bin" check "$f" > /dev/null 2>&1 || true
+  total=$(inclusive "$tmp/cg" 'PROGRAM TOTALS')
   parse=$(inclusive "$tmp/cg" 'ts_parser_parse_with_options')
   check=$(inclusive "$tmp/cg" 'ptx_check::check \[')
   isa=$(inclusive "$tmp/cg" 'ptx_isa::Isa::load \[')

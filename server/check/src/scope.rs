@@ -83,25 +83,26 @@ impl<'a> Frame<'a> {
 
     /// Declares every name of a variable or register declaration.
     pub fn declare_variable(&mut self, decl: &VariableDecl<'a>, out: &mut Vec<Duplicate>) {
-        let space = decl.state_space().map(|t| t.text);
+        let parts = decl.parts();
+        let space = parts.state_space.map(|t| t.text);
         let kind = if space == Some(".reg") {
             SymbolKind::Register
         } else {
             SymbolKind::Variable
         };
         // `.extern` declarations may be repeated and completed by a definition.
-        let external = decl.linkage().iter().any(|l| l.text == ".extern");
+        let external = parts.linkage.iter().any(|l| l.text == ".extern");
         // ptxas 13.5 also completes an earlier `.extern` with a `.visible` definition (a
         // `.static` one is rejected: "'.extern' variable cannot be resolved by a '.static'").
-        let visible = decl.linkage().iter().any(|l| l.text == ".visible");
-        for declarator in decl.declarators() {
+        let visible = parts.linkage.iter().any(|l| l.text == ".visible");
+        for declarator in parts.declarators {
             let Some(name) = declarator.name() else {
                 continue;
             };
             let symbol = Symbol {
                 kind,
-                ty: decl.ty().map(|t| t.text),
-                vector: decl.vector().map(|t| t.text),
+                ty: parts.ty.map(|t| t.text),
+                vector: parts.vector.map(|t| t.text),
                 space,
                 range: name.range(),
             };

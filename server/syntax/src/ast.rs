@@ -534,6 +534,36 @@ impl<'a> VariableDecl<'a> {
             .collect()
     }
 
+    /// The state space, type, vector, linkage and declarators at once (one walk over the
+    /// children instead of one per accessor).
+    pub fn parts(&self) -> DeclParts<'a> {
+        let mut parts = DeclParts {
+            state_space: None,
+            ty: None,
+            vector: None,
+            linkage: Vec::new(),
+            declarators: Vec::new(),
+        };
+        for node in named_children(self.node) {
+            let kind = node.kind_name();
+            if kind == k::DECLARATOR {
+                parts.declarators.push(Declarator {
+                    node,
+                    src: self.src,
+                });
+            } else if kind == k::LINKAGE {
+                parts.linkage.push(Token::of(node, self.src));
+            } else if kind == k::STATE_SPACE {
+                parts.state_space.get_or_insert(Token::of(node, self.src));
+            } else if kind == k::TYPE {
+                parts.ty.get_or_insert(Token::of(node, self.src));
+            } else if kind == k::VECTOR_TYPE {
+                parts.vector.get_or_insert(Token::of(node, self.src));
+            }
+        }
+        parts
+    }
+
     fn first_child(&self, kind: &str) -> Option<Token<'a>> {
         let node = named_children(self.node).find(|n| n.kind_name() == kind)?;
         Some(Token::of(node, self.src))
@@ -781,6 +811,16 @@ impl<'a> Instruction<'a> {
         }
         Some(parts)
     }
+}
+
+/// A declaration's parts, read at once by [`VariableDecl::parts`].
+#[derive(Debug, Clone)]
+pub struct DeclParts<'a> {
+    pub state_space: Option<Token<'a>>,
+    pub ty: Option<Token<'a>>,
+    pub vector: Option<Token<'a>>,
+    pub linkage: Vec<Token<'a>>,
+    pub declarators: Vec<Declarator<'a>>,
 }
 
 /// An instruction's parts, read at once by [`Instruction::parts`].

@@ -27,6 +27,35 @@ fn files() -> Vec<PathBuf> {
     out
 }
 
+/// Every variable declaration of the module, its functions' parameters and bodies.
+fn declarations(parse: &Parse) -> Vec<ptx_syntax::VariableDecl<'_>> {
+    use ptx_syntax::{Item, Statement};
+    fn block<'a>(b: ptx_syntax::Block<'a>, out: &mut Vec<ptx_syntax::VariableDecl<'a>>) {
+        for statement in b.statements() {
+            match statement {
+                Statement::Variable(v) => out.push(v),
+                Statement::Block(inner) => block(inner, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for item in parse.module().items() {
+        match item {
+            Item::Variable(v) => out.push(v),
+            Item::Function(f) => {
+                out.extend(f.parameters());
+                out.extend(f.return_parameters());
+                if let Some(body) = f.body() {
+                    block(body, &mut out);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 fn guard(g: Option<ptx_syntax::Guard<'_>>) -> Option<(bool, String, std::ops::Range<usize>)> {
     g.map(|g| (g.negated, format!("{:?}", g.predicate), g.range))
 }
@@ -129,6 +158,18 @@ fn parts_agree_with_the_accessors() {
             Parse::new(text.as_str()),
             Parse::new_parallel(text.as_str(), 2),
         ] {
+            for decl in declarations(&parse) {
+                let parts = decl.parts();
+                let context = || format!("{name}: `{}`", decl.text());
+                assert_eq!(parts.state_space, decl.state_space(), "{}", context());
+                assert_eq!(parts.ty, decl.ty(), "{}", context());
+                assert_eq!(parts.vector, decl.vector(), "{}", context());
+                assert_eq!(parts.linkage, decl.linkage(), "{}", context());
+                let ranges = |ds: &[ptx_syntax::Declarator<'_>]| {
+                    ds.iter().map(|d| d.range()).collect::<Vec<_>>()
+                };
+                assert_eq!(ranges(&parts.declarators), ranges(&decl.declarators()));
+            }
             for inst in parse.module().instructions() {
                 from_text += usize::from(assert_parts(&name, inst));
                 count += 1;
