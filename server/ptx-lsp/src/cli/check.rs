@@ -82,7 +82,12 @@ pub(super) fn run(args: &CheckArgs) -> ExitCode {
         // same as in one piece.
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let chunks = threads.min(text_len_chunks(&text));
+        // The knowledge base loads while the text is parsed.
+        let isa = (chunks > 1).then(|| std::thread::spawn(ptx_isa::Isa::get));
         let parse = Parse::new_parallel(text, chunks);
+        if let Some(isa) = isa {
+            let _ = isa.join();
+        }
         let text = parse.text();
         let diagnostics = check(&parse, &options);
         let file = path.display().to_string();
