@@ -2,10 +2,11 @@
 //! the knowledge base, a cache of qualifier matches and the diagnostics found so far.
 
 use rustc_hash::FxHashMap as HashMap;
+use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
 
 use ptx_isa::{Isa, MatchOutcome, PtxVersion};
-use ptx_syntax::{DirectiveKind, Instruction, Module, Operand, Parse, Token};
+use ptx_syntax::{DirectiveKind, Guard, Instruction, Module, Operand, Parse, Token};
 
 use crate::{CheckOptions, Diagnostic};
 
@@ -14,19 +15,36 @@ use crate::{CheckOptions, Diagnostic};
 /// the reordered match, whose `used` list is in the spec's order.
 #[derive(Debug)]
 pub(crate) struct Resolved {
+    /// The words joined with dots (`ld.global.v4.f32`).
+    pub spelling: String,
     pub outcome: MatchOutcome<'static>,
     /// Whether the matched instruction can take a brace vector anywhere (see
     /// [`crate::handlers::operands::takes_vectors`]); derived once per spelling.
     pub takes_vectors: bool,
+    /// The register counts of the spelling's vector operands, derived on first use.
+    register_counts: OnceCell<Result<ptx_regs::RegCounts, ptx_regs::RegError>>,
+    /// Whether the rules that read only the opcode (availability, rounding) found nothing
+    /// for this spelling, once they have run for it: those rules then need not run again.
+    pub opcode_rules_clean: Cell<Option<bool>>,
 }
 
 impl Resolved {
+    /// The resolution of a spelling; [`Ctx::inst_info`] fills in [`Resolved::spelling`].
     pub fn new(outcome: MatchOutcome<'static>) -> Self {
         let takes_vectors = crate::handlers::operands::takes_vectors(&outcome);
         Resolved {
+            spelling: String::new(),
             outcome,
             takes_vectors,
+            register_counts: OnceCell::new(),
+            opcode_rules_clean: Cell::new(None),
         }
+    }
+
+    /// [`ptx_regs::register_counts`] of the spelling, computed once.
+    pub fn register_counts(&self) -> &Result<ptx_regs::RegCounts, ptx_regs::RegError> {
+        self.register_counts
+            .get_or_init(|| ptx_regs::register_counts(&self.spelling))
     }
 }
 
@@ -34,11 +52,17 @@ impl Resolved {
 #[derive(Debug)]
 pub(crate) struct InstInfo<'a> {
     pub inst: Instruction<'a>,
+    pub guard: Option<Guard<'a>>,
     pub mnemonic: Token<'a>,
     pub qualifiers: Vec<Token<'a>>,
     /// Mnemonic and qualifiers without dots: `["ld", "global", "v4", "f32"]`.
     pub words: Vec<&'a str>,
     pub operands: Vec<Operand<'a>>,
+    /// Every register inside the operands, with its operand's index (see
+    /// [`ptx_syntax::InstructionParts::registers`]).
+    pub registers: Vec<(usize, Token<'a>)>,
+    /// Every identifier inside the operands, with its operand's index.
+    pub identifiers: Vec<(usize, Token<'a>)>,
     pub resolved: Rc<Resolved>,
 }
 
@@ -61,8 +85,8 @@ impl<'a> InstInfo<'a> {
         self.mnemonic.start..end
     }
 
-    pub fn opcode_text(&self) -> String {
-        self.words.join(".")
+    pub fn opcode_text(&self) -> &str {
+        &self.resolved.spelling
     }
 
     /// Whether a qualifier (without dot) is written.
@@ -105,6 +129,8 @@ pub(crate) struct Ctx<'a> {
     pub unresolved_functions: Vec<&'a str>,
     diagnostics: Vec<Diagnostic>,
     matches: HashMap<String, Rc<Resolved>>,
+    /// A buffer for the spelling of the instruction being split.
+    key: String,
 }
 
 impl std::fmt::Debug for Ctx<'_> {
@@ -162,6 +188,7 @@ impl<'a> Ctx<'a> {
             unresolved_functions: Vec::new(),
             diagnostics: Vec::new(),
             matches: HashMap::default(),
+            key: String::new(),
         }
     }
 
@@ -188,6 +215,11 @@ impl<'a> Ctx<'a> {
         &self.diagnostics[start..]
     }
 
+    /// Forgets the diagnostics reported after the first `count`.
+    pub fn truncate_diagnostics(&mut self, count: usize) {
+        self.diagnostics.truncate(count);
+    }
+
     /// Adds diagnostics that were filtered by the options when first reported.
     pub fn extend(&mut self, diagnostics: Vec<Diagnostic>) {
         self.diagnostics.extend(diagnostics);
@@ -212,25 +244,38 @@ impl<'a> Ctx<'a> {
 
     /// Splits an instruction and matches its qualifiers (cached per spelling).
     pub fn inst_info(&mut self, inst: Instruction<'a>) -> Option<InstInfo<'a>> {
-        let mnemonic = inst.mnemonic()?;
-        let qualifiers = inst.qualifiers();
-        let mut words = vec![mnemonic.text];
+        let parts = inst.parts();
+        let mnemonic = parts.mnemonic?;
+        let qualifiers = parts.qualifiers;
+        let mut words = Vec::with_capacity(qualifiers.len() + 1);
+        words.push(mnemonic.text);
         words.extend(qualifiers.iter().map(|q| q.text.trim_start_matches('.')));
-        let key = words.join(".");
-        let resolved = match self.matches.get(&key) {
+        self.key.clear();
+        for (i, word) in words.iter().enumerate() {
+            if i > 0 {
+                self.key.push('.');
+            }
+            self.key.push_str(word);
+        }
+        let resolved = match self.matches.get(self.key.as_str()) {
             Some(r) => r.clone(),
             None => {
-                let r = Rc::new(crate::handlers::opcode::resolve(self.isa, &words));
-                self.matches.insert(key, r.clone());
+                let mut r = crate::handlers::opcode::resolve(self.isa, &words);
+                r.spelling = self.key.clone();
+                let r = Rc::new(r);
+                self.matches.insert(self.key.clone(), r.clone());
                 r
             }
         };
         Some(InstInfo {
             inst,
+            guard: parts.guard,
             mnemonic,
             qualifiers,
             words,
-            operands: inst.operands(),
+            operands: parts.operands,
+            registers: parts.registers,
+            identifiers: parts.identifiers,
             resolved,
         })
     }

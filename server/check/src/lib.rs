@@ -148,8 +148,29 @@ pub const CODES: &[(&str, &str)] = &[
     ),
 ];
 
-/// Checks a parsed document; the diagnostics are sorted by position.
+/// Checks a parsed document; the diagnostics are sorted by position. A large document is
+/// checked on as many threads as the machine has cores (see [`check_with_threads`]).
 pub fn check(parse: &Parse, options: &CheckOptions) -> Vec<Diagnostic> {
+    /// Below this many bytes per thread, a thread costs more than it saves.
+    const MIN_PART: usize = 128 * 1024;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    check_with_threads(parse, options, cores.min(parse.text().len() / MIN_PART))
+}
+
+/// Like [`check`], with the functions shared out between up to `threads` threads, each
+/// taking a run of consecutive functions of about the same size (functions are independent
+/// once the module's directives and names are known). The result is the same for any
+/// number of threads.
+pub fn check_with_threads(
+    parse: &Parse,
+    options: &CheckOptions,
+    threads: usize,
+) -> Vec<Diagnostic> {
+    if threads > 1 {
+        if let Some(diagnostics) = handlers::run_parallel(parse, options, threads) {
+            return finish(diagnostics);
+        }
+    }
     run(parse, options, None)
 }
 
@@ -170,7 +191,11 @@ pub fn check_incremental(
 fn run(parse: &Parse, options: &CheckOptions, cache: Option<&mut CheckCache>) -> Vec<Diagnostic> {
     let mut ctx = context::Ctx::new(parse, options);
     handlers::run_all(&mut ctx, cache);
-    let mut diagnostics = ctx.finish();
+    finish(ctx.finish())
+}
+
+/// Sorts by position and drops repeats.
+fn finish(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
     diagnostics.sort_by(|a, b| {
         (a.range.start, a.range.end, a.severity).cmp(&(b.range.start, b.range.end, b.severity))
     });

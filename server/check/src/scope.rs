@@ -4,7 +4,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use ptx_syntax::{Block, Statement, TextRange, VariableDecl};
+use ptx_syntax::{Statement, TextRange, VariableDecl};
 
 /// What a declared name is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,25 +83,26 @@ impl<'a> Frame<'a> {
 
     /// Declares every name of a variable or register declaration.
     pub fn declare_variable(&mut self, decl: &VariableDecl<'a>, out: &mut Vec<Duplicate>) {
-        let space = decl.state_space().map(|t| t.text);
+        let parts = decl.parts();
+        let space = parts.state_space.map(|t| t.text);
         let kind = if space == Some(".reg") {
             SymbolKind::Register
         } else {
             SymbolKind::Variable
         };
         // `.extern` declarations may be repeated and completed by a definition.
-        let external = decl.linkage().iter().any(|l| l.text == ".extern");
+        let external = parts.linkage.iter().any(|l| l.text == ".extern");
         // ptxas 13.5 also completes an earlier `.extern` with a `.visible` definition (a
         // `.static` one is rejected: "'.extern' variable cannot be resolved by a '.static'").
-        let visible = decl.linkage().iter().any(|l| l.text == ".visible");
-        for declarator in decl.declarators() {
+        let visible = parts.linkage.iter().any(|l| l.text == ".visible");
+        for declarator in parts.declarators {
             let Some(name) = declarator.name() else {
                 continue;
             };
             let symbol = Symbol {
                 kind,
-                ty: decl.ty().map(|t| t.text),
-                vector: decl.vector().map(|t| t.text),
+                ty: parts.ty.map(|t| t.text),
+                vector: parts.vector.map(|t| t.text),
                 space,
                 range: name.range(),
             };
@@ -139,14 +140,14 @@ impl<'a> Frame<'a> {
         }
     }
 
-    /// Declares the variables and labels written directly in a block (not in nested blocks).
+    /// Declares the variables and labels among a block's statements (not in nested blocks).
     ///
     /// The whole block is declared before its instructions are checked: ptxas rejects a use
     /// before the declaration, which this checker does not report (precision over recall).
-    pub fn declare_block(&mut self, block: &Block<'a>, out: &mut Vec<Duplicate>) {
-        for statement in block.statements() {
+    pub fn declare_block(&mut self, statements: &[Statement<'a>], out: &mut Vec<Duplicate>) {
+        for statement in statements {
             match statement {
-                Statement::Variable(decl) => self.declare_variable(&decl, out),
+                Statement::Variable(decl) => self.declare_variable(decl, out),
                 Statement::Label(label) => {
                     let Some(name) = label.name() else { continue };
                     let symbol = Symbol {
@@ -170,10 +171,10 @@ impl<'a> Frame<'a> {
         }
     }
 
-    /// Declares every label of a function body, nested blocks included, without reporting
+    /// Declares every label of a function body's statements, nested blocks included, without reporting
     /// duplicates: a branch may target a label in another block of the function.
-    pub fn declare_all_labels(&mut self, block: &Block<'a>) {
-        for statement in block.statements() {
+    pub fn declare_all_labels(&mut self, statements: &[Statement<'a>]) {
+        for statement in statements {
             match statement {
                 Statement::Label(label) => {
                     if let Some(name) = label.name() {
@@ -186,7 +187,7 @@ impl<'a> Frame<'a> {
                         });
                     }
                 }
-                Statement::Block(inner) => self.declare_all_labels(&inner),
+                Statement::Block(inner) => self.declare_all_labels(&inner.statements()),
                 _ => {}
             }
         }

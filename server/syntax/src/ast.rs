@@ -35,10 +35,80 @@ fn text<'a>(node: Node<'_>, src: &'a str) -> &'a str {
     &src[node.byte_range()]
 }
 
-fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
-    let mut cursor = node.walk();
-    let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
-    children.into_iter()
+fn named_children<'t>(node: Node<'t>) -> NamedChildren<'t> {
+    NamedChildren {
+        cursor: (node.named_child_count() > 0).then(|| node.walk()),
+        started: false,
+    }
+}
+
+/// The named children of a node, read with one cursor (no list is built).
+struct NamedChildren<'t> {
+    /// `None` once done, or from the start for a node without named children.
+    cursor: Option<tree_sitter::TreeCursor<'t>>,
+    started: bool,
+}
+
+impl<'t> Iterator for NamedChildren<'t> {
+    type Item = Node<'t>;
+
+    fn next(&mut self) -> Option<Node<'t>> {
+        let cursor = self.cursor.as_mut()?;
+        loop {
+            let moved = if self.started {
+                cursor.goto_next_sibling()
+            } else {
+                self.started = true;
+                cursor.goto_first_child()
+            };
+            if !moved {
+                self.cursor = None;
+                return None;
+            }
+            let node = cursor.node();
+            if node.is_named() {
+                return Some(node);
+            }
+        }
+    }
+}
+
+/// Every node of kind `kind` inside `root` (itself included), outermost first in source
+/// order, without looking inside a match.
+fn collect_kind<'a>(root: Node<'a>, kind: &str, src: &'a str, out: &mut Vec<Token<'a>>) {
+    if root.kind_name() == kind {
+        out.push(Token::of(root, src));
+        return;
+    }
+    if root.named_child_count() == 0 {
+        return;
+    }
+    let mut cursor = root.walk();
+    if !cursor.goto_first_child() {
+        return;
+    }
+    loop {
+        let node = cursor.node();
+        let descend = if !node.is_named() {
+            false
+        } else if node.kind_name() == kind {
+            out.push(Token::of(node, src));
+            false
+        } else {
+            node.named_child_count() > 0
+        };
+        if descend && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() || cursor.node() == root {
+                return;
+            }
+        }
+    }
 }
 
 macro_rules! view {
@@ -64,10 +134,14 @@ macro_rules! view {
     };
 }
 
-view!(
-    /// A whole PTX file (or snippet).
-    Module
-);
+/// A whole PTX file (or snippet): one tree, or the chunks of a parallel parse read as one.
+#[derive(Debug, Clone, Copy)]
+pub struct Module<'a> {
+    node: Node<'a>,
+    /// The root nodes of the further chunks come from these trees.
+    more: &'a [tree_sitter::Tree],
+    src: &'a str,
+}
 view!(
     /// An `.entry` or `.func`, with or without a body.
     Function
@@ -98,17 +172,36 @@ view!(
 );
 
 impl<'a> Module<'a> {
-    pub(crate) fn new(node: Node<'a>, src: &'a str) -> Self {
+    pub(crate) fn new(node: Node<'a>, more: &'a [tree_sitter::Tree], src: &'a str) -> Self {
         // The root is a `module`, or an ERROR node when nothing of the text parses (a lone
         // fragment being typed); both are read the same way.
         debug_assert!(node.kind_name() == k::MODULE || node.is_error());
-        Module { node, src }
+        Module { node, more, src }
+    }
+
+    /// The byte range of the whole module.
+    pub fn range(&self) -> TextRange {
+        match self.more.last() {
+            Some(last) => self.node.start_byte()..last.root_node().end_byte(),
+            None => self.node.byte_range(),
+        }
+    }
+
+    /// The source text of the whole module.
+    pub fn text(&self) -> &'a str {
+        &self.src[self.range()]
+    }
+
+    fn roots(&self) -> impl Iterator<Item = Node<'a>> + 'a {
+        std::iter::once(self.node).chain(self.more.iter().map(|t| t.root_node()))
     }
 
     /// Every top-level item in source order.
     pub fn items(&self) -> Vec<Item<'a>> {
-        named_children(self.node)
-            .filter_map(|node| Item::cast(node, self.src))
+        let src = self.src;
+        self.roots()
+            .flat_map(named_children)
+            .filter_map(|node| Item::cast(node, src))
             .collect()
     }
 
@@ -148,7 +241,9 @@ impl<'a> Module<'a> {
     /// Every instruction in the file, in source order, including nested blocks.
     pub fn instructions(&self) -> Vec<Instruction<'a>> {
         let mut out = Vec::new();
-        collect_instructions(self.node, self.src, &mut out);
+        for root in self.roots() {
+            collect_instructions(root, self.src, &mut out);
+        }
         out
     }
 }
@@ -439,6 +534,36 @@ impl<'a> VariableDecl<'a> {
             .collect()
     }
 
+    /// The state space, type, vector, linkage and declarators at once (one walk over the
+    /// children instead of one per accessor).
+    pub fn parts(&self) -> DeclParts<'a> {
+        let mut parts = DeclParts {
+            state_space: None,
+            ty: None,
+            vector: None,
+            linkage: Vec::new(),
+            declarators: Vec::new(),
+        };
+        for node in named_children(self.node) {
+            let kind = node.kind_name();
+            if kind == k::DECLARATOR {
+                parts.declarators.push(Declarator {
+                    node,
+                    src: self.src,
+                });
+            } else if kind == k::LINKAGE {
+                parts.linkage.push(Token::of(node, self.src));
+            } else if kind == k::STATE_SPACE {
+                parts.state_space.get_or_insert(Token::of(node, self.src));
+            } else if kind == k::TYPE {
+                parts.ty.get_or_insert(Token::of(node, self.src));
+            } else if kind == k::VECTOR_TYPE {
+                parts.vector.get_or_insert(Token::of(node, self.src));
+            }
+        }
+        parts
+    }
+
     fn first_child(&self, kind: &str) -> Option<Token<'a>> {
         let node = named_children(self.node).find(|n| n.kind_name() == kind)?;
         Some(Token::of(node, self.src))
@@ -553,13 +678,448 @@ impl<'a> Instruction<'a> {
     pub fn has_error(&self) -> bool {
         self.node.has_error()
     }
+
+    /// The guard, mnemonic, qualifiers and operands at once (one walk over the children
+    /// instead of one per accessor); the same as [`Instruction::guard`],
+    /// [`Instruction::mnemonic`], [`Instruction::qualifiers`] and [`Instruction::operands`].
+    pub fn parts(&self) -> InstructionParts<'a> {
+        if let Some(parts) = self.parts_from_text() {
+            return parts;
+        }
+        let mut parts = InstructionParts::empty();
+        let mut cursor = self.node.walk();
+        if !cursor.goto_first_child() {
+            return parts;
+        }
+        let ids = crate::kinds::field_ids();
+        loop {
+            let field = cursor.field_id();
+            if field == ids.qualifier {
+                parts.qualifiers.push(Token::of(cursor.node(), self.src));
+            } else if field == ids.mnemonic {
+                parts.mnemonic = Some(Token::of(cursor.node(), self.src));
+            } else if field == ids.operands {
+                if parts.operands.is_empty() {
+                    parts.read_operands(&mut cursor, self.src);
+                }
+            } else if field == ids.guard && parts.guard.is_none() {
+                parts.guard = self.guard();
+            }
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+        parts
+    }
+}
+
+impl<'a> Instruction<'a> {
+    /// [`Instruction::parts`] of a clean instruction without a guard: the mnemonic and the
+    /// qualifiers are read from the text (an identifier, then `.word(::word)*` tokens with
+    /// nothing between them, as the grammar's tokens are), and only the operand list from
+    /// the tree. `None` where that does not apply.
+    fn parts_from_text(&self) -> Option<InstructionParts<'a>> {
+        if self.node.has_error() {
+            return None;
+        }
+        let start = self.node.start_byte();
+        let end = self.node.end_byte();
+        let text = &self.src[start..end];
+        let bytes = text.as_bytes();
+        let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        // The identifier regex: a letter, or `_`/`$` and at least one more character.
+        match bytes.first()? {
+            b if b.is_ascii_alphabetic() => {}
+            b'_' | b'$' if bytes.get(1).is_some_and(|&b| word(b) || b == b'$') => {}
+            _ => return None,
+        }
+        let mut pos = 1 + bytes[1..]
+            .iter()
+            .take_while(|&&b| word(b) || b == b'$')
+            .count();
+        let mnemonic = Token {
+            text: &text[..pos],
+            start,
+            end: start + pos,
+        };
+        let mut qualifiers = Vec::new();
+        while bytes.get(pos) == Some(&b'.') {
+            let run = |from: usize| bytes[from..].iter().take_while(|&&b| word(b)).count();
+            let first = run(pos + 1);
+            if first == 0 {
+                return None;
+            }
+            let mut q_end = pos + 1 + first;
+            while bytes[q_end..].starts_with(b"::") {
+                let more = run(q_end + 2);
+                if more == 0 {
+                    break;
+                }
+                q_end += 2 + more;
+            }
+            qualifiers.push(Token {
+                text: &text[pos..q_end],
+                start: start + pos,
+                end: start + q_end,
+            });
+            pos = q_end;
+        }
+        let mut parts = InstructionParts::empty();
+        parts.mnemonic = Some(mnemonic);
+        parts.qualifiers = qualifiers;
+        if bytes.last() == Some(&b';') {
+            if let Some(operands) = lex_operands(self.src, start + pos, end - 1) {
+                for (index, operand) in operands.iter().enumerate() {
+                    let Repr::Text { start, end, shape } = operand.repr else {
+                        continue;
+                    };
+                    let token = Token {
+                        text: &self.src[start..end],
+                        start,
+                        end,
+                    };
+                    match shape {
+                        Shape::Register => parts.registers.push((index, token)),
+                        Shape::Identifier => parts.identifiers.push((index, token)),
+                        Shape::Integer => {}
+                        _ => {
+                            for token in operand.registers() {
+                                parts.registers.push((index, token));
+                            }
+                            for token in operand.identifiers() {
+                                parts.identifiers.push((index, token));
+                            }
+                        }
+                    }
+                }
+                parts.operands = operands;
+                return Some(parts);
+            }
+        }
+        let mut cursor = self.node.walk();
+        if cursor.goto_first_child_for_byte(start + pos).is_some() {
+            let field = crate::kinds::field_ids().operands;
+            loop {
+                if cursor.field_id() == field {
+                    parts.read_operands(&mut cursor, self.src);
+                    break;
+                }
+                if !cursor.goto_next_sibling() {
+                    break;
+                }
+            }
+        }
+        Some(parts)
+    }
+}
+
+/// A declaration's parts, read at once by [`VariableDecl::parts`].
+#[derive(Debug, Clone)]
+pub struct DeclParts<'a> {
+    pub state_space: Option<Token<'a>>,
+    pub ty: Option<Token<'a>>,
+    pub vector: Option<Token<'a>>,
+    pub linkage: Vec<Token<'a>>,
+    pub declarators: Vec<Declarator<'a>>,
+}
+
+/// An instruction's parts, read at once by [`Instruction::parts`].
+#[derive(Debug, Clone)]
+pub struct InstructionParts<'a> {
+    pub guard: Option<Guard<'a>>,
+    pub mnemonic: Option<Token<'a>>,
+    pub qualifiers: Vec<Token<'a>>,
+    pub operands: Vec<Operand<'a>>,
+    /// Each operand's [`Operand::registers`], as (operand index, register), in order.
+    pub registers: Vec<(usize, Token<'a>)>,
+    /// Each operand's [`Operand::identifiers`], as (operand index, identifier), in order.
+    pub identifiers: Vec<(usize, Token<'a>)>,
+}
+
+impl<'a> InstructionParts<'a> {
+    fn empty() -> Self {
+        InstructionParts {
+            guard: None,
+            mnemonic: None,
+            qualifiers: Vec::new(),
+            operands: Vec::new(),
+            registers: Vec::new(),
+            identifiers: Vec::new(),
+        }
+    }
+
+    /// Adds the operands of an `operand_list` node under `cursor` with the registers and
+    /// identifiers inside them, in one walk; the cursor ends on the list again.
+    fn read_operands(&mut self, cursor: &mut tree_sitter::TreeCursor<'a>, src: &'a str) {
+        if !cursor.goto_first_child() {
+            return;
+        }
+        loop {
+            let node = cursor.node();
+            if node.is_named() && node.kind_name() != k::COMMENT {
+                let index = self.operands.len();
+                self.operands.push(Operand::new(node, src));
+                self.read_names(cursor, index, src);
+            }
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+        cursor.goto_parent();
+    }
+
+    /// The registers and identifiers inside the node under `cursor` (itself included),
+    /// without looking inside one; the cursor ends where it started.
+    fn read_names(&mut self, cursor: &mut tree_sitter::TreeCursor<'a>, index: usize, src: &'a str) {
+        let mut depth = 0usize;
+        loop {
+            let node = cursor.node();
+            let kind = node.kind_name();
+            let descend = if depth > 0 && !node.is_named() {
+                false
+            } else if kind == k::REGISTER {
+                self.registers.push((index, Token::of(node, src)));
+                false
+            } else if kind == k::IDENTIFIER {
+                self.identifiers.push((index, Token::of(node, src)));
+                false
+            } else {
+                node.named_child_count() > 0
+            };
+            if descend && cursor.goto_first_child() {
+                depth += 1;
+                continue;
+            }
+            loop {
+                if depth == 0 {
+                    return;
+                }
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                cursor.goto_parent();
+                depth -= 1;
+            }
+        }
+    }
 }
 
 /// One operand of an instruction (or an element of a vector or address).
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Operand<'a> {
-    node: Node<'a>,
+    repr: Repr<'a>,
     src: &'a str,
+}
+
+impl std::fmt::Debug for Operand<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Operand")
+            .field("repr", &self.repr)
+            .field("text", &self.text())
+            .finish()
+    }
+}
+
+/// Where an operand's structure comes from: its node, or (for the plain shapes that make up
+/// most of compiler output) the text, read by [`lex_operands`] exactly as the grammar
+/// reads it, which costs far less than walking the nodes.
+#[derive(Debug, Clone, Copy)]
+enum Repr<'a> {
+    Node(Node<'a>),
+    Text {
+        start: usize,
+        end: usize,
+        shape: Shape,
+    },
+}
+
+/// The shapes of text-read operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// `%r1`
+    Register,
+    /// `name`
+    Identifier,
+    /// `42`, `0x1F`, `017`, `42U`
+    Integer,
+    /// `{%r1, %r2}`: registers only.
+    Vector,
+    /// `[base]` or `[base+offset]`.
+    Address,
+    /// `base+offset` inside an address: a binary expression; `plus` is the `+`'s offset.
+    Sum { plus: usize },
+}
+
+/// Reads the operands of an instruction from `src[from..to]` (the text between the opcode
+/// and the `;`) when every operand has one of the plain [`Shape`]s, with nothing but blanks
+/// between the tokens; `None` otherwise (the caller reads the tree instead).
+fn lex_operands(src: &str, from: usize, to: usize) -> Option<Vec<Operand<'_>>> {
+    let bytes = src.as_bytes();
+    let region = &bytes[from..to];
+    let allowed = |b: u8| {
+        b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'_' | b'$'
+                    | b'%'
+                    | b','
+                    | b'['
+                    | b']'
+                    | b'{'
+                    | b'}'
+                    | b'+'
+                    | b' '
+                    | b'\t'
+                    | b'\r'
+                    | b'\n'
+            )
+    };
+    if !region.iter().all(|&b| allowed(b)) {
+        return None;
+    }
+    let mut lexer = OperandLexer {
+        bytes,
+        pos: from,
+        end: to,
+    };
+    let mut out = Vec::new();
+    lexer.blanks();
+    if lexer.pos == to {
+        return Some(out);
+    }
+    loop {
+        let (start, end, shape) = lexer.operand()?;
+        out.push(Operand {
+            repr: Repr::Text { start, end, shape },
+            src,
+        });
+        lexer.blanks();
+        if lexer.pos == to {
+            return Some(out);
+        }
+        lexer.expect(b',')?;
+        lexer.blanks();
+    }
+}
+
+struct OperandLexer<'s> {
+    bytes: &'s [u8],
+    pos: usize,
+    end: usize,
+}
+
+impl OperandLexer<'_> {
+    fn peek(&self) -> Option<u8> {
+        (self.pos < self.end).then(|| self.bytes[self.pos])
+    }
+
+    fn blanks(&mut self) {
+        while self.peek().is_some_and(|b| b.is_ascii_whitespace()) {
+            self.pos += 1;
+        }
+    }
+
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        (self.peek() == Some(byte)).then(|| self.pos += 1)
+    }
+
+    fn run(&self, from: usize, accept: impl Fn(u8) -> bool) -> usize {
+        self.bytes[from..self.end]
+            .iter()
+            .take_while(|&&b| accept(b))
+            .count()
+    }
+
+    /// A register, identifier or integer literal (the grammar's token regexes).
+    fn atom(&mut self) -> Option<(usize, usize, Shape)> {
+        let start = self.pos;
+        let name = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+        let first = self.peek()?;
+        let (len, shape) = if first == b'%' {
+            (1 + self.run(start + 1, name), Shape::Register)
+        } else if first.is_ascii_alphabetic() {
+            (self.run(start, name), Shape::Identifier)
+        } else if first == b'_' || first == b'$' {
+            let len = self.run(start, name);
+            if len < 2 {
+                return None;
+            }
+            (len, Shape::Identifier)
+        } else if first.is_ascii_digit() {
+            let hex = first == b'0'
+                && matches!(self.bytes.get(start + 1), Some(b'x' | b'X'))
+                && start + 2 < self.end;
+            let mut len = if hex {
+                let digits = self.run(start + 2, |b| b.is_ascii_hexdigit());
+                if digits == 0 {
+                    return None;
+                }
+                2 + digits
+            } else if first == b'0' {
+                1 + self.run(start + 1, |b| (b'0'..=b'7').contains(&b))
+            } else {
+                self.run(start, |b| b.is_ascii_digit())
+            };
+            if self.bytes.get(start + len) == Some(&b'U') && start + len < self.end {
+                len += 1;
+            }
+            (len, Shape::Integer)
+        } else {
+            return None;
+        };
+        if len < 2 && shape == Shape::Register {
+            return None;
+        }
+        let end = start + len;
+        // The token must end where the grammar's would: not inside a longer word.
+        if end < self.end && name(self.bytes[end]) {
+            return None;
+        }
+        self.pos = end;
+        Some((start, end, shape))
+    }
+
+    fn operand(&mut self) -> Option<(usize, usize, Shape)> {
+        let start = self.pos;
+        match self.peek()? {
+            b'{' => {
+                self.pos += 1;
+                loop {
+                    self.blanks();
+                    let (_, _, shape) = self.atom()?;
+                    if shape != Shape::Register {
+                        return None;
+                    }
+                    self.blanks();
+                    if self.expect(b',').is_some() {
+                        continue;
+                    }
+                    self.expect(b'}')?;
+                    return Some((start, self.pos, Shape::Vector));
+                }
+            }
+            b'[' => {
+                self.pos += 1;
+                self.blanks();
+                let (_, _, base) = self.atom()?;
+                if base == Shape::Integer {
+                    return None;
+                }
+                self.blanks();
+                if self.expect(b'+').is_some() {
+                    self.blanks();
+                    let (_, _, offset) = self.atom()?;
+                    if offset != Shape::Integer {
+                        return None;
+                    }
+                    self.blanks();
+                }
+                self.expect(b']')?;
+                Some((start, self.pos, Shape::Address))
+            }
+            _ => self.atom(),
+        }
+    }
 }
 
 /// What an operand is, syntactically.
@@ -625,25 +1185,83 @@ pub enum Expression<'a> {
 
 impl<'a> Operand<'a> {
     fn new(node: Node<'a>, src: &'a str) -> Self {
-        Operand { node, src }
+        Operand {
+            repr: Repr::Node(node),
+            src,
+        }
+    }
+
+    fn text_operand(&self, start: usize, end: usize, shape: Shape) -> Self {
+        Operand {
+            repr: Repr::Text { start, end, shape },
+            src: self.src,
+        }
     }
 
     pub fn range(&self) -> TextRange {
-        self.node.byte_range()
+        match self.repr {
+            Repr::Node(node) => node.byte_range(),
+            Repr::Text { start, end, .. } => start..end,
+        }
     }
 
     pub fn text(&self) -> &'a str {
-        text(self.node, self.src)
+        &self.src[self.range()]
+    }
+
+    /// The parts of a text-read address or sum: (base, `+` offset and offset).
+    fn text_parts(&self) -> Option<(Operand<'a>, Option<(usize, Operand<'a>)>)> {
+        let Repr::Text { start, end, shape } = self.repr else {
+            return None;
+        };
+        let (from, to) = match shape {
+            Shape::Address => (start + 1, end - 1),
+            Shape::Sum { .. } => (start, end),
+            _ => return None,
+        };
+        let inner = &self.src[from..to];
+        let lead = inner.len() - inner.trim_start().len();
+        let trail = inner.len() - inner.trim_end().len();
+        let (from, to) = (from + lead, to - trail);
+        let atom = |a: usize, b: usize| {
+            let text = self.src[a..b].trim();
+            let a = a + (self.src[a..b].len() - self.src[a..b].trim_start().len());
+            let shape = match text.as_bytes()[0] {
+                b'%' => Shape::Register,
+                b'0'..=b'9' => Shape::Integer,
+                _ => Shape::Identifier,
+            };
+            self.text_operand(a, a + text.len(), shape)
+        };
+        match self.src[from..to].find('+') {
+            Some(at) => {
+                let plus = from + at;
+                if shape == Shape::Address {
+                    let sum = self.text_operand(from, to, Shape::Sum { plus });
+                    return Some((sum, None));
+                }
+                Some((atom(from, plus), Some((plus, atom(plus + 1, to)))))
+            }
+            None => Some((atom(from, to), None)),
+        }
     }
 
     pub fn kind(&self) -> OperandKind<'a> {
-        let field_text = |field: &str| {
-            self.node
-                .field(field)
-                .map(|n| text(n, self.src))
-                .unwrap_or("")
+        let node = match self.repr {
+            Repr::Node(node) => node,
+            Repr::Text { shape, .. } => {
+                return match shape {
+                    Shape::Register => OperandKind::Register(self.text()),
+                    Shape::Identifier => OperandKind::Identifier(self.text()),
+                    Shape::Integer => OperandKind::Integer(self.text()),
+                    Shape::Vector => OperandKind::Vector,
+                    Shape::Address => OperandKind::Address { unified: false },
+                    Shape::Sum { .. } => OperandKind::Expression,
+                }
+            }
         };
-        match self.node.kind_name() {
+        let field_text = |field: &str| node.field(field).map(|n| text(n, self.src)).unwrap_or("");
+        match node.kind_name() {
             k::REGISTER => OperandKind::Register(self.text()),
             k::REGISTER_COMPONENT => OperandKind::Component {
                 register: field_text(k::FIELD_REGISTER),
@@ -656,7 +1274,7 @@ impl<'a> Operand<'a> {
             k::REGISTER_PAIR => OperandKind::Pair,
             k::VECTOR_OPERAND => OperandKind::Vector,
             k::ADDRESS_OPERAND => OperandKind::Address {
-                unified: self.node.field(k::FIELD_SUFFIX).is_some(),
+                unified: node.field(k::FIELD_SUFFIX).is_some(),
             },
             k::ARGUMENT_LIST => OperandKind::ArgumentList,
             k::SINK => OperandKind::Sink,
@@ -667,18 +1285,44 @@ impl<'a> Operand<'a> {
     /// The parts of a compound operand: vector elements, address parts,
     /// call arguments, the two halves of a pair, the operand of `!`.
     pub fn elements(&self) -> Vec<Operand<'a>> {
-        match self.node.kind_name() {
-            k::NEGATED_OPERAND => self
-                .node
+        let node = match self.repr {
+            Repr::Node(node) => node,
+            Repr::Text { start, end, shape } => {
+                return match shape {
+                    Shape::Vector => {
+                        let mut out = Vec::new();
+                        let mut from = start + 1;
+                        for piece in self.src[start + 1..end - 1].split(',') {
+                            let lead = piece.len() - piece.trim_start().len();
+                            let text = piece.trim();
+                            out.push(self.text_operand(
+                                from + lead,
+                                from + lead + text.len(),
+                                Shape::Register,
+                            ));
+                            from += piece.len() + 1;
+                        }
+                        out
+                    }
+                    Shape::Address => self
+                        .text_parts()
+                        .map(|(base, _)| vec![base])
+                        .unwrap_or_default(),
+                    _ => Vec::new(),
+                };
+            }
+        };
+        match node.kind_name() {
+            k::NEGATED_OPERAND => node
                 .field(k::FIELD_OPERAND)
                 .map(|n| vec![Operand::new(n, self.src)])
                 .unwrap_or_default(),
             k::REGISTER_PAIR => [k::FIELD_FIRST, k::FIELD_SECOND]
                 .iter()
-                .filter_map(|f| self.node.field(f))
+                .filter_map(|f| node.field(f))
                 .map(|n| Operand::new(n, self.src))
                 .collect(),
-            k::VECTOR_OPERAND | k::ARGUMENT_LIST | k::ADDRESS_OPERAND => named_children(self.node)
+            k::VECTOR_OPERAND | k::ARGUMENT_LIST | k::ADDRESS_OPERAND => named_children(node)
                 .filter(|n| n.kind_name() != k::COMMENT && n.kind_name() != k::QUALIFIER)
                 .map(|n| Operand::new(n, self.src))
                 .collect(),
@@ -688,11 +1332,19 @@ impl<'a> Operand<'a> {
 
     /// The integer value of a constant operand (`42`, `0x1f`, `-8`, `017`, `0b101`).
     pub fn integer_value(&self) -> Option<i128> {
-        match self.node.kind_name() {
+        let node = match self.repr {
+            Repr::Node(node) => node,
+            Repr::Text {
+                shape: Shape::Integer,
+                ..
+            } => return parse_integer(self.text()).map(i128::from),
+            Repr::Text { .. } => return None,
+        };
+        match node.kind_name() {
             k::INTEGER_LITERAL => parse_integer(self.text()).map(i128::from),
             k::UNARY_EXPRESSION => {
-                let op = self.node.field(k::FIELD_OPERATOR)?;
-                let inner = Operand::new(self.node.field(k::FIELD_OPERAND)?, self.src);
+                let op = node.field(k::FIELD_OPERATOR)?;
+                let inner = Operand::new(node.field(k::FIELD_OPERAND)?, self.src);
                 let value = inner.integer_value()?;
                 match text(op, self.src) {
                     "-" => Some(-value),
@@ -707,9 +1359,26 @@ impl<'a> Operand<'a> {
     /// The parts of a constant expression (`-8`, `a+4`, `(x)`, `c ? a : b`,
     /// `A[2]`), for evaluators; `None` for any other operand.
     pub fn expression(&self) -> Option<Expression<'a>> {
-        let field = |name: &str| Some(Operand::new(self.node.field(name)?, self.src));
-        let operator = || Some(text(self.node.field(k::FIELD_OPERATOR)?, self.src));
-        Some(match self.node.kind_name() {
+        let node = match self.repr {
+            Repr::Node(node) => node,
+            Repr::Text {
+                shape: Shape::Sum { .. },
+                ..
+            } => {
+                let (left, Some((_, right))) = self.text_parts()? else {
+                    return None;
+                };
+                return Some(Expression::Binary {
+                    left,
+                    operator: "+",
+                    right,
+                });
+            }
+            Repr::Text { .. } => return None,
+        };
+        let field = |name: &str| Some(Operand::new(node.field(name)?, self.src));
+        let operator = || Some(text(node.field(k::FIELD_OPERATOR)?, self.src));
+        Some(match node.kind_name() {
             k::UNARY_EXPRESSION => Expression::Unary {
                 operator: operator()?,
                 operand: field(k::FIELD_OPERAND)?,
@@ -725,7 +1394,7 @@ impl<'a> Operand<'a> {
                 alternative: field(k::FIELD_ALTERNATIVE)?,
             },
             k::PARENTHESIZED_EXPRESSION => {
-                Expression::Parenthesized(Operand::new(named_children(self.node).next()?, self.src))
+                Expression::Parenthesized(Operand::new(named_children(node).next()?, self.src))
             }
             k::SUBSCRIPT_EXPRESSION => Expression::Subscript {
                 array: field(k::FIELD_ARRAY)?,
@@ -738,28 +1407,47 @@ impl<'a> Operand<'a> {
     /// Every register named anywhere inside this operand, with its range.
     pub fn registers(&self) -> Vec<Token<'a>> {
         let mut out = Vec::new();
-        let mut stack = vec![self.node];
-        while let Some(node) = stack.pop() {
-            if node.kind_name() == k::REGISTER {
-                out.push(Token::of(node, self.src));
-            } else {
-                stack.extend(named_children(node).collect::<Vec<_>>().into_iter().rev());
-            }
-        }
+        self.collect_names(k::REGISTER, &mut out);
         out
+    }
+
+    /// Every register or identifier (`kind`) inside this operand.
+    fn collect_names(&self, kind: &str, out: &mut Vec<Token<'a>>) {
+        match self.repr {
+            Repr::Node(node) => collect_kind(node, kind, self.src, out),
+            Repr::Text { start, end, shape } => match shape {
+                Shape::Register if kind == k::REGISTER => out.push(Token {
+                    text: self.text(),
+                    start,
+                    end,
+                }),
+                Shape::Identifier if kind == k::IDENTIFIER => out.push(Token {
+                    text: self.text(),
+                    start,
+                    end,
+                }),
+                Shape::Vector => {
+                    for element in self.elements() {
+                        element.collect_names(kind, out);
+                    }
+                }
+                Shape::Address | Shape::Sum { .. } => {
+                    if let Some((base, offset)) = self.text_parts() {
+                        base.collect_names(kind, out);
+                        if let Some((_, offset)) = offset {
+                            offset.collect_names(kind, out);
+                        }
+                    }
+                }
+                _ => {}
+            },
+        }
     }
 
     /// Every identifier (label, function or variable name) inside this operand.
     pub fn identifiers(&self) -> Vec<Token<'a>> {
         let mut out = Vec::new();
-        let mut stack = vec![self.node];
-        while let Some(node) = stack.pop() {
-            if node.kind_name() == k::IDENTIFIER {
-                out.push(Token::of(node, self.src));
-            } else {
-                stack.extend(named_children(node).collect::<Vec<_>>().into_iter().rev());
-            }
-        }
+        self.collect_names(k::IDENTIFIER, &mut out);
         out
     }
 }

@@ -126,6 +126,26 @@ fn field_id(name: &str) -> Option<std::num::NonZeroU16> {
     }
 }
 
+/// The ids of the fields an instruction's children are read by (see
+/// [`crate::Instruction::parts`]); `None` never matches a child.
+pub(crate) struct InstructionFieldIds {
+    pub guard: Option<std::num::NonZeroU16>,
+    pub mnemonic: Option<std::num::NonZeroU16>,
+    pub qualifier: Option<std::num::NonZeroU16>,
+    pub operands: Option<std::num::NonZeroU16>,
+}
+
+pub(crate) fn field_ids() -> &'static InstructionFieldIds {
+    use std::sync::OnceLock;
+    static IDS: OnceLock<InstructionFieldIds> = OnceLock::new();
+    IDS.get_or_init(|| InstructionFieldIds {
+        guard: field_id(FIELD_GUARD),
+        mnemonic: field_id(FIELD_MNEMONIC),
+        qualifier: field_id(FIELD_QUALIFIER),
+        operands: field_id(FIELD_OPERANDS),
+    })
+}
+
 fn kind_names() -> &'static [&'static str] {
     use std::sync::OnceLock;
     static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();

@@ -14,8 +14,9 @@ mod position;
 mod tokens;
 
 pub use ast::{
-    Block, Declarator, Directive, DirectiveKind, Expression, Function, FunctionKind, Guard,
-    Instruction, Item, Label, Module, Operand, OperandKind, Statement, Token, VariableDecl,
+    Block, DeclParts, Declarator, Directive, DirectiveKind, Expression, Function, FunctionKind,
+    Guard, Instruction, InstructionParts, Item, Label, Module, Operand, OperandKind, Statement,
+    Token, VariableDecl,
 };
 pub use document::{Document, TextEdit};
 pub use parse::{Parse, SyntaxError, SyntaxErrorKind, TreeStats};

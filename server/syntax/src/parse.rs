@@ -3,16 +3,21 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use tree_sitter::{Node, Tree};
+use tree_sitter::{Node, Point, Range, Tree};
 
 use crate::ast::Module;
 use crate::kinds as k;
 use crate::TextRange;
 
 /// An immutable parse of a text: cheap to clone and share between threads.
+///
+/// A parse made by [`Parse::new_parallel`] may consist of several trees, each covering a
+/// run of whole top-level items; [`Parse::module`] reads them as one module.
 #[derive(Debug, Clone)]
 pub struct Parse {
     tree: Tree,
+    /// The trees of the further chunks of a chunked parse, in text order (usually empty).
+    more: Vec<Tree>,
     text: Arc<String>,
 }
 
@@ -48,11 +53,96 @@ impl Parse {
         let tree = crate::new_parser()
             .parse(text.as_bytes(), None)
             .expect("a parser with a language and no timeout always returns a tree");
-        Parse { tree, text }
+        Parse {
+            tree,
+            more: Vec::new(),
+            text,
+        }
+    }
+
+    /// Parses `text` in up to `threads` chunks at once (one thread each), split where a
+    /// function body ends at the start of a line; the caller decides whether the text is
+    /// large enough to be worth it. The result reads as [`Parse::new`]'s does (the same items,
+    /// ranges and errors). When a chunk does not parse cleanly on its own (a split inside
+    /// something that spans it), the whole text is parsed again in one piece, so broken
+    /// files cost one extra parse and never a different result.
+    pub fn new_parallel(text: impl Into<String>, threads: usize) -> Self {
+        let text: Arc<String> = Arc::new(text.into());
+        let splits = chunk_splits(&text, threads);
+        if splits.is_empty() {
+            return Parse::new_shared(text);
+        }
+        let mut bounds = vec![(0usize, Point::new(0, 0))];
+        let mut row = 0;
+        let mut last = 0;
+        for &split in &splits {
+            row += memchr_count(&text.as_bytes()[last..split]);
+            last = split;
+            bounds.push((split, Point::new(row, 0)));
+        }
+        let end = text.len();
+        let end_point = Point::new(
+            row + memchr_count(&text.as_bytes()[last..]),
+            text.len() - text[..end].rfind('\n').map_or(0, |i| i + 1),
+        );
+        bounds.push((end, end_point));
+        let ranges: Vec<Range> = bounds
+            .windows(2)
+            .map(|w| Range {
+                start_byte: w[0].0,
+                end_byte: w[1].0,
+                start_point: w[0].1,
+                end_point: w[1].1,
+            })
+            .collect();
+        let parse_range = |range: Range| -> Option<Tree> {
+            let mut parser = crate::new_parser();
+            parser.set_included_ranges(&[range]).ok()?;
+            let tree = parser.parse(text.as_bytes(), None)?;
+            (!tree.root_node().has_error()).then_some(tree)
+        };
+        let trees: Vec<Option<Tree>> = std::thread::scope(|s| {
+            let workers: Vec<_> = ranges[1..]
+                .iter()
+                .map(|&range| s.spawn(move || parse_range(range)))
+                .collect();
+            let mut trees = vec![parse_range(ranges[0])];
+            trees.extend(workers.into_iter().map(|w| w.join().ok().flatten()));
+            trees
+        });
+        let Some(mut trees) = trees.into_iter().collect::<Option<Vec<Tree>>>() else {
+            return Parse::new_shared(text);
+        };
+        let tree = trees.remove(0);
+        Parse {
+            tree,
+            more: trees,
+            text,
+        }
+    }
+
+    fn new_shared(text: Arc<String>) -> Self {
+        let tree = crate::new_parser()
+            .parse(text.as_bytes(), None)
+            .expect("a parser with a language and no timeout always returns a tree");
+        Parse {
+            tree,
+            more: Vec::new(),
+            text,
+        }
     }
 
     pub(crate) fn from_parts(tree: Tree, text: Arc<String>) -> Self {
-        Parse { tree, text }
+        Parse {
+            tree,
+            more: Vec::new(),
+            text,
+        }
+    }
+
+    /// How many trees the parse consists of (1 unless made by [`Parse::new_parallel`]).
+    pub fn chunks(&self) -> usize {
+        1 + self.more.len()
     }
 
     pub fn text(&self) -> &str {
@@ -65,56 +155,103 @@ impl Parse {
     }
 
     /// The raw tree, for the few callers inside the syntax layer's users that
-    /// need tree-sitter queries (highlighting); prefer the typed views.
+    /// need tree-sitter queries (highlighting); prefer the typed views. Of a chunked
+    /// parse ([`Parse::new_parallel`]) this is the first chunk's tree.
     pub fn tree(&self) -> &Tree {
         &self.tree
     }
 
     pub fn module(&self) -> Module<'_> {
-        Module::new(self.tree.root_node(), &self.text)
+        Module::new(self.tree.root_node(), &self.more, &self.text)
     }
 
-    /// Counts of all nodes and of ERROR and MISSING nodes.
+    /// Counts of all nodes and of ERROR and MISSING nodes (of a chunked parse, each
+    /// chunk has its own root node).
     pub fn stats(&self) -> TreeStats {
         let mut stats = TreeStats::default();
-        let mut cursor = self.tree.walk();
-        loop {
-            let node = cursor.node();
-            stats.nodes += 1;
-            if node.is_error() {
-                stats.errors += 1;
-            }
-            if node.is_missing() {
-                stats.missing += 1;
-            }
-            if cursor.goto_first_child() {
-                continue;
-            }
-            loop {
-                if cursor.goto_next_sibling() {
-                    break;
-                }
-                if !cursor.goto_parent() {
-                    return stats;
-                }
-            }
+        for tree in std::iter::once(&self.tree).chain(&self.more) {
+            let chunk = tree_stats(tree);
+            stats.nodes += chunk.nodes;
+            stats.errors += chunk.errors;
+            stats.missing += chunk.missing;
         }
+        stats
     }
 
     /// The tree as an S-expression with named nodes, fields and ranges.
     pub fn sexp(&self) -> String {
         let mut out = String::new();
-        write_sexp(self.tree.root_node(), None, 0, &mut out);
+        for tree in std::iter::once(&self.tree).chain(&self.more) {
+            write_sexp(tree.root_node(), None, 0, &mut out);
+        }
         out
     }
 
     /// Every ERROR and MISSING node, outermost first, as a plain-words error.
     pub fn syntax_errors(&self) -> Vec<SyntaxError> {
         let mut errors = Vec::new();
-        if self.tree.root_node().has_error() {
-            collect_errors(self.tree.root_node(), &self.text, &mut errors);
+        for tree in std::iter::once(&self.tree).chain(&self.more) {
+            if tree.root_node().has_error() {
+                collect_errors(tree.root_node(), &self.text, &mut errors);
+            }
         }
         errors
+    }
+}
+
+/// Byte offsets where a text may be split into `threads` chunks: each right after a line
+/// `}` (the end of a function body as compilers write it) near an equal share of the text.
+fn chunk_splits(text: &str, threads: usize) -> Vec<usize> {
+    let mut splits = Vec::new();
+    if threads < 2 {
+        return splits;
+    }
+    let bytes = text.as_bytes();
+    for i in 1..threads {
+        let target = (text.len() * i / threads).max(splits.last().copied().unwrap_or(0));
+        let Some(at) = find_sub(&bytes[target..], b"\n}\n") else {
+            break;
+        };
+        let split = target + at + 3;
+        if split < text.len() {
+            splits.push(split);
+        }
+    }
+    splits.dedup();
+    splits
+}
+
+fn find_sub(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+fn memchr_count(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
+fn tree_stats(tree: &Tree) -> TreeStats {
+    let mut stats = TreeStats::default();
+    let mut cursor = tree.walk();
+    loop {
+        let node = cursor.node();
+        stats.nodes += 1;
+        if node.is_error() {
+            stats.errors += 1;
+        }
+        if node.is_missing() {
+            stats.missing += 1;
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return stats;
+            }
+        }
     }
 }
 

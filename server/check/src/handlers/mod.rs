@@ -25,23 +25,116 @@ use crate::scope::{Frame, Scope};
 
 /// Runs every handler over the document; with a cache, functions checked
 /// before in the same module-level context are taken from it.
-pub(crate) fn run_all(ctx: &mut Ctx<'_>, mut cache: Option<&mut CheckCache>) {
+pub(crate) fn run_all(ctx: &mut Ctx<'_>, cache: Option<&mut CheckCache>) {
+    let items = ctx.module.items();
+    let mut scope = prepare(ctx, &items);
+    let mut flow = tcgen05::Flow::default();
+    check_items(ctx, &mut scope, &items, &mut flow, cache);
+    flow.finish(ctx);
+}
+
+/// Runs the handlers with the functions shared out between up to `threads` threads, each
+/// taking a run of consecutive functions of about the same size. `None` when the module
+/// cannot be split (fewer than two functions, or statements outside functions, whose flow
+/// runs through the whole file). The diagnostics come in the order [`run_all`] reports them.
+pub(crate) fn run_parallel(
+    parse: &ptx_syntax::Parse,
+    options: &crate::CheckOptions,
+    threads: usize,
+) -> Option<Vec<crate::Diagnostic>> {
+    let mut ctx = Ctx::new(parse, options);
+    let items = ctx.module.items();
+    if items.iter().any(|item| {
+        matches!(
+            item,
+            Item::Statement(Statement::Instruction(_) | Statement::Block(_))
+        )
+    }) {
+        return None;
+    }
+    let sizes: Vec<usize> = items
+        .iter()
+        .map(|item| match item {
+            Item::Function(f) => f.range().len(),
+            _ => 0,
+        })
+        .collect();
+    let total: usize = sizes.iter().sum();
+    let threads = threads.min(sizes.iter().filter(|&&s| s > 0).count());
+    if threads < 2 {
+        return None;
+    }
+    // Part boundaries: item indices where the running size passes each equal share.
+    let mut bounds = vec![0];
+    let mut running = 0;
+    for (index, size) in sizes.iter().enumerate() {
+        if running >= total * bounds.len() / threads && index > *bounds.last()? {
+            bounds.push(index);
+            if bounds.len() == threads {
+                break;
+            }
+        }
+        running += size;
+    }
+    bounds.push(items.len());
+    if bounds.len() < 3 {
+        return None;
+    }
+    let parts: Vec<&[Item<'_>]> = bounds.windows(2).map(|w| &items[w[0]..w[1]]).collect();
+    let later = std::thread::scope(|s| {
+        let workers: Vec<_> = parts[1..]
+            .iter()
+            .map(|part| {
+                let items = &items;
+                s.spawn(move || {
+                    let mut ctx = Ctx::new(parse, options);
+                    // The module-level rules are the first part's: only the names are needed.
+                    let mut scope = prepare_names(&mut ctx, items);
+                    ctx.truncate_diagnostics(0);
+                    let mut flow = tcgen05::Flow::default();
+                    check_items(&mut ctx, &mut scope, part, &mut flow, None);
+                    ctx.finish()
+                })
+            })
+            .collect();
+        let mut scope = prepare(&mut ctx, &items);
+        let mut flow = tcgen05::Flow::default();
+        check_items(&mut ctx, &mut scope, parts[0], &mut flow, None);
+        flow.finish(&mut ctx);
+        workers
+            .into_iter()
+            .map(|w| w.join())
+            .collect::<Result<Vec<_>, _>>()
+    });
+    let mut diagnostics = ctx.finish();
+    match later {
+        Ok(parts) => parts.into_iter().for_each(|p| diagnostics.extend(p)),
+        // A handler panicked on another thread: report as the sequential check would.
+        Err(payload) => std::panic::resume_unwind(payload),
+    }
+    Some(diagnostics)
+}
+
+/// The module-level rules, then the names every function sees.
+fn prepare<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Scope<'a> {
     syntax::check(ctx);
     module::check(ctx);
-    let module = ctx.module;
+    prepare_names(ctx, items)
+}
+
+/// The module's frame and the frame of statements outside functions (a snippet's).
+fn prepare_names<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Scope<'a> {
     let mut scope = Scope::default();
-    scope.push(names::module_frame(ctx));
+    scope.push(names::module_frame(ctx, items));
     let mut snippet_frame = Frame::default();
     let mut duplicates = Vec::new();
-    for item in module.items() {
-        if let Item::Statement(Statement::Label(_)) = item {
-            // Labels of a snippet are declared with the snippet's frame below.
-        }
+    for item in items {
         match item {
             Item::Statement(Statement::Variable(decl)) => {
-                names::check_variable_type(ctx, &decl);
-                snippet_frame.declare_variable(&decl, &mut duplicates)
+                names::check_variable_type(ctx, decl);
+                snippet_frame.declare_variable(decl, &mut duplicates)
             }
+            // Labels of a snippet are declared with the snippet's frame.
             Item::Statement(Statement::Label(label)) => {
                 if let Some(name) = label.name() {
                     let _ = snippet_frame.declare(
@@ -61,12 +154,22 @@ pub(crate) fn run_all(ctx: &mut Ctx<'_>, mut cache: Option<&mut CheckCache>) {
     }
     names::report_duplicates(ctx, duplicates);
     scope.push(snippet_frame);
-    let mut flow = tcgen05::Flow::default();
+    scope
+}
+
+/// Checks the functions and top-level statements among `items`.
+fn check_items<'a>(
+    ctx: &mut Ctx<'a>,
+    scope: &mut Scope<'a>,
+    items: &[Item<'a>],
+    flow: &mut tcgen05::Flow<'a>,
+    mut cache: Option<&mut CheckCache>,
+) {
     let environment = cache
         .is_some()
-        .then(|| incremental::environment(&module, ctx.options));
-    for item in module.items() {
-        match item {
+        .then(|| incremental::environment(&ctx.module, ctx.options));
+    for item in items {
+        match *item {
             Item::Function(function) => match (cache.as_deref_mut(), environment) {
                 (Some(cache), Some(environment)) => {
                     let key = incremental::key(environment, &function);
@@ -75,30 +178,28 @@ pub(crate) fn run_all(ctx: &mut Ctx<'_>, mut cache: Option<&mut CheckCache>) {
                         ctx.extend(diagnostics);
                     } else {
                         let before = ctx.diagnostic_count();
-                        check_function(ctx, &mut scope, function);
+                        check_function(ctx, scope, function);
                         cache.put(key, function.range(), ctx.diagnostics_since(before));
                     }
                 }
-                _ => check_function(ctx, &mut scope, function),
+                _ => check_function(ctx, scope, function),
             },
             Item::Statement(Statement::Instruction(inst)) => {
-                check_instruction(ctx, &scope, inst, &mut flow)
+                check_instruction(ctx, scope, inst, flow)
             }
-            Item::Statement(Statement::Block(block)) => {
-                check_block(ctx, &mut scope, block, &mut flow)
-            }
+            Item::Statement(Statement::Block(block)) => check_block(ctx, scope, block, flow),
             _ => {}
         }
     }
-    flow.finish(ctx);
 }
 
 fn check_function<'a>(ctx: &mut Ctx<'a>, scope: &mut Scope<'a>, function: Function<'a>) {
     let Some(body) = function.body() else {
         return;
     };
+    let statements = body.statements();
     let mut labels = Frame::default();
-    labels.declare_all_labels(&body);
+    labels.declare_all_labels(&statements);
     let mut params = Frame::default();
     let mut duplicates = Vec::new();
     for param in function
@@ -113,7 +214,7 @@ fn check_function<'a>(ctx: &mut Ctx<'a>, scope: &mut Scope<'a>, function: Functi
     scope.push(labels);
     scope.push(params);
     let mut flow = tcgen05::Flow::for_function(function);
-    check_block(ctx, scope, body, &mut flow);
+    check_statements(ctx, scope, &statements, &mut flow);
     flow.finish(ctx);
     scope.pop();
     scope.pop();
@@ -125,13 +226,23 @@ fn check_block<'a>(
     block: Block<'a>,
     flow: &mut tcgen05::Flow<'a>,
 ) {
+    check_statements(ctx, scope, &block.statements(), flow);
+}
+
+/// Checks the statements of one block in a frame of their own.
+fn check_statements<'a>(
+    ctx: &mut Ctx<'a>,
+    scope: &mut Scope<'a>,
+    statements: &[Statement<'a>],
+    flow: &mut tcgen05::Flow<'a>,
+) {
     let mut frame = Frame::default();
     let mut duplicates = Vec::new();
-    frame.declare_block(&block, &mut duplicates);
+    frame.declare_block(statements, &mut duplicates);
     names::report_duplicates(ctx, duplicates);
     scope.push(frame);
-    for statement in block.statements() {
-        match statement {
+    for statement in statements {
+        match *statement {
             Statement::Instruction(inst) => check_instruction(ctx, scope, inst, flow),
             Statement::Block(inner) => check_block(ctx, scope, inner, flow),
             Statement::Variable(decl) => names::check_variable_type(ctx, &decl),
@@ -159,8 +270,15 @@ fn check_instruction<'a>(
     if !opcode::check(ctx, &info) {
         return;
     }
-    availability::check(ctx, &info);
-    rounding::check(ctx, &info);
+    // These rules read nothing but the opcode's spelling and the module's `.version` and
+    // `.target`: once they find nothing for a spelling, they find nothing for its repeats.
+    if info.resolved.opcode_rules_clean.get() != Some(true) {
+        let before = ctx.diagnostic_count();
+        availability::check(ctx, &info);
+        rounding::check(ctx, &info);
+        let clean = ctx.diagnostic_count() == before;
+        info.resolved.opcode_rules_clean.set(Some(clean));
+    }
     if operands::check(ctx, &info) {
         types::check(ctx, &info, scope);
         state_spaces::check(ctx, &info, scope);

@@ -49,16 +49,16 @@ pub(crate) fn check_variable_type(ctx: &mut Ctx<'_>, decl: &ptx_syntax::Variable
 }
 
 /// The module's functions and variables.
-pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>) -> Frame<'a> {
+pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'a> {
     let mut frame = Frame::default();
     let mut duplicates = Vec::new();
     let mut defined: Vec<(&str, ptx_syntax::TextRange)> = Vec::new();
     let mut externs: Vec<&'a str> = Vec::new();
-    for item in ctx.module.items() {
+    for item in items {
         match item {
             Item::Variable(decl) => {
-                check_variable_type(ctx, &decl);
-                frame.declare_variable(&decl, &mut duplicates)
+                check_variable_type(ctx, decl);
+                frame.declare_variable(decl, &mut duplicates)
             }
             Item::Function(function) => {
                 let Some(name) = function.name() else {
@@ -139,16 +139,14 @@ pub(crate) fn report_duplicates(ctx: &mut Ctx<'_>, duplicates: Vec<Duplicate>) {
 
 /// Reports registers and names an instruction uses that are not declared.
 pub(crate) fn check_uses(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
-    if let Some(guard) = info.inst.guard() {
+    if let Some(guard) = &info.guard {
         check_register(ctx, guard.predicate, scope);
     }
-    for operand in &info.operands {
-        for register in operand.registers() {
-            check_register(ctx, register, scope);
-        }
-        for name in operand.identifiers() {
-            check_name(ctx, name, scope);
-        }
+    for &(_, register) in &info.registers {
+        check_register(ctx, register, scope);
+    }
+    for &(_, name) in &info.identifiers {
+        check_name(ctx, name, scope);
     }
     if info.words[0] == "call" {
         check_callee_resolves(ctx, info);

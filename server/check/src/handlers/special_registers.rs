@@ -14,8 +14,8 @@ const READERS: &[&str] = &["mov", "cvt"];
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     let version = ctx.version.unwrap_or(PtxVersion::new(99, 9));
-    for operand in &info.operands {
-        for register in operand.registers() {
+    for &(_, register) in &info.registers {
+        {
             let Some(sreg) = ctx.isa.special_register(register.text) else {
                 continue;
             };

@@ -10,7 +10,7 @@ use crate::{Diagnostic, Fix};
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     missing_vector_qualifier(ctx, info);
-    let Ok(counts) = ptx_regs::register_counts(&info.opcode_text()) else {
+    let Ok(counts) = info.resolved.register_counts() else {
         return;
     };
     let section = info
@@ -20,7 +20,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         .first()
         .map(|m| m.instruction.section.clone())
         .unwrap_or_default();
-    for vector in counts.vectors {
+    for vector in &counts.vectors {
         let Some(operand) = info.operands.get(vector.operand) else {
             continue;
         };

@@ -100,7 +100,16 @@ pub(super) fn run(args: &CheckArgs) -> ExitCode {
             }
             continue;
         }
-        let parse = Parse::new(text);
+        // A large file is parsed and checked in chunks on every core; the result is the
+        // same as in one piece.
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let chunks = threads.min(text_len_chunks(&text));
+        // The knowledge base loads while the text is parsed.
+        let isa = (chunks > 1).then(|| std::thread::spawn(ptx_isa::Isa::get));
+        let parse = Parse::new_parallel(text, chunks);
+        if let Some(isa) = isa {
+            let _ = isa.join();
+        }
         let text = parse.text();
         let diagnostics = check(&parse, &options);
         // The line index is only needed to place diagnostics.
@@ -112,21 +121,7 @@ pub(super) fn run(args: &CheckArgs) -> ExitCode {
                 Severity::Warning => warnings += 1,
                 _ => {}
             }
-            let start = index.line_col(text, d.range.start, PositionEncoding::Chars);
-            let end = index.line_col(text, d.range.end, PositionEncoding::Chars);
-            match args.format {
-                Format::Json => json.push(JsonDiagnostic {
-                    file: file.clone(),
-                    line: start.line + 1,
-                    column: start.col + 1,
-                    end_line: end.line + 1,
-                    end_column: end.col + 1,
-                    severity: d.severity.as_str(),
-                    code: d.code,
-                    message: d.message.clone(),
-                }),
-                Format::Human => render(&mut human, &file, text, index, d),
-            }
+            report(args, &mut json, &mut human, &file, text, index, d);
         }
         if file_number + 1 == args.files.len() {
             // The process ends after the report: releasing the last tree node by
@@ -186,6 +181,12 @@ fn report(
         }
         Format::Human => render(human, file, text, index, d),
     }
+}
+
+/// How many parse chunks a text is worth: one per 256 KB (a thread costs about as much as
+/// parsing a few kilobytes).
+fn text_len_chunks(text: &str) -> usize {
+    (text.len() / (256 * 1024)).max(1)
 }
 
 fn plural(n: usize) -> &'static str {
