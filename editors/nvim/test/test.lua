@@ -4,7 +4,9 @@
 -- Opens a PTX file with a misspelled opcode, waits for the server's
 -- diagnostics, and checks them, the filetype, hover, completion, a code
 -- action applied through vim.lsp.buf.code_action, document symbols, a Run
--- code lens, that the client attaches to CUDA buffers, that the bundled
+-- code lens, the inline PTX of a CUDA buffer (a diagnostic inside an asm
+-- string, hovers on a qualifier and a placeholder, a quick fix of the
+-- literal), that the bundled
 -- queries are the grammar's own, and that the tree-sitter parser built by
 -- build-parser.sh loads from 'runtimepath' and highlights with them.
 
@@ -158,15 +160,71 @@ if client then
   check(fixed, 'the quick fix turns `ad.s32` into `add.s32`: ' .. vim.api.nvim_buf_get_lines(buf, 7, 8, false)[1])
 end
 
--- CUDA, C++ and C buffers get the server too (for their inline asm).
+-- CUDA, C++ and C buffers get the server too, for the PTX inside their asm
+-- statements: line 8 misspells the qualifier `.bfly` inside the string.
 local host = dir .. '/host.cu'
-vim.fn.writefile({ '__device__ int f(int x) {', '  int y;', '  asm("add.s32 %0, %1, 1;" : "=r"(y) : "r"(x));', '  return y;', '}' }, host)
+vim.fn.writefile({
+  '__device__ int f(int x) {',
+  '  int y;',
+  '  asm("add.s32 %0, %1, 1;" : "=r"(y) : "r"(x));',
+  '  return y;',
+  '}',
+  '__device__ unsigned g(unsigned v) {',
+  '  unsigned r;',
+  '  asm volatile("shfl.sync.bflly.b32 %0, %1, 1, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v));',
+  '  return r;',
+  '}',
+}, host)
 vim.cmd.edit(host)
 local hbuf = vim.api.nvim_get_current_buf()
 check(vim.bo[hbuf].filetype == 'cuda', 'a .cu file gets the cuda filetype')
 check(vim.wait(20000, function()
   return #vim.lsp.get_clients({ bufnr = hbuf, name = 'ptx_lsp' }) > 0
 end, 50), 'the ptx_lsp client attaches to the CUDA buffer')
+check(vim.wait(30000, function()
+  return #vim.diagnostic.get(hbuf) > 0
+end, 50), 'diagnostics arrive for the CUDA buffer')
+-- Exactly one: on `.bflly` (0-based row 7, columns 25..31) inside the
+-- literal, and nothing on the C++ around it.
+local hdiags = vim.tbl_map(function(d)
+  return string.format('%s %d:%d-%d:%d', d.code, d.lnum, d.col, d.end_lnum, d.end_col)
+end, vim.diagnostic.get(hbuf))
+check(#hdiags == 1 and hdiags[1] == 'unknown-qualifier 7:25-7:31',
+  'the one diagnostic of the CUDA buffer is on `.bflly` inside the asm string: ' .. table.concat(hdiags, ', '))
+local hclient = vim.lsp.get_clients({ bufnr = hbuf, name = 'ptx_lsp' })[1]
+if hclient then
+  local function hover_text(line, character)
+    local hover = hclient:request_sync('textDocument/hover', {
+      textDocument = { uri = vim.uri_from_bufnr(hbuf) },
+      position = { line = line, character = character },
+    }, 10000, hbuf)
+    local result = hover and hover.result
+    return type(result) == 'table' and result.contents and result.contents.value or ''
+  end
+  local sync = hover_text(7, 21)
+  check(sync:find('`.sync` on `shfl.sync`', 1, true) ~= nil, 'hover on `.sync` inside the asm string is the PTX hover')
+  local placeholder = hover_text(2, 16)
+  check(placeholder:find('asm operand 0', 1, true) ~= nil and placeholder:find('"=r"(y)', 1, true) ~= nil,
+    'hover on `%0` shows the C++ operand and its constraint: ' .. placeholder)
+  local outside = hover_text(3, 4)
+  check(outside == '', 'no hover on C++ code outside the asm strings')
+  -- The quick fix edits the string literal.
+  vim.api.nvim_win_set_cursor(0, { 8, 26 })
+  vim.lsp.buf.code_action({
+    apply = true,
+    filter = function(action)
+      return action.kind == 'quickfix' and action.isPreferred == true
+    end,
+  })
+  local fixed = vim.wait(20000, function()
+    return vim.api.nvim_buf_get_lines(hbuf, 7, 8, false)[1]:find('asm volatile("shfl.sync.bfly.b32 %0', 1, true) ~= nil
+  end, 50)
+  check(fixed, 'the quick fix turns `.bflly` into `.bfly` inside the literal: '
+    .. vim.api.nvim_buf_get_lines(hbuf, 7, 8, false)[1])
+  check(vim.wait(20000, function()
+    return #vim.diagnostic.get(hbuf) == 0
+  end, 50), 'the fixed CUDA buffer has no diagnostics')
+end
 
 -- A `// @run` region: the code lens runs it and the values appear as virtual text.
 local snippet = dir .. '/snippet.ptx'
