@@ -106,6 +106,12 @@ fn generic_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
         info.words[0],
         "ld" | "ldu" | "st" | "atom" | "red" | "prefetch" | "mbarrier"
     ) || info.words[1..].iter().any(|w| SPACES.contains(&base(w)))
+        // `red.async`/`st.async` address `.shared::cluster` when no space is written
+        // (9.7.13.7, 9.7.9.12): a 32-bit register is the normal address there.
+        || info.words.get(1) == Some(&"async")
+        // st.bulk writes `.shared::cta` (9.7.9.13) and prefetch.tensormap reads a tensor map
+        // (9.7.9.15): ptxas 13.5 takes a 32-bit address for both.
+        || matches!(info.words.get(1), Some(&"bulk" | &"tensormap"))
     {
         return;
     }

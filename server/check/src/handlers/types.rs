@@ -197,8 +197,14 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
         // `.wide` doubles the destination's size.
         "mul" | "mad" if has("wide") => Pattern::Wide,
         "mul" | "mad" => Pattern::AllSame,
-        "atom" => Pattern::Some {
+        // `atom.cas` has a second value `c`; elsewhere an operand after `b` is the 64-bit
+        // cache policy of `.L2::cache_hint` (9.7.13.5).
+        "atom" if has("cas") => Pattern::Some {
             typed: &[0, 2, 3],
+            preds: &[],
+        },
+        "atom" => Pattern::Some {
+            typed: &[0, 2],
             preds: &[],
         },
         "red" => Pattern::Some {

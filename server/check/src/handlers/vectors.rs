@@ -43,10 +43,16 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         let vector_qualifier = info.words[1..]
             .iter()
             .any(|w| matches!(*w, "v2" | "v4" | "v8"));
-        let insists_on_braces =
-            vector_qualifier && matches!(info.words[0], "ld" | "st" | "ldu" | "atom" | "red");
+        let insists_on_braces = vector_qualifier
+            && matches!(info.words[0], "ld" | "st" | "ldu" | "atom" | "red")
+            || fragment_in_braces(info, vector.operand);
         if is_vector && written.len() == wanted || !is_vector && (wanted == 1 || !insists_on_braces)
         {
+            continue;
+        }
+        // ptxas 13.5 takes one register of the element type for the `.v2`/`.v4` data of
+        // st.async (`st.async….v4.b32 [a], %r1, [mbar]`), though 9.7.9.12 writes a vector.
+        if !is_vector && info.words.get(1) == Some(&"async") {
             continue;
         }
         let refs: Vec<&str> = written.iter().map(String::as_str).collect();
@@ -94,12 +100,35 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     }
 }
 
+/// Matrix fragments that ptxas takes only in braces, even of one register ("Vector expected
+/// for argument N" for `mma … %fd1, …` or `tcgen05.ld….x1.b32 %r1, [%r2]`): every fragment of
+/// mma and wmma (9.7.14.5, 9.7.14.4), the data operand of tcgen05.ld/st (9.7.16.8.3–4) and the
+/// accumulator of wgmma.mma_async (9.7.15.5.2), whose A operand may be a descriptor instead.
+/// Confirmed by the generated ptxas set (no accepted case has a bare register there).
+fn fragment_in_braces(info: &InstInfo<'_>, operand: usize) -> bool {
+    let words = &info.words;
+    let second = words.get(1).copied().unwrap_or("");
+    match words[0] {
+        "mma" => true,
+        "wmma" => matches!(second, "load" | "store" | "mma"),
+        "tcgen05" => match second {
+            "ld" => operand == 0,
+            "st" => operand == info.operands.len().saturating_sub(1),
+            _ => false,
+        },
+        "wgmma" => second == "mma_async" && operand == 0,
+        _ => false,
+    }
+}
+
 /// `ld.shared.b64 {%rd4, %rd8}, [...]`: a register vector in the data operand of ld/st/ldu
 /// without `.v2/.v4/.v8` (ptxas: "Argument vector size mismatch"). The fix adds the
 /// qualifier before the type.
 fn missing_vector_qualifier(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     let data = match info.words[0] {
         "ld" | "ldu" => 0,
+        // ptxas 13.5 takes `st.async….b64 [a], {%rd1, %rd2}, [mbar]` without `.v2`.
+        "st" if info.words.get(1) == Some(&"async") => return,
         "st" => 1,
         _ => return,
     };
