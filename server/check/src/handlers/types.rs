@@ -400,6 +400,16 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             }
         }
     }
+    // `set.CmpOp.BoolOp.dtype.stype d, a, b, c`: `c` is a predicate (9.7.6.1).
+    if info.words[0] == "set" && (info.has("and") || info.has("or") || info.has("xor")) {
+        if let Some(op) = info.operands.get(3) {
+            let pred = Ty {
+                kind: Kind::Pred,
+                bits: 1,
+            };
+            checker.operand(3, op, pred, false, &mut problems);
+        }
+    }
     for (range, message) in problems {
         ctx.report(Diagnostic::error("operand-type", range, message).section(section.clone()));
     }
