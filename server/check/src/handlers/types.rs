@@ -159,6 +159,8 @@ enum Pattern {
         first: &'static [usize],
         second: &'static [usize],
     },
+    /// Operands at these indices have these types (named as qualifiers: `b64`, `pred`).
+    Typed(&'static [(usize, &'static str)]),
     /// `ld`/`ldu`/`st`: the data operand at this index, relaxed rules.
     Data(usize),
     /// `cvt.dtype.atype d, a`, relaxed rules.
@@ -260,6 +262,26 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             typed: &[0, 1, 2],
             preds: &[3],
         },
+        // Video instructions (9.7.18): every operand is a 32-bit integer register (a float,
+        // 16- or 64-bit register or a predicate: ptxas "Arguments mismatch").
+        "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vmad" | "vset"
+        | "vadd2" | "vsub2" | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vset2" | "vadd4"
+        | "vsub4" | "vavrg4" | "vabsdiff4" | "vmin4" | "vmax4" | "vset4" => Pattern::Counts {
+            typed: &[],
+            words: &[0, 1, 2, 3],
+        },
+        // mbarrier (9.7.13.15): the state is 64 bits, counts and the phase parity 32 bits,
+        // the wait result a predicate.
+        "mbarrier" => match info.words.get(1).copied().unwrap_or("") {
+            "init" | "expect_tx" | "complete_tx" => Pattern::Typed(&[(1, "b32")]),
+            "arrive" | "arrive_drop" => Pattern::Typed(&[(0, "b64"), (2, "b32")]),
+            "test_wait" | "try_wait" if has("parity") => {
+                Pattern::Typed(&[(0, "pred"), (2, "b32"), (3, "b32")])
+            }
+            "test_wait" | "try_wait" => Pattern::Typed(&[(0, "pred"), (2, "b64"), (3, "b32")]),
+            "pending_count" => Pattern::Typed(&[(0, "b32"), (1, "b64")]),
+            _ => return None,
+        },
         "ld" | "ldu" => Pattern::Data(0),
         "st" => Pattern::Data(1),
         "cvt" => Pattern::Convert,
@@ -359,6 +381,13 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                     continue;
                 };
                 checker.operand(i, op, want, false, &mut problems);
+            }
+        }
+        Pattern::Typed(typed) => {
+            for &(i, name) in typed {
+                if let (Some(op), Some(ty)) = (info.operands.get(i), Ty::parse(name)) {
+                    checker.operand(i, op, ty, false, &mut problems);
+                }
             }
         }
         Pattern::Data(index) => {
