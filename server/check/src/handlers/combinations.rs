@@ -5,6 +5,7 @@
 //! * comparison operators against the compared type (9.7.6.1, 9.7.6.2, 9.7.7.1, 9.7.7.2):
 //!   bit-size types compare with `eq`/`ne` only, signed integers add the ordered `lt`…`ge`,
 //!   unsigned integers add `lo`/`ls`/`hi`/`hs`, floats take every operator but those four;
+//!   `.ftz` only with `.f32`, `.f16`, `.f16x2`;
 //! * cache and eviction qualifiers on an explicit state space other than `.global`
 //!   (9.7.9.8 ld, 9.7.9.9 st, 9.7.13.5 atom, 9.7.13.6 red);
 //! * `.L2::evict_*` on ld/st, which needs 256-bit data: `.v8` of a 32-bit type or `.v4` of a
@@ -35,6 +36,20 @@ fn comparison(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     let (Some(op), Some(ty)) = (info.words.get(idx), info.words.last()) else {
         return;
     };
+    if let Some(i) = info.words.iter().position(|w| *w == "ftz") {
+        if !matches!(*ty, "f32" | "f16" | "f16x2") {
+            ctx.report(
+                Diagnostic::error(
+                    "invalid-qualifier",
+                    info.word_range(i),
+                    format!(
+                        "`.ftz` flushes `.f32`, `.f16` and `.f16x2` comparisons only, not `.{ty}`"
+                    ),
+                )
+                .section(section.to_owned()),
+            );
+        }
+    }
     let float = matches!(*ty, "f16" | "f32" | "f64" | "bf16" | "f16x2" | "bf16x2");
     let allowed = match *ty {
         "b16" | "b32" | "b64" => matches!(*op, "eq" | "ne"),

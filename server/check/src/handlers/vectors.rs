@@ -43,10 +43,12 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         let vector_qualifier = info.words[1..]
             .iter()
             .any(|w| matches!(*w, "v2" | "v4" | "v8"));
+        let fragment = fragment_in_braces(info, vector.operand);
         let insists_on_braces = vector_qualifier
             && matches!(info.words[0], "ld" | "st" | "ldu" | "atom" | "red")
-            || fragment_in_braces(info, vector.operand);
-        if is_vector && written.len() == wanted || !is_vector && (wanted == 1 || !insists_on_braces)
+            || fragment;
+        if is_vector && written.len() == wanted
+            || !is_vector && !fragment && (wanted == 1 || !insists_on_braces)
         {
             continue;
         }
