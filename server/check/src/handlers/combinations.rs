@@ -18,6 +18,8 @@ use crate::Diagnostic;
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     comparison(ctx, info);
+    space_rules(ctx, info);
+    cp_async_cg_size(ctx, info);
     cache_space(ctx, info);
     eviction_width(ctx, info);
     cache_policy_operand(ctx, info);
@@ -148,6 +150,105 @@ fn cache_space(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
                     ),
                 )
                 .section(section.to_owned()),
+            );
+        }
+    }
+}
+
+/// The explicit state space of a memory instruction other than `.global`, if any.
+fn non_global_space<'a>(info: &InstInfo<'a>) -> Option<&'a str> {
+    info.words[1..].iter().copied().find(|w| {
+        matches!(
+            w.split("::").next(),
+            Some("shared" | "local" | "param" | "const")
+        )
+    })
+}
+
+fn space_rules(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    if !matches!(info.words[0], "ld" | "st") || is_async(info) || info.has("bulk") {
+        return;
+    }
+    let section = memory_section(info).unwrap_or("9.7.9.8");
+    let Some(space) = non_global_space(info) else {
+        return;
+    };
+    if space == "local" {
+        for (i, word) in info.words.iter().enumerate() {
+            if matches!(*word, "acquire" | "release") {
+                ctx.report(
+                    Diagnostic::error(
+                        "invalid-qualifier",
+                        info.word_range(i),
+                        format!("`.{word}` orders memory shared between threads; `.local` memory is private to one"),
+                    )
+                    .section(section.to_owned()),
+                );
+            }
+        }
+    }
+    let vec = info.words[1..]
+        .iter()
+        .find(|w| matches!(**w, "v2" | "v4" | "v8"))
+        .copied();
+    let bits: u32 = info
+        .words
+        .last()
+        .and_then(|ty| ty.get(1..))
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(0);
+    if matches!((vec, bits), (Some("v8"), 32) | (Some("v4"), 64)) {
+        ctx.report(
+            Diagnostic::error(
+                "invalid-qualifier",
+                info.opcode_range(),
+                format!(
+                    "256-bit loads and stores need `.global` or a generic address, not `.{space}`"
+                ),
+            )
+            .section(section.to_owned()),
+        );
+    }
+    for operand in &info.operands {
+        if matches!(
+            operand.kind(),
+            ptx_syntax::OperandKind::Address { unified: true }
+        ) {
+            ctx.report(
+                Diagnostic::error(
+                    "invalid-qualifier",
+                    operand.range(),
+                    format!(
+                        "`.unified` marks a generic or `.global` address, not a `.{space}` one"
+                    ),
+                )
+                .section(section.to_owned()),
+            );
+        }
+    }
+}
+
+fn cp_async_cg_size(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    if info.words.get(..3) != Some(&["cp", "async", "cg"][..]) {
+        return;
+    }
+    let Some(size) = info.operands.get(2) else {
+        return;
+    };
+    if let ptx_syntax::OperandKind::Integer(text) = size.kind() {
+        let digits = text.trim_end_matches(['U', 'u']);
+        let value = match digits.strip_prefix("0x").or(digits.strip_prefix("0X")) {
+            Some(hex) => u64::from_str_radix(hex, 16).ok(),
+            None => digits.parse::<u64>().ok(),
+        };
+        if value.is_some_and(|v| v != 16) {
+            ctx.report(
+                Diagnostic::error(
+                    "immediate-range",
+                    size.range(),
+                    format!("`cp.async.cg` copies 16 bytes; `{text}` is a size for `cp.async.ca`"),
+                )
+                .section("9.7.9.25.3.1".to_owned()),
             );
         }
     }

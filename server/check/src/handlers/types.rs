@@ -282,6 +282,8 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             "pending_count" => Pattern::Typed(&[(0, "b32"), (1, "b64")]),
             _ => return None,
         },
+        // movmatrix (9.7.14.5.17): both fragments are one 32-bit register.
+        "movmatrix" => Pattern::Typed(&[(0, "b32"), (1, "b32")]),
         "ld" | "ldu" => Pattern::Data(0),
         "st" => Pattern::Data(1),
         "cvt" => Pattern::Convert,
@@ -296,6 +298,7 @@ fn instruction_type(info: &InstInfo<'_>) -> Option<Ty> {
 }
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    mixed_vector(ctx, info, scope);
     let Some(pattern) = pattern(info) else { return };
     let section = info
         .resolved
@@ -621,6 +624,54 @@ fn wanted(ty: Ty, relaxed: bool) -> String {
         (Kind::Bits, true) => format!("a register of at least {bits} bits"),
         (_, false) => format!("a .b{bits}, .s{bits} or .u{bits} register"),
         (_, true) => format!("an integer or bit-size register of at least {bits} bits"),
+    }
+}
+
+/// A register vector whose elements differ in size (`{%r1, %h1}`): ptxas "Incompatible
+/// elements of vector expression", whatever the instruction (section 6.4.2 vectors hold
+/// elements of one type).
+fn mixed_vector(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let mut vectors: Vec<Operand<'_>> = Vec::new();
+    for op in &info.operands {
+        match op.kind() {
+            OperandKind::Vector => vectors.push(*op),
+            OperandKind::Address { .. } => vectors.extend(
+                op.elements()
+                    .into_iter()
+                    .filter(|e| matches!(e.kind(), OperandKind::Vector)),
+            ),
+            _ => {}
+        }
+    }
+    for vector in vectors {
+        let mut sizes = Vec::new();
+        for element in vector.elements() {
+            let OperandKind::Register(name) = element.kind() else {
+                continue;
+            };
+            let Some(symbol) = scope.lookup(name) else {
+                continue;
+            };
+            if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
+                continue;
+            }
+            if let Some(ty) = symbol.ty.and_then(Ty::parse) {
+                sizes.push((name, ty.bits));
+            }
+        }
+        if let Some(&(other, bits)) = sizes.iter().find(|(_, b)| *b != sizes[0].1) {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-type",
+                    vector.range(),
+                    format!(
+                        "the elements of a vector have one size: `{}` is {} bits, `{other}` {bits}",
+                        sizes[0].0, sizes[0].1
+                    ),
+                )
+                .section("6.4.2".to_owned()),
+            );
+        }
     }
 }
 
