@@ -19,6 +19,7 @@ use crate::Diagnostic;
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     comparison(ctx, info);
     space_rules(ctx, info);
+    image_address(ctx, info);
     cp_async_cg_size(ctx, info);
     cache_space(ctx, info);
     eviction_width(ctx, info);
@@ -220,6 +221,34 @@ fn space_rules(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
                     operand.range(),
                     format!(
                         "`.unified` marks a generic or `.global` address, not a `.{space}` one"
+                    ),
+                )
+                .section(section.to_owned()),
+            );
+        }
+    }
+}
+
+fn image_address(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    let section = match info.words[0] {
+        "tex" => "9.7.10.3",
+        "tld4" => "9.7.10.4",
+        "suld" => "9.7.11.1",
+        "sust" => "9.7.11.2",
+        "sured" => "9.7.11.3",
+        _ => return,
+    };
+    for operand in &info.operands {
+        if matches!(operand.kind(), ptx_syntax::OperandKind::Address { .. })
+            && !operand.text().contains(',')
+        {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-kind",
+                    operand.range(),
+                    format!(
+                        "`{}` addresses an image and its coordinates, `[image, {{x, …}}]`, not a memory address",
+                        info.words[0]
                     ),
                 )
                 .section(section.to_owned()),
