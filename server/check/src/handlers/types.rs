@@ -299,6 +299,7 @@ fn instruction_type(info: &InstInfo<'_>) -> Option<Ty> {
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     mixed_vector(ctx, info, scope);
+    image_coordinates(ctx, info, scope);
     let Some(pattern) = pattern(info) else { return };
     let section = info
         .resolved
@@ -624,6 +625,58 @@ fn wanted(ty: Ty, relaxed: bool) -> String {
         (Kind::Bits, true) => format!("a register of at least {bits} bits"),
         (_, false) => format!("a .b{bits}, .s{bits} or .u{bits} register"),
         (_, true) => format!("an integer or bit-size register of at least {bits} bits"),
+    }
+}
+
+/// Texture and surface coordinates are 32-bit values (`.s32` or `.f32`, 9.7.10.3, 9.7.11):
+/// ptxas "Arguments mismatch" for `[img, {%rd1, %rd2}]` or `[img, {%h1, %h2}]`.
+fn image_coordinates(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    if !matches!(info.words[0], "tex" | "tld4" | "suld" | "sust" | "sured") {
+        return;
+    }
+    for op in &info.operands {
+        if !matches!(op.kind(), OperandKind::Address { .. }) {
+            continue;
+        }
+        let mut coordinates = Vec::new();
+        for part in op.elements().into_iter().skip(1) {
+            match part.kind() {
+                OperandKind::Vector => coordinates.extend(part.elements()),
+                OperandKind::Register(_) => coordinates.push(part),
+                _ => {}
+            }
+        }
+        for c in coordinates {
+            let OperandKind::Register(name) = c.kind() else {
+                continue;
+            };
+            let Some(symbol) = scope.lookup(name) else {
+                continue;
+            };
+            if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
+                continue;
+            }
+            let Some(ty) = symbol.ty.and_then(Ty::parse) else {
+                continue;
+            };
+            if ty.bits != 32 {
+                ctx.report(
+                    Diagnostic::error(
+                        "operand-type",
+                        c.range(),
+                        format!(
+                            "`{name}` is a .{} register; image coordinates are 32-bit (.s32 or .f32)",
+                            type_name(ty)
+                        ),
+                    )
+                    .section(if info.words[0].starts_with('s') {
+                        "9.7.11".to_owned()
+                    } else {
+                        "9.7.10".to_owned()
+                    }),
+                );
+            }
+        }
     }
 }
 
