@@ -45,7 +45,10 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
             .any(|w| matches!(*w, "v2" | "v4" | "v8"));
         let fragment = fragment_in_braces(info, vector.operand);
         let insists_on_braces = vector_qualifier
-            && matches!(info.words[0], "ld" | "st" | "ldu" | "atom" | "red")
+            && matches!(
+                info.words[0],
+                "ld" | "st" | "ldu" | "atom" | "red" | "multimem"
+            )
             || fragment;
         if is_vector && written.len() == wanted
             || !is_vector && !fragment && (wanted == 1 || !insists_on_braces)
@@ -105,7 +108,8 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
 /// Matrix fragments that ptxas takes only in braces, even of one register ("Vector expected
 /// for argument N" for `mma … %fd1, …` or `tcgen05.ld….x1.b32 %r1, [%r2]`): every fragment of
 /// mma and wmma (9.7.14.5, 9.7.14.4), the data operand of tcgen05.ld/st (9.7.16.8.3–4) and the
-/// accumulator of wgmma.mma_async (9.7.15.5.2), whose A operand may be a descriptor instead.
+/// accumulator of wgmma.mma_async (9.7.15.5.2), whose A operand may be a descriptor instead,
+/// and the fragments of ldmatrix/stmatrix.
 /// Confirmed by the generated ptxas set (no accepted case has a bare register there).
 fn fragment_in_braces(info: &InstInfo<'_>, operand: usize) -> bool {
     let words = &info.words;
@@ -119,6 +123,9 @@ fn fragment_in_braces(info: &InstInfo<'_>, operand: usize) -> bool {
             _ => false,
         },
         "wgmma" => second == "mma_async" && operand == 0,
+        // ldmatrix/stmatrix fragments (9.7.14.5.15–16): no accepted case has a bare register.
+        "ldmatrix" => operand == 0,
+        "stmatrix" => operand == 1,
         _ => false,
     }
 }
