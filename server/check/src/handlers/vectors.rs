@@ -10,6 +10,7 @@ use crate::{Diagnostic, Fix};
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     missing_vector_qualifier(ctx, info);
+    illegal_vector_sizes(ctx, info);
     let Ok(counts) = ptx_regs::register_counts(&info.opcode_text()) else {
         return;
     };
@@ -102,6 +103,45 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
             diagnostic = diagnostic.with_fix(fix);
         }
         ctx.report(diagnostic);
+    }
+}
+
+/// Vector operands hold 1, 2, 4 or 8 elements (section 5.4.2 `.v2`/`.v4`/`.v8`), or the
+/// larger fragments of wgmma and tcgen05 (up to 128 registers): ptxas "Illegal vector size: 3".
+/// No case of the generated ptxas set accepts another size.
+fn illegal_vector_sizes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    let fragments = matches!(info.words[0], "wgmma" | "tcgen05");
+    let mut vectors = Vec::new();
+    for op in &info.operands {
+        match op.kind() {
+            OperandKind::Vector => vectors.push(*op),
+            OperandKind::Address { .. } => vectors.extend(
+                op.elements()
+                    .into_iter()
+                    .filter(|e| matches!(e.kind(), OperandKind::Vector)),
+            ),
+            _ => {}
+        }
+    }
+    for vector in vectors {
+        let n = vector.elements().len();
+        let legal = if fragments {
+            n <= 128
+        } else {
+            matches!(n, 1 | 2 | 4 | 8) || (n.is_power_of_two() && n <= 128)
+        };
+        if !legal {
+            ctx.report(
+                Diagnostic::error(
+                    "vector-length",
+                    vector.range(),
+                    format!(
+                        "a vector of {n} elements: vectors hold 1, 2, 4 or 8 (fragments up to 128)"
+                    ),
+                )
+                .section("5.4.2".to_owned()),
+            );
+        }
     }
 }
 
