@@ -282,6 +282,20 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             "pending_count" => Pattern::Typed(&[(0, "b32"), (1, "b64")]),
             _ => return None,
         },
+        // barrier/bar reductions and arrive (9.7.13.1): `barrier.red.popc.u32 d, a{, b}, {!}c`
+        // and `barrier.red.op.pred p, a{, b}, {!}c`: the barrier and thread counts are 32-bit,
+        // `c` a predicate; `barrier.arrive a, b` takes two 32-bit counts.
+        "bar" | "barrier" if has("red") => {
+            let popc = has("popc");
+            match (info.operands.len(), popc) {
+                (4, true) => Pattern::Typed(&[(0, "u32"), (1, "b32"), (2, "b32"), (3, "pred")]),
+                (4, false) => Pattern::Typed(&[(0, "pred"), (1, "b32"), (2, "b32"), (3, "pred")]),
+                (3, true) => Pattern::Typed(&[(0, "u32"), (1, "b32"), (2, "pred")]),
+                (3, false) => Pattern::Typed(&[(0, "pred"), (1, "b32"), (2, "pred")]),
+                _ => return None,
+            }
+        }
+        "bar" | "barrier" if has("arrive") => Pattern::Typed(&[(0, "b32"), (1, "b32")]),
         // movmatrix (9.7.14.5.17): both fragments are one 32-bit register.
         "movmatrix" => Pattern::Typed(&[(0, "b32"), (1, "b32")]),
         "ld" | "ldu" => Pattern::Data(0),
