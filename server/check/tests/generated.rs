@@ -16,10 +16,10 @@ use ptx_check::{check, CheckOptions, Severity};
 use ptx_syntax::{LineIndex, Parse, PositionEncoding};
 
 /// Figures the checker reaches today (the test fails below them).
-const MIN_AGREEMENT: f64 = 0.931;
+const MIN_AGREEMENT: f64 = 0.932;
 const MIN_FAMILY_AGREEMENT: f64 = 0.66;
 /// False errors as a share of the cases ptxas accepts.
-const MAX_FALSE_ERROR_RATE: f64 = 0.0008;
+const MAX_FALSE_ERROR_RATE: f64 = 0.0005;
 /// Cases per module (as in label_cases.py; the verdicts do not depend on it).
 const CHUNK: usize = 300;
 /// Without `GENERATED_ALL=1`, every this-many-th case is checked (a deterministic subset that

@@ -25,7 +25,9 @@ const IMPLIED: &[(&str, &str, &str)] = &[
 /// Qualifiers that ptxas 13.5 drops without a word on an instruction that has no use for them
 /// (`add.finite.u32`, `mov.elemtype.u32`, `ld.global.acc::f32.u32` all assemble): the field
 /// names of tensormap.replace (9.7.9.26), the classes of testp (9.7.3.x), the accumulator
-/// kinds of multimem.ld_reduce and the tcgen05.cp formats. Checked with ptxas by inserting each
+/// kinds of multimem.ld_reduce, the tcgen05.cp formats, and the opaque type names `.texref`,
+/// `.samplerref`, `.surfref` (`atom.surfref.acquire.sys.cas.b16` and `fma.rz.samplerref.f32`
+/// assemble; `mov.texref.u32` does not). Checked with ptxas by inserting each
 /// qualifier of the knowledge base into `add.u32`, `mov.u32` and `ld.global.u32`; every other
 /// qualifier is rejected there ("Unknown modifier", "Illegal modifier"). The checker warns.
 pub(crate) const IGNORED: &[&str] = &[
@@ -48,9 +50,12 @@ pub(crate) const IGNORED: &[&str] = &[
     "notanumber",
     "number",
     "rank",
+    "samplerref",
     "subnormal",
+    "surfref",
     "swizzle_atomicity",
     "swizzle_mode",
+    "texref",
 ];
 
 pub(crate) fn resolve(isa: &'static Isa, words: &[&str]) -> Resolved {
