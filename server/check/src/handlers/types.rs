@@ -314,6 +314,7 @@ fn instruction_type(info: &InstInfo<'_>) -> Option<Ty> {
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     mixed_vector(ctx, info, scope);
     image_coordinates(ctx, info, scope);
+    packed_conversion(ctx, info, scope);
     let Some(pattern) = pattern(info) else { return };
     let section = info
         .resolved
@@ -639,6 +640,48 @@ fn wanted(ty: Ty, relaxed: bool) -> String {
         (Kind::Bits, true) => format!("a register of at least {bits} bits"),
         (_, false) => format!("a .b{bits}, .s{bits} or .u{bits} register"),
         (_, true) => format!("an integer or bit-size register of at least {bits} bits"),
+    }
+}
+
+/// cvt to or from the packed small floats (9.7.9.21): a pair of 8- or 6-bit values (`.e4m3x2`,
+/// `.e5m2x2`, `.e2m3x2`, `.e3m2x2`, `.ue8m0x2`) lives in a 16-bit register and four of them
+/// (`.e4m3x4` …) in a 32-bit integer one (ptxas "Arguments mismatch" for `%r`, `%f` there).
+fn packed_conversion(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    if info.words[0] != "cvt" || info.words.len() < 3 {
+        return;
+    }
+    let width = |t: &str| match t {
+        "e4m3x2" | "e5m2x2" | "e2m3x2" | "e3m2x2" | "ue8m0x2" => Some(16),
+        "e4m3x4" | "e5m2x4" | "e2m3x4" | "e3m2x4" | "e2m1x4" => Some(32),
+        _ => None,
+    };
+    let n = info.words.len();
+    let (dtype, atype) = (info.words[n - 2], info.words[n - 1]);
+    let checker = Checker {
+        info,
+        scope,
+        isa: ctx.isa,
+    };
+    let mut problems = Vec::new();
+    for (index, ty) in [(0, dtype), (1, atype)] {
+        let Some(bits) = width(ty) else { continue };
+        // The x4 conversions take their sources as a vector of four `.f32`; only the
+        // destination is checked there.
+        if index == 1 && bits == 32 {
+            continue;
+        }
+        if let Some(op) = info.operands.get(index) {
+            let want = Ty {
+                kind: Kind::Unsigned,
+                bits,
+            };
+            checker.operand(index, op, want, false, &mut problems);
+        }
+    }
+    for (range, message) in problems {
+        ctx.report(
+            Diagnostic::error("operand-type", range, message).section("9.7.9.21".to_owned()),
+        );
     }
 }
 
