@@ -85,6 +85,10 @@ pub const CODES: &[(&str, &str)] = &[
         "qualifier-order",
         "qualifiers in an order other than the spec's (ptxas accepts it)",
     ),
+    (
+        "ignored-qualifier",
+        "a qualifier the instruction has no use for, which ptxas drops without a word",
+    ),
     ("operand-count", "too many or too few operands"),
     (
         "operand-kind",

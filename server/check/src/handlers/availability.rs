@@ -36,9 +36,17 @@ const QUALIFIER_RULES: &[(&str, &[&str], &str, &str, &str)] = &[
     // Cache hints need sm_80.
     ("ld", &["L2::cache_hint"], "7.4", "sm_80+", "9.7.9.8"),
     ("st", &["L2::cache_hint"], "7.4", "sm_80+", "9.7.9.11"),
-    // 256-bit loads and stores (ptxas: "256 bit wide load/store").
-    ("ld", &["v8"], "8.8", "sm_100+", "9.7.9.8"),
-    ("st", &["v8"], "8.8", "sm_100+", "9.7.9.11"),
+    // 256-bit loads and stores (ptxas: "256 bit wide load/store"): `.v8` of a 32-bit type
+    // or `.v4` of a 64-bit one. `.v8` of 8- and 16-bit types is older: ptxas 13.5 takes
+    // `st.global.v8.b16` with `.version 6.3` on sm_75 (and crashes on the `ld` spelling).
+    ("ld", &["v8", "b32"], "8.8", "sm_100+", "9.7.9.8"),
+    ("ld", &["v8", "u32"], "8.8", "sm_100+", "9.7.9.8"),
+    ("ld", &["v8", "s32"], "8.8", "sm_100+", "9.7.9.8"),
+    ("ld", &["v8", "f32"], "8.8", "sm_100+", "9.7.9.8"),
+    ("st", &["v8", "b32"], "8.8", "sm_100+", "9.7.9.11"),
+    ("st", &["v8", "u32"], "8.8", "sm_100+", "9.7.9.11"),
+    ("st", &["v8", "s32"], "8.8", "sm_100+", "9.7.9.11"),
+    ("st", &["v8", "f32"], "8.8", "sm_100+", "9.7.9.11"),
     ("ld", &["v4", "b64"], "8.8", "sm_100+", "9.7.9.8"),
     ("ld", &["v4", "u64"], "8.8", "sm_100+", "9.7.9.8"),
     ("ld", &["v4", "s64"], "8.8", "sm_100+", "9.7.9.8"),
@@ -47,6 +55,27 @@ const QUALIFIER_RULES: &[(&str, &[&str], &str, &str, &str)] = &[
     ("st", &["v4", "u64"], "8.8", "sm_100+", "9.7.9.11"),
     ("st", &["v4", "s64"], "8.8", "sm_100+", "9.7.9.11"),
     ("st", &["v4", "f64"], "8.8", "sm_100+", "9.7.9.11"),
+    // The `::entry`/`::func` parameter sub-spaces (ptxas: "Feature '::entry' requires PTX ISA
+    // .version 8.3").
+    ("ld", &["param::entry"], "8.3", "all", "9.7.9.8"),
+    ("ld", &["param::func"], "8.3", "all", "9.7.9.8"),
+    ("st", &["param::entry"], "8.3", "all", "9.7.9.11"),
+    ("st", &["param::func"], "8.3", "all", "9.7.9.11"),
+    // Eviction priorities and prefetch sizes arrive with PTX 7.4 (ptxas: "Modifier
+    // '.evict_last' on 'ld' requires PTX ISA .version 7.4").
+    ("ld", &["L1::evict_normal"], "7.4", "sm_70+", "9.7.9.8"),
+    ("ld", &["L1::evict_unchanged"], "7.4", "sm_70+", "9.7.9.8"),
+    ("ld", &["L1::evict_first"], "7.4", "sm_70+", "9.7.9.8"),
+    ("ld", &["L1::evict_last"], "7.4", "sm_70+", "9.7.9.8"),
+    ("ld", &["L1::no_allocate"], "7.4", "sm_70+", "9.7.9.8"),
+    ("st", &["L1::evict_normal"], "7.4", "sm_70+", "9.7.9.11"),
+    ("st", &["L1::evict_unchanged"], "7.4", "sm_70+", "9.7.9.11"),
+    ("st", &["L1::evict_first"], "7.4", "sm_70+", "9.7.9.11"),
+    ("st", &["L1::evict_last"], "7.4", "sm_70+", "9.7.9.11"),
+    ("st", &["L1::no_allocate"], "7.4", "sm_70+", "9.7.9.11"),
+    ("ld", &["L2::64B"], "7.4", "sm_75+", "9.7.9.8"),
+    ("ld", &["L2::128B"], "7.4", "sm_75+", "9.7.9.8"),
+    ("ld", &["L2::256B"], "7.4", "sm_75+", "9.7.9.8"),
     // `.volatile` with `.local` (ptxas: "ld/st with .local.volatile").
     ("ld", &["volatile", "local"], "9.1", "all", "9.7.9.8"),
     ("st", &["volatile", "local"], "9.1", "all", "9.7.9.11"),
@@ -104,6 +133,38 @@ const QUALIFIER_RULES: &[(&str, &[&str], &str, &str, &str)] = &[
         "sm_100+",
         "9.7.9.21",
     ),
+    // mbarrier's transaction-count arrive (ptxas: "Feature 'mbarrier.arrive.expect_tx'
+    // requires PTX ISA .version 8.0").
+    (
+        "mbarrier.arrive",
+        &["expect_tx"],
+        "8.0",
+        "sm_90+",
+        "9.7.13.15.13",
+    ),
+    (
+        "mbarrier.arrive_drop",
+        &["expect_tx"],
+        "8.0",
+        "sm_90+",
+        "9.7.13.15.14",
+    ),
+    // tcgen05.ld.red: PTX 8.8, and not on sm_100a/sm_100f (ptxas: "Instruction
+    // 'tcgen05.ld.red' not supported on .target 'sm_100a'"); sm_101*, sm_103*, sm_110* take it.
+    (
+        "tcgen05.ld",
+        &["red"],
+        "8.8",
+        "sm_101a | sm_101f | sm_103a | sm_103f | sm_110a | sm_110f",
+        "9.7.16.8.3",
+    ),
+    // min/max `.xorsign.abs` need sm_86 (ptxas: "Feature '.abs' requires .target sm_86").
+    ("min", &["xorsign"], "7.2", "sm_86+", "9.7.3.11"),
+    ("max", &["xorsign"], "7.2", "sm_86+", "9.7.3.12"),
+    // tf32 conversions rounding to nearest or to zero need sm_90 (`.rna` has been there since
+    // sm_80; ptxas: "Feature 'cvt with .tf32.f32.rn' requires .target sm_90").
+    ("cvt", &["rn", "tf32"], "7.8", "sm_90+", "9.7.9.21"),
+    ("cvt", &["rz", "tf32"], "7.8", "sm_90+", "9.7.9.21"),
     // The 16x16 ldmatrix shape: the spec names sm_100a/sm_101a/sm_110a/sm_120a; ptxas 13.5
     // also takes the family targets (sm_100f, sm_103a, sm_110f, sm_120f, sm_121f) and
     // rejects sm_90a and the plain sm_100 ("Feature '.m16n16' not supported on .target").
@@ -193,6 +254,24 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         }
         for u in requirement.check(version, &targets) {
             ctx.report(describe(ctx, &subject, range.clone(), &u).section(section));
+        }
+    }
+    // `shfl` without `.sync` likewise (9.7.9.5; ptxas: "shfl is not supported on .target
+    // sm_70 and higher from PTX ISA version 6.4").
+    if opcode == "shfl" && !info.has("sync") && version >= PtxVersion::new(6, 4) {
+        let modern = ctx
+            .sm_target()
+            .and_then(ptx_isa::SmName::parse)
+            .is_some_and(|sm| sm.canonical_number() >= 70);
+        if modern {
+            ctx.report(
+                Diagnostic::error(
+                    "unsupported-target",
+                    info.opcode_range(),
+                    "`shfl` without `.sync` is not supported on sm_70 and newer from `.version 6.4` on; write `shfl.sync` with a member mask",
+                )
+                .section("9.7.9.5"),
+            );
         }
     }
     // `vote` without `.sync` is gone on sm_70 and newer from PTX ISA 6.4 (9.7.13.8, ptxas).

@@ -4,6 +4,7 @@
 //! in scope at that point; flow rules (tcgen05) see each function's instructions in order.
 
 pub(crate) mod availability;
+pub(crate) mod combinations;
 pub(crate) mod immediates;
 pub(crate) mod module;
 pub(crate) mod names;
@@ -279,6 +280,7 @@ fn check_instruction<'a>(
         let clean = ctx.diagnostic_count() == before;
         info.resolved.opcode_rules_clean.set(Some(clean));
     }
+    combinations::check(ctx, &info);
     if operands::check(ctx, &info) {
         types::check(ctx, &info, scope);
         state_spaces::check(ctx, &info, scope);

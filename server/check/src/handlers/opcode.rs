@@ -22,6 +22,42 @@ const IMPLIED: &[(&str, &str, &str)] = &[
 ];
 
 /// Matches the written words, trying a reordering when the written order fails.
+/// Qualifiers that ptxas 13.5 drops without a word on an instruction that has no use for them
+/// (`add.finite.u32`, `mov.elemtype.u32`, `ld.global.acc::f32.u32` all assemble): the field
+/// names of tensormap.replace (9.7.9.26), the classes of testp (9.7.3.x), the accumulator
+/// kinds of multimem.ld_reduce, the tcgen05.cp formats, and the opaque type names `.texref`,
+/// `.samplerref`, `.surfref` (`atom.surfref.acquire.sys.cas.b16` and `fma.rz.samplerref.f32`
+/// assemble; `mov.texref.u32` does not). Checked with ptxas by inserting each
+/// qualifier of the knowledge base into `add.u32`, `mov.u32` and `ld.global.u32`; every other
+/// qualifier is rejected there ("Unknown modifier", "Illegal modifier"). The checker warns.
+pub(crate) const IGNORED: &[&str] = &[
+    "acc::f16",
+    "acc::f32",
+    "b4x16_p64",
+    "b6x16_p32",
+    "b8x16",
+    "box_dim",
+    "element_stride",
+    "elemtype",
+    "fill_mode",
+    "finite",
+    "global_address",
+    "global_dim",
+    "global_stride",
+    "infinite",
+    "interleave_layout",
+    "normal",
+    "notanumber",
+    "number",
+    "rank",
+    "samplerref",
+    "subnormal",
+    "surfref",
+    "swizzle_atomicity",
+    "swizzle_mode",
+    "texref",
+];
+
 pub(crate) fn resolve(isa: &'static Isa, words: &[&str]) -> Resolved {
     // ptxas 13.5 accepts these qualifiers written twice (`bar.sync.sync`, `bra.uni.uni`,
     // `add.sat.sat`, `sin.approx.approx`, `add.cc.cc`, `min.NaN.NaN`, `cvt.rn.relu.relu`,
@@ -41,6 +77,21 @@ pub(crate) fn resolve(isa: &'static Isa, words: &[&str]) -> Resolved {
         "satfinite",
         "shiftamt",
     ];
+    if words[1..].iter().any(|w| IGNORED.contains(w)) {
+        let outcome = isa.match_qualifiers(words);
+        if outcome.matches.is_empty() {
+            let kept: Vec<&str> = words
+                .iter()
+                .enumerate()
+                .filter(|&(i, w)| i == 0 || !IGNORED.contains(w))
+                .map(|(_, w)| *w)
+                .collect();
+            let resolved = resolve(isa, &kept);
+            if !resolved.outcome.matches.is_empty() {
+                return resolved;
+            }
+        }
+    }
     let mut seen = std::collections::HashSet::new();
     let once: Vec<&str> = words
         .iter()
@@ -122,9 +173,41 @@ fn reorderings(isa: &Isa, words: &[&str]) -> Vec<Vec<String>> {
 
 /// Reports qualifier problems; returns whether the opcode matched a form (so that operand
 /// rules can run).
+/// A warning for each qualifier of [`IGNORED`] that the matched form has no place for.
+fn ignored_qualifiers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    if !info.words[1..].iter().any(|w| IGNORED.contains(w))
+        || !ctx.isa.match_qualifiers(&info.words).matches.is_empty()
+    {
+        return;
+    }
+    for (i, word) in info.words.iter().enumerate().skip(1) {
+        if IGNORED.contains(word) {
+            ctx.report(
+                Diagnostic::warning(
+                    "ignored-qualifier",
+                    info.word_range(i),
+                    format!(
+                        "`.{word}` means nothing to `{}`; ptxas ignores it",
+                        info.words[0]
+                    ),
+                )
+                .section(
+                    info.resolved
+                        .outcome
+                        .matches
+                        .first()
+                        .map(|m| m.instruction.section.clone())
+                        .unwrap_or_default(),
+                ),
+            );
+        }
+    }
+}
+
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
     let resolved = info.resolved.clone();
     if !resolved.outcome.matches.is_empty() {
+        ignored_qualifiers(ctx, info);
         return true;
     }
     if let Some(d) = forgotten_qualifier(ctx.isa, info) {

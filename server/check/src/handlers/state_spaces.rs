@@ -112,6 +112,13 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
 /// rejects the file (`.shared`, `.local`, `.const` and `.param` addresses may be 32-bit).
 /// `cvta` between a window and generic addresses is 64-bit too.
 fn generic_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    // `red.async`/`st.async` address `.shared::cluster` when no space is written
+    // (9.7.13.7, 9.7.9.12): a 32-bit register is the normal address there. st.bulk writes
+    // `.shared::cta` (9.7.9.13) and prefetch.tensormap reads a tensor map (9.7.9.15):
+    // ptxas 13.5 takes a 32-bit address for both.
+    if matches!(info.words.get(1), Some(&"async" | &"bulk" | &"tensormap")) {
+        return;
+    }
     if !ctx.address_size_64 {
         return;
     }

@@ -159,12 +159,12 @@ enum Pattern {
         first: &'static [usize],
         second: &'static [usize],
     },
+    /// Operands at these indices have these types (named as qualifiers: `b64`, `pred`).
+    Typed(&'static [(usize, &'static str)]),
     /// `ld`/`ldu`/`st`: the data operand at this index, relaxed rules.
     Data(usize),
     /// `cvt.dtype.atype d, a`, relaxed rules.
     Convert,
-    /// Operands at `typed` have the type; the last operand is a predicate.
-    LastPred { typed: &'static [usize] },
     /// `mul.wide`/`mad.wide`: `d` (and `c` of mad) twice the instruction type, `a`, `b` of it.
     Wide,
 }
@@ -199,8 +199,14 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
         // `.wide` doubles the destination's size.
         "mul" | "mad" if has("wide") => Pattern::Wide,
         "mul" | "mad" => Pattern::AllSame,
-        "atom" => Pattern::Some {
+        // `atom.cas` has a second value `c`; elsewhere an operand after `b` is the 64-bit
+        // cache policy of `.L2::cache_hint` (9.7.13.5).
+        "atom" if has("cas") => Pattern::Some {
             typed: &[0, 2, 3],
+            preds: &[],
+        },
+        "atom" => Pattern::Some {
+            typed: &[0, 2],
             preds: &[],
         },
         "red" => Pattern::Some {
@@ -256,6 +262,42 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             typed: &[0, 1, 2],
             preds: &[3],
         },
+        // Video instructions (9.7.18): every operand is a 32-bit integer register (a float,
+        // 16- or 64-bit register or a predicate: ptxas "Arguments mismatch").
+        "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vmad" | "vset"
+        | "vadd2" | "vsub2" | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vset2" | "vadd4"
+        | "vsub4" | "vavrg4" | "vabsdiff4" | "vmin4" | "vmax4" | "vset4" => Pattern::Counts {
+            typed: &[],
+            words: &[0, 1, 2, 3],
+        },
+        // mbarrier (9.7.13.15): the state is 64 bits, counts and the phase parity 32 bits,
+        // the wait result a predicate.
+        "mbarrier" => match info.words.get(1).copied().unwrap_or("") {
+            "init" | "expect_tx" | "complete_tx" => Pattern::Typed(&[(1, "b32")]),
+            "arrive" | "arrive_drop" => Pattern::Typed(&[(0, "b64"), (2, "b32")]),
+            "test_wait" | "try_wait" if has("parity") => {
+                Pattern::Typed(&[(0, "pred"), (2, "b32"), (3, "b32")])
+            }
+            "test_wait" | "try_wait" => Pattern::Typed(&[(0, "pred"), (2, "b64"), (3, "b32")]),
+            "pending_count" => Pattern::Typed(&[(0, "b32"), (1, "b64")]),
+            _ => return None,
+        },
+        // barrier/bar reductions and arrive (9.7.13.1): `barrier.red.popc.u32 d, a{, b}, {!}c`
+        // and `barrier.red.op.pred p, a{, b}, {!}c`: the barrier and thread counts are 32-bit,
+        // `c` a predicate; `barrier.arrive a, b` takes two 32-bit counts.
+        "bar" | "barrier" if has("red") => {
+            let popc = has("popc");
+            match (info.operands.len(), popc) {
+                (4, true) => Pattern::Typed(&[(0, "u32"), (1, "b32"), (2, "b32"), (3, "pred")]),
+                (4, false) => Pattern::Typed(&[(0, "pred"), (1, "b32"), (2, "b32"), (3, "pred")]),
+                (3, true) => Pattern::Typed(&[(0, "u32"), (1, "b32"), (2, "pred")]),
+                (3, false) => Pattern::Typed(&[(0, "pred"), (1, "b32"), (2, "pred")]),
+                _ => return None,
+            }
+        }
+        "bar" | "barrier" if has("arrive") => Pattern::Typed(&[(0, "b32"), (1, "b32")]),
+        // movmatrix (9.7.14.5.17): both fragments are one 32-bit register.
+        "movmatrix" => Pattern::Typed(&[(0, "b32"), (1, "b32")]),
         // Warp-level and miscellaneous instructions (9.7.8.6, 9.7.8.9, 9.7.13.8-14, 9.7.19,
         // 9.7.12.x): the typed operands have the instruction type's size exactly; masks, lanes
         // and counts are 32-bit integers. Confirmed with ptxas 13.5 ("Arguments mismatch").
@@ -291,10 +333,6 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             typed: &[0],
             preds: &[],
         },
-        "mbarrier" if has("arrive") || has("arrive_drop") => Pattern::Some {
-            typed: &[0],
-            preds: &[],
-        },
         "createpolicy" => Pattern::Some {
             typed: &[0],
             preds: &[],
@@ -303,13 +341,6 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             typed: &[],
             words: &[0, 1],
         },
-        // Video instructions: 32-bit operands throughout (9.7.18.1).
-        "vabsdiff" | "vadd" | "vsub" | "vmin" | "vmax" | "vshl" | "vshr" | "vmad" => {
-            Pattern::Some {
-                typed: &[0, 1, 2, 3],
-                preds: &[],
-            }
-        }
         "multimem" if has("ld_reduce") => Pattern::Some {
             typed: &[0],
             preds: &[],
@@ -323,8 +354,6 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             typed: &[0, 1],
             preds: &[],
         },
-        // `bar.red.popc.u32 d, a{, b}, {!}c`: the last operand is the predicate.
-        "bar" | "barrier" if has("red") => Pattern::LastPred { typed: &[0] },
         "ld" | "ldu" => Pattern::Data(0),
         "st" => Pattern::Data(1),
         "cvt" => Pattern::Convert,
@@ -340,6 +369,9 @@ fn instruction_type(info: &InstInfo<'_>) -> Option<Ty> {
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     mixed_vector(ctx, info, scope);
+    mov_vector_packing(ctx, info, scope);
+    image_coordinates(ctx, info, scope);
+    packed_conversion(ctx, info, scope);
     let Some(pattern) = pattern(info) else { return };
     let section = info
         .resolved
@@ -427,6 +459,13 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 checker.operand(i, op, want, false, &mut problems);
             }
         }
+        Pattern::Typed(typed) => {
+            for &(i, name) in typed {
+                if let (Some(op), Some(ty)) = (info.operands.get(i), Ty::parse(name)) {
+                    checker.operand(i, op, ty, false, &mut problems);
+                }
+            }
+        }
         Pattern::Data(index) => {
             let Some(ty) = instruction_type(info) else {
                 return;
@@ -446,24 +485,6 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             for (i, op) in info.operands.iter().enumerate() {
                 let want = if i == 0 || i == 3 { wide } else { ty };
                 checker.operand(i, op, want, false, &mut problems);
-            }
-        }
-        Pattern::LastPred { typed } => {
-            let Some(ty) = instruction_type(info) else {
-                return;
-            };
-            for &i in typed {
-                if let Some(op) = info.operands.get(i) {
-                    checker.operand(i, op, ty, false, &mut problems);
-                }
-            }
-            let pred = Ty {
-                kind: Kind::Pred,
-                bits: 1,
-            };
-            let last = info.operands.len().saturating_sub(1);
-            if last > 0 {
-                checker.operand(last, &info.operands[last], pred, false, &mut problems);
             }
         }
         Pattern::Convert => {
@@ -499,15 +520,28 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             }
         }
     }
+    // `set.CmpOp.BoolOp.dtype.stype d, a, b, c`: `c` is a predicate (9.7.6.1).
+    if info.words[0] == "set" && (info.has("and") || info.has("or") || info.has("xor")) {
+        if let Some(op) = info.operands.get(3) {
+            let pred = Ty {
+                kind: Kind::Pred,
+                bits: 1,
+            };
+            checker.operand(3, op, pred, false, &mut problems);
+        }
+    }
     for (range, message) in problems {
         ctx.report(Diagnostic::error("operand-type", range, message).section(section.clone()));
     }
 }
 
-/// The registers of one vector operand `{a, b, …}` must all have one size: ptxas 13.5
-/// rejects `{%f1, %fd1}` ("Incompatible elements of vector expression") whatever the
-/// instruction.
-fn mixed_vector(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+/// `mov.b64 {a, b}, d` packs or unpacks: the elements of a vector of registers must add up
+/// to the type's size (ptxas 13.5 rejects `mov.b64 {%r1}, %rd1`). That the elements have one
+/// size is `mixed_vector`'s rule.
+fn mov_vector_packing(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    if info.words[0] != "mov" {
+        return;
+    }
     for op in &info.operands {
         if !matches!(op.kind(), OperandKind::Vector) {
             continue;
@@ -516,7 +550,7 @@ fn mixed_vector(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         // (ptxas rejects `mov.b64 {%r1}, %rd1`).
         // Sinks and constants (`{_, %rs1}`, `{0, %rs1}`) take their share: only vectors of
         // registers alone are counted.
-        if info.words[0] == "mov" && op.elements().len() == op.registers().len() {
+        if op.elements().len() == op.registers().len() {
             let regs = op.registers();
             let sizes: Option<Vec<u32>> = regs
                 .iter()
@@ -545,36 +579,7 @@ fn mixed_vector(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                         )
                         .section("9.7.9.10".to_owned()),
                     );
-                    continue;
                 }
-            }
-        }
-        let mut first: Option<(u32, &str)> = None;
-        for register in op.registers() {
-            let Some(ty) = scope
-                .lookup(register.text)
-                .and_then(|s| s.ty)
-                .and_then(Ty::parse)
-            else {
-                continue;
-            };
-            match first {
-                None => first = Some((ty.bits, register.text)),
-                Some((bits, name)) if bits != ty.bits => {
-                    ctx.report(
-                        Diagnostic::error(
-                            "operand-type",
-                            register.range(),
-                            format!(
-                                "`{}` is a {}-bit register but `{name}` in the same vector is {bits}-bit; the elements of a vector must have one size",
-                                register.text, ty.bits
-                            ),
-                        )
-                        .section("6.4.2".to_owned()),
-                    );
-                    break;
-                }
-                Some(_) => {}
             }
         }
     }
@@ -760,6 +765,148 @@ fn wanted(ty: Ty, relaxed: bool) -> String {
     }
 }
 
+/// cvt to or from the packed small floats (9.7.9.21): a pair of 8- or 6-bit values (`.e4m3x2`,
+/// `.e5m2x2`, `.e2m3x2`, `.e3m2x2`, `.ue8m0x2`) lives in a 16-bit register and four of them
+/// (`.e4m3x4` …) in a 32-bit integer one (ptxas "Arguments mismatch" for `%r`, `%f` there).
+fn packed_conversion(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    if info.words[0] != "cvt" || info.words.len() < 3 {
+        return;
+    }
+    let width = |t: &str| match t {
+        "e4m3x2" | "e5m2x2" | "e2m3x2" | "e3m2x2" | "ue8m0x2" => Some(16),
+        "e4m3x4" | "e5m2x4" | "e2m3x4" | "e3m2x4" | "e2m1x4" => Some(32),
+        _ => None,
+    };
+    let n = info.words.len();
+    let (dtype, atype) = (info.words[n - 2], info.words[n - 1]);
+    let checker = Checker {
+        info,
+        scope,
+        isa: ctx.isa,
+    };
+    let mut problems = Vec::new();
+    for (index, ty) in [(0, dtype), (1, atype)] {
+        let Some(bits) = width(ty) else { continue };
+        // The x4 conversions take their sources as a vector of four `.f32`; only the
+        // destination is checked there.
+        if index == 1 && bits == 32 {
+            continue;
+        }
+        if let Some(op) = info.operands.get(index) {
+            let want = Ty {
+                kind: Kind::Unsigned,
+                bits,
+            };
+            checker.operand(index, op, want, false, &mut problems);
+        }
+    }
+    for (range, message) in problems {
+        ctx.report(
+            Diagnostic::error("operand-type", range, message).section("9.7.9.21".to_owned()),
+        );
+    }
+}
+
+/// Texture and surface coordinates are 32-bit values (`.s32` or `.f32`, 9.7.10.3, 9.7.11):
+/// ptxas "Arguments mismatch" for `[img, {%rd1, %rd2}]` or `[img, {%h1, %h2}]`.
+fn image_coordinates(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    if !matches!(info.words[0], "tex" | "tld4" | "suld" | "sust" | "sured") {
+        return;
+    }
+    for op in &info.operands {
+        if !matches!(op.kind(), OperandKind::Address { .. }) {
+            continue;
+        }
+        let mut coordinates = Vec::new();
+        for part in op.elements().into_iter().skip(1) {
+            match part.kind() {
+                OperandKind::Vector => coordinates.extend(part.elements()),
+                OperandKind::Register(_) => coordinates.push(part),
+                _ => {}
+            }
+        }
+        for c in coordinates {
+            let OperandKind::Register(name) = c.kind() else {
+                continue;
+            };
+            let Some(symbol) = scope.lookup(name) else {
+                continue;
+            };
+            if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
+                continue;
+            }
+            let Some(ty) = symbol.ty.and_then(Ty::parse) else {
+                continue;
+            };
+            if ty.bits != 32 {
+                ctx.report(
+                    Diagnostic::error(
+                        "operand-type",
+                        c.range(),
+                        format!(
+                            "`{name}` is a .{} register; image coordinates are 32-bit (.s32 or .f32)",
+                            type_name(ty)
+                        ),
+                    )
+                    .section(if info.words[0].starts_with('s') {
+                        "9.7.11".to_owned()
+                    } else {
+                        "9.7.10".to_owned()
+                    }),
+                );
+            }
+        }
+    }
+}
+
+/// A register vector whose elements differ in size (`{%r1, %h1}`): ptxas "Incompatible
+/// elements of vector expression", whatever the instruction (section 6.4.2 vectors hold
+/// elements of one type).
+fn mixed_vector(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let mut vectors: Vec<Operand<'_>> = Vec::new();
+    for op in &info.operands {
+        match op.kind() {
+            OperandKind::Vector => vectors.push(*op),
+            OperandKind::Address { .. } => vectors.extend(
+                op.elements()
+                    .into_iter()
+                    .filter(|e| matches!(e.kind(), OperandKind::Vector)),
+            ),
+            _ => {}
+        }
+    }
+    for vector in vectors {
+        let mut sizes = Vec::new();
+        for element in vector.elements() {
+            let OperandKind::Register(name) = element.kind() else {
+                continue;
+            };
+            let Some(symbol) = scope.lookup(name) else {
+                continue;
+            };
+            if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
+                continue;
+            }
+            if let Some(ty) = symbol.ty.and_then(Ty::parse) {
+                sizes.push((name, ty.bits));
+            }
+        }
+        if let Some(&(other, bits)) = sizes.iter().find(|(_, b)| *b != sizes[0].1) {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-type",
+                    vector.range(),
+                    format!(
+                        "the elements of a vector have one size: `{}` is {} bits, `{other}` {bits}",
+                        sizes[0].0, sizes[0].1
+                    ),
+                )
+                .section("6.4.2".to_owned()),
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -810,7 +957,7 @@ mod tests {
   mov.b64 {%r1}, %rd1;
 //        ^^^^^ error: the 1 element of this vector hold 32 bits, but `mov.b64` moves 64 bits
   ld.global.v2.b32 {%r1, %rd1}, [%rd2];
-//                       ^^^^ error: `%rd1` is a 64-bit register but `%r1` in the same vector is 32-bit; the elements of a vector must have one size
+//                 ^^^^^^^^^^^ error: the elements of a vector have one size: `%r1` is 32 bits, `%rd1` 64
   ret;
 }
 "#,

@@ -10,6 +10,7 @@ use crate::{Diagnostic, Fix};
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     missing_vector_qualifier(ctx, info);
+    illegal_vector_sizes(ctx, info);
     let Ok(counts) = info.resolved.register_counts() else {
         return;
     };
@@ -43,10 +44,21 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         let vector_qualifier = info.words[1..]
             .iter()
             .any(|w| matches!(*w, "v2" | "v4" | "v8"));
-        let insists_on_braces =
-            vector_qualifier && matches!(info.words[0], "ld" | "st" | "ldu" | "atom" | "red");
-        if is_vector && written.len() == wanted || !is_vector && (wanted == 1 || !insists_on_braces)
+        let fragment = fragment_in_braces(info, vector.operand);
+        let insists_on_braces = vector_qualifier
+            && matches!(
+                info.words[0],
+                "ld" | "st" | "ldu" | "atom" | "red" | "multimem"
+            )
+            || fragment;
+        if is_vector && written.len() == wanted
+            || !is_vector && !fragment && (wanted == 1 || !insists_on_braces)
         {
+            continue;
+        }
+        // ptxas 13.5 takes one register of the element type for the `.v2`/`.v4` data of
+        // st.async (`st.async….v4.b32 [a], %r1, [mbar]`), though 9.7.9.12 writes a vector.
+        if !is_vector && info.words.get(1) == Some(&"async") {
             continue;
         }
         let refs: Vec<&str> = written.iter().map(String::as_str).collect();
@@ -94,12 +106,78 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     }
 }
 
+/// Vector operands hold 1, 2, 4 or 8 elements (section 5.4.2 `.v2`/`.v4`/`.v8`), or the
+/// larger fragments of wgmma and tcgen05 (up to 128 registers): ptxas "Illegal vector size: 3".
+/// No case of the generated ptxas set accepts another size.
+fn illegal_vector_sizes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    let fragments = matches!(info.words[0], "wgmma" | "tcgen05");
+    let mut vectors = Vec::new();
+    for op in &info.operands {
+        match op.kind() {
+            OperandKind::Vector => vectors.push(*op),
+            OperandKind::Address { .. } => vectors.extend(
+                op.elements()
+                    .into_iter()
+                    .filter(|e| matches!(e.kind(), OperandKind::Vector)),
+            ),
+            _ => {}
+        }
+    }
+    for vector in vectors {
+        let n = vector.elements().len();
+        let legal = if fragments {
+            n <= 128
+        } else {
+            matches!(n, 1 | 2 | 4 | 8) || (n.is_power_of_two() && n <= 128)
+        };
+        if !legal {
+            ctx.report(
+                Diagnostic::error(
+                    "vector-length",
+                    vector.range(),
+                    format!(
+                        "a vector of {n} elements: vectors hold 1, 2, 4 or 8 (fragments up to 128)"
+                    ),
+                )
+                .section("5.4.2".to_owned()),
+            );
+        }
+    }
+}
+
+/// Matrix fragments that ptxas takes only in braces, even of one register ("Vector expected
+/// for argument N" for `mma … %fd1, …` or `tcgen05.ld….x1.b32 %r1, [%r2]`): every fragment of
+/// mma and wmma (9.7.14.5, 9.7.14.4), the data operand of tcgen05.ld/st (9.7.16.8.3–4) and the
+/// accumulator of wgmma.mma_async (9.7.15.5.2), whose A operand may be a descriptor instead,
+/// and the fragments of ldmatrix/stmatrix.
+/// Confirmed by the generated ptxas set (no accepted case has a bare register there).
+fn fragment_in_braces(info: &InstInfo<'_>, operand: usize) -> bool {
+    let words = &info.words;
+    let second = words.get(1).copied().unwrap_or("");
+    match words[0] {
+        "mma" => true,
+        "wmma" => matches!(second, "load" | "store" | "mma"),
+        "tcgen05" => match second {
+            "ld" => operand == 0,
+            "st" => operand == info.operands.len().saturating_sub(1),
+            _ => false,
+        },
+        "wgmma" => second == "mma_async" && operand == 0,
+        // ldmatrix/stmatrix fragments (9.7.14.5.15–16): no accepted case has a bare register.
+        "ldmatrix" => operand == 0,
+        "stmatrix" => operand == 1,
+        _ => false,
+    }
+}
+
 /// `ld.shared.b64 {%rd4, %rd8}, [...]`: a register vector in the data operand of ld/st/ldu
 /// without `.v2/.v4/.v8` (ptxas: "Argument vector size mismatch"). The fix adds the
 /// qualifier before the type.
 fn missing_vector_qualifier(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     let data = match info.words[0] {
         "ld" | "ldu" => 0,
+        // ptxas 13.5 takes `st.async….b64 [a], {%rd1, %rd2}, [mbar]` without `.v2`.
+        "st" if info.words.get(1) == Some(&"async") => return,
         "st" => 1,
         _ => return,
     };
