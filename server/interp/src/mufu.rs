@@ -1,5 +1,5 @@
 //! The special-function unit of sm_90 (`MUFU.RCP`, `MUFU.SQRT`, `MUFU.RSQ`,
-//! `MUFU.EX2`) from measured tables, and the approximate PTX instructions that ptxas
+//! `MUFU.EX2`, `MUFU.SIN`/`MUFU.COS`) from measured tables, and the approximate PTX instructions that ptxas
 //! builds from it.
 //!
 //! On an H100 each of these functions depends only on the fraction of its
@@ -30,6 +30,7 @@ const RCP: &[u8] = include_bytes!("../data/mufu_rcp.bin");
 const SQRT: &[u8] = include_bytes!("../data/mufu_sqrt.bin");
 const RSQ: &[u8] = include_bytes!("../data/mufu_rsqrt.bin");
 const EX2: &[u8] = include_bytes!("../data/mufu_ex2.bin");
+const SIN: &[u8] = include_bytes!("../data/mufu_sin.bin");
 const TANH_F16: &[u8] = include_bytes!("../data/mufu_tanh_f16.bin");
 const TANH_BF16: &[u8] = include_bytes!("../data/mufu_tanh_bf16.bin");
 
@@ -63,6 +64,79 @@ static RSQ_TABLE: OnceLock<Table> = OnceLock::new();
 static EX2_TABLE: OnceLock<Table> = OnceLock::new();
 static TANH_F16_TABLE: OnceLock<Table> = OnceLock::new();
 static TANH_BF16_TABLE: OnceLock<Table> = OnceLock::new();
+
+static SIN_TABLE: OnceLock<Vec<i32>> = OnceLock::new();
+
+/// Entries of the sine table: one per 2^-25 turn over half a turn.
+const SIN_ENTRIES: usize = 1 << 24;
+
+/// The residuals of `data/mufu_sin.bin`: four zigzag byte planes, lowest
+/// first (`tests/interp/mufu_tables.py sin`).
+fn sin_table() -> &'static [i32] {
+    SIN_TABLE.get_or_init(|| {
+        let planes = miniz_oxide::inflate::decompress_to_vec_zlib(SIN).unwrap_or_default();
+        if planes.len() != 4 * SIN_ENTRIES {
+            return Vec::new();
+        }
+        (0..SIN_ENTRIES)
+            .map(|i| {
+                let z = u32::from_le_bytes([
+                    planes[i],
+                    planes[SIN_ENTRIES + i],
+                    planes[2 * SIN_ENTRIES + i],
+                    planes[3 * SIN_ENTRIES + i],
+                ]);
+                (z >> 1) as i32 ^ -((z & 1) as i32)
+            })
+            .collect()
+    })
+}
+
+/// `MUFU.SIN` at `k` 2^-25 turns, `k` < 2^25: the measured value over the
+/// first half turn (the rounded sine plus the table's residual), negated
+/// over the second.
+fn sin_turns(k: u32) -> u32 {
+    let h = k as usize % SIN_ENTRIES;
+    let angle = h as f64 * (std::f64::consts::TAU / 33_554_432.0);
+    let rounded = (angle.sin() as f32).to_bits();
+    let residual = sin_table().get(h).copied().unwrap_or(0);
+    let y = rounded.wrapping_add(residual as u32);
+    if k as usize >= SIN_ENTRIES {
+        y ^ SIGN
+    } else {
+        y
+    }
+}
+
+/// `sin.approx{.ftz}.f32` (`cos` with `cosine`), as ptxas builds it for
+/// sm_90: `FMUL.RZ` by 1/2π (in f32) gives turns; `MUFU.SIN`/`MUFU.COS` take
+/// their magnitude as a fixed-point number with 25 fraction bits, cut toward
+/// zero, integer part dropped. The unit's sine over half a turn is measured
+/// (`data/mufu_sin.bin`); the second half turn is its exact negation, the
+/// cosine is the sine a quarter turn on, and the sine of a negative angle is
+/// the negated sine. Tiny arguments (below 2^-25 turns) give ±0; subnormal
+/// inputs and results do not arise otherwise, so `.ftz` changes nothing.
+pub fn sin_cos_approx(x: u32, cosine: bool) -> u32 {
+    let ax = x & !SIGN;
+    if ax >= INF {
+        return NAN;
+    }
+    let inv_two_pi = f64::from(f32::from_bits(0x3e22_f983));
+    let product = f64::from(f32::from_bits(ax)) * inv_two_pi;
+    // Cut toward zero to f32: the product is exact in f64.
+    let near = product as f32;
+    let t = if f64::from(near) > product {
+        f32::from_bits(near.to_bits() - 1)
+    } else {
+        near
+    };
+    let k = ((f64::from(t) * 33_554_432.0).trunc() % 33_554_432.0) as u32;
+    if cosine {
+        sin_turns((k + (1 << 23)) % (1 << 25))
+    } else {
+        sin_turns(k) ^ (x & SIGN)
+    }
+}
 
 /// `tanh.approx.f16` / `.bf16`: every input's result, measured
 /// (`tests/interp/sweeps.py tables16`), little-endian 16-bit words.
@@ -405,5 +479,18 @@ mod tests {
         assert_eq!(rcp(0x7f00_0000), 0); // 2^127 → 2^-127 flushes
         assert_eq!(sqrt(0x4080_0000), 0x4000_0000); // √4
         assert_eq!(rsqrt(0x4080_0000), 0x3f00_0000); // 1/√4
+        assert_eq!(sin_cos_approx(0x0000_0001, false), 0); // tiny: +0
+        assert_eq!(sin_cos_approx(SIGN | 1, false), SIGN); // -0
+        assert_eq!(sin_cos_approx(0, true), 0x3f80_0000); // cos 0 = 1
+        assert_eq!(sin_cos_approx(INF, false), NAN);
+    }
+
+    /// The decoded sine table is the one `mufu_tables.py sin` packed: the sum
+    /// of its entries' bits that the script printed.
+    #[test]
+    fn sine_table_sum() {
+        assert_eq!(sin_table().len(), SIN_ENTRIES);
+        let sum: u64 = (0..1u32 << 24).map(|k| u64::from(sin_turns(k))).sum();
+        assert_eq!(sum, 17_726_004_535_380_684);
     }
 }
