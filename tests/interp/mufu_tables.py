@@ -4,6 +4,7 @@ tables of the special-function unit (server/interp/data/mufu_*.bin).
 
     mufu_tables.py DIR          DIR holds approx_{rcp,rsqrt,sqrt,ex2}.bin.xz
     mufu_tables.py sin DIR      DIR holds mufu_sin_grid.bin.xz (mufu_sincos.py)
+    mufu_tables.py lg2 DIR      DIR holds approx_lg2.bin.xz (sweeps.py approx)
 
 Each residual is the GPU's result minus the correctly rounded one, in units of
 the last place, for every input of the measured range, in input order. A table
@@ -74,8 +75,42 @@ def sine(grid_dir):
     print("sum of entries mod 2^64:", int(table.astype(np.uint64).sum()))
 
 
+def planes(res):
+    """Zigzag-coded residuals as four byte planes (lowest first), zlib."""
+    import numpy as np
+
+    z = ((res << 1) ^ (res >> 63)).astype(np.uint32)
+    return zlib.compress(b"".join(((z >> (8 * i)) & 255).astype(np.uint8).tobytes() for i in range(4)), 9)
+
+
+def lg2(grid_dir):
+    """mufu_lg2.bin: lg2.approx.ftz.f32 for every input of [0.5, 2).
+
+    The residual file holds the GPU's bits minus those of numpy's
+    f32-rounded log2; the table stores them against Python's math.log2 (the C
+    library's, as the interpreter computes it), coded as for the sine.
+    """
+    import math
+
+    import numpy as np
+
+    with open(os.path.join(grid_dir, "approx_lg2.bin.xz"), "rb") as f:
+        r = np.frombuffer(lzma.decompress(f.read()), dtype=np.int32).astype(np.int64)
+    xs = (np.arange(1 << 24, dtype=np.uint32) + np.uint32(0x3F000000)).view(np.float32)
+    gpu = np.log2(xs.astype(np.float64)).astype(np.float32).view(np.int32).astype(np.int64) + r
+    ref = np.array([math.log2(float(v)) for v in xs], dtype=np.float32).view(np.int32).astype(np.int64)
+    data = planes(gpu - ref)
+    with open(os.path.join(OUT, "mufu_lg2.bin"), "wb") as f:
+        f.write(data)
+    print("lg2", len(xs), "entries,", len(data), "bytes")
+    print("sum of entries mod 2^64:", int((gpu & 0xFFFFFFFF).astype(np.uint64).sum()))
+
+
 if len(sys.argv) > 2 and sys.argv[1] == "sin":
     sine(sys.argv[2])
+    sys.exit(0)
+if len(sys.argv) > 2 and sys.argv[1] == "lg2":
+    lg2(sys.argv[2])
     sys.exit(0)
 
 for name in ["rcp", "rsqrt", "sqrt", "ex2"]:

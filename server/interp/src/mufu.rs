@@ -31,6 +31,7 @@ const SQRT: &[u8] = include_bytes!("../data/mufu_sqrt.bin");
 const RSQ: &[u8] = include_bytes!("../data/mufu_rsqrt.bin");
 const EX2: &[u8] = include_bytes!("../data/mufu_ex2.bin");
 const SIN: &[u8] = include_bytes!("../data/mufu_sin.bin");
+const LG2: &[u8] = include_bytes!("../data/mufu_lg2.bin");
 const TANH_F16: &[u8] = include_bytes!("../data/mufu_tanh_f16.bin");
 const TANH_BF16: &[u8] = include_bytes!("../data/mufu_tanh_bf16.bin");
 
@@ -66,30 +67,52 @@ static TANH_F16_TABLE: OnceLock<Table> = OnceLock::new();
 static TANH_BF16_TABLE: OnceLock<Table> = OnceLock::new();
 
 static SIN_TABLE: OnceLock<Vec<i32>> = OnceLock::new();
+static LG2_TABLE: OnceLock<Vec<i32>> = OnceLock::new();
 
 /// Entries of the sine table: one per 2^-25 turn over half a turn.
 const SIN_ENTRIES: usize = 1 << 24;
+/// Entries of the lg2 table: every f32 of [0.5, 2).
+const LG2_ENTRIES: usize = 1 << 24;
+const LG2_FIRST: u32 = 0x3f00_0000;
 
-/// The residuals of `data/mufu_sin.bin`: four zigzag byte planes, lowest
-/// first (`tests/interp/mufu_tables.py sin`).
+/// Residual tables of 32-bit entries: four zigzag byte planes, lowest first,
+/// zlib (`tests/interp/mufu_tables.py sin|lg2`). Empty if damaged.
+fn residuals(data: &[u8], entries: usize) -> Vec<i32> {
+    let planes = miniz_oxide::inflate::decompress_to_vec_zlib(data).unwrap_or_default();
+    if planes.len() != 4 * entries {
+        return Vec::new();
+    }
+    (0..entries)
+        .map(|i| {
+            let z = u32::from_le_bytes([
+                planes[i],
+                planes[entries + i],
+                planes[2 * entries + i],
+                planes[3 * entries + i],
+            ]);
+            (z >> 1) as i32 ^ -((z & 1) as i32)
+        })
+        .collect()
+}
+
 fn sin_table() -> &'static [i32] {
-    SIN_TABLE.get_or_init(|| {
-        let planes = miniz_oxide::inflate::decompress_to_vec_zlib(SIN).unwrap_or_default();
-        if planes.len() != 4 * SIN_ENTRIES {
-            return Vec::new();
-        }
-        (0..SIN_ENTRIES)
-            .map(|i| {
-                let z = u32::from_le_bytes([
-                    planes[i],
-                    planes[SIN_ENTRIES + i],
-                    planes[2 * SIN_ENTRIES + i],
-                    planes[3 * SIN_ENTRIES + i],
-                ]);
-                (z >> 1) as i32 ^ -((z & 1) as i32)
-            })
-            .collect()
-    })
+    SIN_TABLE.get_or_init(|| residuals(SIN, SIN_ENTRIES))
+}
+
+fn lg2_table() -> &'static [i32] {
+    LG2_TABLE.get_or_init(|| residuals(LG2, LG2_ENTRIES))
+}
+
+/// `lg2.approx{.ftz}.f32` where it is measured: every input of [0.5, 2)
+/// (`tests/interp/sweeps.py approx`), the rounded log2 plus the table's
+/// residual; `None` elsewhere. The unit works in fixed point there (every
+/// measured result is a multiple of 2^-36, and its error is absolute, up to
+/// 2.2e-7), so near 1 the correctly rounded value is far off in ulps.
+pub fn lg2_measured(x: u32) -> Option<u32> {
+    let index = x.checked_sub(LG2_FIRST)? as usize;
+    let residual = *lg2_table().get(index)?;
+    let rounded = (f64::from(f32::from_bits(x)).log2() as f32).to_bits();
+    Some(rounded.wrapping_add(residual as u32))
 }
 
 /// `MUFU.SIN` at `k` 2^-25 turns, `k` < 2^25: the measured value over the
@@ -492,5 +515,17 @@ mod tests {
         assert_eq!(sin_table().len(), SIN_ENTRIES);
         let sum: u64 = (0..1u32 << 24).map(|k| u64::from(sin_turns(k))).sum();
         assert_eq!(sum, 17_726_004_535_380_684);
+    }
+
+    /// Likewise for the lg2 table.
+    #[test]
+    fn lg2_table_sum() {
+        assert_eq!(lg2_table().len(), LG2_ENTRIES);
+        let sum: u64 = (0..LG2_ENTRIES as u32)
+            .map(|i| u64::from(lg2_measured(LG2_FIRST + i).unwrap_or(0)))
+            .sum();
+        assert_eq!(sum, 35_675_624_599_873_791);
+        assert_eq!(lg2_measured(0x3f80_0000), Some(0)); // lg2 1 = 0
+        assert_eq!(lg2_measured(0x4000_0000), None);
     }
 }
