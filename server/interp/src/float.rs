@@ -302,7 +302,7 @@ pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format)
             FloatKind::Ex2 => Some(mufu::ex2_approx(x, op.ftz)),
             FloatKind::Sin => Some(mufu::sin_cos_approx(x, false)),
             FloatKind::Cos => Some(mufu::sin_cos_approx(x, true)),
-            FloatKind::Lg2 => mufu::lg2_measured(x),
+            FloatKind::Lg2 => mufu::lg2_approx(x, op.ftz),
             _ => None,
         };
         if let Some(r) = unit {

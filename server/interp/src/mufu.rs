@@ -103,6 +103,47 @@ fn lg2_table() -> &'static [i32] {
     LG2_TABLE.get_or_init(|| residuals(LG2, LG2_ENTRIES))
 }
 
+/// `lg2.approx{.ftz}.f32` on positive finite non-zero inputs (`None`
+/// otherwise): the measured table over [0.5, 2); elsewhere, `x = 2^e m`
+/// with `m` in [1, 2), the sum `e + lg2(m)` cut toward zero, with `lg2(m)`
+/// from the table and a small positive value for `m = 1` (the unit's
+/// result at 1 is 0 only for x = 1 itself: powers of two come out one unit
+/// toward zero, as on the sweep rows). Subnormal inputs without `.ftz` are
+/// scaled by 2^24 first and 24 taken off, as ptxas's code does. Measured
+/// only on [0.5, 2); outside it this is an inference from the sweep and
+/// fixture rows, not a measurement.
+pub fn lg2_approx(x: u32, ftz: bool) -> Option<u32> {
+    if x == 0 || x >= INF {
+        return None;
+    }
+    if x < MIN_NORMAL {
+        if ftz {
+            return None;
+        }
+        let y = lg2_approx(fmul(x, TWO_24, false), false)?;
+        return Some((f32::from_bits(y) - 24.0).to_bits());
+    }
+    if let Some(y) = lg2_measured(x) {
+        return Some(y);
+    }
+    let e = (x >> 23) as i32 - 127;
+    let m = x & 0x7f_ffff;
+    let l = if m == 0 {
+        // Below every ulp of e + l for |e| >= 2, positive.
+        2f64.powi(-30)
+    } else {
+        f64::from(f32::from_bits(lg2_measured(0x3f80_0000 | m)?))
+    };
+    let sum = f64::from(e) + l;
+    let near = sum as f32;
+    let cut = if f64::from(near).abs() > sum.abs() {
+        f32::from_bits(near.to_bits() - 1)
+    } else {
+        near
+    };
+    Some(cut.to_bits())
+}
+
 /// `lg2.approx{.ftz}.f32` where it is measured: every input of [0.5, 2)
 /// (`tests/interp/sweeps.py approx`), the rounded log2 plus the table's
 /// residual; `None` elsewhere. The unit works in fixed point there (every
