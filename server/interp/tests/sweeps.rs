@@ -39,6 +39,8 @@ const EXACT_APPROX: &[&str] = &[
     "sin.approx.ftz.f32",
     "cos.approx.f32",
     "cos.approx.ftz.f32",
+    "lg2.approx.f32",
+    "lg2.approx.ftz.f32",
     "ex2.approx.f16",
     "ex2.approx.f16x2",
     "ex2.approx.ftz.bf16",
