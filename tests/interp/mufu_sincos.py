@@ -134,7 +134,7 @@ def main(out):
                     rows = cp.asnumpy(cp.stack([xr.view(cp.int32)[i], got[i], pred[i], kk[i].astype(cp.int32)]))
                     with open(os.path.join(out, "bad.txt"), "a") as f:
                         for a, b, c2, d in rows.T:
-                            f.write(f"{sname} {name} {a & 0xffffffff:08x} {b & 0xffffffff:08x} {c2 & 0xffffffff:08x} {d}\n")
+                            f.write(f"{sname} {name} {int(a) & 0xFFFFFFFF:08x} {int(b) & 0xFFFFFFFF:08x} {int(c2) & 0xFFFFFFFF:08x} {d}\n")
     with open(os.path.join(out, "sincos.txt"), "w") as f:
         f.write("\n".join(log) + "\n")
     print("\n".join(log))
