@@ -300,6 +300,9 @@ pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format)
             FloatKind::DivFull => Some(mufu::div(x, y, true, op.ftz)),
             FloatKind::DivApprox => Some(mufu::div(x, y, false, op.ftz)),
             FloatKind::Ex2 => Some(mufu::ex2_approx(x, op.ftz)),
+            FloatKind::Sin => Some(mufu::sin_cos_approx(x, false)),
+            FloatKind::Cos => Some(mufu::sin_cos_approx(x, true)),
+            FloatKind::Lg2 => mufu::lg2_approx(x, op.ftz),
             _ => None,
         };
         if let Some(r) = unit {

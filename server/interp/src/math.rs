@@ -1,39 +1,13 @@
 //! Approximate functions (`sin.approx`, `ex2.approx`, `rcp.approx` ...).
 //!
-//! The GPU computes these with its special-function unit to a documented
-//! error bound; we compute the exact function in `f64` and round to nearest.
-//! The GPU fixtures measure the remaining difference in ulps.
+//! The GPU computes these with its special-function unit; the f32 forms it
+//! reproduces bit for bit come from `mufu` (measured tables). What reaches
+//! this module (special inputs, `tanh.approx.f32`) is the exact function in
+//! `f64`, rounded to nearest; the GPU fixtures measure the remaining
+//! difference in ulps.
 
 use crate::float::FloatKind;
 use crate::softfloat::{Format, Rounding, F32};
-
-/// Reduces an f32 angle the way the GPU does before its sine unit: the
-/// argument is scaled by 1/2π in single precision, rounded toward zero (an
-/// `FMUL.RZ` in ptxas's sm_90 code), so large arguments lose their fraction
-/// entirely. The unit then takes the turns as a fixed-point number with 25
-/// fraction bits, cut toward zero (on the GPU fixtures, arguments below
-/// 2^-25 turns give ±0 and small ones come out of a 2^-25 grid).
-fn turns(x: f64) -> f64 {
-    let inv_two_pi = f64::from(f32::from_bits(0x3e22_f983));
-    let t = F32.to_f64(F32.encode(x * inv_two_pi, Rounding::Zero));
-    let t = (t * 33_554_432.0).trunc() / 33_554_432.0;
-    t - t.round()
-}
-
-/// sin or cos of a fraction of a turn, exact at quarter turns.
-fn sin_cos_turns(turn: f64, cosine: bool) -> f64 {
-    let quarter = turn * 4.0;
-    if quarter == quarter.round() {
-        let k = (quarter.round() as i64 + if cosine { 1 } else { 0 }).rem_euclid(4);
-        return [0.0, 1.0, 0.0, -1.0][k as usize];
-    }
-    let angle = turn * std::f64::consts::TAU;
-    if cosine {
-        angle.cos()
-    } else {
-        angle.sin()
-    }
-}
 
 /// The value of approximate operation `kind` on `x` (and `y` for division).
 pub fn approximate(kind: FloatKind, x: f64, y: f64, format: Format) -> u64 {
@@ -52,15 +26,6 @@ pub fn approximate(kind: FloatKind, x: f64, y: f64, format: Format) -> u64 {
         FloatKind::RcpApprox => 1.0 / x,
         FloatKind::SqrtApprox => x.sqrt(),
         FloatKind::Rsqrt => 1.0 / x.sqrt(),
-        FloatKind::Sin if format == F32 && x.is_finite() && x != 0.0 => {
-            let turn = turns(x);
-            if turn == 0.0 {
-                0.0f64.copysign(x)
-            } else {
-                sin_cos_turns(turn, false)
-            }
-        }
-        FloatKind::Cos if format == F32 && x.is_finite() => sin_cos_turns(turns(x), true),
         FloatKind::Sin => x.sin(),
         FloatKind::Cos => x.cos(),
         FloatKind::Lg2 => x.log2(),

@@ -1,5 +1,5 @@
 //! The special-function unit of sm_90 (`MUFU.RCP`, `MUFU.SQRT`, `MUFU.RSQ`,
-//! `MUFU.EX2`) from measured tables, and the approximate PTX instructions that ptxas
+//! `MUFU.EX2`, `MUFU.SIN`/`MUFU.COS`) from measured tables, and the approximate PTX instructions that ptxas
 //! builds from it.
 //!
 //! On an H100 each of these functions depends only on the fraction of its
@@ -30,6 +30,8 @@ const RCP: &[u8] = include_bytes!("../data/mufu_rcp.bin");
 const SQRT: &[u8] = include_bytes!("../data/mufu_sqrt.bin");
 const RSQ: &[u8] = include_bytes!("../data/mufu_rsqrt.bin");
 const EX2: &[u8] = include_bytes!("../data/mufu_ex2.bin");
+const SIN: &[u8] = include_bytes!("../data/mufu_sin.bin");
+const LG2: &[u8] = include_bytes!("../data/mufu_lg2.bin");
 const TANH_F16: &[u8] = include_bytes!("../data/mufu_tanh_f16.bin");
 const TANH_BF16: &[u8] = include_bytes!("../data/mufu_tanh_bf16.bin");
 
@@ -63,6 +65,152 @@ static RSQ_TABLE: OnceLock<Table> = OnceLock::new();
 static EX2_TABLE: OnceLock<Table> = OnceLock::new();
 static TANH_F16_TABLE: OnceLock<Table> = OnceLock::new();
 static TANH_BF16_TABLE: OnceLock<Table> = OnceLock::new();
+
+static SIN_TABLE: OnceLock<Vec<i32>> = OnceLock::new();
+static LG2_TABLE: OnceLock<Vec<i32>> = OnceLock::new();
+
+/// Entries of the sine table: one per 2^-25 turn over half a turn.
+const SIN_ENTRIES: usize = 1 << 24;
+/// Entries of the lg2 table: every f32 of [0.5, 2).
+const LG2_ENTRIES: usize = 1 << 24;
+const LG2_FIRST: u32 = 0x3f00_0000;
+
+/// Residual tables of 32-bit entries: four zigzag byte planes, lowest first,
+/// zlib (`tests/interp/mufu_tables.py sin|lg2`). Empty if damaged.
+fn residuals(data: &[u8], entries: usize) -> Vec<i32> {
+    let planes = miniz_oxide::inflate::decompress_to_vec_zlib(data).unwrap_or_default();
+    if planes.len() != 4 * entries {
+        return Vec::new();
+    }
+    (0..entries)
+        .map(|i| {
+            let z = u32::from_le_bytes([
+                planes[i],
+                planes[entries + i],
+                planes[2 * entries + i],
+                planes[3 * entries + i],
+            ]);
+            (z >> 1) as i32 ^ -((z & 1) as i32)
+        })
+        .collect()
+}
+
+fn sin_table() -> &'static [i32] {
+    SIN_TABLE.get_or_init(|| residuals(SIN, SIN_ENTRIES))
+}
+
+fn lg2_table() -> &'static [i32] {
+    LG2_TABLE.get_or_init(|| residuals(LG2, LG2_ENTRIES))
+}
+
+/// `lg2.approx{.ftz}.f32` on positive finite non-zero inputs (`None`
+/// otherwise): the measured table over [0.5, 2); elsewhere, `x = 2^e m`
+/// with `m` in [1, 2), the sum `e + lg2(m)` cut toward zero, with `lg2(m)`
+/// recovered from the table and a small positive value for `m = 1` (the
+/// unit's result at 1 is 0 only for x = 1 itself: other powers of two come
+/// out one unit toward zero). Subnormal inputs without `.ftz` are scaled by
+/// 2^24 first and 24 taken off, as ptxas's code does. Outside [0.5, 2) the
+/// model is checked by the sweep rows (all bit-exact), not measured densely.
+pub fn lg2_approx(x: u32, ftz: bool) -> Option<u32> {
+    if x == 0 || x >= INF {
+        return None;
+    }
+    if x < MIN_NORMAL {
+        if ftz {
+            return None;
+        }
+        let y = lg2_approx(fmul(x, TWO_24, false), false)?;
+        return Some((f32::from_bits(y) - 24.0).to_bits());
+    }
+    if let Some(y) = lg2_measured(x) {
+        return Some(y);
+    }
+    let e = (x >> 23) as i32 - 127;
+    let m = x & 0x7f_ffff;
+    let l = if m == 0 {
+        // Below every ulp of e + l for |e| >= 2, positive.
+        2f64.powi(-30)
+    } else {
+        // The unit's lg2(m) is a fixed-point number with 36 fraction bits;
+        // the measured f32 is it cut toward zero. Where the f32's ulp is
+        // coarser, the value lies strictly inside the ulp above, and any
+        // point there gives the same cut sum (|e| >= 1, so the sum's ulp is
+        // no finer than lg2(m)'s).
+        let g = f32::from_bits(lg2_measured(0x3f80_0000 | m)?);
+        let ulp = f64::from(f32::from_bits(g.to_bits() + 1)) - f64::from(g);
+        if ulp <= 2f64.powi(-36) {
+            f64::from(g)
+        } else {
+            f64::from(g) + ulp / 2.0
+        }
+    };
+    let sum = f64::from(e) + l;
+    let near = sum as f32;
+    let cut = if f64::from(near).abs() > sum.abs() {
+        f32::from_bits(near.to_bits() - 1)
+    } else {
+        near
+    };
+    Some(cut.to_bits())
+}
+
+/// `lg2.approx{.ftz}.f32` where it is measured: every input of [0.5, 2)
+/// (`tests/interp/sweeps.py approx`), the rounded log2 plus the table's
+/// residual; `None` elsewhere. The unit works in fixed point there (every
+/// measured result is a multiple of 2^-36, and its error is absolute, up to
+/// 2.2e-7), so near 1 the correctly rounded value is far off in ulps.
+pub fn lg2_measured(x: u32) -> Option<u32> {
+    let index = x.checked_sub(LG2_FIRST)? as usize;
+    let residual = *lg2_table().get(index)?;
+    let rounded = (f64::from(f32::from_bits(x)).log2() as f32).to_bits();
+    Some(rounded.wrapping_add(residual as u32))
+}
+
+/// `MUFU.SIN` at `k` 2^-25 turns, `k` < 2^25: the measured value over the
+/// first half turn (the rounded sine plus the table's residual), negated
+/// over the second.
+fn sin_turns(k: u32) -> u32 {
+    let h = k as usize % SIN_ENTRIES;
+    let angle = h as f64 * (std::f64::consts::TAU / 33_554_432.0);
+    let rounded = (angle.sin() as f32).to_bits();
+    let residual = sin_table().get(h).copied().unwrap_or(0);
+    let y = rounded.wrapping_add(residual as u32);
+    if k as usize >= SIN_ENTRIES {
+        y ^ SIGN
+    } else {
+        y
+    }
+}
+
+/// `sin.approx{.ftz}.f32` (`cos` with `cosine`), as ptxas builds it for
+/// sm_90: `FMUL.RZ` by 1/2π (in f32) gives turns; `MUFU.SIN`/`MUFU.COS` take
+/// their magnitude as a fixed-point number with 25 fraction bits, cut toward
+/// zero, integer part dropped. The unit's sine over half a turn is measured
+/// (`data/mufu_sin.bin`); the second half turn is its exact negation, the
+/// cosine is the sine a quarter turn on, and the sine of a negative angle is
+/// the negated sine. Tiny arguments (below 2^-25 turns) give ±0; subnormal
+/// inputs and results do not arise otherwise, so `.ftz` changes nothing.
+pub fn sin_cos_approx(x: u32, cosine: bool) -> u32 {
+    let ax = x & !SIGN;
+    if ax >= INF {
+        return NAN;
+    }
+    let inv_two_pi = f64::from(f32::from_bits(0x3e22_f983));
+    let product = f64::from(f32::from_bits(ax)) * inv_two_pi;
+    // Cut toward zero to f32: the product is exact in f64.
+    let near = product as f32;
+    let t = if f64::from(near) > product {
+        f32::from_bits(near.to_bits() - 1)
+    } else {
+        near
+    };
+    let k = ((f64::from(t) * 33_554_432.0).trunc() % 33_554_432.0) as u32;
+    if cosine {
+        sin_turns((k + (1 << 23)) % (1 << 25))
+    } else {
+        sin_turns(k) ^ (x & SIGN)
+    }
+}
 
 /// `tanh.approx.f16` / `.bf16`: every input's result, measured
 /// (`tests/interp/sweeps.py tables16`), little-endian 16-bit words.
@@ -405,5 +553,30 @@ mod tests {
         assert_eq!(rcp(0x7f00_0000), 0); // 2^127 → 2^-127 flushes
         assert_eq!(sqrt(0x4080_0000), 0x4000_0000); // √4
         assert_eq!(rsqrt(0x4080_0000), 0x3f00_0000); // 1/√4
+        assert_eq!(sin_cos_approx(0x0000_0001, false), 0); // tiny: +0
+        assert_eq!(sin_cos_approx(SIGN | 1, false), SIGN); // -0
+        assert_eq!(sin_cos_approx(0, true), 0x3f80_0000); // cos 0 = 1
+        assert_eq!(sin_cos_approx(INF, false), NAN);
+    }
+
+    /// The decoded sine table is the one `mufu_tables.py sin` packed: the sum
+    /// of its entries' bits that the script printed.
+    #[test]
+    fn sine_table_sum() {
+        assert_eq!(sin_table().len(), SIN_ENTRIES);
+        let sum: u64 = (0..1u32 << 24).map(|k| u64::from(sin_turns(k))).sum();
+        assert_eq!(sum, 17_726_004_535_380_684);
+    }
+
+    /// Likewise for the lg2 table.
+    #[test]
+    fn lg2_table_sum() {
+        assert_eq!(lg2_table().len(), LG2_ENTRIES);
+        let sum: u64 = (0..LG2_ENTRIES as u32)
+            .map(|i| u64::from(lg2_measured(LG2_FIRST + i).unwrap_or(0)))
+            .sum();
+        assert_eq!(sum, 35_675_624_599_873_791);
+        assert_eq!(lg2_measured(0x3f80_0000), Some(0)); // lg2 1 = 0
+        assert_eq!(lg2_measured(0x4000_0000), None);
     }
 }
