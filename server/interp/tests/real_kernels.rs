@@ -29,9 +29,7 @@ const TOLERANCES: &[(&str, usize, &str, u64)] = &[
     // The Triton softmax (ex2.approx.f32, div.full.f32) and dropout
     // (div.full.f32) kernels need no entry: the special-function unit model
     // of `src/mufu.rs` makes them bit-exact.
-    // sin/cos/ex2/lg2/rsqrt.approx.f32, div.approx (__fdividef) ...
-    ("float_ops_sm_80", 2, "f32", 1),
-    ("float_ops_sm_90a", 2, "f32", 2),
+    // float_ops (sin/cos/ex2/lg2/rsqrt.approx.f32, div.approx) is bit-exact too.
     // ex2.approx.f16x2 (h2exp), sqrt through rsqrt.approx (h2sqrt), rcp (__h2div)
     ("half_ops_sm_80", 2, "f16", 2),
     ("half_ops_sm_90a", 2, "f16", 2),
