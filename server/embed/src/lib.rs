@@ -50,7 +50,9 @@ pub fn is_host_language(language_id: &str) -> bool {
 /// Where the targets come from, highest priority first.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EmbedOptions {
-    /// A target set by the user (settings or `--target`): used for every statement.
+    /// A target set by the user (settings or `--target`): used for every statement whose
+    /// `#if` guard it meets; a statement guarded for other targets is not compiled for it and
+    /// is checked against the targets its guard admits.
     pub target: Option<String>,
     /// A PTX ISA version set by the user; otherwise the newest one known.
     pub version: Option<String>,
@@ -158,17 +160,31 @@ impl HostDocument {
 }
 
 fn choose_target(guard: Option<ArchReq>, options: &EmbedOptions) -> Option<String> {
-    if let Some(t) = &options.target {
-        return Some(t.clone());
-    }
     let satisfies = |t: &str| {
         let Some(g) = guard else { return true };
         let Some(sm) = ptx_isa::SmName::parse(t) else {
             return false;
         };
-        sm.canonical_number() >= g.number
-            && (g.suffix.is_none() || t.ends_with(g.suffix.unwrap_or('a')))
+        let n = sm.canonical_number();
+        match g.suffix {
+            None => n >= g.number,
+            // Feature macros and `__CUDA_ARCH_SPECIFIC__` hold on that one architecture.
+            Some('a') => sm.number == g.number && sm.variant == ptx_isa::Variant::Arch,
+            // `__CUDA_ARCH_FAMILY_SPECIFIC__`: the architectures of that family.
+            Some(_) => {
+                sm.number / 10 == g.number / 10
+                    && sm.number >= g.number
+                    && sm.variant != ptx_isa::Variant::Base
+            }
+        }
     };
+    if let Some(t) = &options.target {
+        // A statement whose guard the target does not meet is not compiled for that target:
+        // it is checked against the targets its guard admits instead.
+        if satisfies(t) {
+            return Some(t.clone());
+        }
+    }
     if let Some(t) = options.build_targets.iter().find(|t| satisfies(t)) {
         return Some(t.clone());
     }

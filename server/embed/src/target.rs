@@ -136,11 +136,20 @@ pub fn host_only_from(start: Option<Node>, text: &str) -> bool {
 
 /// Reads a preprocessor condition.
 pub fn condition(text: &str) -> Option<ArchReq> {
+    if text.contains("\\\n") {
+        // A condition continued over several lines.
+        return condition(&text.replace("\\\r\n", " ").replace("\\\n", " "));
+    }
     let t = strip_parens(text.trim());
     let ors = split_top(t, "||");
     if ors.len() > 1 {
-        // Every alternative must be known; the weakest one wins.
-        let reqs: Option<Vec<ArchReq>> = ors.iter().map(|a| condition(a)).collect();
+        // Every alternative must be known; the weakest one wins. An alternative that names
+        // another compiler (`_CCCL_CUDA_COMPILER(NVHPC)`) is never true under nvcc.
+        let reqs: Option<Vec<ArchReq>> = ors
+            .iter()
+            .filter(|a| !names_other_compiler(a))
+            .map(|a| condition(a))
+            .collect();
         return reqs?
             .into_iter()
             .min_by_key(|r| (r.number, r.suffix.is_some()));
@@ -154,6 +163,22 @@ pub fn condition(text: &str) -> Option<ArchReq> {
             .reduce(ArchReq::stronger);
     }
     atom(t)
+}
+
+/// Macros that hold only under a CUDA compiler other than nvcc (NVIDIA HPC SDK's nvc++,
+/// clang): under nvcc an alternative made of them is false.
+const OTHER_COMPILERS: &[&str] = &[
+    "_CCCL_CUDA_COMPILER(NVHPC",
+    "_CCCL_CUDA_COMPILER(CLANG",
+    "_CCCL_COMPILER(NVHPC",
+    "__NVCOMPILER",
+    "_NVHPC_CUDA",
+];
+
+fn names_other_compiler(alternative: &str) -> bool {
+    let t = alternative.replace(' ', "");
+    let t = t.trim_start_matches("defined").trim_start_matches('(');
+    OTHER_COMPILERS.iter().any(|m| t.starts_with(m))
 }
 
 fn atom(t: &str) -> Option<ArchReq> {
@@ -388,10 +413,17 @@ mod tests {
             name("__CUDA_ARCH_SPECIFIC__ == 1000").as_deref(),
             Some("sm_100a")
         );
+        // nvc++ is not nvcc: under nvcc only the architecture alternative can hold.
         assert_eq!(
-            name("_CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH__ >= 700"),
-            None
+            name("_CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH__ >= 700").as_deref(),
+            Some("sm_70")
         );
+        assert_eq!(
+            name("_CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH_FEAT_SM100_ALL \\\n || __CUDA_ARCH_FEAT_SM90_ALL").as_deref(),
+            Some("sm_90a")
+        );
+        assert_eq!(name("SOMETHING_ELSE || __CUDA_ARCH__ >= 700"), None);
+        assert_eq!(name("__CUDA_ARCH__ >= 700 \\ 1"), None);
         assert_eq!(name("__CUDA_ARCH__ < 700"), None);
         assert_eq!(name("__CUDA_ARCH__ > 700"), None);
     }

@@ -1,0 +1,143 @@
+//! Constructs of third-party CUDA headers that once gave false errors: asm labels on
+//! declarations, `"C"` string-constant operands spliced into the template, guards whose
+//! alternatives name another compiler or continue over lines, and statements guarded for
+//! other targets than the one given on the command line. Every fixture here is written for
+//! this test.
+
+use expect_test::{expect, Expect};
+use ptx_embed::{check::check, EmbedOptions, HostDocument};
+
+fn report(text: &str, target: Option<&str>, expect: Expect) {
+    let options = EmbedOptions {
+        target: target.map(str::to_string),
+        ..EmbedOptions::default()
+    };
+    let doc = HostDocument::new(text, &options);
+    let mut out = String::new();
+    for s in &doc.statements {
+        out.push_str(&format!(
+            "{:?} opaque={} target={:?}\n",
+            s.raw.template.text, s.raw.opaque, s.target
+        ));
+    }
+    for d in check(&doc, &[]) {
+        out.push_str(&format!(
+            "{:?} {} {:?}: {}\n",
+            d.severity,
+            d.code,
+            &text[d.range.clone()],
+            d.message
+        ));
+    }
+    expect.assert_eq(&out);
+}
+
+#[test]
+fn asm_labels_of_declarations_are_not_statements() {
+    report(
+        r#"
+extern "C" {
+extern __device__ int my_counter(void) asm("my_counter_impl");
+extern __device__ int my_counter2(void)
+#if defined(SOME_OS)
+asm("my_counter_impl2")
+#endif
+;
+}
+register int pinned asm("r7");
+__device__ void g(int x) {
+  if (x) asm("trapp;");
+  if constexpr (sizeof(int) == 4) asm("exit;");
+  else asm("exit;");
+}
+"#,
+        None,
+        expect![[r#"
+            "trapp;" opaque=false target=None
+            "exit;" opaque=false target=None
+            "exit;" opaque=false target=None
+            Error unknown-opcode "trapp": unknown instruction `trapp`; did you mean `trap`?
+        "#]],
+    );
+}
+
+#[test]
+fn string_constant_operands_leave_the_template_unknown() {
+    report(
+        r#"
+template <const char* Shape, int N>
+__device__ void ld(float* d, int addr) {
+  asm volatile("tcgen05.ld.sync.aligned%2.x%3.b32 {%0}, [%1];"
+               : "=f"(d[0]) : "r"(addr), "C"(Shape), "n"(N));
+}
+"#,
+        None,
+        expect![[r#"
+            "tcgen05.ld.sync.aligned%2.x%3.b32 {%0}, [%1];" opaque=true target=None
+        "#]],
+    );
+}
+
+const GUARDED: &str = r#"
+__device__ void f(unsigned a) {
+# if _CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH_FEAT_SM100_ALL || __CUDA_ARCH_FEAT_SM101_ALL
+  asm volatile("tcgen05.fence::before_thread_sync;" ::: "memory");
+# endif
+# if _CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH_FEAT_SM90_ALL \
+   || __CUDA_ARCH_FEAT_SM100_ALL
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
+# endif
+# if _CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async;" ::: "memory");
+# endif
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#endif
+  asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
+}
+"#;
+
+#[test]
+fn guards_naming_another_compiler_still_give_the_target() {
+    report(
+        GUARDED,
+        None,
+        expect![[r#"
+            "tcgen05.fence::before_thread_sync;" opaque=false target=Some("sm_100a")
+            "setmaxnreg.inc.sync.aligned.u32 240;" opaque=false target=Some("sm_90a")
+            "fence.proxy.async;" opaque=false target=Some("sm_90a")
+            "wgmma.fence.sync.aligned;" opaque=false target=Some("sm_90a")
+            "tcgen05.fence::after_thread_sync;" opaque=false target=None
+        "#]],
+    );
+}
+
+#[test]
+fn a_given_target_applies_only_where_the_guard_admits_it() {
+    // nvcc -arch=sm_90a drops the sm_100a-only branches: they are checked for sm_100a.
+    // The unguarded tcgen05 statement is compiled for sm_90a, and is an error there.
+    report(
+        GUARDED,
+        Some("sm_90a"),
+        expect![[r#"
+            "tcgen05.fence::before_thread_sync;" opaque=false target=Some("sm_100a")
+            "setmaxnreg.inc.sync.aligned.u32 240;" opaque=false target=Some("sm_90a")
+            "fence.proxy.async;" opaque=false target=Some("sm_90a")
+            "wgmma.fence.sync.aligned;" opaque=false target=Some("sm_90a")
+            "tcgen05.fence::after_thread_sync;" opaque=false target=Some("sm_90a")
+            Error unsupported-target "tcgen05.fence::after_thread_sync": `tcgen05.fence` needs .target sm_100a/sm_110a/sm_100f/sm_110f (this file targets sm_90a)
+        "#]],
+    );
+    // With sm_100a, the sm_90a-specific branch (wgmma) is not compiled: checked for sm_90a.
+    report(
+        GUARDED,
+        Some("sm_100a"),
+        expect![[r#"
+            "tcgen05.fence::before_thread_sync;" opaque=false target=Some("sm_100a")
+            "setmaxnreg.inc.sync.aligned.u32 240;" opaque=false target=Some("sm_90a")
+            "fence.proxy.async;" opaque=false target=Some("sm_100a")
+            "wgmma.fence.sync.aligned;" opaque=false target=Some("sm_90a")
+            "tcgen05.fence::after_thread_sync;" opaque=false target=Some("sm_100a")
+        "#]],
+    );
+}
