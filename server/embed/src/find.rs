@@ -70,6 +70,9 @@ pub struct RawAsm {
     pub guard: Option<crate::ArchReq>,
     /// Inside an `#if` branch only a host compiler takes (host assembly, not PTX).
     pub host_only: bool,
+    /// Inside an `#if __cccl_ptx_isa >= N` branch for a PTX ISA newer than the one this
+    /// checker knows: its instructions cannot be judged.
+    pub newer_ptx: bool,
 }
 
 /// A fresh parser for CUDA C++.
@@ -132,6 +135,7 @@ pub fn find_incremental(text: &str, previous: Option<(&str, &Tree)>) -> (Tree, V
             // The guards, walked up once from the node found above.
             s.guard = crate::target::guard_requirement_from(innermost, text);
             s.host_only = crate::target::host_only_from(innermost, text);
+            s.newer_ptx = crate::target::needs_newer_ptx_from(innermost, text);
             found.push(s);
         }
     }
@@ -351,6 +355,7 @@ fn read_asm(node: Node, text: &str, host: &str, shift: isize, in_macro: bool) ->
         in_macro,
         guard: None,
         host_only: false,
+        newer_ptx: false,
     })
 }
 

@@ -134,6 +134,48 @@ pub fn host_only_from(start: Option<Node>, text: &str) -> bool {
     false
 }
 
+/// Is the statement at `start` inside an `#if`/`#elif` branch that requires a PTX ISA
+/// version (CCCL's `__cccl_ptx_isa >= 920`, meaning PTX ISA 9.2) newer than the newest
+/// one the ISA facts describe?
+pub fn needs_newer_ptx_from(start: Option<Node>, text: &str) -> bool {
+    let known = ptx_isa::PtxVersion::SPEC;
+    let known = u32::from(known.major) * 100 + u32::from(known.minor) * 10;
+    let mut node = start;
+    let mut child: Option<Node> = None;
+    while let Some(n) = node {
+        let in_alternative = child.is_some_and(|c| {
+            n.child_by_field_name("alternative")
+                .is_some_and(|a| a.id() == c.id())
+        });
+        if !in_alternative && matches!(n.kind(), "preproc_if" | "preproc_elif") {
+            if let Some(c) = n.child_by_field_name("condition") {
+                let cond = text[c.start_byte()..c.end_byte()].replace("\\\n", " ");
+                let t = strip_parens(cond.trim());
+                // Only a requirement that every branch of the condition carries: `&&` parts.
+                if split_top(t, "||").len() == 1
+                    && split_top(t, "&&")
+                        .iter()
+                        .filter_map(|a| ptx_isa_atom(a))
+                        .any(|v| v > known)
+                {
+                    return true;
+                }
+            }
+        }
+        child = Some(n);
+        node = n.parent();
+    }
+    false
+}
+
+/// `__cccl_ptx_isa >= 920` → 920.
+fn ptx_isa_atom(t: &str) -> Option<u32> {
+    let t = strip_parens(t.trim());
+    let rest = t.strip_prefix("__cccl_ptx_isa")?.trim_start();
+    let value = rest.strip_prefix(">=")?.trim();
+    value.trim_end_matches(['u', 'U', 'l', 'L']).parse().ok()
+}
+
 /// Reads a preprocessor condition.
 pub fn condition(text: &str) -> Option<ArchReq> {
     if text.contains("\\\n") {

@@ -141,3 +141,30 @@ fn a_given_target_applies_only_where_the_guard_admits_it() {
         "#]],
     );
 }
+
+#[test]
+fn statements_for_a_newer_ptx_isa_are_not_judged() {
+    // The branch needs PTX ISA 9.9 (`__cccl_ptx_isa >= 990`), newer than the facts known
+    // here: an instruction unknown to them says nothing. An older requirement changes nothing.
+    report(
+        r#"
+#if __cccl_ptx_isa >= 990
+__device__ void f(unsigned a) { asm volatile("someday.newop.b32 %0;" :: "r"(a)); }
+#endif
+#if __cccl_ptx_isa >= 800
+__device__ void g(unsigned a) { asm volatile("someday.newop.b32 %0;" :: "r"(a)); }
+#endif
+#if __cccl_ptx_isa >= 990 || defined(OTHER)
+__device__ void h(unsigned a) { asm volatile("someday.newop.b32 %0;" :: "r"(a)); }
+#endif
+"#,
+        None,
+        expect![[r#"
+            "someday.newop.b32 %0;" opaque=false target=None
+            "someday.newop.b32 %0;" opaque=false target=None
+            "someday.newop.b32 %0;" opaque=false target=None
+            Error unknown-opcode "someday": unknown instruction `someday`
+            Error unknown-opcode "someday": unknown instruction `someday`
+        "#]],
+    );
+}
