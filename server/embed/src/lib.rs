@@ -246,7 +246,7 @@ fn register_bits(ty: &str) -> u32 {
 }
 
 /// The value of an integer literal expression (`42`, `-1`, `0x10u`), for `n`/`i` operands.
-fn literal_value(expr: &str) -> Option<i128> {
+pub(crate) fn literal_value(expr: &str) -> Option<i128> {
     let e = expr.trim();
     let e = e
         .strip_prefix('(')

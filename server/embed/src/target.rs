@@ -96,6 +96,7 @@ const HOST_MACROS: &[&str] = &[
     "__powerpc64__",
     "__PPC64__",
     "__riscv",
+    "_CCCL_HOST_ARCH(",
     "!defined(__CUDA_ARCH__)",
     "!defined __CUDA_ARCH__",
 ];

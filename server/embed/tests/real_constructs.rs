@@ -168,3 +168,35 @@ __device__ void h(unsigned a) { asm volatile("someday.newop.b32 %0;" :: "r"(a));
         "#]],
     );
 }
+
+#[test]
+fn immediates_from_template_parameters_are_not_judged_by_a_stand_in_value() {
+    report(
+        r#"
+template <int Regs>
+__device__ void grow() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" :: "n"(Regs)); }
+__device__ void grow_bad() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" :: "n"(7)); }
+"#,
+        Some("sm_90a"),
+        expect![[r#"
+            "setmaxnreg.inc.sync.aligned.u32 %0;" opaque=false target=Some("sm_90a")
+            "setmaxnreg.inc.sync.aligned.u32 %0;" opaque=false target=Some("sm_90a")
+            Error immediate-range "%0": `setmaxnreg.inc.sync.aligned.u32`: the register count must be a multiple of 8 from 24 to 256, not 7
+        "#]],
+    );
+}
+
+#[test]
+fn host_architecture_branches_hold_host_assembly() {
+    report(
+        r#"
+#if _CCCL_HOST_ARCH(ARM64) && _CCCL_OS(LINUX)
+#  define MY_YIELD (asm volatile("yield" :: :);)
+#elif _CCCL_HOST_ARCH(X86_64)
+#  define MY_YIELD (asm volatile("pause" :: :);)
+#endif
+"#,
+        None,
+        expect![""],
+    );
+}
