@@ -130,9 +130,10 @@ impl HostDocument {
         let reusable: std::collections::HashMap<&str, &Statement> = previous
             .map(|p| p.statements.iter().map(|s| (s.parse.text(), s)).collect())
             .unwrap_or_default();
+        let mut raws: Vec<RawAsm> = raws.into_iter().filter(|raw| !raw.host_only).collect();
+        shared_scopes(&mut raws);
         let statements = raws
             .into_iter()
-            .filter(|raw| !raw.host_only)
             .map(|raw| {
                 // Every target ptxas still assembles for meets an older guard.
                 let guard = raw.guard.filter(|g| g.number >= 75);
@@ -156,6 +157,44 @@ impl HostDocument {
                 .host_extent()
                 .is_some_and(|r| r.start <= host_offset && host_offset <= r.end)
         })
+    }
+}
+
+/// nvcc emits consecutive asm statements of a function into one body, so one statement may
+/// open a `{` block (and declare registers in it) that a later one closes. Such a run of
+/// statements cannot be checked one by one: from an opener to the statement that brings the
+/// braces back to balance, every statement is left opaque. An opener that nothing closes
+/// stays as it is (a missing `}` is then reported).
+fn shared_scopes(raws: &mut [RawAsm]) {
+    const MAX_RUN: usize = 64;
+    let net = |r: &RawAsm| {
+        let t = &r.template.text;
+        t.matches('{').count() as i64 - t.matches('}').count() as i64
+    };
+    let mut i = 0;
+    while i < raws.len() {
+        if net(&raws[i]) <= 0 {
+            i += 1;
+            continue;
+        }
+        let mut depth = 0;
+        let mut close = None;
+        for (j, r) in raws.iter().enumerate().skip(i).take(MAX_RUN) {
+            depth += net(r);
+            if depth <= 0 {
+                close = Some(j);
+                break;
+            }
+        }
+        match close {
+            Some(j) => {
+                for r in &mut raws[i..=j] {
+                    r.opaque = true;
+                }
+                i = j + 1;
+            }
+            None => i += 1,
+        }
     }
 }
 

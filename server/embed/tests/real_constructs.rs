@@ -200,3 +200,29 @@ fn host_architecture_branches_hold_host_assembly() {
         expect![""],
     );
 }
+
+#[test]
+fn a_block_opened_by_one_statement_and_closed_by_another_is_not_checked_piecewise() {
+    report(
+        r#"
+__device__ unsigned first_x(unsigned long long lo, unsigned long long hi) {
+  unsigned r;
+  asm volatile("{\n\t.reg .b128 held;");
+  asm volatile("mov.b128 held, {%0, %1};" : : "l"(lo), "l"(hi));
+  asm volatile("clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %0, held;" : "=r"(r));
+  asm volatile("}");
+  return r;
+}
+__device__ void unclosed() { asm volatile("{\n\t.reg .b32 t;\n\tmov.b32 t, 1;"); }
+"#,
+        None,
+        expect![[r#"
+            "{\n\t.reg .b128 held;" opaque=true target=None
+            "mov.b128 held, {%0, %1};" opaque=true target=None
+            "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %0, held;" opaque=true target=None
+            "}" opaque=true target=None
+            "{\n\t.reg .b32 t;\n\tmov.b32 t, 1;" opaque=false target=None
+            Error syntax-error "asm": expected `}` to close the block here
+        "#]],
+    );
+}
