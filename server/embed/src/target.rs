@@ -263,8 +263,19 @@ fn atom(t: &str) -> Option<ArchReq> {
     None
 }
 
-/// `__CUDA_ARCH_FEAT_SM90_ALL` → sm_90a; `__CUDA_ARCH_FAMILY_SPECIFIC_FEAT…` is not read.
+/// `__CUDA_ARCH_FEAT_SM90_ALL` → sm_90a, `__CUDA_AND_AT_LEAST_SM_90__` → sm_90;
+/// `__CUDA_ARCH_FAMILY_SPECIFIC_FEAT…` is not read.
 fn feature_macro(t: &str) -> Option<ArchReq> {
+    // `__CUDA_AND_AT_LEAST_SM_90__` (CUDA's own headers): sm_90 or newer.
+    if let Some(n) = t
+        .strip_prefix("__CUDA_AND_AT_LEAST_SM_")
+        .and_then(|r| r.strip_suffix("__"))
+    {
+        return Some(ArchReq {
+            number: n.parse().ok()?,
+            suffix: None,
+        });
+    }
     let n = t
         .strip_prefix("__CUDA_ARCH_FEAT_SM")?
         .strip_suffix("_ALL")?;
@@ -466,6 +477,10 @@ mod tests {
             Some("sm_90a")
         );
         assert_eq!(name("SOMETHING_ELSE || __CUDA_ARCH__ >= 700"), None);
+        assert_eq!(
+            name("defined(__CUDA_AND_AT_LEAST_SM_90__)").as_deref(),
+            Some("sm_90")
+        );
         assert_eq!(name("__CUDA_ARCH__ >= 700 \\ 1"), None);
         assert_eq!(name("__CUDA_ARCH__ < 700"), None);
         assert_eq!(name("__CUDA_ARCH__ > 700"), None);

@@ -226,3 +226,23 @@ __device__ void unclosed() { asm volatile("{\n\t.reg .b32 t;\n\tmov.b32 t, 1;");
         "#]],
     );
 }
+
+#[test]
+fn the_toolkit_at_least_macro_is_a_guard() {
+    // Under --target sm_80 the branch is not compiled: checked for sm_90 instead.
+    report(
+        r#"
+__device__ unsigned relu_max(unsigned a, unsigned b) {
+  unsigned res;
+#ifdef __CUDA_AND_AT_LEAST_SM_90__
+  asm("{max.s16x2.relu %0, %1, %2;}" : "=r"(res) : "r"(a), "r"(b));
+#endif
+  return res;
+}
+"#,
+        Some("sm_80"),
+        expect![[r#"
+            "{max.s16x2.relu %0, %1, %2;}" opaque=false target=Some("sm_90a")
+        "#]],
+    );
+}
