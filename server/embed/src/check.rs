@@ -50,6 +50,10 @@ pub fn check(doc: &HostDocument, disabled_codes: &[String]) -> Vec<Diagnostic> {
 
 /// The diagnostics of one statement, with host ranges.
 pub fn check_statement(stmt: &Statement, out: &mut Vec<Diagnostic>) {
+    if stmt.raw.newer_ptx {
+        // Guarded for a PTX ISA newer than the one known here: nothing can be said.
+        return;
+    }
     if stmt.raw.opaque {
         // Part of the template is a macro: the text the assembler sees is unknown.
         return;
@@ -126,6 +130,14 @@ fn map_diagnostic(stmt: &Statement, mut d: Diagnostic) -> Option<Diagnostic> {
         match p.operand {
             // Already reported as a placeholder without operand.
             None => return None,
+            // An `n`/`i` operand whose value is not a literal (a template parameter): the
+            // value standing in for it says nothing about the one nvcc will substitute.
+            Some(k)
+                if crate::constraint_type(stmt.raw.operands[k].letter()).is_none()
+                    && crate::literal_value(&stmt.raw.operands[k].expression).is_none() =>
+            {
+                return None
+            }
             Some(k) if d.code == "operand-type" => {
                 let op = &stmt.raw.operands[k];
                 d.code = "asm-constraint-width";

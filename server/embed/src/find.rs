@@ -70,6 +70,9 @@ pub struct RawAsm {
     pub guard: Option<crate::ArchReq>,
     /// Inside an `#if` branch only a host compiler takes (host assembly, not PTX).
     pub host_only: bool,
+    /// Inside an `#if __cccl_ptx_isa >= N` branch for a PTX ISA newer than the one this
+    /// checker knows: its instructions cannot be judged.
+    pub newer_ptx: bool,
 }
 
 /// A fresh parser for CUDA C++.
@@ -128,14 +131,113 @@ pub fn find_incremental(text: &str, previous: Option<(&str, &Tree)>) -> (Tree, V
         if statement.is_none() {
             statement = reparse_at(&mut parser, text, keyword, &tree);
         }
-        if let Some(mut s) = statement {
+        if let Some(mut s) = statement.filter(|s| s.extended || !is_asm_label(text, keyword)) {
             // The guards, walked up once from the node found above.
             s.guard = crate::target::guard_requirement_from(innermost, text);
             s.host_only = crate::target::host_only_from(innermost, text);
+            s.newer_ptx = crate::target::needs_newer_ptx_from(innermost, text);
             found.push(s);
         }
     }
     (tree, found)
+}
+
+/// Is the basic asm at `keyword` an asm label of a declaration (`int f(void) asm("name");`,
+/// `register int x asm("r1");`), which names a symbol rather than holding instructions?
+/// It is one when the token before it (past comments and preprocessor lines) is an
+/// identifier other than a statement keyword, or the `)` of a parameter list (a `)` whose
+/// `(` follows a name that is not `if`/`while`/`for`/`switch`).
+fn is_asm_label(text: &str, keyword: usize) -> bool {
+    const STATEMENT_WORDS: &[&str] = &[
+        "if",
+        "while",
+        "for",
+        "switch",
+        "else",
+        "do",
+        "return",
+        "case",
+        "default",
+        "constexpr",
+        "consteval",
+    ];
+    let b = text.as_bytes();
+    let before = |mut i: usize| -> Option<usize> {
+        // The index just past the previous significant byte before `i`.
+        loop {
+            while i > 0 && b[i - 1].is_ascii_whitespace() {
+                i -= 1;
+            }
+            if i == 0 {
+                return None;
+            }
+            let line_start = text[..i].rfind('\n').map_or(0, |p| p + 1);
+            // The start of the logical line (lines continued with a backslash).
+            let mut logical = line_start;
+            while logical > 0 && text[..logical - 1].trim_end_matches('\r').ends_with('\\') {
+                logical = text[..logical - 1].rfind('\n').map_or(0, |p| p + 1);
+            }
+            if text[logical..i].trim_start().starts_with('#') {
+                i = logical;
+                continue;
+            }
+            let line = &text[line_start..i];
+            if let Some(c) = line.find("//") {
+                if !line[..c].contains('"') {
+                    i = line_start + c;
+                    continue;
+                }
+            }
+            if text[..i].ends_with("*/") {
+                i = text[..i - 2].rfind("/*").unwrap_or(0);
+                continue;
+            }
+            return Some(i);
+        }
+    };
+    let word_before = |end: usize| {
+        let start = text[..end]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(0, |p| p + 1);
+        &text[start..end]
+    };
+    let Some(end) = before(keyword) else {
+        return false;
+    };
+    match b[end - 1] {
+        b')' => {
+            // The matching `(`.
+            let mut depth = 0usize;
+            let mut i = end;
+            while i > 0 {
+                i -= 1;
+                match b[i] {
+                    b')' => depth += 1,
+                    b'(' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if depth != 0 {
+                return false;
+            }
+            let Some(name_end) = before(i) else {
+                return false;
+            };
+            let name = word_before(name_end);
+            !name.is_empty() && !STATEMENT_WORDS.contains(&name)
+        }
+        c if c.is_ascii_alphanumeric() || c == b'_' => {
+            let word = word_before(end);
+            !STATEMENT_WORDS.contains(&word)
+                && !word.chars().next().is_some_and(|c| c.is_ascii_digit())
+        }
+        _ => false,
+    }
 }
 
 /// The edit that turns `old` into `new`: what lies between their common prefix and suffix.
@@ -237,7 +339,10 @@ fn read_asm(node: Node, text: &str, host: &str, shift: isize, in_macro: bool) ->
     // grammar could not join to the literals) leaves the template unknown.
     let between = &host[after_template..close];
     let head = between.split(':').next().unwrap_or("");
-    let opaque = opaque || !head.trim().trim_matches('\\').trim().is_empty();
+    // A `"C"` operand splices a string constant into the template text: that text is unknown.
+    let opaque = opaque
+        || !head.trim().trim_matches('\\').trim().is_empty()
+        || sections.operands.iter().any(|o| o.letter() == 'C');
     Some(RawAsm {
         keyword: keyword.clone(),
         range: keyword.start..close + 1,
@@ -250,6 +355,7 @@ fn read_asm(node: Node, text: &str, host: &str, shift: isize, in_macro: bool) ->
         in_macro,
         guard: None,
         host_only: false,
+        newer_ptx: false,
     })
 }
 

@@ -50,7 +50,9 @@ pub fn is_host_language(language_id: &str) -> bool {
 /// Where the targets come from, highest priority first.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EmbedOptions {
-    /// A target set by the user (settings or `--target`): used for every statement.
+    /// A target set by the user (settings or `--target`): used for every statement whose
+    /// `#if` guard it meets; a statement guarded for other targets is not compiled for it and
+    /// is checked against the targets its guard admits.
     pub target: Option<String>,
     /// A PTX ISA version set by the user; otherwise the newest one known.
     pub version: Option<String>,
@@ -128,9 +130,10 @@ impl HostDocument {
         let reusable: std::collections::HashMap<&str, &Statement> = previous
             .map(|p| p.statements.iter().map(|s| (s.parse.text(), s)).collect())
             .unwrap_or_default();
+        let mut raws: Vec<RawAsm> = raws.into_iter().filter(|raw| !raw.host_only).collect();
+        shared_scopes(&mut raws);
         let statements = raws
             .into_iter()
-            .filter(|raw| !raw.host_only)
             .map(|raw| {
                 // Every target ptxas still assembles for meets an older guard.
                 let guard = raw.guard.filter(|g| g.number >= 75);
@@ -157,18 +160,70 @@ impl HostDocument {
     }
 }
 
-fn choose_target(guard: Option<ArchReq>, options: &EmbedOptions) -> Option<String> {
-    if let Some(t) = &options.target {
-        return Some(t.clone());
+/// nvcc emits consecutive asm statements of a function into one body, so one statement may
+/// open a `{` block (and declare registers in it) that a later one closes. Such a run of
+/// statements cannot be checked one by one: from an opener to the statement that brings the
+/// braces back to balance, every statement is left opaque. An opener that nothing closes
+/// stays as it is (a missing `}` is then reported).
+fn shared_scopes(raws: &mut [RawAsm]) {
+    const MAX_RUN: usize = 64;
+    let net = |r: &RawAsm| {
+        let t = &r.template.text;
+        t.matches('{').count() as i64 - t.matches('}').count() as i64
+    };
+    let mut i = 0;
+    while i < raws.len() {
+        if net(&raws[i]) <= 0 {
+            i += 1;
+            continue;
+        }
+        let mut depth = 0;
+        let mut close = None;
+        for (j, r) in raws.iter().enumerate().skip(i).take(MAX_RUN) {
+            depth += net(r);
+            if depth <= 0 {
+                close = Some(j);
+                break;
+            }
+        }
+        match close {
+            Some(j) => {
+                for r in &mut raws[i..=j] {
+                    r.opaque = true;
+                }
+                i = j + 1;
+            }
+            None => i += 1,
+        }
     }
+}
+
+fn choose_target(guard: Option<ArchReq>, options: &EmbedOptions) -> Option<String> {
     let satisfies = |t: &str| {
         let Some(g) = guard else { return true };
         let Some(sm) = ptx_isa::SmName::parse(t) else {
             return false;
         };
-        sm.canonical_number() >= g.number
-            && (g.suffix.is_none() || t.ends_with(g.suffix.unwrap_or('a')))
+        let n = sm.canonical_number();
+        match g.suffix {
+            None => n >= g.number,
+            // Feature macros and `__CUDA_ARCH_SPECIFIC__` hold on that one architecture.
+            Some('a') => sm.number == g.number && sm.variant == ptx_isa::Variant::Arch,
+            // `__CUDA_ARCH_FAMILY_SPECIFIC__`: the architectures of that family.
+            Some(_) => {
+                sm.number / 10 == g.number / 10
+                    && sm.number >= g.number
+                    && sm.variant != ptx_isa::Variant::Base
+            }
+        }
     };
+    if let Some(t) = &options.target {
+        // A statement whose guard the target does not meet is not compiled for that target:
+        // it is checked against the targets its guard admits instead.
+        if satisfies(t) {
+            return Some(t.clone());
+        }
+    }
     if let Some(t) = options.build_targets.iter().find(|t| satisfies(t)) {
         return Some(t.clone());
     }
@@ -230,7 +285,7 @@ fn register_bits(ty: &str) -> u32 {
 }
 
 /// The value of an integer literal expression (`42`, `-1`, `0x10u`), for `n`/`i` operands.
-fn literal_value(expr: &str) -> Option<i128> {
+pub(crate) fn literal_value(expr: &str) -> Option<i128> {
     let e = expr.trim();
     let e = e
         .strip_prefix('(')

@@ -96,6 +96,7 @@ const HOST_MACROS: &[&str] = &[
     "__powerpc64__",
     "__PPC64__",
     "__riscv",
+    "_CCCL_HOST_ARCH(",
     "!defined(__CUDA_ARCH__)",
     "!defined __CUDA_ARCH__",
 ];
@@ -134,13 +135,64 @@ pub fn host_only_from(start: Option<Node>, text: &str) -> bool {
     false
 }
 
+/// Is the statement at `start` inside an `#if`/`#elif` branch that requires a PTX ISA
+/// version (CCCL's `__cccl_ptx_isa >= 920`, meaning PTX ISA 9.2) newer than the newest
+/// one the ISA facts describe?
+pub fn needs_newer_ptx_from(start: Option<Node>, text: &str) -> bool {
+    let known = ptx_isa::PtxVersion::SPEC;
+    let known = u32::from(known.major) * 100 + u32::from(known.minor) * 10;
+    let mut node = start;
+    let mut child: Option<Node> = None;
+    while let Some(n) = node {
+        let in_alternative = child.is_some_and(|c| {
+            n.child_by_field_name("alternative")
+                .is_some_and(|a| a.id() == c.id())
+        });
+        if !in_alternative && matches!(n.kind(), "preproc_if" | "preproc_elif") {
+            if let Some(c) = n.child_by_field_name("condition") {
+                let cond = text[c.start_byte()..c.end_byte()].replace("\\\n", " ");
+                let t = strip_parens(cond.trim());
+                // Only a requirement that every branch of the condition carries: `&&` parts.
+                if split_top(t, "||").len() == 1
+                    && split_top(t, "&&")
+                        .iter()
+                        .filter_map(|a| ptx_isa_atom(a))
+                        .any(|v| v > known)
+                {
+                    return true;
+                }
+            }
+        }
+        child = Some(n);
+        node = n.parent();
+    }
+    false
+}
+
+/// `__cccl_ptx_isa >= 920` → 920.
+fn ptx_isa_atom(t: &str) -> Option<u32> {
+    let t = strip_parens(t.trim());
+    let rest = t.strip_prefix("__cccl_ptx_isa")?.trim_start();
+    let value = rest.strip_prefix(">=")?.trim();
+    value.trim_end_matches(['u', 'U', 'l', 'L']).parse().ok()
+}
+
 /// Reads a preprocessor condition.
 pub fn condition(text: &str) -> Option<ArchReq> {
+    if text.contains("\\\n") {
+        // A condition continued over several lines.
+        return condition(&text.replace("\\\r\n", " ").replace("\\\n", " "));
+    }
     let t = strip_parens(text.trim());
     let ors = split_top(t, "||");
     if ors.len() > 1 {
-        // Every alternative must be known; the weakest one wins.
-        let reqs: Option<Vec<ArchReq>> = ors.iter().map(|a| condition(a)).collect();
+        // Every alternative must be known; the weakest one wins. An alternative that names
+        // another compiler (`_CCCL_CUDA_COMPILER(NVHPC)`) is never true under nvcc.
+        let reqs: Option<Vec<ArchReq>> = ors
+            .iter()
+            .filter(|a| !names_other_compiler(a))
+            .map(|a| condition(a))
+            .collect();
         return reqs?
             .into_iter()
             .min_by_key(|r| (r.number, r.suffix.is_some()));
@@ -154,6 +206,22 @@ pub fn condition(text: &str) -> Option<ArchReq> {
             .reduce(ArchReq::stronger);
     }
     atom(t)
+}
+
+/// Macros that hold only under a CUDA compiler other than nvcc (NVIDIA HPC SDK's nvc++,
+/// clang): under nvcc an alternative made of them is false.
+const OTHER_COMPILERS: &[&str] = &[
+    "_CCCL_CUDA_COMPILER(NVHPC",
+    "_CCCL_CUDA_COMPILER(CLANG",
+    "_CCCL_COMPILER(NVHPC",
+    "__NVCOMPILER",
+    "_NVHPC_CUDA",
+];
+
+fn names_other_compiler(alternative: &str) -> bool {
+    let t = alternative.replace(' ', "");
+    let t = t.trim_start_matches("defined").trim_start_matches('(');
+    OTHER_COMPILERS.iter().any(|m| t.starts_with(m))
 }
 
 fn atom(t: &str) -> Option<ArchReq> {
@@ -195,8 +263,19 @@ fn atom(t: &str) -> Option<ArchReq> {
     None
 }
 
-/// `__CUDA_ARCH_FEAT_SM90_ALL` → sm_90a; `__CUDA_ARCH_FAMILY_SPECIFIC_FEAT…` is not read.
+/// `__CUDA_ARCH_FEAT_SM90_ALL` → sm_90a, `__CUDA_AND_AT_LEAST_SM_90__` → sm_90;
+/// `__CUDA_ARCH_FAMILY_SPECIFIC_FEAT…` is not read.
 fn feature_macro(t: &str) -> Option<ArchReq> {
+    // `__CUDA_AND_AT_LEAST_SM_90__` (CUDA's own headers): sm_90 or newer.
+    if let Some(n) = t
+        .strip_prefix("__CUDA_AND_AT_LEAST_SM_")
+        .and_then(|r| r.strip_suffix("__"))
+    {
+        return Some(ArchReq {
+            number: n.parse().ok()?,
+            suffix: None,
+        });
+    }
     let n = t
         .strip_prefix("__CUDA_ARCH_FEAT_SM")?
         .strip_suffix("_ALL")?;
@@ -388,10 +467,21 @@ mod tests {
             name("__CUDA_ARCH_SPECIFIC__ == 1000").as_deref(),
             Some("sm_100a")
         );
+        // nvc++ is not nvcc: under nvcc only the architecture alternative can hold.
         assert_eq!(
-            name("_CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH__ >= 700"),
-            None
+            name("_CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH__ >= 700").as_deref(),
+            Some("sm_70")
         );
+        assert_eq!(
+            name("_CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH_FEAT_SM100_ALL \\\n || __CUDA_ARCH_FEAT_SM90_ALL").as_deref(),
+            Some("sm_90a")
+        );
+        assert_eq!(name("SOMETHING_ELSE || __CUDA_ARCH__ >= 700"), None);
+        assert_eq!(
+            name("defined(__CUDA_AND_AT_LEAST_SM_90__)").as_deref(),
+            Some("sm_90")
+        );
+        assert_eq!(name("__CUDA_ARCH__ >= 700 \\ 1"), None);
         assert_eq!(name("__CUDA_ARCH__ < 700"), None);
         assert_eq!(name("__CUDA_ARCH__ > 700"), None);
     }

@@ -144,7 +144,11 @@ pub(crate) fn takes_vectors(outcome: &ptx_isa::MatchOutcome<'_>) -> bool {
             .any(|c| i.section.starts_with(c))
             || i.root() == "mov"
             || i.forms.iter().any(|f| {
-                f.operands.iter().any(|o| o.kind == SpecKind::Vector)
+                // `im2colInfo` of `cp.async.bulk.tensor` is a brace vector of offsets, one to
+                // three of them (`{%h1}` and `{%h1, %h2, %h3}` both pass ptxas 13.5).
+                f.operands
+                    .iter()
+                    .any(|o| o.kind == SpecKind::Vector || o.name == "im2colInfo")
                     || f.qualifier_slots.iter().any(|s| {
                         s.name.contains("vec")
                             || s.values.iter().any(|v| {

@@ -1,0 +1,248 @@
+//! Constructs of third-party CUDA headers that once gave false errors: asm labels on
+//! declarations, `"C"` string-constant operands spliced into the template, guards whose
+//! alternatives name another compiler or continue over lines, and statements guarded for
+//! other targets than the one given on the command line. Every fixture here is written for
+//! this test.
+
+use expect_test::{expect, Expect};
+use ptx_embed::{check::check, EmbedOptions, HostDocument};
+
+fn report(text: &str, target: Option<&str>, expect: Expect) {
+    let options = EmbedOptions {
+        target: target.map(str::to_string),
+        ..EmbedOptions::default()
+    };
+    let doc = HostDocument::new(text, &options);
+    let mut out = String::new();
+    for s in &doc.statements {
+        out.push_str(&format!(
+            "{:?} opaque={} target={:?}\n",
+            s.raw.template.text, s.raw.opaque, s.target
+        ));
+    }
+    for d in check(&doc, &[]) {
+        out.push_str(&format!(
+            "{:?} {} {:?}: {}\n",
+            d.severity,
+            d.code,
+            &text[d.range.clone()],
+            d.message
+        ));
+    }
+    expect.assert_eq(&out);
+}
+
+#[test]
+fn asm_labels_of_declarations_are_not_statements() {
+    report(
+        r#"
+extern "C" {
+extern __device__ int my_counter(void) asm("my_counter_impl");
+extern __device__ int my_counter2(void)
+#if defined(SOME_OS)
+asm("my_counter_impl2")
+#endif
+;
+}
+register int pinned asm("r7");
+__device__ void g(int x) {
+  if (x) asm("trapp;");
+  if constexpr (sizeof(int) == 4) asm("exit;");
+  else asm("exit;");
+}
+"#,
+        None,
+        expect![[r#"
+            "trapp;" opaque=false target=None
+            "exit;" opaque=false target=None
+            "exit;" opaque=false target=None
+            Error unknown-opcode "trapp": unknown instruction `trapp`; did you mean `trap`?
+        "#]],
+    );
+}
+
+#[test]
+fn string_constant_operands_leave_the_template_unknown() {
+    report(
+        r#"
+template <const char* Shape, int N>
+__device__ void ld(float* d, int addr) {
+  asm volatile("tcgen05.ld.sync.aligned%2.x%3.b32 {%0}, [%1];"
+               : "=f"(d[0]) : "r"(addr), "C"(Shape), "n"(N));
+}
+"#,
+        None,
+        expect![[r#"
+            "tcgen05.ld.sync.aligned%2.x%3.b32 {%0}, [%1];" opaque=true target=None
+        "#]],
+    );
+}
+
+const GUARDED: &str = r#"
+__device__ void f(unsigned a) {
+# if _CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH_FEAT_SM100_ALL || __CUDA_ARCH_FEAT_SM101_ALL
+  asm volatile("tcgen05.fence::before_thread_sync;" ::: "memory");
+# endif
+# if _CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH_FEAT_SM90_ALL \
+   || __CUDA_ARCH_FEAT_SM100_ALL
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
+# endif
+# if _CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async;" ::: "memory");
+# endif
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#endif
+  asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory");
+}
+"#;
+
+#[test]
+fn guards_naming_another_compiler_still_give_the_target() {
+    report(
+        GUARDED,
+        None,
+        expect![[r#"
+            "tcgen05.fence::before_thread_sync;" opaque=false target=Some("sm_100a")
+            "setmaxnreg.inc.sync.aligned.u32 240;" opaque=false target=Some("sm_90a")
+            "fence.proxy.async;" opaque=false target=Some("sm_90a")
+            "wgmma.fence.sync.aligned;" opaque=false target=Some("sm_90a")
+            "tcgen05.fence::after_thread_sync;" opaque=false target=None
+        "#]],
+    );
+}
+
+#[test]
+fn a_given_target_applies_only_where_the_guard_admits_it() {
+    // nvcc -arch=sm_90a drops the sm_100a-only branches: they are checked for sm_100a.
+    // The unguarded tcgen05 statement is compiled for sm_90a, and is an error there.
+    report(
+        GUARDED,
+        Some("sm_90a"),
+        expect![[r#"
+            "tcgen05.fence::before_thread_sync;" opaque=false target=Some("sm_100a")
+            "setmaxnreg.inc.sync.aligned.u32 240;" opaque=false target=Some("sm_90a")
+            "fence.proxy.async;" opaque=false target=Some("sm_90a")
+            "wgmma.fence.sync.aligned;" opaque=false target=Some("sm_90a")
+            "tcgen05.fence::after_thread_sync;" opaque=false target=Some("sm_90a")
+            Error unsupported-target "tcgen05.fence::after_thread_sync": `tcgen05.fence` needs .target sm_100a/sm_110a/sm_100f/sm_110f (this file targets sm_90a)
+        "#]],
+    );
+    // With sm_100a, the sm_90a-specific branch (wgmma) is not compiled: checked for sm_90a.
+    report(
+        GUARDED,
+        Some("sm_100a"),
+        expect![[r#"
+            "tcgen05.fence::before_thread_sync;" opaque=false target=Some("sm_100a")
+            "setmaxnreg.inc.sync.aligned.u32 240;" opaque=false target=Some("sm_90a")
+            "fence.proxy.async;" opaque=false target=Some("sm_100a")
+            "wgmma.fence.sync.aligned;" opaque=false target=Some("sm_90a")
+            "tcgen05.fence::after_thread_sync;" opaque=false target=Some("sm_100a")
+        "#]],
+    );
+}
+
+#[test]
+fn statements_for_a_newer_ptx_isa_are_not_judged() {
+    // The branch needs PTX ISA 9.9 (`__cccl_ptx_isa >= 990`), newer than the facts known
+    // here: an instruction unknown to them says nothing. An older requirement changes nothing.
+    report(
+        r#"
+#if __cccl_ptx_isa >= 990
+__device__ void f(unsigned a) { asm volatile("someday.newop.b32 %0;" :: "r"(a)); }
+#endif
+#if __cccl_ptx_isa >= 800
+__device__ void g(unsigned a) { asm volatile("someday.newop.b32 %0;" :: "r"(a)); }
+#endif
+#if __cccl_ptx_isa >= 990 || defined(OTHER)
+__device__ void h(unsigned a) { asm volatile("someday.newop.b32 %0;" :: "r"(a)); }
+#endif
+"#,
+        None,
+        expect![[r#"
+            "someday.newop.b32 %0;" opaque=false target=None
+            "someday.newop.b32 %0;" opaque=false target=None
+            "someday.newop.b32 %0;" opaque=false target=None
+            Error unknown-opcode "someday": unknown instruction `someday`
+            Error unknown-opcode "someday": unknown instruction `someday`
+        "#]],
+    );
+}
+
+#[test]
+fn immediates_from_template_parameters_are_not_judged_by_a_stand_in_value() {
+    report(
+        r#"
+template <int Regs>
+__device__ void grow() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" :: "n"(Regs)); }
+__device__ void grow_bad() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" :: "n"(7)); }
+"#,
+        Some("sm_90a"),
+        expect![[r#"
+            "setmaxnreg.inc.sync.aligned.u32 %0;" opaque=false target=Some("sm_90a")
+            "setmaxnreg.inc.sync.aligned.u32 %0;" opaque=false target=Some("sm_90a")
+            Error immediate-range "%0": `setmaxnreg.inc.sync.aligned.u32`: the register count must be a multiple of 8 from 24 to 256, not 7
+        "#]],
+    );
+}
+
+#[test]
+fn host_architecture_branches_hold_host_assembly() {
+    report(
+        r#"
+#if _CCCL_HOST_ARCH(ARM64) && _CCCL_OS(LINUX)
+#  define MY_YIELD (asm volatile("yield" :: :);)
+#elif _CCCL_HOST_ARCH(X86_64)
+#  define MY_YIELD (asm volatile("pause" :: :);)
+#endif
+"#,
+        None,
+        expect![""],
+    );
+}
+
+#[test]
+fn a_block_opened_by_one_statement_and_closed_by_another_is_not_checked_piecewise() {
+    report(
+        r#"
+__device__ unsigned first_x(unsigned long long lo, unsigned long long hi) {
+  unsigned r;
+  asm volatile("{\n\t.reg .b128 held;");
+  asm volatile("mov.b128 held, {%0, %1};" : : "l"(lo), "l"(hi));
+  asm volatile("clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %0, held;" : "=r"(r));
+  asm volatile("}");
+  return r;
+}
+__device__ void unclosed() { asm volatile("{\n\t.reg .b32 t;\n\tmov.b32 t, 1;"); }
+"#,
+        None,
+        expect![[r#"
+            "{\n\t.reg .b128 held;" opaque=true target=None
+            "mov.b128 held, {%0, %1};" opaque=true target=None
+            "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %0, held;" opaque=true target=None
+            "}" opaque=true target=None
+            "{\n\t.reg .b32 t;\n\tmov.b32 t, 1;" opaque=false target=None
+            Error syntax-error "asm": expected `}` to close the block here
+        "#]],
+    );
+}
+
+#[test]
+fn the_toolkit_at_least_macro_is_a_guard() {
+    // Under --target sm_80 the branch is not compiled: checked for sm_90 instead.
+    report(
+        r#"
+__device__ unsigned relu_max(unsigned a, unsigned b) {
+  unsigned res;
+#ifdef __CUDA_AND_AT_LEAST_SM_90__
+  asm("{max.s16x2.relu %0, %1, %2;}" : "=r"(res) : "r"(a), "r"(b));
+#endif
+  return res;
+}
+"#,
+        Some("sm_80"),
+        expect![[r#"
+            "{max.s16x2.relu %0, %1, %2;}" opaque=false target=Some("sm_90a")
+        "#]],
+    );
+}
