@@ -119,8 +119,20 @@ fn map_diagnostic(stmt: &Statement, mut d: Diagnostic) -> Option<Diagnostic> {
     if KERNEL_LEVEL.contains(&d.code) {
         return None;
     }
-    if stmt.target.is_none() && matches!(d.code, "unsupported-target" | "version-too-old") {
-        return None;
+    if matches!(d.code, "unsupported-target" | "version-too-old") {
+        if stmt.target.is_none() {
+            return None;
+        }
+        if stmt.guard.is_none() && stmt.raw.compiled_on_use && d.severity == Severity::Error {
+            // No guard says which targets compile this code, and nvcc compiles templates,
+            // inline and static functions and macro bodies only where they are used (headers
+            // select forms by overloads and instantiations): a warning, not an error.
+            d.severity = Severity::Warning;
+            d.message.push_str(
+                " (a warning: this template, inline function or macro is compiled only where \
+                 it is used, and no `#if` guard says for which targets)",
+            );
+        }
     }
     let placeholder = stmt
         .placeholders

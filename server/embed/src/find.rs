@@ -73,6 +73,9 @@ pub struct RawAsm {
     /// Inside an `#if __cccl_ptx_isa >= N` branch for a PTX ISA newer than the one this
     /// checker knows: its instructions cannot be judged.
     pub newer_ptx: bool,
+    /// Inside a template, an inline or static function, or a macro body: code that nvcc
+    /// compiles only where it is used, so it may never be compiled for a given target.
+    pub compiled_on_use: bool,
 }
 
 /// A fresh parser for CUDA C++.
@@ -136,10 +139,40 @@ pub fn find_incremental(text: &str, previous: Option<(&str, &Tree)>) -> (Tree, V
             s.guard = crate::target::guard_requirement_from(innermost, text);
             s.host_only = crate::target::host_only_from(innermost, text);
             s.newer_ptx = crate::target::needs_newer_ptx_from(innermost, text);
+            s.compiled_on_use = s.in_macro || compiled_on_use(innermost, text);
             found.push(s);
         }
     }
     (tree, found)
+}
+
+/// Is the code at `start` compiled only where it is used: inside a template, or in a function
+/// declared `inline` (`__forceinline__`, `_CCCL_FORCEINLINE` …) or `static`, or a member
+/// function defined in its class? Header code is
+/// almost always one of these, and nvcc emits PTX for it only when a kernel calls it.
+fn compiled_on_use(start: Option<tree_sitter::Node>, text: &str) -> bool {
+    let mut node = start;
+    while let Some(n) = node {
+        match n.kind() {
+            // A member function defined in its class body is inline.
+            "template_declaration" | "lambda_expression" | "field_declaration_list" => return true,
+            "function_definition" => {
+                let head_end = n
+                    .child_by_field_name("body")
+                    .map_or(n.end_byte(), |b| b.start_byte());
+                let head = &text[n.start_byte()..head_end];
+                if head
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .any(|word| word == "static" || word.to_ascii_lowercase().contains("inline"))
+                {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        node = n.parent();
+    }
+    false
 }
 
 /// Is the basic asm at `keyword` an asm label of a declaration (`int f(void) asm("name");`,
@@ -356,6 +389,7 @@ fn read_asm(node: Node, text: &str, host: &str, shift: isize, in_macro: bool) ->
         guard: None,
         host_only: false,
         newer_ptx: false,
+        compiled_on_use: false,
     })
 }
 

@@ -246,3 +246,38 @@ __device__ unsigned relu_max(unsigned a, unsigned b) {
         "#]],
     );
 }
+
+/// A form that needs a newer target than the one given is an error in code nvcc always
+/// compiles (a kernel, a plain `__device__` function), and a warning in code it compiles only
+/// where it is used (templates, inline and static functions, class members), unless a guard
+/// says which targets compile it.
+#[test]
+fn availability_in_code_compiled_on_use_is_a_warning() {
+    report(
+        r#"
+__global__ void k(unsigned* p) {
+  asm volatile("{ .reg .pred %%p1; elect.sync %0|%%p1, 0xffffffff; }" : "=r"(p[0]));
+}
+template <int N> __device__ void t(unsigned* p) {
+  asm volatile("{ .reg .pred %%p1; elect.sync %0|%%p1, 0xffffffff; }" : "=r"(p[0]));
+}
+static __device__ __forceinline__ void f(unsigned* p) {
+  asm volatile("{ .reg .pred %%p1; elect.sync %0|%%p1, 0xffffffff; }" : "=r"(p[0]));
+}
+struct S { __device__ void m(unsigned* p) {
+  asm volatile("{ .reg .pred %%p1; elect.sync %0|%%p1, 0xffffffff; }" : "=r"(p[0]));
+} };
+"#,
+        Some("sm_80"),
+        expect![[r#"
+            "{ .reg .pred %%p1; elect.sync %0|%%p1, 0xffffffff; }" opaque=false target=Some("sm_80")
+            "{ .reg .pred %%p1; elect.sync %0|%%p1, 0xffffffff; }" opaque=false target=Some("sm_80")
+            "{ .reg .pred %%p1; elect.sync %0|%%p1, 0xffffffff; }" opaque=false target=Some("sm_80")
+            "{ .reg .pred %%p1; elect.sync %0|%%p1, 0xffffffff; }" opaque=false target=Some("sm_80")
+            Error unsupported-target "elect.sync": `elect.sync` needs .target sm_90 or newer (this file targets sm_80)
+            Warning unsupported-target "elect.sync": `elect.sync` needs .target sm_90 or newer (this file targets sm_80) (a warning: this template, inline function or macro is compiled only where it is used, and no `#if` guard says for which targets)
+            Warning unsupported-target "elect.sync": `elect.sync` needs .target sm_90 or newer (this file targets sm_80) (a warning: this template, inline function or macro is compiled only where it is used, and no `#if` guard says for which targets)
+            Warning unsupported-target "elect.sync": `elect.sync` needs .target sm_90 or newer (this file targets sm_80) (a warning: this template, inline function or macro is compiled only where it is used, and no `#if` guard says for which targets)
+        "#]],
+    );
+}

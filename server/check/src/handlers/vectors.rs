@@ -110,6 +110,12 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
 /// larger fragments of wgmma and tcgen05 (up to 128 registers): ptxas "Illegal vector size: 3".
 /// No case of the generated ptxas set accepts another size.
 fn illegal_vector_sizes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    // The tensor copies (9.7.9.27) take one coordinate per dimension (1 to 5) and one im2col
+    // offset per dimension beyond two: vectors of 3 and 5 elements are normal there (ptxas
+    // 13.5 accepts `[%rd0, {%r3, %r4, %r5}]` and `{%h1, %h2, %h3}`).
+    if info.words.contains(&"tensor") {
+        return;
+    }
     let fragments = matches!(info.words[0], "wgmma" | "tcgen05");
     let mut vectors = Vec::new();
     for op in &info.operands {
