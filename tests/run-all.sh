@@ -21,6 +21,9 @@ cargo test --workspace
 server="${CARGO_TARGET_DIR:-target}/debug/ptx-lsp"
 cargo build -q -p ptx-lsp
 
+echo "== inline asm of real CUDA headers (downloaded from PyPI into ~/.cache)"
+bash tests/real-headers.sh "$server"
+
 echo "== editors/nvim: tree-sitter parser and headless client test"
 # No skip: a missing Neovim or C compiler fails the run.
 nvim_bin=$(../shared/tools/install-nvim.sh)

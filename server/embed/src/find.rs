@@ -136,7 +136,7 @@ pub fn find_incremental(text: &str, previous: Option<(&str, &Tree)>) -> (Tree, V
         }
         if let Some(mut s) = statement.filter(|s| s.extended || !is_asm_label(text, keyword)) {
             // The guards, walked up once from the node found above.
-            s.guard = crate::target::guard_requirement_from(innermost, text);
+            s.guard = crate::target::statement_guard(innermost, text, keyword);
             s.host_only = crate::target::host_only_from(innermost, text);
             s.newer_ptx = crate::target::needs_newer_ptx_from(innermost, text);
             s.compiled_on_use = s.in_macro || compiled_on_use(innermost, text);
@@ -163,7 +163,10 @@ fn compiled_on_use(start: Option<tree_sitter::Node>, text: &str) -> bool {
                 let head = &text[n.start_byte()..head_end];
                 if head
                     .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .any(|word| word == "static" || word.to_ascii_lowercase().contains("inline"))
+                    .map(str::to_ascii_lowercase)
+                    // Also the qualifier macros headers define for these (`_CCCL_FORCEINLINE`,
+                    // `_CUDA_AWBARRIER_STATIC_QUALIFIER`).
+                    .any(|word| word.contains("static") || word.contains("inline"))
                 {
                     return true;
                 }

@@ -46,6 +46,137 @@ pub fn guard_requirement(tree: &Tree, text: &str, offset: usize) -> Option<ArchR
     guard_requirement_from(node, text)
 }
 
+/// The requirement of the `#if` guards around the statement at `keyword` (see
+/// [`guard_requirement_from`]) and of an enclosing `NV_IF_TARGET(NV_PROVIDES_SM_90, …)` /
+/// `NV_IF_ELSE_TARGET(…)` branch of CUDA's `<nv/target>` macros.
+pub fn statement_guard(start: Option<Node>, text: &str, keyword: usize) -> Option<ArchReq> {
+    match (
+        guard_requirement_from(start, text),
+        nv_target_guard(text, keyword),
+    ) {
+        (Some(a), Some(b)) => Some(a.stronger(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The first branch of `NV_IF_TARGET(QUERY, (code))` or `NV_IF_ELSE_TARGET(QUERY, (code),
+/// (other))` is compiled only for the targets `QUERY` admits: `NV_PROVIDES_SM_90` (sm_90 and
+/// newer), `NV_IS_EXACTLY_SM_90` (sm_90) or `NV_HAS_FEATURE_SM_90a` (sm_90a). The macro call
+/// is found in the text (its arguments are statements, which a C++ parser does not take as
+/// an expression).
+pub fn nv_target_guard(text: &str, keyword: usize) -> Option<ArchReq> {
+    const WINDOW: usize = 16 * 1024;
+    let mut from = keyword.saturating_sub(WINDOW);
+    while !text.is_char_boundary(from) {
+        from -= 1;
+    }
+    let before = &text[from..keyword];
+    let mut search_end = before.len();
+    while let Some(at) = before[..search_end].rfind("NV_IF_") {
+        search_end = at;
+        let rest = &before[at..];
+        let name_len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let name = &rest[..name_len];
+        if name != "NV_IF_TARGET" && name != "NV_IF_ELSE_TARGET" {
+            continue;
+        }
+        let Some(open) = rest[name_len..].find('(').map(|o| at + name_len + o) else {
+            continue;
+        };
+        if !before[at + name_len..open].trim().is_empty() {
+            continue;
+        }
+        let Some((argument, query)) = argument_at(&before[open + 1..]) else {
+            continue;
+        };
+        if argument != 1 {
+            // The query itself, or the `else` branch.
+            return None;
+        }
+        return nv_query(query.trim());
+    }
+    None
+}
+
+/// Which top-level argument of a call the end of `inside` (the text after its `(`) is in, and
+/// the first argument's text; `None` when the call is closed before the end.
+fn argument_at(inside: &str) -> Option<(usize, &str)> {
+    let b = inside.as_bytes();
+    let (mut depth, mut argument, mut first_end) = (0usize, 0usize, None);
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' | b'\'' => {
+                let quote = b[i];
+                i += 1;
+                while i < b.len() && b[i] != quote {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'(' | b'{' | b'[' => depth += 1,
+            b')' | b'}' | b']' => {
+                if depth == 0 {
+                    return None;
+                }
+                depth -= 1;
+            }
+            b',' if depth == 0 => {
+                argument += 1;
+                first_end.get_or_insert(i);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Some((argument, &inside[..first_end.unwrap_or(inside.len())]))
+}
+
+/// A number at the start of `rest` and what follows it.
+fn leading_number(rest: &str) -> Option<(u32, &str)> {
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    Some((rest[..end].parse().ok()?, &rest[end..]))
+}
+
+/// The targets an `<nv/target>` query admits.
+fn nv_query(query: &str) -> Option<ArchReq> {
+    if let Some(rest) = query
+        .strip_prefix("NV_PROVIDES_SM_")
+        .or_else(|| query.strip_prefix("NV_IS_EXACTLY_SM_"))
+    {
+        let (number, tail) = leading_number(rest)?;
+        return tail.is_empty().then_some(ArchReq {
+            number,
+            suffix: None,
+        });
+    }
+    if let Some(rest) = query.strip_prefix("NV_HAS_FEATURE_SM_") {
+        let (number, tail) = leading_number(rest)?;
+        let suffix = match tail {
+            "a" => Some('a'),
+            "f" => Some('f'),
+            _ => return None,
+        };
+        return Some(ArchReq { number, suffix });
+    }
+    None
+}
+
 /// [`guard_requirement`] from the innermost node at the statement.
 pub fn guard_requirement_from(start: Option<Node>, text: &str) -> Option<ArchReq> {
     let mut node = start;

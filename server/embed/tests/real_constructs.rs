@@ -281,3 +281,29 @@ struct S { __device__ void m(unsigned* p) {
         "#]],
     );
 }
+
+/// CUDA's `<nv/target>` macros guard a branch for the targets their query admits.
+#[test]
+fn nv_target_branches_are_guards() {
+    report(
+        r#"
+__global__ void k(unsigned long long* bar, unsigned* out) {
+  NV_IF_TARGET(NV_PROVIDES_SM_90,
+    unsigned done = 0;
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.shared.b64 p, [%1], 0; selp.b32 %0, 1, 0, p; }"
+                 : "=r"(done) : "r"((unsigned)(size_t)bar));
+    out[0] = done;
+  )
+  NV_IF_ELSE_TARGET(NV_HAS_FEATURE_SM_90a,
+    (asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");),
+    (asm volatile("nanosleep.u32 20;");))
+}
+"#,
+        Some("sm_80"),
+        expect![[r#"
+            "{ .reg .pred p; mbarrier.try_wait.shared.b64 p, [%1], 0; selp.b32 %0, 1, 0, p; }" opaque=false target=Some("sm_90a")
+            "setmaxnreg.inc.sync.aligned.u32 240;" opaque=false target=Some("sm_90a")
+            "nanosleep.u32 20;" opaque=false target=Some("sm_80")
+        "#]],
+    );
+}

@@ -55,7 +55,7 @@ void host() { asm volatile("pause"); }
             "mov.u32 %0, %%laneid;" macro=false target=None ops=[=r:x]
             "add.u32 %0, %0, 1;\n\tadd.u32 %0, %0, 2;" macro=false target=None ops=[+r:x]
             "ld.global.u32 %0, [%1];" macro=false target=None ops=[=r:x, l:p]
-            "fence.proxy.async;" macro=false target=None ops=[]
+            "fence.proxy.async;" macro=false target=Some("sm_90a") ops=[]
             "membar.gl;" macro=false target=None ops=[]
             "wgmma.fence.sync.aligned;" macro=false target=Some("sm_90a") ops=[]
             "tcgen05.fence::before_thread_sync;" macro=false target=Some("sm_100a") ops=[]
