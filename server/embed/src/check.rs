@@ -120,9 +120,8 @@ fn map_diagnostic(stmt: &Statement, mut d: Diagnostic) -> Option<Diagnostic> {
         return None;
     }
     if matches!(d.code, "unsupported-target" | "version-too-old") {
-        if stmt.target.is_none() {
-            return None;
-        }
+        // No target known: availability is not checked.
+        stmt.target.as_ref()?;
         if stmt.guard.is_none() && stmt.raw.compiled_on_use && d.severity == Severity::Error {
             // No guard says which targets compile this code, and nvcc compiles templates,
             // inline and static functions and macro bodies only where they are used (headers
