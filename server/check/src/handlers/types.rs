@@ -309,10 +309,10 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             typed: &[0, 1, 2, 3],
             preds: &[],
         },
-        "shfl" => Pattern::Counts {
-            typed: &[0, 1],
-            words: &[2, 3, 4],
-        },
+        // `shfl.sync.mode.b32 d[|p], a, b, c, membermask` (9.7.8.6): `b` and `c` take any
+        // 32-bit register or constant (ptxas 13.5 accepts `.f32` registers and `0f…` there),
+        // the member mask an integer one.
+        "shfl" => Pattern::Typed(&[(0, "b32"), (1, "b32"), (2, "b32"), (3, "b32"), (4, "u32")]),
         "redux" => Pattern::Counts {
             typed: &[0, 1],
             words: &[2],
@@ -333,6 +333,9 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             typed: &[0],
             preds: &[],
         },
+        // `createpolicy.range… d, [a], primary-size, total-size`: the sizes are 32-bit
+        // (9.7.9.18; ptxas 13.5 "Arguments mismatch" for a predicate or 16-bit register).
+        "createpolicy" if has("range") => Pattern::Typed(&[(0, "b64"), (2, "b32"), (3, "b32")]),
         "createpolicy" => Pattern::Some {
             typed: &[0],
             preds: &[],
