@@ -20,6 +20,10 @@ enum Position {
     /// reads the tensor from operand 1, `….global.shared::cta` writes it through operand 0); an
     /// instruction with `.global` as its only state space has it at operand 0.
     GlobalSide,
+    /// The operand at this index.
+    Index(usize),
+    /// The callee of `call`: its first operand that is not a parenthesised list.
+    Callee,
 }
 
 /// What the operand must be.
@@ -30,6 +34,11 @@ enum Shape {
     Policy64,
     /// A tensor: `[tensorMap, {coordinates}]`, an address with a vector of coordinates.
     TensorCoordinates,
+    /// A label (or other name), not a register or constant.
+    Label,
+    /// The callee of `call`: a function name, or for an indirect call a 32- or 64-bit integer
+    /// register followed (last) by the name of a prototype or of a `.calltargets` list.
+    Callee,
 }
 
 struct Rule {
@@ -46,7 +55,8 @@ struct Rule {
 /// The rules. `.L2::cache_hint` (9.7.9.2, and each instruction that takes it: ld, st, atom, red,
 /// cp.async, cp.async.bulk*, multimem, prefetch…) adds a 64-bit cache-policy operand, always
 /// written last. The bulk tensor copies name their tensor as `[tensorMap, {coordinates}]`
-/// (9.7.9.27.1.2–4).
+/// (9.7.9.27.1.2–4). Branches go to labels: `bra` (9.7.12.3), `brx.idx`'s target list
+/// (9.7.12.4); `call`'s callee (9.7.12.5).
 const RULES: &[Rule] = &[
     Rule {
         opcode: &[],
@@ -76,6 +86,27 @@ const RULES: &[Rule] = &[
         shape: Shape::TensorCoordinates,
         section: Some("9.7.9.27.1.4"),
     },
+    Rule {
+        opcode: &["bra"],
+        when: None,
+        position: Position::Index(0),
+        shape: Shape::Label,
+        section: Some("9.7.12.3"),
+    },
+    Rule {
+        opcode: &["brx", "idx"],
+        when: None,
+        position: Position::Index(1),
+        shape: Shape::Label,
+        section: Some("9.7.12.4"),
+    },
+    Rule {
+        opcode: &["call"],
+        when: None,
+        position: Position::Callee,
+        shape: Shape::Callee,
+        section: Some("9.7.12.5"),
+    },
 ];
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
@@ -92,7 +123,8 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         let Some(op) = info.operands.get(index) else {
             continue;
         };
-        let Some(problem) = misfit(op, rule.shape, scope) else {
+        let last = index + 1 == info.operands.len();
+        let Some(problem) = misfit(op, rule.shape, scope, last, info) else {
             continue;
         };
         let section = rule.section.map(str::to_owned).unwrap_or_else(|| {
@@ -112,6 +144,8 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 "{problem}; operand {} of `{opcode}` is the tensor, written `[tensorMap, {{coordinates}}]`",
                 index + 1
             ),
+            Shape::Label => format!("{problem}; operand {} of `{opcode}` is a label", index + 1),
+            Shape::Callee => format!("{problem} (`{opcode}`)"),
         };
         ctx.report(Diagnostic::error("operand-type", op.range(), message).section(section));
     }
@@ -132,11 +166,22 @@ fn position(info: &InstInfo<'_>, position: Position) -> Option<usize> {
                 _ => None,
             }
         }
+        Position::Index(i) => Some(i),
+        Position::Callee => info
+            .operands
+            .iter()
+            .position(|op| !matches!(op.kind(), OperandKind::ArgumentList)),
     }
 }
 
 /// Why `op` does not have `shape`, or `None` when it does (or cannot be told).
-fn misfit(op: &Operand<'_>, shape: Shape, scope: &Scope<'_>) -> Option<String> {
+fn misfit(
+    op: &Operand<'_>,
+    shape: Shape,
+    scope: &Scope<'_>,
+    last: bool,
+    info: &InstInfo<'_>,
+) -> Option<String> {
     let text = op.text();
     match shape {
         Shape::Policy64 => match op.kind() {
@@ -174,6 +219,49 @@ fn misfit(op: &Operand<'_>, shape: Shape, scope: &Scope<'_>) -> Option<String> {
             }
             _ => None,
         },
+        Shape::Label => not_a_name(op, scope),
+        Shape::Callee => {
+            let (OperandKind::Register(name) | OperandKind::Identifier(name)) = op.kind() else {
+                return not_a_name(op, scope);
+            };
+            let symbol = scope.lookup(name)?;
+            if symbol.kind != SymbolKind::Register {
+                return None;
+            }
+            if last {
+                return Some(format!(
+                    "`{name}` is a register, so this is an indirect call; it needs a prototype or `.calltargets` name as its last operand"
+                ));
+            }
+            if let Some(ty) = symbol.ty {
+                if !matches!(ty, ".b32" | ".u32" | ".s32" | ".b64" | ".u64" | ".s64") {
+                    return Some(format!(
+                        "`{name}` is a {ty} register; an indirect call's address is a 32- or 64-bit integer register"
+                    ));
+                }
+            }
+            let target = info.operands.last()?;
+            not_a_name(target, scope).map(|p| {
+                format!("{p}; the last operand of an indirect call names its prototype or `.calltargets` list")
+            })
+        }
+    }
+}
+
+/// Why `op` is not a name (a label, function or prototype), or `None` when it is one or
+/// cannot be told.
+fn not_a_name(op: &Operand<'_>, scope: &Scope<'_>) -> Option<String> {
+    let text = op.text();
+    match op.kind() {
+        OperandKind::Register(name) | OperandKind::Identifier(name) => {
+            let symbol = scope.lookup(name)?;
+            (symbol.kind == SymbolKind::Register).then(|| format!("`{name}` is a register"))
+        }
+        OperandKind::Component { .. } => Some(format!("`{text}` is a special register")),
+        OperandKind::Integer(_) | OperandKind::Float(_) => Some(format!("`{text}` is a constant")),
+        OperandKind::Address { .. } => Some(format!("`{text}` is an address")),
+        OperandKind::Vector => Some(format!("`{text}` is a vector")),
+        _ => None,
     }
 }
 
@@ -204,6 +292,42 @@ mod tests {
 //                                                                                   ^^^^^^ error: `[%rd1]` has no coordinates; operand 2 of `cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes` is the tensor, written `[tensorMap, {coordinates}]`
   cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%rd1], [%r1];
 //                                                      ^^^^^^ error: `[%rd1]` has no coordinates; operand 1 of `cp.async.bulk.tensor.1d.global.shared::cta.bulk_group` is the tensor, written `[tensorMap, {coordinates}]`
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn branch_and_call_targets() {
+        check_diagnostics(
+            r#"
+.version 8.6
+.target sm_90
+.address_size 64
+.func f(.param .b32 a)
+{
+  ret;
+}
+.visible .entry k(.param .u64 p0)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .f64 %fd<4>;
+  .param .b32 arg;
+proto: .callprototype _ (.param .b32 _);
+L1:
+  bra L1;
+  bra %r1;
+//    ^^^ error: `%r1` is a register; operand 1 of `bra` is a label
+  brx.idx %r1, %r2;
+//             ^^^ error: `%r2` is a register; operand 2 of `brx.idx` is a label
+  call f, (arg);
+  call %rd1, (arg), proto;
+  call %rd1;
+//     ^^^^ error: `%rd1` is a register, so this is an indirect call; it needs a prototype or `.calltargets` name as its last operand (`call`)
+  call %fd1, (arg), proto;
+//     ^^^^ error: `%fd1` is a .f64 register; an indirect call's address is a 32- or 64-bit integer register (`call`)
   ret;
 }
 "#,
