@@ -344,6 +344,17 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             typed: &[],
             words: &[0, 1],
         },
+        // `multimem.st/red… [a], b` (9.7.9.14): `b` has the instruction type's size exactly
+        // (ptxas 13.5 "Arguments mismatch" for a wider register, unlike `st`).
+        "multimem" if has("st") || has("red") => Pattern::Some {
+            typed: &[1],
+            preds: &[],
+        },
+        // `st.async… [a], b{, [mbar]}` (9.7.9.12): likewise exact, `.b8` data included.
+        "st" if has("async") => Pattern::Some {
+            typed: &[1],
+            preds: &[],
+        },
         "multimem" if has("ld_reduce") => Pattern::Some {
             typed: &[0],
             preds: &[],
