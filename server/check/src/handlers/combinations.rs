@@ -29,6 +29,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     cache_policy_operand(ctx, info);
     multimem_order(ctx, info);
     async_store_forms(ctx, info);
+    cp_async_policy(ctx, info);
 }
 
 const SIGNED_CMP: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge"];
@@ -390,6 +391,37 @@ fn multimem_order(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     ctx.report(
         Diagnostic::error("missing-qualifier", info.word_range(message.0), message.1)
             .section("9.7.9.14".to_owned()),
+    );
+}
+
+/// `cp.async.ca/cg [dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}`
+/// (9.7.9.25.3.1): a fifth operand is the cache policy, which needs `.L2::cache_hint`, and
+/// with `.L2::cache_hint` the policy follows the size (four operands at least).
+fn cp_async_policy(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    if info.words[0] != "cp"
+        || info.words.get(1) != Some(&"async")
+        || !matches!(info.words.get(2), Some(&("ca" | "cg")))
+    {
+        return;
+    }
+    let opcode = info.opcode_text();
+    let count = info.operands.len();
+    let hint = info.has("L2::cache_hint");
+    let (range, message) = if !hint && count == 5 {
+        (
+            info.operands[4].range(),
+            format!("a cache-policy operand needs `.L2::cache_hint` on `{opcode}`"),
+        )
+    } else if hint && count == 3 {
+        (
+            info.opcode_range(),
+            format!("`{opcode}` has `.L2::cache_hint`, so it needs a cache-policy operand after the size"),
+        )
+    } else {
+        return;
+    };
+    ctx.report(
+        Diagnostic::error("operand-count", range, message).section("9.7.9.25.3.1".to_owned()),
     );
 }
 

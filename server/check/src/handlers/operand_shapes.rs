@@ -36,6 +36,8 @@ enum Shape {
     TensorCoordinates,
     /// A label (or other name), not a register or constant.
     Label,
+    /// An integer constant.
+    Constant,
     /// The callee of `call`: a function name, or for an indirect call a 32- or 64-bit integer
     /// register followed (last) by the name of a prototype or of a `.calltargets` list.
     Callee,
@@ -55,7 +57,7 @@ struct Rule {
 /// The rules. `.L2::cache_hint` (9.7.9.2, and each instruction that takes it: ld, st, atom, red,
 /// cp.async, cp.async.bulk*, multimem, prefetch…) adds a 64-bit cache-policy operand, always
 /// written last. The bulk tensor copies name their tensor as `[tensorMap, {coordinates}]`
-/// (9.7.9.27.1.2–4). Branches go to labels: `bra` (9.7.12.3), `brx.idx`'s target list
+/// (9.7.9.27.1.2–4). The copy size of `cp.async` is a constant (9.7.9.25.3.1). Branches go to labels: `bra` (9.7.12.3), `brx.idx`'s target list
 /// (9.7.12.4); `call`'s callee (9.7.12.5).
 const RULES: &[Rule] = &[
     Rule {
@@ -85,6 +87,20 @@ const RULES: &[Rule] = &[
         position: Position::GlobalSide,
         shape: Shape::TensorCoordinates,
         section: Some("9.7.9.27.1.4"),
+    },
+    Rule {
+        opcode: &["cp", "async", "ca"],
+        when: None,
+        position: Position::Index(2),
+        shape: Shape::Constant,
+        section: Some("9.7.9.25.3.1"),
+    },
+    Rule {
+        opcode: &["cp", "async", "cg"],
+        when: None,
+        position: Position::Index(2),
+        shape: Shape::Constant,
+        section: Some("9.7.9.25.3.1"),
     },
     Rule {
         opcode: &["bra"],
@@ -145,6 +161,10 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 index + 1
             ),
             Shape::Label => format!("{problem}; operand {} of `{opcode}` is a label", index + 1),
+            Shape::Constant => format!(
+                "{problem}; operand {} of `{opcode}` is an integer constant",
+                index + 1
+            ),
             Shape::Callee => format!("{problem} (`{opcode}`)"),
         };
         ctx.report(Diagnostic::error("operand-type", op.range(), message).section(section));
@@ -220,6 +240,14 @@ fn misfit(
             _ => None,
         },
         Shape::Label => not_a_name(op, scope),
+        Shape::Constant => match op.kind() {
+            OperandKind::Integer(_) | OperandKind::Expression => None,
+            OperandKind::Register(name) | OperandKind::Identifier(name) => {
+                let symbol = scope.lookup(name)?;
+                (symbol.kind == SymbolKind::Register).then(|| format!("`{name}` is a register"))
+            }
+            _ => Some(format!("`{text}` is not a constant")),
+        },
         Shape::Callee => {
             let (OperandKind::Register(name) | OperandKind::Identifier(name)) = op.kind() else {
                 return not_a_name(op, scope);
@@ -328,6 +356,32 @@ L1:
 //     ^^^^ error: `%rd1` is a register, so this is an indirect call; it needs a prototype or `.calltargets` name as its last operand (`call`)
   call %fd1, (arg), proto;
 //     ^^^^ error: `%fd1` is a .f64 register; an indirect call's address is a 32- or 64-bit integer register (`call`)
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn cp_async_size_and_policy() {
+        check_diagnostics(
+            r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p0)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<2>;
+  cp.async.ca.shared.global [%r1], [%rd1], 16, %p1;
+  cp.async.cg.shared.global.L2::cache_hint [%r1], [%rd1], 16, %r2, %rd2;
+  cp.async.cg.shared.global [%r1], [%rd1], %r2;
+//                                         ^^^ error: `%r2` is a register; operand 3 of `cp.async.cg.shared.global` is an integer constant
+  cp.async.cg.shared.global [%r1], [%rd1], 16, %r2, %rd2;
+//                                                  ^^^^ error: a cache-policy operand needs `.L2::cache_hint` on `cp.async.cg.shared.global`
+  cp.async.cg.shared.global.L2::cache_hint [%r1], [%rd1], 16;
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ error: `cp.async.cg.shared.global.L2::cache_hint` has `.L2::cache_hint`, so it needs a cache-policy operand after the size
   ret;
 }
 "#,
