@@ -355,6 +355,9 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             typed: &[1],
             preds: &[],
         },
+        // `multimem.cp{.reduce}.async.bulk… [dst], [src], size{, mask}` (9.7.9.26–27): the
+        // size is a 32-bit integer (ptxas 13.5 rejects .f32, 16- and 64-bit registers).
+        "multimem" if has("cp") => Pattern::Typed(&[(2, "u32")]),
         "multimem" if has("ld_reduce") => Pattern::Some {
             typed: &[0],
             preds: &[],
@@ -530,6 +533,13 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 }
                 if let Some(op) = info.operands.get(1) {
                     checker.operand(1, op, aty, true, &mut problems);
+                }
+                // `cvt.frnd….f16x2.f32 d, a, b` and the other pairs packed from two .f32
+                // values (9.7.9.21): `b` is a second source of the source type.
+                if info.words[n - 2].ends_with("x2") && info.words[n - 1] == "f32" {
+                    if let Some(op) = info.operands.get(2) {
+                        checker.operand(2, op, aty, true, &mut problems);
+                    }
                 }
             }
         }
