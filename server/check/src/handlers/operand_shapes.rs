@@ -38,6 +38,8 @@ enum Shape {
     Label,
     /// An integer constant.
     Constant,
+    /// A vector of N elements when the instruction has `.vN`, else a single value.
+    VectorQualifier,
     /// The callee of `call`: a function name, or for an indirect call a 32- or 64-bit integer
     /// register followed (last) by the name of a prototype or of a `.calltargets` list.
     Callee,
@@ -57,7 +59,8 @@ struct Rule {
 /// The rules. `.L2::cache_hint` (9.7.9.2, and each instruction that takes it: ld, st, atom, red,
 /// cp.async, cp.async.bulk*, multimem, prefetch…) adds a 64-bit cache-policy operand, always
 /// written last. The bulk tensor copies name their tensor as `[tensorMap, {coordinates}]`
-/// (9.7.9.27.1.2–4). The copy size of `cp.async` is a constant (9.7.9.25.3.1). Branches go to labels: `bra` (9.7.12.3), `brx.idx`'s target list
+/// (9.7.9.27.1.2–4). multimem.ld_reduce/st/red move a vector of exactly N values with `.vN`
+/// and one value without (9.7.9.14). The copy size of `cp.async` is a constant (9.7.9.25.3.1). Branches go to labels: `bra` (9.7.12.3), `brx.idx`'s target list
 /// (9.7.12.4); `call`'s callee (9.7.12.5).
 const RULES: &[Rule] = &[
     Rule {
@@ -103,6 +106,27 @@ const RULES: &[Rule] = &[
         section: Some("9.7.9.25.3.1"),
     },
     Rule {
+        opcode: &["multimem", "ld_reduce"],
+        when: None,
+        position: Position::Index(0),
+        shape: Shape::VectorQualifier,
+        section: None,
+    },
+    Rule {
+        opcode: &["multimem", "st"],
+        when: None,
+        position: Position::Index(1),
+        shape: Shape::VectorQualifier,
+        section: None,
+    },
+    Rule {
+        opcode: &["multimem", "red"],
+        when: None,
+        position: Position::Index(1),
+        shape: Shape::VectorQualifier,
+        section: None,
+    },
+    Rule {
         opcode: &["bra"],
         when: None,
         position: Position::Index(0),
@@ -139,6 +163,16 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         let Some(op) = info.operands.get(index) else {
             continue;
         };
+        // Where the register tables know the vector (`vectors`), that rule speaks for it.
+        if matches!(rule.shape, Shape::VectorQualifier)
+            && info
+                .resolved
+                .register_counts()
+                .as_ref()
+                .is_ok_and(|c| c.vectors.iter().any(|v| v.operand == index))
+        {
+            continue;
+        }
         let last = index + 1 == info.operands.len();
         let Some(problem) = misfit(op, rule.shape, scope, last, info) else {
             continue;
@@ -161,6 +195,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 index + 1
             ),
             Shape::Label => format!("{problem}; operand {} of `{opcode}` is a label", index + 1),
+            Shape::VectorQualifier => format!("{problem} in `{opcode}`"),
             Shape::Constant => format!(
                 "{problem}; operand {} of `{opcode}` is an integer constant",
                 index + 1
@@ -240,6 +275,28 @@ fn misfit(
             _ => None,
         },
         Shape::Label => not_a_name(op, scope),
+        Shape::VectorQualifier => {
+            let wanted = info.words[1..].iter().find_map(|w| match *w {
+                "v2" => Some(2),
+                "v4" => Some(4),
+                "v8" => Some(8),
+                _ => None,
+            });
+            let is_vector = matches!(op.kind(), OperandKind::Vector);
+            match (wanted, is_vector) {
+                (None, true) => Some(format!(
+                    "`{text}` is a vector, but there is no `.v2`/`.v4`/`.v8`"
+                )),
+                (Some(n), false) => Some(format!(
+                    "`.v{n}` needs a vector of {n} registers here, not `{text}`"
+                )),
+                (Some(n), true) if op.elements().len() != n => Some(format!(
+                    "`.v{n}` needs a vector of {n} registers, not {}",
+                    op.elements().len()
+                )),
+                _ => None,
+            }
+        }
         Shape::Constant => match op.kind() {
             OperandKind::Integer(_) | OperandKind::Expression => None,
             OperandKind::Register(name) | OperandKind::Identifier(name) => {
@@ -382,6 +439,29 @@ L1:
 //                                                  ^^^^ error: a cache-policy operand needs `.L2::cache_hint` on `cp.async.cg.shared.global`
   cp.async.cg.shared.global.L2::cache_hint [%r1], [%rd1], 16;
 //^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ error: `cp.async.cg.shared.global.L2::cache_hint` has `.L2::cache_hint`, so it needs a cache-policy operand after the size
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn multimem_vector_qualifier() {
+        check_diagnostics(
+            r#"
+.version 8.6
+.target sm_100a
+.address_size 64
+.visible .entry k(.param .u64 p0)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  multimem.ld_reduce.relaxed.gpu.global.add.u32 %r1, [%rd1];
+  multimem.st.relaxed.gpu.global.v2.f32 [%rd1], {%r1, %r2};
+  multimem.ld_reduce.weak.global.max.v2.e5m2x2 %r1, [%rd1];
+//                                             ^^^ error: `.v2` needs a vector of 2 registers here, not `%r1` in `multimem.ld_reduce.weak.global.max.v2.e5m2x2`
+  multimem.st.relaxed.gpu.global.v4.e4m3x4 [%rd1], {%r1, %r2};
+//                                                 ^^^^^^^^^^ error: `.v4` needs a vector of 4 registers, not 2 in `multimem.st.relaxed.gpu.global.v4.e4m3x4`
   ret;
 }
 "#,
