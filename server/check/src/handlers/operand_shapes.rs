@@ -60,7 +60,8 @@ struct Rule {
 /// cp.async, cp.async.bulk*, multimem, prefetch…) adds a 64-bit cache-policy operand, always
 /// written last. The bulk tensor copies name their tensor as `[tensorMap, {coordinates}]`
 /// (9.7.9.27.1.2–4). multimem.ld_reduce/st/red move a vector of exactly N values with `.vN`
-/// and one value without (9.7.9.14). The copy size of `cp.async` is a constant (9.7.9.25.3.1). Branches go to labels: `bra` (9.7.12.3), `brx.idx`'s target list
+/// and one value without (9.7.9.14). tensormap.replace's dimension ordinal (`.box_dim`,
+/// `.global_dim`, `.global_stride`, `.element_stride`) is an integer constant (9.7.9.28). The copy size of `cp.async` is a constant (9.7.9.25.3.1). Branches go to labels: `bra` (9.7.12.3), `brx.idx`'s target list
 /// (9.7.12.4); `call`'s callee (9.7.12.5).
 const RULES: &[Rule] = &[
     Rule {
@@ -125,6 +126,34 @@ const RULES: &[Rule] = &[
         position: Position::Index(1),
         shape: Shape::VectorQualifier,
         section: None,
+    },
+    Rule {
+        opcode: &["tensormap", "replace"],
+        when: Some("box_dim"),
+        position: Position::Index(1),
+        shape: Shape::Constant,
+        section: Some("9.7.9.28"),
+    },
+    Rule {
+        opcode: &["tensormap", "replace"],
+        when: Some("global_dim"),
+        position: Position::Index(1),
+        shape: Shape::Constant,
+        section: Some("9.7.9.28"),
+    },
+    Rule {
+        opcode: &["tensormap", "replace"],
+        when: Some("global_stride"),
+        position: Position::Index(1),
+        shape: Shape::Constant,
+        section: Some("9.7.9.28"),
+    },
+    Rule {
+        opcode: &["tensormap", "replace"],
+        when: Some("element_stride"),
+        position: Position::Index(1),
+        shape: Shape::Constant,
+        section: Some("9.7.9.28"),
     },
     Rule {
         opcode: &["bra"],

@@ -296,6 +296,9 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             }
         }
         "bar" | "barrier" if has("arrive") => Pattern::Typed(&[(0, "b32"), (1, "b32")]),
+        // `wmma.load/store… d, [p]{, stride}` (9.7.14.4.3–4): the stride is a 32-bit integer
+        // (ptxas 13.5 "Arguments mismatch" for float, 16- and 64-bit registers).
+        "wmma" if has("load") || has("store") => Pattern::Typed(&[(2, "u32")]),
         // movmatrix (9.7.14.5.17): both fragments are one 32-bit register.
         "movmatrix" => Pattern::Typed(&[(0, "b32"), (1, "b32")]),
         // Warp-level and miscellaneous instructions (9.7.8.6, 9.7.8.9, 9.7.13.8-14, 9.7.19,
