@@ -286,6 +286,7 @@ fn check_instruction<'a>(
         types::check(ctx, &info, scope);
         operand_shapes::check(ctx, &info, scope);
         state_spaces::check(ctx, &info, scope);
+        state_spaces::input_parameter_write(ctx, &info, scope, &flow.inputs);
         vectors::check(ctx, &info);
         immediates::check(ctx, &info);
     }
