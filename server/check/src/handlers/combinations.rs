@@ -12,6 +12,8 @@
 //!   64-bit type (9.7.9.8, 9.7.9.9);
 //! * a cache-policy operand without `.L2::cache_hint` (atom, red, ld, st);
 //! * multimem's memory order and scope, which come together (9.7.9.14);
+//! * vectors of memory instructions (5.4.2): at most 128 bits in all, 256 for ld/st (whose
+//!   256-bit forms have rules of their own above and in `availability`);
 //! * the two families of st.async/red.async forms (9.7.9.12, 9.7.13.7): `.mmio` goes with
 //!   `.release` and the `.sys` scope only, `.release` takes `.gpu` or `.sys` (not `.cluster`),
 //!   and the `.global` forms have no mbarrier completion mechanism.
@@ -30,6 +32,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     multimem_order(ctx, info);
     async_store_forms(ctx, info);
     cp_async_policy(ctx, info);
+    vector_bits(ctx, info);
 }
 
 const SIGNED_CMP: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge"];
@@ -394,6 +397,50 @@ fn multimem_order(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     );
 }
 
+/// A vector's total size (5.4.2): at most 128 bits, except the 256-bit ld/st forms (ptxas
+/// 13.5: "Vector type too large, exceeds 128 bit limit" for `st.async….v4.f64`,
+/// `ldu.global.v4.f64`, `st.shared.v8.f64`, `multimem.st….v8.f32`).
+fn vector_bits(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    let limit = match info.words[0] {
+        "ld" | "st" if !is_async(info) => 256,
+        "ld" | "ldu" | "st" | "atom" | "red" | "multimem" => 128,
+        _ => return,
+    };
+    let Some((index, count)) = info.words.iter().enumerate().find_map(|(i, w)| match *w {
+        "v2" => Some((i, 2)),
+        "v4" => Some((i, 4)),
+        "v8" => Some((i, 8)),
+        _ => None,
+    }) else {
+        return;
+    };
+    let Some(ty) = info.words.last() else {
+        return;
+    };
+    let bits: u32 = match ty.split_at_checked(1) {
+        Some(("b" | "s" | "u" | "f", digits)) => match digits.parse() {
+            Ok(bits) => bits,
+            Err(_) => return,
+        },
+        _ => return,
+    };
+    let total = count * bits;
+    if total <= limit {
+        return;
+    }
+    ctx.report(
+        Diagnostic::error(
+            "invalid-qualifier",
+            info.word_range(index),
+            format!(
+                "`.v{count}.{ty}` is {total} bits; vectors of `{}` hold at most {limit}",
+                info.words[0]
+            ),
+        )
+        .section("5.4.2".to_owned()),
+    );
+}
+
 /// `cp.async.ca/cg [dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}`
 /// (9.7.9.25.3.1): a fifth operand is the cache policy, which needs `.L2::cache_hint`, and
 /// with `.L2::cache_hint` the policy follows the size (four operands at least).
@@ -589,6 +636,26 @@ mod tests {
 //                 ^^^^^^^^ error: a `.release` `red.async` takes the `.gpu` or `.sys` scope, not `.cluster`
   red.async.mmio.relaxed.sys.global.add.u32 [%rd1], %r1;
 //              ^^^^^^^^ error: `.mmio` operations are `.release`, not `.relaxed`, in `red.async.mmio.relaxed.sys.global.add.u32`
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn vector_total_size() {
+        check_diagnostics(
+            r#"
+.version 8.6
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p0)
+{
+  .reg .b64 %rd<8>;
+  .reg .f64 %fd<8>;
+  ld.global.v2.f64 {%fd1, %fd2}, [%rd1];
+  ldu.global.v4.f64 {%fd1, %fd2, %fd3, %fd4}, [%rd1];
+//          ^^^ error: `.v4.f64` is 256 bits; vectors of `ldu` hold at most 128
   ret;
 }
 "#,
