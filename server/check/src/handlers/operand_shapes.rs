@@ -38,6 +38,8 @@ enum Shape {
     Label,
     /// An integer constant.
     Constant,
+    /// The sink `_`.
+    Sink,
     /// A vector of N elements when the instruction has `.vN`, else a single value.
     VectorQualifier,
     /// The callee of `call`: a function name, or for an indirect call a 32- or 64-bit integer
@@ -61,7 +63,9 @@ struct Rule {
 /// written last. The bulk tensor copies name their tensor as `[tensorMap, {coordinates}]`
 /// (9.7.9.27.1.2–4). multimem.ld_reduce/st/red move a vector of exactly N values with `.vN`
 /// and one value without (9.7.9.14). tensormap.replace's dimension ordinal (`.box_dim`,
-/// `.global_dim`, `.global_stride`, `.element_stride`) is an integer constant (9.7.9.28). The copy size of `cp.async` is a constant (9.7.9.25.3.1). Branches go to labels: `bra` (9.7.12.3), `brx.idx`'s target list
+/// `.global_dim`, `.global_stride`, `.element_stride`) is an integer constant (9.7.9.28).
+/// mbarrier.arrive{_drop} on a `.shared::cluster` barrier returns no state: its destination
+/// is the sink `_` (9.7.13.15). The copy size of `cp.async` is a constant (9.7.9.25.3.1). Branches go to labels: `bra` (9.7.12.3), `brx.idx`'s target list
 /// (9.7.12.4); `call`'s callee (9.7.12.5).
 const RULES: &[Rule] = &[
     Rule {
@@ -156,6 +160,20 @@ const RULES: &[Rule] = &[
         section: Some("9.7.9.28"),
     },
     Rule {
+        opcode: &["mbarrier", "arrive"],
+        when: Some("shared::cluster"),
+        position: Position::Index(0),
+        shape: Shape::Sink,
+        section: None,
+    },
+    Rule {
+        opcode: &["mbarrier", "arrive_drop"],
+        when: Some("shared::cluster"),
+        position: Position::Index(0),
+        shape: Shape::Sink,
+        section: None,
+    },
+    Rule {
         opcode: &["bra"],
         when: None,
         position: Position::Index(0),
@@ -225,6 +243,9 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             ),
             Shape::Label => format!("{problem}; operand {} of `{opcode}` is a label", index + 1),
             Shape::VectorQualifier => format!("{problem} in `{opcode}`"),
+            Shape::Sink => format!(
+                "{problem}; `{opcode}` on a `.shared::cluster` barrier returns no state, so its destination is `_`"
+            ),
             Shape::Constant => format!(
                 "{problem}; operand {} of `{opcode}` is an integer constant",
                 index + 1
@@ -326,6 +347,8 @@ fn misfit(
                 _ => None,
             }
         }
+        Shape::Sink => (!matches!(op.kind(), OperandKind::Sink))
+            .then(|| format!("`{text}` is not the sink `_`")),
         Shape::Constant => match op.kind() {
             OperandKind::Integer(_) | OperandKind::Expression => None,
             OperandKind::Register(name) | OperandKind::Identifier(name) => {
@@ -489,6 +512,9 @@ L1:
   multimem.st.relaxed.gpu.global.v2.f32 [%rd1], {%r1, %r2};
   multimem.ld_reduce.weak.global.max.v2.e5m2x2 %r1, [%rd1];
 //                                             ^^^ error: `.v2` needs a vector of 2 registers here, not `%r1` in `multimem.ld_reduce.weak.global.max.v2.e5m2x2`
+  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r1];
+  mbarrier.arrive.release.cluster.shared::cluster.b64 %rd1, [%r1];
+//                                                    ^^^^ error: `%rd1` is not the sink `_`; `mbarrier.arrive.release.cluster.shared::cluster.b64` on a `.shared::cluster` barrier returns no state, so its destination is `_`
   multimem.st.relaxed.gpu.global.v4.e4m3x4 [%rd1], {%r1, %r2};
 //                                                 ^^^^^^^^^^ error: `.v4` needs a vector of 4 registers, not 2 in `multimem.st.relaxed.gpu.global.v4.e4m3x4`
   ret;
