@@ -11,7 +11,12 @@
 //! * `.L2::evict_*` on ld/st, which needs 256-bit data: `.v8` of a 32-bit type or `.v4` of a
 //!   64-bit type (9.7.9.8, 9.7.9.9);
 //! * a cache-policy operand without `.L2::cache_hint` (atom, red, ld, st);
-//! * multimem's memory order and scope, which come together (9.7.9.14).
+//! * multimem's memory order and scope, which come together (9.7.9.14);
+//! * vectors of memory instructions (5.4.2): at most 128 bits in all, 256 for ld/st (whose
+//!   256-bit forms have rules of their own above and in `availability`);
+//! * the two families of st.async/red.async forms (9.7.9.12, 9.7.13.7): `.mmio` goes with
+//!   `.release` and the `.sys` scope only, `.release` takes `.gpu` or `.sys` (not `.cluster`),
+//!   and the `.global` forms have no mbarrier completion mechanism.
 
 use crate::context::{Ctx, InstInfo};
 use crate::Diagnostic;
@@ -25,6 +30,9 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     eviction_width(ctx, info);
     cache_policy_operand(ctx, info);
     multimem_order(ctx, info);
+    async_store_forms(ctx, info);
+    cp_async_policy(ctx, info);
+    vector_bits(ctx, info);
 }
 
 const SIGNED_CMP: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge"];
@@ -389,6 +397,147 @@ fn multimem_order(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     );
 }
 
+/// A vector's total size (5.4.2): at most 128 bits, except the 256-bit ld/st forms (ptxas
+/// 13.5: "Vector type too large, exceeds 128 bit limit" for `st.async….v4.f64`,
+/// `ldu.global.v4.f64`, `st.shared.v8.f64`, `multimem.st….v8.f32`).
+fn vector_bits(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    let limit = match info.words[0] {
+        "ld" | "st" if !is_async(info) => 256,
+        "ld" | "ldu" | "st" | "atom" | "red" | "multimem" => 128,
+        _ => return,
+    };
+    let Some((index, count)) = info.words.iter().enumerate().find_map(|(i, w)| match *w {
+        "v2" => Some((i, 2)),
+        "v4" => Some((i, 4)),
+        "v8" => Some((i, 8)),
+        _ => None,
+    }) else {
+        return;
+    };
+    let Some(ty) = info.words.last() else {
+        return;
+    };
+    let bits: u32 = match ty.split_at_checked(1) {
+        Some(("b" | "s" | "u" | "f", digits)) => match digits.parse() {
+            Ok(bits) => bits,
+            Err(_) => return,
+        },
+        _ => return,
+    };
+    let total = count * bits;
+    if total <= limit {
+        return;
+    }
+    ctx.report(
+        Diagnostic::error(
+            "invalid-qualifier",
+            info.word_range(index),
+            format!(
+                "`.v{count}.{ty}` is {total} bits; vectors of `{}` hold at most {limit}",
+                info.words[0]
+            ),
+        )
+        .section("5.4.2".to_owned()),
+    );
+}
+
+/// `cp.async.ca/cg [dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}`
+/// (9.7.9.25.3.1): a fifth operand is the cache policy, which needs `.L2::cache_hint`, and
+/// with `.L2::cache_hint` the policy follows the size (four operands at least).
+fn cp_async_policy(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    if info.words[0] != "cp"
+        || info.words.get(1) != Some(&"async")
+        || !matches!(info.words.get(2), Some(&("ca" | "cg")))
+    {
+        return;
+    }
+    let opcode = info.opcode_text();
+    let count = info.operands.len();
+    let hint = info.has("L2::cache_hint");
+    let (range, message) = if !hint && count == 5 {
+        (
+            info.operands[4].range(),
+            format!("a cache-policy operand needs `.L2::cache_hint` on `{opcode}`"),
+        )
+    } else if hint && count == 3 {
+        (
+            info.opcode_range(),
+            format!("`{opcode}` has `.L2::cache_hint`, so it needs a cache-policy operand after the size"),
+        )
+    } else {
+        return;
+    };
+    ctx.report(
+        Diagnostic::error("operand-count", range, message).section("9.7.9.25.3.1".to_owned()),
+    );
+}
+
+/// `st.async`/`red.async` (9.7.9.12, 9.7.13.7): the mbarrier-completed forms are `.weak` or
+/// `.relaxed` at `.cluster` scope on `.shared::cluster`; the PTX 8.7 forms are `{.mmio}.release`
+/// at `.gpu`/`.sys` scope on `.global`, and `.mmio` needs `.sys`. The spec lists `.gpu` for
+/// st.async's `.mmio` form too; ptxas 13.5 rejects it there as for red.async.
+fn async_store_forms(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    if !matches!(info.words[0], "st" | "red") || info.words.get(1) != Some(&"async") {
+        return;
+    }
+    let position = |w: &str| info.words.iter().position(|x| *x == w);
+    let section = if info.words[0] == "st" {
+        "9.7.9.12"
+    } else {
+        "9.7.13.7"
+    };
+    let opcode = info.opcode_text();
+    let mut problems = Vec::new();
+    if position("mmio").is_some() {
+        for sem in ["relaxed", "weak"] {
+            if let Some(i) = position(sem) {
+                problems.push((
+                    i,
+                    format!("`.mmio` operations are `.release`, not `.{sem}`, in `{opcode}`"),
+                ));
+            }
+        }
+        for scope in ["cta", "cluster", "gpu"] {
+            if let Some(i) = position(scope) {
+                problems.push((
+                    i,
+                    format!("`.mmio` needs the `.sys` scope, not `.{scope}`, in `{opcode}`"),
+                ));
+            }
+        }
+    }
+    if position("release").is_some() {
+        if let Some(i) = position("cluster") {
+            if position("mmio").is_none() {
+                problems.push((
+                    i,
+                    format!(
+                        "a `.release` `{}.async` takes the `.gpu` or `.sys` scope, not `.cluster`",
+                        info.words[0]
+                    ),
+                ));
+            }
+        }
+    }
+    if position("global").is_some() {
+        if let Some(i) = position("mbarrier::complete_tx::bytes") {
+            problems.push((
+                i,
+                format!(
+                    "the `.global` forms of `{}.async` complete without an mbarrier; drop `.mbarrier::complete_tx::bytes`",
+                    info.words[0]
+                ),
+            ));
+        }
+    }
+    for (i, message) in problems {
+        ctx.report(
+            Diagnostic::error("invalid-qualifier", info.word_range(i), message)
+                .section(section.to_owned()),
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::test_support::check_diagnostics;
@@ -462,6 +611,51 @@ mod tests {
   multimem.st.weak.global.u32 [%rd1], %r1;
   multimem.st.sys.global.u32 [%rd1], %r1;
 //           ^^^^ error: the scope `.sys` needs a memory order (`.relaxed`, `.acquire` or `.release`)
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn async_store_forms() {
+        check_diagnostics(
+            r#"
+.version 8.7
+.target sm_100a
+.address_size 64
+.visible .entry k(.param .u64 p0)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  red.async.mmio.release.sys.global.add.u32 [%rd1], %r1;
+  red.async.release.gpu.global.add.u32 [%rd1], %r1;
+  red.async.mmio.release.gpu.global.add.u32 [%rd1], %r1;
+//                      ^^^^ error: `.mmio` needs the `.sys` scope, not `.gpu`, in `red.async.mmio.release.gpu.global.add.u32`
+  red.async.release.cluster.global.add.u32 [%rd1], %r1;
+//                 ^^^^^^^^ error: a `.release` `red.async` takes the `.gpu` or `.sys` scope, not `.cluster`
+  red.async.mmio.relaxed.sys.global.add.u32 [%rd1], %r1;
+//              ^^^^^^^^ error: `.mmio` operations are `.release`, not `.relaxed`, in `red.async.mmio.relaxed.sys.global.add.u32`
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn vector_total_size() {
+        check_diagnostics(
+            r#"
+.version 8.6
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p0)
+{
+  .reg .b64 %rd<8>;
+  .reg .f64 %fd<8>;
+  ld.global.v2.f64 {%fd1, %fd2}, [%rd1];
+  ldu.global.v4.f64 {%fd1, %fd2, %fd3, %fd4}, [%rd1];
+//          ^^^ error: `.v4.f64` is 256 bits; vectors of `ldu` hold at most 128
   ret;
 }
 "#,

@@ -9,6 +9,7 @@ pub(crate) mod immediates;
 pub(crate) mod module;
 pub(crate) mod names;
 pub(crate) mod opcode;
+pub(crate) mod operand_shapes;
 pub(crate) mod operands;
 pub(crate) mod rounding;
 pub(crate) mod special_registers;
@@ -283,7 +284,9 @@ fn check_instruction<'a>(
     combinations::check(ctx, &info);
     if operands::check(ctx, &info) {
         types::check(ctx, &info, scope);
+        operand_shapes::check(ctx, &info, scope);
         state_spaces::check(ctx, &info, scope);
+        state_spaces::input_parameter_write(ctx, &info, scope, &flow.inputs);
         vectors::check(ctx, &info);
         immediates::check(ctx, &info);
     }

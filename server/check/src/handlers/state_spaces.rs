@@ -204,6 +204,44 @@ fn generic_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
     }
 }
 
+/// A function's input parameters are read-only: ptxas 13.5 rejects `st.param [a], …` to one,
+/// of a kernel or of a `.func` ("Illegal to write to function input parameter"); a `.func`'s
+/// return parameters are written that way (5.1.6.1 kernel, 5.1.6.4 device-function parameters).
+pub(crate) fn input_parameter_write(
+    ctx: &mut Ctx<'_>,
+    info: &InstInfo<'_>,
+    scope: &Scope<'_>,
+    inputs: &[ptx_syntax::TextRange],
+) {
+    if info.words[0] != "st" || inputs.is_empty() {
+        return;
+    }
+    let Some(address) = info.operands.first() else {
+        return;
+    };
+    for (index, token) in &info.identifiers {
+        if *index != 0 {
+            continue;
+        }
+        let Some(symbol) = scope.lookup(token.text) else {
+            continue;
+        };
+        if symbol.space == Some(".param") && inputs.contains(&symbol.range) {
+            ctx.report(
+                Diagnostic::error(
+                    "state-space",
+                    address.range(),
+                    format!(
+                        "`{}` is an input parameter of this function, which is read-only; only return parameters are written with `st.param`",
+                        token.text
+                    ),
+                )
+                .section("5.1.6.1".to_owned()),
+            );
+        }
+    }
+}
+
 /// Tensor memory addresses (`[taddr]` of tcgen05.ld/st/mma/cp/shift) are 32-bit: ptxas 13.5
 /// rejects a 64-bit register there ("Arguments mismatch").
 fn tensor_memory_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
@@ -282,6 +320,37 @@ mod tests {
   ld.param.u64 %rd1, [p0];
   st.shared.u32 [g1], %r1;
 //               ^^ error: `g1` is a .global variable, but `st.shared.u32` accesses .shared; use `st.global` or a generic address
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn input_parameters_are_read_only() {
+        check_diagnostics(
+            r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.func (.param .b32 r) f(.param .b32 a)
+{
+  st.param.b32 [a], 5;
+//             ^^^ error: `a` is an input parameter of this function, which is read-only; only return parameters are written with `st.param`
+  st.param.b32 [r], 5;
+  ret;
+}
+.visible .entry k(.param .u64 p0, .param .b32 p1)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .param .b32 local;
+  st.param.u64 [p0], %rd1;
+//             ^^^^ error: `p0` is an input parameter of this function, which is read-only; only return parameters are written with `st.param`
+  st.param.b32 [p1+0], %r1;
+//             ^^^^^^ error: `p1` is an input parameter of this function, which is read-only; only return parameters are written with `st.param`
+  st.param.b32 [local], %r1;
+  ld.param.b32 %r1, [p1];
   ret;
 }
 "#,

@@ -29,12 +29,21 @@ pub(crate) struct Flow<'a> {
     pending_loads: HashMap<&'a str, TextRange>,
     /// The last `tcgen05.st` not yet waited for.
     pending_store: Option<TextRange>,
+    /// The names of the function's input parameters (not its return parameters), as
+    /// declared: ptxas rejects a store to them (see `state_spaces::input_parameter_write`).
+    pub inputs: Vec<TextRange>,
 }
 
 impl<'a> Flow<'a> {
     pub fn for_function(function: Function<'a>) -> Self {
         Flow {
             is_entry: function.kind() == FunctionKind::Entry,
+            inputs: function
+                .parameters()
+                .iter()
+                .flat_map(|p| p.parts().declarators)
+                .filter_map(|d| d.name().map(|n| n.range()))
+                .collect(),
             ..Flow::default()
         }
     }

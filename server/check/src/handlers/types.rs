@@ -296,6 +296,9 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             }
         }
         "bar" | "barrier" if has("arrive") => Pattern::Typed(&[(0, "b32"), (1, "b32")]),
+        // `wmma.load/store… d, [p]{, stride}` (9.7.14.4.3–4): the stride is a 32-bit integer
+        // (ptxas 13.5 "Arguments mismatch" for float, 16- and 64-bit registers).
+        "wmma" if has("load") || has("store") => Pattern::Typed(&[(2, "u32")]),
         // movmatrix (9.7.14.5.17): both fragments are one 32-bit register.
         "movmatrix" => Pattern::Typed(&[(0, "b32"), (1, "b32")]),
         // Warp-level and miscellaneous instructions (9.7.8.6, 9.7.8.9, 9.7.13.8-14, 9.7.19,
@@ -309,10 +312,10 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             typed: &[0, 1, 2, 3],
             preds: &[],
         },
-        "shfl" => Pattern::Counts {
-            typed: &[0, 1],
-            words: &[2, 3, 4],
-        },
+        // `shfl.sync.mode.b32 d[|p], a, b, c, membermask` (9.7.8.6): `b` and `c` take any
+        // 32-bit register or constant (ptxas 13.5 accepts `.f32` registers and `0f…` there),
+        // the member mask an integer one.
+        "shfl" => Pattern::Typed(&[(0, "b32"), (1, "b32"), (2, "b32"), (3, "b32"), (4, "u32")]),
         "redux" => Pattern::Counts {
             typed: &[0, 1],
             words: &[2],
@@ -333,6 +336,9 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             typed: &[0],
             preds: &[],
         },
+        // `createpolicy.range… d, [a], primary-size, total-size`: the sizes are 32-bit
+        // (9.7.9.18; ptxas 13.5 "Arguments mismatch" for a predicate or 16-bit register).
+        "createpolicy" if has("range") => Pattern::Typed(&[(0, "b64"), (2, "b32"), (3, "b32")]),
         "createpolicy" => Pattern::Some {
             typed: &[0],
             preds: &[],
@@ -341,6 +347,20 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             typed: &[],
             words: &[0, 1],
         },
+        // `multimem.st/red… [a], b` (9.7.9.14): `b` has the instruction type's size exactly
+        // (ptxas 13.5 "Arguments mismatch" for a wider register, unlike `st`).
+        "multimem" if has("st") || has("red") => Pattern::Some {
+            typed: &[1],
+            preds: &[],
+        },
+        // `st.async… [a], b{, [mbar]}` (9.7.9.12): likewise exact, `.b8` data included.
+        "st" if has("async") => Pattern::Some {
+            typed: &[1],
+            preds: &[],
+        },
+        // `multimem.cp{.reduce}.async.bulk… [dst], [src], size{, mask}` (9.7.9.26–27): the
+        // size is a 32-bit integer (ptxas 13.5 rejects .f32, 16- and 64-bit registers).
+        "multimem" if has("cp") => Pattern::Typed(&[(2, "u32")]),
         "multimem" if has("ld_reduce") => Pattern::Some {
             typed: &[0],
             preds: &[],
@@ -516,6 +536,13 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 }
                 if let Some(op) = info.operands.get(1) {
                     checker.operand(1, op, aty, true, &mut problems);
+                }
+                // `cvt.frnd….f16x2.f32 d, a, b` and the other pairs packed from two .f32
+                // values (9.7.9.21): `b` is a second source of the source type.
+                if info.words[n - 2].ends_with("x2") && info.words[n - 1] == "f32" {
+                    if let Some(op) = info.operands.get(2) {
+                        checker.operand(2, op, aty, true, &mut problems);
+                    }
                 }
             }
         }
