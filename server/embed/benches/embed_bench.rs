@@ -94,6 +94,7 @@ fn main() {
         target_override: None,
         version_override: None,
         spec: None,
+        target_unknown: false,
     };
     let offsets: Vec<usize> = text
         .match_indices("asm volatile(\"")

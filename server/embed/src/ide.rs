@@ -49,42 +49,15 @@ pub fn hover(doc: &HostDocument, offset: usize, config: &HoverConfig<'_>) -> Opt
     }
     let virt = stmt.to_virtual(offset)?;
     let config = HoverConfig {
-        target_override: None,
-        version_override: None,
         spec: config.spec,
+        target_unknown: stmt.target.is_none(),
+        ..HoverConfig::default()
     };
     let result = ptx_ide::hover::hover(&stmt.parse, virt, &config)?;
     let range = stmt.map.range_to_host(result.range)?;
-    let mut markdown = if stmt.target.is_none() {
-        // The virtual module names a stand-in target so that it parses; with no real target
-        // known, a verdict against the stand-in would mislead, so those lines are left out.
-        without_target_verdicts(&result.markdown)
-    } else {
-        result.markdown
-    };
+    let mut markdown = result.markdown;
     markdown.push_str(&target_note(stmt));
     Some(Hover { range, markdown })
-}
-
-/// The hover text without its "supported / not supported on `.target …`" lines.
-fn without_target_verdicts(markdown: &str) -> String {
-    let mut out = String::with_capacity(markdown.len());
-    let mut skip_blank = false;
-    for line in markdown.split_inclusive('\n') {
-        if line.starts_with("✓ supported on `.target")
-            || line.starts_with("✗ not supported on `.target")
-        {
-            skip_blank = true;
-            continue;
-        }
-        if skip_blank && line.trim().is_empty() {
-            skip_blank = false;
-            continue;
-        }
-        skip_blank = false;
-        out.push_str(line);
-    }
-    out
 }
 
 /// Which target the statement was read for, and where that came from.

@@ -15,6 +15,7 @@ fn hover_markdown(options: &EmbedOptions) -> String {
         target_override: None,
         version_override: None,
         spec: None,
+        target_unknown: false,
     };
     ide::hover(&doc, offset, &config)
         .expect("a hover on a qualifier")

@@ -31,6 +31,9 @@ pub struct HoverConfig<'a> {
     pub version_override: Option<&'a str>,
     /// The imported spec index, if the user has one.
     pub spec: Option<&'a ptx_docs::SpecIndex>,
+    /// The document's `.target` is a stand-in (an inline-asm statement with no known
+    /// target): hovers say what a form needs but give no verdict against it.
+    pub target_unknown: bool,
 }
 
 /// What a hover is about.
@@ -63,7 +66,10 @@ pub fn hover(parse: &Parse, offset: usize, config: &HoverConfig<'_>) -> Option<H
     let site = locate(&module, offset)
         .or_else(|| offset.checked_sub(1).and_then(|o| locate(&module, o)))
         .or_else(|| locate_text(parse, &module, offset))?;
-    let facts = ModuleFacts::of(parse, config.target_override, config.version_override);
+    let mut facts = ModuleFacts::of(parse, config.target_override, config.version_override);
+    if config.target_unknown {
+        facts.targets.clear();
+    }
     let mut result = render_site(&module, &site, &facts)?;
     if let Some(spec) = config.spec {
         append_spec(&mut result, &site, spec);

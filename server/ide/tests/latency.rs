@@ -108,6 +108,7 @@ fn hover_completion_and_signature_latency_on_a_large_file() {
     if let Some(index) = seed_index() {
         let with = HoverConfig {
             spec: Some(&index),
+            target_unknown: false,
             ..HoverConfig::default()
         };
         let mut plain = Vec::new();

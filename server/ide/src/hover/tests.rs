@@ -428,6 +428,7 @@ fn with_an_imported_index_the_spec_text_follows() {
     let index = seed_index();
     let config = HoverConfig {
         spec: Some(&index),
+        target_unknown: false,
         ..HoverConfig::default()
     };
     // The opcode: the section's heading, its text, and its link.

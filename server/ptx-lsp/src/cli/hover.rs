@@ -76,6 +76,7 @@ pub fn run(args: &HoverArgs) -> ExitCode {
         target_override: args.target.as_deref(),
         version_override: args.ptx_version.as_deref(),
         spec: spec.as_ref(),
+        target_unknown: false,
     };
     let markdown = if ptx_embed::is_host_path(&args.file.display().to_string()) {
         // A CUDA/C++ file: hovers exist inside asm templates only.

@@ -24,6 +24,7 @@ pub(crate) async fn handle(state: &Arc<State>, params: HoverParams) -> Result<Op
             target_override: config.target.as_deref(),
             version_override: config.version.as_deref(),
             spec: spec.as_deref(),
+            target_unknown: false,
         };
         if let Some(host) = state.host_document(&snapshot) {
             // Inside an asm template of a CUDA/C++ file; nothing elsewhere.
