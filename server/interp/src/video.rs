@@ -109,13 +109,11 @@ fn decode_scalar(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> 
             "{m}: merging into a byte or half-word of c (d.b0 ... d.h1) is not supported"
         )));
     }
-    let signed: Vec<bool> = q.types.iter().map(|t| *t == Ty::S32).collect();
-    let (d_signed, a_signed, b_signed) = match (kind, signed.as_slice()) {
-        (ScalarKind::Set(_), [a, b]) => (false, *a, *b),
-        (ScalarKind::Set(_), _) => return Some(Err(format!("{m} takes two types"))),
-        (_, [d, a, b]) => (*d, *a, *b),
-        _ => return Some(Err(format!("{m} takes three types"))),
-    };
+    let (d_signed, a_signed, b_signed) =
+        match signedness(m, &q.types, matches!(kind, ScalarKind::Set(_))) {
+            Ok(s) => s,
+            Err(e) => return Some(Err(e)),
+        };
     Some(Ok(Op::ScalarVideo(ScalarOp {
         kind,
         d_signed,
@@ -239,14 +237,11 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
             "{m}: element selections (.b3210, .h10 ...) are not supported"
         )));
     }
-    let signed: Vec<bool> = q.types.iter().map(|t| *t == Ty::S32).collect();
-    // vset has no destination type: its results are unsigned.
-    let (d_signed, a_signed, b_signed) = match (kind, signed.as_slice()) {
-        (VideoKind::Set(_), [a, b]) => (false, *a, *b),
-        (VideoKind::Set(_), _) => return Some(Err(format!("{m} takes two types"))),
-        (_, [d, a, b]) => (*d, *a, *b),
-        _ => return Some(Err(format!("{m} takes three types"))),
-    };
+    let (d_signed, a_signed, b_signed) =
+        match signedness(m, &q.types, matches!(kind, VideoKind::Set(_))) {
+            Ok(s) => s,
+            Err(e) => return Some(Err(e)),
+        };
     Some(Ok(Op::Video(VideoOp {
         kind,
         elements,
@@ -413,5 +408,17 @@ mod tests {
             scalar("vset", &["s32", "u32", "lt", "add"], u32::MAX, u32::MAX, 5),
             6
         );
+    }
+}
+
+/// Whether the destination and the two sources are signed (`.s32`), from the instruction's
+/// types: `d.a.b`, or `a.b` for the set forms, whose results are unsigned.
+fn signedness(m: &str, types: &[Ty], is_set: bool) -> Result<(bool, bool, bool), String> {
+    let signed: Vec<bool> = types.iter().map(|t| *t == Ty::S32).collect();
+    match (is_set, signed.as_slice()) {
+        (true, [a, b]) => Ok((false, *a, *b)),
+        (true, _) => Err(format!("{m} takes two types")),
+        (false, [d, a, b]) => Ok((*d, *a, *b)),
+        (false, _) => Err(format!("{m} takes three types")),
     }
 }
