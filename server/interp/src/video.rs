@@ -323,6 +323,18 @@ pub fn exec(
     Ok(())
 }
 
+/// Whether the destination and the two sources are signed (`.s32`), from the instruction's
+/// types: `d.a.b`, or `a.b` for the set forms, whose results are unsigned.
+fn signedness(m: &str, types: &[Ty], is_set: bool) -> Result<(bool, bool, bool), String> {
+    let signed: Vec<bool> = types.iter().map(|t| *t == Ty::S32).collect();
+    match (is_set, signed.as_slice()) {
+        (true, [a, b]) => Ok((false, *a, *b)),
+        (true, _) => Err(format!("{m} takes two types")),
+        (false, [d, a, b]) => Ok((*d, *a, *b)),
+        (false, _) => Err(format!("{m} takes three types")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -408,17 +420,5 @@ mod tests {
             scalar("vset", &["s32", "u32", "lt", "add"], u32::MAX, u32::MAX, 5),
             6
         );
-    }
-}
-
-/// Whether the destination and the two sources are signed (`.s32`), from the instruction's
-/// types: `d.a.b`, or `a.b` for the set forms, whose results are unsigned.
-fn signedness(m: &str, types: &[Ty], is_set: bool) -> Result<(bool, bool, bool), String> {
-    let signed: Vec<bool> = types.iter().map(|t| *t == Ty::S32).collect();
-    match (is_set, signed.as_slice()) {
-        (true, [a, b]) => Ok((false, *a, *b)),
-        (true, _) => Err(format!("{m} takes two types")),
-        (false, [d, a, b]) => Ok((*d, *a, *b)),
-        (false, _) => Err(format!("{m} takes three types")),
     }
 }
