@@ -154,15 +154,19 @@ fn apply_line(sec: &mut SectionData, kw: &str, rest: &str) -> Result<(), String>
     Ok(())
 }
 
-/// Apply `data/overlay.isa` to generated sections. New `section` blocks are appended.
-pub fn apply_overlay(sections: &mut Vec<SectionData>, text: &str) -> Result<(), String> {
+/// Apply an overlay file (`data/overlay.isa`, `data/overlay/*.isa`) to generated sections. New `section` blocks are appended.
+pub fn apply_overlay(
+    sections: &mut Vec<SectionData>,
+    name: &str,
+    text: &str,
+) -> Result<(), String> {
     let mut current: Option<usize> = None;
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let err = |m: String| format!("overlay.isa:{}: {m}: `{raw}`", i + 1);
+        let err = |m: String| format!("{name}:{}: {m}: `{raw}`", i + 1);
         let (kw, rest) = line.split_once(' ').unwrap_or((line, ""));
         match kw {
             "patch" => {
@@ -173,7 +177,7 @@ pub fn apply_overlay(sections: &mut Vec<SectionData>, text: &str) -> Result<(), 
                 current = Some(idx);
             }
             "section" => {
-                let mut parsed = parse_sections("overlay.isa", line)?;
+                let mut parsed = parse_sections(name, line)?;
                 sections.append(&mut parsed);
                 current = Some(sections.len() - 1);
             }
@@ -241,6 +245,7 @@ mod tests {
         let mut s = parse_sections("t", SAMPLE).unwrap();
         apply_overlay(
             &mut s,
+            "t.isa",
             "patch 1.2\ndrop-fact since 1.0\nsince 2.0\ndrop-form y.u d;\nadd-set .v = { .q }\nsection 9.9 new\nopcodes z\nform z d;\n",
         )
         .unwrap();
@@ -248,6 +253,6 @@ mod tests {
         assert_eq!(s[0].facts[2].kind, FactKind::Since(PtxVersion::new(2, 0)));
         assert!(s[0].groups[1].forms.is_empty());
         assert!(s[0].find_set(0, "v").is_some());
-        assert!(apply_overlay(&mut s, "patch 1.2\ndrop-fact since 7.7\n").is_err());
+        assert!(apply_overlay(&mut s, "t.isa", "patch 1.2\ndrop-fact since 7.7\n").is_err());
     }
 }

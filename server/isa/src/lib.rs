@@ -2,7 +2,7 @@
 //!
 //! The facts live in `data/` in a format close to the spec's own notation (see [`datafile`]):
 //! `data/gen/*.isa` is generated from the spec by `isa-gen` (see [`specgen`]), and
-//! `data/overlay.isa` holds hand-made corrections. Everything is parsed once, on first use of
+//! `data/overlay.isa` and `data/overlay/*.isa` hold hand-made corrections. Everything is parsed once, on first use of
 //! [`Isa::get`].
 //!
 //! ```
@@ -57,7 +57,27 @@ pub const GEN_FILES: &[(&str, &str)] = &[
     ("9.7.19.isa", include_str!("../data/gen/9.7.19.isa")),
 ];
 
-const OVERLAY: &str = include_str!("../data/overlay.isa");
+/// Hand-made corrections, applied in this order: the general file, then one per family of
+/// instructions.
+const OVERLAYS: &[(&str, &str)] = &[
+    ("overlay.isa", include_str!("../data/overlay.isa")),
+    (
+        "overlay/atomics.isa",
+        include_str!("../data/overlay/atomics.isa"),
+    ),
+    (
+        "overlay/texture.isa",
+        include_str!("../data/overlay/texture.isa"),
+    ),
+    (
+        "overlay/memory.isa",
+        include_str!("../data/overlay/memory.isa"),
+    ),
+    (
+        "overlay/arith.isa",
+        include_str!("../data/overlay/arith.isa"),
+    ),
+];
 const TARGETS: &str = include_str!("../data/targets.txt");
 const SUMMARIES: &str = include_str!("../data/summaries.txt");
 
@@ -85,7 +105,9 @@ impl Isa {
         for (name, text) in GEN_FILES {
             sections.extend(datafile::parse_sections(name, text)?);
         }
-        datafile::apply_overlay(&mut sections, OVERLAY)?;
+        for (name, text) in OVERLAYS {
+            datafile::apply_overlay(&mut sections, name, text)?;
+        }
         let mut instructions = model::build_instructions(&sections);
         for line in SUMMARIES.lines() {
             let line = line.trim();
