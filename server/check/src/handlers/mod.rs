@@ -3,9 +3,12 @@
 //! Module-level rules run once; instruction rules run for every instruction with the names
 //! in scope at that point; flow rules (tcgen05) see each function's instructions in order.
 
+pub(crate) mod arith;
+pub(crate) mod atomics;
 pub(crate) mod availability;
 pub(crate) mod combinations;
 pub(crate) mod immediates;
+pub(crate) mod memory;
 pub(crate) mod module;
 pub(crate) mod names;
 pub(crate) mod opcode;
@@ -16,6 +19,7 @@ pub(crate) mod special_registers;
 pub(crate) mod state_spaces;
 pub(crate) mod syntax;
 pub(crate) mod tcgen05;
+pub(crate) mod textures;
 pub(crate) mod types;
 pub(crate) mod vectors;
 
@@ -289,6 +293,10 @@ fn check_instruction<'a>(
         state_spaces::input_parameter_write(ctx, &info, scope, &flow.inputs);
         vectors::check(ctx, &info);
         immediates::check(ctx, &info);
+        atomics::check(ctx, &info, scope);
+        textures::check(ctx, &info, scope);
+        memory::check(ctx, &info, scope);
+        arith::check(ctx, &info, scope);
     }
     flow.observe(ctx, &info);
 }
