@@ -1,6 +1,479 @@
-//! Rules for one family of instructions (see the module list in `handlers/mod.rs`).
+//! Rules for data movement and conversion (PTX ISA 9.7.9) and the memory-ordering
+//! instructions of 9.7.13 (fence, mbarrier), each confirmed with ptxas 13.5:
+//! * address operands: the register that holds an address is an integer or bit-size one
+//!   (6.4.1; ptxas "Illegal to use symbol … as address operand");
+//! * cvt operands (9.7.9.21): which registers and constants each conversion takes.
+
+use ptx_syntax::{Operand, OperandKind};
 
 use crate::context::{Ctx, InstInfo};
-use crate::scope::Scope;
+use crate::scope::{Scope, SymbolKind};
+use crate::Diagnostic;
 
-pub(crate) fn check(_ctx: &mut Ctx<'_>, _info: &InstInfo<'_>, _scope: &Scope<'_>) {}
+pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    address_registers(ctx, info, scope);
+    if info.words[0] == "cvt" {
+        conversion_operands(ctx, info, scope);
+        conversion_modifiers(ctx, info);
+    }
+}
+
+/// A declared register type, by what ptxas lets it stand for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reg {
+    Bits(u32),
+    Int(u32),
+    Float(u32),
+    /// `.f16x2`: a 32-bit register that integer and bit-size operands also take.
+    HalfPair,
+    Pred,
+}
+
+impl Reg {
+    fn parse(ty: &str) -> Option<Reg> {
+        let ty = ty.trim_start_matches('.');
+        match ty {
+            "pred" => return Some(Reg::Pred),
+            "f16x2" => return Some(Reg::HalfPair),
+            _ => {}
+        }
+        let (kind, digits) = ty.split_at_checked(1)?;
+        let bits: u32 = digits.parse().ok()?;
+        Some(match kind {
+            "b" => Reg::Bits(bits),
+            "s" | "u" => Reg::Int(bits),
+            "f" => Reg::Float(bits),
+            _ => return None,
+        })
+    }
+
+    fn bits(self) -> u32 {
+        match self {
+            Reg::Bits(b) | Reg::Int(b) | Reg::Float(b) => b,
+            Reg::HalfPair => 32,
+            Reg::Pred => 1,
+        }
+    }
+}
+
+/// The declared type of a plain register operand, if it is one.
+fn register_type<'a>(scope: &Scope<'a>, name: &str) -> Option<(&'a str, Reg)> {
+    let symbol = scope.lookup(name)?;
+    if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
+        return None;
+    }
+    let ty = symbol.ty?;
+    Some((ty, Reg::parse(ty)?))
+}
+
+/// Section of the instruction's matched form, for diagnostics.
+fn section(info: &InstInfo<'_>) -> String {
+    info.resolved
+        .outcome
+        .matches
+        .first()
+        .map(|m| m.instruction.section.clone())
+        .unwrap_or_default()
+}
+
+/// 6.4.1: an address is a register, a variable, or either plus an offset; the register must
+/// hold an integer or bit-size value. ptxas 13.5 rejects float and predicate registers ("Illegal
+/// to use symbol '%f3' of type .f32 as address operand. Use integer or bit only.") and 128-bit
+/// registers ("Illegal operand type for address/array-index") as the base of any address, for
+/// every instruction that takes one. Texture and surface operands (`[tex, {coordinates}]`)
+/// are image handles, not addresses, and are left to their own rules.
+fn address_registers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    if matches!(
+        info.words[0],
+        "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq" | "istypep"
+    ) {
+        return;
+    }
+    for operand in &info.operands {
+        if !matches!(operand.kind(), OperandKind::Address { .. }) {
+            continue;
+        }
+        let Some(base) = address_base(operand) else {
+            continue;
+        };
+        let OperandKind::Register(name) = base.kind() else {
+            continue;
+        };
+        let Some((ty, reg)) = register_type(scope, name) else {
+            continue;
+        };
+        let message = match reg {
+            Reg::Float(_) | Reg::HalfPair | Reg::Pred => format!(
+                "`{name}` is a {ty} register; an address is held in an integer or bit-size register"
+            ),
+            Reg::Bits(128) => format!(
+                "`{name}` is a 128-bit register; an address is held in a 32- or 64-bit register"
+            ),
+            _ => continue,
+        };
+        ctx.report(Diagnostic::error("operand-type", base.range(), message).section("6.4.1"));
+    }
+}
+
+/// The first part of an address operand (`%rd1` of `[%rd1+8]`), when it is a register.
+fn address_base<'a>(operand: &Operand<'a>) -> Option<Operand<'a>> {
+    let first = operand.elements().into_iter().next()?;
+    match first.kind() {
+        OperandKind::Register(_) => Some(first),
+        OperandKind::Expression => match first.expression()? {
+            ptx_syntax::Expression::Binary { left, .. } => {
+                matches!(left.kind(), OperandKind::Register(_)).then_some(left)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// 9.7.9.21 `.ftz` and `.sat` on cvt, as ptxas 13.5 takes them:
+/// * `.ftz` only when the source or the destination is `.f32` ("Illegal modifier '.ftz'" for
+///   integer conversions, "Modifier '.ftz' does not apply to this type of convert operation"
+///   for the other float ones);
+/// * `.sat` never with `.bf16`, and not between integers when the destination holds every
+///   value of the source (`cvt.sat.s64.u32`: "Illegal modifier '.sat' for instruction 'cvt'").
+fn conversion_modifiers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    let n = info.words.len();
+    if n < 3 {
+        return;
+    }
+    let (dtype, atype) = (info.words[n - 2], info.words[n - 1]);
+    let int = |t: &str| -> Option<(bool, u32)> {
+        let (kind, digits) = t.split_at_checked(1)?;
+        let bits: u32 = digits.parse().ok()?;
+        match kind {
+            "s" => Some((true, bits)),
+            "u" => Some((false, bits)),
+            _ => None,
+        }
+    };
+    let fundamental = |t: &str| int(t).is_some() || matches!(t, "f16" | "f32" | "f64" | "bf16");
+    if !fundamental(dtype) || !fundamental(atype) {
+        return;
+    }
+    let opcode = info.opcode_text();
+    if let Some(ftz) = info.qualifier("ftz") {
+        if dtype != "f32" && atype != "f32" {
+            ctx.report(
+                Diagnostic::error(
+                    "invalid-qualifier",
+                    ftz.range(),
+                    format!("`.ftz` applies to conversions from or to .f32; `{opcode}` has none"),
+                )
+                .section("9.7.9.21"),
+            );
+        }
+    }
+    if let Some(sat) = info.qualifier("sat") {
+        let covered = match (int(dtype), int(atype)) {
+            (Some((ds, db)), Some((as_, ab))) => (ds == as_ && db >= ab) || (ds && !as_ && db > ab),
+            _ => false,
+        };
+        let message = if dtype == "bf16" || atype == "bf16" {
+            "`.sat` does not apply to conversions from or to .bf16".to_owned()
+        } else if covered {
+            format!("every .{atype} value fits .{dtype}: `{opcode}` takes no `.sat`")
+        } else {
+            return;
+        };
+        ctx.report(
+            Diagnostic::error("invalid-qualifier", sat.range(), message).section("9.7.9.21"),
+        );
+    }
+}
+
+/// What one operand of a conversion takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// Exactly a bit-size register of this many bits (packed values with no register type of
+    /// their own: `.bf16`, `.bf16x2`, `.tf32`, the fp8/fp6/fp4 pairs, scale factors, `rbits`).
+    Bits(u32),
+    /// Any 16-bit register (the `.s2f6x2` destination).
+    AnyOf(u32),
+    /// A `.f32` or `.b32` register or a floating-point constant.
+    F32,
+    /// A `.f16x2` or `.b32` register.
+    HalfPair,
+    /// A `.f32`-typed register only (the four sources of the x4 forms).
+    FloatOnly(u32),
+    /// A register of exactly the type's size: ints take integer, bit-size (and for 32 bits
+    /// `.f16x2`) registers and integer constants, floats take their float or bit-size register.
+    Exact(char, u32),
+}
+
+/// The packed small-float types (9.7.9.21) and the bits their pair or quadruple occupies.
+fn packed_width(ty: &str) -> Option<u32> {
+    Some(match ty {
+        "e2m1x2" => 8,
+        "e4m3x2" | "e5m2x2" | "e2m3x2" | "e3m2x2" | "ue8m0x2" | "s2f6x2" | "e2m1x4" => 16,
+        "e4m3x4" | "e5m2x4" | "e2m3x4" | "e3m2x4" => 32,
+        _ => return None,
+    })
+}
+
+/// The slot of a fundamental type written as a cvt type (`s32`, `f16`, `bf16`), exact sizes.
+fn exact_slot(ty: &str) -> Option<Slot> {
+    if ty == "bf16" {
+        return Some(Slot::Bits(16));
+    }
+    let (kind, digits) = ty.split_at_checked(1)?;
+    let bits: u32 = digits.parse().ok()?;
+    let kind = kind.chars().next()?;
+    matches!(kind, 's' | 'u' | 'f').then_some(Slot::Exact(kind, bits))
+}
+
+/// 9.7.9.21: the conversions that involve `.bf16`, `.bf16x2`, `.tf32` or the packed small
+/// floats type their operands exactly (ptxas 13.5 "Arguments mismatch" for a wider register,
+/// which the classic integer/float conversions take, Table 28); no cvt takes a vector except
+/// the four sources of the `.rs` x4 forms ("Vector operand is not allowed for instruction
+/// 'cvt'"). The classic conversions' register sizes are `types.rs`'s relaxed rules.
+fn conversion_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let n = info.words.len();
+    if n < 3 {
+        return;
+    }
+    let (dtype, atype) = (info.words[n - 2], info.words[n - 1]);
+    let x4 = matches!(dtype, "e4m3x4" | "e5m2x4" | "e2m3x4" | "e3m2x4" | "e2m1x4");
+    let section = section(info);
+    // Vectors: only the x4 forms' second operand.
+    for (index, op) in info.operands.iter().enumerate() {
+        if matches!(op.kind(), OperandKind::Vector) && !(x4 && index == 1) {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-type",
+                    op.range(),
+                    format!(
+                        "`{}` takes no vector operand here; operand {} is one value",
+                        info.opcode_text(),
+                        index + 1
+                    ),
+                )
+                .section(section.clone()),
+            );
+        }
+    }
+    let strict = |t: &str| matches!(t, "bf16" | "bf16x2" | "tf32") || packed_width(t).is_some();
+    // Classic conversions between the fundamental types keep the relaxed rules, except that
+    // a `.f16` source takes no constant at all (ptxas: `cvt.f32.f16 %f1, 1.0` is rejected)
+    // and the random bits of `cvt.rs.f16x2.f32 d, a, b, rbits` are one .b32 register.
+    if !strict(dtype) && !strict(atype) {
+        if info.has("rs") {
+            if let Some(op) = info.operands.get(3) {
+                check_slot(ctx, info, scope, 3, op, Slot::Bits(32), &section);
+            }
+        }
+        if atype == "f16" {
+            if let Some(op) = info.operands.get(1) {
+                if matches!(op.kind(), OperandKind::Float(_)) {
+                    ctx.report(
+                        Diagnostic::error(
+                            "operand-type",
+                            op.range(),
+                            format!(
+                                "`{}` takes its .f16 source from a register, not a constant",
+                                info.opcode_text()
+                            ),
+                        )
+                        .section(section.clone()),
+                    );
+                }
+            }
+        }
+        return;
+    }
+    let destination = match dtype {
+        "bf16x2" | "tf32" => Slot::Bits(32),
+        "s2f6x2" => Slot::AnyOf(16),
+        "f16x2" if atype == "f32" => return,
+        "f16x2" => Slot::HalfPair,
+        t => match packed_width(t) {
+            Some(bits) => Slot::Bits(bits),
+            None => match exact_slot(t) {
+                Some(slot) => slot,
+                None => return,
+            },
+        },
+    };
+    let source = match atype {
+        "f32" => Slot::F32,
+        "bf16x2" => Slot::Bits(32),
+        "f16x2" => Slot::HalfPair,
+        t => match packed_width(t) {
+            Some(bits) => Slot::Bits(bits),
+            None => match exact_slot(t) {
+                Some(slot) => slot,
+                None => return,
+            },
+        },
+    };
+    let mut slots = vec![(0, destination)];
+    let extra = info.operands.len().saturating_sub(2);
+    if x4 {
+        // `d, {a, b, e, f}, rbits`: four .f32 sources, 32-bit random bits.
+        if let Some(vector) = info.operands.get(1) {
+            if matches!(vector.kind(), OperandKind::Vector) {
+                for element in vector.elements() {
+                    check_slot(ctx, info, scope, 1, &element, Slot::FloatOnly(32), &section);
+                }
+            } else {
+                ctx.report(
+                    Diagnostic::error(
+                        "operand-type",
+                        vector.range(),
+                        format!(
+                            "`{}` converts four values: operand 2 is a vector of four .f32 registers",
+                            info.opcode_text()
+                        ),
+                    )
+                    .section(section.clone()),
+                );
+            }
+        }
+        slots.push((2, Slot::Bits(32)));
+    } else {
+        slots.push((1, source));
+        let two_sources = dtype.ends_with("x2") && atype == "f32";
+        let mut next = 2;
+        if two_sources && extra >= 1 {
+            slots.push((2, source));
+            next = 3;
+        }
+        if info.has("rs") {
+            slots.push((next, Slot::Bits(32)));
+        } else if info.has("scaled::n2::ue8m0") {
+            slots.push((next, Slot::Bits(16)));
+        }
+    }
+    for (index, slot) in slots {
+        if let Some(op) = info.operands.get(index) {
+            check_slot(ctx, info, scope, index, op, slot, &section);
+        }
+    }
+}
+
+fn check_slot(
+    ctx: &mut Ctx<'_>,
+    info: &InstInfo<'_>,
+    scope: &Scope<'_>,
+    index: usize,
+    op: &Operand<'_>,
+    slot: Slot,
+    section: &str,
+) {
+    let opcode = info.opcode_text();
+    let wanted = match slot {
+        Slot::Bits(b) => format!("a .b{b} register"),
+        Slot::AnyOf(b) => format!("a {b}-bit register"),
+        Slot::F32 => "a .f32 or .b32 register or a floating-point constant".to_owned(),
+        Slot::HalfPair => "a .f16x2 or .b32 register".to_owned(),
+        Slot::FloatOnly(b) => format!("a .f{b} register"),
+        Slot::Exact('f', b) => format!("a .f{b} or .b{b} register"),
+        Slot::Exact(_, b) => format!("a .b{b}, .u{b} or .s{b} register"),
+    };
+    let problem = match op.kind() {
+        OperandKind::Register(name) => {
+            let Some((ty, reg)) = register_type(scope, name) else {
+                return;
+            };
+            let fits = match slot {
+                Slot::Bits(b) => reg == Reg::Bits(b),
+                Slot::AnyOf(b) => reg != Reg::Pred && reg != Reg::HalfPair && reg.bits() == b,
+                Slot::F32 => matches!(reg, Reg::Bits(32) | Reg::Float(32)),
+                Slot::HalfPair => matches!(reg, Reg::Bits(32) | Reg::HalfPair),
+                Slot::FloatOnly(b) => reg == Reg::Float(b),
+                Slot::Exact('f', b) => reg == Reg::Bits(b) || reg == Reg::Float(b),
+                Slot::Exact(_, b) => {
+                    matches!(reg, Reg::Bits(x) | Reg::Int(x) if x == b)
+                        || (b == 32 && reg == Reg::HalfPair)
+                }
+            };
+            if fits {
+                return;
+            }
+            format!(
+                "`{name}` is a {ty} register; operand {} of `{opcode}` needs {wanted}",
+                index + 1
+            )
+        }
+        OperandKind::Integer(text) => {
+            let fits = matches!(slot, Slot::Exact(k, _) if k != 'f');
+            if fits {
+                return;
+            }
+            format!(
+                "operand {} of `{opcode}` needs {wanted}, not the constant `{text}`",
+                index + 1
+            )
+        }
+        OperandKind::Float(text) => {
+            let fits = matches!(slot, Slot::F32) || matches!(slot, Slot::Exact('f', b) if b != 16);
+            if fits {
+                return;
+            }
+            format!(
+                "operand {} of `{opcode}` needs {wanted}, not the constant `{text}`",
+                index + 1
+            )
+        }
+        _ => return,
+    };
+    ctx.report(Diagnostic::error("operand-type", op.range(), problem).section(section.to_owned()));
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::check_diagnostics;
+
+    /// Confirmed with ptxas 13.5 (sm_100a, PTX 9.1): each annotated line is rejected
+    /// ("Illegal to use symbol … as address operand", "Arguments mismatch", "Vector operand
+    /// is not allowed"), the others assemble.
+    #[test]
+    fn addresses_and_conversions() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_100a
+.address_size 64
+.visible .entry k()
+{
+  .reg .b8 %b<4>;
+  .reg .b16 %h<4>;
+  .reg .f16 %hf<4>;
+  .reg .u16 %us<4>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<4>;
+  .reg .f16x2 %x<4>;
+  ld.global.u32 %r1, [%rd1+4];
+  ld.global.u32 %r1, [%f1+4];
+//                    ^^^ error: `%f1` is a .f32 register; an address is held in an integer or bit-size register
+  mbarrier.init.shared.b64 [%hf1], 1;
+//                          ^^^^ error: `%hf1` is a .f16 register; an address is held in an integer or bit-size register
+  cvt.rn.bf16.f32 %h1, %f1;
+  cvt.rn.bf16.f32 %r1, %f1;
+//                ^^^ error: `%r1` is a .b32 register; operand 1 of `cvt.rn.bf16.f32` needs a .b16 register
+  cvt.f32.bf16 %f1, %hf1;
+//                  ^^^^ error: `%hf1` is a .f16 register; operand 2 of `cvt.f32.bf16` needs a .b16 register
+  cvt.rzi.s32.bf16 %x1, %h1;
+  cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, 1;
+//                                      ^ error: operand 3 of `cvt.rn.satfinite.e4m3x2.f32` needs a .f32 or .b32 register or a floating-point constant, not the constant `1`
+  cvt.rn.satfinite.s2f6x2.f32 %us1, %f1, %f2;
+  cvt.rn.f16x2.e2m1x2 %r1, %b1;
+  cvt.rn.f16x2.e2m1x2 %r1, %h1;
+//                         ^^^ error: `%h1` is a .b16 register; operand 2 of `cvt.rn.f16x2.e2m1x2` needs a .b8 register
+  cvt.rs.satfinite.e2m1x4.f32 %h1, {%f1, %f2, %f3, %f1}, %r2;
+  cvt.rs.satfinite.e4m3x4.f32 %r1, {%f1, %f2, %f3, %r1}, %r2;
+//                                                 ^^^ error: `%r1` is a .b32 register; operand 2 of `cvt.rs.satfinite.e4m3x4.f32` needs a .f32 register
+  cvt.rn.f32.s32 %f1, {%r1, %r2};
+//                    ^^^^^^^^^^ error: `cvt.rn.f32.s32` takes no vector operand here; operand 2 is one value
+  cvt.rzi.s32.f32 %x1, %f1;
+  ret;
+}
+"#,
+        );
+    }
+}

@@ -23,7 +23,8 @@ fn class(word: &str) -> Option<Class> {
         "s16" | "u16" => Class::Int(16),
         "s32" | "u32" => Class::Int(32),
         "s64" | "u64" => Class::Int(64),
-        "f16" => Class::Float(16),
+        // `.bf16` rounds like `.f16`; between the two a rounding mode is needed (below).
+        "f16" | "bf16" => Class::Float(16),
         "f32" => Class::Float(32),
         "f64" => Class::Float(64),
         _ => return None,
@@ -54,6 +55,14 @@ fn check_cvt(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         return;
     };
     let written = rounding(info);
+    // `.f16` to `.bf16` and back change the format at one size: ptxas 13.5 wants a float
+    // rounding mode there ("Illegal rounding modifier" for `cvt.rzi.f16.bf16`).
+    let (d, a) = match (d, a) {
+        (Class::Float(16), Class::Float(16)) if info.words[n - 2] != info.words[n - 1] => {
+            (Class::Float(16), Class::Float(17))
+        }
+        other => other,
+    };
     let (needed, allowed): (Option<&[&str]>, &[&str]) = match (d, a) {
         (Class::Float(_), Class::Int(_)) => (Some(FLOAT_ROUNDING), FLOAT_ROUNDING),
         (Class::Int(_), Class::Float(_)) => (Some(INT_ROUNDING), INT_ROUNDING),
