@@ -12,6 +12,12 @@ use crate::Diagnostic;
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     address_registers(ctx, info, scope);
+    barrier_spaces(ctx, info, scope);
+    constant_destination(ctx, info);
+    tensor_map_operands(ctx, info, scope);
+    if info.words[0] == "cp" {
+        bulk_copy_operands(ctx, info, scope);
+    }
     if info.words[0] == "cvt" {
         conversion_operands(ctx, info, scope);
         conversion_modifiers(ctx, info);
@@ -112,6 +118,350 @@ fn address_registers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) 
             _ => continue,
         };
         ctx.report(Diagnostic::error("operand-type", base.range(), message).section("6.4.1"));
+    }
+}
+
+/// An mbarrier object lives in shared memory (9.7.13.15.1): ptxas 13.5 rejects the address
+/// of a variable of any other state space, with or without `.shared` written ("Illegal state
+/// space for address operand 'gmem' with instruction 'mbarrier.init'").
+fn barrier_spaces(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let barrier = info.words[0] == "mbarrier"
+        || (info.words[0] == "cp" && info.has("mbarrier") && info.has("arrive"));
+    if !barrier {
+        return;
+    }
+    for operand in &info.operands {
+        if !matches!(operand.kind(), OperandKind::Address { .. }) {
+            continue;
+        }
+        for name in operand.identifiers() {
+            let Some(symbol) = scope.lookup(name.text) else {
+                continue;
+            };
+            if symbol.kind != SymbolKind::Variable {
+                continue;
+            }
+            let Some(space) = symbol.space else { continue };
+            if space.trim_start_matches('.').starts_with("shared") {
+                continue;
+            }
+            ctx.report(
+                Diagnostic::error(
+                    "state-space",
+                    name.range(),
+                    format!(
+                        "`{}` is a {space} variable; an mbarrier object is in .shared memory",
+                        name.text
+                    ),
+                )
+                .section("9.7.13.15.1")
+                .with_related(symbol.range.clone(), "declared here"),
+            );
+        }
+    }
+}
+
+/// The instructions whose first operand is a result register (mbarrier queries and arrivals,
+/// createpolicy): a constant there is ptxas's "Result register required for instruction".
+fn constant_destination(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    let result_first = match info.words[0] {
+        "mbarrier" => matches!(
+            info.words.get(1).copied(),
+            Some("arrive" | "arrive_drop" | "test_wait" | "try_wait" | "pending_count")
+        ),
+        "createpolicy" | "mapa" | "getctarank" | "isspacep" => true,
+        _ => false,
+    };
+    let Some(first) = info.operands.first() else {
+        return;
+    };
+    if result_first
+        && matches!(
+            first.kind(),
+            OperandKind::Integer(_) | OperandKind::Float(_) | OperandKind::Expression
+        )
+    {
+        ctx.report(
+            Diagnostic::error(
+                "operand-type",
+                first.range(),
+                format!(
+                    "the first operand of `{}` is its result: write a register, not a constant",
+                    info.opcode_text()
+                ),
+            )
+            .section(section(info)),
+        );
+    }
+}
+
+/// The enumerated fields of `tensormap.replace` (9.7.9.28) and the largest value each takes
+/// (ptxas 13.5: "value '16' expected to be in range [0..15] when .elemtype modifier is used").
+const TENSOR_MAP_FIELDS: &[(&str, i128)] = &[
+    ("elemtype", 15),
+    ("interleave_layout", 2),
+    ("swizzle_mode", 3),
+    ("swizzle_atomicity", 3),
+    ("fill_mode", 1),
+];
+
+/// `tensormap.replace` (9.7.9.28), `tensormap.cp_fenceproxy` (9.7.13.16) and the acquire
+/// `fence.proxy.tensormap::generic` (9.7.13.4), as ptxas 13.5 checks them:
+/// * an enumerated field's new value is an integer constant in the field's range ("Integer
+///   constant expression expected"), the dimension ordinal `ord` one in 0..4;
+/// * any other new value is a register of exactly the type's size (a `.f32` register is
+///   taken for `.b32`, a 16- or 64-bit one is not: "Arguments mismatch");
+/// * the size of the copy or of the fenced range is the constant 128.
+fn tensor_map_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let opcode = info.opcode_text();
+    let size_index = match info.words[0] {
+        "tensormap" if info.has("cp_fenceproxy") => Some(2),
+        "fence" if info.has("proxy") && info.has("acquire") => Some(1),
+        _ => None,
+    };
+    if let Some(index) = size_index {
+        if let Some(op) = info.operands.get(index) {
+            let message = match (op.kind(), op.integer_value()) {
+                (_, Some(128)) => None,
+                (OperandKind::Integer(_) | OperandKind::Expression, Some(v)) => Some(format!(
+                    "`{opcode}` works on 128 bytes: the size is 128, not {v}"
+                )),
+                (OperandKind::Register(_), _) => Some(format!(
+                    "`{opcode}` works on 128 bytes: the size is the constant 128, not a register"
+                )),
+                _ => None,
+            };
+            if let Some(message) = message {
+                ctx.report(
+                    Diagnostic::error("operand-value", op.range(), message).section(section(info)),
+                );
+            }
+        }
+        return;
+    }
+    if info.words[0] != "tensormap" || !info.has("replace") {
+        return;
+    }
+    let Some(new_value) = info.operands.last() else {
+        return;
+    };
+    let enumerated = TENSOR_MAP_FIELDS.iter().find(|(f, _)| info.has(f));
+    let mut report = |range, message: String| {
+        ctx.report(Diagnostic::error("operand-value", range, message).section("9.7.9.28"));
+    };
+    if let Some(&(field, max)) = enumerated {
+        match new_value.integer_value() {
+            Some(v) if (0..=max).contains(&v) => {}
+            Some(v) => report(
+                new_value.range(),
+                format!("`.{field}` takes a value in 0..={max}, not {v}"),
+            ),
+            None => report(
+                new_value.range(),
+                format!("`.{field}` takes an integer constant (0..={max}), not a register"),
+            ),
+        }
+    } else if let OperandKind::Register(name) = new_value.kind() {
+        let bits = if info.has("b64") { 64 } else { 32 };
+        if let Some((ty, reg)) = register_type(scope, name) {
+            if reg.bits() != bits {
+                report(
+                    new_value.range(),
+                    format!(
+                        "`{name}` is a {ty} register; the new value of `{opcode}` is {bits}-bit"
+                    ),
+                );
+            }
+        }
+    }
+    if info.operands.len() == 3 {
+        if let Some(v) = info.operands[1].integer_value() {
+            if !(0..=4).contains(&v) {
+                report(
+                    info.operands[1].range(),
+                    format!("the dimension ordinal is in 0..=4, not {v}"),
+                );
+            }
+        }
+    }
+}
+
+/// The bulk copies (9.7.9.25.4–5) and the group waits (9.7.9.25.3), as ptxas 13.5 checks them:
+/// * a tensor's dimension and load mode go together: the im2col modes need 3d to 5d, the
+///   gather4/scatter4 modes 2d ("Modifier '.2d' cannot be combined with modifier
+///   '.im2col'"); the coordinates are one per dimension, five for gather4/scatter4
+///   ("Argument vector size mismatch");
+/// * `.multicast::cluster` takes a 16-bit CTA mask operand, `.cp_mask` a 16-bit byte mask,
+///   `.L2::cache_hint` a 64-bit policy, and a copy with none of them no extra operand
+///   ("Arguments mismatch");
+/// * the size of a copy or a prefetch is a 32-bit integer register or a constant multiple
+///   of 16; `wait_group` takes a constant.
+fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let opcode = info.opcode_text();
+    let section = section(info);
+    let mut problems: Vec<(ptx_syntax::TextRange, String)> = Vec::new();
+    if info.has("wait_group") {
+        if let Some(op) = info.operands.first() {
+            if !matches!(op.kind(), OperandKind::Integer(_) | OperandKind::Expression) {
+                problems.push((
+                    op.range(),
+                    format!("`{opcode}` takes the number of pending groups as a constant"),
+                ));
+            }
+        }
+    }
+    let bulk = info.has("bulk") && !info.has("wait_group") && !info.has("commit_group");
+    if bulk && info.has("tensor") {
+        let dims = info.words.iter().find_map(|w| {
+            w.strip_suffix('d')
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|n| (1..=5).contains(n))
+        });
+        let im2col = info.words.iter().any(|w| w.starts_with("im2col"));
+        let four = info.has("tile::gather4") || info.has("tile::scatter4");
+        if let Some(dims) = dims {
+            let mode = info
+                .words
+                .iter()
+                .find(|w| w.starts_with("im2col") || w.starts_with("tile::"));
+            if let Some(mode) = mode {
+                if (im2col && dims < 3) || (four && dims != 2) {
+                    let wanted = if im2col { "3d, 4d or 5d" } else { "2d" };
+                    problems.push((
+                        info.opcode_range(),
+                        format!("`.{mode}` copies {wanted} tensors, not {dims}d"),
+                    ));
+                }
+            }
+            let wanted = if four { 5 } else { dims };
+            for op in &info.operands {
+                if !matches!(op.kind(), OperandKind::Address { .. }) {
+                    continue;
+                }
+                for part in op.elements() {
+                    if matches!(part.kind(), OperandKind::Vector) {
+                        let found = part.elements().len();
+                        let fits = found == wanted || (im2col && dims >= 3 && found == dims);
+                        if !fits {
+                            problems.push((
+                                part.range(),
+                                format!(
+                                    "`{opcode}` takes {wanted} tensor coordinates, found {found}"
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if bulk && !info.has("tensor") && !info.has("prefetch") {
+        // `[dst], [src], size` then the barrier when the copy completes on one, then the
+        // operands of the modifiers, in this order.
+        let mut wanted = 3;
+        if info.has("mbarrier::complete_tx::bytes") {
+            wanted += 1;
+        }
+        let mask = info.has("multicast::cluster") || info.has("cp_mask");
+        if mask {
+            wanted += 1;
+        }
+        if info.has("L2::cache_hint") {
+            wanted += 1;
+        }
+        let found = info.operands.len();
+        if found != wanted && found >= 3 {
+            problems.push((
+                info.opcode_range(),
+                format!("`{opcode}` takes {wanted} operands, found {found}"),
+            ));
+        } else if mask {
+            if let Some(op) = info
+                .operands
+                .get(wanted - 1 - usize::from(info.has("L2::cache_hint")))
+            {
+                if let OperandKind::Register(name) = op.kind() {
+                    if let Some((ty, reg)) = register_type(scope, name) {
+                        if reg.bits() != 16 || matches!(reg, Reg::Float(_)) {
+                            problems.push((
+                                op.range(),
+                                format!("`{name}` is a {ty} register; the mask is 16-bit"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if bulk && info.has("tensor") && info.has("mbarrier::complete_tx::bytes") {
+        // A load: `[dst], [tensorMap, coordinates], [mbar]`, then the im2col offsets, then
+        // the CTA mask of a multicast.
+        let im2col = info
+            .words
+            .iter()
+            .any(|w| w.starts_with("im2col") && *w != "im2col_no_offs");
+        let multicast = info.has("multicast::cluster");
+        let wanted = 3 + usize::from(im2col) + usize::from(multicast);
+        let found = info.operands.len();
+        if found < wanted {
+            let what = if multicast {
+                "a 16-bit CTA mask"
+            } else {
+                "the im2col offsets"
+            };
+            problems.push((
+                info.opcode_range(),
+                format!("`{opcode}` takes {what} after the barrier: {wanted} operands or more, found {found}"),
+            ));
+        } else if multicast {
+            if let Some(op) = info.operands.get(wanted - 1) {
+                if let OperandKind::Register(name) = op.kind() {
+                    if let Some((ty, reg)) = register_type(scope, name) {
+                        if reg.bits() != 16 || matches!(reg, Reg::Float(_)) {
+                            problems.push((
+                                op.range(),
+                                format!("`{name}` is a {ty} register; the CTA mask is 16-bit"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // The byte count of a non-tensor copy or prefetch.
+    let size_index = if !bulk || info.has("tensor") {
+        None
+    } else if info.has("prefetch") {
+        Some(1)
+    } else {
+        Some(2)
+    };
+    if let Some(op) = size_index.and_then(|i| info.operands.get(i)) {
+        match op.kind() {
+            OperandKind::Register(name) => {
+                if let Some((ty, reg)) = register_type(scope, name) {
+                    if !matches!(reg, Reg::Bits(32) | Reg::Int(32)) {
+                        problems.push((
+                            op.range(),
+                            format!("`{name}` is a {ty} register; the size is a 32-bit integer"),
+                        ));
+                    }
+                }
+            }
+            _ => {
+                if let Some(v) = op.integer_value() {
+                    if v % 16 != 0 {
+                        problems.push((
+                            op.range(),
+                            format!("the size of `{opcode}` is a multiple of 16 bytes, not {v}"),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    for (range, message) in problems {
+        ctx.report(Diagnostic::error("operand-type", range, message).section(section.clone()));
     }
 }
 

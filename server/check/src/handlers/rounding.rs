@@ -55,15 +55,16 @@ fn check_cvt(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         return;
     };
     let written = rounding(info);
-    // `.f16` to `.bf16` and back change the format at one size: ptxas 13.5 wants a float
-    // rounding mode there ("Illegal rounding modifier" for `cvt.rzi.f16.bf16`).
-    let (d, a) = match (d, a) {
-        (Class::Float(16), Class::Float(16)) if info.words[n - 2] != info.words[n - 1] => {
-            (Class::Float(16), Class::Float(17))
-        }
-        other => other,
-    };
+    let (dtype, atype) = (info.words[n - 2], info.words[n - 1]);
     let (needed, allowed): (Option<&[&str]>, &[&str]) = match (d, a) {
+        // From `.bf16` to another float, and from `.f16` to `.bf16`, ptxas 13.5 takes a float
+        // rounding mode or none (`cvt.f16.bf16`, `cvt.rn.f32.bf16`), not an integer one
+        // ("Illegal rounding modifier" for `cvt.rzi.f16.bf16`).
+        (Class::Float(_), Class::Float(_))
+            if dtype != atype && (atype == "bf16" || (dtype == "bf16" && atype == "f16")) =>
+        {
+            (None, FLOAT_ROUNDING)
+        }
         (Class::Float(_), Class::Int(_)) => (Some(FLOAT_ROUNDING), FLOAT_ROUNDING),
         (Class::Int(_), Class::Float(_)) => (Some(INT_ROUNDING), INT_ROUNDING),
         (Class::Float(db), Class::Float(ab)) if db < ab => (Some(FLOAT_ROUNDING), FLOAT_ROUNDING),

@@ -274,14 +274,16 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
         },
         // mbarrier (9.7.13.15): the state is 64 bits, counts and the phase parity 32 bits,
         // the wait result a predicate.
+        // They are integers: ptxas 13.5 rejects `.f32`/`.f64` registers and float constants
+        // there ("Arguments mismatch"), which a bit-size type would let through.
         "mbarrier" => match info.words.get(1).copied().unwrap_or("") {
-            "init" | "expect_tx" | "complete_tx" => Pattern::Typed(&[(1, "b32")]),
-            "arrive" | "arrive_drop" => Pattern::Typed(&[(0, "b64"), (2, "b32")]),
+            "init" | "expect_tx" | "complete_tx" => Pattern::Typed(&[(1, "u32")]),
+            "arrive" | "arrive_drop" => Pattern::Typed(&[(0, "u64"), (2, "u32")]),
             "test_wait" | "try_wait" if has("parity") => {
-                Pattern::Typed(&[(0, "pred"), (2, "b32"), (3, "b32")])
+                Pattern::Typed(&[(0, "pred"), (2, "u32"), (3, "u32")])
             }
-            "test_wait" | "try_wait" => Pattern::Typed(&[(0, "pred"), (2, "b64"), (3, "b32")]),
-            "pending_count" => Pattern::Typed(&[(0, "b32"), (1, "b64")]),
+            "test_wait" | "try_wait" => Pattern::Typed(&[(0, "pred"), (2, "u64"), (3, "u32")]),
+            "pending_count" => Pattern::Typed(&[(0, "u32"), (1, "u64")]),
             _ => return None,
         },
         // barrier/bar reductions and arrive (9.7.13.1): `barrier.red.popc.u32 d, a{, b}, {!}c`
