@@ -18,6 +18,10 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     if info.words[0] == "cp" {
         bulk_copy_operands(ctx, info, scope);
     }
+    if matches!(info.words[0], "ld" | "st") {
+        load_store_spaces(ctx, info);
+    }
+    operand_classes(ctx, info, scope);
     if info.words[0] == "cvt" {
         conversion_operands(ctx, info, scope);
         conversion_modifiers(ctx, info);
@@ -460,6 +464,230 @@ fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
             }
         }
     }
+    for (range, message) in problems {
+        ctx.report(Diagnostic::error("operand-type", range, message).section(section.clone()));
+    }
+}
+
+/// `ld`/`st` (9.7.9.8, 9.7.9.11) and `st.async` (9.7.9.12), as ptxas 13.5 checks them:
+/// * `.volatile` and the memory orders do not apply to the read-only or per-thread spaces:
+///   none of them to `.param` or `.const`, the orders not to `.local` ("Modifier '.volatile'
+///   cannot be applied to '.param' space");
+/// * a `.param::func` access names the parameter, not a register address ("Illegal state
+///   space for address operand '::func'");
+/// * `.L2::cache_hint` takes the 64-bit policy as a last operand;
+/// * `st.async` stores 32- and 64-bit values with a barrier, 16-bit ones and wider to global
+///   memory ("Arguments mismatch" for `.b16` with `.mbarrier::complete_tx::bytes`), and the
+///   cluster forms need that completion mechanism.
+fn load_store_spaces(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    let opcode = info.opcode_text();
+    let section = section(info);
+    let mut problems: Vec<(ptx_syntax::TextRange, String)> = Vec::new();
+    let space = info.words[1..]
+        .iter()
+        .find(|w| {
+            let base = w.split("::").next().unwrap_or(w);
+            matches!(base, "param" | "const" | "local")
+        })
+        .copied();
+    if let Some(space) = space {
+        let local = space == "local";
+        for modifier in ["volatile", "relaxed", "acquire", "release"] {
+            if local && modifier == "volatile" {
+                continue;
+            }
+            if let Some(q) = info.qualifier(modifier) {
+                problems.push((
+                    q.range(),
+                    format!("`.{modifier}` does not apply to the .{space} space"),
+                ));
+            }
+        }
+        if space == "param::func" {
+            for op in &info.operands {
+                if !matches!(op.kind(), OperandKind::Address { .. }) {
+                    continue;
+                }
+                if let Some(base) = address_base(op) {
+                    problems.push((
+                        base.range(),
+                        format!("`{opcode}` addresses a .param::func parameter by its name, not through a register"),
+                    ));
+                }
+            }
+        }
+    }
+    if info.words[0] == "st" && !info.has("async") && info.has("L2::cache_hint") {
+        let found = info.operands.len();
+        if found == 2 {
+            problems.push((
+                info.opcode_range(),
+                format!(
+                    "`{opcode}` takes the 64-bit cache policy after the value: 3 operands, found 2"
+                ),
+            ));
+        }
+    }
+    if info.words[0] == "st" && info.has("async") {
+        let barrier = info.has("mbarrier::complete_tx::bytes");
+        let bits = info
+            .words
+            .last()
+            .and_then(|w| w.get(1..))
+            .and_then(|d| d.parse::<u32>().ok());
+        let least = if barrier { 32 } else { 16 };
+        if let Some(bits) = bits {
+            if bits < least {
+                problems.push((
+                    info.word_range(info.words.len() - 1),
+                    format!("`{opcode}` stores values of {least} bits or more, not {bits}"),
+                ));
+            }
+        }
+        if !barrier {
+            for q in ["cluster", "shared::cluster"] {
+                if let Some(token) = info.qualifier(q) {
+                    problems.push((
+                        token.range(),
+                        format!("`.{q}` in `st.async` goes with the completion mechanism `.mbarrier::complete_tx::bytes`"),
+                    ));
+                }
+            }
+        }
+    }
+    for (range, message) in problems {
+        ctx.report(Diagnostic::error("invalid-qualifier", range, message).section(section.clone()));
+    }
+}
+
+/// What a register operand of the smaller instructions below takes.
+#[derive(Debug, Clone, Copy)]
+enum Want {
+    Pred,
+    /// An integer or bit-size register of one of these sizes (a `.f16x2` one for 32 bits),
+    /// or an integer constant.
+    Int(&'static [u32]),
+    /// Any register of this size but a predicate; constants as `float`.
+    Sized {
+        bits: u32,
+        float: bool,
+    },
+    /// The constant 128.
+    Size128,
+}
+
+/// Operand classes confirmed with ptxas 13.5 ("Arguments mismatch" otherwise):
+/// `isspacep p, a` (9.7.9.19), `applypriority`/`discard [a], 128` (9.7.9.16–17),
+/// `createpolicy.fractional d, fraction` and `createpolicy.cvt d, a` (9.7.9.18),
+/// `clusterlaunchcontrol.query_cancel` (9.7.13.18), `elect.sync d|p, membermask` (9.7.13.14).
+fn operand_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    const WORD: Want = Want::Int(&[32]);
+    let wants: &[(usize, Want)] = match info.words[0] {
+        "isspacep" => &[(0, Want::Pred), (1, Want::Int(&[32, 64]))],
+        "applypriority" | "discard" => &[(1, Want::Size128)],
+        "createpolicy" if info.has("fractional") && info.operands.len() == 2 => &[(
+            1,
+            Want::Sized {
+                bits: 32,
+                float: true,
+            },
+        )],
+        "createpolicy" if info.has("cvt") => &[(1, Want::Int(&[64]))],
+        "clusterlaunchcontrol" if info.has("is_canceled") => &[
+            (0, Want::Pred),
+            (
+                1,
+                Want::Sized {
+                    bits: 128,
+                    float: false,
+                },
+            ),
+        ],
+        "clusterlaunchcontrol" if info.has("query_cancel") => &[
+            (
+                0,
+                Want::Sized {
+                    bits: 32,
+                    float: false,
+                },
+            ),
+            (
+                1,
+                Want::Sized {
+                    bits: 128,
+                    float: false,
+                },
+            ),
+        ],
+        "elect" => &[(0, WORD), (1, WORD)],
+        _ => return,
+    };
+    let opcode = info.opcode_text();
+    let mut problems: Vec<(ptx_syntax::TextRange, String)> = Vec::new();
+    for &(index, want) in wants {
+        let Some(op) = info.operands.get(index) else {
+            continue;
+        };
+        // A vector (`get_first_ctaid.v4`) or a pair (`elect.sync d|p`): the elements, the
+        // first of a pair only.
+        let parts = match op.kind() {
+            OperandKind::Vector => op.elements(),
+            OperandKind::Pair => op.elements().into_iter().take(1).collect(),
+            _ => vec![*op],
+        };
+        for part in parts {
+            let fits = match (part.kind(), want) {
+                (OperandKind::Register(name), _) => {
+                    let Some((_, reg)) = register_type(scope, name) else {
+                        continue;
+                    };
+                    match want {
+                        Want::Pred => reg == Reg::Pred,
+                        Want::Int(sizes) => match reg {
+                            Reg::Bits(b) | Reg::Int(b) => sizes.contains(&b),
+                            Reg::HalfPair => sizes.contains(&32),
+                            _ => false,
+                        },
+                        Want::Sized { bits, .. } => reg != Reg::Pred && reg.bits() == bits,
+                        Want::Size128 => false,
+                    }
+                }
+                (OperandKind::Integer(_), Want::Int(_)) => true,
+                (OperandKind::Integer(_), Want::Size128) => part.integer_value() == Some(128),
+                (OperandKind::Float(_), Want::Sized { float, .. }) => float,
+                (OperandKind::Integer(_) | OperandKind::Float(_), _) => false,
+                _ => continue,
+            };
+            if fits {
+                continue;
+            }
+            let wanted = match want {
+                Want::Pred => "a .pred register".to_owned(),
+                Want::Int(sizes) => format!(
+                    "a {} integer register",
+                    sizes
+                        .iter()
+                        .map(|b| format!("{b}-bit"))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                ),
+                Want::Sized { bits, float: true } => {
+                    format!("a {bits}-bit register or a floating-point constant")
+                }
+                Want::Sized { bits, .. } => format!("a {bits}-bit register"),
+                Want::Size128 => "the constant 128".to_owned(),
+            };
+            problems.push((
+                part.range(),
+                format!(
+                    "operand {} of `{opcode}` is {wanted}, not `{}`",
+                    index + 1,
+                    part.text()
+                ),
+            ));
+        }
+    }
+    let section = section(info);
     for (range, message) in problems {
         ctx.report(Diagnostic::error("operand-type", range, message).section(section.clone()));
     }
