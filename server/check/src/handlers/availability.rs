@@ -293,7 +293,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     }
 }
 
-fn describe(
+pub(crate) fn describe(
     ctx: &Ctx<'_>,
     subject: &str,
     range: ptx_syntax::TextRange,

@@ -22,6 +22,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         load_store_spaces(ctx, info);
     }
     operand_classes(ctx, info, scope);
+    feature_floors(ctx, info);
     if info.words[0] == "cvt" {
         conversion_operands(ctx, info, scope);
         conversion_modifiers(ctx, info);
@@ -476,9 +477,9 @@ fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
 /// * a `.param::func` access names the parameter, not a register address ("Illegal state
 ///   space for address operand '::func'");
 /// * `.L2::cache_hint` takes the 64-bit policy as a last operand;
-/// * `st.async` stores 32- and 64-bit values with a barrier, 16-bit ones and wider to global
-///   memory ("Arguments mismatch" for `.b16` with `.mbarrier::complete_tx::bytes`), and the
-///   cluster forms need that completion mechanism.
+/// * `st.async` stores 32- and 64-bit values when it signals a barrier operand ("Arguments
+///   mismatch" for `.b16` with `[a], b, [mbar]`), and the cluster forms need the completion
+///   mechanism `.mbarrier::complete_tx::bytes`.
 fn load_store_spaces(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     let opcode = info.opcode_text();
     let section = section(info);
@@ -535,8 +536,10 @@ fn load_store_spaces(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
             .last()
             .and_then(|w| w.get(1..))
             .and_then(|d| d.parse::<u32>().ok());
-        let least = if barrier { 32 } else { 16 };
-        if let Some(bits) = bits {
+        // With the barrier operand (`[a], b, [mbar]`) the value is 32 or 64 bits; the
+        // two-operand forms also store 16- and 8-bit values (`st.async.release.gpu.b8 [a], 1`).
+        let least = 32;
+        if let (Some(bits), 3) = (bits, info.operands.len()) {
             if bits < least {
                 problems.push((
                     info.word_range(info.words.len() - 1),
@@ -690,6 +693,221 @@ fn operand_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     let section = section(info);
     for (range, message) in problems {
         ctx.report(Diagnostic::error("operand-type", range, message).section(section.clone()));
+    }
+}
+
+/// Version and target floors of qualifiers and operand forms, as ptxas 13.5 enforces them
+/// (its messages: "Feature '.rs' not supported on .target 'sm_100'", "Modifier '.async'
+/// requires .target sm_90 or higher", "Feature '::cluster' requires .target sm_90"):
+/// (opcode words, qualifiers that must all be written, PTX version, targets, spec section).
+/// The knowledge base keeps the spec's notes; these are the ones ptxas checks as written.
+const FEATURE_FLOORS: &[(&str, &[&str], &str, &str, &str)] = &[
+    // cvt (9.7.9.21): the stochastic-rounding forms are sm_100a/sm_103a only; the bf16,
+    // tf32 and packed-half conversions need sm_80.
+    ("cvt", &["rs"], "8.7", "sm_100a | sm_103a", "9.7.9.21"),
+    ("cvt", &["bf16"], "7.0", "sm_80+", "9.7.9.21"),
+    ("cvt", &["bf16x2"], "7.0", "sm_80+", "9.7.9.21"),
+    ("cvt", &["tf32"], "7.0", "sm_80+", "9.7.9.21"),
+    ("cvt", &["f16x2", "f32"], "7.0", "sm_80+", "9.7.9.21"),
+    ("cvt", &["relu"], "7.0", "sm_80+", "9.7.9.21"),
+    // The fp6/fp4 and ue8m0 pairs are Blackwell features of the `a`/`f` targets; `.s2f6x2`
+    // (PTX 9.1) of the `a` targets only (ptxas 13.5 rejects sm_100f, sm_120f).
+    (
+        "cvt",
+        &["e2m1x2"],
+        "8.6",
+        "sm_100f | sm_110f | sm_120f",
+        "9.7.9.21",
+    ),
+    (
+        "cvt",
+        &["e2m3x2"],
+        "8.6",
+        "sm_100f | sm_110f | sm_120f",
+        "9.7.9.21",
+    ),
+    (
+        "cvt",
+        &["e3m2x2"],
+        "8.6",
+        "sm_100f | sm_110f | sm_120f",
+        "9.7.9.21",
+    ),
+    (
+        "cvt",
+        &["ue8m0x2"],
+        "8.6",
+        "sm_100f | sm_110f | sm_120f",
+        "9.7.9.21",
+    ),
+    (
+        "cvt",
+        &["s2f6x2"],
+        "9.1",
+        "sm_100a | sm_103a | sm_110a | sm_120a | sm_121a",
+        "9.7.9.21",
+    ),
+    // The `.shared::cluster` window (9.7.9.19–20).
+    ("cvta", &["shared::cluster"], "7.8", "sm_90+", "9.7.9.20"),
+    (
+        "isspacep",
+        &["shared::cluster"],
+        "7.8",
+        "sm_90+",
+        "9.7.9.19",
+    ),
+    // mbarrier (9.7.13.15): memory orders and scopes arrive with sm_90 and PTX 8.0.
+    ("mbarrier", &["release"], "8.0", "sm_90+", "9.7.13.15"),
+    ("mbarrier", &["acquire"], "8.0", "sm_90+", "9.7.13.15"),
+    ("mbarrier", &["relaxed"], "8.0", "sm_90+", "9.7.13.15"),
+    ("mbarrier", &["cta"], "8.0", "sm_90+", "9.7.13.15"),
+    ("mbarrier", &["cluster"], "8.0", "sm_90+", "9.7.13.15"),
+    // fence (9.7.13.4).
+    ("fence", &["async"], "8.0", "sm_90+", "9.7.13.4"),
+    ("fence", &["acquire"], "8.0", "sm_90+", "9.7.13.4"),
+    ("fence", &["release"], "8.0", "sm_90+", "9.7.13.4"),
+    ("fence", &["mbarrier_init"], "8.0", "sm_90+", "9.7.13.4"),
+    (
+        "fence",
+        &["tensormap::generic"],
+        "8.3",
+        "sm_90+",
+        "9.7.13.4",
+    ),
+    ("fence", &["async::generic"], "8.6", "sm_90+", "9.7.13.4"),
+    ("membar", &["async"], "8.0", "sm_90+", "9.7.13.4"),
+    // st.async to global memory (9.7.9.12).
+    ("st", &["async", "mmio"], "8.7", "sm_100+", "9.7.9.12"),
+    ("st", &["async", "release"], "8.7", "sm_100+", "9.7.9.12"),
+    // Bulk tensor copies by CTA pairs (9.7.9.25.5.1) and the multicast cancel
+    // (9.7.13.17): the `a`/`f` targets of the families that have them.
+    (
+        "cp",
+        &["tensor", "cta_group::1"],
+        "8.6",
+        "sm_100f | sm_110f",
+        "9.7.9.25.5.1",
+    ),
+    (
+        "cp",
+        &["tensor", "cta_group::2"],
+        "8.6",
+        "sm_100f | sm_110f",
+        "9.7.9.25.5.1",
+    ),
+    (
+        "clusterlaunchcontrol",
+        &["multicast::cluster::all"],
+        "8.6",
+        "sm_100f | sm_110f | sm_120f",
+        "9.7.13.17",
+    ),
+    // Prefetch sizes on cp.async (9.7.9.25.3.1), tensor-map and eviction prefetches (9.7.9.15).
+    ("cp", &["async", "L2::64B"], "7.4", "sm_80+", "9.7.9.25.3.1"),
+    (
+        "cp",
+        &["async", "L2::128B"],
+        "7.4",
+        "sm_80+",
+        "9.7.9.25.3.1",
+    ),
+    (
+        "cp",
+        &["async", "L2::256B"],
+        "7.4",
+        "sm_80+",
+        "9.7.9.25.3.1",
+    ),
+    ("prefetch", &["tensormap"], "8.0", "sm_90+", "9.7.9.15"),
+    ("prefetch", &["L2::evict_last"], "7.4", "sm_80+", "9.7.9.15"),
+    (
+        "prefetch",
+        &["L2::evict_normal"],
+        "7.4",
+        "sm_80+",
+        "9.7.9.15",
+    ),
+];
+
+fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    use ptx_isa::{PtxVersion, Requirement, TargetReq};
+    let version = ctx.version.unwrap_or(PtxVersion::new(99, 9));
+    let owned: Vec<String> = ctx.targets.iter().map(|t| t.name.clone()).collect();
+    let targets: Vec<&str> = owned.iter().map(String::as_str).collect();
+    let mut rules: Vec<(String, ptx_syntax::TextRange, Requirement, &str)> = Vec::new();
+    for &(opcode, qualifiers, since, target, section) in FEATURE_FLOORS {
+        if info.words[0] != opcode || !qualifiers.iter().all(|q| info.has(q)) {
+            continue;
+        }
+        let requirement = Requirement {
+            since: PtxVersion::parse(since).unwrap_or(PtxVersion::MIN),
+            targets: TargetReq::parse(target).unwrap_or_default(),
+            removed: Vec::new(),
+        };
+        let range = qualifiers
+            .last()
+            .and_then(|q| info.qualifier(q))
+            .map_or(info.opcode_range(), |q| q.range());
+        let subject = format!("{opcode}.{}", qualifiers.join("."));
+        rules.push((subject, range, requirement, section));
+    }
+    // `cvt` between `.bf16` and a type other than `.f32` (integers, `.f16`, `.f64`, `.bf16`
+    // itself) needs sm_90 and PTX 7.8 ("Feature 'cvt with .bf16.u32' requires .target sm_90").
+    let n = info.words.len();
+    if info.words[0] == "cvt" && n >= 3 {
+        let (d, a) = (info.words[n - 2], info.words[n - 1]);
+        let fundamental = |t: &str| {
+            matches!(
+                t,
+                "u8" | "u16"
+                    | "u32"
+                    | "u64"
+                    | "s8"
+                    | "s16"
+                    | "s32"
+                    | "s64"
+                    | "f16"
+                    | "f64"
+                    | "bf16"
+            )
+        };
+        if (d == "bf16" && fundamental(a)) || (a == "bf16" && fundamental(d)) {
+            rules.push((
+                format!("cvt.{d}.{a}"),
+                info.opcode_range(),
+                Requirement {
+                    since: PtxVersion::new(7, 8),
+                    targets: TargetReq::parse("sm_90+").unwrap_or_default(),
+                    removed: Vec::new(),
+                },
+                "9.7.9.21",
+            ));
+        }
+    }
+    // `mbarrier.arrive{_drop} state, [addr], count` (an arrival count) without `.noComplete`
+    // needs sm_90.
+    if info.words[0] == "mbarrier"
+        && matches!(info.words.get(1).copied(), Some("arrive" | "arrive_drop"))
+        && !info.has("expect_tx")
+        && !info.has("noComplete")
+        && info.operands.len() == 3
+    {
+        rules.push((
+            format!("{} with an arrival count", info.words[..2].join(".")),
+            info.opcode_range(),
+            Requirement {
+                since: PtxVersion::new(7, 8),
+                targets: TargetReq::parse("sm_90+").unwrap_or_default(),
+                removed: Vec::new(),
+            },
+            "9.7.13.15.13",
+        ));
+    }
+    for (subject, range, requirement, section) in rules {
+        for unmet in requirement.check(version, &targets) {
+            let d = super::availability::describe(ctx, &subject, range.clone(), &unmet);
+            ctx.report(d.section(section));
+        }
     }
 }
 
