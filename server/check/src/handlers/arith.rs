@@ -27,6 +27,30 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, _scope: &Scope<'_>) 
         }
         "lop3" => lop3(ctx, info),
         "mad" | "madc" => carry_order(ctx, info),
+        "testp" => testp_classes(ctx, info),
+        "bfe" => field_bounds(ctx, info, 2, "9.7.1.19"),
+        "bfi" => {
+            field_bounds(ctx, info, 3, "9.7.1.20");
+            // The result `f` (the form's name for it) is a register ("Result register
+            // required for instruction 'bfi'").
+            if let Some(op) = info.operands.first() {
+                if op.integer_value().is_some() || matches!(op.kind(), OperandKind::Float(_)) {
+                    ctx.report(
+                        Diagnostic::error(
+                            "operand-kind",
+                            op.range(),
+                            format!(
+                                "operand 1 of `{}` is its result: write a register, not the constant `{}`",
+                                info.opcode_text(),
+                                op.text()
+                            ),
+                        )
+                        .section("9.7.1.20"),
+                    );
+                }
+            }
+        }
+        "set" | "setp" => bf16_predicate_source(ctx, info),
         "bar" | "barrier" => barrier_thread_count(ctx, info),
         // `pmevent a`, `pmevent.mask a` (9.7.19.3) and `setmaxnreg… imm-reg-count`
         // (9.7.19.5): the operand is a constant (ptxas 13.5 "Arguments mismatch" for any
@@ -104,13 +128,12 @@ fn features(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     if !first.instruction.floor.check(version, &targets).is_empty() {
         return;
     }
-    let ty = info.words.last().copied().unwrap_or("");
     let mut unmet_since = None;
     let mut unmet_target: Option<(&str, &str)> = None;
     let mut section = "";
     for &(rule_opcode, types, qualifiers, operands, since, target, rule_section) in FEATURES {
         if rule_opcode != opcode
-            || (!types.is_empty() && !types.contains(&ty))
+            || (!types.is_empty() && !info.words[1..].iter().any(|w| types.contains(w)))
             || !qualifiers.iter().all(|q| info.has(q))
             || (operands != 0 && info.operands.len() != operands)
         {
@@ -172,7 +195,12 @@ fn features(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
 /// The feature's name in messages: the opcode with the qualifiers that matter.
 fn feature_name(info: &InstInfo<'_>) -> String {
     let opcode = info.words[0];
-    let ty = info.words.last().copied().unwrap_or("");
+    let ty = info.words[1..]
+        .iter()
+        .find(|w| BF16.contains(w))
+        .or(info.words.last())
+        .copied()
+        .unwrap_or("");
     if opcode == "lop3" {
         return "lop3.BoolOp".to_owned();
     }
@@ -359,6 +387,19 @@ fn lop3(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     const SECTION: &str = "9.7.8.6";
     if let Some(op) = info.operands.get(4) {
         needs_constant(ctx, info, 4, op, SECTION);
+        if let OperandKind::Float(text) = op.kind() {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-type",
+                    op.range(),
+                    format!(
+                        "the look-up table of `{}` is an integer constant, not `{text}`",
+                        info.opcode_text()
+                    ),
+                )
+                .section(SECTION),
+            );
+        }
     }
     let boolean = info.has("or") || info.has("and");
     let Some(d) = info.operands.first() else {
@@ -471,6 +512,102 @@ fn carry_order(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
                 ),
             )
             .section("9.7.2.5"),
+        );
+    }
+}
+
+/// `testp.op.type p, a` (9.7.3.1) tests one class (ptxas 13.5: "Multiple testp operation
+/// modifiers specified").
+fn testp_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    const CLASSES: &[&str] = &[
+        "finite",
+        "infinite",
+        "number",
+        "notanumber",
+        "normal",
+        "subnormal",
+    ];
+    let written: Vec<usize> = (1..info.words.len())
+        .filter(|&i| CLASSES.contains(&info.words[i]))
+        .collect();
+    if let Some(&second) = written.get(1) {
+        ctx.report(
+            Diagnostic::error(
+                "exclusive-qualifiers",
+                info.word_range(second),
+                format!(
+                    "`{}` tests one class; `.{}` and `.{}` both name one",
+                    info.opcode_text(),
+                    info.words[written[0]],
+                    info.words[second]
+                ),
+            )
+            .section("9.7.3.1"),
+        );
+    }
+}
+
+/// `bfe.type d, a, b, c` and `bfi.type f, a, b, c, d` (9.7.1.19–20): a constant position or
+/// length is 0 to 255 (ptxas 13.5: "Argument 2 of instruction 'bfe': value '256' out of
+/// range, expected to be in range [0..255]"; larger register values are clamped instead).
+fn field_bounds(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, first: usize, section: &str) {
+    for index in [first, first + 1] {
+        let Some(op) = info.operands.get(index) else {
+            continue;
+        };
+        let Some(value) = op.integer_value() else {
+            continue;
+        };
+        if !(0..=255).contains(&value) {
+            ctx.report(
+                Diagnostic::error(
+                    "immediate-range",
+                    op.range(),
+                    format!(
+                        "the {} of `{}` is 0 to 255 when it is a constant, not {value}",
+                        if index == first {
+                            "bit position"
+                        } else {
+                            "field length"
+                        },
+                        info.opcode_text()
+                    ),
+                )
+                .section(section),
+            );
+        }
+    }
+}
+
+/// `set/setp.CmpOp.BoolOp….bf16… d, a, b, {!}c` (9.7.7.1–2): with a bf16 type the predicate
+/// `c` is a register; ptxas 13.5 rejects a constant there ("Arguments mismatch"), which it
+/// takes for the other types (`setp.eq.and.f16 p, a, b, 1`).
+fn bf16_predicate_source(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    if !info.words[1..].iter().any(|w| BF16.contains(w)) {
+        return;
+    }
+    if !["and", "or", "xor"].iter().any(|q| info.has(q)) {
+        return;
+    }
+    let Some(op) = info.operands.last().filter(|_| info.operands.len() == 4) else {
+        return;
+    };
+    if op.integer_value().is_some() {
+        ctx.report(
+            Diagnostic::error(
+                "operand-kind",
+                op.range(),
+                format!(
+                    "the predicate `c` of `{}` is a register here, not the constant `{}`",
+                    info.opcode_text(),
+                    op.text()
+                ),
+            )
+            .section(if info.words[0] == "set" {
+                "9.7.7.1"
+            } else {
+                "9.7.7.2"
+            }),
         );
     }
 }

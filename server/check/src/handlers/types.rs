@@ -112,6 +112,11 @@ fn exact_fits(instr: Ty, reg: Ty) -> bool {
     if instr.kind == Kind::Pred || reg.kind == Kind::Pred {
         return instr.kind == reg.kind;
     }
+    // ptxas 13.5 also takes a `.f16x2` register for a 32-bit integer operand (`vadd.u32…`,
+    // `bfe.u32`, `dp4a` sources).
+    if reg.kind == Kind::HalfPair && instr.is_int() {
+        return instr.bits == 32;
+    }
     if matches!(instr.kind, Kind::HalfPair | Kind::IntPair | Kind::Brain)
         || matches!(reg.kind, Kind::HalfPair | Kind::Brain)
     {
@@ -802,6 +807,15 @@ impl Checker<'_, '_, '_> {
                     ),
                 ))
             }
+            // `min.f32 d, a, -1`: an integer expression is no float constant either.
+            OperandKind::Expression if ty.kind == Kind::Float && op.integer_value().is_some() => {
+                out.push((
+                    op.range(),
+                    format!(
+                        "`{opcode}` needs a floating-point constant here (e.g. `1.0` or `0f…`), not an integer"
+                    ),
+                ))
+            }
             OperandKind::Integer(_) if ty.kind == Kind::Float => out.push((
                 op.range(),
                 format!(
@@ -809,10 +823,19 @@ impl Checker<'_, '_, '_> {
                 ),
             )),
             OperandKind::Float(text) => {
-                let hex = text.len() > 1 && matches!(&text[..2], "0f" | "0F" | "0d" | "0D");
+                // A `0f…` constant is 32 bits, a `0d…` or decimal one (`1.5`, a double) 64: a
+                // bit-size type takes one of its own size only (ptxas 13.5 "Arguments
+                // mismatch" for `and.b64 d, a, 0f3F800000`, `mov.b32 d, 1.5`, `st.b64 [a],
+                // 0f…`, and accepts `mov.b64 d, 1.5`); float types convert.
+                let hex_bits = match text.get(..2) {
+                    Some("0f" | "0F") => Some(32),
+                    _ => Some(64),
+                };
                 let bad = match ty.kind {
-                    Kind::Float | Kind::Pred | Kind::HalfPair | Kind::IntPair | Kind::Brain => false,
-                    Kind::Bits => !hex,
+                    // `or.pred p, q, 0f3F800000`: "Arguments mismatch"; integers are taken.
+                    Kind::Pred => true,
+                    Kind::Float | Kind::HalfPair | Kind::IntPair | Kind::Brain => false,
+                    Kind::Bits => hex_bits != Some(ty.bits),
                     Kind::Signed | Kind::Unsigned => true,
                 };
                 if bad {
