@@ -24,7 +24,8 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         ("tcgen05", "alloc" | "dealloc") => Some((1, columns)),
         // `bar.warp.sync` takes a member mask, not a barrier number.
         ("bar" | "barrier", "warp") => None,
-        ("bar" | "barrier", "red") => Some((1, barrier)),
+        // `bar.cta.red…` likewise: the barrier number follows the result.
+        ("bar" | "barrier", _) if info.has("red") => Some((1, barrier)),
         ("bar" | "barrier", _) => Some((0, barrier)),
         ("setmaxnreg", _) => Some((0, max_registers)),
         // `pmevent.mask` takes a mask of events instead.

@@ -25,7 +25,12 @@ enum Kind {
     Pred,
     /// `.f16x2`: a pair of halves in a 32-bit register (`.f16x2` or `.b32`).
     HalfPair,
-    /// `.bf16`, `.bf16x2`: no register type of their own, only bit-size registers.
+    /// `.u16x2`, `.s16x2` (9.7.1.1–2, 9.7.1.12–13): a pair of 16-bit integers in a `.b32` or
+    /// `.f16x2` register (ptxas 13.5 "Arguments mismatch" for `.u32`, `.s32`, `.f32`
+    /// registers and for every constant).
+    IntPair,
+    /// `.bf16`, `.bf16x2` and the packed pair of singles `.f32x2` (9.7.3, sm_100): no
+    /// register type of their own, only bit-size registers of their size.
     Brain,
 }
 
@@ -52,10 +57,20 @@ impl Ty {
                     bits: 32,
                 })
             }
-            "bf16" | "bf16x2" => {
+            "u16x2" | "s16x2" => {
+                return Some(Ty {
+                    kind: Kind::IntPair,
+                    bits: 32,
+                })
+            }
+            "bf16" | "bf16x2" | "f32x2" => {
                 return Some(Ty {
                     kind: Kind::Brain,
-                    bits: if name == "bf16" { 16 } else { 32 },
+                    bits: match name {
+                        "bf16" => 16,
+                        "bf16x2" => 32,
+                        _ => 64,
+                    },
                 })
             }
             _ => {}
@@ -72,7 +87,7 @@ impl Ty {
             Kind::Bits => matches!(bits, 8 | 16 | 32 | 64 | 128),
             Kind::Signed | Kind::Unsigned => matches!(bits, 8 | 16 | 32 | 64),
             Kind::Float => matches!(bits, 16 | 32 | 64),
-            Kind::Pred | Kind::HalfPair | Kind::Brain => false,
+            Kind::Pred | Kind::HalfPair | Kind::IntPair | Kind::Brain => false,
         };
         valid.then_some(Ty { kind, bits })
     }
@@ -81,10 +96,11 @@ impl Ty {
         matches!(self.kind, Kind::Signed | Kind::Unsigned)
     }
 
-    /// The half-precision floating-point instruction types, which take no constant operand
-    /// (ptxas: "Arguments mismatch" for `add.f16 %h, %h, 1.0`, `add.bf16x2 %r, %r, 0x3c003c00`).
+    /// The half-precision and packed floating-point instruction types, which take no constant
+    /// operand (ptxas: "Arguments mismatch" for `add.f16 %h, %h, 1.0`, `add.bf16x2 %r, %r,
+    /// 0x3c003c00`, `add.f32x2 %rd, %rd, 1.0`).
     fn is_half_float(self) -> bool {
-        matches!(self.kind, Kind::HalfPair | Kind::Brain)
+        matches!(self.kind, Kind::HalfPair | Kind::IntPair | Kind::Brain)
             || (self.kind == Kind::Float && self.bits == 16)
     }
 }
@@ -96,13 +112,19 @@ fn exact_fits(instr: Ty, reg: Ty) -> bool {
     if instr.kind == Kind::Pred || reg.kind == Kind::Pred {
         return instr.kind == reg.kind;
     }
-    if matches!(instr.kind, Kind::HalfPair | Kind::Brain)
+    // ptxas 13.5 also takes a `.f16x2` register for a 32-bit integer operand (`vadd.u32…`,
+    // `bfe.u32`, `dp4a` sources).
+    if reg.kind == Kind::HalfPair && instr.is_int() {
+        return instr.bits == 32;
+    }
+    if matches!(instr.kind, Kind::HalfPair | Kind::IntPair | Kind::Brain)
         || matches!(reg.kind, Kind::HalfPair | Kind::Brain)
     {
         return instr.bits == reg.bits
             && (reg.kind == Kind::Bits
                 || (instr.kind == Kind::Bits && reg.kind == Kind::HalfPair)
-                || (instr.kind == Kind::HalfPair && reg.kind == Kind::HalfPair));
+                || (matches!(instr.kind, Kind::HalfPair | Kind::IntPair)
+                    && reg.kind == Kind::HalfPair));
     }
     instr.bits == reg.bits
         && (instr.kind == Kind::Bits
@@ -116,7 +138,7 @@ fn relaxed_fits(instr: Ty, reg: Ty) -> bool {
     if instr.kind == Kind::Pred || reg.kind == Kind::Pred {
         return instr.kind == reg.kind;
     }
-    if matches!(instr.kind, Kind::HalfPair | Kind::Brain) {
+    if matches!(instr.kind, Kind::HalfPair | Kind::IntPair | Kind::Brain) {
         return (reg.kind == Kind::Bits && reg.bits >= instr.bits)
             || (instr.kind == Kind::HalfPair && reg.kind == Kind::HalfPair);
     }
@@ -135,7 +157,7 @@ fn relaxed_fits(instr: Ty, reg: Ty) -> bool {
             Kind::Float => reg.bits == instr.bits,
             _ => false,
         },
-        Kind::Pred | Kind::HalfPair | Kind::Brain => false,
+        Kind::Pred | Kind::HalfPair | Kind::IntPair | Kind::Brain => false,
     }
 }
 
@@ -251,10 +273,19 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             first: &[0, 1, 2],
             second: &[3],
         },
-        // `shl/shr.type d, a, b`: `b` is a .u32 shift amount whatever the type (9.7.8.7–8).
-        "shl" | "shr" => Pattern::Some {
+        // `shl/shr.type d, a, b`: `b` is a .u32 shift amount whatever the type (9.7.8.8–9;
+        // ptxas 13.5 "Arguments mismatch" for 16- and 64-bit, float and predicate registers).
+        "shl" | "shr" => Pattern::Counts {
             typed: &[0, 1],
-            preds: &[],
+            words: &[2],
+        },
+        // `szext.mode.type d, a, b` (9.7.1.21): 32-bit integers throughout.
+        "szext" => Pattern::AllSame,
+        // `bmsk.mode.b32 d, a, b` (9.7.1.22): ptxas 13.5 takes integer and bit-size 32-bit
+        // registers only (a `.f32` one or a float constant: "Arguments mismatch").
+        "bmsk" => Pattern::Counts {
+            typed: &[],
+            words: &[0, 1, 2],
         },
         "setp" => Pattern::Some {
             typed: &[1, 2],
@@ -287,19 +318,20 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             _ => return None,
         },
         // barrier/bar reductions and arrive (9.7.13.1): `barrier.red.popc.u32 d, a{, b}, {!}c`
-        // and `barrier.red.op.pred p, a{, b}, {!}c`: the barrier and thread counts are 32-bit,
-        // `c` a predicate; `barrier.arrive a, b` takes two 32-bit counts.
+        // and `barrier.red.op.pred p, a{, b}, {!}c`: the barrier and thread counts are 32-bit
+        // integers (ptxas 13.5 "Arguments mismatch" for `.f32` registers and `0f…`), `c` a
+        // predicate; `barrier.arrive a, b` takes two 32-bit counts.
         "bar" | "barrier" if has("red") => {
             let popc = has("popc");
             match (info.operands.len(), popc) {
-                (4, true) => Pattern::Typed(&[(0, "u32"), (1, "b32"), (2, "b32"), (3, "pred")]),
-                (4, false) => Pattern::Typed(&[(0, "pred"), (1, "b32"), (2, "b32"), (3, "pred")]),
-                (3, true) => Pattern::Typed(&[(0, "u32"), (1, "b32"), (2, "pred")]),
-                (3, false) => Pattern::Typed(&[(0, "pred"), (1, "b32"), (2, "pred")]),
+                (4, true) => Pattern::Typed(&[(0, "u32"), (1, "u32"), (2, "u32"), (3, "pred")]),
+                (4, false) => Pattern::Typed(&[(0, "pred"), (1, "u32"), (2, "u32"), (3, "pred")]),
+                (3, true) => Pattern::Typed(&[(0, "u32"), (1, "u32"), (2, "pred")]),
+                (3, false) => Pattern::Typed(&[(0, "pred"), (1, "u32"), (2, "pred")]),
                 _ => return None,
             }
         }
-        "bar" | "barrier" if has("arrive") => Pattern::Typed(&[(0, "b32"), (1, "b32")]),
+        "bar" | "barrier" if has("arrive") => Pattern::Typed(&[(0, "u32"), (1, "u32")]),
         // `wmma.load/store… d, [p]{, stride}` (9.7.14.4.3–4): the stride is a 32-bit integer
         // (ptxas 13.5 "Arguments mismatch" for float, 16- and 64-bit registers).
         "wmma" if has("load") || has("store") => Pattern::Typed(&[(2, "u32")]),
@@ -308,9 +340,15 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
         // Warp-level and miscellaneous instructions (9.7.8.6, 9.7.8.9, 9.7.13.8-14, 9.7.19,
         // 9.7.12.x): the typed operands have the instruction type's size exactly; masks, lanes
         // and counts are 32-bit integers. Confirmed with ptxas 13.5 ("Arguments mismatch").
-        "lop3" | "shf" | "activemask" | "nanosleep" | "fns" => Pattern::Some {
+        "lop3" | "activemask" | "nanosleep" | "fns" => Pattern::Some {
             typed: &[0, 1, 2, 3],
             preds: &[],
+        },
+        // `shf.mode.b32 d, a, b, c` (9.7.8.7): the shift amount `c` is a 32-bit integer (ptxas
+        // 13.5 "Arguments mismatch" for a `.f32` register).
+        "shf" => Pattern::Counts {
+            typed: &[0, 1, 2],
+            words: &[3],
         },
         "prmt" => Pattern::Some {
             typed: &[0, 1, 2, 3],
@@ -320,11 +358,20 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
         // 32-bit register or constant (ptxas 13.5 accepts `.f32` registers and `0f…` there),
         // the member mask an integer one.
         "shfl" => Pattern::Typed(&[(0, "b32"), (1, "b32"), (2, "b32"), (3, "b32"), (4, "u32")]),
-        "redux" => Pattern::Counts {
+        // `redux.sync.op.type d, a, membermask` (9.7.13.12): the integer forms take integer or
+        // bit-size registers only (ptxas 13.5 rejects `.f32` ones even for `.b32`), the `.f32`
+        // form float ones; the mask is a 32-bit integer.
+        "redux" if has("f32") => Pattern::Counts {
             typed: &[0, 1],
             words: &[2],
         },
-        "match" if has("any") => Pattern::Counts {
+        "redux" => Pattern::Counts {
+            typed: &[],
+            words: &[0, 1, 2],
+        },
+        // `match.any.sync.type d, a, membermask` and `match.all.sync.type d{|p}, a, membermask`
+        // (9.7.13.10): `d` is a 32-bit integer mask whatever the type, `p` a predicate.
+        "match" => Pattern::Counts {
             typed: &[1],
             words: &[0, 2],
         },
@@ -336,10 +383,11 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             typed: &[1],
             words: &[0],
         },
-        "vote" => Pattern::Some {
-            typed: &[0],
-            preds: &[],
-        },
+        // `vote.sync.mode.pred d, {!}a, membermask` and `vote.sync.ballot.b32 d, {!}a,
+        // membermask` (9.7.13.9): `a` is a predicate (or a constant), the mask a 32-bit
+        // integer (ptxas 13.5 "Arguments mismatch" for `.f32`, `.b64` registers there).
+        "vote" if has("ballot") => Pattern::Typed(&[(0, "b32"), (1, "pred"), (2, "u32")]),
+        "vote" => Pattern::Typed(&[(0, "pred"), (1, "pred"), (2, "u32")]),
         // `createpolicy.range… d, [a], primary-size, total-size`: the sizes are 32-bit
         // (9.7.9.18; ptxas 13.5 "Arguments mismatch" for a predicate or 16-bit register).
         "createpolicy" if has("range") => Pattern::Typed(&[(0, "b64"), (2, "b32"), (3, "b32")]),
@@ -708,6 +756,19 @@ impl Checker<'_, '_, '_> {
             OperandKind::Component { register, .. } if self.info.words[0] == "mov" => {
                 self.special_register(register, true, op, ty, out);
             }
+            // `d|p` (setp, shfl, lop3, match.all): a value and a predicate; a pair of
+            // predicates where a predicate is wanted (ptxas "Predicate output expected" for
+            // a non-predicate second part).
+            OperandKind::Pair => {
+                let pred = Ty {
+                    kind: Kind::Pred,
+                    bits: 1,
+                };
+                for (part, element) in op.elements().iter().enumerate() {
+                    let want = if part == 0 { ty } else { pred };
+                    self.operand(index, element, want, relaxed, out);
+                }
+            }
             OperandKind::Vector if relaxed => {
                 for element in op.elements() {
                     self.operand(index, &element, ty, relaxed, out);
@@ -719,7 +780,30 @@ impl Checker<'_, '_, '_> {
                 out.push((
                     op.range(),
                     format!(
-                        "`{opcode}` takes no constant operand (`{text}`): half-precision operands are registers"
+                        "`{opcode}` takes no constant operand (`{text}`): {} operands are registers",
+                        if ty.bits == 64 || ty.kind == Kind::IntPair { "packed" } else { "half-precision" }
+                    ),
+                ))
+            }
+            // `add.s16x2 d, a, -1`: a constant expression is a constant too.
+            OperandKind::Expression
+                if !relaxed && ty.is_half_float() && op.integer_value().is_some() =>
+            {
+                out.push((
+                    op.range(),
+                    format!(
+                        "`{opcode}` takes no constant operand (`{}`): {} operands are registers",
+                        op.text(),
+                        if ty.bits == 64 || ty.kind == Kind::IntPair { "packed" } else { "half-precision" }
+                    ),
+                ))
+            }
+            // `min.f32 d, a, -1`: an integer expression is no float constant either.
+            OperandKind::Expression if ty.kind == Kind::Float && op.integer_value().is_some() => {
+                out.push((
+                    op.range(),
+                    format!(
+                        "`{opcode}` needs a floating-point constant here (e.g. `1.0` or `0f…`), not an integer"
                     ),
                 ))
             }
@@ -730,10 +814,19 @@ impl Checker<'_, '_, '_> {
                 ),
             )),
             OperandKind::Float(text) => {
-                let hex = text.len() > 1 && matches!(&text[..2], "0f" | "0F" | "0d" | "0D");
+                // A `0f…` constant is 32 bits, a `0d…` or decimal one (`1.5`, a double) 64: a
+                // bit-size type takes one of its own size only (ptxas 13.5 "Arguments
+                // mismatch" for `and.b64 d, a, 0f3F800000`, `mov.b32 d, 1.5`, `st.b64 [a],
+                // 0f…`, and accepts `mov.b64 d, 1.5`); float types convert.
+                let hex_bits = match text.get(..2) {
+                    Some("0f" | "0F") => Some(32),
+                    _ => Some(64),
+                };
                 let bad = match ty.kind {
-                    Kind::Float | Kind::Pred | Kind::HalfPair | Kind::Brain => false,
-                    Kind::Bits => !hex,
+                    // `or.pred p, q, 0f3F800000`: "Arguments mismatch"; integers are taken.
+                    Kind::Pred => true,
+                    Kind::Float | Kind::HalfPair | Kind::IntPair | Kind::Brain => false,
+                    Kind::Bits => hex_bits != Some(ty.bits),
                     Kind::Signed | Kind::Unsigned => true,
                 };
                 if bad {
@@ -758,7 +851,9 @@ fn type_name(ty: Ty) -> String {
         Kind::Float => format!("f{}", ty.bits),
         Kind::Pred => "pred".to_owned(),
         Kind::HalfPair => "f16x2".to_owned(),
+        Kind::IntPair => "u16x2".to_owned(),
         Kind::Brain if ty.bits == 16 => "bf16".to_owned(),
+        Kind::Brain if ty.bits == 64 => "f32x2".to_owned(),
         Kind::Brain => "bf16x2".to_owned(),
     }
 }
@@ -767,9 +862,9 @@ fn wanted(ty: Ty, relaxed: bool) -> String {
     let bits = ty.bits;
     match (ty.kind, relaxed) {
         (Kind::Pred, _) => "a .pred register".to_owned(),
-        (Kind::HalfPair, false) => "a .f16x2 or .b32 register".to_owned(),
+        (Kind::HalfPair | Kind::IntPair, false) => "a .f16x2 or .b32 register".to_owned(),
         (Kind::Brain, false) => format!("a .b{bits} register"),
-        (Kind::HalfPair | Kind::Brain, true) => {
+        (Kind::HalfPair | Kind::IntPair | Kind::Brain, true) => {
             format!("a bit-size register of at least {bits} bits")
         }
         (Kind::Float, false) => format!("a .f{bits} or .b{bits} register"),
