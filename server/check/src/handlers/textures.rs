@@ -274,6 +274,9 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         "suld" => ("9.7.11.1", false),
         "sust" => ("9.7.11.2", false),
         "sured" => ("9.7.11.3", false),
+        "txq" => return query(ctx, info, scope, "9.7.10.5"),
+        "suq" => return query(ctx, info, scope, "9.7.11.4"),
+        "istypep" => return type_test(ctx, info, scope),
         _ => return,
     };
     let Some(geom) = info.words[1..].iter().find_map(|w| Geom::parse(w)) else {
@@ -300,7 +303,9 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     if let Some(c) = &coordinates {
         rules.too_short(c, geom.coordinates(), "coordinate vector");
     }
+    handles(&mut rules, &info.operands[address]);
     if !image {
+        surface(&mut rules, address, coordinates);
         return;
     }
     texture(&mut rules, geom, address, coordinates);
@@ -520,5 +525,308 @@ fn texture(
             );
             rules.error("invalid-qualifier", f.range(), message);
         }
+    }
+}
+
+/// The image and sampler of `[a, {b,} c]` (and of `txq`/`suq` `[a]`) are `.texref`,
+/// `.samplerref` or `.surfref` names or 64-bit registers holding one (9.7.10.3, 9.7.11.1:
+/// "indirect" access); ptxas 13.5 "Arguments mismatch" for `[%r1, …]` or `[%fd1, …]`.
+fn handles(rules: &mut Rules<'_, '_, '_, '_>, address: &Operand<'_>) {
+    let elements = address.elements();
+    let handles = match elements.len() {
+        0 => return,
+        1 => &elements[..],
+        n => &elements[..n - 1],
+    };
+    for handle in handles {
+        rules.registers(handle, "image handle", "a 64-bit integer register", |t| {
+            t.bits == 64 && matches!(t.class, Class::Bits | Class::Int)
+        });
+    }
+    // A named image has the opaque type of its instruction family (ptxas 13.5 "Argument 1 of
+    // instruction 'tex': .texref or .u64 register expected" for a `.surfref` or a `.u64`
+    // variable).
+    let wanted = if rules.info.words[0].starts_with("su") {
+        ".surfref"
+    } else {
+        ".texref"
+    };
+    let image = handles[0];
+    let OperandKind::Identifier(name) = image.kind() else {
+        return;
+    };
+    let Some(symbol) = rules.scope.lookup(name) else {
+        return;
+    };
+    if symbol.kind != SymbolKind::Variable {
+        return;
+    }
+    let Some(ty) = symbol.ty else {
+        return;
+    };
+    if ty != wanted {
+        let message = format!(
+            "`{name}` is a {ty} variable; `{}` reads a {wanted} or a 64-bit register holding one",
+            rules.opcode()
+        );
+        rules.error("operand-type", image.range(), message);
+    }
+}
+
+/// A vector where the instruction takes one register (`txq`, `suq`, `istypep`).
+fn scalar(rules: &mut Rules<'_, '_, '_, '_>, operand: &Operand<'_>) {
+    if is_vector(operand) {
+        let message = format!("`{}` takes one register here, not a vector", rules.opcode());
+        rules.error("operand-kind", operand.range(), message);
+    }
+}
+
+/// `suld`/`sust`/`sured`: the data vector has the `.vN` length (ptxas "Argument vector size
+/// mismatch"), registers at least as wide as the type; `.s32` coordinates may not all be
+/// floating point; `sured` reduces one scalar.
+fn surface(rules: &mut Rules<'_, '_, '_, '_>, address: usize, coordinates: Option<Operand<'_>>) {
+    let info = rules.info;
+    if let Some(c) = &coordinates {
+        let all_float = parts(c)
+            .iter()
+            .all(|e| register_type(rules.scope, e).is_some_and(|t| t.class == Class::Float));
+        if all_float {
+            let message = format!(
+                "`{}` takes `.s32` coordinates; these registers are floating point",
+                rules.opcode()
+            );
+            rules.error("operand-type", c.range(), message);
+        }
+    }
+    let data = match info.words[0] {
+        "suld" => info.operands.first(),
+        _ => info.operands.get(address + 1),
+    };
+    let Some(data) = data.copied() else {
+        return;
+    };
+    let ty = info.words[1..].iter().rev().find_map(|w| {
+        let bits: u32 = w.strip_prefix(['b', 'u', 's', 'f'])?.parse().ok()?;
+        matches!(bits, 8 | 16 | 32 | 64).then_some((w.starts_with(['u', 's']), bits))
+    });
+    let Some((integer, bits)) = ty else {
+        return;
+    };
+    if info.words[0] == "sured" {
+        if is_vector(&data) {
+            let message = format!(
+                "`{}` reduces one value: write a register, not a vector",
+                rules.opcode()
+            );
+            rules.error("operand-kind", data.range(), message);
+            return;
+        }
+        rules.registers(
+            &data,
+            "data",
+            &format!("a register of at least {bits} bits"),
+            |t| t.bits >= bits && t.class != Class::Pred && !(integer && t.class == Class::Float),
+        );
+        return;
+    }
+    let lanes = info.words[1..].iter().find_map(|w| match *w {
+        "v2" => Some(2),
+        "v4" => Some(4),
+        _ => None,
+    });
+    if let Some(lanes) = lanes {
+        if is_vector(&data) && data.elements().len() != lanes {
+            let message = format!(
+                "`{}` moves {lanes} elements; this vector has {}",
+                rules.opcode(),
+                data.elements().len()
+            );
+            rules.error("vector-length", data.range(), message);
+        }
+    }
+    rules.registers(
+        &data,
+        "data",
+        &format!("registers of at least {bits} bits"),
+        |t| t.bits >= bits && t.class != Class::Pred,
+    );
+}
+
+/// `txq`/`suq d, [a]{, lod}` (9.7.10.5, 9.7.11.4): `d` is a 32-bit register, `a` a name or
+/// 64-bit register without offset, the level of `txq.level` a 32-bit integer.
+fn query(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>, section: &'static str) {
+    let mut rules = Rules {
+        ctx,
+        info,
+        scope,
+        section,
+    };
+    if let Some(d) = info.operands.first() {
+        scalar(&mut rules, d);
+        rules.registers(d, "result", "a 32-bit register", |t| {
+            t.bits == 32 && t.class != Class::Pred
+        });
+    }
+    if let Some(address) = info.operands.get(1) {
+        if matches!(address.kind(), OperandKind::Address { .. }) {
+            let elements = address.elements();
+            match elements.as_slice() {
+                [one]
+                    if matches!(
+                        one.kind(),
+                        OperandKind::Register(_) | OperandKind::Identifier(_)
+                    ) =>
+                {
+                    handles(&mut rules, address)
+                }
+                [_] => {
+                    let message = format!(
+                        "`{}` takes a texture or surface name or a 64-bit register, without offset",
+                        rules.opcode()
+                    );
+                    rules.error("operand-kind", address.range(), message);
+                }
+                _ => {}
+            }
+        }
+    }
+    if info.has("level") {
+        if let Some(lod) = info.operands.get(2) {
+            rules.registers(lod, "level", "a 32-bit integer register", int32);
+        }
+    }
+}
+
+/// `istypep.type p, a` (9.7.10.6): `p` a predicate, `a` a 64-bit register.
+fn type_test(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let mut rules = Rules {
+        ctx,
+        info,
+        scope,
+        section: "9.7.10.6",
+    };
+    if let Some(p) = info.operands.first() {
+        scalar(&mut rules, p);
+        rules.registers(p, "result", "a predicate", |t| t.class == Class::Pred);
+    }
+    if let Some(a) = info.operands.get(1) {
+        scalar(&mut rules, a);
+        if let OperandKind::Identifier(name) = a.kind() {
+            if rules
+                .scope
+                .lookup(name)
+                .is_some_and(|s| s.kind == SymbolKind::Variable)
+            {
+                let message = format!(
+                    "`{}` tests a 64-bit register holding a handle, not the variable `{name}`",
+                    rules.opcode()
+                );
+                rules.error("operand-kind", a.range(), message);
+            }
+        }
+        rules.registers(a, "operand", "a 64-bit integer register", |t| {
+            t.bits == 64 && matches!(t.class, Class::Bits | Class::Int)
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::check_diagnostics;
+
+    /// Each line confirmed with ptxas 13.5 (sm_90): the rejected ones with "Operand vector size
+    /// doesn't match geometry", "Arguments mismatch", "Array index … Expecting type .u32",
+    /// "Integer coordinates require .s32 instruction type", "Floating-point coordinates
+    /// required", "Illegal modifier 'Multi-sample geometry'".
+    #[test]
+    fn texture_operands() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_90
+.address_size 64
+.global .texref tex0;
+.global .surfref surf0;
+.visible .entry k()
+{
+  .reg .b32 %r<8>;
+  .reg .s32 %s<8>;
+  .reg .b16 %h<8>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<9>;
+  tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, {%r1, %r2, %r3, %r4}];
+  tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, %r1];
+  tex.3d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, {%r1, %r2}];
+//                                               ^^^^^^^^^^ error: the coordinate vector of `tex.3d.v4.f32.s32` has 2 elements; this geometry needs at least 4
+  tex.a1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, {%f1, %r2}];
+//                                                 ^^^ error: `%f1` is a floating-point register; the array index of `tex.a1d.v4.f32.s32` is a .u32
+  tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, {%f1}];
+//                                               ^^^^^ error: `tex.1d.v4.f32.s32` takes `.s32` coordinates; these registers are floating point
+  tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, {%f1, %r2}];
+  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%s1, %f2}];
+//                                               ^^^^^^^^^^ error: the coordinates of `tex.2d.v4.f32.f32` mix integer and floating-point registers
+  tex.cube.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, {%r1, %r2, %r3, %r4}];
+//   ^^^^^ error: `tex.cube.v4.f32.s32` reads a cube map, whose coordinates are floating point: use `.f32`
+  tex.level.2dms.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, {%r1, %r2, %r3, %r4}], %r5;
+//         ^^^^^ error: `tex.level.2dms.v4.f32.s32`: multi-sample textures have no mipmap levels (no `.level` or `.grad`)
+  tex.1d.v4.f16.f32 {%r1, %r2, %r3, %r4}, [tex0, {%f1}];
+//                   ^^^ error: `%r1` is a 32-bit bit-size register; the destination of `tex.1d.v4.f16.f32` needs 16-bit registers
+//                        ^^^ error: `%r2` is a 32-bit bit-size register; the destination of `tex.1d.v4.f16.f32` needs 16-bit registers
+//                             ^^^ error: `%r3` is a 32-bit bit-size register; the destination of `tex.1d.v4.f16.f32` needs 16-bit registers
+//                                  ^^^ error: `%r4` is a 32-bit bit-size register; the destination of `tex.1d.v4.f16.f32` needs 16-bit registers
+  tex.1d.v4.f16.f32 {%h1, %h2, %h3, %h4}, [tex0, {%f1}];
+  tex.level.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%f1}], %s1;
+//                                                             ^^^ error: `%s1` is a 32-bit integer register; the level of detail of `tex.level.1d.v4.f32.f32` needs a 32-bit .f32 or .b32 register
+  tex.grad.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%f5, %f6}], {%f1}, {%f2, %f3};
+//                                                                 ^^^^^ error: a gradient of `tex.grad.2d.v4.f32.f32` has 2 elements for this geometry, found 1
+  tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, {%r1, %r2}], {%r3};
+//                                                            ^^^^^ error: the offset vector of `tex.2d.v4.f32.s32` has 1 element; this geometry needs at least 2
+  tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%r1, {%f1}];
+//                                         ^^^ error: `%r1` is a 32-bit bit-size register; the image handle of `tex.1d.v4.f32.f32` needs a 64-bit integer register
+  tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [surf0, {%f1}];
+//                                         ^^^^^ error: `surf0` is a .surfref variable; `tex.1d.v4.f32.f32` reads a .texref or a 64-bit register holding one
+  ret;
+}
+"#,
+        );
+    }
+
+    /// Confirmed with ptxas 13.5 (sm_90): "Argument vector size mismatch", "Arguments
+    /// mismatch", "Incorrect type '.b32' for operation '.add' in instruction 'sured.b'",
+    /// "Argument 1 of instruction 'suq': .surfref or .u64 register expected".
+    #[test]
+    fn surface_operands() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_90
+.address_size 64
+.global .surfref surf0;
+.visible .entry k()
+{
+  .reg .b32 %r<8>;
+  .reg .b16 %h<8>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<4>;
+  suld.b.2d.b32.trap {%r1}, [surf0, {%r2}];
+//                                  ^^^^^ error: the coordinate vector of `suld.b.2d.b32.trap` has 1 element; this geometry needs at least 2
+  suld.b.1d.v4.b32.trap {%r1, %r2}, [surf0, {%r2}];
+//                      ^^^^^^^^^^ error: `suld.b.1d.v4.b32.trap` moves 4 elements; this vector has 2
+  suld.b.1d.b32.trap {%rd1}, [surf0, {%r2}];
+  sust.b.1d.b32.trap [surf0, {%r2}], {%h1};
+//                                    ^^^ error: `%h1` is a 16-bit bit-size register; the data of `sust.b.1d.b32.trap` needs registers of at least 32 bits
+  sured.b.add.1d.b32.trap [surf0, {%r2}], %r1;
+//              ^^^^ error: `.b32` is not allowed here in `sured.b.add.1d.b32.trap`; expected .u32, .s32, .u64
+  sured.b.add.1d.u32.trap [surf0, {%r2}], %f1;
+//                                        ^^^ error: `%f1` is a 32-bit floating-point register; the data of `sured.b.add.1d.u32.trap` needs a register of at least 32 bits
+  sured.b.and.1d.b32.trap [surf0, {%r2}], %f1;
+  suq.width.b32 %r1, [%rd1+8];
+//                   ^^^^^^^^ error: `suq.width.b32` takes a texture or surface name or a 64-bit register, without offset
+  suq.width.b32 %h1, [surf0];
+//              ^^^ error: `%h1` is a 16-bit bit-size register; the result of `suq.width.b32` needs a 32-bit register
+  ret;
+}
+"#,
+        );
     }
 }
