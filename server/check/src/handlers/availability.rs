@@ -175,6 +175,35 @@ const QUALIFIER_RULES: &[(&str, &[&str], &str, &str, &str)] = &[
         "sm_100f+ | sm_110f+ | sm_120f+",
         "9.7.14.5.15",
     ),
+    // The other 8-bit matrix shapes (9.7.14.5.15-16): like `.m16n16`, ptxas 13.5 takes
+    // `ldmatrix .m8n16` and `stmatrix .m16n8` on the sm_100+ `a`/`f` targets only ("Feature
+    // '.m16n8' not supported on .target 'sm_110'").
+    (
+        "ldmatrix",
+        &["m8n16"],
+        "8.6",
+        "sm_100f+ | sm_110f+ | sm_120f+",
+        "9.7.14.5.15",
+    ),
+    (
+        "stmatrix",
+        &["m16n8"],
+        "8.6",
+        "sm_100f+ | sm_110f+ | sm_120f+",
+        "9.7.14.5.16",
+    ),
+    // wmma with .bf16, .tf32 and .f64 (and the tf32 shape .m16n16k8) needs sm_80 (9.7.14.4;
+    // ptxas 13.5: "Feature '.bf16' requires .target sm_80 or higher", "Feature 'WMMA with
+    // fp64 types' …", "Modifier '.m16n16k8' requires .target sm_80 or higher").
+    ("wmma.load", &["bf16"], "7.0", "sm_80+", "9.7.14.4.3"),
+    ("wmma.load", &["tf32"], "7.0", "sm_80+", "9.7.14.4.3"),
+    ("wmma.load", &["f64"], "7.0", "sm_80+", "9.7.14.4.3"),
+    ("wmma.load", &["m16n16k8"], "7.0", "sm_80+", "9.7.14.4.3"),
+    ("wmma.store", &["f64"], "7.0", "sm_80+", "9.7.14.4.4"),
+    ("wmma.store", &["m16n16k8"], "7.0", "sm_80+", "9.7.14.4.4"),
+    ("wmma.mma", &["bf16"], "7.0", "sm_80+", "9.7.14.4.5"),
+    ("wmma.mma", &["tf32"], "7.0", "sm_80+", "9.7.14.4.5"),
+    ("wmma.mma", &["f64"], "7.0", "sm_80+", "9.7.14.4.5"),
     // Hopper additions that nvcc 13's ptxas names on sm_80 (inline-asm corpus,
     // tests/corpus/cuda: "Feature 'mbarrier.arrive.expect_tx' requires .target sm_90",
     // "Feature '.shared::cluster' …", "atom instruction with vector types" …).

@@ -1,6 +1,832 @@
-//! Rules for one family of instructions (see the module list in `handlers/mod.rs`).
+//! Texture and surface operands (PTX ISA 9.7.10 `tex`, `tld4`, `txq`; 9.7.11 `suld`, `sust`,
+//! `sured`, `suq`): the lengths of the coordinate, gradient and offset vectors that each
+//! geometry needs, the geometries each lookup mode and coordinate type allow, and the register
+//! types of the destination, coordinates, level of detail, gradients, offsets and depth value.
+//!
+//! Every rule below was confirmed with ptxas 13.5; where ptxas is more lenient than the spec's
+//! description (it takes longer coordinate vectors than a geometry reads, integer registers
+//! among floating-point coordinates), the rule follows ptxas.
+
+use ptx_syntax::{Operand, OperandKind};
 
 use crate::context::{Ctx, InstInfo};
-use crate::scope::Scope;
+use crate::scope::{Scope, SymbolKind};
+use crate::Diagnostic;
 
-pub(crate) fn check(_ctx: &mut Ctx<'_>, _info: &InstInfo<'_>, _scope: &Scope<'_>) {}
+/// The geometry qualifiers of textures and surfaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Geom {
+    D1,
+    D2,
+    D3,
+    A1,
+    A2,
+    Cube,
+    ACube,
+    Ms2,
+    AMs2,
+}
+
+impl Geom {
+    fn parse(word: &str) -> Option<Geom> {
+        Some(match word {
+            "1d" => Geom::D1,
+            "2d" => Geom::D2,
+            "3d" => Geom::D3,
+            "a1d" => Geom::A1,
+            "a2d" => Geom::A2,
+            "cube" => Geom::Cube,
+            "acube" => Geom::ACube,
+            "2dms" => Geom::Ms2,
+            "a2dms" => Geom::AMs2,
+            _ => return None,
+        })
+    }
+
+    /// The least number of elements of the coordinate vector `c` (9.7.10.3 and 9.7.11.1:
+    /// one coordinate per dimension, an array index first, three-element forms padded to
+    /// four). ptxas takes longer vectors, and a scalar register for any geometry.
+    fn coordinates(self) -> usize {
+        match self {
+            Geom::D1 => 1,
+            Geom::D2 | Geom::A1 => 2,
+            _ => 4,
+        }
+    }
+
+    /// The least number of elements of the offset vector `e` (9.7.10.3: one per dimension
+    /// of the looked-up texture, 3d padded to four); `None` where offsets are not allowed.
+    fn offsets(self) -> Option<usize> {
+        match self {
+            Geom::D1 | Geom::A1 => Some(1),
+            Geom::D2 | Geom::A2 | Geom::Ms2 | Geom::AMs2 => Some(2),
+            Geom::D3 => Some(4),
+            Geom::Cube | Geom::ACube => None,
+        }
+    }
+
+    /// The exact number of elements of each gradient vector of `tex.grad` (9.7.10.3 Mipmaps).
+    /// ptxas takes two or four for the cube geometries, so those are not checked.
+    fn gradients(self) -> Option<usize> {
+        match self {
+            Geom::D1 | Geom::A1 => Some(1),
+            Geom::D2 | Geom::A2 => Some(2),
+            Geom::D3 => Some(4),
+            _ => None,
+        }
+    }
+
+    /// Which element of the coordinate vector is the array index (`.u32`), if any
+    /// (`.a2dms` has the sample number first).
+    fn array_index(self) -> Option<usize> {
+        match self {
+            Geom::A1 | Geom::A2 | Geom::ACube => Some(0),
+            Geom::AMs2 => Some(1),
+            _ => None,
+        }
+    }
+
+    fn multisample(self) -> bool {
+        matches!(self, Geom::Ms2 | Geom::AMs2)
+    }
+
+    fn cube(self) -> bool {
+        matches!(self, Geom::Cube | Geom::ACube)
+    }
+}
+
+/// What a register's declared type says about its contents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Bits,
+    Int,
+    Float,
+    /// `.f16x2`
+    HalfPair,
+    Pred,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct RegTy {
+    class: Class,
+    bits: u32,
+}
+
+impl RegTy {
+    fn parse(ty: &str) -> Option<RegTy> {
+        let ty = ty.trim_start_matches('.');
+        if ty == "pred" {
+            return Some(RegTy {
+                class: Class::Pred,
+                bits: 1,
+            });
+        }
+        if ty == "f16x2" || ty == "bf16x2" {
+            return Some(RegTy {
+                class: Class::HalfPair,
+                bits: 32,
+            });
+        }
+        let (head, digits) = ty.split_at_checked(1)?;
+        let class = match head {
+            "b" => Class::Bits,
+            "s" | "u" => Class::Int,
+            "f" => Class::Float,
+            _ => return None,
+        };
+        Some(RegTy {
+            class,
+            bits: digits.parse().ok()?,
+        })
+    }
+}
+
+/// The declared type of a plain (non-vector) register operand.
+fn register_type(scope: &Scope<'_>, operand: &Operand<'_>) -> Option<RegTy> {
+    let OperandKind::Register(name) = operand.kind() else {
+        return None;
+    };
+    let symbol = scope.lookup(name)?;
+    if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
+        return None;
+    }
+    RegTy::parse(symbol.ty?)
+}
+
+/// The elements of a vector operand, or the operand itself.
+fn parts<'a>(operand: &Operand<'a>) -> Vec<Operand<'a>> {
+    match operand.kind() {
+        OperandKind::Vector => operand.elements(),
+        _ => vec![*operand],
+    }
+}
+
+fn is_vector(operand: &Operand<'_>) -> bool {
+    matches!(operand.kind(), OperandKind::Vector)
+}
+
+struct Rules<'c, 'a, 'i, 's> {
+    ctx: &'c mut Ctx<'a>,
+    info: &'c InstInfo<'i>,
+    scope: &'c Scope<'s>,
+    section: &'static str,
+}
+
+impl Rules<'_, '_, '_, '_> {
+    fn error(&mut self, code: &'static str, range: ptx_syntax::TextRange, message: String) {
+        self.ctx
+            .report(Diagnostic::error(code, range, message).section(self.section));
+    }
+
+    fn opcode(&self) -> &str {
+        self.info.opcode_text()
+    }
+
+    /// A vector of fewer elements than the geometry reads.
+    fn too_short(&mut self, operand: &Operand<'_>, least: usize, what: &str) {
+        if !is_vector(operand) {
+            return;
+        }
+        let n = operand.elements().len();
+        if n < least {
+            let message = format!(
+                "the {what} of `{}` has {n} element{}; this geometry needs at least {least}",
+                self.opcode(),
+                if n == 1 { "" } else { "s" }
+            );
+            self.error("vector-length", operand.range(), message);
+        }
+    }
+
+    /// Registers of `operand` (or its elements) whose type does not fit: `fits` sees the
+    /// register type, `want` names what is expected.
+    fn registers(
+        &mut self,
+        operand: &Operand<'_>,
+        what: &str,
+        want: &str,
+        fits: impl Fn(RegTy) -> bool,
+    ) {
+        for part in parts(operand) {
+            let Some(ty) = register_type(self.scope, &part) else {
+                continue;
+            };
+            if !fits(ty) {
+                let message = format!(
+                    "`{}` is a {}-bit {} register; the {what} of `{}` needs {want}",
+                    part.text(),
+                    ty.bits,
+                    class_name(ty.class),
+                    self.opcode()
+                );
+                self.error("operand-type", part.range(), message);
+            }
+        }
+    }
+
+    /// A constant of the wrong kind (an integer where a float is read, or the reverse).
+    fn constant(&mut self, operand: &Operand<'_>, float: bool, what: &str) {
+        let wrong = match operand.kind() {
+            OperandKind::Integer(_) => float,
+            OperandKind::Float(_) => !float,
+            _ => false,
+        };
+        if wrong {
+            let message = format!(
+                "the {what} of `{}` is {}: write a{} constant",
+                self.opcode(),
+                if float { ".f32" } else { ".s32" },
+                if float {
+                    " floating-point"
+                } else {
+                    "n integer"
+                }
+            );
+            self.error("operand-type", operand.range(), message);
+        }
+    }
+}
+
+fn class_name(class: Class) -> &'static str {
+    match class {
+        Class::Bits => "bit-size",
+        Class::Int => "integer",
+        Class::Float => "floating-point",
+        Class::HalfPair => "half-pair",
+        Class::Pred => "predicate",
+    }
+}
+
+/// 32 bits, not floating point (`.s32` coordinates, offsets, levels).
+fn int32(ty: RegTy) -> bool {
+    ty.bits == 32 && matches!(ty.class, Class::Bits | Class::Int)
+}
+
+/// 32 bits, not integer (`.f32` levels, gradients, depth values).
+fn float32(ty: RegTy) -> bool {
+    ty.bits == 32 && matches!(ty.class, Class::Bits | Class::Float)
+}
+
+pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let (section, image) = match info.words[0] {
+        "tex" => ("9.7.10.3", true),
+        "tld4" => ("9.7.10.4", true),
+        "suld" => ("9.7.11.1", false),
+        "sust" => ("9.7.11.2", false),
+        "sured" => ("9.7.11.3", false),
+        "txq" => return query(ctx, info, scope, "9.7.10.5"),
+        "suq" => return query(ctx, info, scope, "9.7.11.4"),
+        "istypep" => return type_test(ctx, info, scope),
+        _ => return,
+    };
+    let Some(geom) = info.words[1..].iter().find_map(|w| Geom::parse(w)) else {
+        return;
+    };
+    let mut rules = Rules {
+        ctx,
+        info,
+        scope,
+        section,
+    };
+    // The image operand `[a, {b,} c]`: its last part is the coordinate vector.
+    let Some(address) = info
+        .operands
+        .iter()
+        .position(|op| matches!(op.kind(), OperandKind::Address { .. }))
+    else {
+        return;
+    };
+    let coordinates = {
+        let elements = info.operands[address].elements();
+        (elements.len() >= 2).then(|| elements[elements.len() - 1])
+    };
+    if let Some(c) = &coordinates {
+        rules.too_short(c, geom.coordinates(), "coordinate vector");
+    }
+    handles(&mut rules, &info.operands[address]);
+    if !image {
+        surface(&mut rules, address, coordinates);
+        return;
+    }
+    texture(&mut rules, geom, address, coordinates);
+}
+
+/// `tex` and `tld4`: `d[|p], [a, {b,} c] {, lod | dPdx, dPdy} {, e} {, f}`.
+fn texture(
+    rules: &mut Rules<'_, '_, '_, '_>,
+    geom: Geom,
+    address: usize,
+    coordinates: Option<Operand<'_>>,
+) {
+    let info = rules.info;
+    let words = &info.words;
+    let n = words.len();
+    if n < 3 {
+        return;
+    }
+    let ctype = words[n - 1];
+    let dtype = words[n - 2];
+    let float_coordinates = ctype == "f32";
+    let is_tex = words[0] == "tex";
+    let level = is_tex && info.has("level");
+    let grad = is_tex && info.has("grad");
+    let geometry_range = info
+        .qualifiers
+        .iter()
+        .find(|q| Geom::parse(q.text.trim_start_matches('.')).is_some())
+        .map_or(info.opcode_range(), |q| q.range());
+
+    // 9.7.10.3 `.ctype`: multi-sample geometries take integer coordinates, cube maps
+    // floating-point ones; `.level` and `.grad` do not apply to multi-sample textures.
+    if is_tex && geom.multisample() && ctype == "f32" {
+        let message = format!(
+            "`{}` reads a multi-sample texture, whose coordinates are integers: use `.s32`",
+            rules.opcode()
+        );
+        rules.error("invalid-qualifier", geometry_range.clone(), message);
+    }
+    if is_tex && geom.cube() && ctype == "s32" {
+        let message = format!(
+            "`{}` reads a cube map, whose coordinates are floating point: use `.f32`",
+            rules.opcode()
+        );
+        rules.error("invalid-qualifier", geometry_range.clone(), message);
+    }
+    if geom.multisample() && (level || grad) {
+        let message = format!(
+            "`{}`: multi-sample textures have no mipmap levels (no `.level` or `.grad`)",
+            rules.opcode()
+        );
+        rules.error("invalid-qualifier", geometry_range.clone(), message);
+    }
+
+    // The destination `d` (or `d|p`): four elements of `.dtype`, or two `.f16x2`.
+    if let Some(dest) = info.operands.first() {
+        let (data, predicate) = match dest.kind() {
+            OperandKind::Pair => {
+                let halves = dest.elements();
+                (halves.first().copied(), halves.get(1).copied())
+            }
+            _ => (Some(*dest), None),
+        };
+        if let Some(data) = data.filter(is_vector) {
+            match dtype {
+                "f16" => rules.registers(&data, "destination", "16-bit registers", |t| {
+                    t.bits == 16 && t.class != Class::Pred
+                }),
+                "f32" => rules.registers(&data, "destination", "32-bit registers", |t| {
+                    t.bits == 32 && matches!(t.class, Class::Bits | Class::Int | Class::Float)
+                }),
+                "s32" | "u32" => rules.registers(
+                    &data,
+                    "destination",
+                    "32-bit integer or bit-size registers",
+                    int32,
+                ),
+                "f16x2" => rules.registers(&data, "destination", ".b32 or .f16x2 registers", |t| {
+                    t.bits == 32 && matches!(t.class, Class::Bits | Class::HalfPair | Class::Int)
+                }),
+                _ => {}
+            }
+        }
+        if let Some(p) = predicate {
+            rules.registers(&p, "residency result", "a predicate", |t| {
+                t.class == Class::Pred
+            });
+        }
+    }
+
+    // The coordinates: the array index is an integer; with `.s32` they may not all be
+    // floating point; integer and floating-point registers do not mix (a bit-size register
+    // goes with either). ptxas judges the vector as a whole: `{%r1, %f2}` is accepted with
+    // `.s32`, `{%f1}` is not.
+    if let Some(c) = &coordinates {
+        let elements = parts(c);
+        let types: Vec<Option<RegTy>> = elements
+            .iter()
+            .map(|e| register_type(rules.scope, e))
+            .collect();
+        let index = geom.array_index().filter(|_| is_vector(c));
+        if let Some(i) = index {
+            if let Some(ty) = types.get(i).copied().flatten() {
+                if ty.class == Class::Float {
+                    let message = format!(
+                        "`{}` is a floating-point register; the array index of `{}` is a .u32",
+                        elements[i].text(),
+                        rules.opcode()
+                    );
+                    rules.error("operand-type", elements[i].range(), message);
+                }
+            }
+        }
+        if is_tex {
+            let all_float = !types.is_empty()
+                && types
+                    .iter()
+                    .all(|t| t.is_some_and(|t| t.class == Class::Float));
+            if all_float && !float_coordinates && index.is_none() {
+                let message = format!(
+                    "`{}` takes `.s32` coordinates; these registers are floating point",
+                    rules.opcode()
+                );
+                rules.error("operand-type", c.range(), message);
+            }
+            // The mix check leaves out the index and sample elements of arrays and
+            // multi-sample textures.
+            let skip = match geom {
+                Geom::A1 | Geom::A2 | Geom::ACube | Geom::Ms2 => 1,
+                Geom::AMs2 => 2,
+                _ => 0,
+            };
+            let rest = types.iter().skip(skip).flatten();
+            let ints = rest.clone().any(|t| t.class == Class::Int);
+            let floats = rest.clone().any(|t| t.class == Class::Float);
+            if ints && floats && is_vector(c) {
+                let message = format!(
+                    "the coordinates of `{}` mix integer and floating-point registers",
+                    rules.opcode()
+                );
+                rules.error("operand-type", c.range(), message);
+            }
+        }
+    }
+
+    // What follows the image operand.
+    let mut rest: Vec<Operand<'_>> = info.operands[address + 1..].to_vec();
+    if level {
+        if rest.is_empty() {
+            return;
+        }
+        let lod = rest.remove(0);
+        let (want, fits): (&str, fn(RegTy) -> bool) = if float_coordinates {
+            ("a 32-bit .f32 or .b32 register", float32)
+        } else {
+            ("a 32-bit integer or .b32 register", int32)
+        };
+        rules.registers(&lod, "level of detail", want, fits);
+        rules.constant(&lod, float_coordinates, "level of detail");
+    }
+    if grad {
+        if rest.len() < 2 {
+            return;
+        }
+        let gradients: Vec<_> = rest.drain(..2).collect();
+        for g in &gradients {
+            if let Some(wanted) = geom.gradients() {
+                if is_vector(g) && g.elements().len() != wanted {
+                    let count = g.elements().len();
+                    let message = format!(
+                        "a gradient of `{}` has {wanted} element{} for this geometry, found {count}",
+                        rules.opcode(),
+                        if wanted == 1 { "" } else { "s" }
+                    );
+                    rules.error("vector-length", g.range(), message);
+                }
+            }
+            rules.registers(g, "gradient", ".f32 or .b32 registers", float32);
+        }
+    }
+    // Then `{, e} {, f}`: with two operands left they are the offset and the depth value;
+    // a lone vector is the offset; a lone scalar could be either and is left alone.
+    let (offset, depth) = match rest.as_slice() {
+        [e, f] => (Some(*e), Some(*f)),
+        [e] if is_vector(e) => (Some(*e), None),
+        _ => (None, None),
+    };
+    if let Some(e) = offset {
+        match geom.offsets() {
+            Some(least) => rules.too_short(&e, least, "offset vector"),
+            None if is_vector(&e) => {
+                let message = format!("`{}`: cube maps take no offset vector", rules.opcode());
+                rules.error("invalid-qualifier", geometry_range.clone(), message);
+            }
+            None => {}
+        }
+        rules.registers(&e, "offset", "32-bit integer or .b32 registers", int32);
+    }
+    if let Some(f) = depth {
+        rules.registers(
+            &f,
+            "depth compare value",
+            "a .f32 or .b32 register",
+            float32,
+        );
+        if !float_coordinates {
+            let message = format!(
+                "`{}` with a depth compare value takes `.f32` coordinates",
+                rules.opcode()
+            );
+            rules.error("invalid-qualifier", f.range(), message);
+        }
+        if geom == Geom::D3 {
+            let message = format!(
+                "`{}`: 3d textures take no depth compare value",
+                rules.opcode()
+            );
+            rules.error("invalid-qualifier", f.range(), message);
+        }
+    }
+}
+
+/// The image and sampler of `[a, {b,} c]` (and of `txq`/`suq` `[a]`) are `.texref`,
+/// `.samplerref` or `.surfref` names or 64-bit registers holding one (9.7.10.3, 9.7.11.1:
+/// "indirect" access); ptxas 13.5 "Arguments mismatch" for `[%r1, …]` or `[%fd1, …]`.
+fn handles(rules: &mut Rules<'_, '_, '_, '_>, address: &Operand<'_>) {
+    let elements = address.elements();
+    let handles = match elements.len() {
+        0 => return,
+        1 => &elements[..],
+        n => &elements[..n - 1],
+    };
+    for handle in handles {
+        rules.registers(handle, "image handle", "a 64-bit integer register", |t| {
+            t.bits == 64 && matches!(t.class, Class::Bits | Class::Int)
+        });
+    }
+    // A named image has the opaque type of its instruction family (ptxas 13.5 "Argument 1 of
+    // instruction 'tex': .texref or .u64 register expected" for a `.surfref` or a `.u64`
+    // variable).
+    let wanted = if rules.info.words[0].starts_with("su") {
+        ".surfref"
+    } else {
+        ".texref"
+    };
+    let image = handles[0];
+    let OperandKind::Identifier(name) = image.kind() else {
+        return;
+    };
+    let Some(symbol) = rules.scope.lookup(name) else {
+        return;
+    };
+    if symbol.kind != SymbolKind::Variable {
+        return;
+    }
+    let Some(ty) = symbol.ty else {
+        return;
+    };
+    if ty != wanted {
+        let message = format!(
+            "`{name}` is a {ty} variable; `{}` reads a {wanted} or a 64-bit register holding one",
+            rules.opcode()
+        );
+        rules.error("operand-type", image.range(), message);
+    }
+}
+
+/// A vector where the instruction takes one register (`txq`, `suq`, `istypep`).
+fn scalar(rules: &mut Rules<'_, '_, '_, '_>, operand: &Operand<'_>) {
+    if is_vector(operand) {
+        let message = format!("`{}` takes one register here, not a vector", rules.opcode());
+        rules.error("operand-kind", operand.range(), message);
+    }
+}
+
+/// `suld`/`sust`/`sured`: the data vector has the `.vN` length (ptxas "Argument vector size
+/// mismatch"), registers at least as wide as the type; `.s32` coordinates may not all be
+/// floating point; `sured` reduces one scalar.
+fn surface(rules: &mut Rules<'_, '_, '_, '_>, address: usize, coordinates: Option<Operand<'_>>) {
+    let info = rules.info;
+    if let Some(c) = &coordinates {
+        let all_float = parts(c)
+            .iter()
+            .all(|e| register_type(rules.scope, e).is_some_and(|t| t.class == Class::Float));
+        if all_float {
+            let message = format!(
+                "`{}` takes `.s32` coordinates; these registers are floating point",
+                rules.opcode()
+            );
+            rules.error("operand-type", c.range(), message);
+        }
+    }
+    let data = match info.words[0] {
+        "suld" => info.operands.first(),
+        _ => info.operands.get(address + 1),
+    };
+    let Some(data) = data.copied() else {
+        return;
+    };
+    let ty = info.words[1..].iter().rev().find_map(|w| {
+        let bits: u32 = w.strip_prefix(['b', 'u', 's', 'f'])?.parse().ok()?;
+        matches!(bits, 8 | 16 | 32 | 64).then_some((w.starts_with(['u', 's']), bits))
+    });
+    let Some((integer, bits)) = ty else {
+        return;
+    };
+    if info.words[0] == "sured" {
+        if is_vector(&data) {
+            let message = format!(
+                "`{}` reduces one value: write a register, not a vector",
+                rules.opcode()
+            );
+            rules.error("operand-kind", data.range(), message);
+            return;
+        }
+        rules.registers(
+            &data,
+            "data",
+            &format!("a register of at least {bits} bits"),
+            |t| t.bits >= bits && t.class != Class::Pred && !(integer && t.class == Class::Float),
+        );
+        return;
+    }
+    let lanes = info.words[1..].iter().find_map(|w| match *w {
+        "v2" => Some(2),
+        "v4" => Some(4),
+        _ => None,
+    });
+    if let Some(lanes) = lanes {
+        if is_vector(&data) && data.elements().len() != lanes {
+            let message = format!(
+                "`{}` moves {lanes} elements; this vector has {}",
+                rules.opcode(),
+                data.elements().len()
+            );
+            rules.error("vector-length", data.range(), message);
+        }
+    }
+    rules.registers(
+        &data,
+        "data",
+        &format!("registers of at least {bits} bits"),
+        |t| t.bits >= bits && t.class != Class::Pred,
+    );
+}
+
+/// `txq`/`suq d, [a]{, lod}` (9.7.10.5, 9.7.11.4): `d` is a 32-bit register, `a` a name or
+/// 64-bit register without offset, the level of `txq.level` a 32-bit integer.
+fn query(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>, section: &'static str) {
+    let mut rules = Rules {
+        ctx,
+        info,
+        scope,
+        section,
+    };
+    if let Some(d) = info.operands.first() {
+        scalar(&mut rules, d);
+        rules.registers(d, "result", "a 32-bit register", |t| {
+            t.bits == 32 && t.class != Class::Pred
+        });
+    }
+    if let Some(address) = info.operands.get(1) {
+        if matches!(address.kind(), OperandKind::Address { .. }) {
+            let elements = address.elements();
+            match elements.as_slice() {
+                [one]
+                    if matches!(
+                        one.kind(),
+                        OperandKind::Register(_) | OperandKind::Identifier(_)
+                    ) =>
+                {
+                    handles(&mut rules, address)
+                }
+                [_] => {
+                    let message = format!(
+                        "`{}` takes a texture or surface name or a 64-bit register, without offset",
+                        rules.opcode()
+                    );
+                    rules.error("operand-kind", address.range(), message);
+                }
+                _ => {}
+            }
+        }
+    }
+    if info.has("level") {
+        if let Some(lod) = info.operands.get(2) {
+            rules.registers(lod, "level", "a 32-bit integer register", int32);
+        }
+    }
+}
+
+/// `istypep.type p, a` (9.7.10.6): `p` a predicate, `a` a 64-bit register.
+fn type_test(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let mut rules = Rules {
+        ctx,
+        info,
+        scope,
+        section: "9.7.10.6",
+    };
+    if let Some(p) = info.operands.first() {
+        scalar(&mut rules, p);
+        rules.registers(p, "result", "a predicate", |t| t.class == Class::Pred);
+    }
+    if let Some(a) = info.operands.get(1) {
+        scalar(&mut rules, a);
+        if let OperandKind::Identifier(name) = a.kind() {
+            if rules
+                .scope
+                .lookup(name)
+                .is_some_and(|s| s.kind == SymbolKind::Variable)
+            {
+                let message = format!(
+                    "`{}` tests a 64-bit register holding a handle, not the variable `{name}`",
+                    rules.opcode()
+                );
+                rules.error("operand-kind", a.range(), message);
+            }
+        }
+        rules.registers(a, "operand", "a 64-bit integer register", |t| {
+            t.bits == 64 && matches!(t.class, Class::Bits | Class::Int)
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::check_diagnostics;
+
+    /// Each line confirmed with ptxas 13.5 (sm_90): the rejected ones with "Operand vector size
+    /// doesn't match geometry", "Arguments mismatch", "Array index … Expecting type .u32",
+    /// "Integer coordinates require .s32 instruction type", "Floating-point coordinates
+    /// required", "Illegal modifier 'Multi-sample geometry'".
+    #[test]
+    fn texture_operands() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_90
+.address_size 64
+.global .texref tex0;
+.global .surfref surf0;
+.visible .entry k()
+{
+  .reg .b32 %r<8>;
+  .reg .s32 %s<8>;
+  .reg .b16 %h<8>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<9>;
+  tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, {%r1, %r2, %r3, %r4}];
+  tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, %r1];
+  tex.3d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, {%r1, %r2}];
+//                                               ^^^^^^^^^^ error: the coordinate vector of `tex.3d.v4.f32.s32` has 2 elements; this geometry needs at least 4
+  tex.a1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, {%f1, %r2}];
+//                                                 ^^^ error: `%f1` is a floating-point register; the array index of `tex.a1d.v4.f32.s32` is a .u32
+  tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, {%f1}];
+//                                               ^^^^^ error: `tex.1d.v4.f32.s32` takes `.s32` coordinates; these registers are floating point
+  tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, {%f1, %r2}];
+  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%s1, %f2}];
+//                                               ^^^^^^^^^^ error: the coordinates of `tex.2d.v4.f32.f32` mix integer and floating-point registers
+  tex.cube.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, {%r1, %r2, %r3, %r4}];
+//   ^^^^^ error: `tex.cube.v4.f32.s32` reads a cube map, whose coordinates are floating point: use `.f32`
+  tex.level.2dms.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, {%r1, %r2, %r3, %r4}], %r5;
+//         ^^^^^ error: `tex.level.2dms.v4.f32.s32`: multi-sample textures have no mipmap levels (no `.level` or `.grad`)
+  tex.1d.v4.f16.f32 {%r1, %r2, %r3, %r4}, [tex0, {%f1}];
+//                   ^^^ error: `%r1` is a 32-bit bit-size register; the destination of `tex.1d.v4.f16.f32` needs 16-bit registers
+//                        ^^^ error: `%r2` is a 32-bit bit-size register; the destination of `tex.1d.v4.f16.f32` needs 16-bit registers
+//                             ^^^ error: `%r3` is a 32-bit bit-size register; the destination of `tex.1d.v4.f16.f32` needs 16-bit registers
+//                                  ^^^ error: `%r4` is a 32-bit bit-size register; the destination of `tex.1d.v4.f16.f32` needs 16-bit registers
+  tex.1d.v4.f16.f32 {%h1, %h2, %h3, %h4}, [tex0, {%f1}];
+  tex.level.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%f1}], %s1;
+//                                                             ^^^ error: `%s1` is a 32-bit integer register; the level of detail of `tex.level.1d.v4.f32.f32` needs a 32-bit .f32 or .b32 register
+  tex.grad.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%f5, %f6}], {%f1}, {%f2, %f3};
+//                                                                 ^^^^^ error: a gradient of `tex.grad.2d.v4.f32.f32` has 2 elements for this geometry, found 1
+  tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, {%r1, %r2}], {%r3};
+//                                                            ^^^^^ error: the offset vector of `tex.2d.v4.f32.s32` has 1 element; this geometry needs at least 2
+  tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%r1, {%f1}];
+//                                         ^^^ error: `%r1` is a 32-bit bit-size register; the image handle of `tex.1d.v4.f32.f32` needs a 64-bit integer register
+  tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [surf0, {%f1}];
+//                                         ^^^^^ error: `surf0` is a .surfref variable; `tex.1d.v4.f32.f32` reads a .texref or a 64-bit register holding one
+  ret;
+}
+"#,
+        );
+    }
+
+    /// Confirmed with ptxas 13.5 (sm_90): "Argument vector size mismatch", "Arguments
+    /// mismatch", "Incorrect type '.b32' for operation '.add' in instruction 'sured.b'",
+    /// "Argument 1 of instruction 'suq': .surfref or .u64 register expected".
+    #[test]
+    fn surface_operands() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_90
+.address_size 64
+.global .surfref surf0;
+.visible .entry k()
+{
+  .reg .b32 %r<8>;
+  .reg .b16 %h<8>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<4>;
+  suld.b.2d.b32.trap {%r1}, [surf0, {%r2}];
+//                                  ^^^^^ error: the coordinate vector of `suld.b.2d.b32.trap` has 1 element; this geometry needs at least 2
+  suld.b.1d.v4.b32.trap {%r1, %r2}, [surf0, {%r2}];
+//                      ^^^^^^^^^^ error: `suld.b.1d.v4.b32.trap` moves 4 elements; this vector has 2
+  suld.b.1d.b32.trap {%rd1}, [surf0, {%r2}];
+  sust.b.1d.b32.trap [surf0, {%r2}], {%h1};
+//                                    ^^^ error: `%h1` is a 16-bit bit-size register; the data of `sust.b.1d.b32.trap` needs registers of at least 32 bits
+  sured.b.add.1d.b32.trap [surf0, {%r2}], %r1;
+//              ^^^^ error: `.b32` is not allowed here in `sured.b.add.1d.b32.trap`; expected .u32, .s32, .u64
+  sured.b.add.1d.u32.trap [surf0, {%r2}], %f1;
+//                                        ^^^ error: `%f1` is a 32-bit floating-point register; the data of `sured.b.add.1d.u32.trap` needs a register of at least 32 bits
+  sured.b.and.1d.b32.trap [surf0, {%r2}], %f1;
+  suq.width.b32 %r1, [%rd1+8];
+//                   ^^^^^^^^ error: `suq.width.b32` takes a texture or surface name or a 64-bit register, without offset
+  suq.width.b32 %h1, [surf0];
+//              ^^^ error: `%h1` is a 16-bit bit-size register; the result of `suq.width.b32` needs a 32-bit register
+  ret;
+}
+"#,
+        );
+    }
+}
