@@ -1,6 +1,650 @@
-//! Rules for one family of instructions (see the module list in `handlers/mod.rs`).
+//! Atomic and reduction instructions: `atom` (PTX ISA 9.7.13.5) and `red` (9.7.13.6).
+//!
+//! Which operation takes which type is data (the forms of `data/overlay/atomics.isa`); this
+//! module holds what forms cannot say, each rule confirmed with ptxas 13.5:
+//! * the target and version floors of single features (`.shared::cluster`, `.b128`, vectors,
+//!   `.L2::cache_hint`, `.bf16`…), from the instructions' "PTX ISA Notes" and "Target ISA
+//!   Notes", which give them per feature while the knowledge base's floor is per instruction;
+//! * `.L2::cache_hint` and the cache-policy operand come together;
+//! * operand shapes: a brace vector exactly where the form has `.vN`, with N elements;
+//! * operand types: which register types and constants each instruction type takes;
+//! * the address: an integer or bit-size register (or a variable), never a constant.
+
+use ptx_isa::{PtxVersion, Requirement, TargetReq, Unmet};
+use ptx_syntax::{Operand, OperandKind};
 
 use crate::context::{Ctx, InstInfo};
-use crate::scope::Scope;
+use crate::scope::{Scope, SymbolKind};
+use crate::util::describe_targets;
+use crate::Diagnostic;
 
-pub(crate) fn check(_ctx: &mut Ctx<'_>, _info: &InstInfo<'_>, _scope: &Scope<'_>) {}
+pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    if info.resolved.outcome.matches.is_empty() {
+        return;
+    }
+    let section = match info.words[0] {
+        "atom" => "9.7.13.5",
+        "red" if !info.has("async") => "9.7.13.6",
+        "multimem" if ["ld_reduce", "st", "red"].contains(&info.words[1]) => {
+            multimem(ctx, info, scope);
+            return;
+        }
+        _ => return,
+    };
+    floors(ctx, info, section);
+    cache_policy(ctx, info, scope, section);
+    operands(ctx, info, scope, section);
+}
+
+/// `multimem.ld_reduce`, `multimem.st`, `multimem.red` (9.7.9.14). The operation x type x
+/// vector tables are forms; here: the floors of the 8-bit float types and of the accumulation
+/// precisions, an accumulation precision that the matched form has no place for (the
+/// matcher would drop it as a qualifier ptxas ignores elsewhere, but here ptxas rejects it:
+/// "Illegal reduction operation for instruction 'multimem.ld_reduce.acc::f32'"), and the
+/// register types of the data.
+fn multimem(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let section = "9.7.9.14";
+    floors(ctx, info, section);
+    // `multimem.st`/`multimem.red` ignore them, as most instructions do (`opcode::IGNORED`).
+    let accumulates = info.words[1] == "ld_reduce";
+    for acc in ["acc::f32", "acc::f16"] {
+        let Some(token) = info.qualifier(acc).filter(|_| accumulates) else {
+            continue;
+        };
+        let used = info
+            .resolved
+            .outcome
+            .matches
+            .iter()
+            .any(|m| m.used.iter().any(|(_, v)| v == acc));
+        if !used {
+            ctx.report(
+                Diagnostic::error(
+                    "invalid-qualifier",
+                    token.range(),
+                    format!(
+                        "`.{acc}` does not go with `{}`: `.acc::f32` is for `.add` of `.f16`/`.bf16` data, `.acc::f16` for `.add` of 8-bit float data",
+                        info.opcode_text()
+                    ),
+                )
+                .section(section),
+            );
+        }
+    }
+    let index = if info.words[1] == "ld_reduce" { 0 } else { 1 };
+    let Some(op) = info.operands.get(index) else {
+        return;
+    };
+    let ty = data_type(info);
+    let opcode = info.opcode_text();
+    let mut problems = Vec::new();
+    match op.kind() {
+        // The vector's length is `operand_shapes`' rule.
+        OperandKind::Vector if vector_length(info).is_some() => {
+            for element in op.elements() {
+                value(ty, &element, true, scope, opcode, &mut problems);
+            }
+        }
+        OperandKind::Register(_) if vector_length(info).is_none() => {
+            value(ty, op, false, scope, opcode, &mut problems);
+        }
+        _ => {}
+    }
+    address(info, scope, &mut problems);
+    for (range, message) in problems {
+        ctx.report(Diagnostic::error("operand-type", range, message).section(section));
+    }
+}
+
+/// A feature of `atom`/`red` with its own floor: every group of `when` has one of its
+/// qualifiers written.
+struct Floor {
+    opcodes: &'static [&'static str],
+    when: &'static [&'static [&'static str]],
+    since: &'static str,
+    targets: &'static str,
+    feature: &'static str,
+}
+
+const BOTH: &[&str] = &["atom", "red"];
+
+/// The notes of 9.7.13.5 and 9.7.13.6 as ptxas 13.5 enforces them ("Feature '::cluster'
+/// requires .target sm_90", "Instruction 'atom.cas.b128.global' requires .target sm_90",
+/// "Modifier '.L2::cache_hint' requires PTX ISA .version 7.4", "Feature '.b128 with .sys'
+/// requires PTX ISA .version 8.4", "Feature 'red instruction with vector types' requires
+/// .target sm_90"). The `.cluster` scope is in `availability`.
+const FLOORS: &[Floor] = &[
+    // 9.7.9.14: the 8-bit float types and `.acc::f16` exist on the `a` targets of sm_100,
+    // sm_110 (formerly sm_101), sm_120, sm_121 and the `f` targets of the sm_100 and sm_110
+    // families; ptxas 13.5 rejects them on sm_90a, sm_100, sm_103, sm_120f and sm_121f
+    // ("Feature '.e4m3x4' not supported on .target 'sm_121f'").
+    Floor {
+        opcodes: &["multimem.ld_reduce", "multimem.st", "multimem.red"],
+        when: &[&["e5m2", "e5m2x2", "e5m2x4", "e4m3", "e4m3x2", "e4m3x4"]],
+        since: "8.6",
+        targets: "sm_100a | sm_110a | sm_120a | sm_121a | sm_100f+ | sm_110f+",
+        feature: "8-bit float data",
+    },
+    // The accumulation precisions mean something to `multimem.ld_reduce` only; `multimem.st`
+    // and `multimem.red` ignore them on any target.
+    Floor {
+        opcodes: &["multimem.ld_reduce"],
+        when: &[&["acc::f16"]],
+        since: "8.6",
+        targets: "sm_100a | sm_110a | sm_120a | sm_121a | sm_100f+ | sm_110f+",
+        feature: "`.acc::f16`",
+    },
+    Floor {
+        opcodes: &["multimem.ld_reduce"],
+        when: &[&["acc::f32"]],
+        since: "8.2",
+        targets: "sm_90+",
+        feature: "`.acc::f32`",
+    },
+    Floor {
+        opcodes: BOTH,
+        when: &[&["shared::cta"]],
+        since: "7.8",
+        targets: "all",
+        feature: "the `::cta` sub-qualifier",
+    },
+    Floor {
+        opcodes: BOTH,
+        when: &[&["shared::cluster"]],
+        since: "7.8",
+        targets: "sm_90+",
+        feature: "`.shared::cluster`",
+    },
+    Floor {
+        opcodes: BOTH,
+        when: &[&["L2::cache_hint"]],
+        since: "7.4",
+        targets: "sm_80+",
+        feature: "`.L2::cache_hint`",
+    },
+    Floor {
+        opcodes: BOTH,
+        when: &[&["bf16", "bf16x2"]],
+        since: "7.8",
+        targets: "sm_90+",
+        feature: "`.bf16` and `.bf16x2` data",
+    },
+    Floor {
+        opcodes: BOTH,
+        when: &[&["v2", "v4", "v8"]],
+        since: "8.1",
+        targets: "sm_90+",
+        feature: "vector data",
+    },
+    Floor {
+        opcodes: &["atom"],
+        when: &[&["b128"]],
+        since: "8.3",
+        targets: "sm_90+",
+        feature: "`.b128` data",
+    },
+    Floor {
+        opcodes: &["atom"],
+        when: &[&["b128"], &["sys"]],
+        since: "8.4",
+        targets: "sm_90+",
+        feature: "`.b128` data with `.sys` scope",
+    },
+    Floor {
+        opcodes: BOTH,
+        when: &[&["relaxed", "acquire", "release", "acq_rel"]],
+        since: "6.0",
+        targets: "sm_70+",
+        feature: "a memory order",
+    },
+    Floor {
+        opcodes: BOTH,
+        when: &[&["cta", "gpu", "sys"]],
+        since: "5.0",
+        targets: "sm_60+",
+        feature: "a scope",
+    },
+    Floor {
+        opcodes: BOTH,
+        when: &[&["f16x2"]],
+        since: "6.2",
+        targets: "sm_60+",
+        feature: "`.f16x2` data",
+    },
+    Floor {
+        opcodes: BOTH,
+        when: &[&["f16"]],
+        since: "6.3",
+        targets: "sm_70+",
+        feature: "`.f16` data",
+    },
+    Floor {
+        opcodes: &["atom"],
+        when: &[&["cas"], &["b16"]],
+        since: "6.3",
+        targets: "sm_70+",
+        feature: "16-bit `.cas`",
+    },
+    Floor {
+        opcodes: BOTH,
+        when: &[&["add"], &["f64"]],
+        since: "5.0",
+        targets: "sm_60+",
+        feature: "`.add.f64`",
+    },
+];
+
+fn floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, section: &str) {
+    let version = ctx.version.unwrap_or(PtxVersion::new(99, 9));
+    let targets = ctx.target_names();
+    let mut problems = Vec::new();
+    let opcode = match info.words[0] {
+        "multimem" => info
+            .opcode_text()
+            .split('.')
+            .take(2)
+            .collect::<Vec<_>>()
+            .join("."),
+        other => other.to_owned(),
+    };
+    for floor in FLOORS {
+        if !floor.opcodes.contains(&opcode.as_str())
+            || !floor.when.iter().all(|any| any.iter().any(|q| info.has(q)))
+        {
+            continue;
+        }
+        let requirement = Requirement {
+            since: PtxVersion::parse(floor.since).unwrap_or(PtxVersion::MIN),
+            targets: TargetReq::parse(floor.targets).unwrap_or_default(),
+            removed: Vec::new(),
+        };
+        let written = floor
+            .when
+            .iter()
+            .find_map(|any| any.iter().find_map(|q| info.qualifier(q)));
+        let range = written.map_or(info.opcode_range(), |q| q.range());
+        for unmet in requirement.check(version, &targets) {
+            let message = match &unmet {
+                Unmet::Version { needed } => format!(
+                    "{} on `{}` needs `.version {needed}` or newer (this file has .version {})",
+                    floor.feature,
+                    opcode,
+                    ctx.version.map_or("?".to_owned(), |v| v.to_string())
+                ),
+                Unmet::Target { needed } => format!(
+                    "{} on `{}` needs .target {} (this file targets {})",
+                    floor.feature,
+                    opcode,
+                    describe_targets(needed),
+                    ctx.sm_target().unwrap_or("nothing")
+                ),
+                Unmet::Removed { .. } => continue,
+            };
+            let code = match unmet {
+                Unmet::Version { .. } => "version-too-old",
+                _ => "unsupported-target",
+            };
+            problems.push(Diagnostic::error(code, range.clone(), message).section(section));
+        }
+    }
+    // One error per instruction is enough; the first floor is the most specific.
+    if let Some(first) = problems.into_iter().next() {
+        ctx.report(first);
+    }
+}
+
+/// `.L2::cache_hint` takes a 64-bit cache-policy operand after the data, and a cache-policy
+/// operand needs the qualifier (ptxas: "Arguments mismatch" for the qualifier alone,
+/// ".L2::cache_hint modifier required for instruction 'atom' with 4 arguments"). The
+/// bitwise and exchange `atom` forms may take a fourth value `c` instead (see
+/// [`quirk_fourth_operand`]), which the operand types below check.
+fn cache_policy(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>, section: &str) {
+    if info.has("cas") {
+        return;
+    }
+    let data = if info.words[0] == "atom" { 3 } else { 2 };
+    let count = info.operands.len();
+    let hint = info.has("L2::cache_hint");
+    if hint && count == data {
+        let range = info
+            .qualifier("L2::cache_hint")
+            .map_or(info.opcode_range(), |q| q.range());
+        ctx.report(
+            Diagnostic::error(
+                "operand-count",
+                range,
+                format!(
+                    "`.L2::cache_hint` needs a 64-bit cache-policy operand after the data of `{}`",
+                    info.opcode_text()
+                ),
+            )
+            .section(section),
+        );
+    } else if !hint && count == data + 1 && !quirk_fourth_operand(info, scope) {
+        ctx.report(
+            Diagnostic::error(
+                "missing-qualifier",
+                info.operands[data].range(),
+                format!(
+                    "a cache-policy operand needs `.L2::cache_hint` on `{}`",
+                    info.opcode_text()
+                ),
+            )
+            .section(section),
+        );
+    }
+}
+
+/// `atom.{and,or,xor,exch}.{b32,b64,b128} d, [a], b, c`: ptxas 13.5 takes a fourth value `c`
+/// of the instruction type (the spec's `atom.op.type d, [a], b, c` form: `atom.and.b32 d, [a],
+/// b, %f3` and `atom.exch.b64 d, [a], b, %fd3` assemble), unless `c` reads as a cache policy:
+/// an integer constant or a 64-bit integer register.
+fn quirk_fourth_operand(info: &InstInfo<'_>, scope: &Scope<'_>) -> bool {
+    if info.words[0] != "atom"
+        || info.has("L2::cache_hint")
+        || !["b32", "b64", "b128"].iter().any(|w| info.has(w))
+        || !["and", "or", "xor", "exch"].iter().any(|w| info.has(w))
+    {
+        return false;
+    }
+    let Some(op) = info.operands.get(3) else {
+        return false;
+    };
+    match op.kind() {
+        OperandKind::Register(name) => !scope
+            .lookup(name)
+            .and_then(|s| s.ty)
+            .is_some_and(|t| matches!(t.trim_start_matches('.'), "b64" | "u64" | "s64")),
+        OperandKind::Float(_) => true,
+        _ => false,
+    }
+}
+
+/// The data type of the instruction: its last qualifier.
+fn data_type<'a>(info: &InstInfo<'a>) -> &'a str {
+    info.words.last().copied().unwrap_or("")
+}
+
+fn vector_length(info: &InstInfo<'_>) -> Option<usize> {
+    info.words.iter().find_map(|w| match *w {
+        "v2" => Some(2),
+        "v4" => Some(4),
+        "v8" => Some(8),
+        _ => None,
+    })
+}
+
+/// Register types (without dot) that a scalar operand of instruction type `ty` may have
+/// (ptxas 13.5, every pair probed with declared registers): bit-size types take any register
+/// of their size, integer types also a `.f16x2` one, floating-point types only their own or
+/// a bit-size one; `.bf16` data lives in bit-size registers, packed 8-bit floats (multimem)
+/// in any register of their size.
+fn scalar_registers(ty: &str) -> &'static [&'static str] {
+    match ty {
+        "b16" | "e5m2x2" | "e4m3x2" => &["b16", "u16", "s16", "f16"],
+        "b32" | "e5m2x4" | "e4m3x4" => &["b32", "u32", "s32", "f32", "f16x2"],
+        "e5m2" | "e4m3" => &["b8", "u8", "s8"],
+        "b64" => &["b64", "u64", "s64", "f64"],
+        "b128" => &["b128"],
+        "u32" | "s32" => &["b32", "u32", "s32", "f16x2"],
+        "u64" | "s64" => &["b64", "u64", "s64"],
+        "f32" => &["b32", "f32"],
+        "f64" => &["b64", "f64"],
+        "f16" => &["b16", "f16"],
+        "bf16" => &["b16"],
+        "f16x2" => &["b32", "f16x2"],
+        "bf16x2" => &["b32"],
+        _ => &[],
+    }
+}
+
+/// The same for the elements of a `.vN` vector: ptxas takes integer registers for `.f16` and
+/// `.f32` elements too.
+fn element_registers(ty: &str) -> &'static [&'static str] {
+    match ty {
+        "f16" => &["b16", "u16", "s16", "f16"],
+        "f32" => &["b32", "u32", "s32", "f32"],
+        other => scalar_registers(other),
+    }
+}
+
+/// Whether a constant may stand for a value of type `ty` (ptxas 13.5): integers for the bit
+/// and integer types; `0f…` for `.b32`, `0d…` and decimal floats for `.b64`, any float for
+/// `.f32`/`.f64`; nothing for the 16-bit floats. In vectors, `.f16` elements take integers
+/// and `.f32` elements floats.
+fn constant_fits(ty: &str, kind: &OperandKind<'_>, text: &str, element: bool) -> bool {
+    let float = matches!(kind, OperandKind::Float(_));
+    if element {
+        return match ty {
+            "f16" => !float,
+            "f32" => float,
+            _ => false,
+        };
+    }
+    if !float {
+        return matches!(
+            ty,
+            "b16" | "b32" | "b64" | "b128" | "u32" | "s32" | "u64" | "s64"
+        );
+    }
+    let single = text.starts_with("0f") || text.starts_with("0F");
+    match ty {
+        "f32" | "f64" => true,
+        "b32" => single,
+        "b64" => !single,
+        _ => false,
+    }
+}
+
+/// The data operands: `d`, `b` (and `c` of `.cas` and of the 32-bit bitwise forms) of `atom`,
+/// `b` of `red`.
+fn data_operands(info: &InstInfo<'_>, scope: &Scope<'_>) -> Vec<usize> {
+    match info.words[0] {
+        "atom" if info.has("cas") || quirk_fourth_operand(info, scope) => vec![0, 2, 3],
+        "atom" => vec![0, 2],
+        _ => vec![1],
+    }
+}
+
+fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>, section: &str) {
+    let ty = data_type(info);
+    let vector = vector_length(info);
+    let opcode = info.opcode_text();
+    let mut problems: Vec<(ptx_syntax::TextRange, String)> = Vec::new();
+    for index in data_operands(info, scope) {
+        let Some(op) = info.operands.get(index) else {
+            continue;
+        };
+        let is_vector = matches!(op.kind(), OperandKind::Vector);
+        match (vector, is_vector) {
+            (None, true) => {
+                problems.push((
+                    op.range(),
+                    format!("`{opcode}` takes a single value here, not a vector"),
+                ));
+                continue;
+            }
+            (Some(n), false) if !matches!(op.kind(), OperandKind::Sink) || index != 0 => {
+                problems.push((
+                    op.range(),
+                    format!("`.v{n}` needs a vector of {n} values here in `{opcode}`"),
+                ));
+                continue;
+            }
+            (Some(n), true) if op.elements().len() != n => {
+                problems.push((
+                    op.range(),
+                    format!(
+                        "`.v{n}` needs a vector of {n} values, not {} in `{opcode}`",
+                        op.elements().len()
+                    ),
+                ));
+                continue;
+            }
+            _ => {}
+        }
+        if is_vector {
+            for element in op.elements() {
+                value(ty, &element, true, scope, opcode, &mut problems);
+            }
+        } else {
+            value(ty, op, false, scope, opcode, &mut problems);
+        }
+    }
+    address(info, scope, &mut problems);
+    for (range, message) in problems {
+        ctx.report(Diagnostic::error("operand-type", range, message).section(section));
+    }
+}
+
+/// One value (a scalar operand or a vector element) against the data type.
+fn value(
+    ty: &str,
+    op: &Operand<'_>,
+    element: bool,
+    scope: &Scope<'_>,
+    opcode: &str,
+    out: &mut Vec<(ptx_syntax::TextRange, String)>,
+) {
+    let kind = op.kind();
+    match kind {
+        OperandKind::Register(name) | OperandKind::Identifier(name) => {
+            let Some(symbol) = scope.lookup(name) else {
+                return;
+            };
+            match symbol.kind {
+                SymbolKind::Register if symbol.vector.is_none() => {
+                    let Some(reg) = symbol.ty.map(|t| t.trim_start_matches('.')) else {
+                        return;
+                    };
+                    let allowed = if element {
+                        element_registers(ty)
+                    } else {
+                        scalar_registers(ty)
+                    };
+                    if !allowed.is_empty() && !allowed.contains(&reg) {
+                        out.push((
+                            op.range(),
+                            format!(
+                                "`{name}` is a .{reg} register; `{opcode}` needs {} here",
+                                allowed
+                                    .iter()
+                                    .map(|t| format!(".{t}"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        ));
+                    }
+                }
+                SymbolKind::Variable | SymbolKind::Function | SymbolKind::Label => out.push((
+                    op.range(),
+                    format!("`{name}` is not a register: `{opcode}` takes its data in registers or constants"),
+                )),
+                SymbolKind::Register => {}
+            }
+        }
+        OperandKind::Integer(text) | OperandKind::Float(text)
+            if !constant_fits(ty, &kind, text, element) =>
+        {
+            out.push((
+                op.range(),
+                format!("`{opcode}` cannot take the constant `{text}` as .{ty} data here"),
+            ));
+        }
+        OperandKind::Expression
+            if op.integer_value().is_some()
+                && !constant_fits(ty, &OperandKind::Integer(op.text()), op.text(), element) =>
+        {
+            out.push((
+                op.range(),
+                format!(
+                    "`{opcode}` cannot take the constant `{}` as .{ty} data here",
+                    op.text()
+                ),
+            ));
+        }
+        _ => {}
+    }
+}
+
+/// The address `[a]` (operand 0 of `red`, 1 of `atom`): ptxas takes an integer or bit-size
+/// register of any width or a variable, with an offset; a floating-point, predicate or
+/// `.b128` register ("Illegal to use symbol … as address operand", "Illegal operand type for
+/// address/array-index") or a bare constant ("Immediate addresses allowed only for .local
+/// state space") is an error.
+fn address(info: &InstInfo<'_>, scope: &Scope<'_>, out: &mut Vec<(ptx_syntax::TextRange, String)>) {
+    let index = match info.words[0] {
+        "atom" => 1,
+        "multimem" if info.words[1] == "ld_reduce" => 1,
+        _ => 0,
+    };
+    let Some(op) = info.operands.get(index) else {
+        return;
+    };
+    if !matches!(op.kind(), OperandKind::Address { .. }) {
+        return;
+    }
+    let opcode = info.opcode_text();
+    let registers = op.registers();
+    for register in &registers {
+        let Some(symbol) = scope.lookup(register.text) else {
+            continue;
+        };
+        if symbol.kind != SymbolKind::Register {
+            continue;
+        }
+        let Some(ty) = symbol.ty.map(|t| t.trim_start_matches('.')) else {
+            continue;
+        };
+        let integer = matches!(ty.as_bytes().first(), Some(b'b' | b'u' | b's')) && ty != "b128";
+        if !integer {
+            out.push((
+                register.range(),
+                format!(
+                    "`{}` is a .{ty} register; the address of `{opcode}` needs an integer or bit-size register",
+                    register.text
+                ),
+            ));
+        }
+    }
+    if registers.is_empty() && info.identifiers.iter().all(|(i, _)| *i != index) {
+        let elements = op.elements();
+        let constant = elements
+            .iter()
+            .all(|e| matches!(e.kind(), OperandKind::Integer(_)) || e.integer_value().is_some());
+        if !elements.is_empty() && constant {
+            out.push((
+                op.range(),
+                format!("`{opcode}` cannot take a constant address: name a register or a variable"),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::check_diagnostics;
+
+    #[test]
+    fn operation_and_type_tables() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<4>;
+  atom.global.or.b32 %r1, [%rd1], %r2;
+  atom.global.cas.b32 %r1, [%rd1], %r2, %r3;
+  atom.global.inc.u32 %r1, [%rd1], %r2;
+  red.global.min.s64 [%rd1], %rd2;
+  atom.global.and.b32 %r1, [%rd1], %r2, %r3;
+  ret;
+}
+"#,
+        );
+    }
+}

@@ -223,20 +223,11 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
         // `.wide` doubles the destination's size.
         "mul" | "mad" if has("wide") => Pattern::Wide,
         "mul" | "mad" => Pattern::AllSame,
-        // `atom.cas` has a second value `c`; elsewhere an operand after `b` is the 64-bit
-        // cache policy of `.L2::cache_hint` (9.7.13.5).
-        "atom" if has("cas") => Pattern::Some {
-            typed: &[0, 2, 3],
-            preds: &[],
-        },
-        "atom" => Pattern::Some {
-            typed: &[0, 2],
-            preds: &[],
-        },
-        "red" => Pattern::Some {
-            typed: &[1],
-            preds: &[],
-        },
+        // `atom` and `red` (9.7.13.5-6) type their data by tables of their own (ptxas takes
+        // `.f16x2` registers for `.u32` data, integer registers in `.f32` vectors): see
+        // `handlers/atomics.rs`.
+        "atom" => return None,
+        "red" if !has("async") => return None,
         "mov" => Pattern::AllSame,
         "brev" => Pattern::AllSame,
         // 9.7.1.5-7, 9.7.2, 9.7.3.18-22, 9.7.4.9-10, 9.7.17, 9.7.9.20: one type throughout.
@@ -399,12 +390,9 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
             typed: &[],
             words: &[0, 1],
         },
-        // `multimem.st/red… [a], b` (9.7.9.14): `b` has the instruction type's size exactly
-        // (ptxas 13.5 "Arguments mismatch" for a wider register, unlike `st`).
-        "multimem" if has("st") || has("red") => Pattern::Some {
-            typed: &[1],
-            preds: &[],
-        },
+        // `multimem.ld_reduce/st/red` (9.7.9.14) type their data by the tables of
+        // `handlers/atomics.rs` (8-bit float packs, integer registers in `.f32` vectors).
+        "multimem" if has("ld_reduce") || has("st") || has("red") => return None,
         // `st.async… [a], b{, [mbar]}` (9.7.9.12): likewise exact, `.b8` data included.
         "st" if has("async") => Pattern::Some {
             typed: &[1],
@@ -413,10 +401,6 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
         // `multimem.cp{.reduce}.async.bulk… [dst], [src], size{, mask}` (9.7.9.26–27): the
         // size is a 32-bit integer (ptxas 13.5 rejects .f32, 16- and 64-bit registers).
         "multimem" if has("cp") => Pattern::Typed(&[(2, "u32")]),
-        "multimem" if has("ld_reduce") => Pattern::Some {
-            typed: &[0],
-            preds: &[],
-        },
         // `tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols`: both 32-bit.
         "tcgen05" if has("dealloc") => Pattern::Counts {
             typed: &[],
