@@ -9,11 +9,11 @@
 //! rewrites fixtures/generated/SUMMARY.md from the whole set.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::Path;
 
-use ptx_check::{check, CheckOptions, Severity};
-use ptx_syntax::{LineIndex, Parse, PositionEncoding};
+mod agreement;
+mod families;
+use agreement::{first_error, in_parallel, read_gz, verdicts_by_span, Report, Verdicts};
 
 /// Figures the checker reaches today (the test fails below them).
 const MIN_AGREEMENT: f64 = 0.972;
@@ -44,19 +44,6 @@ fn header(target: &str, version: &str) -> String {
     )
 }
 
-mod families;
-use families::ISA_FAMILIES;
-
-fn family(section: &str) -> String {
-    let prefix: Vec<&str> = section.split('.').take(3).collect();
-    let prefix = prefix.join(".");
-    let name = ISA_FAMILIES
-        .iter()
-        .find(|(p, _)| *p == prefix)
-        .map_or("other", |(_, n)| n);
-    format!("{prefix} {name}")
-}
-
 struct Case<'a> {
     section: &'a str,
     line: &'a str,
@@ -64,38 +51,9 @@ struct Case<'a> {
     message: &'a str,
 }
 
-#[derive(Default)]
-struct Tally {
-    accepted: usize,
-    rejected: usize,
-    false_errors: usize,
-    missed: usize,
-}
-
-impl Tally {
-    fn total(&self) -> usize {
-        self.accepted + self.rejected
-    }
-    fn agreement(&self) -> f64 {
-        1.0 - (self.false_errors + self.missed) as f64 / self.total().max(1) as f64
-    }
-    fn row(&self, name: &str) -> String {
-        format!(
-            "| {name} | {} | {} | {} | {} | {} | {:.2}% |",
-            self.total(),
-            self.accepted,
-            self.rejected,
-            self.false_errors,
-            self.missed,
-            100.0 * self.agreement()
-        )
-    }
-}
-
-/// The checker's first error on each case's line, or `Err(())` when an error falls outside
-/// the case lines or runs over several lines (a statement that breaks the parse of its
-/// neighbours: the chunk is then checked case by case).
-fn module_verdicts(target: &str, version: &str, cases: &[&Case]) -> Result<Verdicts, ()> {
+/// The checker's first error on each case's line; a chunk whose errors do not fall on case
+/// lines is checked case by case.
+fn checker_verdicts(target: &str, version: &str, cases: &[Case]) -> Verdicts {
     let head = header(target, version);
     let first = head.lines().count();
     let mut text = head;
@@ -105,38 +63,13 @@ fn module_verdicts(target: &str, version: &str, cases: &[&Case]) -> Result<Verdi
         text.push('\n');
     }
     text.push_str("\tret;\n}\n");
-    let index = LineIndex::new(&text);
-    let mut verdicts = vec![None; cases.len()];
-    for d in check(&Parse::new(text.as_str()), &CheckOptions::default()) {
-        if d.severity != Severity::Error {
-            continue;
-        }
-        let line = |offset| index.line_col(&text, offset, PositionEncoding::Chars).line as usize;
-        let (start, end) = (line(d.range.start), line(d.range.end));
-        let slot = start
-            .checked_sub(first)
-            .and_then(|i| verdicts.get_mut(i))
-            .filter(|_| start == end || (end == start + 1 && d.range.end == d.range.start))
-            .ok_or(())?;
-        slot.get_or_insert_with(|| format!("[{}] {}", d.code, d.message));
-    }
-    Ok(verdicts)
-}
-
-type Verdicts = Vec<Option<String>>;
-
-/// Whether the checker rejects each case (with its first message).
-fn checker_verdicts(target: &str, version: &str, cases: &[&Case]) -> Verdicts {
-    module_verdicts(target, version, cases).unwrap_or_else(|()| {
+    let spans: Vec<(usize, usize)> = (first..first + cases.len()).map(|l| (l, l)).collect();
+    verdicts_by_span(&text, &spans).unwrap_or_else(|()| {
         cases
             .iter()
             .map(|case| {
                 let head = header(target, version);
-                let text = format!("{head}\t{}\n\tret;\n}}\n", case.line);
-                check(&Parse::new(text.as_str()), &CheckOptions::default())
-                    .into_iter()
-                    .find(|d| d.severity == Severity::Error)
-                    .map(|d| format!("[{}] {}", d.code, d.message))
+                first_error(&format!("{head}\t{}\n\tret;\n}}\n", case.line))
             })
             .collect()
     })
@@ -145,10 +78,7 @@ fn checker_verdicts(target: &str, version: &str, cases: &[&Case]) -> Verdicts {
 #[test]
 fn generated_cases_agree_with_ptxas() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/generated/cases.tsv.gz");
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(&path).expect("cases.tsv.gz"))
-        .read_to_string(&mut text)
-        .expect("gzip text");
+    let text = read_gz(&path);
     let all = std::env::var_os("GENERATED_ALL").is_some();
     let mut groups: BTreeMap<(&str, &str), Vec<Case>> = BTreeMap::new();
     for (i, line) in text.lines().enumerate() {
@@ -169,109 +99,32 @@ fn generated_cases_agree_with_ptxas() {
         .flat_map(|((target, version), cases)| cases.chunks(CHUNK).map(|c| (*target, *version, c)))
         .collect();
     // The modules are independent: check them on every core.
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
-    let verdicts: Vec<Verdicts> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|t| {
-                let chunks = &chunks;
-                s.spawn(move || {
-                    chunks
-                        .iter()
-                        .skip(t)
-                        .step_by(threads)
-                        .map(|(target, version, cases)| {
-                            let refs: Vec<&Case> = cases.iter().collect();
-                            checker_verdicts(target, version, &refs)
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        let per_worker: Vec<Vec<Verdicts>> = workers
-            .into_iter()
-            .map(|w| w.join().expect("checker thread"))
-            .collect();
-        (0..chunks.len())
-            .map(|i| per_worker[i % threads][i / threads].clone())
-            .collect()
+    let verdicts = in_parallel(&chunks, |(target, version, cases)| {
+        checker_verdicts(target, version, cases)
     });
-    let mut overall = Tally::default();
-    let mut families: BTreeMap<String, Tally> = BTreeMap::new();
-    let mut false_errors: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut missed: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut report = Report::default();
     for ((target, version, cases), verdicts) in chunks.iter().zip(verdicts) {
         for (case, ours) in cases.iter().zip(verdicts) {
-            let tally = families.entry(family(case.section)).or_default();
-            for t in [&mut overall, tally] {
-                if case.ptxas_rejects {
-                    t.rejected += 1;
-                    t.missed += usize::from(ours.is_none());
-                } else {
-                    t.accepted += 1;
-                    t.false_errors += usize::from(ours.is_some());
-                }
-            }
             let case_text = format!("{target} {version}: {}", case.line);
-            match (&ours, case.ptxas_rejects) {
-                (Some(ours), false) => false_errors
-                    .entry(ours.clone())
-                    .or_default()
-                    .push(case_text),
-                (None, true) => {
-                    let key = case.message.split('\'').next().unwrap_or("").to_owned();
-                    missed
-                        .entry(key)
-                        .or_default()
-                        .push(format!("{case_text}  ({})", case.message));
-                }
-                _ => {}
-            }
+            report.record(
+                case.section,
+                case_text,
+                case.ptxas_rejects,
+                case.message,
+                &ours,
+            );
         }
     }
-    let mut table = String::from(
-        "| family | cases | ptxas accepts | ptxas rejects | false errors | missed errors | agreement |\n\
-         |---|---:|---:|---:|---:|---:|---:|\n",
-    );
-    for (name, t) in &families {
-        table.push_str(&t.row(name));
-        table.push('\n');
-    }
-    table.push_str(&overall.row("**all**"));
-    table.push('\n');
-    println!("{table}");
-    let show = |title: &str, groups: &BTreeMap<String, Vec<String>>| {
-        let mut by_size: Vec<_> = groups.iter().collect();
-        by_size.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
-        println!("{title}:");
-        for (key, cases) in by_size {
-            println!("  {:>6}  {key}", cases.len());
-            for c in cases.iter().take(3) {
-                println!("          {c}");
-            }
-        }
-    };
-    show("false errors, by our message", &false_errors);
-    show("missed errors, by ptxas message", &missed);
-    if let Some(dump) = std::env::var_os("GENERATED_DUMP") {
-        // Every disagreement, for working on the rules: `F|M <TAB> case <TAB> message`.
-        let mut out = String::new();
-        for (kind, groups) in [("F", &false_errors), ("M", &missed)] {
-            for (key, cases) in groups {
-                for c in cases {
-                    out.push_str(&format!("{kind}\t{key}\t{c}\n"));
-                }
-            }
-        }
-        std::fs::write(dump, out).expect("write GENERATED_DUMP");
-    }
-    let false_rate = overall.false_errors as f64 / overall.accepted.max(1) as f64;
+    report.print("GENERATED_DUMP");
+    let false_rate = report.overall.false_rate();
     if all && std::env::var_os("UPDATE_EXPECT").is_some() {
         let summary = format!(
             "# Agreement with ptxas 13.5 on the generated set\n\n\
              Written by `GENERATED_ALL=1 UPDATE_EXPECT=1 cargo test --release -p ptx-check --test \
              generated` (every case; the debug-build test checks every eighth); the cases are made \
              by `gen_cases.py` and labelled by `label_cases.py` (see README.md here).\n\n\
-             {table}\nFalse errors: {:.3}% of the cases ptxas accepts.\n",
+             {}\nFalse errors: {:.3}% of the cases ptxas accepts.\n",
+            report.table(),
             100.0 * false_rate
         );
         std::fs::write(path.with_file_name("SUMMARY.md"), summary).expect("write SUMMARY.md");
@@ -281,25 +134,10 @@ fn generated_cases_agree_with_ptxas() {
     } else {
         200_000 / SUBSET_STRIDE
     };
-    assert!(
-        overall.total() >= expected,
-        "too few cases: {}",
-        overall.total()
-    );
-    assert!(
-        overall.agreement() >= MIN_AGREEMENT,
-        "agreement {:.4} is below {MIN_AGREEMENT}",
-        overall.agreement()
-    );
-    for (name, t) in &families {
-        assert!(
-            t.agreement() >= MIN_FAMILY_AGREEMENT,
-            "{name}: agreement {:.4} is below {MIN_FAMILY_AGREEMENT}",
-            t.agreement()
-        );
-    }
-    assert!(
-        false_rate <= MAX_FALSE_ERROR_RATE,
-        "false errors on {false_rate:.5} of accepted cases, above {MAX_FALSE_ERROR_RATE}"
+    report.assert_at_least(
+        expected,
+        MIN_AGREEMENT,
+        MIN_FAMILY_AGREEMENT,
+        MAX_FALSE_ERROR_RATE,
     );
 }
