@@ -27,8 +27,18 @@ fn is_address(operand: &Operand<'_>) -> bool {
 }
 
 /// Whether a written operand can stand where the form has `spec`.
-fn kind_fits(spec: SpecKind, operand: &Operand<'_>) -> bool {
-    match spec {
+fn kind_fits(spec: &ptx_isa::OperandSpec, bare_addresses: bool, operand: &Operand<'_>) -> bool {
+    match spec.kind {
+        // The bulk tensor copies (9.7.9.25.5) read a register, a variable name or even a
+        // floating-point constant written without brackets as the shared-memory address or the
+        // mbarrier of `[dstMem]`/`[srcMem]`/`[mbar]` (ptxas 13.5 assembles
+        // `cp.async.bulk.tensor.2d…bytes [%r1], [%rd1, {%r2, %r3}], %r4;`); only the tensor
+        // map with its coordinates needs the brackets, and an integer constant is an immediate
+        // address ("allowed only for .local").
+        SpecKind::Address if bare_addresses && !spec.name.contains("tensorMap") => !matches!(
+            operand.kind(),
+            OperandKind::Integer(_) | OperandKind::Expression
+        ),
         SpecKind::Address => is_address(operand),
         SpecKind::Value | SpecKind::Vector => !is_address(operand),
         SpecKind::List => true,
@@ -36,7 +46,7 @@ fn kind_fits(spec: SpecKind, operand: &Operand<'_>) -> bool {
 }
 
 /// Position-wise kind check; optional operands are matched in order.
-fn kinds_fit(form: &Form, operands: &[Operand<'_>]) -> Option<usize> {
+fn kinds_fit(form: &Form, bare_addresses: bool, operands: &[Operand<'_>]) -> Option<usize> {
     let mut specs = form.operands.iter();
     let extra = operands.len() - form.operands.iter().filter(|o| !optional(o)).count();
     let mut optional_left = extra;
@@ -51,7 +61,7 @@ fn kinds_fit(form: &Form, operands: &[Operand<'_>]) -> Option<usize> {
                 break spec;
             }
         };
-        if !kind_fits(spec.kind, operand) {
+        if !kind_fits(spec, bare_addresses, operand) {
             return Some(i);
         }
     }
@@ -71,6 +81,9 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
         .filter(|f| count_fits(f, count))
         .collect();
     let section = matches[0].instruction.section.clone();
+    let opcode = &matches[0].instruction.opcode;
+    let bare_addresses = opcode.starts_with("cp.async.bulk.tensor")
+        || opcode.starts_with("cp.reduce.async.bulk.tensor");
     if fitting.is_empty() {
         let form = matches[0].form;
         let required = form.operands.iter().filter(|o| !optional(o)).count();
@@ -105,12 +118,12 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
     }
     if let Some(form) = fitting
         .iter()
-        .find(|f| kinds_fit(f, &info.operands).is_none())
+        .find(|f| kinds_fit(f, bare_addresses, &info.operands).is_none())
     {
         return values_fit(ctx, info, form, &section);
     }
     let form = fitting[0];
-    let Some(index) = kinds_fit(form, &info.operands) else {
+    let Some(index) = kinds_fit(form, bare_addresses, &info.operands) else {
         return true;
     };
     let operand = &info.operands[index];
@@ -300,6 +313,31 @@ mod tests {
 //                   ^^^^ error: operand 2 of `ld.global.u32` must be an address in brackets, e.g. `[%rd1]`
   add.s32 %r1, [%rd1], 1;
 //             ^^^^^^ error: operand 2 of `add.s32` is a value, not an address in brackets
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn bulk_tensor_copies_take_bare_addresses() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_100a
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .b64 mbar;
+  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes %r1, [%rd1, {%r2, %r3}], %r4;
+  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], mbar;
+  cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%rd1, {%r2, %r3}], %r5;
+  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], %rd1, [%r4];
+//                                                                                        ^^^^ error: operand 2 of `cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes` must be an address in brackets, e.g. `[%rd1]`
+  cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%rd1, {%r2, %r3}], 16;
+//                                                                                          ^^ error: operand 2 of `cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group` must be an address in brackets, e.g. `[16]`
   ret;
 }
 "#,
