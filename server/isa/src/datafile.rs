@@ -13,7 +13,8 @@
 //! dropped 6.4 sm_70+ : vote                             # removed for those targets from that version
 //! ```
 //! The overlay additionally has `patch <number>` blocks whose lines are added to the section,
-//! plus `drop-fact <line>` / `drop-form <form>` to delete generated lines.
+//! plus `drop-fact <line>` / `drop-form <form>` to delete generated lines and
+//! `rewrite-forms FROM => TO` to edit the text of every form of the section containing FROM.
 
 use crate::notation::SetDef;
 use crate::target::TargetReq;
@@ -205,6 +206,23 @@ pub fn apply_overlay(
                             return Err(err("form not found".into()));
                         }
                     }
+                    "rewrite-forms" => {
+                        // `rewrite-forms FROM => TO`: edit the text of every form of the
+                        // section that contains FROM (a qualifier that ptxas leaves optional).
+                        let (from, to) = rest
+                            .split_once(" => ")
+                            .ok_or_else(|| err("expected `FROM => TO`".into()))?;
+                        let mut found = false;
+                        for g in &mut sec.groups {
+                            for f in g.forms.iter_mut().filter(|f| f.contains(from)) {
+                                *f = f.replacen(from, to, 1);
+                                found = true;
+                            }
+                        }
+                        if !found {
+                            return Err(err("no form contains it".into()));
+                        }
+                    }
                     "add-set" => {
                         // Add a set to every group of the section (for names the spec leaves
                         // undefined in the Syntax block).
@@ -246,12 +264,14 @@ mod tests {
         apply_overlay(
             &mut s,
             "t.isa",
-            "patch 1.2\ndrop-fact since 1.0\nsince 2.0\ndrop-form y.u d;\nadd-set .v = { .q }\nsection 9.9 new\nopcodes z\nform z d;\n",
+            "patch 1.2\ndrop-fact since 1.0\nsince 2.0\nrewrite-forms x.t => x{.t}\ndrop-form y.u d;\nadd-set .v = { .q }\nsection 9.9 new\nopcodes z\nform z d;\n",
         )
         .unwrap();
         assert_eq!(s.len(), 2);
         assert_eq!(s[0].facts[2].kind, FactKind::Since(PtxVersion::new(2, 0)));
         assert!(s[0].groups[1].forms.is_empty());
+        assert_eq!(s[0].groups[0].forms, ["x{.t} d;"]);
+        assert!(apply_overlay(&mut s, "t.isa", "patch 1.2\nrewrite-forms q.r => q\n").is_err());
         assert!(s[0].find_set(0, "v").is_some());
         assert!(apply_overlay(&mut s, "t.isa", "patch 1.2\ndrop-fact since 7.7\n").is_err());
     }

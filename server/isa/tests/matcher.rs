@@ -48,7 +48,7 @@ fn matches_and_requirements() {
     );
     check(
         &["wgmma", "fence", "sync", "aligned"],
-        expect![[r#"wgmma.fence [wgmma.fence.sync.aligned;] since 8.0 targets sm_90a"#]],
+        expect!["wgmma.fence [wgmma.fence.sync{.aligned};] since 8.0 targets sm_90a"],
     );
 }
 
