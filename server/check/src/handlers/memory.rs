@@ -756,11 +756,14 @@ const FEATURE_FLOORS: &[(&str, &[&str], &str, &str, &str)] = &[
         "sm_90+",
         "9.7.9.19",
     ),
-    // mbarrier (9.7.13.15): memory orders and scopes arrive with sm_90 and PTX 8.0.
-    ("mbarrier", &["release"], "8.0", "sm_90+", "9.7.13.15"),
-    ("mbarrier", &["acquire"], "8.0", "sm_90+", "9.7.13.15"),
-    ("mbarrier", &["relaxed"], "8.0", "sm_90+", "9.7.13.15"),
-    ("mbarrier", &["cta"], "8.0", "sm_90+", "9.7.13.15"),
+    // mbarrier (9.7.13.15): memory orders and scopes arrive with PTX 8.0; ptxas 13.5 takes
+    // `.release.cta`/`.acquire.cta` on sm_80 already (`mbarrier.test_wait.acquire.cta…` in
+    // CCCL's generated headers), while `.cluster` and `.relaxed` need sm_90 (the spec puts
+    // `.scope` and `.sem` at sm_90).
+    ("mbarrier", &["release"], "8.0", "sm_80+", "9.7.13.15"),
+    ("mbarrier", &["acquire"], "8.0", "sm_80+", "9.7.13.15"),
+    ("mbarrier", &["relaxed"], "8.6", "sm_90+", "9.7.13.15"),
+    ("mbarrier", &["cta"], "8.0", "sm_80+", "9.7.13.15"),
     ("mbarrier", &["cluster"], "8.0", "sm_90+", "9.7.13.15"),
     // fence (9.7.13.4).
     ("fence", &["async"], "8.0", "sm_90+", "9.7.13.4"),
