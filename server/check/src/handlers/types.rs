@@ -585,52 +585,108 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     }
 }
 
-/// `mov.b64 {a, b}, d` packs or unpacks: the elements of a vector of registers must add up
-/// to the type's size (ptxas 13.5 rejects `mov.b64 {%r1}, %rd1`). That the elements have one
-/// size is `mixed_vector`'s rule.
+/// `mov.btype d, {a, b}` and `mov.btype {a, b}, d` pack and unpack (9.7.9.4; ptxas 13.5,
+/// "Arguments mismatch", "Illegal vector size", "Vector with elements of different types are
+/// not allowed in mov instruction"):
+/// * only the bit-size types `.b16`, `.b32`, `.b64` and `.b128` pack (`mov.u32 %r, {%h1, %h2}`
+///   and `mov.f64 %fd, {%r1, %r2}` are rejected);
+/// * a vector has 2 or 4 elements, each register exactly the type's size divided by their
+///   number (`mov.b64 %rd, {%h1, %h2, %h3, %h4}` packs four halves, `{%rd2, _}` does not
+///   unpack a .b64); sinks and constants take their share;
+/// * float and integer registers do not mix (`{%f1, %u2}`), bit-size ones go with either.
 fn mov_vector_packing(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     if info.words[0] != "mov" {
         return;
     }
+    let Some(ty) = instruction_type(info) else {
+        return;
+    };
     for op in &info.operands {
         if !matches!(op.kind(), OperandKind::Vector) {
             continue;
         }
-        // `mov.b64 {a, b}, d` packs or unpacks: the elements must add up to the type's size
-        // (ptxas rejects `mov.b64 {%r1}, %rd1`).
-        // Sinks and constants (`{_, %rs1}`, `{0, %rs1}`) take their share: only vectors of
-        // registers alone are counted.
-        if op.elements().len() == op.registers().len() {
-            let regs = op.registers();
-            let sizes: Option<Vec<u32>> = regs
-                .iter()
-                .map(|r| {
-                    scope
-                        .lookup(r.text)
-                        .and_then(|s| s.ty)
-                        .and_then(Ty::parse)
-                        .map(|t| t.bits)
-                })
-                .collect();
-            if let (Some(sizes), Some(ty)) = (sizes, instruction_type(info)) {
-                let total: u32 = sizes.iter().sum();
-                if !sizes.is_empty() && total != ty.bits {
-                    ctx.report(
-                        Diagnostic::error(
-                            "vector-length",
-                            op.range(),
-                            format!(
-                                "the {} element{} of this vector hold {total} bits, but `{}` moves {} bits",
-                                sizes.len(),
-                                if sizes.len() == 1 { "" } else { "s" },
-                                info.opcode_text(),
-                                ty.bits
-                            ),
-                        )
-                        .section("9.7.9.10".to_owned()),
-                    );
-                }
+        let report = |ctx: &mut Ctx<'_>, message: String| {
+            ctx.report(
+                Diagnostic::error("operand-type", op.range(), message)
+                    .section("9.7.9.4".to_owned()),
+            );
+        };
+        if ty.kind != Kind::Bits || ty.bits < 16 {
+            report(
+                ctx,
+                format!(
+                    "`{}` cannot pack or unpack a vector: only .b16, .b32, .b64 and .b128 do",
+                    info.opcode_text()
+                ),
+            );
+            continue;
+        }
+        let elements = op.elements();
+        if !matches!(elements.len(), 2 | 4) {
+            // Three elements are reported by the general vector-size rule.
+            if elements.len() != 3 {
+                report(
+                    ctx,
+                    format!(
+                        "`{}` packs 2 or 4 elements, not {}",
+                        info.opcode_text(),
+                        elements.len()
+                    ),
+                );
             }
+            continue;
+        }
+        let share = ty.bits / elements.len() as u32;
+        let sizes: Vec<u32> = elements
+            .iter()
+            .filter_map(|e| match e.kind() {
+                OperandKind::Register(name) | OperandKind::Identifier(name) => scope.lookup(name),
+                _ => None,
+            })
+            .filter(|s| s.kind == SymbolKind::Register && s.vector.is_none())
+            .filter_map(|s| s.ty.and_then(Ty::parse).map(|t| t.bits))
+            .collect();
+        let mixed = sizes.iter().any(|&b| b != sizes[0]);
+        let mut float = None;
+        let mut integer = None;
+        for element in &elements {
+            let name = match element.kind() {
+                OperandKind::Register(name) | OperandKind::Identifier(name) => name,
+                _ => continue,
+            };
+            let Some(symbol) = scope.lookup(name) else {
+                continue;
+            };
+            if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
+                continue;
+            }
+            let Some(reg) = symbol.ty.and_then(Ty::parse) else {
+                continue;
+            };
+            // Parts of different sizes are the general mixed-vector rule's report.
+            if reg.bits != share && !mixed {
+                report(
+                    ctx,
+                    format!(
+                        "`{name}` is {} bits, but `{}` with {} elements packs {share}-bit parts",
+                        reg.bits,
+                        info.opcode_text(),
+                        elements.len()
+                    ),
+                );
+                break;
+            }
+            match reg.kind {
+                Kind::Float => float = float.or(Some(name)),
+                Kind::Signed | Kind::Unsigned => integer = integer.or(Some(name)),
+                _ => {}
+            }
+        }
+        if let (Some(f), Some(i)) = (float, integer) {
+            report(
+                ctx,
+                format!("the parts of one vector are all floats or all integers: `{f}` and `{i}`"),
+            );
         }
     }
 }
@@ -984,6 +1040,44 @@ mod tests {
     /// Confirmed with ptxas 13.5 and nvcc 13.0 (tests/corpus/cuda): "Arguments mismatch" for
     /// each of these, "Incompatible elements of vector expression" for the mixed vector.
     #[test]
+    fn mov_packs_bit_types_in_equal_parts() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+  .reg .b16 %h<5>;
+  .reg .b8 %c<5>;
+  .reg .b32 %r<3>;
+  .reg .u32 %u<3>;
+  .reg .f32 %f<3>;
+  .reg .b64 %rd<3>;
+  .reg .b32 lo, hi;
+  mov.b64 %rd1, {%h1, %h2, %h3, %h4};
+  mov.b32 %r1, {%c1, %c2, %c3, %c4};
+  mov.b64 %rd1, {lo, hi};
+  mov.b64 {%r1, _}, %rd1;
+  mov.b32 %r1, {%f1, %h2};
+//             ^^^^^^^^^^ error: the elements of a vector have one size: `%f1` is 32 bits, `%h2` 16
+  mov.b32 %r1, {%f1, %f2};
+//             ^^^^^^^^^^ error: `%f1` is 32 bits, but `mov.b32` with 2 elements packs 16-bit parts
+  mov.u32 %r1, {%h1, %h2};
+//             ^^^^^^^^^^ error: `mov.u32` cannot pack or unpack a vector: only .b16, .b32, .b64 and .b128 do
+  mov.b32 {lo, hi}, %r1;
+//        ^^^^^^^^ error: `lo` is 32 bits, but `mov.b32` with 2 elements packs 16-bit parts
+  mov.b64 {%rd2, _}, %rd1;
+//        ^^^^^^^^^ error: `%rd2` is 64 bits, but `mov.b64` with 2 elements packs 32-bit parts
+  mov.b64 %rd1, {%f1, %u2};
+//              ^^^^^^^^^^ error: the parts of one vector are all floats or all integers: `%f1` and `%u2`
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
     fn warp_level_packed_and_vector_widths() {
         check_diagnostics(
             r#"
@@ -1010,7 +1104,7 @@ mod tests {
 //                         ^^^ error: `%r2` is a .b32 register; operand 3 of `bar.red.popc.u32` needs a .pred register
   mov.b64 {%r1, %r2}, %rd1;
   mov.b64 {%r1}, %rd1;
-//        ^^^^^ error: the 1 element of this vector hold 32 bits, but `mov.b64` moves 64 bits
+//        ^^^^^ error: `mov.b64` packs 2 or 4 elements, not 1
   ld.global.v2.b32 {%r1, %rd1}, [%rd2];
 //                 ^^^^^^^^^^^ error: the elements of a vector have one size: `%r1` is 32 bits, `%rd1` 64
   ret;
