@@ -200,6 +200,8 @@ impl OperandSpec {
             .trim_start_matches("{-}")
             .trim_start_matches("{!}")
             .trim_start_matches(['[', '(', '{', '!', '-'])
+            // `{ disable-output-lane }` is spaced inside its braces.
+            .trim_start()
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
             .next()
             .unwrap_or("")

@@ -10,6 +10,7 @@ pub(crate) mod combinations;
 pub(crate) mod immediates;
 pub(crate) mod memory;
 pub(crate) mod module;
+pub(crate) mod named_operands;
 pub(crate) mod names;
 pub(crate) mod opcode;
 pub(crate) mod operand_shapes;
@@ -297,6 +298,7 @@ fn check_instruction<'a>(
         textures::check(ctx, &info, scope);
         memory::check(ctx, &info, scope);
         arith::check(ctx, &info, scope);
+        named_operands::check(ctx, &info, scope);
     }
     flow.observe(ctx, &info);
 }

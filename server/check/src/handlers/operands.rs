@@ -68,6 +68,34 @@ fn kinds_fit(form: &Form, bare_addresses: bool, operands: &[Operand<'_>]) -> Opt
     None
 }
 
+/// The first matched form whose operand count and kinds fit the written operands, with the
+/// form's operand spec for each written operand (optional ones allotted in order).
+pub(crate) fn fitting_form<'i>(
+    info: &'i InstInfo<'_>,
+) -> Option<(&'i Form, Vec<&'i ptx_isa::OperandSpec>)> {
+    let matches = &info.resolved.outcome.matches;
+    let opcode = &matches.first()?.instruction.opcode;
+    let bare_addresses = opcode.starts_with("cp.async.bulk.tensor")
+        || opcode.starts_with("cp.reduce.async.bulk.tensor");
+    let count = info.operands.len();
+    let form = matches
+        .iter()
+        .map(|m| m.form)
+        .find(|f| count_fits(f, count) && kinds_fit(f, bare_addresses, &info.operands).is_none())?;
+    let mut optional_left = count - form.operands.iter().filter(|o| !optional(o)).count();
+    let mut specs = Vec::with_capacity(count);
+    for spec in &form.operands {
+        if optional(spec) {
+            if optional_left == 0 {
+                continue;
+            }
+            optional_left -= 1;
+        }
+        specs.push(spec);
+    }
+    Some((form, specs))
+}
+
 /// Reports count and kind problems; returns whether the operands fit some matched form.
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
     let matches = &info.resolved.outcome.matches;
