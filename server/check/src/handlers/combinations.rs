@@ -44,7 +44,13 @@ fn comparison(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         "set" => ("9.7.6.1", 1),
         _ => return,
     };
-    let (Some(op), Some(ty)) = (info.words.get(idx), info.words.last()) else {
+    // The type is the last word that names one: ptxas 13.5 also takes `.ftz` after it
+    // (`setp.gtu.f32.ftz`).
+    let ty = info.words[1..]
+        .iter()
+        .rev()
+        .find(|w| **w != "ftz" && !["and", "or", "xor"].contains(*w));
+    let (Some(op), Some(ty)) = (info.words.get(idx), ty) else {
         return;
     };
     if let Some(i) = info.words.iter().position(|w| *w == "ftz") {

@@ -431,8 +431,8 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
 
 /// The instruction type: the last qualifier that is a fundamental type.
 fn instruction_type(info: &InstInfo<'_>) -> Option<Ty> {
-    let last = info.words.last()?;
-    Ty::parse(last)
+    // `prmt.b32.f4e`, `setp.gtu.f32.ftz`: modes may follow the type.
+    info.words[1..].iter().rev().find_map(|w| Ty::parse(w))
 }
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
