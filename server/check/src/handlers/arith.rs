@@ -110,6 +110,49 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, _scope: &Scope<'_>) 
     }
 }
 
+/// ptxas 13.5 ignores a `.pred` written among the qualifiers of these instructions
+/// (`add.pred.s32`, `setp.pred.eq.s32`, `abs.f32.pred`, `mul.pred.rn.f32` assemble), though no
+/// form has one; it rejects it elsewhere (`mul.pred.lo.s32`, `and.pred.b32`, `shl.pred.b32`,
+/// `fma.pred.rn.f32x2`). The form matcher's "no qualifier `.pred`" error for them is dropped
+/// (`before`: the diagnostic count before the matcher ran).
+pub(crate) fn stray_pred(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, before: usize) {
+    const IGNORING: &[&str] = &[
+        "add", "sub", "mul", "abs", "neg", "min", "max", "rcp", "sqrt", "rsqrt", "sin", "cos",
+        "lg2", "ex2", "tanh", "fma", "setp", "set",
+    ];
+    if !IGNORING.contains(&info.words[0])
+        || ["hi", "lo", "wide", "f32x2"].iter().any(|w| info.has(w))
+    {
+        return;
+    }
+    let Some(pred) = info.qualifier("pred") else {
+        return;
+    };
+    // Without another type, ptxas rejects it ("Unexpected instruction types").
+    const TYPES: &[&str] = &[
+        "s16", "s32", "s64", "u16", "u32", "u64", "b16", "b32", "b64", "f16", "f32", "f64",
+        "f16x2", "bf16", "bf16x2",
+    ];
+    if !info.words.iter().any(|w| TYPES.contains(w)) {
+        return;
+    }
+    let range = pred.range();
+    let all = ctx.diagnostics_since(before);
+    if !all
+        .iter()
+        .any(|d| d.code == "unknown-qualifier" && d.range == range)
+    {
+        return;
+    }
+    let kept: Vec<Diagnostic> = all
+        .iter()
+        .filter(|d| !(d.code == "unknown-qualifier" && d.range == range))
+        .cloned()
+        .collect();
+    ctx.truncate_diagnostics(before);
+    ctx.extend(kept);
+}
+
 /// A feature of an instruction that needs more than the instruction itself:
 /// (opcode, the instruction type (last qualifier) it applies to or `""`, qualifiers that must
 /// all be written, operand count or 0, since, targets, spec section, name in messages).
@@ -830,6 +873,10 @@ mod tests {
 //                  ^^^ error: the bit position of `bfe.u32` is 0 to 255 when it is a constant, not 256
   vset.u32.u32.eq %r1.b12, %r2, %r3, %r4;
   setp.gtu.f32.ftz %p1, %f1, %f2;
+  add.pred.f32 %f1, %f2, %f3;
+  setp.pred.eq.s32 %p1, %r1, %r2;
+  and.pred.b32 %r1, %r2, %r3;
+//         ^^^^ error: `.b32` and `.pred` both fill `.type`; write only one of them
   ret;
 }
 "#,

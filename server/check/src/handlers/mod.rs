@@ -273,7 +273,9 @@ fn check_instruction<'a>(
     };
     names::check_uses(ctx, &info, scope);
     special_registers::check(ctx, &info);
+    let before = ctx.diagnostic_count();
     if !opcode::check(ctx, &info) {
+        arith::stray_pred(ctx, &info, before);
         return;
     }
     // These rules read nothing but the opcode's spelling and the module's `.version` and
