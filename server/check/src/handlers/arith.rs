@@ -876,7 +876,7 @@ mod tests {
   add.pred.f32 %f1, %f2, %f3;
   setp.pred.eq.s32 %p1, %r1, %r2;
   and.pred.b32 %r1, %r2, %r3;
-//         ^^^^ error: `.b32` and `.pred` both fill `.type`; write only one of them
+//        ^^^^ error: `.b32` and `.pred` both fill `.type`; write only one of them
   ret;
 }
 "#,
