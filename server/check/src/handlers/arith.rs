@@ -56,8 +56,11 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, _scope: &Scope<'_>) 
             }
         }
         "set" | "setp" => bf16_predicate_source(ctx, info),
+        "add" | "sub" | "fma" => mixed_precision_order(ctx, info),
         "bar" | "barrier" => {
             barrier_thread_count(ctx, info);
+            // `bar.cta.sync`, not `bar.sync.cta` ("Illegal modifier '.cta'").
+            leading_at(ctx, info, &["cta"], 1, "9.7.13.1");
             // `barrier.cluster.arrive.aligned`, not `barrier.cluster.aligned.arrive`.
             if info.words.get(1) == Some(&"cluster") {
                 leading_at(ctx, info, &["arrive", "wait"], 2, "9.7.13.3");
@@ -204,6 +207,35 @@ const FEATURES: &[FeatureRule] = &[
     // .version 7.8").
     ("bar", &[], &["cta"], 0, "7.8", "all", "9.7.13.1"),
     ("barrier", &[], &["cta"], 0, "7.8", "all", "9.7.13.1"),
+    // The memory-ordering modifiers of `barrier.cluster`: PTX 8.0 ("Modifier '.acquire' on
+    // 'barrier.cluster.wait' requires PTX ISA .version 8.0").
+    (
+        "barrier",
+        &[],
+        &["cluster", "acquire"],
+        0,
+        "8.0",
+        "all",
+        "9.7.13.3",
+    ),
+    (
+        "barrier",
+        &[],
+        &["cluster", "release"],
+        0,
+        "8.0",
+        "all",
+        "9.7.13.3",
+    ),
+    (
+        "barrier",
+        &[],
+        &["cluster", "relaxed"],
+        0,
+        "8.0",
+        "all",
+        "9.7.13.3",
+    ),
 ];
 
 fn features(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
@@ -296,6 +328,14 @@ fn feature_name(info: &InstInfo<'_>) -> String {
         .unwrap_or("");
     if opcode == "lop3" {
         return "lop3.BoolOp".to_owned();
+    }
+    if opcode == "barrier" && info.has("cluster") {
+        if let Some(sem) = ["acquire", "release", "relaxed"]
+            .iter()
+            .find(|q| info.has(q))
+        {
+            return format!("barrier.cluster.{sem}");
+        }
     }
     if (opcode == "min" || opcode == "max") && ty == "f32" && info.operands.len() == 4 {
         return format!("{opcode}.f32 with three inputs");
@@ -619,6 +659,30 @@ fn leading_at(
                 ),
             )
             .section(section),
+        );
+    }
+}
+
+/// Mixed precision `add/sub/fma….f32.atype` (9.7.5): the `.f32` destination type comes
+/// first (ptxas 13.5: "Unexpected instruction types specified for 'add'" for
+/// `add.rn.f16.f32`).
+fn mixed_precision_order(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    let position = |names: &[&str]| info.words.iter().position(|w| names.contains(w));
+    let (Some(wide), Some(narrow)) = (position(&["f32"]), position(&["f16", "bf16"])) else {
+        return;
+    };
+    if narrow < wide {
+        ctx.report(
+            Diagnostic::error(
+                "invalid-qualifier",
+                info.word_range(wide),
+                format!(
+                    "mixed precision `{}` writes the `.f32` result type before `.{}`",
+                    info.opcode_text(),
+                    info.words[narrow]
+                ),
+            )
+            .section("9.7.5"),
         );
     }
 }
