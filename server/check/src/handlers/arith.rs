@@ -92,6 +92,27 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, _scope: &Scope<'_>) 
         // (9.7.19.5): the operand is an integer constant (ptxas 13.5 "Arguments mismatch"
         // for any register and for `1.5`).
         "pmevent" | "setmaxnreg" => {
+            // `pmevent.mask` takes a 16-bit mask of events (ptxas 13.5 rejects 0x10000).
+            if info.has("mask") {
+                if let Some(op) = info.operands.first() {
+                    if op
+                        .integer_value()
+                        .is_some_and(|v| !(0..=0xffff).contains(&v))
+                    {
+                        ctx.report(
+                            Diagnostic::error(
+                                "immediate-range",
+                                op.range(),
+                                format!(
+                                    "`pmevent.mask` takes a 16-bit mask of events, not {}",
+                                    op.text()
+                                ),
+                            )
+                            .section("9.7.19.3"),
+                        );
+                    }
+                }
+            }
             for (index, op) in info.operands.iter().enumerate() {
                 needs_constant(ctx, info, index, op, "9.7.19");
                 if let OperandKind::Float(text) = op.kind() {
@@ -118,7 +139,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, _scope: &Scope<'_>) 
 /// form has one; it rejects it elsewhere (`mul.pred.lo.s32`, `and.pred.b32`, `shl.pred.b32`,
 /// `fma.pred.rn.f32x2`). The form matcher's "no qualifier `.pred`" error for them is dropped
 /// (`before`: the diagnostic count before the matcher ran).
-pub(crate) fn stray_pred(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, before: usize) {
+pub(crate) fn stray_pred(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>, before: usize) {
     const IGNORING: &[&str] = &[
         "add", "sub", "mul", "abs", "neg", "min", "max", "rcp", "sqrt", "rsqrt", "sin", "cos",
         "lg2", "ex2", "tanh", "fma", "setp", "set",
@@ -154,6 +175,41 @@ pub(crate) fn stray_pred(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, before: usize) 
         .collect();
     ctx.truncate_diagnostics(before);
     ctx.extend(kept);
+    // The other rules do not run on an unmatched spelling: the values are still no
+    // predicates (`setp` and `set` take one as `d` or `c`; ptxas "Arguments mismatch").
+    for (index, op) in info.operands.iter().enumerate() {
+        let predicate_place = match info.words[0] {
+            "setp" => index == 0 || index == 3,
+            "set" => index == 3,
+            _ => false,
+        };
+        let OperandKind::Register(name) = op.kind() else {
+            continue;
+        };
+        let is_pred = scope
+            .lookup(name)
+            .is_some_and(|s| s.ty == Some(".pred") || s.ty == Some("pred"));
+        if is_pred && !predicate_place {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-type",
+                    op.range(),
+                    format!(
+                        "`{name}` is a .pred register; operand {} of `{}` is a value",
+                        index + 1,
+                        info.opcode_text()
+                    ),
+                )
+                .section(
+                    info.resolved
+                        .outcome
+                        .matches
+                        .first()
+                        .map_or(String::new(), |m| m.instruction.section.clone()),
+                ),
+            );
+        }
+    }
 }
 
 /// A feature of an instruction that needs more than the instruction itself:

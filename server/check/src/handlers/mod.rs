@@ -275,7 +275,7 @@ fn check_instruction<'a>(
     special_registers::check(ctx, &info);
     let before = ctx.diagnostic_count();
     if !opcode::check(ctx, &info) {
-        arith::stray_pred(ctx, &info, before);
+        arith::stray_pred(ctx, &info, scope, before);
         return;
     }
     // These rules read nothing but the opcode's spelling and the module's `.version` and
