@@ -137,9 +137,8 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, _scope: &Scope<'_>) 
 /// ptxas 13.5 ignores a `.pred` written among the qualifiers of these instructions
 /// (`add.pred.s32`, `setp.pred.eq.s32`, `abs.f32.pred`, `mul.pred.rn.f32` assemble), though no
 /// form has one; it rejects it elsewhere (`mul.pred.lo.s32`, `and.pred.b32`, `shl.pred.b32`,
-/// `fma.pred.rn.f32x2`). The form matcher's "no qualifier `.pred`" error for them is dropped
-/// (`before`: the diagnostic count before the matcher ran).
-pub(crate) fn stray_pred(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>, before: usize) {
+/// `fma.pred.rn.f32x2`). For those, the instruction without it, to be checked instead.
+pub(crate) fn without_stray_pred<'a>(ctx: &Ctx<'a>, info: &InstInfo<'a>) -> Option<InstInfo<'a>> {
     const IGNORING: &[&str] = &[
         "add", "sub", "mul", "abs", "neg", "min", "max", "rcp", "sqrt", "rsqrt", "sin", "cos",
         "lg2", "ex2", "tanh", "fma", "setp", "set",
@@ -147,69 +146,26 @@ pub(crate) fn stray_pred(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
     if !IGNORING.contains(&info.words[0])
         || ["hi", "lo", "wide", "f32x2"].iter().any(|w| info.has(w))
     {
-        return;
+        return None;
     }
-    let Some(pred) = info.qualifier("pred") else {
-        return;
-    };
-    // Without another type, ptxas rejects it ("Unexpected instruction types").
-    const TYPES: &[&str] = &[
-        "s16", "s32", "s64", "u16", "u32", "u64", "b16", "b32", "b64", "f16", "f32", "f64",
-        "f16x2", "bf16", "bf16x2",
-    ];
-    if !info.words.iter().any(|w| TYPES.contains(w)) {
-        return;
-    }
-    let range = pred.range();
-    let all = ctx.diagnostics_since(before);
-    if !all
-        .iter()
-        .any(|d| d.code == "unknown-qualifier" && d.range == range)
-    {
-        return;
-    }
-    let kept: Vec<Diagnostic> = all
-        .iter()
-        .filter(|d| !(d.code == "unknown-qualifier" && d.range == range))
-        .cloned()
-        .collect();
-    ctx.truncate_diagnostics(before);
-    ctx.extend(kept);
-    // The other rules do not run on an unmatched spelling: the values are still no
-    // predicates (`setp` and `set` take one as `d` or `c`; ptxas "Arguments mismatch").
-    for (index, op) in info.operands.iter().enumerate() {
-        let predicate_place = match info.words[0] {
-            "setp" => index == 0 || index == 3,
-            "set" => index == 3,
-            _ => false,
-        };
-        let OperandKind::Register(name) = op.kind() else {
-            continue;
-        };
-        let is_pred = scope
-            .lookup(name)
-            .is_some_and(|s| s.ty == Some(".pred") || s.ty == Some("pred"));
-        if is_pred && !predicate_place {
-            ctx.report(
-                Diagnostic::error(
-                    "operand-type",
-                    op.range(),
-                    format!(
-                        "`{name}` is a .pred register; operand {} of `{}` is a value",
-                        index + 1,
-                        info.opcode_text()
-                    ),
-                )
-                .section(
-                    info.resolved
-                        .outcome
-                        .matches
-                        .first()
-                        .map_or(String::new(), |m| m.instruction.section.clone()),
-                ),
-            );
-        }
-    }
+    let at = info.words.iter().position(|w| *w == "pred")?;
+    let mut words = info.words.clone();
+    words.remove(at);
+    let mut qualifiers = info.qualifiers.clone();
+    qualifiers.remove(at - 1);
+    let mut resolved = crate::handlers::opcode::resolve(ctx.isa, &words);
+    resolved.spelling = words.join(".");
+    Some(InstInfo {
+        inst: info.inst,
+        guard: info.guard.clone(),
+        mnemonic: info.mnemonic,
+        qualifiers,
+        words,
+        operands: info.operands.clone(),
+        registers: info.registers.clone(),
+        identifiers: info.identifiers.clone(),
+        resolved: std::rc::Rc::new(resolved),
+    })
 }
 
 /// A feature of an instruction that needs more than the instruction itself:
