@@ -32,6 +32,8 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, _scope: &Scope<'_>) 
         "mul" | "mul24" | "mad24" => leading_qualifier(ctx, info, &["hi", "lo", "wide"], "9.7.1.3"),
         "shf" => leading_qualifier(ctx, info, &["l", "r"], "9.7.8.7"),
         "dp2a" => leading_qualifier(ctx, info, &["hi", "lo"], "9.7.1.24"),
+        // `div.full.f32` ("Unknown modifier '.full'" for `div.f32.full`, `div.ftz.full.f32`).
+        "div" => leading_qualifier(ctx, info, &["full"], "9.7.3.8"),
         "testp" => testp_classes(ctx, info),
         "bfe" => field_bounds(ctx, info, 2, "9.7.1.19"),
         "bfi" => {
@@ -59,8 +61,9 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, _scope: &Scope<'_>) 
         "add" | "sub" | "fma" => mixed_precision_order(ctx, info),
         "bar" | "barrier" => {
             barrier_thread_count(ctx, info);
-            // `bar.cta.sync`, not `bar.sync.cta` ("Illegal modifier '.cta'").
-            leading_at(ctx, info, &["cta"], 1, "9.7.13.1");
+            // `bar.cta.sync`, not `bar.sync.cta` ("Illegal modifier '.cta'"), and
+            // `barrier.cluster.arrive`, not `barrier.arrive.cluster`.
+            leading_at(ctx, info, &["cta", "cluster"], 1, "9.7.13.1");
             // `barrier.cluster.arrive.aligned`, not `barrier.cluster.aligned.arrive`.
             if info.words.get(1) == Some(&"cluster") {
                 leading_at(ctx, info, &["arrive", "wait"], 2, "9.7.13.3");
