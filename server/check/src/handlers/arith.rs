@@ -15,6 +15,7 @@ use crate::Diagnostic;
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, _scope: &Scope<'_>) {
     features(ctx, info);
+    opaque_type(ctx, info);
     match info.words[0] {
         "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vmad" | "vset" => {
             scalar_video(ctx, info)
@@ -142,16 +143,13 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, _scope: &Scope<'_>) 
 /// form has one; it rejects it elsewhere (`mul.pred.lo.s32`, `and.pred.b32`, `shl.pred.b32`,
 /// `fma.pred.rn.f32x2`). For those, the instruction without it, to be checked instead.
 pub(crate) fn without_stray_pred<'a>(ctx: &Ctx<'a>, info: &InstInfo<'a>) -> Option<InstInfo<'a>> {
-    const IGNORING: &[&str] = &[
-        "add", "sub", "mul", "abs", "neg", "min", "max", "rcp", "sqrt", "rsqrt", "sin", "cos",
-        "lg2", "ex2", "tanh", "fma", "setp", "set",
-    ];
-    if !IGNORING.contains(&info.words[0])
-        || ["hi", "lo", "wide", "f32x2"].iter().any(|w| info.has(w))
-    {
+    if !ignores_extra_type(info) {
         return None;
     }
-    let at = info.words.iter().position(|w| *w == "pred")?;
+    let at = info
+        .words
+        .iter()
+        .position(|w| matches!(*w, "pred" | "texref" | "samplerref" | "surfref"))?;
     let mut words = info.words.clone();
     words.remove(at);
     let mut qualifiers = info.qualifiers.clone();
@@ -169,6 +167,131 @@ pub(crate) fn without_stray_pred<'a>(ctx: &Ctx<'a>, info: &InstInfo<'a>) -> Opti
         identifiers: info.identifiers.clone(),
         resolved: std::rc::Rc::new(resolved),
     })
+}
+
+/// The instructions on which ptxas 13.5 ignores an extra `.pred`, `.texref`, `.samplerref` or
+/// `.surfref` among the qualifiers (probed by inserting each into every form of these
+/// families: `add.s32.texref`, `setp.pred.eq.s32`, `mul.rn.f32.samplerref` assemble).
+fn ignores_extra_type(info: &InstInfo<'_>) -> bool {
+    const IGNORING: &[&str] = &[
+        "add", "sub", "mul", "abs", "neg", "min", "max", "rcp", "sqrt", "rsqrt", "sin", "cos",
+        "lg2", "ex2", "tanh", "fma", "setp", "set",
+    ];
+    IGNORING.contains(&info.words[0]) && !["hi", "lo", "wide", "f32x2"].iter().any(|w| info.has(w))
+}
+
+/// The instructions of these families that take no opaque type name: ptxas 13.5 "Unexpected
+/// instruction types specified for 'shl'" for `shl.b32.surfref`, `mul.lo.s32.texref`,
+/// `bar.sync.texref`, `nanosleep.u32.texref` (the form matcher lets `.texref`, `.samplerref`
+/// and `.surfref` pass everywhere, as `ld`, `atom` and `fma` ignore them).
+fn opaque_type(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    const FAMILY: &[&str] = &[
+        "mad",
+        "mul24",
+        "mad24",
+        "sad",
+        "div",
+        "rem",
+        "popc",
+        "clz",
+        "bfind",
+        "fns",
+        "brev",
+        "bfe",
+        "bfi",
+        "szext",
+        "bmsk",
+        "dp4a",
+        "dp2a",
+        "addc",
+        "subc",
+        "madc",
+        "testp",
+        "copysign",
+        "selp",
+        "slct",
+        "and",
+        "or",
+        "xor",
+        "not",
+        "cnot",
+        "lop3",
+        "shf",
+        "shl",
+        "shr",
+        "prmt",
+        "vadd",
+        "vsub",
+        "vabsdiff",
+        "vmin",
+        "vmax",
+        "vshl",
+        "vshr",
+        "vmad",
+        "vset",
+        "vadd2",
+        "vsub2",
+        "vavrg2",
+        "vabsdiff2",
+        "vmin2",
+        "vmax2",
+        "vset2",
+        "vadd4",
+        "vsub4",
+        "vavrg4",
+        "vabsdiff4",
+        "vmin4",
+        "vmax4",
+        "vset4",
+        "bra",
+        "ret",
+        "exit",
+        "bar",
+        "barrier",
+        "vote",
+        "match",
+        "shfl",
+        "redux",
+        "activemask",
+        "nanosleep",
+        "brkpt",
+        "trap",
+        "pmevent",
+        "setmaxnreg",
+        "mul",
+        "add",
+        "sub",
+        "fma",
+    ];
+    if !FAMILY.contains(&info.words[0]) || ignores_extra_type(info) {
+        return;
+    }
+    let Some(at) = info.words[1..]
+        .iter()
+        .position(|w| matches!(*w, "texref" | "samplerref" | "surfref"))
+    else {
+        return;
+    };
+    // The matcher's warning that ptxas ignores it is wrong here.
+    drop_ignored_warnings(ctx, info);
+    ctx.report(
+        Diagnostic::error(
+            "invalid-qualifier",
+            info.word_range(at + 1),
+            format!(
+                "`{}` takes no opaque type `.{}`",
+                info.opcode_text(),
+                info.words[at + 1]
+            ),
+        )
+        .section(
+            info.resolved
+                .outcome
+                .matches
+                .first()
+                .map_or(String::new(), |m| m.instruction.section.clone()),
+        ),
+    );
 }
 
 /// A feature of an instruction that needs more than the instruction itself:
@@ -719,20 +842,7 @@ fn testp_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     if let Some(&second) = written.get(1) {
         // The form matcher, finding the class optional, calls the extra classes ignored:
         // they are an error instead.
-        let start = info.opcode_range().start;
-        let count = ctx.diagnostic_count();
-        let mut first = count;
-        while first > 0 && ctx.diagnostics_since(first - 1)[0].range.start >= start {
-            first -= 1;
-        }
-        let kept: Vec<Diagnostic> = ctx
-            .diagnostics_since(first)
-            .iter()
-            .filter(|d| d.code != "ignored-qualifier")
-            .cloned()
-            .collect();
-        ctx.truncate_diagnostics(first);
-        ctx.extend(kept);
+        drop_ignored_warnings(ctx, info);
         ctx.report(
             Diagnostic::error(
                 "exclusive-qualifiers",
@@ -812,6 +922,23 @@ fn bf16_predicate_source(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
             }),
         );
     }
+}
+
+/// Forgets the "ignored qualifier" warnings of this instruction (the last ones reported).
+fn drop_ignored_warnings(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    let start = info.opcode_range().start;
+    let mut first = ctx.diagnostic_count();
+    while first > 0 && ctx.diagnostics_since(first - 1)[0].range.start >= start {
+        first -= 1;
+    }
+    let kept: Vec<Diagnostic> = ctx
+        .diagnostics_since(first)
+        .iter()
+        .filter(|d| d.code != "ignored-qualifier")
+        .cloned()
+        .collect();
+    ctx.truncate_diagnostics(first);
+    ctx.extend(kept);
 }
 
 #[cfg(test)]
@@ -954,6 +1081,10 @@ mod tests {
   setp.gtu.f32.ftz %p1, %f1, %f2;
   add.pred.f32 %f1, %f2, %f3;
   setp.pred.eq.s32 %p1, %r1, %r2;
+  add.s32.texref %r1, %r2, %r3;
+//       ^^^^^^^ warning: `.texref` means nothing to `add`; ptxas ignores it
+  shl.b32.texref %r1, %r2, 1;
+//       ^^^^^^^ error: `shl.b32.texref` takes no opaque type `.texref`
   and.pred.b32 %r1, %r2, %r3;
 //        ^^^^ error: `.b32` and `.pred` both fill `.type`; write only one of them
   ret;
