@@ -15,6 +15,7 @@ use crate::Diagnostic;
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, _scope: &Scope<'_>) {
     features(ctx, info);
+    opaque_type(ctx, info);
     match info.words[0] {
         "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vmad" | "vset" => {
             scalar_video(ctx, info)
@@ -26,7 +27,14 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, _scope: &Scope<'_>) 
             simd_video(ctx, info, 4)
         }
         "lop3" => lop3(ctx, info),
-        "mad" | "madc" => carry_order(ctx, info),
+        // `mad.lo.cc`, `madc.hi.cc` (9.7.2.5-6): ptxas 13.5 takes `madc.cc.lo.u32` for no
+        // instruction at all and rejects `mad.cc.lo.s32`.
+        "mad" | "madc" => leading_qualifier(ctx, info, &["hi", "lo", "wide"], "9.7.1.4"),
+        "mul" | "mul24" | "mad24" => leading_qualifier(ctx, info, &["hi", "lo", "wide"], "9.7.1.3"),
+        "shf" => leading_qualifier(ctx, info, &["l", "r"], "9.7.8.7"),
+        "dp2a" => leading_qualifier(ctx, info, &["hi", "lo"], "9.7.1.24"),
+        // `div.full.f32` ("Unknown modifier '.full'" for `div.f32.full`, `div.ftz.full.f32`).
+        "div" => leading_qualifier(ctx, info, &["full"], "9.7.3.8"),
         "testp" => testp_classes(ctx, info),
         "bfe" => field_bounds(ctx, info, 2, "9.7.1.19"),
         "bfi" => {
@@ -51,17 +59,239 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, _scope: &Scope<'_>) 
             }
         }
         "set" | "setp" => bf16_predicate_source(ctx, info),
-        "bar" | "barrier" => barrier_thread_count(ctx, info),
+        "add" | "sub" | "fma" => mixed_precision_order(ctx, info),
+        "bar" | "barrier" => {
+            barrier_thread_count(ctx, info);
+            // `bar.cta.sync`, not `bar.sync.cta` ("Illegal modifier '.cta'"), and
+            // `barrier.cluster.arrive`, not `barrier.arrive.cluster`.
+            leading_at(ctx, info, &["cta", "cluster"], 1, "9.7.13.1");
+            // `barrier.cluster.arrive.aligned`, not `barrier.cluster.aligned.arrive`.
+            if info.words.get(1) == Some(&"cluster") {
+                leading_at(ctx, info, &["arrive", "wait"], 2, "9.7.13.3");
+            }
+            // `bar.red.popc`, not `bar.popc.red` ("Unexpected instruction types").
+            let red = info.words.iter().position(|w| *w == "red");
+            let op = info
+                .words
+                .iter()
+                .position(|w| matches!(*w, "popc" | "and" | "or"));
+            if let (Some(red), Some(op)) = (red, op) {
+                if op < red {
+                    ctx.report(
+                        Diagnostic::error(
+                            "invalid-qualifier",
+                            info.word_range(op),
+                            format!(
+                                "`.{}` comes after `.red` in `{}`",
+                                info.words[op],
+                                info.opcode_text()
+                            ),
+                        )
+                        .section("9.7.13.1"),
+                    );
+                }
+            }
+        }
         // `pmevent a`, `pmevent.mask a` (9.7.19.3) and `setmaxnreg… imm-reg-count`
-        // (9.7.19.5): the operand is a constant (ptxas 13.5 "Arguments mismatch" for any
-        // register).
+        // (9.7.19.5): the operand is an integer constant (ptxas 13.5 "Arguments mismatch"
+        // for any register and for `1.5`).
         "pmevent" | "setmaxnreg" => {
+            // `pmevent.mask` takes a 16-bit mask of events (ptxas 13.5 rejects 0x10000).
+            if info.has("mask") {
+                if let Some(op) = info.operands.first() {
+                    if op
+                        .integer_value()
+                        .is_some_and(|v| !(0..=0xffff).contains(&v))
+                    {
+                        ctx.report(
+                            Diagnostic::error(
+                                "immediate-range",
+                                op.range(),
+                                format!(
+                                    "`pmevent.mask` takes a 16-bit mask of events, not {}",
+                                    op.text()
+                                ),
+                            )
+                            .section("9.7.19.3"),
+                        );
+                    }
+                }
+            }
             for (index, op) in info.operands.iter().enumerate() {
                 needs_constant(ctx, info, index, op, "9.7.19");
+                if let OperandKind::Float(text) = op.kind() {
+                    ctx.report(
+                        Diagnostic::error(
+                            "operand-type",
+                            op.range(),
+                            format!(
+                                "`{}` takes an integer constant, not `{text}`",
+                                info.opcode_text()
+                            ),
+                        )
+                        .section("9.7.19"),
+                    );
+                }
             }
         }
         _ => {}
     }
+}
+
+/// ptxas 13.5 ignores a `.pred` written among the qualifiers of these instructions
+/// (`add.pred.s32`, `setp.pred.eq.s32`, `abs.f32.pred`, `mul.pred.rn.f32` assemble), though no
+/// form has one; it rejects it elsewhere (`mul.pred.lo.s32`, `and.pred.b32`, `shl.pred.b32`,
+/// `fma.pred.rn.f32x2`). For those, the instruction without it, to be checked instead.
+pub(crate) fn without_stray_pred<'a>(ctx: &Ctx<'a>, info: &InstInfo<'a>) -> Option<InstInfo<'a>> {
+    if !ignores_extra_type(info) {
+        return None;
+    }
+    let at = info
+        .words
+        .iter()
+        .position(|w| matches!(*w, "pred" | "texref" | "samplerref" | "surfref"))?;
+    let mut words = info.words.clone();
+    words.remove(at);
+    let mut qualifiers = info.qualifiers.clone();
+    qualifiers.remove(at - 1);
+    let mut resolved = crate::handlers::opcode::resolve(ctx.isa, &words);
+    resolved.spelling = words.join(".");
+    Some(InstInfo {
+        inst: info.inst,
+        guard: info.guard.clone(),
+        mnemonic: info.mnemonic,
+        qualifiers,
+        words,
+        operands: info.operands.clone(),
+        registers: info.registers.clone(),
+        identifiers: info.identifiers.clone(),
+        resolved: std::rc::Rc::new(resolved),
+    })
+}
+
+/// The instructions on which ptxas 13.5 ignores an extra `.pred`, `.texref`, `.samplerref` or
+/// `.surfref` among the qualifiers (probed by inserting each into every form of these
+/// families: `add.s32.texref`, `setp.pred.eq.s32`, `mul.rn.f32.samplerref` assemble).
+fn ignores_extra_type(info: &InstInfo<'_>) -> bool {
+    const IGNORING: &[&str] = &[
+        "add", "sub", "mul", "abs", "neg", "min", "max", "rcp", "sqrt", "rsqrt", "sin", "cos",
+        "lg2", "ex2", "tanh", "fma", "setp", "set",
+    ];
+    IGNORING.contains(&info.words[0]) && !["hi", "lo", "wide", "f32x2"].iter().any(|w| info.has(w))
+}
+
+/// The instructions of these families that take no opaque type name: ptxas 13.5 "Unexpected
+/// instruction types specified for 'shl'" for `shl.b32.surfref`, `mul.lo.s32.texref`,
+/// `bar.sync.texref`, `nanosleep.u32.texref` (the form matcher lets `.texref`, `.samplerref`
+/// and `.surfref` pass everywhere, as `ld`, `atom` and `fma` ignore them).
+fn opaque_type(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    const FAMILY: &[&str] = &[
+        "mad",
+        "mul24",
+        "mad24",
+        "sad",
+        "div",
+        "rem",
+        "popc",
+        "clz",
+        "bfind",
+        "fns",
+        "brev",
+        "bfe",
+        "bfi",
+        "szext",
+        "bmsk",
+        "dp4a",
+        "dp2a",
+        "addc",
+        "subc",
+        "madc",
+        "testp",
+        "copysign",
+        "selp",
+        "slct",
+        "and",
+        "or",
+        "xor",
+        "not",
+        "cnot",
+        "lop3",
+        "shf",
+        "shl",
+        "shr",
+        "prmt",
+        "vadd",
+        "vsub",
+        "vabsdiff",
+        "vmin",
+        "vmax",
+        "vshl",
+        "vshr",
+        "vmad",
+        "vset",
+        "vadd2",
+        "vsub2",
+        "vavrg2",
+        "vabsdiff2",
+        "vmin2",
+        "vmax2",
+        "vset2",
+        "vadd4",
+        "vsub4",
+        "vavrg4",
+        "vabsdiff4",
+        "vmin4",
+        "vmax4",
+        "vset4",
+        "bra",
+        "ret",
+        "exit",
+        "bar",
+        "barrier",
+        "vote",
+        "match",
+        "shfl",
+        "redux",
+        "activemask",
+        "nanosleep",
+        "brkpt",
+        "trap",
+        "pmevent",
+        "setmaxnreg",
+        "mul",
+        "add",
+        "sub",
+        "fma",
+    ];
+    if !FAMILY.contains(&info.words[0]) || ignores_extra_type(info) {
+        return;
+    }
+    let Some(at) = info.words[1..]
+        .iter()
+        .position(|w| matches!(*w, "texref" | "samplerref" | "surfref"))
+    else {
+        return;
+    };
+    // The matcher's warning that ptxas ignores it is wrong here.
+    drop_ignored_warnings(ctx, info);
+    ctx.report(
+        Diagnostic::error(
+            "invalid-qualifier",
+            info.word_range(at + 1),
+            format!(
+                "`{}` takes no opaque type `.{}`",
+                info.opcode_text(),
+                info.words[at + 1]
+            ),
+        )
+        .section(
+            info.resolved
+                .outcome
+                .matches
+                .first()
+                .map_or(String::new(), |m| m.instruction.section.clone()),
+        ),
+    );
 }
 
 /// A feature of an instruction that needs more than the instruction itself:
@@ -111,6 +341,39 @@ const FEATURES: &[FeatureRule] = &[
     // `lop3.BoolOp` with a predicate output: PTX 8.2, sm_70.
     ("lop3", &[], &["or"], 0, "8.2", "sm_70+", "9.7.8.6"),
     ("lop3", &[], &["and"], 0, "8.2", "sm_70+", "9.7.8.6"),
+    // The `.cta` spelling of the CTA barriers: PTX 7.8 ("Feature 'bar.cta' requires PTX ISA
+    // .version 7.8").
+    ("bar", &[], &["cta"], 0, "7.8", "all", "9.7.13.1"),
+    ("barrier", &[], &["cta"], 0, "7.8", "all", "9.7.13.1"),
+    // The memory-ordering modifiers of `barrier.cluster`: PTX 8.0 ("Modifier '.acquire' on
+    // 'barrier.cluster.wait' requires PTX ISA .version 8.0").
+    (
+        "barrier",
+        &[],
+        &["cluster", "acquire"],
+        0,
+        "8.0",
+        "all",
+        "9.7.13.3",
+    ),
+    (
+        "barrier",
+        &[],
+        &["cluster", "release"],
+        0,
+        "8.0",
+        "all",
+        "9.7.13.3",
+    ),
+    (
+        "barrier",
+        &[],
+        &["cluster", "relaxed"],
+        0,
+        "8.0",
+        "all",
+        "9.7.13.3",
+    ),
 ];
 
 fn features(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
@@ -204,10 +467,18 @@ fn feature_name(info: &InstInfo<'_>) -> String {
     if opcode == "lop3" {
         return "lop3.BoolOp".to_owned();
     }
+    if opcode == "barrier" && info.has("cluster") {
+        if let Some(sem) = ["acquire", "release", "relaxed"]
+            .iter()
+            .find(|q| info.has(q))
+        {
+            return format!("barrier.cluster.{sem}");
+        }
+    }
     if (opcode == "min" || opcode == "max") && ty == "f32" && info.operands.len() == 4 {
         return format!("{opcode}.f32 with three inputs");
     }
-    for q in ["relu", "abs"] {
+    for q in ["relu", "abs", "cta"] {
         if info.has(q) && !BF16.contains(&ty) {
             return format!("{opcode}.{q}");
         }
@@ -227,9 +498,11 @@ fn report_selector(ctx: &mut Ctx<'_>, op: &Operand<'_>, message: String, section
     ctx.report(Diagnostic::error("invalid-qualifier", op.range(), message).section(section));
 }
 
-/// The selectors of the scalar video instructions: the spec lists `.b0`…`.b3`, `.h0`, `.h1`;
-/// ptxas 13.5 also takes the byte pairs `.b01`, `.b12`, `.b23` (for sources and destination).
-const SCALAR_SELECTORS: &[&str] = &["b0", "b1", "b2", "b3", "h0", "h1", "b01", "b12", "b23"];
+/// The selectors of the scalar video instructions' sources: `.b0`…`.b3`, `.h0`, `.h1`.
+const SCALAR_SELECTORS: &[&str] = &["b0", "b1", "b2", "b3", "h0", "h1"];
+/// Their destination selectors: ptxas 13.5 also takes the byte pairs `.b01`, `.b12`, `.b23`
+/// there (and stops with an internal error for them on a source).
+const SCALAR_DESTINATIONS: &[&str] = &["b0", "b1", "b2", "b3", "h0", "h1", "b01", "b12", "b23"];
 
 /// Scalar video instructions (9.7.18.1): `vop… d{.dsel}, a{.asel}, b{.bsel}{, c}`.
 fn scalar_video(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
@@ -268,7 +541,7 @@ fn scalar_video(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
                         format!("`{opcode}` has a secondary operation: its destination takes no selector (`.{sel}`)"),
                         SECTION,
                     );
-                } else if !SCALAR_SELECTORS.contains(&sel) {
+                } else if !SCALAR_DESTINATIONS.contains(&sel) {
                     report_selector(
                         ctx,
                         &inner,
@@ -493,25 +766,61 @@ fn barrier_thread_count(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     }
 }
 
-/// `mad{.hi,.lo}.cc` and `madc{.hi,.lo}{.cc}` (9.7.2.5–6): `.hi`/`.lo` comes before `.cc`
-/// (ptxas 13.5 takes `madc.cc.lo.u32` for no instruction at all and rejects `mad.cc.lo.s32`).
-fn carry_order(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    let position = |w: &str| info.words.iter().position(|x| *x == w);
-    let (Some(cc), Some(half)) = (position("cc"), position("hi").or(position("lo"))) else {
+/// Qualifiers that name a variant of the instruction (`mul.lo`, `mul.wide`, `shf.l`, `dp2a.hi`)
+/// come first: ptxas 13.5 reads them as part of the instruction's name ("Unexpected
+/// instruction types specified for 'mul'" for `mul.u32.lo`, "Not a name of any known
+/// instruction: 'shf'" for `shf.clamp.r.b32`).
+fn leading_qualifier(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, variants: &[&str], section: &str) {
+    leading_at(ctx, info, variants, 1, section);
+}
+
+fn leading_at(
+    ctx: &mut Ctx<'_>,
+    info: &InstInfo<'_>,
+    variants: &[&str],
+    place: usize,
+    section: &str,
+) {
+    let Some(at) = info.words.iter().position(|w| variants.contains(w)) else {
         return;
     };
-    if cc < half {
+    if at != place {
         ctx.report(
             Diagnostic::error(
                 "invalid-qualifier",
-                info.word_range(cc),
+                info.word_range(at),
                 format!(
-                    "`.cc` comes after `.{}` in `{}`",
-                    info.words[half],
-                    info.opcode_text()
+                    "`.{}` names the variant of `{}`: write it right after `{}`",
+                    info.words[at],
+                    info.words[0],
+                    info.words[..place].join(".")
                 ),
             )
-            .section("9.7.2.5"),
+            .section(section),
+        );
+    }
+}
+
+/// Mixed precision `add/sub/fma….f32.atype` (9.7.5): the `.f32` destination type comes
+/// first (ptxas 13.5: "Unexpected instruction types specified for 'add'" for
+/// `add.rn.f16.f32`).
+fn mixed_precision_order(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    let position = |names: &[&str]| info.words.iter().position(|w| names.contains(w));
+    let (Some(wide), Some(narrow)) = (position(&["f32"]), position(&["f16", "bf16"])) else {
+        return;
+    };
+    if narrow < wide {
+        ctx.report(
+            Diagnostic::error(
+                "invalid-qualifier",
+                info.word_range(wide),
+                format!(
+                    "mixed precision `{}` writes the `.f32` result type before `.{}`",
+                    info.opcode_text(),
+                    info.words[narrow]
+                ),
+            )
+            .section("9.7.5"),
         );
     }
 }
@@ -531,6 +840,9 @@ fn testp_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         .filter(|&i| CLASSES.contains(&info.words[i]))
         .collect();
     if let Some(&second) = written.get(1) {
+        // The form matcher, finding the class optional, calls the extra classes ignored:
+        // they are an error instead.
+        drop_ignored_warnings(ctx, info);
         ctx.report(
             Diagnostic::error(
                 "exclusive-qualifiers",
@@ -612,6 +924,23 @@ fn bf16_predicate_source(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     }
 }
 
+/// Forgets the "ignored qualifier" warnings of this instruction (the last ones reported).
+fn drop_ignored_warnings(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    let start = info.opcode_range().start;
+    let mut first = ctx.diagnostic_count();
+    while first > 0 && ctx.diagnostics_since(first - 1)[0].range.start >= start {
+        first -= 1;
+    }
+    let kept: Vec<Diagnostic> = ctx
+        .diagnostics_since(first)
+        .iter()
+        .filter(|d| d.code != "ignored-qualifier")
+        .cloned()
+        .collect();
+    ctx.truncate_diagnostics(first);
+    ctx.extend(kept);
+}
+
 #[cfg(test)]
 mod tests {
     use crate::test_support::check_diagnostics;
@@ -629,7 +958,7 @@ mod tests {
 .visible .entry k()
 {
   .reg .b32 %r<8>;
-  vadd.u32.u32.u32 %r1.h1, %r2.b3, %r3.b12, %r4;
+  vadd.u32.u32.u32 %r1.h1, %r2.b3, %r3.h0, %r4;
   vadd.u32.u32.u32 %r1, %r2.b4, %r3;
 //                      ^^^^^^ error: `.b4` is not a source selector of `vadd.u32.u32.u32`; expected one of .b0, .b1, .b2, .b3, .h0, .h1
   vadd.u32.u32.u32.add %r1.b0, %r2, %r3, %r4;
@@ -710,9 +1039,54 @@ mod tests {
 //            ^^ error: the thread count of `bar.sync` is a multiple of the warp size (32), not 33
   madc.hi.cc.u32 %r1, %r2, %r3, %r4;
   madc.cc.lo.u32 %r1, %r2, %r3, %r4;
-//    ^^^ error: `.cc` comes after `.lo` in `madc.cc.lo.u32`
+//       ^^^ error: `.lo` names the variant of `madc`: write it right after `madc`
   pmevent %r1;
 //        ^^^ error: operand 1 of `pmevent` is a constant, not a register (`%r1`)
+  ret;
+}
+"#,
+        );
+    }
+
+    /// ptxas 13.5: "Unexpected instruction types specified for 'mul'" (`mul.u32.lo`), "Not a
+    /// name of any known instruction: 'shf'" (`shf.clamp.r.b32`), "Feature 'bar.cta' requires
+    /// PTX ISA .version 7.8", "Multiple testp operation modifiers specified", "Argument 2 of
+    /// instruction 'bfe': value '256' out of range"; the others assemble.
+    #[test]
+    fn orders_and_bounds() {
+        check_diagnostics(
+            r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<8>;
+  .reg .f32 %f<8>;
+  .reg .pred %p<4>;
+  mul.lo.u32 %r1, %r2, %r3;
+  mul.u32.lo %r1, %r2, %r3;
+//       ^^^ error: `.lo` names the variant of `mul`: write it right after `mul`
+  shf.clamp.r.b32 %r1, %r2, %r3, 16;
+//         ^^ error: `.r` names the variant of `shf`: write it right after `shf`
+  bar.cta.sync 1, 128;
+//^^^^^^^^^^^^ error: `bar.cta` needs `.version 7.8` or newer (this file has .version 7.0)
+  testp.finite.normal.f32 %p1, %f1;
+//            ^^^^^^^ error: `testp.finite.normal.f32` tests one class; `.finite` and `.normal` both name one
+  testp.f32 %p1, %f1;
+  bfe.u32 %r1, %r2, 255, 255;
+  bfe.u32 %r1, %r2, 256, 8;
+//                  ^^^ error: the bit position of `bfe.u32` is 0 to 255 when it is a constant, not 256
+  vset.u32.u32.eq %r1.b12, %r2, %r3, %r4;
+  setp.gtu.f32.ftz %p1, %f1, %f2;
+  add.pred.f32 %f1, %f2, %f3;
+  setp.pred.eq.s32 %p1, %r1, %r2;
+  add.s32.texref %r1, %r2, %r3;
+//       ^^^^^^^ warning: `.texref` means nothing to `add`; ptxas ignores it
+  shl.b32.texref %r1, %r2, 1;
+//       ^^^^^^^ error: `shl.b32.texref` takes no opaque type `.texref`
+  and.pred.b32 %r1, %r2, %r3;
+//        ^^^^ error: `.b32` and `.pred` both fill `.type`; write only one of them
   ret;
 }
 "#,

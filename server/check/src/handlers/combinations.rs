@@ -44,7 +44,15 @@ fn comparison(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         "set" => ("9.7.6.1", 1),
         _ => return,
     };
-    let (Some(op), Some(ty)) = (info.words.get(idx), info.words.last()) else {
+    // The type is the last word that names one: ptxas 13.5 also takes `.ftz` after it
+    // (`setp.gtu.f32.ftz`).
+    let ty = info.words[1..].iter().rev().find(|w| {
+        w.starts_with("bf16")
+            || (w.len() >= 2
+                && matches!(w.as_bytes()[0], b'b' | b's' | b'u' | b'f')
+                && w.as_bytes()[1].is_ascii_digit())
+    });
+    let (Some(op), Some(ty)) = (info.words.get(idx), ty) else {
         return;
     };
     if let Some(i) = info.words.iter().position(|w| *w == "ftz") {

@@ -60,7 +60,9 @@ fn columns(n: i128) -> Option<String> {
 }
 
 fn barrier(n: i128) -> Option<String> {
-    (!(0..=15).contains(&n)).then(|| format!("the barrier number must be 0 to 15, not {n}"))
+    // ptxas 13.5 reads the number as 32 bits: `bar.sync 4294967296` is barrier 0.
+    (!(0..=15).contains(&n.rem_euclid(1 << 32)))
+        .then(|| format!("the barrier number must be 0 to 15, not {n}"))
 }
 
 fn event(n: i128) -> Option<String> {

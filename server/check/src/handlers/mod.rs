@@ -269,13 +269,22 @@ fn check_instruction<'a>(
     if inst.has_error() {
         return;
     }
-    let Some(info) = ctx.inst_info(inst) else {
+    let Some(mut info) = ctx.inst_info(inst) else {
         return;
     };
     names::check_uses(ctx, &info, scope);
     special_registers::check(ctx, &info);
+    let before = ctx.diagnostic_count();
     if !opcode::check(ctx, &info) {
-        return;
+        // ptxas ignores a stray `.pred` on some instructions: check them without it.
+        let Some(stripped) = arith::without_stray_pred(ctx, &info) else {
+            return;
+        };
+        ctx.truncate_diagnostics(before);
+        if !opcode::check(ctx, &stripped) {
+            return;
+        }
+        info = stripped;
     }
     // These rules read nothing but the opcode's spelling and the module's `.version` and
     // `.target`: once they find nothing for a spelling, they find nothing for its repeats.

@@ -218,16 +218,7 @@ fn values_fit(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, form: &Form, section: &str
     // A lone operand is a result only when the spec calls it `d` (`activemask.b32 d`,
     // `stacksave.type d`); `bar.sync a` and `pmevent a` take a constant.
     let lone_result = form.operands.len() == 1 && form.operands[0].name == "d";
-    // ptxas 13.5 takes a constant destination for the scalar video instructions (9.7.18.1:
-    // `vadd.s32.u32.s32 1, a, b, c` assembles), not for the SIMD ones.
-    let scalar_video = matches!(
-        info.words[0],
-        "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vmad" | "vset"
-    );
-    if (form.operands.len() > 1 || lone_result)
-        && !scalar_video
-        && form.operands.first().is_some_and(is_result)
-    {
+    if (form.operands.len() > 1 || lone_result) && form.operands.first().is_some_and(is_result) {
         if let Some(first) = info.operands.first() {
             if matches!(
                 first.kind(),

@@ -200,7 +200,9 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
         .filter(|w| Ty::parse(w).is_some())
         .count();
     // Mixed precision (9.7.5): `add/sub.f32.atype d, a, c` and `fma.rn.f32.atype d, a, b, c`.
-    if types == 2 && info.words.len() > 2 && info.words[info.words.len() - 2] == "f32" {
+    // The rounding mode may sit between the two types (`sub.f32.rn.bf16`).
+    let first_type = info.words[1..].iter().find(|w| Ty::parse(w).is_some());
+    if types == 2 && first_type == Some(&"f32") {
         match info.words[0] {
             "add" | "sub" => {
                 return Some(Pattern::Pair {
@@ -419,8 +421,8 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
 
 /// The instruction type: the last qualifier that is a fundamental type.
 fn instruction_type(info: &InstInfo<'_>) -> Option<Ty> {
-    let last = info.words.last()?;
-    Ty::parse(last)
+    // `prmt.b32.f4e`, `setp.gtu.f32.ftz`: modes may follow the type.
+    info.words[1..].iter().rev().find_map(|w| Ty::parse(w))
 }
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
@@ -498,9 +500,11 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             }
         }
         Pattern::Pair { first, second } => {
-            let n = info.words.len();
-            let (Some(t1), Some(t2)) = (Ty::parse(info.words[n - 2]), Ty::parse(info.words[n - 1]))
-            else {
+            let named: Vec<Ty> = info.words[1..]
+                .iter()
+                .filter_map(|w| Ty::parse(w))
+                .collect();
+            let [t1, t2] = named[..] else {
                 return;
             };
             for (i, op) in info.operands.iter().enumerate() {
