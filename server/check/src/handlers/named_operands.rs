@@ -113,3 +113,46 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::check_diagnostics;
+
+    #[test]
+    fn descriptors_predicates_and_constants() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_100a
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<9>;
+  .reg .u64 %ud<3>;
+  .reg .b64 %rd<4>;
+  .reg .f64 %fd<3>;
+  .reg .pred %p<2>;
+  tcgen05.mma.cta_group::1.kind::f16 [%r1], %ud1, %rd3, 5, 1;
+  tcgen05.mma.cta_group::1.kind::f16 [%r1], %fd1, %rd3, %r4, %p1;
+//                                          ^^^^ error: `%fd1` is a .f64 register; operand 2 of `tcgen05.mma.cta_group::1.kind::f16` (a-desc) needs a 64-bit integer register or a constant
+  tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2, %rd3, %rd1, %p1;
+//                                                      ^^^^ error: `%rd1` is a .b64 register; operand 4 of `tcgen05.mma.cta_group::1.kind::f16` (idesc) needs a 32-bit integer register or a constant
+  tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2, %rd3, %r4, %r5;
+//                                                           ^^^ error: `%r5` is a .b32 register; operand 5 of `tcgen05.mma.cta_group::1.kind::f16` (enable-input-d) needs a predicate or a constant
+  tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd2, %rd3, %r4, %p1, %r5;
+//                                                                ^^^ error: `%r5` is a .b32 register; operand 6 of `tcgen05.mma.cta_group::1.kind::f16` (scale-input-d) needs a constant, not a register
+  ret;
+}
+.visible .entry k2()
+{
+  .reg .b32 %r<9>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<2>;
+  tcgen05.mma.cta_group::2.kind::f16 [%r1], %rd2, %rd3, %r4, {%r5, %r6, %r7, %r8}, %p1;
+//                                                           ^^^^^^^^^^^^^^^^^^^^ error: operand 5 of `tcgen05.mma.cta_group::2.kind::f16` (disable-output-lane) has 8 registers with this `.cta_group`, found 4
+  ret;
+}
+"#,
+        );
+    }
+}

@@ -82,17 +82,32 @@ pub(crate) fn fitting_form<'i>(
         .iter()
         .map(|m| m.form)
         .find(|f| count_fits(f, count) && kinds_fit(f, bare_addresses, &info.operands).is_none())?;
-    let mut optional_left = count - form.operands.iter().filter(|o| !optional(o)).count();
-    let mut specs = Vec::with_capacity(count);
-    for spec in &form.operands {
-        if optional(spec) {
-            if optional_left == 0 {
-                continue;
+    // Optional operands are allotted in order, except that an optional brace vector
+    // (`{ disable-output-lane }`) takes only a written vector when that still adds up.
+    let allot = |vectors_only: bool| {
+        let mut optional_left = count - form.operands.iter().filter(|o| !optional(o)).count();
+        let mut specs = Vec::with_capacity(count);
+        for spec in &form.operands {
+            if optional(spec) {
+                let written = info.operands.get(specs.len());
+                let skip = vectors_only
+                    && spec.kind == SpecKind::Vector
+                    && !written.is_some_and(|o| matches!(o.kind(), OperandKind::Vector));
+                if optional_left == 0 || skip {
+                    continue;
+                }
+                optional_left -= 1;
             }
-            optional_left -= 1;
+            specs.push(spec);
         }
-        specs.push(spec);
-    }
+        specs
+    };
+    let specs = allot(true);
+    let specs = if specs.len() == count {
+        specs
+    } else {
+        allot(false)
+    };
     Some((form, specs))
 }
 
