@@ -25,6 +25,10 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     let section = match info.words[0] {
         "atom" => "9.7.13.5",
         "red" if !info.has("async") => "9.7.13.6",
+        "red" => {
+            red_async(ctx, info, scope);
+            return;
+        }
         "multimem" if ["ld_reduce", "st", "red"].contains(&info.words[1]) => {
             multimem(ctx, info, scope);
             return;
@@ -34,6 +38,68 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     floors(ctx, info, section);
     cache_policy(ctx, info, scope, section);
     operands(ctx, info, scope, section);
+}
+
+/// `red.async` (9.7.13.7): the forms without an mbarrier (`.gpu`/`.sys` scope, `.global`,
+/// `.release`, `.mmio`) need sm_100 and PTX ISA 8.7 (ptxas 13.5: "Feature 'st.async/red.async
+/// with .release modifier' requires .target sm_100 or higher", "... with .global state space
+/// requires PTX ISA .version 8.7"); the data register as for `red`, except that the forms
+/// without an mbarrier take no `.f32` register for `.b32` data; the address of the data is
+/// no 16-bit register (ptxas: "Arguments mismatch for instruction 'mov'"), the mbarrier's
+/// may be.
+fn red_async(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let section = "9.7.13.7";
+    let mbarrier = info.has("mbarrier::complete_tx::bytes");
+    if !mbarrier {
+        let version = ctx.version.unwrap_or(PtxVersion::new(99, 9));
+        let requirement = Requirement {
+            since: PtxVersion::new(8, 7),
+            targets: TargetReq::parse("sm_100+").unwrap_or_default(),
+            removed: Vec::new(),
+        };
+        let unmet = requirement.check(version, &ctx.target_names());
+        if let Some(unmet) = unmet.first() {
+            let (code, message) = match unmet {
+                Unmet::Version { needed } => (
+                    "version-too-old",
+                    format!(
+                        "`red.async` without an mbarrier needs `.version {needed}` or newer (this file has .version {})",
+                        ctx.version.map_or("?".to_owned(), |v| v.to_string())
+                    ),
+                ),
+                _ => (
+                    "unsupported-target",
+                    format!(
+                        "`red.async` without an mbarrier needs .target sm_100 or newer (this file targets {})",
+                        ctx.sm_target().unwrap_or("nothing")
+                    ),
+                ),
+            };
+            ctx.report(Diagnostic::error(code, info.opcode_range(), message).section(section));
+        }
+    }
+    let ty = data_type(info);
+    let opcode = info.opcode_text();
+    let mut problems = Vec::new();
+    if let Some(op) = info.operands.get(1) {
+        if matches!(op.kind(), OperandKind::Vector) {
+            problems.push((
+                op.range(),
+                format!("`{opcode}` takes a single value here, not a vector"),
+            ));
+        } else if !mbarrier && ty == "b32" {
+            value("u32", op, false, scope, opcode, &mut problems);
+        } else {
+            value(ty, op, false, scope, opcode, &mut problems);
+        }
+    }
+    address(info, scope, &mut problems);
+    if let Some(mbar) = info.operands.get(2) {
+        address_operand(mbar, scope, opcode, true, &mut problems);
+    }
+    for (range, message) in problems {
+        ctx.report(Diagnostic::error("operand-type", range, message).section(section));
+    }
 }
 
 /// `multimem.ld_reduce`, `multimem.st`, `multimem.red` (9.7.9.14). The operation x type x
@@ -581,10 +647,21 @@ fn address(info: &InstInfo<'_>, scope: &Scope<'_>, out: &mut Vec<(ptx_syntax::Te
     let Some(op) = info.operands.get(index) else {
         return;
     };
+    let narrow = info.words[0] != "red" || !info.has("async");
+    address_operand(op, scope, info.opcode_text(), narrow, out);
+}
+
+/// One address operand; `narrow`: whether a 16-bit register may hold it.
+fn address_operand(
+    op: &Operand<'_>,
+    scope: &Scope<'_>,
+    opcode: &str,
+    narrow: bool,
+    out: &mut Vec<(ptx_syntax::TextRange, String)>,
+) {
     if !matches!(op.kind(), OperandKind::Address { .. }) {
         return;
     }
-    let opcode = info.opcode_text();
     let registers = op.registers();
     for register in &registers {
         let Some(symbol) = scope.lookup(register.text) else {
@@ -596,19 +673,25 @@ fn address(info: &InstInfo<'_>, scope: &Scope<'_>, out: &mut Vec<(ptx_syntax::Te
         let Some(ty) = symbol.ty.map(|t| t.trim_start_matches('.')) else {
             continue;
         };
-        let integer = matches!(ty.as_bytes().first(), Some(b'b' | b'u' | b's')) && ty != "b128";
+        let integer = matches!(ty.as_bytes().first(), Some(b'b' | b'u' | b's'))
+            && ty != "b128"
+            && (narrow || !ty.ends_with("16"));
         if !integer {
             out.push((
                 register.range(),
                 format!(
-                    "`{}` is a .{ty} register; the address of `{opcode}` needs an integer or bit-size register",
-                    register.text
+                    "`{}` is a .{ty} register; the address of `{opcode}` needs an integer or bit-size register{}",
+                    register.text,
+                    if narrow { "" } else { " of 32 or 64 bits" }
                 ),
             ));
         }
     }
-    if registers.is_empty() && info.identifiers.iter().all(|(i, _)| *i != index) {
-        let elements = op.elements();
+    let elements = op.elements();
+    let named = elements
+        .iter()
+        .any(|e| matches!(e.kind(), OperandKind::Identifier(_)) || !e.registers().is_empty());
+    if registers.is_empty() && !named {
         let constant = elements
             .iter()
             .all(|e| matches!(e.kind(), OperandKind::Integer(_)) || e.integer_value().is_some());
