@@ -33,6 +33,10 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             multimem(ctx, info, scope);
             return;
         }
+        "multimem" | "cp" if info.has("bulk") && !info.has("tensor") => {
+            bulk(ctx, info, scope);
+            return;
+        }
         _ => return,
     };
     floors(ctx, info, section);
@@ -102,6 +106,143 @@ fn red_async(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     }
 }
 
+/// The bulk copies of this family: `cp.reduce.async.bulk` (9.7.9.25.4.2),
+/// `multimem.cp.async.bulk` (9.7.9.26), `multimem.cp.reduce.async.bulk` (9.7.9.27); ptxas
+/// 13.5: a constant size is a multiple of 16 ("unexpected value '17', expected to be multiple
+/// of 16"), a register size a 32-bit integer one; `.cp_mask` (sm_100) goes with a 16-bit
+/// byte mask operand and the mask with `.cp_mask`; the `.global` side of a multimem copy names
+/// no variable of another space, the `.shared::cta` side no variable outside `.shared`.
+fn bulk(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    if info.words[0] == "cp" && !info.has("reduce") {
+        return;
+    }
+    let section = match (info.words[0], info.has("reduce")) {
+        ("cp", _) => "9.7.9.25.4.2",
+        (_, false) => "9.7.9.26",
+        (_, true) => "9.7.9.27",
+    };
+    floors(ctx, info, section);
+    let opcode = info.opcode_text();
+    let mut problems = Vec::new();
+    if let Some(size) = info.operands.get(2) {
+        if let Some(value) = size.integer_value() {
+            if value % 16 != 0 || value <= 0 {
+                problems.push((
+                    size.range(),
+                    format!(
+                        "the size of `{opcode}` is a positive multiple of 16 bytes, not {value}"
+                    ),
+                ));
+            }
+        } else if info.words[0] == "cp" {
+            value_registers(size, &["b32", "u32", "s32"], scope, opcode, &mut problems);
+        }
+    }
+    if info.words[0] == "multimem" && !info.has("reduce") {
+        let mask = info.operands.get(3);
+        match (info.has("cp_mask"), mask) {
+            (true, None) => problems.push((
+                info.opcode_range(),
+                format!("`.cp_mask` needs a 16-bit byte-mask operand after the size of `{opcode}`"),
+            )),
+            (false, Some(mask)) => problems.push((
+                mask.range(),
+                format!("a byte-mask operand needs `.cp_mask` on `{opcode}`"),
+            )),
+            (true, Some(mask)) => {
+                value_registers(mask, &["b16", "u16", "s16"], scope, opcode, &mut problems)
+            }
+            (false, None) => {}
+        }
+    }
+    if info.words[0] == "multimem" {
+        for (index, wanted) in [(0, "global"), (1, "shared")] {
+            if let Some(op) = info.operands.get(index) {
+                variable_space(op, scope, opcode, Some(wanted), &mut problems);
+            }
+        }
+    }
+    for (range, message) in problems {
+        ctx.report(Diagnostic::error("operand-type", range, message).section(section));
+    }
+}
+
+/// A register operand that must have one of `allowed` as its type.
+fn value_registers(
+    op: &Operand<'_>,
+    allowed: &[&str],
+    scope: &Scope<'_>,
+    opcode: &str,
+    out: &mut Vec<(ptx_syntax::TextRange, String)>,
+) {
+    let OperandKind::Register(name) = op.kind() else {
+        return;
+    };
+    let Some(symbol) = scope.lookup(name) else {
+        return;
+    };
+    if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
+        return;
+    }
+    let Some(reg) = symbol.ty.map(|t| t.trim_start_matches('.')) else {
+        return;
+    };
+    if !allowed.contains(&reg) {
+        out.push((
+            op.range(),
+            format!(
+                "`{name}` is a .{reg} register; `{opcode}` needs {} here",
+                allowed
+                    .iter()
+                    .map(|t| format!(".{t}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+}
+
+/// The variables named in an address against the space the instruction reaches: `wanted`
+/// (`global`, `shared`), or `None` for a generic address, which may name `.global`, `.shared`
+/// and `.local` variables but not `.const` or `.param` ones (ptxas 13.5: "State space
+/// mismatch between instruction and address").
+fn variable_space(
+    op: &Operand<'_>,
+    scope: &Scope<'_>,
+    opcode: &str,
+    wanted: Option<&str>,
+    out: &mut Vec<(ptx_syntax::TextRange, String)>,
+) {
+    if !matches!(op.kind(), OperandKind::Address { .. }) {
+        return;
+    }
+    for name in op.identifiers() {
+        let Some(symbol) = scope.lookup(name.text) else {
+            continue;
+        };
+        if symbol.kind != SymbolKind::Variable {
+            continue;
+        }
+        let Some(space) = symbol.space.map(|s| s.trim_start_matches('.')) else {
+            continue;
+        };
+        let space = space.split("::").next().unwrap_or(space);
+        let fits = match wanted {
+            Some(wanted) => space == wanted,
+            None => !matches!(space, "const" | "param"),
+        };
+        if !fits {
+            out.push((
+                name.range(),
+                format!(
+                    "`{}` is a .{space} variable, which `{opcode}` cannot reach here",
+                    name.text
+                ),
+            ));
+        }
+    }
+}
+
 /// `multimem.ld_reduce`, `multimem.st`, `multimem.red` (9.7.9.14). The operation x type x
 /// vector tables are forms; here: the floors of the 8-bit float types and of the accumulation
 /// precisions, an accumulation precision that the matched form has no place for (the
@@ -151,12 +292,44 @@ fn multimem(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 value(ty, &element, true, scope, opcode, &mut problems);
             }
         }
-        OperandKind::Register(_) if vector_length(info).is_none() => {
+        OperandKind::Register(_)
+        | OperandKind::Integer(_)
+        | OperandKind::Float(_)
+        | OperandKind::Expression
+            if vector_length(info).is_none() =>
+        {
             value(ty, op, false, scope, opcode, &mut problems);
+        }
+        OperandKind::Integer(_) | OperandKind::Float(_) | OperandKind::Expression => {
+            problems.push((
+                op.range(),
+                format!("`{opcode}` needs a vector of values here, not a constant"),
+            ));
         }
         _ => {}
     }
     address(info, scope, &mut problems);
+    let generic = !info.has("global");
+    if let Some(address) = info.operands.get(1 - index) {
+        let wanted = if generic { None } else { Some("global") };
+        variable_space(address, scope, opcode, wanted, &mut problems);
+        // A generic address is 64 bits with `.address_size 64` (the `.global` one is
+        // `state_spaces`' rule); ptxas: "32-Bit ABI … is not supported".
+        if generic && ctx.address_size_64 {
+            for register in address.registers() {
+                let ty = scope.lookup(register.text).and_then(|s| s.ty);
+                if let Some(ty @ (".b32" | ".u32" | ".s32")) = ty {
+                    problems.push((
+                        register.range(),
+                        format!(
+                            "`{}` is a {ty} register, but a generic address is 64 bits with `.address_size 64`",
+                            register.text
+                        ),
+                    ));
+                }
+            }
+        }
+    }
     for (range, message) in problems {
         ctx.report(Diagnostic::error("operand-type", range, message).section(section));
     }
@@ -199,6 +372,13 @@ const FLOORS: &[Floor] = &[
         since: "8.6",
         targets: "sm_100a | sm_110a | sm_120a | sm_121a | sm_100f+ | sm_110f+",
         feature: "`.acc::f16`",
+    },
+    Floor {
+        opcodes: &["multimem.cp"],
+        when: &[&["cp_mask"]],
+        since: "9.1",
+        targets: "sm_100+",
+        feature: "`.cp_mask`",
     },
     Floor {
         opcodes: &["multimem.ld_reduce"],
@@ -558,6 +738,15 @@ fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>, section: 
         }
     }
     address(info, scope, &mut problems);
+    // A generic address names no `.const` or `.param` variable (the spaces written are
+    // `state_spaces`' rule).
+    let generic = !["global", "shared", "shared::cta", "shared::cluster"]
+        .iter()
+        .any(|w| info.has(w));
+    let index = if info.words[0] == "atom" { 1 } else { 0 };
+    if let (true, Some(address)) = (generic, info.operands.get(index)) {
+        variable_space(address, scope, opcode, None, &mut problems);
+    }
     for (range, message) in problems {
         ctx.report(Diagnostic::error("operand-type", range, message).section(section));
     }
@@ -647,7 +836,13 @@ fn address(info: &InstInfo<'_>, scope: &Scope<'_>, out: &mut Vec<(ptx_syntax::Te
     let Some(op) = info.operands.get(index) else {
         return;
     };
-    let narrow = info.words[0] != "red" || !info.has("async");
+    // `red.async` and `multimem.red` take no 16-bit address register (ptxas 13.5: "Arguments
+    // mismatch for instruction 'mov'"), `atom`, `red` and the other multimem ones do.
+    let narrow = match info.words[0] {
+        "red" => !info.has("async"),
+        "multimem" => info.words[1] != "red",
+        _ => true,
+    };
     address_operand(op, scope, info.opcode_text(), narrow, out);
 }
 
