@@ -82,6 +82,19 @@ fn red_async(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             ctx.report(Diagnostic::error(code, info.opcode_range(), message).section(section));
         }
     }
+    // `.cluster` scope is the mbarrier forms' (ptxas: "Modifier '.cluster' requires modifier
+    // '.completion_mechanism'"); with `.release` it is `combinations`' rule.
+    if let (false, false, Some(token)) = (mbarrier, info.has("release"), info.qualifier("cluster"))
+    {
+        ctx.report(
+            Diagnostic::error(
+                "invalid-qualifier",
+                token.range(),
+                "`red.async` at `.cluster` scope completes through an mbarrier: write `.mbarrier::complete_tx::bytes`, or use the `.gpu` or `.sys` scope",
+            )
+            .section(section),
+        );
+    }
     let ty = data_type(info);
     let opcode = info.opcode_text();
     let mut problems = Vec::new();
@@ -136,6 +149,22 @@ fn bulk(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             }
         } else if info.words[0] == "cp" {
             value_registers(size, &["b32", "u32", "s32"], scope, opcode, &mut problems);
+        }
+    }
+    // The `.global` form of cp.reduce.async.bulk: `.L2::cache_hint` and the cache policy come
+    // together (ptxas: "Arguments mismatch").
+    if info.words[0] == "cp" && info.has("bulk_group") {
+        let count = info.operands.len();
+        match (info.has("L2::cache_hint"), count) {
+            (true, 3) => problems.push((
+                info.opcode_range(),
+                format!("`.L2::cache_hint` needs a 64-bit cache-policy operand after the size of `{opcode}`"),
+            )),
+            (false, 4) => problems.push((
+                info.operands[3].range(),
+                format!("a cache-policy operand needs `.L2::cache_hint` on `{opcode}`"),
+            )),
+            _ => {}
         }
     }
     if info.words[0] == "multimem" && !info.has("reduce") {
@@ -288,9 +317,7 @@ fn multimem(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     match op.kind() {
         // The vector's length is `operand_shapes`' rule.
         OperandKind::Vector if vector_length(info).is_some() => {
-            for element in op.elements() {
-                value(ty, &element, true, scope, opcode, &mut problems);
-            }
+            vector_elements(ty, op, scope, opcode, &mut problems);
         }
         OperandKind::Register(_)
         | OperandKind::Integer(_)
@@ -607,8 +634,70 @@ fn quirk_fourth_operand(info: &InstInfo<'_>, scope: &Scope<'_>) -> bool {
 }
 
 /// The data type of the instruction: its last qualifier.
+/// The data type of the instruction: its last qualifier that names a type (ptxas takes the
+/// qualifiers in any order: `atom.cta.max.u64.shared.acquire`).
 fn data_type<'a>(info: &InstInfo<'a>) -> &'a str {
-    info.words.last().copied().unwrap_or("")
+    info.words[1..]
+        .iter()
+        .rev()
+        .find(|w| !scalar_registers(w).is_empty())
+        .copied()
+        .unwrap_or("")
+}
+
+/// The elements of a vector operand against the element type. ptxas 13.5 types a vector as a
+/// whole: a vector of registers is accepted when one of its elements has a register type
+/// the element type takes (`{%f1, %r2}` passes for `.f16x2` elements, `{%f1, %f2}` does
+/// not); a vector with a constant in it is typed by rules of its own
+/// (`red.global.add.noftz.v2.f16 [a], {1, %r2}` assembles), of which the clear ones are
+/// checked.
+fn vector_elements(
+    ty: &str,
+    op: &Operand<'_>,
+    scope: &Scope<'_>,
+    opcode: &str,
+    out: &mut Vec<(ptx_syntax::TextRange, String)>,
+) {
+    let elements = op.elements();
+    let constant = |e: &Operand<'_>| {
+        matches!(e.kind(), OperandKind::Integer(_) | OperandKind::Float(_))
+            || e.integer_value().is_some()
+    };
+    if elements.iter().any(constant) {
+        // What ptxas 13.5 takes whatever the registers beside the constant: no constant for
+        // `.bf16` and the 16-bit pairs, integers only for `.f16`, floats only for `.f32` next to
+        // `.f32` registers.
+        let registers_f32 = elements.iter().filter(|e| !constant(e)).all(|e| {
+            matches!(e.kind(), OperandKind::Register(name)
+                if scope.lookup(name).and_then(|s| s.ty) == Some(".f32"))
+        });
+        for element in elements.iter().filter(|e| constant(e)) {
+            let float = matches!(element.kind(), OperandKind::Float(_));
+            let wrong = match ty {
+                "bf16" | "f16x2" | "bf16x2" => true,
+                "f16" => float,
+                "f32" => registers_f32 && !float,
+                _ => false,
+            };
+            if wrong {
+                out.push((
+                    element.range(),
+                    format!(
+                        "`{opcode}` cannot take the constant `{}` as a .{ty} element here",
+                        element.text()
+                    ),
+                ));
+            }
+        }
+        return;
+    }
+    let mut problems = Vec::new();
+    for element in &elements {
+        value(ty, element, true, scope, opcode, &mut problems);
+    }
+    if problems.len() == elements.len() {
+        out.extend(problems);
+    }
 }
 
 fn vector_length(info: &InstInfo<'_>) -> Option<usize> {
@@ -654,29 +743,22 @@ fn element_registers(ty: &str) -> &'static [&'static str] {
     }
 }
 
-/// Whether a constant may stand for a value of type `ty` (ptxas 13.5): integers for the bit
-/// and integer types; `0f…` for `.b32`, `0d…` and decimal floats for `.b64`, any float for
-/// `.f32`/`.f64`; nothing for the 16-bit floats. In vectors, `.f16` elements take integers
-/// and `.f32` elements floats.
-fn constant_fits(ty: &str, kind: &OperandKind<'_>, text: &str, element: bool) -> bool {
+/// Whether a constant may stand for a scalar value of type `ty` (ptxas 13.5): integers for
+/// the bit and integer types and the packed 8-bit float quads; `0f…` for the 32-bit ones,
+/// `0d…` and decimal floats for `.b64`, any float for `.f32`/`.f64`; nothing for the 16-bit
+/// floats.
+fn constant_fits(ty: &str, kind: &OperandKind<'_>, text: &str) -> bool {
     let float = matches!(kind, OperandKind::Float(_));
-    if element {
-        return match ty {
-            "f16" => !float,
-            "f32" => float,
-            _ => false,
-        };
-    }
     if !float {
         return matches!(
             ty,
-            "b16" | "b32" | "b64" | "b128" | "u32" | "s32" | "u64" | "s64"
+            "b16" | "b32" | "b64" | "b128" | "u32" | "s32" | "u64" | "s64" | "e5m2x4" | "e4m3x4"
         );
     }
     let single = text.starts_with("0f") || text.starts_with("0F");
     match ty {
         "f32" | "f64" => true,
-        "b32" => single,
+        "b32" | "e5m2x4" | "e4m3x4" => single,
         "b64" => !single,
         _ => false,
     }
@@ -730,9 +812,7 @@ fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>, section: 
             _ => {}
         }
         if is_vector {
-            for element in op.elements() {
-                value(ty, &element, true, scope, opcode, &mut problems);
-            }
+            vector_elements(ty, op, scope, opcode, &mut problems);
         } else {
             value(ty, op, false, scope, opcode, &mut problems);
         }
@@ -799,7 +879,7 @@ fn value(
             }
         }
         OperandKind::Integer(text) | OperandKind::Float(text)
-            if !constant_fits(ty, &kind, text, element) =>
+            if !constant_fits(ty, &kind, text) =>
         {
             out.push((
                 op.range(),
@@ -808,7 +888,7 @@ fn value(
         }
         OperandKind::Expression
             if op.integer_value().is_some()
-                && !constant_fits(ty, &OperandKind::Integer(op.text()), op.text(), element) =>
+                && !constant_fits(ty, &OperandKind::Integer(op.text()), op.text()) =>
         {
             out.push((
                 op.range(),
