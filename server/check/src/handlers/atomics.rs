@@ -165,6 +165,17 @@ fn bulk(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                     ),
                 ));
             }
+        } else if matches!(
+            size.kind(),
+            OperandKind::Float(_) | OperandKind::Identifier(_)
+        ) {
+            problems.push((
+                size.range(),
+                format!(
+                    "the size of `{opcode}` is a 32-bit integer register or constant, not `{}`",
+                    size.text()
+                ),
+            ));
         } else if info.words[0] == "cp" {
             value_registers(size, &["b32", "u32", "s32"], scope, opcode, &mut problems);
         }
@@ -184,6 +195,22 @@ fn bulk(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             )),
             _ => {}
         }
+    }
+    // The mbarrier form with a value in place of `[mbar]` (see data/overlay/atomics.isa).
+    if let (true, Some(value)) = (
+        info.words[0] == "cp" && info.has("mbarrier::complete_tx::bytes"),
+        info.operands.get(3),
+    ) {
+        if matches!(value.kind(), OperandKind::Float(_)) {
+            problems.push((
+                value.range(),
+                format!(
+                    "`{opcode}` takes a 64-bit integer here, not `{}`",
+                    value.text()
+                ),
+            ));
+        }
+        value_registers(value, &["b64", "u64", "s64"], scope, opcode, &mut problems);
     }
     if info.words[0] == "multimem" && !info.has("reduce") {
         let mask = info.operands.get(3);
@@ -222,12 +249,19 @@ fn value_registers(
     opcode: &str,
     out: &mut Vec<(ptx_syntax::TextRange, String)>,
 ) {
-    let OperandKind::Register(name) = op.kind() else {
+    let (OperandKind::Register(name) | OperandKind::Identifier(name)) = op.kind() else {
         return;
     };
     let Some(symbol) = scope.lookup(name) else {
         return;
     };
+    if symbol.kind == SymbolKind::Variable {
+        out.push((
+            op.range(),
+            format!("`{name}` is a variable, not a register: `{opcode}` needs a register here"),
+        ));
+        return;
+    }
     if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
         return;
     }
@@ -301,6 +335,19 @@ fn multimem(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     floors(ctx, info, section);
     // `multimem.st`/`multimem.red` ignore them, as most instructions do (`opcode::IGNORED`).
     let accumulates = info.words[1] == "ld_reduce";
+    let precisions: Vec<usize> = (1..info.words.len())
+        .filter(|&i| info.words[i].starts_with("acc::"))
+        .collect();
+    if let (true, [_, second, ..]) = (accumulates, precisions.as_slice()) {
+        ctx.report(
+            Diagnostic::error(
+                "invalid-qualifier",
+                info.word_range(*second),
+                "`multimem.ld_reduce` takes one accumulation precision",
+            )
+            .section(section),
+        );
+    }
     for acc in ["acc::f32", "acc::f16"] {
         let Some(token) = info.qualifier(acc).filter(|_| accumulates) else {
             continue;
@@ -341,6 +388,7 @@ fn multimem(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             vector_elements(ty, op, scope, opcode, &mut problems);
         }
         OperandKind::Register(_)
+        | OperandKind::Identifier(_)
         | OperandKind::Integer(_)
         | OperandKind::Float(_)
         | OperandKind::Expression
