@@ -25,8 +25,34 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     let section = match info.words[0] {
         "atom" => "9.7.13.5",
         "red" if !info.has("async") => "9.7.13.6",
+        "red" => {
+            red_async(ctx, info, scope);
+            return;
+        }
+        // ptxas reads the operation right after `multimem` ("Unknown modifier '.ld_reduce'"
+        // for `multimem.relaxed.ld_reduce…`), though it takes the other qualifiers in any order.
+        "multimem" if !["ld_reduce", "st", "red", "cp"].contains(&info.words[1]) => {
+            if let Some(at) = info.words[2..]
+                .iter()
+                .position(|w| ["ld_reduce", "st", "red", "cp"].contains(w))
+            {
+                ctx.report(
+                    Diagnostic::error(
+                        "invalid-qualifier",
+                        info.word_range(at + 2),
+                        format!("`.{}` comes right after `multimem`", info.words[at + 2]),
+                    )
+                    .section("9.7.9.14"),
+                );
+            }
+            return;
+        }
         "multimem" if ["ld_reduce", "st", "red"].contains(&info.words[1]) => {
             multimem(ctx, info, scope);
+            return;
+        }
+        "multimem" | "cp" if info.has("bulk") && !info.has("tensor") => {
+            bulk(ctx, info, scope);
             return;
         }
         _ => return,
@@ -34,6 +60,268 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     floors(ctx, info, section);
     cache_policy(ctx, info, scope, section);
     operands(ctx, info, scope, section);
+}
+
+/// `red.async` (9.7.13.7): the forms without an mbarrier (`.gpu`/`.sys` scope, `.global`,
+/// `.release`, `.mmio`) need sm_100 and PTX ISA 8.7 (ptxas 13.5: "Feature 'st.async/red.async
+/// with .release modifier' requires .target sm_100 or higher", "... with .global state space
+/// requires PTX ISA .version 8.7"); the data register as for `red`, except that the forms
+/// without an mbarrier take no `.f32` register for `.b32` data; the address of the data is
+/// no 16-bit register (ptxas: "Arguments mismatch for instruction 'mov'"), the mbarrier's
+/// may be.
+fn red_async(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let section = "9.7.13.7";
+    let mbarrier = info.has("mbarrier::complete_tx::bytes");
+    if !mbarrier {
+        let version = ctx.version.unwrap_or(PtxVersion::new(99, 9));
+        let requirement = Requirement {
+            since: PtxVersion::new(8, 7),
+            targets: TargetReq::parse("sm_100+").unwrap_or_default(),
+            removed: Vec::new(),
+        };
+        let unmet = requirement.check(version, &ctx.target_names());
+        if let Some(unmet) = unmet.first() {
+            let (code, message) = match unmet {
+                Unmet::Version { needed } => (
+                    "version-too-old",
+                    format!(
+                        "`red.async` without an mbarrier needs `.version {needed}` or newer (this file has .version {})",
+                        ctx.version.map_or("?".to_owned(), |v| v.to_string())
+                    ),
+                ),
+                _ => (
+                    "unsupported-target",
+                    format!(
+                        "`red.async` without an mbarrier needs .target sm_100 or newer (this file targets {})",
+                        ctx.sm_target().unwrap_or("nothing")
+                    ),
+                ),
+            };
+            ctx.report(Diagnostic::error(code, info.opcode_range(), message).section(section));
+        }
+    }
+    // `.cluster` scope is the mbarrier forms' (ptxas: "Modifier '.cluster' requires modifier
+    // '.completion_mechanism'"); with `.release` it is `combinations`' rule.
+    if let (false, false, Some(token)) = (mbarrier, info.has("release"), info.qualifier("cluster"))
+    {
+        ctx.report(
+            Diagnostic::error(
+                "invalid-qualifier",
+                token.range(),
+                "`red.async` at `.cluster` scope completes through an mbarrier: write `.mbarrier::complete_tx::bytes`, or use the `.gpu` or `.sys` scope",
+            )
+            .section(section),
+        );
+    }
+    let ty = data_type(info);
+    let opcode = info.opcode_text();
+    let mut problems = Vec::new();
+    if let Some(op) = info.operands.get(1) {
+        if matches!(op.kind(), OperandKind::Vector) {
+            problems.push((
+                op.range(),
+                format!("`{opcode}` takes a single value here, not a vector"),
+            ));
+        } else if !mbarrier && ty == "b32" {
+            value("u32", op, false, scope, opcode, &mut problems);
+        } else {
+            value(ty, op, false, scope, opcode, &mut problems);
+        }
+    }
+    address(info, scope, &mut problems);
+    if let Some(mbar) = info.operands.get(2) {
+        address_operand(mbar, scope, opcode, true, &mut problems);
+    }
+    for (range, message) in problems {
+        ctx.report(Diagnostic::error("operand-type", range, message).section(section));
+    }
+}
+
+/// The bulk copies of this family: `cp.reduce.async.bulk` (9.7.9.25.4.2),
+/// `multimem.cp.async.bulk` (9.7.9.26), `multimem.cp.reduce.async.bulk` (9.7.9.27); ptxas
+/// 13.5: a constant size is a multiple of 16 ("unexpected value '17', expected to be multiple
+/// of 16"), a register size a 32-bit integer one; `.cp_mask` (sm_100) goes with a 16-bit
+/// byte mask operand and the mask with `.cp_mask`; the `.global` side of a multimem copy names
+/// no variable of another space, the `.shared::cta` side no variable outside `.shared`.
+fn bulk(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    if info.words[0] == "cp" && !info.has("reduce") {
+        return;
+    }
+    let section = match (info.words[0], info.has("reduce")) {
+        ("cp", _) => "9.7.9.25.4.2",
+        (_, false) => "9.7.9.26",
+        (_, true) => "9.7.9.27",
+    };
+    floors(ctx, info, section);
+    let opcode = info.opcode_text();
+    let mut problems = Vec::new();
+    if let Some(size) = info.operands.get(2) {
+        if let Some(value) = size.integer_value() {
+            if value % 16 != 0 || value <= 0 {
+                problems.push((
+                    size.range(),
+                    format!(
+                        "the size of `{opcode}` is a positive multiple of 16 bytes, not {value}"
+                    ),
+                ));
+            }
+        } else if matches!(
+            size.kind(),
+            OperandKind::Float(_) | OperandKind::Identifier(_)
+        ) {
+            problems.push((
+                size.range(),
+                format!(
+                    "the size of `{opcode}` is a 32-bit integer register or constant, not `{}`",
+                    size.text()
+                ),
+            ));
+        } else if info.words[0] == "cp" {
+            value_registers(size, &["b32", "u32", "s32"], scope, opcode, &mut problems);
+        }
+    }
+    // The `.global` form of cp.reduce.async.bulk: `.L2::cache_hint` and the cache policy come
+    // together (ptxas: "Arguments mismatch").
+    if info.words[0] == "cp" && info.has("bulk_group") {
+        let count = info.operands.len();
+        match (info.has("L2::cache_hint"), count) {
+            (true, 3) => problems.push((
+                info.opcode_range(),
+                format!("`.L2::cache_hint` needs a 64-bit cache-policy operand after the size of `{opcode}`"),
+            )),
+            (false, 4) => problems.push((
+                info.operands[3].range(),
+                format!("a cache-policy operand needs `.L2::cache_hint` on `{opcode}`"),
+            )),
+            _ => {}
+        }
+    }
+    // The mbarrier form with a value in place of `[mbar]` (see data/overlay/atomics.isa).
+    if let (true, Some(value)) = (
+        info.words[0] == "cp" && info.has("mbarrier::complete_tx::bytes"),
+        info.operands.get(3),
+    ) {
+        if matches!(value.kind(), OperandKind::Float(_)) {
+            problems.push((
+                value.range(),
+                format!(
+                    "`{opcode}` takes a 64-bit integer here, not `{}`",
+                    value.text()
+                ),
+            ));
+        }
+        value_registers(value, &["b64", "u64", "s64"], scope, opcode, &mut problems);
+    }
+    if info.words[0] == "multimem" && !info.has("reduce") {
+        let mask = info.operands.get(3);
+        match (info.has("cp_mask"), mask) {
+            (true, None) => problems.push((
+                info.opcode_range(),
+                format!("`.cp_mask` needs a 16-bit byte-mask operand after the size of `{opcode}`"),
+            )),
+            (false, Some(mask)) => problems.push((
+                mask.range(),
+                format!("a byte-mask operand needs `.cp_mask` on `{opcode}`"),
+            )),
+            (true, Some(mask)) => {
+                value_registers(mask, &["b16", "u16", "s16"], scope, opcode, &mut problems)
+            }
+            (false, None) => {}
+        }
+    }
+    if info.words[0] == "multimem" {
+        for (index, wanted) in [(0, "global"), (1, "shared")] {
+            if let Some(op) = info.operands.get(index) {
+                variable_space(op, scope, opcode, Some(wanted), &mut problems);
+            }
+        }
+    }
+    for (range, message) in problems {
+        ctx.report(Diagnostic::error("operand-type", range, message).section(section));
+    }
+}
+
+/// A register operand that must have one of `allowed` as its type.
+fn value_registers(
+    op: &Operand<'_>,
+    allowed: &[&str],
+    scope: &Scope<'_>,
+    opcode: &str,
+    out: &mut Vec<(ptx_syntax::TextRange, String)>,
+) {
+    let (OperandKind::Register(name) | OperandKind::Identifier(name)) = op.kind() else {
+        return;
+    };
+    let Some(symbol) = scope.lookup(name) else {
+        return;
+    };
+    if symbol.kind == SymbolKind::Variable {
+        out.push((
+            op.range(),
+            format!("`{name}` is a variable, not a register: `{opcode}` needs a register here"),
+        ));
+        return;
+    }
+    if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
+        return;
+    }
+    let Some(reg) = symbol.ty.map(|t| t.trim_start_matches('.')) else {
+        return;
+    };
+    if !allowed.contains(&reg) {
+        out.push((
+            op.range(),
+            format!(
+                "`{name}` is a .{reg} register; `{opcode}` needs {} here",
+                allowed
+                    .iter()
+                    .map(|t| format!(".{t}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+}
+
+/// The variables named in an address against the space the instruction reaches: `wanted`
+/// (`global`, `shared`), or `None` for a generic address, which may name `.global`, `.shared`
+/// and `.local` variables but not `.const` or `.param` ones (ptxas 13.5: "State space
+/// mismatch between instruction and address").
+fn variable_space(
+    op: &Operand<'_>,
+    scope: &Scope<'_>,
+    opcode: &str,
+    wanted: Option<&str>,
+    out: &mut Vec<(ptx_syntax::TextRange, String)>,
+) {
+    if !matches!(op.kind(), OperandKind::Address { .. }) {
+        return;
+    }
+    for name in op.identifiers() {
+        let Some(symbol) = scope.lookup(name.text) else {
+            continue;
+        };
+        if symbol.kind != SymbolKind::Variable {
+            continue;
+        }
+        let Some(space) = symbol.space.map(|s| s.trim_start_matches('.')) else {
+            continue;
+        };
+        let space = space.split("::").next().unwrap_or(space);
+        let fits = match wanted {
+            Some(wanted) => space == wanted,
+            None => !matches!(space, "const" | "param"),
+        };
+        if !fits {
+            out.push((
+                name.range(),
+                format!(
+                    "`{}` is a .{space} variable, which `{opcode}` cannot reach here",
+                    name.text
+                ),
+            ));
+        }
+    }
 }
 
 /// `multimem.ld_reduce`, `multimem.st`, `multimem.red` (9.7.9.14). The operation x type x
@@ -47,17 +335,33 @@ fn multimem(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     floors(ctx, info, section);
     // `multimem.st`/`multimem.red` ignore them, as most instructions do (`opcode::IGNORED`).
     let accumulates = info.words[1] == "ld_reduce";
+    let precisions: Vec<usize> = (1..info.words.len())
+        .filter(|&i| info.words[i].starts_with("acc::"))
+        .collect();
+    if let (true, [_, second, ..]) = (accumulates, precisions.as_slice()) {
+        ctx.report(
+            Diagnostic::error(
+                "invalid-qualifier",
+                info.word_range(*second),
+                "`multimem.ld_reduce` takes one accumulation precision",
+            )
+            .section(section),
+        );
+    }
     for acc in ["acc::f32", "acc::f16"] {
         let Some(token) = info.qualifier(acc).filter(|_| accumulates) else {
             continue;
         };
-        let used = info
-            .resolved
-            .outcome
-            .matches
-            .iter()
-            .any(|m| m.used.iter().any(|(_, v)| v == acc));
-        if !used {
+        // Decided here rather than from the matched form: the matcher drops an ignored
+        // qualifier before it tries another order of the others.
+        let ty = data_type(info);
+        let fits = info.has("add")
+            && if acc == "acc::f32" {
+                matches!(ty, "f16" | "bf16" | "f16x2" | "bf16x2")
+            } else {
+                ty.starts_with("e5m2") || ty.starts_with("e4m3")
+            };
+        if !fits {
             ctx.report(
                 Diagnostic::error(
                     "invalid-qualifier",
@@ -81,16 +385,47 @@ fn multimem(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     match op.kind() {
         // The vector's length is `operand_shapes`' rule.
         OperandKind::Vector if vector_length(info).is_some() => {
-            for element in op.elements() {
-                value(ty, &element, true, scope, opcode, &mut problems);
-            }
+            vector_elements(ty, op, scope, opcode, &mut problems);
         }
-        OperandKind::Register(_) if vector_length(info).is_none() => {
+        OperandKind::Register(_)
+        | OperandKind::Identifier(_)
+        | OperandKind::Integer(_)
+        | OperandKind::Float(_)
+        | OperandKind::Expression
+            if vector_length(info).is_none() =>
+        {
             value(ty, op, false, scope, opcode, &mut problems);
+        }
+        OperandKind::Integer(_) | OperandKind::Float(_) | OperandKind::Expression => {
+            problems.push((
+                op.range(),
+                format!("`{opcode}` needs a vector of values here, not a constant"),
+            ));
         }
         _ => {}
     }
     address(info, scope, &mut problems);
+    let generic = !info.has("global");
+    if let Some(address) = info.operands.get(1 - index) {
+        let wanted = if generic { None } else { Some("global") };
+        variable_space(address, scope, opcode, wanted, &mut problems);
+        // A generic address is 64 bits with `.address_size 64` (the `.global` one is
+        // `state_spaces`' rule); ptxas: "32-Bit ABI … is not supported".
+        if generic && ctx.address_size_64 {
+            for register in address.registers() {
+                let ty = scope.lookup(register.text).and_then(|s| s.ty);
+                if let Some(ty @ (".b32" | ".u32" | ".s32")) = ty {
+                    problems.push((
+                        register.range(),
+                        format!(
+                            "`{}` is a {ty} register, but a generic address is 64 bits with `.address_size 64`",
+                            register.text
+                        ),
+                    ));
+                }
+            }
+        }
+    }
     for (range, message) in problems {
         ctx.report(Diagnostic::error("operand-type", range, message).section(section));
     }
@@ -133,6 +468,13 @@ const FLOORS: &[Floor] = &[
         since: "8.6",
         targets: "sm_100a | sm_110a | sm_120a | sm_121a | sm_100f+ | sm_110f+",
         feature: "`.acc::f16`",
+    },
+    Floor {
+        opcodes: &["multimem.cp"],
+        when: &[&["cp_mask"]],
+        since: "9.1",
+        targets: "sm_100+",
+        feature: "`.cp_mask`",
     },
     Floor {
         opcodes: &["multimem.ld_reduce"],
@@ -361,8 +703,70 @@ fn quirk_fourth_operand(info: &InstInfo<'_>, scope: &Scope<'_>) -> bool {
 }
 
 /// The data type of the instruction: its last qualifier.
+/// The data type of the instruction: its last qualifier that names a type (ptxas takes the
+/// qualifiers in any order: `atom.cta.max.u64.shared.acquire`).
 fn data_type<'a>(info: &InstInfo<'a>) -> &'a str {
-    info.words.last().copied().unwrap_or("")
+    info.words[1..]
+        .iter()
+        .rev()
+        .find(|w| !scalar_registers(w).is_empty())
+        .copied()
+        .unwrap_or("")
+}
+
+/// The elements of a vector operand against the element type. ptxas 13.5 types a vector as a
+/// whole: a vector of registers is accepted when one of its elements has a register type
+/// the element type takes (`{%f1, %r2}` passes for `.f16x2` elements, `{%f1, %f2}` does
+/// not); a vector with a constant in it is typed by rules of its own
+/// (`red.global.add.noftz.v2.f16 [a], {1, %r2}` assembles), of which the clear ones are
+/// checked.
+fn vector_elements(
+    ty: &str,
+    op: &Operand<'_>,
+    scope: &Scope<'_>,
+    opcode: &str,
+    out: &mut Vec<(ptx_syntax::TextRange, String)>,
+) {
+    let elements = op.elements();
+    let constant = |e: &Operand<'_>| {
+        matches!(e.kind(), OperandKind::Integer(_) | OperandKind::Float(_))
+            || e.integer_value().is_some()
+    };
+    if elements.iter().any(constant) {
+        // What ptxas 13.5 takes whatever the registers beside the constant: no constant for
+        // `.bf16` and the 16-bit pairs, integers only for `.f16`, floats only for `.f32` next to
+        // `.f32` registers.
+        let registers_f32 = elements.iter().filter(|e| !constant(e)).all(|e| {
+            matches!(e.kind(), OperandKind::Register(name)
+                if scope.lookup(name).and_then(|s| s.ty) == Some(".f32"))
+        });
+        for element in elements.iter().filter(|e| constant(e)) {
+            let float = matches!(element.kind(), OperandKind::Float(_));
+            let wrong = match ty {
+                "bf16" | "f16x2" | "bf16x2" => true,
+                "f16" => float,
+                "f32" => registers_f32 && !float,
+                _ => false,
+            };
+            if wrong {
+                out.push((
+                    element.range(),
+                    format!(
+                        "`{opcode}` cannot take the constant `{}` as a .{ty} element here",
+                        element.text()
+                    ),
+                ));
+            }
+        }
+        return;
+    }
+    let mut problems = Vec::new();
+    for element in &elements {
+        value(ty, element, true, scope, opcode, &mut problems);
+    }
+    if problems.len() == elements.len() {
+        out.extend(problems);
+    }
 }
 
 fn vector_length(info: &InstInfo<'_>) -> Option<usize> {
@@ -408,29 +812,22 @@ fn element_registers(ty: &str) -> &'static [&'static str] {
     }
 }
 
-/// Whether a constant may stand for a value of type `ty` (ptxas 13.5): integers for the bit
-/// and integer types; `0f…` for `.b32`, `0d…` and decimal floats for `.b64`, any float for
-/// `.f32`/`.f64`; nothing for the 16-bit floats. In vectors, `.f16` elements take integers
-/// and `.f32` elements floats.
-fn constant_fits(ty: &str, kind: &OperandKind<'_>, text: &str, element: bool) -> bool {
+/// Whether a constant may stand for a scalar value of type `ty` (ptxas 13.5): integers for
+/// the bit and integer types and the packed 8-bit float quads; `0f…` for the 32-bit ones,
+/// `0d…` and decimal floats for `.b64`, any float for `.f32`/`.f64`; nothing for the 16-bit
+/// floats.
+fn constant_fits(ty: &str, kind: &OperandKind<'_>, text: &str) -> bool {
     let float = matches!(kind, OperandKind::Float(_));
-    if element {
-        return match ty {
-            "f16" => !float,
-            "f32" => float,
-            _ => false,
-        };
-    }
     if !float {
         return matches!(
             ty,
-            "b16" | "b32" | "b64" | "b128" | "u32" | "s32" | "u64" | "s64"
+            "b16" | "b32" | "b64" | "b128" | "u32" | "s32" | "u64" | "s64" | "e5m2x4" | "e4m3x4"
         );
     }
     let single = text.starts_with("0f") || text.starts_with("0F");
     match ty {
         "f32" | "f64" => true,
-        "b32" => single,
+        "b32" | "e5m2x4" | "e4m3x4" => single,
         "b64" => !single,
         _ => false,
     }
@@ -484,14 +881,21 @@ fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>, section: 
             _ => {}
         }
         if is_vector {
-            for element in op.elements() {
-                value(ty, &element, true, scope, opcode, &mut problems);
-            }
+            vector_elements(ty, op, scope, opcode, &mut problems);
         } else {
             value(ty, op, false, scope, opcode, &mut problems);
         }
     }
     address(info, scope, &mut problems);
+    // A generic address names no `.const` or `.param` variable (the spaces written are
+    // `state_spaces`' rule).
+    let generic = !["global", "shared", "shared::cta", "shared::cluster"]
+        .iter()
+        .any(|w| info.has(w));
+    let index = if info.words[0] == "atom" { 1 } else { 0 };
+    if let (true, Some(address)) = (generic, info.operands.get(index)) {
+        variable_space(address, scope, opcode, None, &mut problems);
+    }
     for (range, message) in problems {
         ctx.report(Diagnostic::error("operand-type", range, message).section(section));
     }
@@ -544,7 +948,7 @@ fn value(
             }
         }
         OperandKind::Integer(text) | OperandKind::Float(text)
-            if !constant_fits(ty, &kind, text, element) =>
+            if !constant_fits(ty, &kind, text) =>
         {
             out.push((
                 op.range(),
@@ -553,7 +957,7 @@ fn value(
         }
         OperandKind::Expression
             if op.integer_value().is_some()
-                && !constant_fits(ty, &OperandKind::Integer(op.text()), op.text(), element) =>
+                && !constant_fits(ty, &OperandKind::Integer(op.text()), op.text()) =>
         {
             out.push((
                 op.range(),
@@ -581,10 +985,27 @@ fn address(info: &InstInfo<'_>, scope: &Scope<'_>, out: &mut Vec<(ptx_syntax::Te
     let Some(op) = info.operands.get(index) else {
         return;
     };
+    // `red.async` and `multimem.red` take no 16-bit address register (ptxas 13.5: "Arguments
+    // mismatch for instruction 'mov'"), `atom`, `red` and the other multimem ones do.
+    let narrow = match info.words[0] {
+        "red" => !info.has("async"),
+        "multimem" => info.words[1] != "red",
+        _ => true,
+    };
+    address_operand(op, scope, info.opcode_text(), narrow, out);
+}
+
+/// One address operand; `narrow`: whether a 16-bit register may hold it.
+fn address_operand(
+    op: &Operand<'_>,
+    scope: &Scope<'_>,
+    opcode: &str,
+    narrow: bool,
+    out: &mut Vec<(ptx_syntax::TextRange, String)>,
+) {
     if !matches!(op.kind(), OperandKind::Address { .. }) {
         return;
     }
-    let opcode = info.opcode_text();
     let registers = op.registers();
     for register in &registers {
         let Some(symbol) = scope.lookup(register.text) else {
@@ -596,19 +1017,25 @@ fn address(info: &InstInfo<'_>, scope: &Scope<'_>, out: &mut Vec<(ptx_syntax::Te
         let Some(ty) = symbol.ty.map(|t| t.trim_start_matches('.')) else {
             continue;
         };
-        let integer = matches!(ty.as_bytes().first(), Some(b'b' | b'u' | b's')) && ty != "b128";
+        let integer = matches!(ty.as_bytes().first(), Some(b'b' | b'u' | b's'))
+            && ty != "b128"
+            && (narrow || !ty.ends_with("16"));
         if !integer {
             out.push((
                 register.range(),
                 format!(
-                    "`{}` is a .{ty} register; the address of `{opcode}` needs an integer or bit-size register",
-                    register.text
+                    "`{}` is a .{ty} register; the address of `{opcode}` needs an integer or bit-size register{}",
+                    register.text,
+                    if narrow { "" } else { " of 32 or 64 bits" }
                 ),
             ));
         }
     }
-    if registers.is_empty() && info.identifiers.iter().all(|(i, _)| *i != index) {
-        let elements = op.elements();
+    let elements = op.elements();
+    let named = elements
+        .iter()
+        .any(|e| matches!(e.kind(), OperandKind::Identifier(_)) || !e.registers().is_empty());
+    if registers.is_empty() && !named {
         let constant = elements
             .iter()
             .all(|e| matches!(e.kind(), OperandKind::Integer(_)) || e.integer_value().is_some());
@@ -625,8 +1052,57 @@ fn address(info: &InstInfo<'_>, scope: &Scope<'_>, out: &mut Vec<(ptx_syntax::Te
 mod tests {
     use crate::test_support::check_diagnostics;
 
+    /// Operation x type tables, the 32-bit bitwise form with a fourth value, `.u32` data in a
+    /// `.f16x2` register, cache-policy pairing, floors, constants, addresses, vectors (each
+    /// verdict as ptxas 13.5 gives it for this file).
     #[test]
-    fn operation_and_type_tables() {
+    fn atom_and_red() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_80
+.address_size 64
+.const .align 4 .b8 cmem[16];
+.visible .entry k()
+{
+  .reg .b16 %h<4>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<4>;
+  .reg .f16x2 %x<4>;
+  atom.global.or.u32 %r1, [%rd1], %r2;
+//              ^^^^ error: `.u32` is not allowed here in `atom.global.or.u32`; expected .b32, .b64
+  atom.global.cas.u32 %r1, [%rd1], %r2, %r3;
+//               ^^^^ error: `.u32` is not allowed here in `atom.global.cas.u32`; expected .b16, .b32, .b64, .b128
+  red.global.inc.s32 [%rd1], %r2;
+//              ^^^^ error: `.s32` is not allowed here in `red.global.inc.s32`; expected .u32
+  atom.global.add.u32 %x1, [%rd1], %x2;
+  atom.global.and.b32 %r1, [%rd1], %r2, %f3;
+  atom.global.add.u32 %r1, [%rd1], %r2, %rd3;
+//                                      ^^^^ error: a cache-policy operand needs `.L2::cache_hint` on `atom.global.add.u32`
+  atom.global.add.L2::cache_hint.u32 %r1, [%rd1], %r2;
+//               ^^^^^^^^^^^^^^^ error: `.L2::cache_hint` needs a 64-bit cache-policy operand after the data of `atom.global.add.L2::cache_hint.u32`
+//                                                ^^^ error: `%r2` is a .b32 register; with `.L2::cache_hint` the last operand of `atom.global.add.L2::cache_hint.u32` is the 64-bit cache policy (a .b64 register or an integer constant)
+  atom.shared::cluster.add.u32 %r1, [%rd1], %r2;
+//    ^^^^^^^^^^^^^^^^ error: `.shared::cluster` on `atom` needs .target sm_90 or newer (this file targets sm_80)
+  atom.global.add.f32 %f1, [%rd1], 1;
+//                                 ^ error: `atom.global.add.f32` cannot take the constant `1` as .f32 data here
+  atom.global.add.u32 %r1, [%f1], %r2;
+//                          ^^^ error: `%f1` is a .f32 register; the address of `atom.global.add.u32` needs an integer or bit-size register
+  red.add.u32 [cmem], %r2;
+//             ^^^^ error: `cmem` is a .const variable, which `red.add.u32` cannot reach here
+  atom.global.add.u32 {%r1, %r2}, [%rd1], %r3;
+//                    ^^^^^^^^^^ error: `atom.global.add.u32` takes a single value here, not a vector
+  ret;
+}
+"#,
+        );
+    }
+
+    /// multimem tables and accumulation precisions, the 8-bit float floor, bulk copies,
+    /// red.async's optional mbarrier and its forms without one (as ptxas 13.5 on sm_90).
+    #[test]
+    fn multimem_bulk_and_red_async() {
         check_diagnostics(
             r#"
 .version 9.1
@@ -634,14 +1110,35 @@ mod tests {
 .address_size 64
 .visible .entry k()
 {
+  .reg .b16 %h<4>;
   .reg .b32 %r<4>;
   .reg .b64 %rd<4>;
   .reg .f32 %f<4>;
-  atom.global.or.b32 %r1, [%rd1], %r2;
-  atom.global.cas.b32 %r1, [%rd1], %r2, %r3;
-  atom.global.inc.u32 %r1, [%rd1], %r2;
-  red.global.min.s64 [%rd1], %rd2;
-  atom.global.and.b32 %r1, [%rd1], %r2, %r3;
+  multimem.ld_reduce.relaxed.sys.global.or.s64 %rd1, [%rd2];
+//                                        ^^^^ error: `.s64` is not allowed here in `multimem.ld_reduce.relaxed.sys.global.or.s64`; expected .b32, .b64
+  multimem.ld_reduce.relaxed.sys.global.min.acc::f32.v2.f16 {%h1, %h2}, [%rd1];
+//                                         ^^^^^^^^^ error: `.acc::f32` does not go with `multimem.ld_reduce.relaxed.sys.global.min.acc::f32.v2.f16`: `.acc::f32` is for `.add` of `.f16`/`.bf16` data, `.acc::f16` for `.add` of 8-bit float data
+//                                         ^^^^^^^^^ warning: `.acc::f32` means nothing to `multimem`; ptxas ignores it
+  multimem.ld_reduce.relaxed.sys.global.add.acc::f32.v2.f16 {%h1, %h2}, [%rd1];
+  multimem.st.relaxed.sys.global.v2.f64 [%rd1], {%rd2, %rd3};
+//                                 ^^^^ error: `.f64` is not allowed here in `multimem.st.relaxed.sys.global.v2.f64`; expected .f16, .bf16, .f16x2, .bf16x2, .f32
+  multimem.st.relaxed.sys.global.e4m3x4 [%rd1], %r1;
+//                              ^^^^^^^ error: 8-bit float data on `multimem.st` needs .target sm_100a/sm_110a/sm_120a/sm_121a/sm_100f/sm_110f (this file targets sm_90)
+  multimem.red.relaxed.sys.global.min.v2.bf16x2 [%rd1], {%r1, %r2};
+  multimem.st.relaxed.sys.u32 [%r1], %r2;
+//                             ^^^ error: `%r1` is a .b32 register, but a generic address is 64 bits with `.address_size 64`
+  multimem.cp.reduce.async.bulk.global.shared::cta.bulk_group.xor.u32 [%rd1], [%rd2], 64;
+//                                                               ^^^^ error: `.u32` is not allowed here in `multimem.cp.reduce.async.bulk.global.shared::cta.bulk_group.xor.u32`; expected .b32, .b64
+  multimem.cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%rd2], 48, %h1;
+//                                                                         ^^^ error: a byte-mask operand needs `.cp_mask` on `multimem.cp.async.bulk.global.shared::cta.bulk_group`
+  cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%rd2], 40;
+//                                                                           ^^ error: the size of `cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32` is a positive multiple of 16 bytes, not 40
+  red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r1], %r2;
+  red.async.relaxed.gpu.global.add.u32 [%rd1], %r2;
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ error: `red.async` without an mbarrier needs .target sm_100 or newer (this file targets sm_90)
+  red.async.relaxed.cluster.global.add.u32 [%rd1], %r2;
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ error: `red.async` without an mbarrier needs .target sm_100 or newer (this file targets sm_90)
+//                 ^^^^^^^^ error: `red.async` at `.cluster` scope completes through an mbarrier: write `.mbarrier::complete_tx::bytes`, or use the `.gpu` or `.sys` scope
   ret;
 }
 "#,

@@ -110,7 +110,7 @@ const QUALIFIER_RULES: &[(&str, &[&str], &str, &str, &str)] = &[
         "sm_100a | sm_100f+",
         "9.7.13.12",
     ),
-    ("red.async", &["global"], "8.7", "sm_100+", "9.7.13.7"),
+    // `red.async` without an mbarrier (`.global` included) is `atomics`' rule.
     ("st.async", &["global"], "8.7", "sm_100+", "9.7.9.12"),
     ("add", &["f32x2"], "8.6", "sm_100+", "9.7.3.3"),
     ("sub", &["f32x2"], "8.6", "sm_100+", "9.7.3.4"),
@@ -228,9 +228,7 @@ const QUALIFIER_RULES: &[(&str, &[&str], &str, &str, &str)] = &[
         "sm_90+",
         "9.7.13.15.13",
     ),
-    ("atom", &["v2"], "8.1", "sm_90+", "9.7.13.5"),
-    ("atom", &["v4"], "8.1", "sm_90+", "9.7.13.5"),
-    ("atom", &["v8"], "8.1", "sm_90+", "9.7.13.5"),
+    // `atom`/`red` vectors (sm_90, PTX 8.1) are `atomics`' rule.
     // FP8 mma ("mma with FP8 floating point type" requires sm_89).
     ("mma", &["e4m3"], "8.4", "sm_89+", "9.7.14.5.14"),
     ("mma", &["e5m2"], "8.4", "sm_89+", "9.7.14.5.14"),

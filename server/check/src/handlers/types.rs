@@ -1002,6 +1002,15 @@ fn mixed_vector(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
                 continue;
             }
+            // ptxas 13.5 lets a predicate stand beside 32-bit integer registers in the data
+            // vectors of the atomic family (`multimem.st….v2.f32 [a], {%r1, %p1}` assembles;
+            // next to `.f32` or 16-bit registers it does not).
+            if symbol.ty == Some(".pred")
+                && matches!(info.words[0], "atom" | "red" | "multimem")
+                && integer_words(vector, scope)
+            {
+                continue;
+            }
             if let Some(ty) = symbol.ty.and_then(Ty::parse) {
                 sizes.push((name, ty.bits));
             }
@@ -1020,6 +1029,18 @@ fn mixed_vector(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             );
         }
     }
+}
+
+/// Whether every register of a vector other than its predicates is a 32-bit integer or
+/// bit-size one.
+fn integer_words(vector: Operand<'_>, scope: &Scope<'_>) -> bool {
+    vector.elements().iter().all(|e| match e.kind() {
+        OperandKind::Register(name) => scope
+            .lookup(name)
+            .and_then(|s| s.ty)
+            .is_none_or(|t| matches!(t, ".pred" | ".b32" | ".u32" | ".s32")),
+        _ => true,
+    })
 }
 
 #[cfg(test)]

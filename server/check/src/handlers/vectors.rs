@@ -65,6 +65,11 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         if !is_vector && info.words.get(1) == Some(&"async") {
             continue;
         }
+        // `_` discards the result of a vector `atom` (ptxas 13.5 takes
+        // `atom.release.add.noftz.v2.bf16x2 _, [a], {b, c}`).
+        if matches!(operand.kind(), OperandKind::Sink) && info.words[0] == "atom" {
+            continue;
+        }
         let refs: Vec<&str> = written.iter().map(String::as_str).collect();
         let replacement = ptx_regs::rewrite_vector(&refs, wanted);
         let new_text = format!("{{{}}}", replacement.join(", "));
