@@ -277,6 +277,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         "txq" => return query(ctx, info, scope, "9.7.10.5"),
         "suq" => return query(ctx, info, scope, "9.7.11.4"),
         "istypep" => return type_test(ctx, info, scope),
+        "wmma" => return wmma(ctx, info, scope),
         _ => return,
     };
     let Some(geom) = info.words[1..].iter().find_map(|w| Geom::parse(w)) else {
@@ -727,6 +728,98 @@ fn type_test(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         rules.registers(a, "operand", "a 64-bit integer register", |t| {
             t.bits == 64 && matches!(t.class, Class::Bits | Class::Int)
         });
+    }
+}
+
+/// Whether a register fits one element of a wmma fragment of type `ty` (9.7.14.4.1-2: `.f16`
+/// pairs in `.f16x2`/`.b32` registers, `.f32`/`.s32` accumulators one per 32-bit register,
+/// the integer and other packed inputs in 32-bit registers, `.f64` in 64-bit ones). Confirmed
+/// with ptxas 13.5 ("Arguments mismatch" for `.f32` registers with `.f16` or `.s8`, `.s32`
+/// registers with `.f32` or `.f16`, `.f32` ones with `.s32`, 32-bit ones with `.f64`). For
+/// `.bf16` and `.tf32` only the size is checked.
+fn fragment_fits(ty: &str, reg: RegTy) -> bool {
+    if reg.class == Class::Pred {
+        return false;
+    }
+    match ty {
+        "f64" => reg.bits == 64,
+        "f16" => reg.bits == 32 && matches!(reg.class, Class::Bits | Class::HalfPair),
+        "f32" => reg.bits == 32 && matches!(reg.class, Class::Bits | Class::Float),
+        "s32" => reg.bits == 32 && matches!(reg.class, Class::Bits | Class::Int),
+        "s8" | "u8" | "s4" | "u4" | "b1" => reg.bits == 32 && reg.class != Class::Float,
+        _ => reg.bits == 32,
+    }
+}
+
+/// `wmma.load/store/mma` (9.7.14.4.3-5): fragment registers of the fragment's type, fragments
+/// written as vectors (not constants), the stride one scalar.
+fn wmma(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let op = info.words.get(1).copied().unwrap_or("");
+    let section = match op {
+        "load" => "9.7.14.4.3",
+        "store" => "9.7.14.4.4",
+        "mma" => "9.7.14.4.5",
+        _ => return,
+    };
+    let mut rules = Rules {
+        ctx,
+        info,
+        scope,
+        section,
+    };
+    let last = info.words.last().copied().unwrap_or("");
+    // (operand index, fragment type)
+    let mut fragments: Vec<(usize, &str)> = Vec::new();
+    match op {
+        "load" => fragments.push((0, last)),
+        "store" => fragments.push((1, last)),
+        _ => {
+            const TYPES: &[&str] = &[
+                "f16", "f32", "f64", "s32", "s8", "u8", "s4", "u4", "b1", "bf16", "tf32",
+            ];
+            let types: Vec<&str> = info.words[2..]
+                .iter()
+                .copied()
+                .filter(|w| TYPES.contains(w))
+                .collect();
+            match types.as_slice() {
+                [d, c] => fragments.extend([(0, *d), (1, "f16"), (2, "f16"), (3, *c)]),
+                [d, a, b, c] => fragments.extend([(0, *d), (1, *a), (2, *b), (3, *c)]),
+                _ => {}
+            }
+        }
+    }
+    for (index, ty) in fragments {
+        let Some(operand) = info.operands.get(index) else {
+            continue;
+        };
+        if matches!(
+            operand.kind(),
+            OperandKind::Integer(_) | OperandKind::Float(_) | OperandKind::Expression
+        ) {
+            let message = format!(
+                "operand {} of `{}` is a matrix fragment: write a vector of registers, not a constant",
+                index + 1,
+                rules.opcode()
+            );
+            rules.error("operand-kind", operand.range(), message);
+            continue;
+        }
+        let want = match ty {
+            "f64" => "64-bit registers".to_owned(),
+            "f16" => ".f16x2 or .b32 registers (pairs of halves)".to_owned(),
+            "f32" => ".f32 or .b32 registers".to_owned(),
+            "s32" => "32-bit integer or .b32 registers".to_owned(),
+            _ => format!("32-bit registers holding packed .{ty} elements"),
+        };
+        rules.registers(operand, &format!(".{ty} fragment"), &want, |t| {
+            fragment_fits(ty, t)
+        });
+    }
+    if op != "mma" {
+        if let Some(stride) = info.operands.get(2) {
+            scalar(&mut rules, stride);
+        }
     }
 }
 
