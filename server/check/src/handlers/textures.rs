@@ -97,7 +97,7 @@ impl Geom {
 
 /// What a register's declared type says about its contents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Class {
+pub(super) enum Class {
     Bits,
     Int,
     Float,
@@ -107,9 +107,9 @@ enum Class {
 }
 
 #[derive(Debug, Clone, Copy)]
-struct RegTy {
-    class: Class,
-    bits: u32,
+pub(super) struct RegTy {
+    pub class: Class,
+    pub bits: u32,
 }
 
 impl RegTy {
@@ -161,24 +161,24 @@ fn parts<'a>(operand: &Operand<'a>) -> Vec<Operand<'a>> {
     }
 }
 
-fn is_vector(operand: &Operand<'_>) -> bool {
+pub(super) fn is_vector(operand: &Operand<'_>) -> bool {
     matches!(operand.kind(), OperandKind::Vector)
 }
 
-struct Rules<'c, 'a, 'i, 's> {
-    ctx: &'c mut Ctx<'a>,
-    info: &'c InstInfo<'i>,
-    scope: &'c Scope<'s>,
-    section: &'static str,
+pub(super) struct Rules<'c, 'a, 'i, 's> {
+    pub ctx: &'c mut Ctx<'a>,
+    pub info: &'c InstInfo<'i>,
+    pub scope: &'c Scope<'s>,
+    pub section: &'static str,
 }
 
 impl Rules<'_, '_, '_, '_> {
-    fn error(&mut self, code: &'static str, range: ptx_syntax::TextRange, message: String) {
+    pub fn error(&mut self, code: &'static str, range: ptx_syntax::TextRange, message: String) {
         self.ctx
             .report(Diagnostic::error(code, range, message).section(self.section));
     }
 
-    fn opcode(&self) -> &str {
+    pub fn opcode(&self) -> &str {
         self.info.opcode_text()
     }
 
@@ -200,7 +200,7 @@ impl Rules<'_, '_, '_, '_> {
 
     /// Registers of `operand` (or its elements) whose type does not fit: `fits` sees the
     /// register type, `want` names what is expected.
-    fn registers(
+    pub fn registers(
         &mut self,
         operand: &Operand<'_>,
         what: &str,
@@ -278,6 +278,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         "suq" => return query(ctx, info, scope, "9.7.11.4"),
         "istypep" => return type_test(ctx, info, scope),
         "wmma" => return wmma(ctx, info, scope),
+        "tcgen05" | "wgmma" => return super::tcgen05::operands(ctx, info, scope),
         _ => return,
     };
     let Some(geom) = info.words[1..].iter().find_map(|w| Geom::parse(w)) else {
@@ -575,7 +576,7 @@ fn handles(rules: &mut Rules<'_, '_, '_, '_>, address: &Operand<'_>) {
 }
 
 /// A vector where the instruction takes one register (`txq`, `suq`, `istypep`).
-fn scalar(rules: &mut Rules<'_, '_, '_, '_>, operand: &Operand<'_>) {
+pub(super) fn scalar(rules: &mut Rules<'_, '_, '_, '_>, operand: &Operand<'_>) {
     if is_vector(operand) {
         let message = format!("`{}` takes one register here, not a vector", rules.opcode());
         rules.error("operand-kind", operand.range(), message);
