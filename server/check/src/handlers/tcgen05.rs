@@ -245,6 +245,25 @@ fn destination_registers<'a>(dest: &ptx_syntax::Operand<'a>) -> Vec<&'a str> {
 ///   mbarrier ("must be 16-bit size");
 /// * `wgmma.mma_async{.sp}` (9.7.15.5.2): descriptors 64-bit, `scale-d` a predicate, the
 ///   sparsity metadata 32-bit, the selector and the `imm-*` operands constants.
+/// The decompression formats of `tcgen05.cp` (9.7.16.9.2) and `ldmatrix` (9.7.14.5.15) go in
+/// pairs, `.b8x16` then `.b6x16_p32` or `.b4x16_p64`; the knowledge base's matcher drops a lone
+/// one (ptxas ignores these words on other instructions), ptxas 13.5 rejects it here
+/// ("Unexpected number of 'format conversion' modifiers specified", "Unexpected number of
+/// instruction types specified for ldmatrix").
+pub(super) fn format_pair(rules: &mut super::textures::Rules<'_, '_, '_, '_>) {
+    let info = rules.info;
+    let destination = info.has("b8x16");
+    let source = info.has("b6x16_p32") || info.has("b4x16_p64");
+    let plain = info.has("b16") || info.has("b8");
+    if destination != source || (source && plain) {
+        let message = format!(
+            "`{}`: write the formats as a pair, `.b8x16` then `.b6x16_p32` or `.b4x16_p64`, and no other type",
+            rules.opcode()
+        );
+        rules.error("invalid-qualifier", info.opcode_range(), message);
+    }
+}
+
 pub(crate) fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &crate::scope::Scope<'_>) {
     use super::textures::{is_vector, scalar, Class, RegTy, Rules};
     let op = info.words.get(1).copied().unwrap_or("");
@@ -356,6 +375,7 @@ pub(crate) fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &crate::sc
             }
         }
         ("tcgen05", "cp") => {
+            format_pair(&mut rules);
             if let Some(desc) = ops.get(1) {
                 rules.registers(desc, "shared memory descriptor", "a 64-bit register", int64);
             }
@@ -410,10 +430,32 @@ pub(crate) fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &crate::sc
                 }
                 rest = &rest[rest.len().min(2)..];
             }
+            // scale-d is a predicate or 0/1; then imm-scale-a and imm-scale-b (-1 or 1) and the
+            // transpose flags (0 or 1). ptxas 13.5: "unexpected value '0', expected to be -1
+            // or 1", "unexpected value '2', expected to be 0 or 1".
             if let Some((scale_d, immediates)) = rest.split_first() {
                 rules.registers(scale_d, "accumulate flag", "a predicate", pred);
-                for imm in immediates {
+                let values = |i: usize| -> (&[i128], &str) {
+                    if i < 2 {
+                        (&[-1, 1], "-1 or 1")
+                    } else {
+                        (&[0, 1], "0 or 1")
+                    }
+                };
+                let mut flags = vec![(scale_d, &[0i128, 1][..], "0 or 1 (or a predicate)")];
+                for (i, imm) in immediates.iter().enumerate() {
                     constant(&mut rules, imm, "scale or transpose flag");
+                    let (allowed, text) = values(i);
+                    flags.push((imm, allowed, text));
+                }
+                for (operand, allowed, text) in flags {
+                    if let Some(value) = operand.integer_value() {
+                        if !allowed.contains(&value) {
+                            let message =
+                                format!("`{}` takes {text} here, not {value}", rules.opcode());
+                            rules.error("immediate-range", operand.range(), message);
+                        }
+                    }
                 }
             }
         }

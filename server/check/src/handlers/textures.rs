@@ -279,6 +279,15 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         "istypep" => return type_test(ctx, info, scope),
         "wmma" => return wmma(ctx, info, scope),
         "tcgen05" | "wgmma" => return super::tcgen05::operands(ctx, info, scope),
+        "ldmatrix" => {
+            let mut rules = Rules {
+                ctx,
+                info,
+                scope,
+                section: "9.7.14.5.15",
+            };
+            return super::tcgen05::format_pair(&mut rules);
+        }
         _ => return,
     };
     let Some(geom) = info.words[1..].iter().find_map(|w| Geom::parse(w)) else {
