@@ -19,6 +19,9 @@ const IMPLIED: &[(&str, &str, &str)] = &[
     ("wgmma", "fence", "aligned"),
     ("wgmma", "commit_group", "aligned"),
     ("wgmma", "wait_group", "aligned"),
+    // ptxas 13.5 also assembles `wgmma.mma_async.sync.m64n8k16…` and the `.sp` form without
+    // `.aligned` (`.sync` stays required).
+    ("wgmma", "mma_async", "aligned"),
 ];
 
 /// Matches the written words, trying a reordering when the written order fails.
@@ -111,7 +114,11 @@ pub(crate) fn resolve(isa: &'static Isa, words: &[&str]) -> Resolved {
         for &(root, op, implied) in IMPLIED {
             if words[0] == root && second == op && !words.contains(&implied) {
                 let mut with = words.to_vec();
-                with.push(implied);
+                // In the spec's place: after `.sync` where it is written, else last.
+                match with.iter().position(|w| *w == "sync") {
+                    Some(at) => with.insert(at + 1, implied),
+                    None => with.push(implied),
+                }
                 let retry = isa.match_qualifiers(&with);
                 if !retry.matches.is_empty() {
                     return Resolved::new(retry);

@@ -233,18 +233,6 @@ fn destination_registers<'a>(dest: &ptx_syntax::Operand<'a>) -> Vec<&'a str> {
     }
 }
 
-/// Operand types of the tensor-core instructions that the matcher cannot see (confirmed with
-/// ptxas 13.5, "Arguments mismatch" unless noted):
-/// * `tcgen05.mma{.sp}{.ws}` (9.7.16.10.9): `[d-tmem]` (and `[a-tmem]`) a 32-bit register
-///   address, not a variable; the descriptors 64-bit; `idesc` 32-bit; the disabled-lane
-///   vector of 32-bit registers; `enable-input-d` a predicate (or constant); `scale-input-d`
-///   a constant; the `.ws` zero-column mask 64-bit;
-/// * `tcgen05.cp` (9.7.16.9.1): the shared-memory descriptor 64-bit;
-/// * `tcgen05.alloc` (9.7.16.7.1): the column count 32-bit;
-/// * `tcgen05.commit….multicast::cluster` (9.7.16.11.1): a 16-bit CTA mask follows the
-///   mbarrier ("must be 16-bit size");
-/// * `wgmma.mma_async{.sp}` (9.7.15.5.2): descriptors 64-bit, `scale-d` a predicate, the
-///   sparsity metadata 32-bit, the selector and the `imm-*` operands constants.
 /// The decompression formats of `tcgen05.cp` (9.7.16.9.2) and `ldmatrix` (9.7.14.5.15) go in
 /// pairs, `.b8x16` then `.b6x16_p32` or `.b4x16_p64`; the knowledge base's matcher drops a lone
 /// one (ptxas ignores these words on other instructions), ptxas 13.5 rejects it here
@@ -264,6 +252,18 @@ pub(super) fn format_pair(rules: &mut super::textures::Rules<'_, '_, '_, '_>) {
     }
 }
 
+/// Operand types of the tensor-core instructions that the matcher cannot see (confirmed with
+/// ptxas 13.5, "Arguments mismatch" unless noted):
+/// * `tcgen05.mma{.sp}{.ws}` (9.7.16.10.9): `[d-tmem]` (and `[a-tmem]`) a 32-bit register
+///   address, not a variable; the descriptors 64-bit; `idesc` 32-bit; the disabled-lane
+///   vector of 32-bit registers; `enable-input-d` a predicate (or constant); `scale-input-d`
+///   a constant; the `.ws` zero-column mask 64-bit;
+/// * `tcgen05.cp` (9.7.16.9.1): the shared-memory descriptor 64-bit;
+/// * `tcgen05.alloc` (9.7.16.7.1): the column count 32-bit;
+/// * `tcgen05.commit….multicast::cluster` (9.7.16.11.1): a 16-bit CTA mask follows the
+///   mbarrier ("must be 16-bit size");
+/// * `wgmma.mma_async{.sp}` (9.7.15.5.2): descriptors 64-bit, `scale-d` a predicate, the
+///   sparsity metadata 32-bit, the selector and the `imm-*` operands constants.
 pub(crate) fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &crate::scope::Scope<'_>) {
     use super::textures::{is_vector, scalar, Class, RegTy, Rules};
     let op = info.words.get(1).copied().unwrap_or("");
