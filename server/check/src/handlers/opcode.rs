@@ -182,7 +182,12 @@ fn reorderings(isa: &Isa, words: &[&str]) -> Vec<Vec<String>> {
 /// rules can run).
 /// A warning for each qualifier of [`IGNORED`] that the matched form has no place for.
 fn ignored_qualifiers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    if !info.words[1..].iter().any(|w| IGNORED.contains(w))
+    // The formats belong to tcgen05.cp and ldmatrix, where a misplaced one is an error
+    // (`textures`/`tcgen05` handlers), not something ptxas ignores.
+    let own_formats = info.words[0] == "ldmatrix"
+        || (info.words[0] == "tcgen05" && info.words.get(1) == Some(&"cp"));
+    if own_formats
+        || !info.words[1..].iter().any(|w| IGNORED.contains(w))
         || !ctx.isa.match_qualifiers(&info.words).matches.is_empty()
     {
         return;

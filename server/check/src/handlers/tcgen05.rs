@@ -315,7 +315,9 @@ pub(crate) fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &crate::sc
                         rules.error("operand-kind", part.range(), message);
                     }
                 }
-                _ => rules.registers(&part, "tensor memory address", "a 32-bit register", int32),
+                // The register's width is checked with the other address operands
+                // (`state_spaces::generic_address_width`).
+                _ => {}
             }
         }
     };

@@ -932,4 +932,89 @@ mod tests {
 "#,
         );
     }
+
+    /// Confirmed with ptxas 13.5 (sm_90 for wmma, sm_100a for the rest): "Unexpected
+    /// instruction types specified for 'wmma.mma'", "Arguments mismatch", "Incorrect
+    /// instruction type specified for ldmatrix with shape '.m8n8'", "Incorrect no. of matrix: 4
+    /// for ldmatrix with shape '.m16n16'", "Modifier '.trans' require for instruction stmatrix
+    /// with shape '.m16n8'".
+    #[test]
+    fn matrix_operands() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_100a
+.address_size 64
+.shared .b8 smem[1024];
+.global .b8 gmem[1024];
+.visible .entry k()
+{
+  .reg .b32 %r<10>;
+  .reg .s32 %s<10>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<10>;
+  wmma.mma.sync.aligned.row.col.m8n8k32.s32.s4.s4.s32 {%r1, %r2}, {%r1}, {%r1}, {%r1, %r2};
+  wmma.mma.sync.aligned.row.col.m8n8k32.s32.s4.u4.s32 {%r1, %r2}, {%r1}, {%r1}, {%r1, %r2};
+//                                            ^^^ error: `.u4` is not allowed here in `wmma.mma.sync.aligned.row.col.m8n8k32.s32.s4.u4.s32`; expected .s4
+  wmma.load.c.sync.aligned.row.m16n16k16.f32 {%s1, %s2, %s3, %s4, %s5, %s6, %s7, %s8}, [smem], %r9;
+//                                            ^^^ error: `%s1` is a 32-bit integer register; the .f32 fragment of `wmma.load.c.sync.aligned.row.m16n16k16.f32` needs .f32 or .b32 registers
+//                                                 ^^^ error: `%s2` is a 32-bit integer register; the .f32 fragment of `wmma.load.c.sync.aligned.row.m16n16k16.f32` needs .f32 or .b32 registers
+//                                                      ^^^ error: `%s3` is a 32-bit integer register; the .f32 fragment of `wmma.load.c.sync.aligned.row.m16n16k16.f32` needs .f32 or .b32 registers
+//                                                           ^^^ error: `%s4` is a 32-bit integer register; the .f32 fragment of `wmma.load.c.sync.aligned.row.m16n16k16.f32` needs .f32 or .b32 registers
+//                                                                ^^^ error: `%s5` is a 32-bit integer register; the .f32 fragment of `wmma.load.c.sync.aligned.row.m16n16k16.f32` needs .f32 or .b32 registers
+//                                                                     ^^^ error: `%s6` is a 32-bit integer register; the .f32 fragment of `wmma.load.c.sync.aligned.row.m16n16k16.f32` needs .f32 or .b32 registers
+//                                                                          ^^^ error: `%s7` is a 32-bit integer register; the .f32 fragment of `wmma.load.c.sync.aligned.row.m16n16k16.f32` needs .f32 or .b32 registers
+//                                                                               ^^^ error: `%s8` is a 32-bit integer register; the .f32 fragment of `wmma.load.c.sync.aligned.row.m16n16k16.f32` needs .f32 or .b32 registers
+  wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [smem], {%r9};
+//                                                                                             ^^^^^ error: `wmma.load.a.sync.aligned.row.m16n16k16.f16` takes one register here, not a vector
+  wmma.store.d.sync.aligned.row.m16n16k16.f32 [smem], 1, %r1;
+//                                                    ^ error: operand 2 of `wmma.store.d.sync.aligned.row.m16n16k16.f32` is a matrix fragment: write a vector of registers, not a constant
+  ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r1, %r2}, [smem];
+  ldmatrix.sync.aligned.m8n8.x2.shared.b8 {%r1, %r2}, [smem];
+//                                    ^^^ error: `.b8` is not allowed here in `ldmatrix.sync.aligned.m8n8.x2.shared.b8`; expected .b16
+  ldmatrix.sync.aligned.m16n16.x2.trans.shared.b8 {%r1, %r2, %r3, %r4}, [smem];
+  stmatrix.sync.aligned.m16n8.x2.trans.shared.b8 [smem], {%r1, %r2};
+  ret;
+}
+"#,
+        );
+    }
+
+    /// Confirmed with ptxas 13.5 on sm_100a ("Arguments mismatch", "must be 16-bit size",
+    /// "Modifier .x64 not allowed for instruction tcgen05.ld with shape '.16x256b'", "Unexpected
+    /// number of 'format conversion' modifiers specified").
+    #[test]
+    fn tensor_core_operands() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_100a
+.address_size 64
+.shared .b8 smem[1024];
+.visible .entry k()
+{
+  .reg .pred %p<4>;
+  .reg .b16 %h<4>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<4>;
+  tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, %p1;
+  tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, %p1, %r3;
+//                                                                ^^^ error: the input scale of `tcgen05.mma.cta_group::1.kind::f16` is a constant
+  tcgen05.mma.cta_group::1.kind::f16 [%rd1], %rd1, %rd2, %r2, %p1;
+//                                    ^^^^ error: `%rd1` is a .b64 register, but tensor memory addresses are 32 bits; use a 32-bit register
+  tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster.b64 [%rd1], %h1;
+  tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster.b64 [%rd1], %r1;
+//                                                                                 ^^^ error: `%r1` is a 32-bit bit-size register; the CTA mask of `tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster.b64` needs a 16-bit register
+  tcgen05.cp.cta_group::1.128x256b [%r1], %r1;
+//                                        ^^^ error: `%r1` is a 32-bit bit-size register; the shared memory descriptor of `tcgen05.cp.cta_group::1.128x256b` needs a 64-bit register
+  tcgen05.cp.cta_group::1.4x256b.b8x16.b6x16_p32 [%r1], %rd1;
+  tcgen05.cp.cta_group::1.4x256b.b6x16_p32 [%r1], %rd1;
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ error: `tcgen05.cp.cta_group::1.4x256b.b6x16_p32`: write the formats as a pair, `.b8x16` then `.b6x16_p32` or `.b4x16_p64`, and no other type
+  tcgen05.ld.sync.aligned.16x256b.x64.b32 {%r1}, [%r2];
+//                               ^^^^ error: `.x64` is not allowed here in `tcgen05.ld.sync.aligned.16x256b.x64.b32`; expected .x1, .x2, .x4, .x8, .x16, .x32
+  ret;
+}
+"#,
+        );
+    }
 }
