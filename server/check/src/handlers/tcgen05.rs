@@ -300,24 +300,22 @@ pub(crate) fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &crate::sc
         if !matches!(operand.kind(), OperandKind::Address { .. }) {
             return;
         }
+        // The register's width is checked with the other address operands
+        // (`state_spaces::generic_address_width`).
         for part in operand.elements() {
-            match part.kind() {
-                OperandKind::Identifier(name) => {
-                    if rules
-                        .scope
-                        .lookup(name)
-                        .is_some_and(|s| s.kind == crate::scope::SymbolKind::Variable)
-                    {
-                        let message = format!(
-                            "`{}` addresses tensor memory through a 32-bit register, not the variable `{name}`",
-                            rules.opcode()
-                        );
-                        rules.error("operand-kind", part.range(), message);
-                    }
-                }
-                // The register's width is checked with the other address operands
-                // (`state_spaces::generic_address_width`).
-                _ => {}
+            let OperandKind::Identifier(name) = part.kind() else {
+                continue;
+            };
+            if rules
+                .scope
+                .lookup(name)
+                .is_some_and(|s| s.kind == crate::scope::SymbolKind::Variable)
+            {
+                let message = format!(
+                    "`{}` addresses tensor memory through a 32-bit register, not the variable `{name}`",
+                    rules.opcode()
+                );
+                rules.error("operand-kind", part.range(), message);
             }
         }
     };
