@@ -745,8 +745,8 @@ fn type_test(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
 /// pairs in `.f16x2`/`.b32` registers, `.f32`/`.s32` accumulators one per 32-bit register,
 /// the integer and other packed inputs in 32-bit registers, `.f64` in 64-bit ones). Confirmed
 /// with ptxas 13.5 ("Arguments mismatch" for `.f32` registers with `.f16` or `.s8`, `.s32`
-/// registers with `.f32` or `.f16`, `.f32` ones with `.s32`, 32-bit ones with `.f64`). For
-/// `.bf16` and `.tf32` only the size is checked.
+/// registers with `.f32` or `.f16`, `.f32` ones with `.s32`, 32-bit ones with `.f64`; `.bf16`
+/// and `.tf32` take `.b32` registers only: `.f32`, `.u32`, `.s32`, `.f16x2` are rejected).
 fn fragment_fits(ty: &str, reg: RegTy) -> bool {
     if reg.class == Class::Pred {
         return false;
@@ -756,7 +756,10 @@ fn fragment_fits(ty: &str, reg: RegTy) -> bool {
         "f16" => reg.bits == 32 && matches!(reg.class, Class::Bits | Class::HalfPair),
         "f32" => reg.bits == 32 && matches!(reg.class, Class::Bits | Class::Float),
         "s32" => reg.bits == 32 && matches!(reg.class, Class::Bits | Class::Int),
-        "s8" | "u8" | "s4" | "u4" | "b1" => reg.bits == 32 && reg.class != Class::Float,
+        "s8" | "u8" | "s4" | "u4" | "b1" => {
+            reg.bits == 32 && matches!(reg.class, Class::Bits | Class::Int)
+        }
+        "bf16" | "tf32" => reg.bits == 32 && reg.class == Class::Bits,
         _ => reg.bits == 32,
     }
 }
