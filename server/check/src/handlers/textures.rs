@@ -279,15 +279,27 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         "istypep" => return type_test(ctx, info, scope),
         "wmma" => return wmma(ctx, info, scope),
         "tcgen05" | "wgmma" => return super::tcgen05::operands(ctx, info, scope),
-        "ldmatrix" => {
+        "ldmatrix" | "stmatrix" => {
+            let ld = info.words[0] == "ldmatrix";
             let mut rules = Rules {
                 ctx,
                 info,
                 scope,
-                section: "9.7.14.5.15",
+                section: if ld { "9.7.14.5.15" } else { "9.7.14.5.16" },
             };
-            return super::tcgen05::format_pair(&mut rules);
+            if ld {
+                super::tcgen05::format_pair(&mut rules);
+            }
+            // The fragments are 32-bit registers (ptxas 13.5 "Arguments mismatch" for 16- and
+            // 64-bit ones).
+            if let Some(fragment) = info.operands.get(if ld { 0 } else { 1 }) {
+                rules.registers(fragment, "fragment", "32-bit registers", |t| {
+                    t.bits == 32 && t.class != Class::Pred
+                });
+            }
+            return;
         }
+        "mma" => return mma(ctx, info, scope),
         _ => return,
     };
     let Some(geom) = info.words[1..].iter().find_map(|w| Geom::parse(w)) else {
@@ -833,6 +845,46 @@ fn wmma(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         if let Some(stride) = info.operands.get(2) {
             scalar(&mut rules, stride);
         }
+    }
+}
+
+/// `mma{.sp}…dtype.atype.btype.ctype d, a, b, c…` (9.7.14.5.14): the fragments d, a, b, c
+/// hold elements of their types, as for wmma ([`fragment_fits`]; ptxas 13.5 "Arguments
+/// mismatch" for `.f32` registers in a `.s32`, `.f16` or `.tf32` fragment, 32-bit ones in a
+/// `.f64` one). The 8-, 6- and 4-bit float inputs are checked for size only.
+fn mma(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    const TYPES: &[&str] = &[
+        "f16", "f32", "f64", "s32", "s8", "u8", "s4", "u4", "b1", "bf16", "tf32", "e4m3", "e5m2",
+        "e2m1", "e3m2", "e2m3",
+    ];
+    let types: Vec<&str> = info.words[1..]
+        .iter()
+        .copied()
+        .filter(|w| TYPES.contains(w))
+        .collect();
+    let [d, a, b, c, ..] = types.as_slice() else {
+        return;
+    };
+    let mut rules = Rules {
+        ctx,
+        info,
+        scope,
+        section: "9.7.14.5.14",
+    };
+    for (index, ty) in [*d, *a, *b, *c].into_iter().enumerate() {
+        let Some(operand) = info.operands.get(index) else {
+            continue;
+        };
+        let want = match ty {
+            "f64" => "64-bit registers".to_owned(),
+            "f16" => ".f16x2 or .b32 registers (pairs of halves)".to_owned(),
+            "f32" => ".f32 or .b32 registers".to_owned(),
+            "s32" => "32-bit integer or .b32 registers".to_owned(),
+            _ => format!("32-bit registers holding packed .{ty} elements"),
+        };
+        rules.registers(operand, &format!(".{ty} fragment"), &want, |t| {
+            fragment_fits(ty, t)
+        });
     }
 }
 
