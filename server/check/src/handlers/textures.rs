@@ -933,6 +933,7 @@ mod tests {
 //                             ^^^ error: `%r3` is a 32-bit bit-size register; the destination of `tex.1d.v4.f16.f32` needs 16-bit registers
 //                                  ^^^ error: `%r4` is a 32-bit bit-size register; the destination of `tex.1d.v4.f16.f32` needs 16-bit registers
   tex.1d.v4.f16.f32 {%h1, %h2, %h3, %h4}, [tex0, {%f1}];
+  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, %rd2, {%f5, %f6}];
   tex.level.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%f1}], %s1;
 //                                                             ^^^ error: `%s1` is a 32-bit integer register; the level of detail of `tex.level.1d.v4.f32.f32` needs a 32-bit .f32 or .b32 register
   tex.grad.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%f5, %f6}], {%f1}, {%f2, %f3};
@@ -1025,6 +1026,11 @@ mod tests {
   wmma.store.d.sync.aligned.row.m16n16k16.f32 [smem], 1, %r1;
 //                                                    ^ error: operand 2 of `wmma.store.d.sync.aligned.row.m16n16k16.f32` is a matrix fragment: write a vector of registers, not a constant
   ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r1, %r2}, [smem];
+  mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%r1, %r2, %r3, %r4};
+//                                                 ^^^ error: `%f1` is a 32-bit floating-point register; the .s32 fragment of `mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32` needs 32-bit integer or .b32 registers
+//                                                      ^^^ error: `%f2` is a 32-bit floating-point register; the .s32 fragment of `mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32` needs 32-bit integer or .b32 registers
+//                                                           ^^^ error: `%f3` is a 32-bit floating-point register; the .s32 fragment of `mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32` needs 32-bit integer or .b32 registers
+//                                                                ^^^ error: `%f4` is a 32-bit floating-point register; the .s32 fragment of `mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32` needs 32-bit integer or .b32 registers
   ldmatrix.sync.aligned.m8n8.x2.shared.b8 {%r1, %r2}, [smem];
 //                                    ^^^ error: `.b8` is not allowed here in `ldmatrix.sync.aligned.m8n8.x2.shared.b8`; expected .b16
   ldmatrix.sync.aligned.m16n16.x2.trans.shared.b8 {%r1, %r2, %r3, %r4}, [smem];
