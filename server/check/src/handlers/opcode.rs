@@ -19,6 +19,9 @@ const IMPLIED: &[(&str, &str, &str)] = &[
     ("wgmma", "fence", "aligned"),
     ("wgmma", "commit_group", "aligned"),
     ("wgmma", "wait_group", "aligned"),
+    // ptxas 13.5 also assembles `wgmma.mma_async.sync.m64n8k16…` and the `.sp` form without
+    // `.aligned` (`.sync` stays required).
+    ("wgmma", "mma_async", "aligned"),
 ];
 
 /// Matches the written words, trying a reordering when the written order fails.
@@ -111,7 +114,11 @@ pub(crate) fn resolve(isa: &'static Isa, words: &[&str]) -> Resolved {
         for &(root, op, implied) in IMPLIED {
             if words[0] == root && second == op && !words.contains(&implied) {
                 let mut with = words.to_vec();
-                with.push(implied);
+                // In the spec's place: after `.sync` where it is written, else last.
+                match with.iter().position(|w| *w == "sync") {
+                    Some(at) => with.insert(at + 1, implied),
+                    None => with.push(implied),
+                }
                 let retry = isa.match_qualifiers(&with);
                 if !retry.matches.is_empty() {
                     return Resolved::new(retry);
@@ -175,7 +182,12 @@ fn reorderings(isa: &Isa, words: &[&str]) -> Vec<Vec<String>> {
 /// rules can run).
 /// A warning for each qualifier of [`IGNORED`] that the matched form has no place for.
 fn ignored_qualifiers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    if !info.words[1..].iter().any(|w| IGNORED.contains(w))
+    // The formats belong to tcgen05.cp and ldmatrix, where a misplaced one is an error
+    // (`textures`/`tcgen05` handlers), not something ptxas ignores.
+    let own_formats = info.words[0] == "ldmatrix"
+        || (info.words[0] == "tcgen05" && info.words.get(1) == Some(&"cp"));
+    if own_formats
+        || !info.words[1..].iter().any(|w| IGNORED.contains(w))
         || !ctx.isa.match_qualifiers(&info.words).matches.is_empty()
     {
         return;

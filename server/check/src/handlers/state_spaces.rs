@@ -18,9 +18,12 @@ const SPACES: &[&str] = &["global", "shared", "local", "param", "const"];
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     generic_address_width(ctx, info, scope);
+    // wmma.load/store and ldmatrix/stmatrix name their state space too (9.7.14.4.3-4,
+    // 9.7.14.5.15-16; ptxas 13.5 "State space mismatch between instruction and address" for
+    // `ldmatrix….shared.b16 {…}, [gmem]`).
     if !matches!(
         info.words[0],
-        "ld" | "ldu" | "st" | "atom" | "red" | "prefetch"
+        "ld" | "ldu" | "st" | "atom" | "red" | "prefetch" | "wmma" | "ldmatrix" | "stmatrix"
     ) {
         return;
     }

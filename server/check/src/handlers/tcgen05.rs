@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use ptx_syntax::{Function, FunctionKind, OperandKind, TextRange};
+use ptx_syntax::{Function, FunctionKind, Operand, OperandKind, TextRange};
 
 use crate::context::{Ctx, InstInfo};
 use crate::Diagnostic;
@@ -230,6 +230,236 @@ fn destination_registers<'a>(dest: &ptx_syntax::Operand<'a>) -> Vec<&'a str> {
             })
             .collect(),
         _ => Vec::new(),
+    }
+}
+
+/// The decompression formats of `tcgen05.cp` (9.7.16.9.2) and `ldmatrix` (9.7.14.5.15) go in
+/// pairs, `.b8x16` then `.b6x16_p32` or `.b4x16_p64`; the knowledge base's matcher drops a lone
+/// one (ptxas ignores these words on other instructions), ptxas 13.5 rejects it here
+/// ("Unexpected number of 'format conversion' modifiers specified", "Unexpected number of
+/// instruction types specified for ldmatrix").
+pub(super) fn format_pair(rules: &mut super::textures::Rules<'_, '_, '_, '_>) {
+    let info = rules.info;
+    let destination = info.has("b8x16");
+    let source = info.has("b6x16_p32") || info.has("b4x16_p64");
+    let plain = info.has("b16") || info.has("b8");
+    if destination != source || (source && plain) {
+        let message = format!(
+            "`{}`: write the formats as a pair, `.b8x16` then `.b6x16_p32` or `.b4x16_p64`, and no other type",
+            rules.opcode()
+        );
+        rules.error("invalid-qualifier", info.opcode_range(), message);
+    }
+}
+
+/// Operand types of the tensor-core instructions that the matcher cannot see (confirmed with
+/// ptxas 13.5, "Arguments mismatch" unless noted):
+/// * `tcgen05.mma{.sp}{.ws}` (9.7.16.10.9): `[d-tmem]` (and `[a-tmem]`) a 32-bit register
+///   address, not a variable; the descriptors 64-bit; `idesc` 32-bit; the disabled-lane
+///   vector of 32-bit registers; `enable-input-d` a predicate (or constant); `scale-input-d`
+///   a constant; the `.ws` zero-column mask 64-bit;
+/// * `tcgen05.cp` (9.7.16.9.1): the shared-memory descriptor 64-bit;
+/// * `tcgen05.alloc` (9.7.16.7.1): the column count 32-bit;
+/// * `tcgen05.commit….multicast::cluster` (9.7.16.11.1): a 16-bit CTA mask follows the
+///   mbarrier ("must be 16-bit size");
+/// * `wgmma.mma_async{.sp}` (9.7.15.5.2): descriptors 64-bit, `scale-d` a predicate, the
+///   sparsity metadata 32-bit, the selector and the `imm-*` operands constants.
+pub(crate) fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &crate::scope::Scope<'_>) {
+    use super::textures::{is_vector, scalar, Class, RegTy, Rules};
+    let op = info.words.get(1).copied().unwrap_or("");
+    let section = match (info.words[0], op) {
+        ("tcgen05", "mma") => "9.7.16.10.9",
+        ("tcgen05", "cp") => "9.7.16.9.1",
+        ("tcgen05", "alloc") => "9.7.16.7.1",
+        ("tcgen05", "dealloc") => "9.7.16.7.1",
+        ("tcgen05", "commit") => "9.7.16.11.1",
+        ("wgmma", "mma_async") => "9.7.15.5.2",
+        _ => return,
+    };
+    let mut rules = Rules {
+        ctx,
+        info,
+        scope,
+        section,
+    };
+    let int64 = |t: RegTy| t.bits == 64 && matches!(t.class, Class::Bits | Class::Int);
+    let int32 = |t: RegTy| t.bits == 32 && matches!(t.class, Class::Bits | Class::Int);
+    let pred = |t: RegTy| t.class == Class::Pred;
+    let ops = &info.operands;
+    let constant = |rules: &mut Rules<'_, '_, '_, '_>, operand: &Operand<'_>, what: &str| {
+        if matches!(
+            operand.kind(),
+            OperandKind::Register(_) | OperandKind::Vector
+        ) {
+            let message = format!("the {what} of `{}` is a constant", rules.opcode());
+            rules.error("operand-kind", operand.range(), message);
+        }
+    };
+    // A tensor-memory address: a 32-bit register, not a named variable.
+    let tmem = |rules: &mut Rules<'_, '_, '_, '_>, operand: &Operand<'_>| {
+        if !matches!(operand.kind(), OperandKind::Address { .. }) {
+            return;
+        }
+        // The register's width is checked with the other address operands
+        // (`state_spaces::generic_address_width`).
+        for part in operand.elements() {
+            let OperandKind::Identifier(name) = part.kind() else {
+                continue;
+            };
+            if rules
+                .scope
+                .lookup(name)
+                .is_some_and(|s| s.kind == crate::scope::SymbolKind::Variable)
+            {
+                let message = format!(
+                    "`{}` addresses tensor memory through a 32-bit register, not the variable `{name}`",
+                    rules.opcode()
+                );
+                rules.error("operand-kind", part.range(), message);
+            }
+        }
+    };
+    match (info.words[0], op) {
+        ("tcgen05", "mma") => {
+            if let Some(d) = ops.first() {
+                tmem(&mut rules, d);
+            }
+            let descriptor = |rules: &mut Rules<'_, '_, '_, '_>, o: &Operand<'_>| {
+                if matches!(o.kind(), OperandKind::Address { .. }) {
+                    tmem(rules, o);
+                } else {
+                    rules.registers(o, "matrix descriptor", "a 64-bit register", int64);
+                }
+            };
+            if let Some(a) = ops.get(1) {
+                descriptor(&mut rules, a);
+            }
+            if let Some(b) = ops.get(2) {
+                descriptor(&mut rules, b);
+            }
+            // The rest without the tensor-memory addresses (sparsity metadata, scale
+            // factors): idesc, then `{ disable-output-lane }`, enable-input-d, and a last
+            // optional operand (scale-input-d, or the `.ws` zero-column mask).
+            let rest: Vec<Operand<'_>> = ops
+                .iter()
+                .skip(3)
+                .filter(|o| !matches!(o.kind(), OperandKind::Address { .. }))
+                .copied()
+                .collect();
+            let mut rest = rest.as_slice();
+            if let Some((idesc, tail)) = rest.split_first() {
+                rules.registers(idesc, "instruction descriptor", "a 32-bit register", int32);
+                rest = tail;
+            }
+            if let Some((lanes, tail)) = rest.split_first() {
+                if is_vector(lanes) {
+                    rules.registers(lanes, "disabled-lane mask", "32-bit registers", int32);
+                    rest = tail;
+                }
+            }
+            if let Some((enable, tail)) = rest.split_first() {
+                rules.registers(enable, "accumulate flag", "a predicate", pred);
+                rest = tail;
+            }
+            if let Some(last) = rest.first() {
+                if info.has("ws") {
+                    rules.registers(
+                        last,
+                        "zero-column mask descriptor",
+                        "a 64-bit register",
+                        int64,
+                    );
+                } else {
+                    constant(&mut rules, last, "input scale");
+                }
+            }
+        }
+        ("tcgen05", "cp") => {
+            format_pair(&mut rules);
+            if let Some(desc) = ops.get(1) {
+                rules.registers(desc, "shared memory descriptor", "a 64-bit register", int64);
+            }
+        }
+        ("tcgen05", "alloc") => {
+            if let Some(columns) = ops.get(1) {
+                scalar(&mut rules, columns);
+                rules.registers(columns, "column count", "a 32-bit register", int32);
+            }
+        }
+        ("tcgen05", "dealloc") => {
+            for o in ops {
+                scalar(&mut rules, o);
+            }
+        }
+        ("tcgen05", "commit") => {
+            if info.has("multicast::cluster") && ops.len() == 1 {
+                let message = format!(
+                    "`{}` multicasts: write the 16-bit mask of the CTAs to signal after the mbarrier",
+                    rules.opcode()
+                );
+                rules.error("operand-count", ops[0].range(), message);
+            }
+            if let Some(mask) = ops.get(1) {
+                rules.registers(mask, "CTA mask", "a 16-bit register", |t| {
+                    t.bits == 16 && t.class != Class::Pred
+                });
+            }
+        }
+        ("wgmma", "mma_async") => {
+            if let Some(a) = ops.get(1).filter(|a| !is_vector(a)) {
+                rules.registers(a, "matrix descriptor", "a 64-bit register", int64);
+            }
+            if let Some(b) = ops.get(2) {
+                if is_vector(b) {
+                    let message = format!(
+                        "the B matrix of `{}` is a 64-bit descriptor, not a vector",
+                        rules.opcode()
+                    );
+                    rules.error("operand-kind", b.range(), message);
+                } else {
+                    rules.registers(b, "matrix descriptor", "a 64-bit register", int64);
+                }
+            }
+            let mut rest = &ops[ops.len().min(3)..];
+            if info.has("sp") {
+                if let Some(meta) = rest.first() {
+                    rules.registers(meta, "sparsity metadata", "a 32-bit register", int32);
+                }
+                if let Some(selector) = rest.get(1) {
+                    constant(&mut rules, selector, "sparsity selector");
+                }
+                rest = &rest[rest.len().min(2)..];
+            }
+            // scale-d is a predicate or 0/1; then imm-scale-a and imm-scale-b (-1 or 1) and the
+            // transpose flags (0 or 1). ptxas 13.5: "unexpected value '0', expected to be -1
+            // or 1", "unexpected value '2', expected to be 0 or 1".
+            if let Some((scale_d, immediates)) = rest.split_first() {
+                rules.registers(scale_d, "accumulate flag", "a predicate", pred);
+                let values = |i: usize| -> (&[i128], &str) {
+                    if i < 2 {
+                        (&[-1, 1], "-1 or 1")
+                    } else {
+                        (&[0, 1], "0 or 1")
+                    }
+                };
+                let mut flags = vec![(scale_d, &[0i128, 1][..], "0 or 1 (or a predicate)")];
+                for (i, imm) in immediates.iter().enumerate() {
+                    constant(&mut rules, imm, "scale or transpose flag");
+                    let (allowed, text) = values(i);
+                    flags.push((imm, allowed, text));
+                }
+                for (operand, allowed, text) in flags {
+                    if let Some(value) = operand.integer_value() {
+                        if !allowed.contains(&value) {
+                            let message =
+                                format!("`{}` takes {text} here, not {value}", rules.opcode());
+                            rules.error("immediate-range", operand.range(), message);
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
     }
 }
 

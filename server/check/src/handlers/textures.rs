@@ -97,7 +97,7 @@ impl Geom {
 
 /// What a register's declared type says about its contents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Class {
+pub(super) enum Class {
     Bits,
     Int,
     Float,
@@ -107,9 +107,9 @@ enum Class {
 }
 
 #[derive(Debug, Clone, Copy)]
-struct RegTy {
-    class: Class,
-    bits: u32,
+pub(super) struct RegTy {
+    pub class: Class,
+    pub bits: u32,
 }
 
 impl RegTy {
@@ -161,24 +161,24 @@ fn parts<'a>(operand: &Operand<'a>) -> Vec<Operand<'a>> {
     }
 }
 
-fn is_vector(operand: &Operand<'_>) -> bool {
+pub(super) fn is_vector(operand: &Operand<'_>) -> bool {
     matches!(operand.kind(), OperandKind::Vector)
 }
 
-struct Rules<'c, 'a, 'i, 's> {
-    ctx: &'c mut Ctx<'a>,
-    info: &'c InstInfo<'i>,
-    scope: &'c Scope<'s>,
-    section: &'static str,
+pub(super) struct Rules<'c, 'a, 'i, 's> {
+    pub ctx: &'c mut Ctx<'a>,
+    pub info: &'c InstInfo<'i>,
+    pub scope: &'c Scope<'s>,
+    pub section: &'static str,
 }
 
 impl Rules<'_, '_, '_, '_> {
-    fn error(&mut self, code: &'static str, range: ptx_syntax::TextRange, message: String) {
+    pub fn error(&mut self, code: &'static str, range: ptx_syntax::TextRange, message: String) {
         self.ctx
             .report(Diagnostic::error(code, range, message).section(self.section));
     }
 
-    fn opcode(&self) -> &str {
+    pub fn opcode(&self) -> &str {
         self.info.opcode_text()
     }
 
@@ -200,7 +200,7 @@ impl Rules<'_, '_, '_, '_> {
 
     /// Registers of `operand` (or its elements) whose type does not fit: `fits` sees the
     /// register type, `want` names what is expected.
-    fn registers(
+    pub fn registers(
         &mut self,
         operand: &Operand<'_>,
         what: &str,
@@ -277,6 +277,29 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         "txq" => return query(ctx, info, scope, "9.7.10.5"),
         "suq" => return query(ctx, info, scope, "9.7.11.4"),
         "istypep" => return type_test(ctx, info, scope),
+        "wmma" => return wmma(ctx, info, scope),
+        "tcgen05" | "wgmma" => return super::tcgen05::operands(ctx, info, scope),
+        "ldmatrix" | "stmatrix" => {
+            let ld = info.words[0] == "ldmatrix";
+            let mut rules = Rules {
+                ctx,
+                info,
+                scope,
+                section: if ld { "9.7.14.5.15" } else { "9.7.14.5.16" },
+            };
+            if ld {
+                super::tcgen05::format_pair(&mut rules);
+            }
+            // The fragments are 32-bit registers (ptxas 13.5 "Arguments mismatch" for 16- and
+            // 64-bit ones).
+            if let Some(fragment) = info.operands.get(if ld { 0 } else { 1 }) {
+                rules.registers(fragment, "fragment", "32-bit registers", |t| {
+                    t.bits == 32 && t.class != Class::Pred
+                });
+            }
+            return;
+        }
+        "mma" => return mma(ctx, info, scope),
         _ => return,
     };
     let Some(geom) = info.words[1..].iter().find_map(|w| Geom::parse(w)) else {
@@ -574,7 +597,7 @@ fn handles(rules: &mut Rules<'_, '_, '_, '_>, address: &Operand<'_>) {
 }
 
 /// A vector where the instruction takes one register (`txq`, `suq`, `istypep`).
-fn scalar(rules: &mut Rules<'_, '_, '_, '_>, operand: &Operand<'_>) {
+pub(super) fn scalar(rules: &mut Rules<'_, '_, '_, '_>, operand: &Operand<'_>) {
     if is_vector(operand) {
         let message = format!("`{}` takes one register here, not a vector", rules.opcode());
         rules.error("operand-kind", operand.range(), message);
@@ -730,6 +753,141 @@ fn type_test(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     }
 }
 
+/// Whether a register fits one element of a wmma fragment of type `ty` (9.7.14.4.1-2: `.f16`
+/// pairs in `.f16x2`/`.b32` registers, `.f32`/`.s32` accumulators one per 32-bit register,
+/// the integer and other packed inputs in 32-bit registers, `.f64` in 64-bit ones). Confirmed
+/// with ptxas 13.5 ("Arguments mismatch" for `.f32` registers with `.f16` or `.s8`, `.s32`
+/// registers with `.f32` or `.f16`, `.f32` ones with `.s32`, 32-bit ones with `.f64`; `.bf16`
+/// and `.tf32` take `.b32` registers only: `.f32`, `.u32`, `.s32`, `.f16x2` are rejected).
+fn fragment_fits(ty: &str, reg: RegTy) -> bool {
+    if reg.class == Class::Pred {
+        return false;
+    }
+    match ty {
+        "f64" => reg.bits == 64,
+        "f16" => reg.bits == 32 && matches!(reg.class, Class::Bits | Class::HalfPair),
+        "f32" => reg.bits == 32 && matches!(reg.class, Class::Bits | Class::Float),
+        "s32" => reg.bits == 32 && matches!(reg.class, Class::Bits | Class::Int),
+        "s8" | "u8" | "s4" | "u4" | "b1" => {
+            reg.bits == 32 && matches!(reg.class, Class::Bits | Class::Int)
+        }
+        "bf16" | "tf32" => reg.bits == 32 && reg.class == Class::Bits,
+        _ => reg.bits == 32,
+    }
+}
+
+/// `wmma.load/store/mma` (9.7.14.4.3-5): fragment registers of the fragment's type, fragments
+/// written as vectors (not constants), the stride one scalar.
+fn wmma(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let op = info.words.get(1).copied().unwrap_or("");
+    let section = match op {
+        "load" => "9.7.14.4.3",
+        "store" => "9.7.14.4.4",
+        "mma" => "9.7.14.4.5",
+        _ => return,
+    };
+    let mut rules = Rules {
+        ctx,
+        info,
+        scope,
+        section,
+    };
+    let last = info.words.last().copied().unwrap_or("");
+    // (operand index, fragment type)
+    let mut fragments: Vec<(usize, &str)> = Vec::new();
+    match op {
+        "load" => fragments.push((0, last)),
+        "store" => fragments.push((1, last)),
+        _ => {
+            const TYPES: &[&str] = &[
+                "f16", "f32", "f64", "s32", "s8", "u8", "s4", "u4", "b1", "bf16", "tf32",
+            ];
+            let types: Vec<&str> = info.words[2..]
+                .iter()
+                .copied()
+                .filter(|w| TYPES.contains(w))
+                .collect();
+            match types.as_slice() {
+                [d, c] => fragments.extend([(0, *d), (1, "f16"), (2, "f16"), (3, *c)]),
+                [d, a, b, c] => fragments.extend([(0, *d), (1, *a), (2, *b), (3, *c)]),
+                _ => {}
+            }
+        }
+    }
+    for (index, ty) in fragments {
+        let Some(operand) = info.operands.get(index) else {
+            continue;
+        };
+        if matches!(
+            operand.kind(),
+            OperandKind::Integer(_) | OperandKind::Float(_) | OperandKind::Expression
+        ) {
+            let message = format!(
+                "operand {} of `{}` is a matrix fragment: write a vector of registers, not a constant",
+                index + 1,
+                rules.opcode()
+            );
+            rules.error("operand-kind", operand.range(), message);
+            continue;
+        }
+        let want = match ty {
+            "f64" => "64-bit registers".to_owned(),
+            "f16" => ".f16x2 or .b32 registers (pairs of halves)".to_owned(),
+            "f32" => ".f32 or .b32 registers".to_owned(),
+            "s32" => "32-bit integer or .b32 registers".to_owned(),
+            _ => format!("32-bit registers holding packed .{ty} elements"),
+        };
+        rules.registers(operand, &format!(".{ty} fragment"), &want, |t| {
+            fragment_fits(ty, t)
+        });
+    }
+    if op != "mma" {
+        if let Some(stride) = info.operands.get(2) {
+            scalar(&mut rules, stride);
+        }
+    }
+}
+
+/// `mma{.sp}…dtype.atype.btype.ctype d, a, b, c…` (9.7.14.5.14): the fragments d, a, b, c
+/// hold elements of their types, as for wmma ([`fragment_fits`]; ptxas 13.5 "Arguments
+/// mismatch" for `.f32` registers in a `.s32`, `.f16` or `.tf32` fragment, 32-bit ones in a
+/// `.f64` one). The 8-, 6- and 4-bit float inputs are checked for size only.
+fn mma(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    const TYPES: &[&str] = &[
+        "f16", "f32", "f64", "s32", "s8", "u8", "s4", "u4", "b1", "bf16", "tf32", "e4m3", "e5m2",
+        "e2m1", "e3m2", "e2m3",
+    ];
+    let types: Vec<&str> = info.words[1..]
+        .iter()
+        .copied()
+        .filter(|w| TYPES.contains(w))
+        .collect();
+    let [d, a, b, c, ..] = types.as_slice() else {
+        return;
+    };
+    let mut rules = Rules {
+        ctx,
+        info,
+        scope,
+        section: "9.7.14.5.14",
+    };
+    for (index, ty) in [*d, *a, *b, *c].into_iter().enumerate() {
+        let Some(operand) = info.operands.get(index) else {
+            continue;
+        };
+        let want = match ty {
+            "f64" => "64-bit registers".to_owned(),
+            "f16" => ".f16x2 or .b32 registers (pairs of halves)".to_owned(),
+            "f32" => ".f32 or .b32 registers".to_owned(),
+            "s32" => "32-bit integer or .b32 registers".to_owned(),
+            _ => format!("32-bit registers holding packed .{ty} elements"),
+        };
+        rules.registers(operand, &format!(".{ty} fragment"), &want, |t| {
+            fragment_fits(ty, t)
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::test_support::check_diagnostics;
@@ -775,6 +933,7 @@ mod tests {
 //                             ^^^ error: `%r3` is a 32-bit bit-size register; the destination of `tex.1d.v4.f16.f32` needs 16-bit registers
 //                                  ^^^ error: `%r4` is a 32-bit bit-size register; the destination of `tex.1d.v4.f16.f32` needs 16-bit registers
   tex.1d.v4.f16.f32 {%h1, %h2, %h3, %h4}, [tex0, {%f1}];
+  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, %rd2, {%f5, %f6}];
   tex.level.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%f1}], %s1;
 //                                                             ^^^ error: `%s1` is a 32-bit integer register; the level of detail of `tex.level.1d.v4.f32.f32` needs a 32-bit .f32 or .b32 register
   tex.grad.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%f5, %f6}], {%f1}, {%f2, %f3};
@@ -824,6 +983,96 @@ mod tests {
 //                   ^^^^^^^^ error: `suq.width.b32` takes a texture or surface name or a 64-bit register, without offset
   suq.width.b32 %h1, [surf0];
 //              ^^^ error: `%h1` is a 16-bit bit-size register; the result of `suq.width.b32` needs a 32-bit register
+  ret;
+}
+"#,
+        );
+    }
+
+    /// Confirmed with ptxas 13.5 (sm_90 for wmma, sm_100a for the rest): "Unexpected
+    /// instruction types specified for 'wmma.mma'", "Arguments mismatch", "Incorrect
+    /// instruction type specified for ldmatrix with shape '.m8n8'", "Incorrect no. of matrix: 4
+    /// for ldmatrix with shape '.m16n16'", "Modifier '.trans' require for instruction stmatrix
+    /// with shape '.m16n8'".
+    #[test]
+    fn matrix_operands() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_100a
+.address_size 64
+.shared .b8 smem[1024];
+.global .b8 gmem[1024];
+.visible .entry k()
+{
+  .reg .b32 %r<10>;
+  .reg .s32 %s<10>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<10>;
+  wmma.mma.sync.aligned.row.col.m8n8k32.s32.s4.s4.s32 {%r1, %r2}, {%r1}, {%r1}, {%r1, %r2};
+  wmma.mma.sync.aligned.row.col.m8n8k32.s32.s4.u4.s32 {%r1, %r2}, {%r1}, {%r1}, {%r1, %r2};
+//                                            ^^^ error: `.u4` is not allowed here in `wmma.mma.sync.aligned.row.col.m8n8k32.s32.s4.u4.s32`; expected .s4
+  wmma.load.c.sync.aligned.row.m16n16k16.f32 {%s1, %s2, %s3, %s4, %s5, %s6, %s7, %s8}, [smem], %r9;
+//                                            ^^^ error: `%s1` is a 32-bit integer register; the .f32 fragment of `wmma.load.c.sync.aligned.row.m16n16k16.f32` needs .f32 or .b32 registers
+//                                                 ^^^ error: `%s2` is a 32-bit integer register; the .f32 fragment of `wmma.load.c.sync.aligned.row.m16n16k16.f32` needs .f32 or .b32 registers
+//                                                      ^^^ error: `%s3` is a 32-bit integer register; the .f32 fragment of `wmma.load.c.sync.aligned.row.m16n16k16.f32` needs .f32 or .b32 registers
+//                                                           ^^^ error: `%s4` is a 32-bit integer register; the .f32 fragment of `wmma.load.c.sync.aligned.row.m16n16k16.f32` needs .f32 or .b32 registers
+//                                                                ^^^ error: `%s5` is a 32-bit integer register; the .f32 fragment of `wmma.load.c.sync.aligned.row.m16n16k16.f32` needs .f32 or .b32 registers
+//                                                                     ^^^ error: `%s6` is a 32-bit integer register; the .f32 fragment of `wmma.load.c.sync.aligned.row.m16n16k16.f32` needs .f32 or .b32 registers
+//                                                                          ^^^ error: `%s7` is a 32-bit integer register; the .f32 fragment of `wmma.load.c.sync.aligned.row.m16n16k16.f32` needs .f32 or .b32 registers
+//                                                                               ^^^ error: `%s8` is a 32-bit integer register; the .f32 fragment of `wmma.load.c.sync.aligned.row.m16n16k16.f32` needs .f32 or .b32 registers
+  wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [smem], {%r9};
+//                                                                                             ^^^^^ error: `wmma.load.a.sync.aligned.row.m16n16k16.f16` takes one register here, not a vector
+  wmma.store.d.sync.aligned.row.m16n16k16.f32 [smem], 1, %r1;
+//                                                    ^ error: operand 2 of `wmma.store.d.sync.aligned.row.m16n16k16.f32` is a matrix fragment: write a vector of registers, not a constant
+  ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r1, %r2}, [smem];
+  mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%r1, %r2, %r3, %r4};
+//                                                 ^^^ error: `%f1` is a 32-bit floating-point register; the .s32 fragment of `mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32` needs 32-bit integer or .b32 registers
+//                                                      ^^^ error: `%f2` is a 32-bit floating-point register; the .s32 fragment of `mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32` needs 32-bit integer or .b32 registers
+//                                                           ^^^ error: `%f3` is a 32-bit floating-point register; the .s32 fragment of `mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32` needs 32-bit integer or .b32 registers
+//                                                                ^^^ error: `%f4` is a 32-bit floating-point register; the .s32 fragment of `mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32` needs 32-bit integer or .b32 registers
+  ldmatrix.sync.aligned.m8n8.x2.shared.b8 {%r1, %r2}, [smem];
+//                                    ^^^ error: `.b8` is not allowed here in `ldmatrix.sync.aligned.m8n8.x2.shared.b8`; expected .b16
+  ldmatrix.sync.aligned.m16n16.x2.trans.shared.b8 {%r1, %r2, %r3, %r4}, [smem];
+  stmatrix.sync.aligned.m16n8.x2.trans.shared.b8 [smem], {%r1, %r2};
+  ret;
+}
+"#,
+        );
+    }
+
+    /// Confirmed with ptxas 13.5 on sm_100a ("Arguments mismatch", "must be 16-bit size",
+    /// "Modifier .x64 not allowed for instruction tcgen05.ld with shape '.16x256b'", "Unexpected
+    /// number of 'format conversion' modifiers specified").
+    #[test]
+    fn tensor_core_operands() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_100a
+.address_size 64
+.shared .b8 smem[1024];
+.visible .entry k()
+{
+  .reg .pred %p<4>;
+  .reg .b16 %h<4>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<4>;
+  tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, %p1;
+  tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, %p1, %r3;
+//                                                                ^^^ error: the input scale of `tcgen05.mma.cta_group::1.kind::f16` is a constant
+  tcgen05.mma.cta_group::1.kind::f16 [%rd1], %rd1, %rd2, %r2, %p1;
+//                                    ^^^^ error: `%rd1` is a .b64 register, but tensor memory addresses are 32 bits; use a 32-bit register
+  tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster.b64 [%rd1], %h1;
+  tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster.b64 [%rd1], %r1;
+//                                                                                 ^^^ error: `%r1` is a 32-bit bit-size register; the CTA mask of `tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster.b64` needs a 16-bit register
+  tcgen05.cp.cta_group::1.128x256b [%r1], %r1;
+//                                        ^^^ error: `%r1` is a 32-bit bit-size register; the shared memory descriptor of `tcgen05.cp.cta_group::1.128x256b` needs a 64-bit register
+  tcgen05.cp.cta_group::1.4x256b.b8x16.b6x16_p32 [%r1], %rd1;
+  tcgen05.cp.cta_group::1.4x256b.b6x16_p32 [%r1], %rd1;
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ error: `tcgen05.cp.cta_group::1.4x256b.b6x16_p32`: write the formats as a pair, `.b8x16` then `.b6x16_p32` or `.b4x16_p64`, and no other type
+  tcgen05.ld.sync.aligned.16x256b.x64.b32 {%r1}, [%r2];
+//                               ^^^^ error: `.x64` is not allowed here in `tcgen05.ld.sync.aligned.16x256b.x64.b32`; expected .x1, .x2, .x4, .x8, .x16, .x32
   ret;
 }
 "#,

@@ -933,7 +933,10 @@ fn image_coordinates(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) 
             continue;
         }
         let mut coordinates = Vec::new();
-        for part in op.elements().into_iter().skip(1) {
+        // `[a, c]` or `[a, b, c]`: only the last part holds coordinates; a sampler `b` is a
+        // 64-bit handle (ptxas 13.5 assembles `tex.2d.v4.f32.f32 {…}, [%rd4, %rd5, {%f5, %f6}]`).
+        let parts = op.elements();
+        for part in parts.into_iter().skip(1).rev().take(1) {
             match part.kind() {
                 OperandKind::Vector => coordinates.extend(part.elements()),
                 OperandKind::Register(_) => coordinates.push(part),
