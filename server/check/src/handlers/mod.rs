@@ -10,7 +10,6 @@ pub(crate) mod combinations;
 pub(crate) mod immediates;
 pub(crate) mod memory;
 pub(crate) mod module;
-pub(crate) mod named_operands;
 pub(crate) mod names;
 pub(crate) mod opcode;
 pub(crate) mod operand_shapes;
@@ -307,7 +306,6 @@ fn check_instruction<'a>(
         textures::check(ctx, &info, scope);
         memory::check(ctx, &info, scope);
         arith::check(ctx, &info, scope);
-        named_operands::check(ctx, &info, scope);
     }
     flow.observe(ctx, &info);
 }

@@ -68,49 +68,6 @@ fn kinds_fit(form: &Form, bare_addresses: bool, operands: &[Operand<'_>]) -> Opt
     None
 }
 
-/// The first matched form whose operand count and kinds fit the written operands, with the
-/// form's operand spec for each written operand (optional ones allotted in order).
-pub(crate) fn fitting_form<'i>(
-    info: &'i InstInfo<'_>,
-) -> Option<(&'i Form, Vec<&'i ptx_isa::OperandSpec>)> {
-    let matches = &info.resolved.outcome.matches;
-    let opcode = &matches.first()?.instruction.opcode;
-    let bare_addresses = opcode.starts_with("cp.async.bulk.tensor")
-        || opcode.starts_with("cp.reduce.async.bulk.tensor");
-    let count = info.operands.len();
-    let form = matches
-        .iter()
-        .map(|m| m.form)
-        .find(|f| count_fits(f, count) && kinds_fit(f, bare_addresses, &info.operands).is_none())?;
-    // Optional operands are allotted in order, except that an optional brace vector
-    // (`{ disable-output-lane }`) takes only a written vector when that still adds up.
-    let allot = |vectors_only: bool| {
-        let mut optional_left = count - form.operands.iter().filter(|o| !optional(o)).count();
-        let mut specs = Vec::with_capacity(count);
-        for spec in &form.operands {
-            if optional(spec) {
-                let written = info.operands.get(specs.len());
-                let skip = vectors_only
-                    && spec.kind == SpecKind::Vector
-                    && !written.is_some_and(|o| matches!(o.kind(), OperandKind::Vector));
-                if optional_left == 0 || skip {
-                    continue;
-                }
-                optional_left -= 1;
-            }
-            specs.push(spec);
-        }
-        specs
-    };
-    let specs = allot(true);
-    let specs = if specs.len() == count {
-        specs
-    } else {
-        allot(false)
-    };
-    Some((form, specs))
-}
-
 /// Reports count and kind problems; returns whether the operands fit some matched form.
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
     let matches = &info.resolved.outcome.matches;

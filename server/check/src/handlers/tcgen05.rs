@@ -284,6 +284,7 @@ pub(crate) fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &crate::sc
     };
     let int64 = |t: RegTy| t.bits == 64 && matches!(t.class, Class::Bits | Class::Int);
     let int32 = |t: RegTy| t.bits == 32 && matches!(t.class, Class::Bits | Class::Int);
+    let word32 = |t: RegTy| t.bits == 32 && t.class != Class::Pred;
     let pred = |t: RegTy| t.class == Class::Pred;
     let ops = &info.operands;
     let constant = |rules: &mut Rules<'_, '_, '_, '_>, operand: &Operand<'_>, what: &str| {
@@ -353,7 +354,19 @@ pub(crate) fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &crate::sc
             }
             if let Some((lanes, tail)) = rest.split_first() {
                 if is_vector(lanes) {
-                    rules.registers(lanes, "disabled-lane mask", "32-bit registers", int32);
+                    // Any 32-bit register (ptxas 13.5 takes `.f32` ones too), four of them
+                    // with `.cta_group::1` and eight with `::2` ("Argument vector size
+                    // mismatch").
+                    rules.registers(lanes, "disabled-lane mask", "32-bit registers", word32);
+                    let wanted = if info.has("cta_group::2") { 8 } else { 4 };
+                    let found = lanes.elements().len();
+                    if found != wanted {
+                        let message = format!(
+                            "the disabled-lane mask of `{}` has {wanted} registers with this `.cta_group`, found {found}",
+                            rules.opcode()
+                        );
+                        rules.error("vector-length", lanes.range(), message);
+                    }
                     rest = tail;
                 }
             }
