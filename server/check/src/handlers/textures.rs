@@ -1065,7 +1065,7 @@ mod tests {
 //                                    ^^^^ error: `%rd1` is a .b64 register, but tensor memory addresses are 32 bits; use a 32-bit register
   tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, {%r3, %r4, %r5, %r6}, %p1;
   tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, {%r3, %r4}, %p1;
-//                                                          ^^^^^^^^^^ error: the disabled-lane mask of `tcgen05.mma.cta_group::1.kind::f16` has 4 registers with this `.cta_group`, found 2
+//                                                           ^^^^^^^^^^ error: the disabled-lane mask of `tcgen05.mma.cta_group::1.kind::f16` has 4 registers with this `.cta_group`, found 2
   tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster.b64 [%rd1], %h1;
   tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster.b64 [%rd1], %r1;
 //                                                                                 ^^^ error: `%r1` is a 32-bit bit-size register; the CTA mask of `tcgen05.commit.cta_group::1.mbarrier::arrive::one.multicast::cluster.b64` needs a 16-bit register
