@@ -7,6 +7,7 @@ pub(crate) mod arith;
 pub(crate) mod atomics;
 pub(crate) mod availability;
 pub(crate) mod combinations;
+pub(crate) mod expressions;
 pub(crate) mod immediates;
 pub(crate) mod memory;
 pub(crate) mod module;
@@ -295,6 +296,7 @@ fn check_instruction<'a>(
         info.resolved.opcode_rules_clean.set(Some(clean));
     }
     combinations::check(ctx, &info);
+    expressions::check(ctx, &info);
     if operands::check(ctx, &info) {
         types::check(ctx, &info, scope);
         operand_shapes::check(ctx, &info, scope);
