@@ -23,6 +23,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     }
     operand_classes(ctx, info, scope);
     feature_floors(ctx, info);
+    more_operands(ctx, info, scope);
     if info.words[0] == "cvt" {
         conversion_operands(ctx, info, scope);
         conversion_modifiers(ctx, info);
@@ -756,11 +757,12 @@ const FEATURE_FLOORS: &[(&str, &[&str], &str, &str, &str)] = &[
         "sm_90+",
         "9.7.9.19",
     ),
-    // mbarrier (9.7.13.15): memory orders and scopes arrive with sm_90 and PTX 8.0.
-    ("mbarrier", &["release"], "8.0", "sm_90+", "9.7.13.15"),
-    ("mbarrier", &["acquire"], "8.0", "sm_90+", "9.7.13.15"),
+    // mbarrier (9.7.13.15): memory orders and scopes arrive with PTX 8.0; `.relaxed` and the
+    // cluster scope need sm_90 (`.release.cta` and `.acquire.cta` assemble for sm_80).
+    ("mbarrier", &["release"], "8.0", "all", "9.7.13.15"),
+    ("mbarrier", &["acquire"], "8.0", "all", "9.7.13.15"),
     ("mbarrier", &["relaxed"], "8.0", "sm_90+", "9.7.13.15"),
-    ("mbarrier", &["cta"], "8.0", "sm_90+", "9.7.13.15"),
+    ("mbarrier", &["cta"], "8.0", "all", "9.7.13.15"),
     ("mbarrier", &["cluster"], "8.0", "sm_90+", "9.7.13.15"),
     // fence (9.7.13.4).
     ("fence", &["async"], "8.0", "sm_90+", "9.7.13.4"),
@@ -908,6 +910,207 @@ fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
             let d = super::availability::describe(ctx, &subject, range.clone(), &unmet);
             ctx.report(d.section(section));
         }
+    }
+}
+
+/// Smaller rules, each confirmed with ptxas 13.5:
+/// * `cp.async` (9.7.9.25.3.1) copies from a `.global` to a `.shared` variable ("State space
+///   mismatch between instruction and address"); its copy size is 4, 8 or 16 and the source
+///   size a 32-bit integer register or a constant up to the copy size;
+/// * `st.bulk [a], size, 0` (9.7.9.13): the size is an integer, a constant multiple of 8, and
+///   the last operand the constant 0;
+/// * a `.b128` value is not put in a vector ("Vector type too large, exceeds 128 bit limit"),
+///   and a vector `ld`/`st` takes no single constant ("Argument vector size mismatch");
+/// * `prefetchu` takes a generic address: no `.shared`, `.local`, `.const` or `.param`
+///   variable (9.7.9.15);
+/// * `cvt` to or from a float reads no special register ("Special register argument not
+///   allowed for instruction 'cvt'");
+/// * `st.async` scopes: `.weak` takes none, `.cta` is not one, `.gpu`/`.sys` go with `.global`
+///   and `.cluster` with `.shared::cluster` (9.7.9.12).
+fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let opcode = info.opcode_text();
+    let mut problems: Vec<(ptx_syntax::TextRange, String)> = Vec::new();
+    let variable_space = |op: &Operand<'_>| -> Option<(ptx_syntax::TextRange, String, &str)> {
+        for name in op.identifiers() {
+            let symbol = scope.lookup(name.text)?;
+            if symbol.kind != SymbolKind::Variable {
+                continue;
+            }
+            let space = symbol.space?.trim_start_matches('.');
+            return Some((
+                name.range(),
+                name.text.to_owned(),
+                space.split("::").next()?,
+            ));
+        }
+        None
+    };
+    let words = &info.words;
+    if words[0] == "cp" && words.get(1) == Some(&"async") && (info.has("ca") || info.has("cg")) {
+        for (index, wanted) in [(0, "shared"), (1, "global")] {
+            if let Some(op) = info.operands.get(index) {
+                if let Some((range, name, space)) = variable_space(op) {
+                    if space != wanted {
+                        problems.push((
+                            range,
+                            format!("`{name}` is a .{space} variable; `{opcode}` copies from .global to .shared memory"),
+                        ));
+                    }
+                }
+            }
+        }
+        let copy = info.operands.get(2).and_then(|op| op.integer_value());
+        if let (Some(op), Some(size)) = (info.operands.get(2), copy) {
+            if !matches!(size, 4 | 8 | 16) {
+                problems.push((
+                    op.range(),
+                    format!("`{opcode}` copies 4, 8 or 16 bytes, not {size}"),
+                ));
+            }
+        }
+        if let Some(op) = info.operands.get(3) {
+            match op.kind() {
+                OperandKind::Register(name) => {
+                    if let Some((ty, reg)) = register_type(scope, name) {
+                        if !matches!(reg, Reg::Bits(32) | Reg::Int(32)) {
+                            problems.push((
+                                op.range(),
+                                format!("`{name}` is a {ty} register; the source size is a 32-bit integer"),
+                            ));
+                        }
+                    }
+                }
+                _ => {
+                    if let (Some(v), Some(size)) = (op.integer_value(), copy) {
+                        if !(0..=size).contains(&v) {
+                            problems.push((
+                                op.range(),
+                                format!("the source size of `{opcode}` is at most the copy size {size}, not {v}"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if words[0] == "st" && info.has("bulk") {
+        if let Some(op) = info.operands.get(1) {
+            match op.kind() {
+                OperandKind::Register(name) => {
+                    if let Some((ty, reg)) = register_type(scope, name) {
+                        if !matches!(reg, Reg::Bits(32 | 64) | Reg::Int(32 | 64)) {
+                            problems.push((
+                                op.range(),
+                                format!("`{name}` is a {ty} register; the size of `{opcode}` is an integer"),
+                            ));
+                        }
+                    }
+                }
+                _ => {
+                    if let Some(v) = op.integer_value() {
+                        if v % 8 != 0 {
+                            problems.push((
+                                op.range(),
+                                format!("the size of `{opcode}` is a multiple of 8 bytes, not {v}"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(op) = info.operands.get(2) {
+            if op.integer_value() != Some(0) {
+                problems.push((
+                    op.range(),
+                    format!("the last operand of `{opcode}` is the constant 0"),
+                ));
+            }
+        }
+    }
+    if matches!(words[0], "ld" | "st" | "ldu") {
+        let vector = words.iter().any(|w| matches!(*w, "v2" | "v4" | "v8"));
+        if vector && info.has("b128") {
+            problems.push((
+                info.opcode_range(),
+                format!("`{opcode}` puts .b128 values in a vector: 128 bits is the widest element of a vector access"),
+            ));
+        }
+        let data = if words[0] == "st" { 1 } else { 0 };
+        if let Some(op) = info.operands.get(data) {
+            if vector && matches!(op.kind(), OperandKind::Integer(_) | OperandKind::Float(_)) {
+                problems.push((
+                    op.range(),
+                    format!("`{opcode}` moves a vector: write the constant as a vector (`{{{0}, {0}, …}}`)", op.text()),
+                ));
+            }
+        }
+    }
+    if words[0] == "prefetchu" {
+        if let Some(op) = info.operands.first() {
+            if let Some((range, name, space)) = variable_space(op) {
+                if space != "global" {
+                    problems.push((
+                        range,
+                        format!(
+                            "`{name}` is a .{space} variable; `prefetchu` takes a generic address"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    if words[0] == "cvt" && words.len() >= 3 {
+        let n = words.len();
+        let float = |t: &str| t.starts_with('f') || t.starts_with("bf") || t == "tf32";
+        if float(words[n - 2]) || float(words[n - 1]) {
+            if let Some(op) = info.operands.get(1) {
+                let name = match op.kind() {
+                    OperandKind::Register(name) => Some(name),
+                    OperandKind::Component { register, .. } => Some(register),
+                    _ => None,
+                };
+                if let Some(name) = name {
+                    if scope.lookup(name).is_none() && ctx.isa.special_register(name).is_some() {
+                        problems.push((
+                            op.range(),
+                            format!("`{opcode}` reads no special register: copy `{}` to a register with `mov` first", op.text()),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if words[0] == "st" && info.has("async") {
+        let weak = info.has("weak");
+        for scope_word in ["cta", "cluster", "gpu", "sys"] {
+            let Some(token) = info.qualifier(scope_word) else {
+                continue;
+            };
+            let message = if weak {
+                Some(format!("`.weak` takes no scope: drop `.{scope_word}`"))
+            } else if scope_word == "cta" {
+                Some("`st.async` has no `.cta` scope".to_owned())
+            } else if matches!(scope_word, "gpu" | "sys")
+                && words.iter().any(|w| w.starts_with("shared"))
+            {
+                Some(format!("`.{scope_word}` goes with `.global` in `st.async`"))
+            } else if scope_word == "cluster"
+                && words
+                    .iter()
+                    .any(|w| w.starts_with("shared") && *w != "shared::cluster")
+            {
+                Some("`.cluster` goes with `.shared::cluster` in `st.async`".to_owned())
+            } else {
+                None
+            };
+            if let Some(message) = message {
+                problems.push((token.range(), message));
+            }
+        }
+    }
+    let section = section(info);
+    for (range, message) in problems {
+        ctx.report(Diagnostic::error("operand-type", range, message).section(section.clone()));
     }
 }
 
