@@ -916,7 +916,8 @@ fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
 /// Smaller rules, each confirmed with ptxas 13.5:
 /// * `cp.async` (9.7.9.25.3.1) copies from a `.global` to a `.shared` variable ("State space
 ///   mismatch between instruction and address"); its copy size is 4, 8 or 16 and the source
-///   size a 32-bit integer register or a constant up to the copy size;
+///   size a 32-bit integer register or a constant up to the copy size (or a predicate, the
+///   ignore-src operand);
 /// * `st.bulk [a], size, 0` (9.7.9.13): the size is an integer, a constant multiple of 8, and
 ///   the last operand the constant 0;
 /// * a `.b128` value is not put in a vector ("Vector type too large, exceeds 128 bit limit"),
@@ -972,10 +973,11 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             match op.kind() {
                 OperandKind::Register(name) => {
                     if let Some((ty, reg)) = register_type(scope, name) {
-                        if !matches!(reg, Reg::Bits(32) | Reg::Int(32)) {
+                        // The fourth operand is the source size or the ignore-src predicate.
+                        if !matches!(reg, Reg::Bits(32) | Reg::Int(32) | Reg::Pred) {
                             problems.push((
                                 op.range(),
-                                format!("`{name}` is a {ty} register; the source size is a 32-bit integer"),
+                                format!("`{name}` is a {ty} register; the source size is a 32-bit integer (or the ignore-src predicate)"),
                             ));
                         }
                     }
