@@ -1477,4 +1477,75 @@ mod tests {
 "#,
         );
     }
+    /// Confirmed with ptxas 13.5 (sm_100a, PTX 9.1): the first two fences assemble; every
+    /// annotated line is rejected (fence forms, fenced sizes, mbarrier spaces and operand
+    /// types, tensormap fields, bulk copy shapes and operands, space modifiers, cvt
+    /// modifiers, special registers, isspacep and discard operands).
+    #[test]
+    fn fences_barriers_copies_and_modifiers() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_100a
+.address_size 64
+.global .align 16 .b8 gmem[4096];
+.shared .align 16 .b8 smem[4096];
+.visible .entry k()
+{
+  .reg .b16 %h<4>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<4>;
+  .reg .f64 %fd<4>;
+  .reg .pred %p<2>;
+  fence.proxy.shared::cta.async::generic.release.sync_restrict::shared::cta.cluster;
+  fence.mbarrier_init.release.sync_restrict::shared::cluster.cluster;
+  fence.proxy.shared.async;
+//                  ^^^^^^ error: `.async` is not allowed here in `fence.proxy.shared.async`; expected .tensormap::generic
+  membar.proxy.async.global;
+//                  ^^^^^^^ error: `membar` has no qualifier `.global`
+  fence.proxy.tensormap::generic.acquire.gpu [%rd1], 64;
+//                                                   ^^ error: `fence.proxy.tensormap::generic.acquire.gpu` works on 128 bytes: the size is 128, not 64
+  mbarrier.init.shared.b64 [smem], %r1;
+  mbarrier.init.shared.b64 [gmem], %r1;
+//                          ^^^^ error: `gmem` is a .global variable; an mbarrier object is in .shared memory
+  mbarrier.arrive.shared.b64 %fd1, [smem];
+//                           ^^^^ error: `%fd1` is a .f64 register; operand 1 of `mbarrier.arrive.shared.b64` needs a .b64, .s64 or .u64 register
+  mbarrier.expect_tx.shared.b64 [smem], %f1;
+//                                      ^^^ error: `%f1` is a .f32 register; operand 2 of `mbarrier.expect_tx.shared.b64` needs a .b32, .s32 or .u32 register
+  tensormap.replace.tile.rank.global.b1024.b64 [%rd1], %rd2;
+//                                        ^^^^ error: `.b64` is not allowed here in `tensormap.replace.tile.rank.global.b1024.b64`; expected .b32
+  tensormap.replace.tile.fill_mode.global.b1024.b32 [%rd1], %r1;
+//                                                          ^^^ error: `.fill_mode` takes an integer constant (0..=1), not a register
+  tensormap.replace.tile.elemtype.global.b1024.b32 [%rd1], 16;
+//                                                         ^^ error: `.elemtype` takes a value in 0..=15, not 16
+  cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], [%r3], {%h1};
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ error: `.im2col` copies 3d, 4d or 5d tensors, not 2d
+  cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], [%r3];
+//                                                                                               ^^^^^^^^^^ error: `cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes` takes 3 tensor coordinates, found 2
+  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r1], [%rd1], %r2, [%r3];
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ error: `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster` takes 5 operands, found 4
+  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 100, [%r3];
+//                                                                                 ^^^ error: the size of `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes` is a multiple of 16 bytes, not 100
+  ld.volatile.param.u32 %r1, [%rd1];
+//  ^^^^^^^^^ error: `.volatile` does not apply to the .param space
+  st.relaxed.gpu.local.u32 [%rd1], %r1;
+//  ^^^^^^^^ error: `.relaxed` does not apply to the .local space
+  cvt.ftz.s32.s16 %r1, %h1;
+//   ^^^^ error: `.ftz` applies to conversions from or to .f32; `cvt.ftz.s32.s16` has none
+  cvt.sat.s64.u32 %rd1, %r1;
+//   ^^^^ error: every .u32 value fits .s64: `cvt.sat.s64.u32` takes no `.sat`
+  cvt.rzi.f16.bf16 %h1, %h2;
+//   ^^^^ error: `cvt.rzi.f16.bf16` takes no `.rzi` rounding modifier for these types
+  cvt.rn.f32.u32 %f1, %tid.x;
+//                    ^^^^^^ error: `cvt.rn.f32.u32` reads no special register: copy `%tid.x` to a register with `mov` first
+  isspacep.global %p1, %f1;
+//                     ^^^ error: operand 2 of `isspacep.global` is a 32-bit or 64-bit integer register, not `%f1`
+  discard.global.L2 [%rd1], 64;
+//                          ^^ error: operand 2 of `discard.global.L2` is the constant 128, not `64`
+  ret;
+}
+"#,
+        );
+    }
 }
