@@ -1477,6 +1477,7 @@ mod tests {
 "#,
         );
     }
+
     /// Confirmed with ptxas 13.5 (sm_100a, PTX 9.1): the first two fences assemble; every
     /// annotated line is rejected (fence forms, fenced sizes, mbarrier spaces and operand
     /// types, tensormap fields, bulk copy shapes and operands, space modifiers, cvt
