@@ -969,7 +969,13 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 ));
             }
         }
-        if let Some(op) = info.operands.get(3) {
+        // With `.L2::cache_hint` and four operands the fourth is the cache policy.
+        let source_size = if info.has("L2::cache_hint") && info.operands.len() < 5 {
+            None
+        } else {
+            info.operands.get(3)
+        };
+        if let Some(op) = source_size {
             match op.kind() {
                 OperandKind::Register(name) => {
                     if let Some((ty, reg)) = register_type(scope, name) {
@@ -1037,8 +1043,9 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 format!("`{opcode}` puts .b128 values in a vector: 128 bits is the widest element of a vector access"),
             ));
         }
+        // (`st.async` takes one constant for every element: `st.async….v4.b32 [a], 1, [mbar]`.)
         let data = if words[0] == "st" { 1 } else { 0 };
-        if let Some(op) = info.operands.get(data) {
+        if let Some(op) = info.operands.get(data).filter(|_| !info.has("async")) {
             if vector && matches!(op.kind(), OperandKind::Integer(_) | OperandKind::Float(_)) {
                 problems.push((
                     op.range(),
