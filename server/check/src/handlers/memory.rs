@@ -232,8 +232,9 @@ fn tensor_map_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>
                 (OperandKind::Integer(_) | OperandKind::Expression, Some(v)) => Some(format!(
                     "`{opcode}` works on 128 bytes: the size is 128, not {v}"
                 )),
-                (OperandKind::Register(_), _) => Some(format!(
-                    "`{opcode}` works on 128 bytes: the size is the constant 128, not a register"
+                (OperandKind::Register(_) | OperandKind::Float(_), _) => Some(format!(
+                    "`{opcode}` works on 128 bytes: the size is the constant 128, not `{}`",
+                    op.text()
                 )),
                 _ => None,
             };
@@ -454,6 +455,10 @@ fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
                     }
                 }
             }
+            OperandKind::Float(text) => problems.push((
+                op.range(),
+                format!("the size of `{opcode}` is an integer, not `{text}`"),
+            )),
             _ => {
                 if let Some(v) = op.integer_value() {
                     if v % 16 != 0 {
@@ -568,9 +573,10 @@ fn load_store_spaces(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
 #[derive(Debug, Clone, Copy)]
 enum Want {
     Pred,
-    /// An integer or bit-size register of one of these sizes (a `.f16x2` one for 32 bits),
-    /// or an integer constant.
+    /// An integer or bit-size register of one of these sizes, or an integer constant.
     Int(&'static [u32]),
+    /// A `.f32` or `.b32` register or a floating-point constant (createpolicy's fraction).
+    Fraction,
     /// Any register of this size but a predicate; constants as `float`.
     Sized {
         bits: u32,
@@ -589,13 +595,9 @@ fn operand_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     let wants: &[(usize, Want)] = match info.words[0] {
         "isspacep" => &[(0, Want::Pred), (1, Want::Int(&[32, 64]))],
         "applypriority" | "discard" => &[(1, Want::Size128)],
-        "createpolicy" if info.has("fractional") && info.operands.len() == 2 => &[(
-            1,
-            Want::Sized {
-                bits: 32,
-                float: true,
-            },
-        )],
+        "createpolicy" if info.has("fractional") && info.operands.len() == 2 => {
+            &[(1, Want::Fraction)]
+        }
         "createpolicy" if info.has("cvt") => &[(1, Want::Int(&[64]))],
         "clusterlaunchcontrol" if info.has("is_canceled") => &[
             (0, Want::Pred),
@@ -628,6 +630,17 @@ fn operand_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     };
     let opcode = info.opcode_text();
     let mut problems: Vec<(ptx_syntax::TextRange, String)> = Vec::new();
+    // `elect.sync` writes a predicate: `d|p` or `_|p` ("Predicate output expected").
+    if info.words[0] == "elect" {
+        if let Some(op) = info.operands.first() {
+            if !matches!(op.kind(), OperandKind::Pair) {
+                problems.push((
+                    op.range(),
+                    format!("`{opcode}` writes a lane and a predicate: `d|p` or `_|p`"),
+                ));
+            }
+        }
+    }
     for &(index, want) in wants {
         let Some(op) = info.operands.get(index) else {
             continue;
@@ -649,9 +662,9 @@ fn operand_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                         Want::Pred => reg == Reg::Pred,
                         Want::Int(sizes) => match reg {
                             Reg::Bits(b) | Reg::Int(b) => sizes.contains(&b),
-                            Reg::HalfPair => sizes.contains(&32),
                             _ => false,
                         },
+                        Want::Fraction => matches!(reg, Reg::Bits(32) | Reg::Float(32)),
                         Want::Sized { bits, .. } => reg != Reg::Pred && reg.bits() == bits,
                         Want::Size128 => false,
                     }
@@ -659,6 +672,7 @@ fn operand_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 (OperandKind::Integer(_), Want::Int(_)) => true,
                 (OperandKind::Integer(_), Want::Size128) => part.integer_value() == Some(128),
                 (OperandKind::Float(_), Want::Sized { float, .. }) => float,
+                (OperandKind::Float(_), Want::Fraction) => true,
                 (OperandKind::Integer(_) | OperandKind::Float(_), _) => false,
                 _ => continue,
             };
@@ -680,6 +694,7 @@ fn operand_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 }
                 Want::Sized { bits, .. } => format!("a {bits}-bit register"),
                 Want::Size128 => "the constant 128".to_owned(),
+                Want::Fraction => "a .f32 or .b32 register or a floating-point constant".to_owned(),
             };
             problems.push((
                 part.range(),
@@ -988,6 +1003,10 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                         }
                     }
                 }
+                OperandKind::Float(text) => problems.push((
+                    op.range(),
+                    format!("the source size of `{opcode}` is an integer, not `{text}`"),
+                )),
                 _ => {
                     if let (Some(v), Some(size)) = (op.integer_value(), copy) {
                         if !(0..=size).contains(&v) {
@@ -1086,6 +1105,16 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                         ));
                     }
                 }
+            }
+        }
+    }
+    if words[0] == "st" && info.has("async") && !words.iter().any(|w| matches!(*w, "v2" | "v4")) {
+        if let Some(op) = info.operands.get(1) {
+            if matches!(op.kind(), OperandKind::Vector) {
+                problems.push((
+                    op.range(),
+                    format!("`{opcode}` stores one value: a vector needs `.v2` or `.v4`"),
+                ));
             }
         }
     }
