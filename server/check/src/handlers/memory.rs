@@ -836,6 +836,9 @@ const FEATURE_FLOORS: &[(&str, &[&str], &str, &str, &str)] = &[
         "9.7.9.25.3.1",
     ),
     ("prefetch", &["tensormap"], "8.0", "sm_90+", "9.7.9.15"),
+    // The 256-byte L2 prefetch size of `ld` needs sm_80 (64B and 128B assemble for sm_75).
+    ("ld", &["L2::256B"], "7.4", "sm_80+", "9.7.9.8"),
+    ("membar", &["proxy"], "7.5", "sm_60+", "9.7.13.4"),
     ("prefetch", &["L2::evict_last"], "7.4", "sm_80+", "9.7.9.15"),
     (
         "prefetch",
@@ -1020,6 +1023,66 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             }
         }
     }
+    // `cp.async.bulk.dst.src`: the first state space written is the destination's, the second
+    // the source's (`.L2.global` for the prefetch); a barrier operand is in shared memory.
+    if words[0] == "cp" && info.has("bulk") && !info.has("tensor") {
+        let spaces: Vec<&str> = words[1..]
+            .iter()
+            .filter_map(|w| {
+                let base = w.split("::").next().unwrap_or(w);
+                matches!(base, "global" | "shared").then_some(base)
+            })
+            .collect();
+        let mut wanted: Vec<(usize, &str)> = if info.has("prefetch") {
+            vec![(0, "global")]
+        } else {
+            spaces.iter().take(2).copied().enumerate().collect()
+        };
+        if info.has("mbarrier::complete_tx::bytes") {
+            wanted.push((3, "shared"));
+        }
+        for (index, space) in wanted {
+            if let Some(op) = info.operands.get(index) {
+                if let Some((range, name, declared)) = variable_space(op) {
+                    if declared != space
+                        && matches!(declared, "global" | "shared" | "local" | "const" | "param")
+                    {
+                        problems.push((
+                            range,
+                            format!("`{name}` is a .{declared} variable; operand {} of `{opcode}` is in .{space} memory", index + 1),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    // `cvt.pack.sat… d, a, b{, c}` (9.7.9.22): the sources are integers.
+    if words[0] == "cvt" && info.has("pack") {
+        for index in [1, 2] {
+            if let Some(OperandKind::Register(name)) = info.operands.get(index).map(|op| op.kind())
+            {
+                if let Some((ty, Reg::Float(_) | Reg::HalfPair)) = register_type(scope, name) {
+                    problems.push((
+                        info.operands[index].range(),
+                        format!("`{name}` is a {ty} register; `{opcode}` packs .s32 values"),
+                    ));
+                }
+            }
+        }
+    }
+    // `cvt.rn.satfinite{.relu}.s2f6x2.f32 d, a, b` takes a scale factor only with
+    // `.scaled::n2::ue8m0`.
+    if words[0] == "cvt" && info.has("s2f6x2") && !info.has("scaled::n2::ue8m0") {
+        let wanted = if words.last() == Some(&"f32") { 3 } else { 2 };
+        if info.operands.len() > wanted {
+            problems.push((
+                info.operands[wanted].range(),
+                format!(
+                    "`{opcode}` takes {wanted} operands; a scale factor needs `.scaled::n2::ue8m0`"
+                ),
+            ));
+        }
+    }
     if words[0] == "st" && info.has("bulk") {
         if let Some(op) = info.operands.get(1) {
             match op.kind() {
@@ -1126,6 +1189,10 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             };
             let message = if weak {
                 Some(format!("`.weak` takes no scope: drop `.{scope_word}`"))
+            } else if matches!(scope_word, "gpu" | "sys")
+                && info.has("mbarrier::complete_tx::bytes")
+            {
+                Some(format!("`.{scope_word}` stores to global memory, which signals no barrier: drop `.mbarrier::complete_tx::bytes`"))
             } else if scope_word == "cta" {
                 Some("`st.async` has no `.cta` scope".to_owned())
             } else if matches!(scope_word, "gpu" | "sys")
