@@ -1171,7 +1171,13 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             }
         }
     }
-    if words[0] == "st" && info.has("async") && !words.iter().any(|w| matches!(*w, "v2" | "v4")) {
+    // (The two-operand forms: with a barrier operand ptxas 13.5 takes some vectors, e.g.
+    // `{%r1, %r1}`, and rejects others.)
+    if words[0] == "st"
+        && info.has("async")
+        && info.operands.len() == 2
+        && !words.iter().any(|w| matches!(*w, "v2" | "v4"))
+    {
         if let Some(op) = info.operands.get(1) {
             if matches!(op.kind(), OperandKind::Vector) {
                 problems.push((
