@@ -923,6 +923,31 @@ fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
             "9.7.13.15.13",
         ));
     }
+    // 256-bit `ld.global.nc` (`.v8` of a 32-bit type, `.v4` of a 64-bit one) needs sm_100 and
+    // PTX 8.8, as plain `ld` does ("Feature '256 bit wide load/store' requires .target sm_100").
+    if info.words[0] == "ld" && info.has("nc") {
+        let bits = info
+            .words
+            .last()
+            .and_then(|t| t.get(1..))
+            .and_then(|d| d.parse::<u32>().ok());
+        let wide = matches!(
+            (info.has("v8"), info.has("v4"), bits),
+            (true, _, Some(32)) | (_, true, Some(64))
+        );
+        if wide {
+            rules.push((
+                "256-bit ld.global.nc".to_owned(),
+                info.opcode_range(),
+                Requirement {
+                    since: PtxVersion::new(8, 8),
+                    targets: TargetReq::parse("sm_100+").unwrap_or_default(),
+                    removed: Vec::new(),
+                },
+                "9.7.9.9",
+            ));
+        }
+    }
     for (subject, range, requirement, section) in rules {
         for unmet in requirement.check(version, &targets) {
             let d = super::availability::describe(ctx, &subject, range.clone(), &unmet);
