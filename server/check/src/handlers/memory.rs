@@ -27,6 +27,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     if info.words[0] == "cvt" {
         conversion_operands(ctx, info, scope);
         conversion_modifiers(ctx, info);
+        packed_conversion_modifiers(ctx, info);
     }
 }
 
@@ -763,6 +764,21 @@ const FEATURE_FLOORS: &[(&str, &[&str], &str, &str, &str)] = &[
         "sm_100a | sm_103a | sm_110a | sm_120a | sm_121a",
         "9.7.9.21",
     ),
+    // The fp8 pairs from `.bf16x2` (PTX 9.1; ptxas 13.5 rejects sm_90a, sm_100, sm_120).
+    (
+        "cvt",
+        &["e4m3x2", "bf16x2"],
+        "9.1",
+        "sm_100f | sm_110f | sm_120f",
+        "9.7.9.21",
+    ),
+    (
+        "cvt",
+        &["e5m2x2", "bf16x2"],
+        "9.1",
+        "sm_100f | sm_110f | sm_120f",
+        "9.7.9.21",
+    ),
     // The `.shared::cluster` window (9.7.9.19–20).
     ("cvta", &["shared::cluster"], "7.8", "sm_90+", "9.7.9.20"),
     (
@@ -1318,6 +1334,56 @@ fn conversion_modifiers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         ctx.report(
             Diagnostic::error("invalid-qualifier", sat.range(), message).section("9.7.9.21"),
         );
+    }
+}
+
+/// 9.7.9.21: the packed small-float conversions' modifiers, as ptxas 13.5 checks them:
+/// * to an fp8/fp6/fp4 pair (and `.s2f6x2`) `.satfinite` is required ("'.satfinite' modifier
+///   required for instruction 'cvt' with destination type '.e5m2x2'");
+/// * from those pairs to `.f16x2` it is not allowed ("Unexpected instruction types");
+/// * `.bf16x2` from the fp8/fp6/fp4 pairs is PTX 9.2 ("Feature 'cvt.bf16x2.e4m3x2' requires PTX
+///   ISA .version 9.2"), past what this checker knows; from `.ue8m0x2` it rounds with `.rn`.
+fn packed_conversion_modifiers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    let n = info.words.len();
+    if info.words[0] != "cvt" || n < 3 {
+        return;
+    }
+    let (dtype, atype) = (info.words[n - 2], info.words[n - 1]);
+    let small = |t: &str| matches!(t, "e4m3x2" | "e5m2x2" | "e2m3x2" | "e3m2x2" | "e2m1x2");
+    let opcode = info.opcode_text();
+    let mut problems: Vec<(ptx_syntax::TextRange, String)> = Vec::new();
+    if (small(dtype) || dtype == "s2f6x2") && !info.has("satfinite") && !info.has("rs") {
+        problems.push((
+            info.opcode_range(),
+            format!("`{opcode}` needs `.satfinite`: conversions to .{dtype} saturate to the finite range"),
+        ));
+    }
+    if dtype == "f16x2" && small(atype) {
+        if let Some(q) = info.qualifier("satfinite") {
+            problems.push((
+                q.range(),
+                format!("`.satfinite` does not apply to `{opcode}`: every .{atype} value is finite in .f16x2"),
+            ));
+        }
+    }
+    if dtype == "bf16x2" && small(atype) {
+        problems.push((
+            info.opcode_range(),
+            format!("`cvt.bf16x2.{atype}` needs PTX ISA 9.2, newer than this checker's 9.1; convert to .f16x2"),
+        ));
+    }
+    if dtype == "bf16x2" && atype == "ue8m0x2" {
+        for mode in ["rz", "rp", "rm", "rna", "rs"] {
+            if let Some(q) = info.qualifier(mode) {
+                problems.push((
+                    q.range(),
+                    format!("`{opcode}` rounds with `.rn` only, not `.{mode}`"),
+                ));
+            }
+        }
+    }
+    for (range, message) in problems {
+        ctx.report(Diagnostic::error("invalid-qualifier", range, message).section("9.7.9.21"));
     }
 }
 
