@@ -1681,7 +1681,8 @@ mod tests {
     /// Confirmed with ptxas 13.5 (sm_100a, PTX 9.1): the first two fences assemble; every
     /// annotated line is rejected (fence forms, fenced sizes, mbarrier spaces and operand
     /// types, tensormap fields, bulk copy shapes and operands, space modifiers, cvt
-    /// modifiers, special registers, isspacep and discard operands).
+    /// modifiers, special registers, isspacep and discard operands, packed conversions, cp.async
+    /// and st.bulk operands); the `ld` with `.cg` and an L2 eviction priority assembles.
     #[test]
     fn fences_barriers_copies_and_modifiers() {
         check_diagnostics(
@@ -1744,6 +1745,15 @@ mod tests {
 //                     ^^^ error: operand 2 of `isspacep.global` is a 32-bit or 64-bit integer register, not `%f1`
   discard.global.L2 [%rd1], 64;
 //                          ^^ error: operand 2 of `discard.global.L2` is the constant 128, not `64`
+  cvt.rn.e5m2x2.f16x2 %h1, %r2;
+//^^^^^^^^^^^^^^^^^^^ error: `cvt.rn.e5m2x2.f16x2` needs `.satfinite`: conversions to .e5m2x2 saturate to the finite range
+  cvt.rn.satfinite.f16x2.e4m3x2 %r1, %h2;
+//      ^^^^^^^^^^ error: `.satfinite` does not apply to `cvt.rn.satfinite.f16x2.e4m3x2`: every .e4m3x2 value is finite in .f16x2
+  ld.global.cg.L2::evict_first.v8.f32 {%f1, %f2, %f3, %f3, %f1, %f2, %f3, %f3}, [%rd1];
+  cp.async.ca.shared.global [gmem], [%rd1], 16;
+//                           ^^^^ error: `gmem` is a .global variable; `cp.async.ca.shared.global` copies from .global to .shared memory
+  st.bulk.weak.shared::cta [%r1], 4096, 1;
+//                                      ^ error: the last operand of `st.bulk.weak.shared::cta` is the constant 0
   ret;
 }
 "#,
