@@ -788,11 +788,12 @@ const FEATURE_FLOORS: &[(&str, &[&str], &str, &str, &str)] = &[
         "sm_90+",
         "9.7.9.19",
     ),
-    // mbarrier (9.7.13.15): memory orders and scopes arrive with PTX 8.0; `.relaxed` and the
-    // cluster scope need sm_90 (`.release.cta` and `.acquire.cta` assemble for sm_80).
+    // mbarrier (9.7.13.15): memory orders and scopes arrive with PTX 8.0 (`.relaxed` with 8.6);
+    // `.relaxed` and the cluster scope need sm_90 (`.release.cta` and `.acquire.cta` assemble
+    // for sm_80).
     ("mbarrier", &["release"], "8.0", "all", "9.7.13.15"),
     ("mbarrier", &["acquire"], "8.0", "all", "9.7.13.15"),
-    ("mbarrier", &["relaxed"], "8.0", "sm_90+", "9.7.13.15"),
+    ("mbarrier", &["relaxed"], "8.6", "sm_90+", "9.7.13.15"),
     ("mbarrier", &["cta"], "8.0", "all", "9.7.13.15"),
     ("mbarrier", &["cluster"], "8.0", "sm_90+", "9.7.13.15"),
     // fence (9.7.13.4).
@@ -875,6 +876,17 @@ fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         if info.words[0] != opcode || !qualifiers.iter().all(|q| info.has(q)) {
             continue;
         }
+        // `mbarrier.expect_tx`/`complete_tx` came with PTX 8.0 and `.relaxed` with them.
+        let since = if opcode == "mbarrier"
+            && qualifiers == ["relaxed"]
+            && matches!(
+                info.words.get(1).copied(),
+                Some("expect_tx" | "complete_tx")
+            ) {
+            "8.0"
+        } else {
+            since
+        };
         let requirement = Requirement {
             since: PtxVersion::parse(since).unwrap_or(PtxVersion::MIN),
             targets: TargetReq::parse(target).unwrap_or_default(),
