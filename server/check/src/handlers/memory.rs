@@ -12,6 +12,7 @@ use crate::Diagnostic;
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     address_registers(ctx, info, scope);
+    immediate_addresses(ctx, info);
     barrier_spaces(ctx, info, scope);
     constant_destination(ctx, info);
     tensor_map_operands(ctx, info, scope);
@@ -1275,6 +1276,50 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     let section = section(info);
     for (range, message) in problems {
         ctx.report(Diagnostic::error("operand-type", range, message).section(section.clone()));
+    }
+}
+
+/// An address that is a bare constant (`[240]`) names a location only in `.local` memory:
+/// ptxas 13.5 "Immediate addresses allowed only for .local state space" for every other
+/// space, the generic one included (6.4.1).
+fn immediate_addresses(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    if !matches!(
+        info.words[0],
+        "ld" | "ldu"
+            | "st"
+            | "prefetch"
+            | "prefetchu"
+            | "atom"
+            | "red"
+            | "cp"
+            | "mbarrier"
+            | "applypriority"
+            | "discard"
+    ) || info.has("local")
+    {
+        return;
+    }
+    for operand in &info.operands {
+        if !matches!(operand.kind(), OperandKind::Address { .. }) {
+            continue;
+        }
+        let parts = operand.elements();
+        let [only] = parts.as_slice() else {
+            continue;
+        };
+        if matches!(only.kind(), OperandKind::Integer(_)) {
+            ctx.report(
+                Diagnostic::error(
+                    "state-space",
+                    only.range(),
+                    format!(
+                        "a constant address names .local memory only; `{}` needs a register or a variable",
+                        info.opcode_text()
+                    ),
+                )
+                .section("6.4.1"),
+            );
+        }
     }
 }
 
