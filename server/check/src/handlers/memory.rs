@@ -422,7 +422,36 @@ fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
                 info.opcode_range(),
                 format!("`{opcode}` takes {what} after the barrier: {wanted} operands or more, found {found}"),
             ));
-        } else if multicast {
+        } else if im2col {
+            // The im2col offsets are a vector: one 16-bit offset per dimension but the two
+            // outer ones, or the two `::w` values ("Vector expected for argument 4").
+            if let Some(op) = info.operands.get(3) {
+                let size = if info.words.iter().any(|w| w.starts_with("im2col::w")) {
+                    2
+                } else {
+                    info.words
+                        .iter()
+                        .find_map(|w| w.strip_suffix('d').and_then(|n| n.parse::<usize>().ok()))
+                        .unwrap_or(3)
+                        .saturating_sub(2)
+                };
+                if !matches!(op.kind(), OperandKind::Vector) {
+                    problems.push((
+                        op.range(),
+                        format!("`{opcode}` takes its im2col offsets as a vector of {size}"),
+                    ));
+                } else if op.elements().len() != size {
+                    problems.push((
+                        op.range(),
+                        format!(
+                            "`{opcode}` takes a vector of {size} im2col offsets, found {}",
+                            op.elements().len()
+                        ),
+                    ));
+                }
+            }
+        }
+        if multicast && found >= wanted {
             if let Some(op) = info.operands.get(wanted - 1) {
                 if let OperandKind::Register(name) = op.kind() {
                     if let Some((ty, reg)) = register_type(scope, name) {
@@ -826,6 +855,36 @@ const FEATURE_FLOORS: &[(&str, &[&str], &str, &str, &str)] = &[
     (
         "cp",
         &["tensor", "cta_group::2"],
+        "8.6",
+        "sm_100f | sm_110f",
+        "9.7.9.25.5.1",
+    ),
+    // The gather4/scatter4 and `::w` im2col modes of bulk tensor copies and prefetches:
+    // Blackwell datacenter `a`/`f` targets (ptxas 13.5 rejects sm_90a, sm_100 and sm_120*).
+    (
+        "cp",
+        &["tensor", "tile::gather4"],
+        "8.6",
+        "sm_100f | sm_110f",
+        "9.7.9.25.5.1",
+    ),
+    (
+        "cp",
+        &["tensor", "tile::scatter4"],
+        "8.6",
+        "sm_100f | sm_110f",
+        "9.7.9.25.5.1",
+    ),
+    (
+        "cp",
+        &["tensor", "im2col::w"],
+        "8.6",
+        "sm_100f | sm_110f",
+        "9.7.9.25.5.1",
+    ),
+    (
+        "cp",
+        &["tensor", "im2col::w::128"],
         "8.6",
         "sm_100f | sm_110f",
         "9.7.9.25.5.1",
