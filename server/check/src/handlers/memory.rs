@@ -440,7 +440,7 @@ fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
                         op.range(),
                         format!("`{opcode}` takes its im2col offsets as a vector of {size}"),
                     ));
-                } else if op.elements().len() != size {
+                } else if op.elements().len() != size && size > 0 {
                     problems.push((
                         op.range(),
                         format!(
