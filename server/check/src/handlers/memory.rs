@@ -1,8 +1,17 @@
-//! Rules for data movement and conversion (PTX ISA 9.7.9) and the memory-ordering
-//! instructions of 9.7.13 (fence, mbarrier), each confirmed with ptxas 13.5:
-//! * address operands: the register that holds an address is an integer or bit-size one
-//!   (6.4.1; ptxas "Illegal to use symbol … as address operand");
-//! * cvt operands (9.7.9.21): which registers and constants each conversion takes.
+//! Rules for data movement and conversion (PTX ISA 9.7.9) and the memory-ordering and
+//! barrier instructions of 9.7.13 (fence/membar, mbarrier, elect, clusterlaunchcontrol),
+//! each confirmed with ptxas 13.5 (the comment on each rule quotes its message):
+//! * address operands: the base register is an integer or bit-size one, a constant address
+//!   names `.local` memory only, an mbarrier lives in `.shared` memory (6.4.1);
+//! * cvt and cvt.pack (9.7.9.21–22): register classes per conversion, `.ftz`/`.sat`, the
+//!   packed small-float modifiers, special-register sources;
+//! * ld/st/st.async/st.bulk: space modifiers, `.param::func` addresses, vector shapes,
+//!   cache-policy operands, st.async scopes and sizes;
+//! * bulk copies and tensor copies: dimensions against load modes, coordinates, masks,
+//!   sizes, operand spaces;
+//! * tensormap.replace/cp_fenceproxy and the proxy fences: field sizes and values, the 128-byte
+//!   size;
+//! * version and target floors of the features above that ptxas enforces ([`FEATURE_FLOORS`]).
 
 use ptx_syntax::{Operand, OperandKind};
 
