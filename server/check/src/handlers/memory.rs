@@ -925,6 +925,23 @@ const FEATURE_FLOORS: &[(&str, &[&str], &str, &str, &str)] = &[
     // The 256-byte L2 prefetch size of `ld` needs sm_80 (64B and 128B assemble for sm_75).
     ("ld", &["L2::256B"], "7.4", "sm_80+", "9.7.9.8"),
     ("membar", &["proxy"], "7.5", "sm_60+", "9.7.13.4"),
+    // `ld.global.nc` (`ld.nc` here) takes the cache qualifiers of `ld` with the same floors
+    // (ptxas: "Modifier '.evict_last' on 'ld' requires PTX ISA .version 7.4", "Modifier
+    // '.L2::cache_hint' requires .target sm_80").
+    ("ld.nc", &["L1::evict_normal"], "7.4", "sm_70+", "9.7.9.9"),
+    (
+        "ld.nc",
+        &["L1::evict_unchanged"],
+        "7.4",
+        "sm_70+",
+        "9.7.9.9",
+    ),
+    ("ld.nc", &["L1::evict_first"], "7.4", "sm_70+", "9.7.9.9"),
+    ("ld.nc", &["L1::evict_last"], "7.4", "sm_70+", "9.7.9.9"),
+    ("ld.nc", &["L1::no_allocate"], "7.4", "sm_70+", "9.7.9.9"),
+    ("ld.nc", &["L2::64B"], "7.4", "sm_75+", "9.7.9.9"),
+    ("ld.nc", &["L2::128B"], "7.4", "sm_75+", "9.7.9.9"),
+    ("ld.nc", &["L2::cache_hint"], "7.4", "sm_80+", "9.7.9.9"),
     ("prefetch", &["L2::evict_last"], "7.4", "sm_80+", "9.7.9.15"),
     (
         "prefetch",
@@ -941,8 +958,10 @@ fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     let owned: Vec<String> = ctx.targets.iter().map(|t| t.name.clone()).collect();
     let targets: Vec<&str> = owned.iter().map(String::as_str).collect();
     let mut rules: Vec<(String, ptx_syntax::TextRange, Requirement, &str)> = Vec::new();
+    let nc = info.words[0] == "ld" && info.has("nc");
     for &(opcode, qualifiers, since, target, section) in FEATURE_FLOORS {
-        if info.words[0] != opcode || !qualifiers.iter().all(|q| info.has(q)) {
+        let applies = info.words[0] == opcode || (nc && opcode == "ld.nc");
+        if !applies || !qualifiers.iter().all(|q| info.has(q)) {
             continue;
         }
         // `mbarrier.expect_tx`/`complete_tx` came with PTX 8.0 and `.relaxed` with them.
