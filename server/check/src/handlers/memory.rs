@@ -837,8 +837,25 @@ const FEATURE_FLOORS: &[(&str, &[&str], &str, &str, &str)] = &[
     ("mbarrier", &["cluster"], "8.0", "sm_90+", "9.7.13.15"),
     // fence (9.7.13.4).
     ("fence", &["async"], "8.0", "sm_90+", "9.7.13.4"),
-    ("fence", &["acquire"], "8.0", "sm_90+", "9.7.13.4"),
-    ("fence", &["release"], "8.0", "sm_90+", "9.7.13.4"),
+    // `.acquire`/`.release` and the restrictions are PTX 8.6, except on the proxy and
+    // mbarrier_init fences (8.3, 8.0), whose own floors these are (see `feature_floors`).
+    ("fence", &["acquire"], "8.6", "sm_90+", "9.7.13.4"),
+    ("fence", &["release"], "8.6", "sm_90+", "9.7.13.4"),
+    (
+        "fence",
+        &["sync_restrict::shared::cta"],
+        "8.6",
+        "sm_90+",
+        "9.7.13.4",
+    ),
+    (
+        "fence",
+        &["sync_restrict::shared::cluster"],
+        "8.6",
+        "sm_90+",
+        "9.7.13.4",
+    ),
+    ("fence", &["proxy"], "7.5", "sm_70+", "9.7.13.4"),
     ("fence", &["mbarrier_init"], "8.0", "sm_90+", "9.7.13.4"),
     (
         "fence",
@@ -971,6 +988,12 @@ fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
                 info.words.get(1).copied(),
                 Some("expect_tx" | "complete_tx")
             ) {
+            "8.0"
+        } else if opcode == "fence"
+            && matches!(qualifiers, ["acquire"] | ["release"])
+            && (info.has("proxy") || info.has("mbarrier_init"))
+        {
+            // `fence.proxy.tensormap::generic.release` (8.3), `fence.mbarrier_init.release` (8.0).
             "8.0"
         } else {
             since
