@@ -1043,6 +1043,23 @@ fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
             ));
         }
     }
+    // The fp6/fp4 pairs converted from `.f16x2`/`.bf16x2` are PTX 9.1 ("Feature
+    // 'cvt.e2m3x2.f16x2' requires PTX ISA .version 9.1"); the other direction is older.
+    if info.words[0] == "cvt" && n >= 3 {
+        let (d, a) = (info.words[n - 2], info.words[n - 1]);
+        if matches!(d, "e2m1x2" | "e2m3x2" | "e3m2x2") && matches!(a, "f16x2" | "bf16x2") {
+            rules.push((
+                format!("cvt.{d}.{a}"),
+                info.opcode_range(),
+                Requirement {
+                    since: PtxVersion::new(9, 1),
+                    targets: TargetReq::parse("sm_100f | sm_110f | sm_120f").unwrap_or_default(),
+                    removed: Vec::new(),
+                },
+                "9.7.9.21",
+            ));
+        }
+    }
     // `mbarrier.arrive{_drop} state, [addr], count` (an arrival count) without `.noComplete`
     // needs sm_90.
     if info.words[0] == "mbarrier"
