@@ -1,8 +1,17 @@
-//! Rules for data movement and conversion (PTX ISA 9.7.9) and the memory-ordering
-//! instructions of 9.7.13 (fence, mbarrier), each confirmed with ptxas 13.5:
-//! * address operands: the register that holds an address is an integer or bit-size one
-//!   (6.4.1; ptxas "Illegal to use symbol … as address operand");
-//! * cvt operands (9.7.9.21): which registers and constants each conversion takes.
+//! Rules for data movement and conversion (PTX ISA 9.7.9) and the memory-ordering and
+//! barrier instructions of 9.7.13 (fence/membar, mbarrier, elect, clusterlaunchcontrol),
+//! each confirmed with ptxas 13.5 (the comment on each rule quotes its message):
+//! * address operands: the base register is an integer or bit-size one, a constant address
+//!   names `.local` memory only, an mbarrier lives in `.shared` memory (6.4.1);
+//! * cvt and cvt.pack (9.7.9.21–22): register classes per conversion, `.ftz`/`.sat`, the
+//!   packed small-float modifiers, special-register sources;
+//! * ld/st/st.async/st.bulk: space modifiers, `.param::func` addresses, vector shapes,
+//!   cache-policy operands, st.async scopes and sizes;
+//! * bulk copies and tensor copies: dimensions against load modes, coordinates, masks,
+//!   sizes, operand spaces;
+//! * tensormap.replace/cp_fenceproxy and the proxy fences: field sizes and values, the 128-byte
+//!   size;
+//! * version and target floors of the features above that ptxas enforces ([`FEATURE_FLOORS`]).
 
 use ptx_syntax::{Operand, OperandKind};
 
@@ -12,6 +21,7 @@ use crate::Diagnostic;
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     address_registers(ctx, info, scope);
+    immediate_addresses(ctx, info);
     barrier_spaces(ctx, info, scope);
     constant_destination(ctx, info);
     tensor_map_operands(ctx, info, scope);
@@ -23,9 +33,11 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     }
     operand_classes(ctx, info, scope);
     feature_floors(ctx, info);
+    more_operands(ctx, info, scope);
     if info.words[0] == "cvt" {
         conversion_operands(ctx, info, scope);
         conversion_modifiers(ctx, info);
+        packed_conversion_modifiers(ctx, info);
     }
 }
 
@@ -231,8 +243,9 @@ fn tensor_map_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>
                 (OperandKind::Integer(_) | OperandKind::Expression, Some(v)) => Some(format!(
                     "`{opcode}` works on 128 bytes: the size is 128, not {v}"
                 )),
-                (OperandKind::Register(_), _) => Some(format!(
-                    "`{opcode}` works on 128 bytes: the size is the constant 128, not a register"
+                (OperandKind::Register(_) | OperandKind::Float(_), _) => Some(format!(
+                    "`{opcode}` works on 128 bytes: the size is the constant 128, not `{}`",
+                    op.text()
                 )),
                 _ => None,
             };
@@ -418,7 +431,36 @@ fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
                 info.opcode_range(),
                 format!("`{opcode}` takes {what} after the barrier: {wanted} operands or more, found {found}"),
             ));
-        } else if multicast {
+        } else if im2col {
+            // The im2col offsets are a vector: one 16-bit offset per dimension but the two
+            // outer ones, or the two `::w` values ("Vector expected for argument 4").
+            if let Some(op) = info.operands.get(3) {
+                let size = if info.words.iter().any(|w| w.starts_with("im2col::w")) {
+                    2
+                } else {
+                    info.words
+                        .iter()
+                        .find_map(|w| w.strip_suffix('d').and_then(|n| n.parse::<usize>().ok()))
+                        .unwrap_or(3)
+                        .saturating_sub(2)
+                };
+                if !matches!(op.kind(), OperandKind::Vector) {
+                    problems.push((
+                        op.range(),
+                        format!("`{opcode}` takes its im2col offsets as a vector of {size}"),
+                    ));
+                } else if op.elements().len() != size && size > 0 {
+                    problems.push((
+                        op.range(),
+                        format!(
+                            "`{opcode}` takes a vector of {size} im2col offsets, found {}",
+                            op.elements().len()
+                        ),
+                    ));
+                }
+            }
+        }
+        if multicast && found >= wanted {
             if let Some(op) = info.operands.get(wanted - 1) {
                 if let OperandKind::Register(name) = op.kind() {
                     if let Some((ty, reg)) = register_type(scope, name) {
@@ -453,6 +495,10 @@ fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
                     }
                 }
             }
+            OperandKind::Float(text) => problems.push((
+                op.range(),
+                format!("the size of `{opcode}` is an integer, not `{text}`"),
+            )),
             _ => {
                 if let Some(v) = op.integer_value() {
                     if v % 16 != 0 {
@@ -567,9 +613,10 @@ fn load_store_spaces(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
 #[derive(Debug, Clone, Copy)]
 enum Want {
     Pred,
-    /// An integer or bit-size register of one of these sizes (a `.f16x2` one for 32 bits),
-    /// or an integer constant.
+    /// An integer or bit-size register of one of these sizes, or an integer constant.
     Int(&'static [u32]),
+    /// A `.f32` or `.b32` register or a floating-point constant (createpolicy's fraction).
+    Fraction,
     /// Any register of this size but a predicate; constants as `float`.
     Sized {
         bits: u32,
@@ -588,13 +635,9 @@ fn operand_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     let wants: &[(usize, Want)] = match info.words[0] {
         "isspacep" => &[(0, Want::Pred), (1, Want::Int(&[32, 64]))],
         "applypriority" | "discard" => &[(1, Want::Size128)],
-        "createpolicy" if info.has("fractional") && info.operands.len() == 2 => &[(
-            1,
-            Want::Sized {
-                bits: 32,
-                float: true,
-            },
-        )],
+        "createpolicy" if info.has("fractional") && info.operands.len() == 2 => {
+            &[(1, Want::Fraction)]
+        }
         "createpolicy" if info.has("cvt") => &[(1, Want::Int(&[64]))],
         "clusterlaunchcontrol" if info.has("is_canceled") => &[
             (0, Want::Pred),
@@ -627,6 +670,17 @@ fn operand_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     };
     let opcode = info.opcode_text();
     let mut problems: Vec<(ptx_syntax::TextRange, String)> = Vec::new();
+    // `elect.sync` writes a predicate: `d|p` or `_|p` ("Predicate output expected").
+    if info.words[0] == "elect" {
+        if let Some(op) = info.operands.first() {
+            if !matches!(op.kind(), OperandKind::Pair) {
+                problems.push((
+                    op.range(),
+                    format!("`{opcode}` writes a lane and a predicate: `d|p` or `_|p`"),
+                ));
+            }
+        }
+    }
     for &(index, want) in wants {
         let Some(op) = info.operands.get(index) else {
             continue;
@@ -648,9 +702,9 @@ fn operand_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                         Want::Pred => reg == Reg::Pred,
                         Want::Int(sizes) => match reg {
                             Reg::Bits(b) | Reg::Int(b) => sizes.contains(&b),
-                            Reg::HalfPair => sizes.contains(&32),
                             _ => false,
                         },
+                        Want::Fraction => matches!(reg, Reg::Bits(32) | Reg::Float(32)),
                         Want::Sized { bits, .. } => reg != Reg::Pred && reg.bits() == bits,
                         Want::Size128 => false,
                     }
@@ -658,6 +712,7 @@ fn operand_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 (OperandKind::Integer(_), Want::Int(_)) => true,
                 (OperandKind::Integer(_), Want::Size128) => part.integer_value() == Some(128),
                 (OperandKind::Float(_), Want::Sized { float, .. }) => float,
+                (OperandKind::Float(_), Want::Fraction) => true,
                 (OperandKind::Integer(_) | OperandKind::Float(_), _) => false,
                 _ => continue,
             };
@@ -679,6 +734,7 @@ fn operand_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 }
                 Want::Sized { bits, .. } => format!("a {bits}-bit register"),
                 Want::Size128 => "the constant 128".to_owned(),
+                Want::Fraction => "a .f32 or .b32 register or a floating-point constant".to_owned(),
             };
             problems.push((
                 part.range(),
@@ -747,6 +803,21 @@ const FEATURE_FLOORS: &[(&str, &[&str], &str, &str, &str)] = &[
         "sm_100a | sm_103a | sm_110a | sm_120a | sm_121a",
         "9.7.9.21",
     ),
+    // The fp8 pairs from `.bf16x2` (PTX 9.1; ptxas 13.5 rejects sm_90a, sm_100, sm_120).
+    (
+        "cvt",
+        &["e4m3x2", "bf16x2"],
+        "9.1",
+        "sm_100f | sm_110f | sm_120f",
+        "9.7.9.21",
+    ),
+    (
+        "cvt",
+        &["e5m2x2", "bf16x2"],
+        "9.1",
+        "sm_100f | sm_110f | sm_120f",
+        "9.7.9.21",
+    ),
     // The `.shared::cluster` window (9.7.9.19–20).
     ("cvta", &["shared::cluster"], "7.8", "sm_90+", "9.7.9.20"),
     (
@@ -756,19 +827,35 @@ const FEATURE_FLOORS: &[(&str, &[&str], &str, &str, &str)] = &[
         "sm_90+",
         "9.7.9.19",
     ),
-    // mbarrier (9.7.13.15): memory orders and scopes arrive with PTX 8.0; ptxas 13.5 takes
-    // `.release.cta`/`.acquire.cta` on sm_80 already (`mbarrier.test_wait.acquire.cta…` in
-    // CCCL's generated headers), while `.cluster` and `.relaxed` need sm_90 (the spec puts
-    // `.scope` and `.sem` at sm_90).
-    ("mbarrier", &["release"], "8.0", "sm_80+", "9.7.13.15"),
-    ("mbarrier", &["acquire"], "8.0", "sm_80+", "9.7.13.15"),
+    // mbarrier (9.7.13.15): memory orders and scopes arrive with PTX 8.0 (`.relaxed` with 8.6);
+    // `.relaxed` and the cluster scope need sm_90 (`.release.cta` and `.acquire.cta` assemble
+    // for sm_80).
+    ("mbarrier", &["release"], "8.0", "all", "9.7.13.15"),
+    ("mbarrier", &["acquire"], "8.0", "all", "9.7.13.15"),
     ("mbarrier", &["relaxed"], "8.6", "sm_90+", "9.7.13.15"),
-    ("mbarrier", &["cta"], "8.0", "sm_80+", "9.7.13.15"),
+    ("mbarrier", &["cta"], "8.0", "all", "9.7.13.15"),
     ("mbarrier", &["cluster"], "8.0", "sm_90+", "9.7.13.15"),
     // fence (9.7.13.4).
     ("fence", &["async"], "8.0", "sm_90+", "9.7.13.4"),
-    ("fence", &["acquire"], "8.0", "sm_90+", "9.7.13.4"),
-    ("fence", &["release"], "8.0", "sm_90+", "9.7.13.4"),
+    // `.acquire`/`.release` and the restrictions are PTX 8.6, except on the proxy and
+    // mbarrier_init fences (8.3, 8.0), whose own floors these are (see `feature_floors`).
+    ("fence", &["acquire"], "8.6", "sm_90+", "9.7.13.4"),
+    ("fence", &["release"], "8.6", "sm_90+", "9.7.13.4"),
+    (
+        "fence",
+        &["sync_restrict::shared::cta"],
+        "8.6",
+        "sm_90+",
+        "9.7.13.4",
+    ),
+    (
+        "fence",
+        &["sync_restrict::shared::cluster"],
+        "8.6",
+        "sm_90+",
+        "9.7.13.4",
+    ),
+    ("fence", &["proxy"], "7.5", "sm_70+", "9.7.13.4"),
     ("fence", &["mbarrier_init"], "8.0", "sm_90+", "9.7.13.4"),
     (
         "fence",
@@ -798,6 +885,36 @@ const FEATURE_FLOORS: &[(&str, &[&str], &str, &str, &str)] = &[
         "sm_100f | sm_110f",
         "9.7.9.25.5.1",
     ),
+    // The gather4/scatter4 and `::w` im2col modes of bulk tensor copies and prefetches:
+    // Blackwell datacenter `a`/`f` targets (ptxas 13.5 rejects sm_90a, sm_100 and sm_120*).
+    (
+        "cp",
+        &["tensor", "tile::gather4"],
+        "8.6",
+        "sm_100f | sm_110f",
+        "9.7.9.25.5.1",
+    ),
+    (
+        "cp",
+        &["tensor", "tile::scatter4"],
+        "8.6",
+        "sm_100f | sm_110f",
+        "9.7.9.25.5.1",
+    ),
+    (
+        "cp",
+        &["tensor", "im2col::w"],
+        "8.6",
+        "sm_100f | sm_110f",
+        "9.7.9.25.5.1",
+    ),
+    (
+        "cp",
+        &["tensor", "im2col::w::128"],
+        "8.6",
+        "sm_100f | sm_110f",
+        "9.7.9.25.5.1",
+    ),
     (
         "clusterlaunchcontrol",
         &["multicast::cluster::all"],
@@ -822,6 +939,26 @@ const FEATURE_FLOORS: &[(&str, &[&str], &str, &str, &str)] = &[
         "9.7.9.25.3.1",
     ),
     ("prefetch", &["tensormap"], "8.0", "sm_90+", "9.7.9.15"),
+    // The 256-byte L2 prefetch size of `ld` needs sm_80 (64B and 128B assemble for sm_75).
+    ("ld", &["L2::256B"], "7.4", "sm_80+", "9.7.9.8"),
+    ("membar", &["proxy"], "7.5", "sm_60+", "9.7.13.4"),
+    // `ld.global.nc` (`ld.nc` here) takes the cache qualifiers of `ld` with the same floors
+    // (ptxas: "Modifier '.evict_last' on 'ld' requires PTX ISA .version 7.4", "Modifier
+    // '.L2::cache_hint' requires .target sm_80").
+    ("ld.nc", &["L1::evict_normal"], "7.4", "sm_70+", "9.7.9.9"),
+    (
+        "ld.nc",
+        &["L1::evict_unchanged"],
+        "7.4",
+        "sm_70+",
+        "9.7.9.9",
+    ),
+    ("ld.nc", &["L1::evict_first"], "7.4", "sm_70+", "9.7.9.9"),
+    ("ld.nc", &["L1::evict_last"], "7.4", "sm_70+", "9.7.9.9"),
+    ("ld.nc", &["L1::no_allocate"], "7.4", "sm_70+", "9.7.9.9"),
+    ("ld.nc", &["L2::64B"], "7.4", "sm_75+", "9.7.9.9"),
+    ("ld.nc", &["L2::128B"], "7.4", "sm_75+", "9.7.9.9"),
+    ("ld.nc", &["L2::cache_hint"], "7.4", "sm_80+", "9.7.9.9"),
     ("prefetch", &["L2::evict_last"], "7.4", "sm_80+", "9.7.9.15"),
     (
         "prefetch",
@@ -838,10 +975,29 @@ fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     let owned: Vec<String> = ctx.targets.iter().map(|t| t.name.clone()).collect();
     let targets: Vec<&str> = owned.iter().map(String::as_str).collect();
     let mut rules: Vec<(String, ptx_syntax::TextRange, Requirement, &str)> = Vec::new();
+    let nc = info.words[0] == "ld" && info.has("nc");
     for &(opcode, qualifiers, since, target, section) in FEATURE_FLOORS {
-        if info.words[0] != opcode || !qualifiers.iter().all(|q| info.has(q)) {
+        let applies = info.words[0] == opcode || (nc && opcode == "ld.nc");
+        if !applies || !qualifiers.iter().all(|q| info.has(q)) {
             continue;
         }
+        // `mbarrier.expect_tx`/`complete_tx` came with PTX 8.0 and `.relaxed` with them.
+        let since = if opcode == "mbarrier"
+            && qualifiers == ["relaxed"]
+            && matches!(
+                info.words.get(1).copied(),
+                Some("expect_tx" | "complete_tx")
+            ) {
+            "8.0"
+        } else if opcode == "fence"
+            && matches!(qualifiers, ["acquire"] | ["release"])
+            && (info.has("proxy") || info.has("mbarrier_init"))
+        {
+            // `fence.proxy.tensormap::generic.release` (8.3), `fence.mbarrier_init.release` (8.0).
+            "8.0"
+        } else {
+            since
+        };
         let requirement = Requirement {
             since: PtxVersion::parse(since).unwrap_or(PtxVersion::MIN),
             targets: TargetReq::parse(target).unwrap_or_default(),
@@ -887,6 +1043,23 @@ fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
             ));
         }
     }
+    // The fp6/fp4 pairs converted from `.f16x2`/`.bf16x2` are PTX 9.1 ("Feature
+    // 'cvt.e2m3x2.f16x2' requires PTX ISA .version 9.1"); the other direction is older.
+    if info.words[0] == "cvt" && n >= 3 {
+        let (d, a) = (info.words[n - 2], info.words[n - 1]);
+        if matches!(d, "e2m1x2" | "e2m3x2" | "e3m2x2") && matches!(a, "f16x2" | "bf16x2") {
+            rules.push((
+                format!("cvt.{d}.{a}"),
+                info.opcode_range(),
+                Requirement {
+                    since: PtxVersion::new(9, 1),
+                    targets: TargetReq::parse("sm_100f | sm_110f | sm_120f").unwrap_or_default(),
+                    removed: Vec::new(),
+                },
+                "9.7.9.21",
+            ));
+        }
+    }
     // `mbarrier.arrive{_drop} state, [addr], count` (an arrival count) without `.noComplete`
     // needs sm_90.
     if info.words[0] == "mbarrier"
@@ -906,10 +1079,373 @@ fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
             "9.7.13.15.13",
         ));
     }
+    // 256-bit `ld.global.nc` (`.v8` of a 32-bit type, `.v4` of a 64-bit one) needs sm_100 and
+    // PTX 8.8, as plain `ld` does ("Feature '256 bit wide load/store' requires .target sm_100").
+    if info.words[0] == "ld" && info.has("nc") {
+        let bits = info
+            .words
+            .last()
+            .and_then(|t| t.get(1..))
+            .and_then(|d| d.parse::<u32>().ok());
+        let wide = matches!(
+            (info.has("v8"), info.has("v4"), bits),
+            (true, _, Some(32)) | (_, true, Some(64))
+        );
+        if wide {
+            rules.push((
+                "256-bit ld.global.nc".to_owned(),
+                info.opcode_range(),
+                Requirement {
+                    since: PtxVersion::new(8, 8),
+                    targets: TargetReq::parse("sm_100+").unwrap_or_default(),
+                    removed: Vec::new(),
+                },
+                "9.7.9.9",
+            ));
+        }
+    }
     for (subject, range, requirement, section) in rules {
         for unmet in requirement.check(version, &targets) {
             let d = super::availability::describe(ctx, &subject, range.clone(), &unmet);
             ctx.report(d.section(section));
+        }
+    }
+}
+
+/// Smaller rules, each confirmed with ptxas 13.5:
+/// * `cp.async` (9.7.9.25.3.1) copies from a `.global` to a `.shared` variable ("State space
+///   mismatch between instruction and address"); its copy size is 4, 8 or 16 and the source
+///   size a 32-bit integer register or a constant up to the copy size (or a predicate, the
+///   ignore-src operand);
+/// * `st.bulk [a], size, 0` (9.7.9.13): the size is an integer, a constant multiple of 8, and
+///   the last operand the constant 0;
+/// * a `.b128` value is not put in a vector ("Vector type too large, exceeds 128 bit limit"),
+///   and a vector `ld`/`st` takes no single constant ("Argument vector size mismatch");
+/// * `prefetchu` takes a generic address: no `.shared`, `.local`, `.const` or `.param`
+///   variable (9.7.9.15);
+/// * `cvt` to or from a float reads no special register ("Special register argument not
+///   allowed for instruction 'cvt'");
+/// * `st.async` scopes: `.weak` takes none, `.cta` is not one, `.gpu`/`.sys` go with `.global`
+///   and `.cluster` with `.shared::cluster` (9.7.9.12).
+fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let opcode = info.opcode_text();
+    let mut problems: Vec<(ptx_syntax::TextRange, String)> = Vec::new();
+    let variable_space = |op: &Operand<'_>| -> Option<(ptx_syntax::TextRange, String, &str)> {
+        for name in op.identifiers() {
+            let symbol = scope.lookup(name.text)?;
+            if symbol.kind != SymbolKind::Variable {
+                continue;
+            }
+            let space = symbol.space?.trim_start_matches('.');
+            return Some((
+                name.range(),
+                name.text.to_owned(),
+                space.split("::").next()?,
+            ));
+        }
+        None
+    };
+    let words = &info.words;
+    if words[0] == "cp" && words.get(1) == Some(&"async") && (info.has("ca") || info.has("cg")) {
+        for (index, wanted) in [(0, "shared"), (1, "global")] {
+            if let Some(op) = info.operands.get(index) {
+                if let Some((range, name, space)) = variable_space(op) {
+                    if space != wanted {
+                        problems.push((
+                            range,
+                            format!("`{name}` is a .{space} variable; `{opcode}` copies from .global to .shared memory"),
+                        ));
+                    }
+                }
+            }
+        }
+        let copy = info.operands.get(2).and_then(|op| op.integer_value());
+        if let (Some(op), Some(size)) = (info.operands.get(2), copy) {
+            if !matches!(size, 4 | 8 | 16) {
+                problems.push((
+                    op.range(),
+                    format!("`{opcode}` copies 4, 8 or 16 bytes, not {size}"),
+                ));
+            }
+        }
+        // With `.L2::cache_hint` and four operands the fourth is the cache policy.
+        let source_size = if info.has("L2::cache_hint") && info.operands.len() < 5 {
+            None
+        } else {
+            info.operands.get(3)
+        };
+        if let Some(op) = source_size {
+            match op.kind() {
+                OperandKind::Register(name) => {
+                    if let Some((ty, reg)) = register_type(scope, name) {
+                        // The fourth operand is the source size or the ignore-src predicate.
+                        if !matches!(reg, Reg::Bits(32) | Reg::Int(32) | Reg::Pred) {
+                            problems.push((
+                                op.range(),
+                                format!("`{name}` is a {ty} register; the source size is a 32-bit integer (or the ignore-src predicate)"),
+                            ));
+                        }
+                    }
+                }
+                OperandKind::Float(text) => problems.push((
+                    op.range(),
+                    format!("the source size of `{opcode}` is an integer, not `{text}`"),
+                )),
+                _ => {
+                    if let (Some(v), Some(size)) = (op.integer_value(), copy) {
+                        if !(0..=size).contains(&v) {
+                            problems.push((
+                                op.range(),
+                                format!("the source size of `{opcode}` is at most the copy size {size}, not {v}"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // `cp.async.bulk.dst.src`: the first state space written is the destination's, the second
+    // the source's (`.L2.global` for the prefetch); a barrier operand is in shared memory.
+    if words[0] == "cp" && info.has("bulk") && !info.has("tensor") {
+        let spaces: Vec<&str> = words[1..]
+            .iter()
+            .filter_map(|w| {
+                let base = w.split("::").next().unwrap_or(w);
+                matches!(base, "global" | "shared").then_some(base)
+            })
+            .collect();
+        let mut wanted: Vec<(usize, &str)> = if info.has("prefetch") {
+            vec![(0, "global")]
+        } else {
+            spaces.iter().take(2).copied().enumerate().collect()
+        };
+        if info.has("mbarrier::complete_tx::bytes") {
+            wanted.push((3, "shared"));
+        }
+        for (index, space) in wanted {
+            if let Some(op) = info.operands.get(index) {
+                if let Some((range, name, declared)) = variable_space(op) {
+                    if declared != space
+                        && matches!(declared, "global" | "shared" | "local" | "const" | "param")
+                    {
+                        problems.push((
+                            range,
+                            format!("`{name}` is a .{declared} variable; operand {} of `{opcode}` is in .{space} memory", index + 1),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    // `cvt.pack.sat… d, a, b{, c}` (9.7.9.22): the sources are integers.
+    if words[0] == "cvt" && info.has("pack") {
+        for index in [1, 2] {
+            if let Some(OperandKind::Register(name)) = info.operands.get(index).map(|op| op.kind())
+            {
+                if let Some((ty, Reg::Float(_) | Reg::HalfPair)) = register_type(scope, name) {
+                    problems.push((
+                        info.operands[index].range(),
+                        format!("`{name}` is a {ty} register; `{opcode}` packs .s32 values"),
+                    ));
+                }
+            }
+        }
+    }
+    // `cvt.rn.satfinite{.relu}.s2f6x2.f32 d, a, b` takes a scale factor only with
+    // `.scaled::n2::ue8m0`.
+    if words[0] == "cvt" && info.has("s2f6x2") && !info.has("scaled::n2::ue8m0") {
+        let wanted = if words.last() == Some(&"f32") { 3 } else { 2 };
+        if info.operands.len() > wanted {
+            problems.push((
+                info.operands[wanted].range(),
+                format!(
+                    "`{opcode}` takes {wanted} operands; a scale factor needs `.scaled::n2::ue8m0`"
+                ),
+            ));
+        }
+    }
+    if words[0] == "st" && info.has("bulk") {
+        if let Some(op) = info.operands.get(1) {
+            match op.kind() {
+                OperandKind::Register(name) => {
+                    if let Some((ty, reg)) = register_type(scope, name) {
+                        if !matches!(reg, Reg::Bits(32 | 64) | Reg::Int(32 | 64)) {
+                            problems.push((
+                                op.range(),
+                                format!("`{name}` is a {ty} register; the size of `{opcode}` is an integer"),
+                            ));
+                        }
+                    }
+                }
+                _ => {
+                    if let Some(v) = op.integer_value() {
+                        if v % 8 != 0 {
+                            problems.push((
+                                op.range(),
+                                format!("the size of `{opcode}` is a multiple of 8 bytes, not {v}"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(op) = info.operands.get(2) {
+            if op.integer_value() != Some(0) {
+                problems.push((
+                    op.range(),
+                    format!("the last operand of `{opcode}` is the constant 0"),
+                ));
+            }
+        }
+    }
+    if matches!(words[0], "ld" | "st" | "ldu") {
+        let vector = words.iter().any(|w| matches!(*w, "v2" | "v4" | "v8"));
+        if vector && info.has("b128") {
+            problems.push((
+                info.opcode_range(),
+                format!("`{opcode}` puts .b128 values in a vector: 128 bits is the widest element of a vector access"),
+            ));
+        }
+        // (`st.async` takes one constant for every element: `st.async….v4.b32 [a], 1, [mbar]`.)
+        let data = if words[0] == "st" { 1 } else { 0 };
+        if let Some(op) = info.operands.get(data).filter(|_| !info.has("async")) {
+            if vector && matches!(op.kind(), OperandKind::Integer(_) | OperandKind::Float(_)) {
+                problems.push((
+                    op.range(),
+                    format!("`{opcode}` moves a vector: write the constant as a vector (`{{{0}, {0}, …}}`)", op.text()),
+                ));
+            }
+        }
+    }
+    if words[0] == "prefetchu" {
+        if let Some(op) = info.operands.first() {
+            if let Some((range, name, space)) = variable_space(op) {
+                if space != "global" {
+                    problems.push((
+                        range,
+                        format!(
+                            "`{name}` is a .{space} variable; `prefetchu` takes a generic address"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    if words[0] == "cvt" && words.len() >= 3 {
+        let n = words.len();
+        let float = |t: &str| t.starts_with('f') || t.starts_with("bf") || t == "tf32";
+        if float(words[n - 2]) || float(words[n - 1]) {
+            if let Some(op) = info.operands.get(1) {
+                let name = match op.kind() {
+                    OperandKind::Register(name) => Some(name),
+                    OperandKind::Component { register, .. } => Some(register),
+                    _ => None,
+                };
+                if let Some(name) = name {
+                    if scope.lookup(name).is_none() && ctx.isa.special_register(name).is_some() {
+                        problems.push((
+                            op.range(),
+                            format!("`{opcode}` reads no special register: copy `{}` to a register with `mov` first", op.text()),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    // (The two-operand forms: with a barrier operand ptxas 13.5 takes some vectors, e.g.
+    // `{%r1, %r1}`, and rejects others.)
+    if words[0] == "st"
+        && info.has("async")
+        && info.operands.len() == 2
+        && !words.iter().any(|w| matches!(*w, "v2" | "v4"))
+    {
+        if let Some(op) = info.operands.get(1) {
+            if matches!(op.kind(), OperandKind::Vector) {
+                problems.push((
+                    op.range(),
+                    format!("`{opcode}` stores one value: a vector needs `.v2` or `.v4`"),
+                ));
+            }
+        }
+    }
+    if words[0] == "st" && info.has("async") {
+        let weak = info.has("weak");
+        for scope_word in ["cta", "cluster", "gpu", "sys"] {
+            let Some(token) = info.qualifier(scope_word) else {
+                continue;
+            };
+            let message = if weak {
+                Some(format!("`.weak` takes no scope: drop `.{scope_word}`"))
+            } else if matches!(scope_word, "gpu" | "sys")
+                && info.has("mbarrier::complete_tx::bytes")
+            {
+                Some(format!("`.{scope_word}` stores to global memory, which signals no barrier: drop `.mbarrier::complete_tx::bytes`"))
+            } else if scope_word == "cta" {
+                Some("`st.async` has no `.cta` scope".to_owned())
+            } else if matches!(scope_word, "gpu" | "sys")
+                && words.iter().any(|w| w.starts_with("shared"))
+            {
+                Some(format!("`.{scope_word}` goes with `.global` in `st.async`"))
+            } else if scope_word == "cluster"
+                && words
+                    .iter()
+                    .any(|w| w.starts_with("shared") && *w != "shared::cluster")
+            {
+                Some("`.cluster` goes with `.shared::cluster` in `st.async`".to_owned())
+            } else {
+                None
+            };
+            if let Some(message) = message {
+                problems.push((token.range(), message));
+            }
+        }
+    }
+    let section = section(info);
+    for (range, message) in problems {
+        ctx.report(Diagnostic::error("operand-type", range, message).section(section.clone()));
+    }
+}
+
+/// An address that is a bare constant (`[240]`) names a location only in `.local` memory:
+/// ptxas 13.5 "Immediate addresses allowed only for .local state space" for every other
+/// space, the generic one included (6.4.1).
+fn immediate_addresses(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    if !matches!(
+        info.words[0],
+        "ld" | "ldu"
+            | "st"
+            | "prefetch"
+            | "prefetchu"
+            | "atom"
+            | "red"
+            | "cp"
+            | "mbarrier"
+            | "applypriority"
+            | "discard"
+    ) || info.has("local")
+    {
+        return;
+    }
+    for operand in &info.operands {
+        if !matches!(operand.kind(), OperandKind::Address { .. }) {
+            continue;
+        }
+        let parts = operand.elements();
+        let [only] = parts.as_slice() else {
+            continue;
+        };
+        if matches!(only.kind(), OperandKind::Integer(_)) {
+            ctx.report(
+                Diagnostic::error(
+                    "state-space",
+                    only.range(),
+                    format!(
+                        "a constant address names .local memory only; `{}` needs a register or a variable",
+                        info.opcode_text()
+                    ),
+                )
+                .section("6.4.1"),
+            );
         }
     }
 }
@@ -982,6 +1518,56 @@ fn conversion_modifiers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         ctx.report(
             Diagnostic::error("invalid-qualifier", sat.range(), message).section("9.7.9.21"),
         );
+    }
+}
+
+/// 9.7.9.21: the packed small-float conversions' modifiers, as ptxas 13.5 checks them:
+/// * to an fp8/fp6/fp4 pair (and `.s2f6x2`) `.satfinite` is required ("'.satfinite' modifier
+///   required for instruction 'cvt' with destination type '.e5m2x2'");
+/// * from those pairs to `.f16x2` it is not allowed ("Unexpected instruction types");
+/// * `.bf16x2` from the fp8/fp6/fp4 pairs is PTX 9.2 ("Feature 'cvt.bf16x2.e4m3x2' requires PTX
+///   ISA .version 9.2"), past what this checker knows; from `.ue8m0x2` it rounds with `.rn`.
+fn packed_conversion_modifiers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    let n = info.words.len();
+    if info.words[0] != "cvt" || n < 3 {
+        return;
+    }
+    let (dtype, atype) = (info.words[n - 2], info.words[n - 1]);
+    let small = |t: &str| matches!(t, "e4m3x2" | "e5m2x2" | "e2m3x2" | "e3m2x2" | "e2m1x2");
+    let opcode = info.opcode_text();
+    let mut problems: Vec<(ptx_syntax::TextRange, String)> = Vec::new();
+    if (small(dtype) || dtype == "s2f6x2") && !info.has("satfinite") && !info.has("rs") {
+        problems.push((
+            info.opcode_range(),
+            format!("`{opcode}` needs `.satfinite`: conversions to .{dtype} saturate to the finite range"),
+        ));
+    }
+    if dtype == "f16x2" && small(atype) {
+        if let Some(q) = info.qualifier("satfinite") {
+            problems.push((
+                q.range(),
+                format!("`.satfinite` does not apply to `{opcode}`: every .{atype} value is finite in .f16x2"),
+            ));
+        }
+    }
+    if dtype == "bf16x2" && small(atype) {
+        problems.push((
+            info.opcode_range(),
+            format!("`cvt.bf16x2.{atype}` needs PTX ISA 9.2, newer than this checker's 9.1; convert to .f16x2"),
+        ));
+    }
+    if dtype == "bf16x2" && atype == "ue8m0x2" {
+        for mode in ["rz", "rp", "rm", "rna", "rs"] {
+            if let Some(q) = info.qualifier(mode) {
+                problems.push((
+                    q.range(),
+                    format!("`{opcode}` rounds with `.rn` only, not `.{mode}`"),
+                ));
+            }
+        }
+    }
+    for (range, message) in problems {
+        ctx.report(Diagnostic::error("invalid-qualifier", range, message).section("9.7.9.21"));
     }
 }
 
@@ -1270,6 +1856,88 @@ mod tests {
   cvt.rn.f32.s32 %f1, {%r1, %r2};
 //                    ^^^^^^^^^^ error: `cvt.rn.f32.s32` takes no vector operand here; operand 2 is one value
   cvt.rzi.s32.f32 %x1, %f1;
+  ret;
+}
+"#,
+        );
+    }
+
+    /// Confirmed with ptxas 13.5 (sm_100a, PTX 9.1): the first two fences assemble; every
+    /// annotated line is rejected (fence forms, fenced sizes, mbarrier spaces and operand
+    /// types, tensormap fields, bulk copy shapes and operands, space modifiers, cvt
+    /// modifiers, special registers, isspacep and discard operands, packed conversions, cp.async
+    /// and st.bulk operands); the `ld` with `.cg` and an L2 eviction priority assembles.
+    #[test]
+    fn fences_barriers_copies_and_modifiers() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_100a
+.address_size 64
+.global .align 16 .b8 gmem[4096];
+.shared .align 16 .b8 smem[4096];
+.visible .entry k()
+{
+  .reg .b16 %h<4>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<4>;
+  .reg .f64 %fd<4>;
+  .reg .pred %p<2>;
+  fence.proxy.shared::cta.async::generic.release.sync_restrict::shared::cta.cluster;
+  fence.mbarrier_init.release.sync_restrict::shared::cluster.cluster;
+  fence.proxy.shared.async;
+//                  ^^^^^^ error: `.async` is not allowed here in `fence.proxy.shared.async`; expected .tensormap::generic
+  membar.proxy.async.global;
+//                  ^^^^^^^ error: `membar` has no qualifier `.global`
+  fence.proxy.tensormap::generic.acquire.gpu [%rd1], 64;
+//                                                   ^^ error: `fence.proxy.tensormap::generic.acquire.gpu` works on 128 bytes: the size is 128, not 64
+  mbarrier.init.shared.b64 [smem], %r1;
+  mbarrier.init.shared.b64 [gmem], %r1;
+//                          ^^^^ error: `gmem` is a .global variable; an mbarrier object is in .shared memory
+  mbarrier.arrive.shared.b64 %fd1, [smem];
+//                           ^^^^ error: `%fd1` is a .f64 register; operand 1 of `mbarrier.arrive.shared.b64` needs a .b64, .s64 or .u64 register
+  mbarrier.expect_tx.shared.b64 [smem], %f1;
+//                                      ^^^ error: `%f1` is a .f32 register; operand 2 of `mbarrier.expect_tx.shared.b64` needs a .b32, .s32 or .u32 register
+  tensormap.replace.tile.rank.global.b1024.b64 [%rd1], %rd2;
+//                                        ^^^^ error: `.b64` is not allowed here in `tensormap.replace.tile.rank.global.b1024.b64`; expected .b32
+  tensormap.replace.tile.fill_mode.global.b1024.b32 [%rd1], %r1;
+//                                                          ^^^ error: `.fill_mode` takes an integer constant (0..=1), not a register
+  tensormap.replace.tile.elemtype.global.b1024.b32 [%rd1], 16;
+//                                                         ^^ error: `.elemtype` takes a value in 0..=15, not 16
+  cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], [%r3], {%h1};
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ error: `.im2col` copies 3d, 4d or 5d tensors, not 2d
+  cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], [%r3];
+//                                                                                               ^^^^^^^^^^ error: `cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes` takes 3 tensor coordinates, found 2
+  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r1], [%rd1], %r2, [%r3];
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ error: `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster` takes 5 operands, found 4
+  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 100, [%r3];
+//                                                                                 ^^^ error: the size of `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes` is a multiple of 16 bytes, not 100
+  ld.volatile.param.u32 %r1, [%rd1];
+//  ^^^^^^^^^ error: `.volatile` does not apply to the .param space
+  st.relaxed.gpu.local.u32 [%rd1], %r1;
+//  ^^^^^^^^ error: `.relaxed` does not apply to the .local space
+  cvt.ftz.s32.s16 %r1, %h1;
+//   ^^^^ error: `.ftz` applies to conversions from or to .f32; `cvt.ftz.s32.s16` has none
+  cvt.sat.s64.u32 %rd1, %r1;
+//   ^^^^ error: every .u32 value fits .s64: `cvt.sat.s64.u32` takes no `.sat`
+  cvt.rzi.f16.bf16 %h1, %h2;
+//   ^^^^ error: `cvt.rzi.f16.bf16` takes no `.rzi` rounding modifier for these types
+  cvt.rn.f32.u32 %f1, %tid.x;
+//                    ^^^^^^ error: `cvt.rn.f32.u32` reads no special register: copy `%tid.x` to a register with `mov` first
+  isspacep.global %p1, %f1;
+//                     ^^^ error: operand 2 of `isspacep.global` is a 32-bit or 64-bit integer register, not `%f1`
+  discard.global.L2 [%rd1], 64;
+//                          ^^ error: operand 2 of `discard.global.L2` is the constant 128, not `64`
+  cvt.rn.e5m2x2.f16x2 %h1, %r2;
+//^^^^^^^^^^^^^^^^^^^ error: `cvt.rn.e5m2x2.f16x2` needs `.satfinite`: conversions to .e5m2x2 saturate to the finite range
+  cvt.rn.satfinite.f16x2.e4m3x2 %r1, %h2;
+//      ^^^^^^^^^^ error: `.satfinite` does not apply to `cvt.rn.satfinite.f16x2.e4m3x2`: every .e4m3x2 value is finite in .f16x2
+  ld.global.cg.L2::evict_first.v8.f32 {%f1, %f2, %f3, %f3, %f1, %f2, %f3, %f3}, [%rd1];
+  cp.async.ca.shared.global [gmem], [%rd1], 16;
+//                           ^^^^ error: `gmem` is a .global variable; `cp.async.ca.shared.global` copies from .global to .shared memory
+  st.bulk.weak.shared::cta [%r1], 4096, 1;
+//                                      ^ error: the last operand of `st.bulk.weak.shared::cta` is the constant 0
   ret;
 }
 "#,

@@ -2,7 +2,8 @@
 //! 9.7.9.21 `cvt`, 9.7.3.7 `mad`):
 //! * `cvt` between integer and float, and float to a narrower float, needs a rounding mode
 //!   (`.rn/.rz/.rm/.rp` to float, `.rni/.rzi/.rmi/.rpi` to integer);
-//! * `cvt` to a wider float, and between integers, takes none;
+//! * `cvt` to a wider float, and between integers, takes none (from `.bf16`, and `.f16` to
+//!   `.bf16`, a float rounding mode is optional);
 //! * `mad.f32`/`mad.f64` need a rounding mode (`mad.rn.f32`).
 
 use crate::context::{Ctx, InstInfo};
@@ -23,7 +24,8 @@ fn class(word: &str) -> Option<Class> {
         "s16" | "u16" => Class::Int(16),
         "s32" | "u32" => Class::Int(32),
         "s64" | "u64" => Class::Int(64),
-        // `.bf16` rounds like `.f16`; between the two a rounding mode is needed (below).
+        // `.bf16` is a 16-bit float like `.f16`; conversions between the two are special-cased
+        // below.
         "f16" | "bf16" => Class::Float(16),
         "f32" => Class::Float(32),
         "f64" => Class::Float(64),

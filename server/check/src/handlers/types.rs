@@ -383,11 +383,9 @@ fn pattern(info: &InstInfo<'_>) -> Option<Pattern> {
         "vote" => Pattern::Typed(&[(0, "pred"), (1, "pred"), (2, "u32")]),
         // `createpolicy.range… d, [a], primary-size, total-size`: the sizes are 32-bit
         // (9.7.9.18; ptxas 13.5 "Arguments mismatch" for a predicate or 16-bit register).
-        "createpolicy" if has("range") => Pattern::Typed(&[(0, "b64"), (2, "b32"), (3, "b32")]),
-        "createpolicy" => Pattern::Some {
-            typed: &[0],
-            preds: &[],
-        },
+        // The policy is a 64-bit integer (ptxas 13.5 rejects a `.f64` register).
+        "createpolicy" if has("range") => Pattern::Typed(&[(0, "u64"), (2, "b32"), (3, "b32")]),
+        "createpolicy" => Pattern::Typed(&[(0, "u64")]),
         "bar" | "barrier" if !has("red") => Pattern::Counts {
             typed: &[],
             words: &[0, 1],
