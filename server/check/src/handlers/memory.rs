@@ -886,10 +886,26 @@ const FEATURE_FLOORS: &[(&str, &[&str], &str, &str, &str)] = &[
         "9.7.9.25.5.1",
     ),
     // The gather4/scatter4 and `::w` im2col modes of bulk tensor copies and prefetches:
-    // Blackwell datacenter `a`/`f` targets (ptxas 13.5 rejects sm_90a, sm_100 and sm_120*).
+    // Blackwell datacenter `a`/`f` targets (ptxas 13.5 rejects sm_90a, sm_100 and sm_120*),
+    // except a gather4 into `.shared::cta`, which every target from sm_100 on takes
+    // (`…shared::cta.global.tile::gather4…` assembles for sm_100, sm_120a and sm_121f).
     (
         "cp",
-        &["tensor", "tile::gather4"],
+        &["tensor", "tile::gather4", "shared::cluster"],
+        "8.6",
+        "sm_100f | sm_110f",
+        "9.7.9.25.5.1",
+    ),
+    (
+        "cp",
+        &["tensor", "tile::gather4", "shared::cta"],
+        "8.6",
+        "sm_100+",
+        "9.7.9.25.5.1",
+    ),
+    (
+        "cp",
+        &["prefetch", "tensor", "tile::gather4"],
         "8.6",
         "sm_100f | sm_110f",
         "9.7.9.25.5.1",
