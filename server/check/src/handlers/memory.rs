@@ -32,7 +32,6 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         load_store_spaces(ctx, info);
     }
     operand_classes(ctx, info, scope);
-    feature_floors(ctx, info);
     more_operands(ctx, info, scope);
     if info.words[0] == "cvt" {
         conversion_operands(ctx, info, scope);
@@ -985,7 +984,9 @@ const FEATURE_FLOORS: &[(&str, &[&str], &str, &str, &str)] = &[
     ),
 ];
 
-fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+/// Reads only the spelling, `.version` and `.target`: run once per spelling with the other
+/// opcode rules (handlers/mod.rs).
+pub(crate) fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     use ptx_isa::{PtxVersion, Requirement, TargetReq};
     let version = ctx.version.unwrap_or(PtxVersion::new(99, 9));
     let owned: Vec<String> = ctx.targets.iter().map(|t| t.name.clone()).collect();

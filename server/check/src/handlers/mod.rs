@@ -292,6 +292,7 @@ fn check_instruction<'a>(
         let before = ctx.diagnostic_count();
         availability::check(ctx, &info);
         rounding::check(ctx, &info);
+        memory::feature_floors(ctx, &info);
         let clean = ctx.diagnostic_count() == before;
         info.resolved.opcode_rules_clean.set(Some(clean));
     }
