@@ -118,7 +118,7 @@ fn address_registers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) 
         let Some(base) = address_base(operand) else {
             continue;
         };
-        let OperandKind::Register(name) = base.kind() else {
+        let (OperandKind::Register(name) | OperandKind::Identifier(name)) = base.kind() else {
             continue;
         };
         let Some((ty, reg)) = register_type(scope, name) else {
@@ -278,7 +278,7 @@ fn tensor_map_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>
                 format!("`.{field}` takes an integer constant (0..={max}), not a register"),
             ),
         }
-    } else if let OperandKind::Register(name) = new_value.kind() {
+    } else if let OperandKind::Register(name) | OperandKind::Identifier(name) = new_value.kind() {
         let bits = if info.has("b64") { 64 } else { 32 };
         if let Some((ty, reg)) = register_type(scope, name) {
             if reg.bits() != bits {
@@ -397,7 +397,7 @@ fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
                 .operands
                 .get(wanted - 1 - usize::from(info.has("L2::cache_hint")))
             {
-                if let OperandKind::Register(name) = op.kind() {
+                if let OperandKind::Register(name) | OperandKind::Identifier(name) = op.kind() {
                     if let Some((ty, reg)) = register_type(scope, name) {
                         if reg.bits() != 16 || matches!(reg, Reg::Float(_)) {
                             problems.push((
@@ -461,7 +461,7 @@ fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
         }
         if multicast && found >= wanted {
             if let Some(op) = info.operands.get(wanted - 1) {
-                if let OperandKind::Register(name) = op.kind() {
+                if let OperandKind::Register(name) | OperandKind::Identifier(name) = op.kind() {
                     if let Some((ty, reg)) = register_type(scope, name) {
                         if reg.bits() != 16 || matches!(reg, Reg::Float(_)) {
                             problems.push((

@@ -143,7 +143,7 @@ impl RegTy {
 
 /// The declared type of a plain (non-vector) register operand.
 fn register_type(scope: &Scope<'_>, operand: &Operand<'_>) -> Option<RegTy> {
-    let OperandKind::Register(name) = operand.kind() else {
+    let (OperandKind::Register(name) | OperandKind::Identifier(name)) = operand.kind() else {
         return None;
     };
     let symbol = scope.lookup(name)?;

@@ -942,7 +942,7 @@ fn image_coordinates(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) 
             }
         }
         for c in coordinates {
-            let OperandKind::Register(name) = c.kind() else {
+            let (OperandKind::Register(name) | OperandKind::Identifier(name)) = c.kind() else {
                 continue;
             };
             let Some(symbol) = scope.lookup(name) else {
@@ -994,7 +994,8 @@ fn mixed_vector(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     for vector in vectors {
         let mut sizes = Vec::new();
         for element in vector.elements() {
-            let OperandKind::Register(name) = element.kind() else {
+            let (OperandKind::Register(name) | OperandKind::Identifier(name)) = element.kind()
+            else {
                 continue;
             };
             let Some(symbol) = scope.lookup(name) else {
