@@ -67,6 +67,17 @@ pub(crate) struct InstInfo<'a> {
 }
 
 impl<'a> InstInfo<'a> {
+    /// The spec section of the first matched form (empty when nothing matched), for
+    /// diagnostics.
+    pub fn section(&self) -> String {
+        self.resolved
+            .outcome
+            .matches
+            .first()
+            .map(|m| m.instruction.section.clone())
+            .unwrap_or_default()
+    }
+
     /// The range of word `index` of [`InstInfo::words`] (0 is the mnemonic).
     pub fn word_range(&self, index: usize) -> ptx_syntax::TextRange {
         match index {

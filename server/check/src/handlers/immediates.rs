@@ -13,13 +13,7 @@ type Rule = fn(i128) -> Option<String>;
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     let second = info.words.get(1).copied().unwrap_or("");
-    let section = info
-        .resolved
-        .outcome
-        .matches
-        .first()
-        .map(|m| m.instruction.section.clone())
-        .unwrap_or_default();
+    let section = info.section();
     let rule: Option<(usize, Rule)> = match (info.words[0], second) {
         ("tcgen05", "alloc" | "dealloc") => Some((1, columns)),
         // `bar.warp.sync` takes a member mask, not a barrier number.

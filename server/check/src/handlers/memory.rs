@@ -88,16 +88,6 @@ fn register_type<'a>(scope: &Scope<'a>, name: &str) -> Option<(&'a str, Reg)> {
     Some((ty, Reg::parse(ty)?))
 }
 
-/// Section of the instruction's matched form, for diagnostics.
-fn section(info: &InstInfo<'_>) -> String {
-    info.resolved
-        .outcome
-        .matches
-        .first()
-        .map(|m| m.instruction.section.clone())
-        .unwrap_or_default()
-}
-
 /// 6.4.1: an address is a register, a variable, or either plus an offset; the register must
 /// hold an integer or bit-size value. ptxas 13.5 rejects float and predicate registers ("Illegal
 /// to use symbol '%f3' of type .f32 as address operand. Use integer or bit only.") and 128-bit
@@ -206,7 +196,7 @@ fn constant_destination(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
                     info.opcode_text()
                 ),
             )
-            .section(section(info)),
+            .section(info.section()),
         );
     }
 }
@@ -250,7 +240,7 @@ fn tensor_map_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>
             };
             if let Some(message) = message {
                 ctx.report(
-                    Diagnostic::error("operand-value", op.range(), message).section(section(info)),
+                    Diagnostic::error("operand-value", op.range(), message).section(info.section()),
                 );
             }
         }
@@ -315,7 +305,7 @@ fn tensor_map_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>
 ///   of 16; `wait_group` takes a constant.
 fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     let opcode = info.opcode_text();
-    let section = section(info);
+    let section = info.section();
     let mut problems: Vec<(ptx_syntax::TextRange, String)> = Vec::new();
     if info.has("wait_group") {
         if let Some(op) = info.operands.first() {
@@ -527,7 +517,7 @@ fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
 ///   mechanism `.mbarrier::complete_tx::bytes`.
 fn load_store_spaces(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     let opcode = info.opcode_text();
-    let section = section(info);
+    let section = info.section();
     let mut problems: Vec<(ptx_syntax::TextRange, String)> = Vec::new();
     let space = info.words[1..]
         .iter()
@@ -745,7 +735,7 @@ fn operand_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             ));
         }
     }
-    let section = section(info);
+    let section = info.section();
     for (range, message) in problems {
         ctx.report(Diagnostic::error("operand-type", range, message).section(section.clone()));
     }
@@ -1417,7 +1407,7 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             }
         }
     }
-    let section = section(info);
+    let section = info.section();
     for (range, message) in problems {
         ctx.report(Diagnostic::error("operand-type", range, message).section(section.clone()));
     }
@@ -1640,7 +1630,7 @@ fn conversion_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>
     }
     let (dtype, atype) = (info.words[n - 2], info.words[n - 1]);
     let x4 = matches!(dtype, "e4m3x4" | "e5m2x4" | "e2m3x4" | "e3m2x4" | "e2m1x4");
-    let section = section(info);
+    let section = info.section();
     // Vectors: only the x4 forms' second operand.
     for (index, op) in info.operands.iter().enumerate() {
         if matches!(op.kind(), OperandKind::Vector) && !(x4 && index == 1) {

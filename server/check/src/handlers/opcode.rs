@@ -203,14 +203,7 @@ fn ignored_qualifiers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
                         info.words[0]
                     ),
                 )
-                .section(
-                    info.resolved
-                        .outcome
-                        .matches
-                        .first()
-                        .map(|m| m.instruction.section.clone())
-                        .unwrap_or_default(),
-                ),
+                .section(info.section()),
             );
         }
     }

@@ -224,14 +224,10 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         let Some(problem) = misfit(op, rule.shape, scope, last, info) else {
             continue;
         };
-        let section = rule.section.map(str::to_owned).unwrap_or_else(|| {
-            info.resolved
-                .outcome
-                .matches
-                .first()
-                .map(|m| m.instruction.section.clone())
-                .unwrap_or_default()
-        });
+        let section = rule
+            .section
+            .map(str::to_owned)
+            .unwrap_or_else(|| info.section());
         let opcode = info.opcode_text();
         let message = match rule.shape {
             Shape::Policy64 => format!(

@@ -49,13 +49,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         [] if matches!(info.words[0], "ld" | "st") => "",
         _ => return,
     };
-    let section = info
-        .resolved
-        .outcome
-        .matches
-        .first()
-        .map(|m| m.instruction.section.clone())
-        .unwrap_or_default();
+    let section = info.section();
     for operand in &info.operands {
         if !matches!(operand.kind(), OperandKind::Address { .. }) {
             continue;

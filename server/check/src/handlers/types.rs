@@ -428,13 +428,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     mov_vector_packing(ctx, info, scope);
     image_coordinates(ctx, info, scope);
     let Some(pattern) = pattern(info) else { return };
-    let section = info
-        .resolved
-        .outcome
-        .matches
-        .first()
-        .map(|m| m.instruction.section.clone())
-        .unwrap_or_default();
+    let section = info.section();
     let checker = Checker {
         info,
         scope,

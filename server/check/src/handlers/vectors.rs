@@ -18,13 +18,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     let Ok(counts) = info.resolved.register_counts() else {
         return;
     };
-    let section = info
-        .resolved
-        .outcome
-        .matches
-        .first()
-        .map(|m| m.instruction.section.clone())
-        .unwrap_or_default();
+    let section = info.section();
     for vector in &counts.vectors {
         let Some(operand) = info.operands.get(vector.operand) else {
             continue;
