@@ -89,6 +89,7 @@ fn opcode() {
             ld.relaxed.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy};
             ld.acquire.scope{.ss}{.level1::eviction_priority}{.level2::eviction_priority}{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{, cache-policy};
             ld.mmio.relaxed.sys{.global}.type d, [a];
+            ld{.weak}{.ss}{.cop}.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}{.vec}.type d, [a]{.unified}{, cache-policy};
             ```
 
             **Qualifiers**
