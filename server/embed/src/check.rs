@@ -122,15 +122,20 @@ fn map_diagnostic(stmt: &Statement, mut d: Diagnostic) -> Option<Diagnostic> {
     if matches!(d.code, "unsupported-target" | "version-too-old") {
         // No target known: availability is not checked.
         stmt.target.as_ref()?;
-        if stmt.guard.is_none() && stmt.raw.compiled_on_use && d.severity == Severity::Error {
+        let unsure = stmt.raw.compiled_on_use || stmt.raw.opaque_condition;
+        if stmt.guard.is_none() && unsure && d.severity == Severity::Error {
             // No guard says which targets compile this code, and nvcc compiles templates,
             // inline and static functions and macro bodies only where they are used (headers
-            // select forms by overloads and instantiations): a warning, not an error.
+            // select forms by overloads and instantiations), and code under an `#if` this
+            // layer cannot evaluate perhaps never: a warning, not an error.
             d.severity = Severity::Warning;
-            d.message.push_str(
+            d.message.push_str(if stmt.raw.compiled_on_use {
                 " (a warning: this template, inline function or macro is compiled only where \
-                 it is used, and no `#if` guard says for which targets)",
-            );
+                 it is used, and no `#if` guard says for which targets)"
+            } else {
+                " (a warning: an `#if` whose condition is not a target encloses this code, so \
+                 it may not be compiled for this target)"
+            });
         }
     }
     let placeholder = stmt

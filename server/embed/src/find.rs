@@ -76,6 +76,9 @@ pub struct RawAsm {
     /// Inside a template, an inline or static function, or a macro body: code that nvcc
     /// compiles only where it is used, so it may never be compiled for a given target.
     pub compiled_on_use: bool,
+    /// Inside an `#if` whose condition is not a target this layer reads (a macro another
+    /// header defines per architecture): it may never be compiled for a given target either.
+    pub opaque_condition: bool,
 }
 
 /// A fresh parser for CUDA C++.
@@ -140,6 +143,7 @@ pub fn find_incremental(text: &str, previous: Option<(&str, &Tree)>) -> (Tree, V
             s.host_only = crate::target::host_only_from(innermost, text);
             s.newer_ptx = crate::target::needs_newer_ptx_from(innermost, text);
             s.compiled_on_use = s.in_macro || compiled_on_use(innermost, text);
+            s.opaque_condition = crate::target::under_opaque_condition(innermost, text);
             found.push(s);
         }
     }
@@ -393,6 +397,7 @@ fn read_asm(node: Node, text: &str, host: &str, shift: isize, in_macro: bool) ->
         host_only: false,
         newer_ptx: false,
         compiled_on_use: false,
+        opaque_condition: false,
     })
 }
 

@@ -266,6 +266,41 @@ pub fn host_only_from(start: Option<Node>, text: &str) -> bool {
     false
 }
 
+/// Is the statement at `start` inside an `#if`/`#elif`/`#ifdef` branch whose condition is
+/// not one this layer reads as a target (`#if (__CUDA_FP8_INTERNAL_CAN_RELY_ON_PTX_…__)`,
+/// whose macro another header defines per architecture)? Then it may never be compiled for
+/// a given target. `#ifndef` (include guards) does not count.
+pub fn under_opaque_condition(start: Option<Node>, text: &str) -> bool {
+    let mut node = start;
+    let mut child: Option<Node> = None;
+    while let Some(n) = node {
+        let in_condition = child.is_some_and(|c| {
+            n.child_by_field_name("condition")
+                .is_some_and(|a| a.id() == c.id())
+        });
+        if !in_condition {
+            let opaque = match n.kind() {
+                "preproc_if" | "preproc_elif" => n
+                    .child_by_field_name("condition")
+                    .is_some_and(|c| condition(&text[c.start_byte()..c.end_byte()]).is_none()),
+                "preproc_ifdef" => {
+                    !text[n.start_byte()..].starts_with("#ifndef")
+                        && n.child_by_field_name("name").is_some_and(|c| {
+                            feature_macro(&text[c.start_byte()..c.end_byte()]).is_none()
+                        })
+                }
+                _ => false,
+            };
+            if opaque {
+                return true;
+            }
+        }
+        child = Some(n);
+        node = n.parent();
+    }
+    false
+}
+
 /// Is the statement at `start` inside an `#if`/`#elif` branch that requires a PTX ISA
 /// version (CCCL's `__cccl_ptx_isa >= 920`, meaning PTX ISA 9.2) newer than the newest
 /// one the ISA facts describe?
@@ -581,6 +616,23 @@ pub fn targets_from_args(args: &[String]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn opaque_conditions() {
+        let text = "#ifndef H\n#define H\nvoid f() {\n#if (SOME_FLAG)\n  asm(\"a;\");\n#else\n  asm(\"b;\");\n#endif\n#if __CUDA_ARCH__ >= 900\n  asm(\"c;\");\n#endif\n#ifdef __CUDACC__\n  asm(\"d;\");\n#endif\n  asm(\"e;\");\n}\n#endif\n";
+        let mut parser = crate::find::cuda_parser();
+        let tree = parser.parse(text, None).unwrap();
+        let opaque = |needle: &str| {
+            let at = text.find(needle).unwrap();
+            let node = tree.root_node().descendant_for_byte_range(at, at + 1);
+            under_opaque_condition(node, text)
+        };
+        assert!(opaque("asm(\"a"));
+        assert!(opaque("asm(\"b"));
+        assert!(!opaque("asm(\"c"));
+        assert!(opaque("asm(\"d"));
+        assert!(!opaque("asm(\"e"));
+    }
 
     #[test]
     fn conditions() {
