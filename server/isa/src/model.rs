@@ -65,6 +65,16 @@ pub enum Unmet {
 }
 
 impl Requirement {
+    /// A version and target floor written as text (`"8.6"`, `"sm_100f | sm_110f"`), as the
+    /// checker's rule tables give them; text that does not parse imposes nothing.
+    pub fn floor(since: &str, targets: &str) -> Requirement {
+        Requirement {
+            since: PtxVersion::parse(since).unwrap_or(PtxVersion::MIN),
+            targets: TargetReq::parse(targets).unwrap_or_default(),
+            removed: Vec::new(),
+        }
+    }
+
     /// Merge another requirement (both must hold).
     pub fn and(&mut self, other: &Requirement) {
         self.since = self.since.max(other.since);

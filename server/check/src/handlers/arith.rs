@@ -402,11 +402,7 @@ fn features(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         {
             continue;
         }
-        let requirement = Requirement {
-            since: PtxVersion::parse(since).unwrap_or(PtxVersion::MIN),
-            targets: TargetReq::parse(target).unwrap_or_default(),
-            removed: Vec::new(),
-        };
+        let requirement = Requirement::floor(since, target);
         for unmet in requirement.check(version, &targets) {
             match unmet {
                 ptx_isa::Unmet::Version { needed } => {

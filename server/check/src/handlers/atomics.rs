@@ -10,7 +10,7 @@
 //! * operand types: which register types and constants each instruction type takes;
 //! * the address: an integer or bit-size register (or a variable), never a constant.
 
-use ptx_isa::{PtxVersion, Requirement, TargetReq, Unmet};
+use ptx_isa::{PtxVersion, Requirement, Unmet};
 use ptx_syntax::{Operand, OperandKind};
 
 use crate::context::{Ctx, InstInfo};
@@ -74,11 +74,7 @@ fn red_async(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     let mbarrier = info.has("mbarrier::complete_tx::bytes");
     if !mbarrier {
         let version = ctx.version.unwrap_or(PtxVersion::new(99, 9));
-        let requirement = Requirement {
-            since: PtxVersion::new(8, 7),
-            targets: TargetReq::parse("sm_100+").unwrap_or_default(),
-            removed: Vec::new(),
-        };
+        let requirement = Requirement::floor("8.7", "sm_100+");
         let unmet = requirement.check(version, &ctx.target_names());
         if let Some(unmet) = unmet.first() {
             let (code, message) = match unmet {
@@ -572,11 +568,7 @@ fn floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, section: &str) {
         {
             continue;
         }
-        let requirement = Requirement {
-            since: PtxVersion::parse(floor.since).unwrap_or(PtxVersion::MIN),
-            targets: TargetReq::parse(floor.targets).unwrap_or_default(),
-            removed: Vec::new(),
-        };
+        let requirement = Requirement::floor(floor.since, floor.targets);
         let written = floor
             .when
             .iter()

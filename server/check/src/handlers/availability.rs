@@ -8,7 +8,7 @@
 //! list of qualifier rules confirmed with ptxas fixtures is checked on top (see
 //! [`QUALIFIER_RULES`]).
 
-use ptx_isa::{PtxVersion, Requirement, TargetReq, Unmet};
+use ptx_isa::{PtxVersion, Requirement, Unmet};
 
 use crate::context::{Ctx, InstInfo};
 use crate::util::describe_targets;
@@ -265,11 +265,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         if opcode != rule_opcode || !qualifiers.iter().all(|q| info.has(q)) {
             continue;
         }
-        let requirement = Requirement {
-            since: PtxVersion::parse(since).unwrap_or(PtxVersion::MIN),
-            targets: TargetReq::parse(target).unwrap_or_default(),
-            removed: Vec::new(),
-        };
+        let requirement = Requirement::floor(since, target);
         let range = qualifiers
             .first()
             .and_then(|q| info.qualifier(q))

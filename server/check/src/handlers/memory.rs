@@ -977,7 +977,7 @@ const FEATURE_FLOORS: &[(&str, &[&str], &str, &str, &str)] = &[
 /// Reads only the spelling, `.version` and `.target`: run once per spelling with the other
 /// opcode rules (handlers/mod.rs).
 pub(crate) fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    use ptx_isa::{PtxVersion, Requirement, TargetReq};
+    use ptx_isa::{PtxVersion, Requirement};
     let version = ctx.version.unwrap_or(PtxVersion::new(99, 9));
     let owned: Vec<String> = ctx.targets.iter().map(|t| t.name.clone()).collect();
     let targets: Vec<&str> = owned.iter().map(String::as_str).collect();
@@ -1005,11 +1005,7 @@ pub(crate) fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         } else {
             since
         };
-        let requirement = Requirement {
-            since: PtxVersion::parse(since).unwrap_or(PtxVersion::MIN),
-            targets: TargetReq::parse(target).unwrap_or_default(),
-            removed: Vec::new(),
-        };
+        let requirement = Requirement::floor(since, target);
         let range = qualifiers
             .last()
             .and_then(|q| info.qualifier(q))
@@ -1041,11 +1037,7 @@ pub(crate) fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
             rules.push((
                 format!("cvt.{d}.{a}"),
                 info.opcode_range(),
-                Requirement {
-                    since: PtxVersion::new(7, 8),
-                    targets: TargetReq::parse("sm_90+").unwrap_or_default(),
-                    removed: Vec::new(),
-                },
+                Requirement::floor("7.8", "sm_90+"),
                 "9.7.9.21",
             ));
         }
@@ -1058,11 +1050,7 @@ pub(crate) fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
             rules.push((
                 format!("cvt.{d}.{a}"),
                 info.opcode_range(),
-                Requirement {
-                    since: PtxVersion::new(9, 1),
-                    targets: TargetReq::parse("sm_100f | sm_110f | sm_120f").unwrap_or_default(),
-                    removed: Vec::new(),
-                },
+                Requirement::floor("9.1", "sm_100f | sm_110f | sm_120f"),
                 "9.7.9.21",
             ));
         }
@@ -1078,11 +1066,7 @@ pub(crate) fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         rules.push((
             format!("{} with an arrival count", info.words[..2].join(".")),
             info.opcode_range(),
-            Requirement {
-                since: PtxVersion::new(7, 8),
-                targets: TargetReq::parse("sm_90+").unwrap_or_default(),
-                removed: Vec::new(),
-            },
+            Requirement::floor("7.8", "sm_90+"),
             "9.7.13.15.13",
         ));
     }
@@ -1102,11 +1086,7 @@ pub(crate) fn feature_floors(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
             rules.push((
                 "256-bit ld.global.nc".to_owned(),
                 info.opcode_range(),
-                Requirement {
-                    since: PtxVersion::new(8, 8),
-                    targets: TargetReq::parse("sm_100+").unwrap_or_default(),
-                    removed: Vec::new(),
-                },
+                Requirement::floor("8.8", "sm_100+"),
                 "9.7.9.9",
             ));
         }
