@@ -200,7 +200,10 @@ impl Parse {
 }
 
 /// Byte offsets where a text may be split into `threads` chunks: each right after a line
-/// `}` (the end of a function body as compilers write it) near an equal share of the text.
+/// `}` near an equal share of the text that ends a top-level item, which is where the
+/// next non-blank, non-comment line starts a top-level directive (or the text ends).
+/// Compilers also put a `}` at the start of a line inside function bodies (nvcc's inline
+/// `asm` blocks), and splitting there would make both chunks fail to parse.
 fn chunk_splits(text: &str, threads: usize) -> Vec<usize> {
     let mut splits = Vec::new();
     if threads < 2 {
@@ -208,17 +211,46 @@ fn chunk_splits(text: &str, threads: usize) -> Vec<usize> {
     }
     let bytes = text.as_bytes();
     for i in 1..threads {
-        let target = (text.len() * i / threads).max(splits.last().copied().unwrap_or(0));
-        let Some(at) = find_sub(&bytes[target..], b"\n}\n") else {
-            break;
+        let mut from = (text.len() * i / threads).max(splits.last().copied().unwrap_or(0));
+        let split = loop {
+            let Some(at) = find_sub(&bytes[from..], b"\n}\n") else {
+                break None;
+            };
+            let split = from + at + 3;
+            if starts_top_level(&text[split..]) {
+                break Some(split);
+            }
+            from = split - 1;
         };
-        let split = target + at + 3;
-        if split < text.len() {
-            splits.push(split);
+        match split {
+            Some(split) if split < text.len() => splits.push(split),
+            _ => break,
         }
     }
     splits.dedup();
     splits
+}
+
+/// Whether `rest`, after blank lines and `//` comment lines, begins with a directive that
+/// only stands at module level.
+fn starts_top_level(rest: &str) -> bool {
+    const TOP_LEVEL: [&str; 9] = [
+        ".visible", ".weak", ".extern", ".entry", ".func", ".file", ".section", ".global", ".const",
+    ];
+    let mut rest = rest;
+    loop {
+        rest = rest.trim_start();
+        if rest.starts_with("//") {
+            rest = rest.find('\n').map_or("", |at| &rest[at..]);
+        } else {
+            break;
+        }
+    }
+    rest.is_empty()
+        || TOP_LEVEL.iter().any(|directive| {
+            rest.strip_prefix(directive)
+                .is_some_and(|after| after.starts_with(|c: char| c.is_ascii_whitespace()))
+        })
 }
 
 fn find_sub(haystack: &[u8], needle: &[u8]) -> Option<usize> {
@@ -379,6 +411,33 @@ mod tests {
             ]
         "#]]
         .assert_debug_eq(&errors);
+    }
+
+    #[test]
+    fn chunks_split_only_before_top_level_items() {
+        let function = |name: &str| {
+            format!(
+                ".visible .entry {name}()\n{{\n\t// begin inline asm\n\t{{\n    .reg .pred p;\n}}\n\n\t// end inline asm\n\tret;\n}}\n"
+            )
+        };
+        // The first function is the longer, so the equal share falls before its `asm` block.
+        let long = function("a").replacen("{\n", &format!("{{\n{}", "\tnop;\n".repeat(20)), 1);
+        let text = format!("{long}\n// next\n{}", function("b"));
+        let second = text.find("// next").unwrap();
+        assert_eq!(chunk_splits(&text, 2), vec![second - 1]);
+        // The inline asm's `}` is never a split point, even where the share falls.
+        let asm_end = text.find("}\n\n\t// end").unwrap();
+        assert!(starts_top_level("\n// x\n\t.section .debug_info {"));
+        assert!(!starts_top_level(&text[asm_end + 2..]));
+        let parse = Parse::new_parallel(text.as_str(), 2);
+        assert_eq!(parse.chunks(), 2);
+        let functions = |p: &Parse| {
+            (p.module().functions().iter())
+                .map(|f| f.range())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(functions(&parse), functions(&Parse::new(text.as_str())));
+        assert!(parse.syntax_errors().is_empty());
     }
 
     #[test]
