@@ -138,6 +138,8 @@ pub(crate) struct Ctx<'a> {
     /// Functions declared `.extern` and defined nowhere in the file, which ptxas cannot
     /// resolve when it assembles the file as a whole program (filled by the module frame).
     pub unresolved_functions: Vec<&'a str>,
+    /// Instructions checked clean so far (`None`: every instruction is checked in full).
+    pub memo: Option<crate::memo::CleanMemo>,
     diagnostics: Vec<Diagnostic>,
     matches: HashMap<String, Rc<Resolved>>,
     /// A buffer for the spelling of the instruction being split.
@@ -197,6 +199,7 @@ impl<'a> Ctx<'a> {
             snippet,
             address_size_64,
             unresolved_functions: Vec::new(),
+            memo: Some(crate::memo::CleanMemo::default()),
             diagnostics: Vec::new(),
             matches: HashMap::default(),
             key: String::new(),

@@ -21,6 +21,7 @@ mod context;
 mod diagnostic;
 mod handlers;
 mod incremental;
+mod memo;
 mod scope;
 #[cfg(test)]
 mod test_support;
@@ -195,6 +196,17 @@ pub fn check_incremental(
 fn run(parse: &Parse, options: &CheckOptions, cache: Option<&mut CheckCache>) -> Vec<Diagnostic> {
     let mut ctx = context::Ctx::new(parse, options);
     handlers::run_all(&mut ctx, cache);
+    finish(ctx.finish())
+}
+
+/// Like [`check`] on one thread, running every rule on every instruction: without the
+/// memory of instructions already found clean (see `memo.rs`). The result is the same as
+/// [`check`]'s; tests compare the two.
+#[doc(hidden)]
+pub fn check_every_instruction(parse: &Parse, options: &CheckOptions) -> Vec<Diagnostic> {
+    let mut ctx = context::Ctx::new(parse, options);
+    ctx.memo = None;
+    handlers::run_all(&mut ctx, None);
     finish(ctx.finish())
 }
 

@@ -41,6 +41,11 @@ fn compare(name: &str, text: &str) -> usize {
     let options = CheckOptions::default();
     let whole = Parse::new(text);
     let expected = render(&check_with_threads(&whole, &options, 1));
+    assert_eq!(
+        expected,
+        render(&ptx_check::check_every_instruction(&whole, &options)),
+        "{name}: every instruction checked in full"
+    );
     let mut chunks = 1;
     for threads in [2, 3, 4] {
         let chunked = Parse::new_parallel(text, threads);

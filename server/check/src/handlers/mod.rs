@@ -26,7 +26,7 @@ pub(crate) mod vectors;
 
 use ptx_syntax::{Block, Function, Instruction, Item, Statement};
 
-use crate::context::Ctx;
+use crate::context::{Ctx, InstInfo};
 use crate::incremental::{self, CheckCache};
 use crate::scope::{Frame, Scope};
 
@@ -130,7 +130,7 @@ fn prepare<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Scope<'a> {
 }
 
 /// The module's frame and the frame of statements outside functions (a snippet's).
-fn prepare_names<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Scope<'a> {
+pub(crate) fn prepare_names<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Scope<'a> {
     let mut scope = Scope::default();
     scope.push(names::module_frame(ctx, items));
     let mut snippet_frame = Frame::default();
@@ -269,20 +269,47 @@ fn check_instruction<'a>(
     if inst.has_error() {
         return;
     }
-    let Some(mut info) = ctx.inst_info(inst) else {
-        return;
-    };
+    // An instruction like one checked clean before (see `memo`) is clean too.
+    let keyed = ctx
+        .memo
+        .as_mut()
+        .is_some_and(|memo| memo.prepare(inst.text(), scope));
+    if keyed {
+        let memo = ctx.memo.as_ref().expect("keyed with a memo");
+        if memo.is_clean() && !flow.observes(memo.mnemonic(inst.text())) {
+            return;
+        }
+    }
+    let before = ctx.diagnostic_count();
+    let info = check_rules(ctx, scope, inst, flow);
+    if keyed && ctx.diagnostic_count() == before {
+        if let Some(memo) = ctx.memo.as_mut() {
+            memo.set_clean();
+        }
+    }
+    if let Some(info) = info {
+        flow.observe(ctx, &info);
+    }
+}
+
+/// Runs the instruction rules; the instruction's parts, unless it has no opcode that
+/// resolves (then there is nothing more to check).
+fn check_rules<'a>(
+    ctx: &mut Ctx<'a>,
+    scope: &Scope<'a>,
+    inst: Instruction<'a>,
+    flow: &tcgen05::Flow<'a>,
+) -> Option<InstInfo<'a>> {
+    let mut info = ctx.inst_info(inst)?;
     names::check_uses(ctx, &info, scope);
     special_registers::check(ctx, &info);
     let before = ctx.diagnostic_count();
     if !opcode::check(ctx, &info) {
         // ptxas ignores a stray `.pred` on some instructions: check them without it.
-        let Some(stripped) = arith::without_stray_pred(ctx, &info) else {
-            return;
-        };
+        let stripped = arith::without_stray_pred(ctx, &info)?;
         ctx.truncate_diagnostics(before);
         if !opcode::check(ctx, &stripped) {
-            return;
+            return None;
         }
         info = stripped;
     }
@@ -310,5 +337,5 @@ fn check_instruction<'a>(
         memory::check(ctx, &info, scope);
         arith::check(ctx, &info, scope);
     }
-    flow.observe(ctx, &info);
+    Some(info)
 }

@@ -48,6 +48,11 @@ impl<'a> Flow<'a> {
         }
     }
 
+    /// Whether [`Flow::observe`] has anything to do with an instruction of this mnemonic.
+    pub fn observes(&self, mnemonic: &str) -> bool {
+        !self.pending_loads.is_empty() || matches!(mnemonic, "call" | "tcgen05")
+    }
+
     pub fn observe(&mut self, ctx: &mut Ctx<'_>, info: &InstInfo<'a>) {
         if info.words[0] == "call" {
             self.has_call = true;
