@@ -9,14 +9,17 @@
 //! when they find nothing, skips them for the rest.
 //!
 //! The key is the instruction's text with blanks kept only between words and each name
-//! resolved: a `.reg` register becomes its declaration's type, vector and state space plus its
-//! place among the instruction's distinct registers; any other declared name keeps its text
-//! and gains the position of its declaration (a parameter of one function is not the
-//! same-named parameter of another); undeclared names and special registers stay as written.
+//! resolved: a `.reg` register becomes its declaration's type and vector plus its place among
+//! the instruction's distinct registers; any other declared name keeps its text and gains
+//! what the rules read of its declaration (kind, type, vector, state space, and whether it is
+//! an input parameter of the function, which may not be written); undeclared names and
+//! special registers stay as written.
 //! Only clean results are remembered: an instruction with a diagnostic is checked every time,
 //! so every diagnostic has its own ranges.
 
 use rustc_hash::FxHashSet as HashSet;
+
+use ptx_syntax::TextRange;
 
 use crate::scope::{Scope, SymbolKind};
 
@@ -34,12 +37,12 @@ pub(crate) struct CleanMemo {
 
 const REGISTER: u8 = 0x01;
 const FIELD: u8 = 0x02;
-const DECLARED_AT: u8 = 0x03;
+const DECLARED: u8 = 0x03;
 
 impl CleanMemo {
     /// Builds the key of an instruction's text; `false` when the instruction is not one to
     /// remember (more than 255 distinct registers).
-    pub fn prepare(&mut self, text: &str, scope: &Scope<'_>) -> bool {
+    pub fn prepare(&mut self, text: &str, scope: &Scope<'_>, inputs: &[TextRange]) -> bool {
         self.key.clear();
         self.registers.clear();
         let bytes = text.as_bytes();
@@ -59,7 +62,7 @@ impl CleanMemo {
             while i < bytes.len() && is_name_byte(bytes[i]) {
                 i += 1;
             }
-            if !self.name_or_register(text, start, i, scope) {
+            if !self.name_or_register(text, start, i, scope, inputs) {
                 return false;
             }
             self.key.push(b' ');
@@ -108,7 +111,7 @@ impl CleanMemo {
                 while i < bytes.len() && is_name_byte(bytes[i]) {
                     i += 1;
                 }
-                if !self.name_or_register(text, start, i, scope) {
+                if !self.name_or_register(text, start, i, scope, inputs) {
                     return false;
                 }
             } else {
@@ -141,11 +144,18 @@ impl CleanMemo {
         start: usize,
         end: usize,
         scope: &Scope<'_>,
+        inputs: &[TextRange],
     ) -> bool {
         let name = &text[start..end];
         let symbol = scope.lookup(name);
         let Some(symbol) = symbol.filter(|s| s.kind == SymbolKind::Register) else {
-            self.name(name, symbol.map(|s| s.range.start));
+            self.key.extend_from_slice(name.as_bytes());
+            if let Some(symbol) = symbol {
+                self.key.push(DECLARED);
+                self.key.push(symbol.kind as u8);
+                self.key.push(u8::from(inputs.contains(&symbol.range)));
+                self.fields(&[symbol.ty, symbol.vector, symbol.space]);
+            }
             return true;
         };
         let ordinal = match (self.registers.iter()).position(|&(s, e)| &text[s..e] == name) {
@@ -160,19 +170,14 @@ impl CleanMemo {
         };
         self.key.push(REGISTER);
         self.key.push(ordinal);
-        for field in [symbol.ty, symbol.vector] {
-            self.key.extend_from_slice(field.unwrap_or("").as_bytes());
-            self.key.push(FIELD);
-        }
+        self.fields(&[symbol.ty, symbol.vector]);
         true
     }
 
-    /// A name other than a `.reg` register: its text, and where it is declared.
-    fn name(&mut self, name: &str, declared_at: Option<usize>) {
-        self.key.extend_from_slice(name.as_bytes());
-        if let Some(at) = declared_at {
-            self.key.push(DECLARED_AT);
-            self.key.extend_from_slice(&(at as u64).to_le_bytes());
+    fn fields(&mut self, fields: &[Option<&str>]) {
+        for field in fields {
+            self.key.extend_from_slice(field.unwrap_or("").as_bytes());
+            self.key.push(FIELD);
         }
     }
 }
@@ -231,6 +236,15 @@ mod tests {
     }
 
     #[test]
+    fn a_write_to_an_input_parameter_is_not_a_write_to_a_return_parameter() {
+        let text = format!(
+            "{HEADER}.visible .func (.param .u64 x) f()\n{{\n\t.reg .b64 %rd<2>;\n\tst.param.u64 [x], %rd1;\n\tret;\n}}\n\
+             .visible .entry a(.param .u64 x)\n{{\n\t.reg .b64 %rd<2>;\n\tst.param.u64 [x], %rd1;\n\tret;\n}}\n"
+        );
+        assert_eq!(error_lines(&text), [13]);
+    }
+
+    #[test]
     fn keys_keep_the_pattern_of_registers_and_drop_their_names() {
         let text = format!(
             "{HEADER}.visible .entry a()\n{{\n\t.reg .b32 %r<9>;\n\t.reg .pred %p<3>;\n\
@@ -256,7 +270,7 @@ mod tests {
             })
             .map(|text| {
                 let mut memo = super::CleanMemo::default();
-                assert!(memo.prepare(text, &scope));
+                assert!(memo.prepare(text, &scope, &[]));
                 memo.key
             })
             .collect();

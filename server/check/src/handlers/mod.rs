@@ -273,7 +273,7 @@ fn check_instruction<'a>(
     let keyed = ctx
         .memo
         .as_mut()
-        .is_some_and(|memo| memo.prepare(inst.text(), scope));
+        .is_some_and(|memo| memo.prepare(inst.text(), scope, &flow.inputs));
     if keyed {
         let memo = ctx.memo.as_ref().expect("keyed with a memo");
         if memo.is_clean() && !flow.observes(memo.mnemonic(inst.text())) {
