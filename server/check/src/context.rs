@@ -229,6 +229,11 @@ impl<'a> Ctx<'a> {
         &self.diagnostics[start..]
     }
 
+    /// Takes out the diagnostics reported since [`Ctx::diagnostic_count`] returned `start`.
+    pub fn take_diagnostics_since(&mut self, start: usize) -> Vec<Diagnostic> {
+        self.diagnostics.split_off(start)
+    }
+
     /// Forgets the diagnostics reported after the first `count`.
     pub fn truncate_diagnostics(&mut self, count: usize) {
         self.diagnostics.truncate(count);

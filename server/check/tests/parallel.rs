@@ -96,10 +96,9 @@ fn corpus_files_check_the_same_in_parallel() {
         // A large compiler-written file always finds its split points (nvcc's inline `asm`
         // blocks close with a `}` at the start of a line too, which is no place to split).
         if text.len() > 512 * 1024 {
-            assert_eq!(
-                Parse::new_parallel(text.as_str(), 2).chunks(),
-                2,
-                "{} was parsed in one piece",
+            assert!(
+                Parse::new_parallel(text.as_str(), 2).chunks() > 2,
+                "{} was parsed in fewer chunks than asked",
                 path.display()
             );
         }

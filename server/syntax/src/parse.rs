@@ -60,15 +60,27 @@ impl Parse {
         }
     }
 
-    /// Parses `text` in up to `threads` chunks at once (one thread each), split where a
-    /// function body ends at the start of a line; the caller decides whether the text is
-    /// large enough to be worth it. The result reads as [`Parse::new`]'s does (the same items,
+    /// Parses `text` on up to `threads` threads, in chunks split where a top-level item ends
+    /// at the start of a line; the caller decides whether the text is large enough to be
+    /// worth it. There are a few chunks per thread, each thread taking the next chunk not
+    /// yet taken, so that a chunk slower to parse than its size says (long runs of data)
+    /// does not leave the other threads idle. The result reads as [`Parse::new`]'s does (the same items,
     /// ranges and errors). When a chunk does not parse cleanly on its own (a split inside
     /// something that spans it), the whole text is parsed again in one piece, so broken
     /// files cost one extra parse and never a different result.
     pub fn new_parallel(text: impl Into<String>, threads: usize) -> Self {
+        /// Chunks per thread, and the smallest chunk worth a parser of its own.
+        const CHUNKS_PER_THREAD: usize = 4;
+        const MIN_CHUNK: usize = 64 * 1024;
         let text: Arc<String> = Arc::new(text.into());
-        let splits = chunk_splits(&text, threads);
+        let chunks = if threads < 2 {
+            1
+        } else {
+            (threads * CHUNKS_PER_THREAD)
+                .min(text.len() / MIN_CHUNK)
+                .max(threads)
+        };
+        let splits = chunk_splits(&text, chunks);
         if splits.is_empty() {
             return Parse::new_shared(text);
         }
@@ -101,16 +113,36 @@ impl Parse {
             let tree = parser.parse(text.as_bytes(), None)?;
             (!tree.root_node().has_error()).then_some(tree)
         };
-        let trees: Vec<Option<Tree>> = std::thread::scope(|s| {
-            let workers: Vec<_> = ranges[1..]
-                .iter()
-                .map(|&range| s.spawn(move || parse_range(range)))
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let work = || {
+            let mut done = Vec::new();
+            loop {
+                let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&range) = ranges.get(index) else {
+                    return done;
+                };
+                done.push((index, parse_range(range)));
+            }
+        };
+        let mut trees: Vec<(usize, Option<Tree>)> = std::thread::scope(|s| {
+            let workers: Vec<_> = (1..threads.min(ranges.len()))
+                .map(|_| s.spawn(work))
                 .collect();
-            let mut trees = vec![parse_range(ranges[0])];
-            trees.extend(workers.into_iter().map(|w| w.join().ok().flatten()));
+            let mut trees = work();
+            for worker in workers {
+                // A worker that panicked leaves its chunks out: the whole text is parsed again.
+                trees.extend(worker.join().unwrap_or_default());
+            }
             trees
         });
-        let Some(mut trees) = trees.into_iter().collect::<Option<Vec<Tree>>>() else {
+        trees.sort_by_key(|&(index, _)| index);
+        let complete = trees.len() == ranges.len();
+        let Some(mut trees) = trees
+            .into_iter()
+            .map(|(_, tree)| tree)
+            .collect::<Option<Vec<Tree>>>()
+            .filter(|_| complete)
+        else {
             return Parse::new_shared(text);
         };
         let tree = trees.remove(0);

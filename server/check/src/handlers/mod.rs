@@ -24,6 +24,8 @@ pub(crate) mod textures;
 pub(crate) mod types;
 pub(crate) mod vectors;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use ptx_syntax::{Block, Function, Instruction, Item, Statement};
 
 use crate::context::{Ctx, InstInfo};
@@ -40,15 +42,19 @@ pub(crate) fn run_all(ctx: &mut Ctx<'_>, cache: Option<&mut CheckCache>) {
     flow.finish(ctx);
 }
 
-/// Runs the handlers with the functions shared out between up to `threads` threads, each
-/// taking a run of consecutive functions of about the same size. `None` when the module
-/// cannot be split (fewer than two functions, or statements outside functions, whose flow
-/// runs through the whole file). The diagnostics come in the order [`run_all`] reports them.
-pub(crate) fn run_parallel(
-    parse: &ptx_syntax::Parse,
-    options: &crate::CheckOptions,
+/// Runs the handlers with the functions shared out between up to `threads` threads. The
+/// functions are cut into runs of consecutive functions of about the same size, a few runs
+/// per thread, and each thread takes the next run not yet taken (so a run slower to check
+/// than its size says does not leave the other threads idle); a thread keeps its names and
+/// its memory of clean instructions from one run to the next. `None` when the module cannot
+/// be split (fewer than two functions, or statements outside functions, whose flow runs
+/// through the whole file). The diagnostics come in the order [`run_all`] reports them.
+pub(crate) fn run_parallel<'a>(
+    parse: &'a ptx_syntax::Parse,
+    options: &'a crate::CheckOptions,
     threads: usize,
 ) -> Option<Vec<crate::Diagnostic>> {
+    const RUNS_PER_THREAD: usize = 4;
     let mut ctx = Ctx::new(parse, options);
     let items = ctx.module.items();
     if items.iter().any(|item| {
@@ -67,17 +73,19 @@ pub(crate) fn run_parallel(
         })
         .collect();
     let total: usize = sizes.iter().sum();
-    let threads = threads.min(sizes.iter().filter(|&&s| s > 0).count());
+    let functions = sizes.iter().filter(|&&s| s > 0).count();
+    let threads = threads.min(functions);
     if threads < 2 {
         return None;
     }
-    // Part boundaries: item indices where the running size passes each equal share.
+    let wanted = (threads * RUNS_PER_THREAD).min(functions);
+    // Run boundaries: item indices where the running size passes each equal share.
     let mut bounds = vec![0];
     let mut running = 0;
     for (index, size) in sizes.iter().enumerate() {
-        if running >= total * bounds.len() / threads && index > *bounds.last()? {
+        if running >= total * bounds.len() / wanted && index > *bounds.last()? {
             bounds.push(index);
-            if bounds.len() == threads {
+            if bounds.len() == wanted {
                 break;
             }
         }
@@ -87,39 +95,60 @@ pub(crate) fn run_parallel(
     if bounds.len() < 3 {
         return None;
     }
-    let parts: Vec<&[Item<'_>]> = bounds.windows(2).map(|w| &items[w[0]..w[1]]).collect();
-    let later = std::thread::scope(|s| {
-        let workers: Vec<_> = parts[1..]
-            .iter()
-            .map(|part| {
-                let items = &items;
+    let runs: Vec<&[Item<'a>]> = bounds.windows(2).map(|w| &items[w[0]..w[1]]).collect();
+    let next = AtomicUsize::new(0);
+    let work = |ctx: &mut Ctx<'a>, scope: &mut Scope<'a>| check_runs(ctx, scope, &runs, &next);
+    let (module_rules, mut done) = std::thread::scope(|s| {
+        let workers: Vec<_> = (1..threads)
+            .map(|_| {
+                let (items, work) = (&items, &work);
                 s.spawn(move || {
                     let mut ctx = Ctx::new(parse, options);
-                    // The module-level rules are the first part's: only the names are needed.
+                    // The module-level rules run on the calling thread: only the names are needed.
                     let mut scope = prepare_names(&mut ctx, items);
                     ctx.truncate_diagnostics(0);
-                    let mut flow = tcgen05::Flow::default();
-                    check_items(&mut ctx, &mut scope, part, &mut flow, None);
-                    ctx.finish()
+                    work(&mut ctx, &mut scope)
                 })
             })
             .collect();
         let mut scope = prepare(&mut ctx, &items);
-        let mut flow = tcgen05::Flow::default();
-        check_items(&mut ctx, &mut scope, parts[0], &mut flow, None);
-        flow.finish(&mut ctx);
-        workers
-            .into_iter()
-            .map(|w| w.join())
-            .collect::<Result<Vec<_>, _>>()
+        let module_rules = ctx.take_diagnostics_since(0);
+        let mut done = work(&mut ctx, &mut scope);
+        for worker in workers {
+            match worker.join() {
+                Ok(runs) => done.extend(runs),
+                // A handler panicked on another thread: report as the sequential check would.
+                Err(payload) => std::panic::resume_unwind(payload),
+            }
+        }
+        (module_rules, done)
     });
-    let mut diagnostics = ctx.finish();
-    match later {
-        Ok(parts) => parts.into_iter().for_each(|p| diagnostics.extend(p)),
-        // A handler panicked on another thread: report as the sequential check would.
-        Err(payload) => std::panic::resume_unwind(payload),
-    }
+    done.sort_by_key(|&(index, _)| index);
+    let mut diagnostics = module_rules;
+    diagnostics.extend(done.into_iter().flat_map(|(_, d)| d));
     Some(diagnostics)
+}
+
+/// Checks the runs of items not yet taken (counted by `next`); each run's diagnostics with
+/// its index.
+fn check_runs<'a>(
+    ctx: &mut Ctx<'a>,
+    scope: &mut Scope<'a>,
+    runs: &[&[Item<'a>]],
+    next: &AtomicUsize,
+) -> Vec<(usize, Vec<crate::Diagnostic>)> {
+    let mut done = Vec::new();
+    loop {
+        let index = next.fetch_add(1, Ordering::Relaxed);
+        let Some(run) = runs.get(index) else {
+            return done;
+        };
+        let before = ctx.diagnostic_count();
+        let mut flow = tcgen05::Flow::default();
+        check_items(ctx, scope, run, &mut flow, None);
+        flow.finish(ctx);
+        done.push((index, ctx.take_diagnostics_since(before)));
+    }
 }
 
 /// The module-level rules, then the names every function sees.
