@@ -10,10 +10,11 @@
 //!
 //! The key is the instruction's text with blanks kept only between words and each name
 //! resolved: a `.reg` register becomes its declaration's type and vector plus its place among
-//! the instruction's distinct registers; any other declared name keeps its text and gains
-//! what the rules read of its declaration (kind, type, vector, state space, and whether it is
-//! an input parameter of the function, which may not be written); undeclared names and
-//! special registers stay as written.
+//! the instruction's distinct names, a label becomes its place, and a function its place and
+//! whether it is an `.extern` defined nowhere (the rules read nothing else of them); any
+//! other declared name keeps its text and gains what the rules read of its declaration (kind,
+//! type, vector, state space, and whether it is an input parameter of the function, which may
+//! not be written); undeclared names and special registers stay as written.
 //! Only clean results are remembered: an instruction with a diagnostic is checked every time,
 //! so every diagnostic has its own ranges.
 
@@ -29,7 +30,7 @@ pub(crate) struct CleanMemo {
     clean: HashSet<Box<[u8]>>,
     /// The key of the instruction being checked.
     key: Vec<u8>,
-    /// The distinct register names of that instruction, in order of first use.
+    /// The distinct registers, labels and functions of that instruction, in order of first use.
     registers: Vec<(usize, usize)>,
     /// Where that instruction's mnemonic is.
     mnemonic: (usize, usize),
@@ -38,11 +39,23 @@ pub(crate) struct CleanMemo {
 const REGISTER: u8 = 0x01;
 const FIELD: u8 = 0x02;
 const DECLARED: u8 = 0x03;
+const LABEL: u8 = 0x04;
+const FUNCTION: u8 = 0x05;
+
+/// What the key of an instruction reads besides its text.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Names<'s, 'a> {
+    pub scope: &'s Scope<'a>,
+    /// The function's input parameters, as declared.
+    pub inputs: &'s [TextRange],
+    /// Functions declared `.extern` and defined nowhere in the module.
+    pub unresolved: &'s [&'a str],
+}
 
 impl CleanMemo {
     /// Builds the key of an instruction's text; `false` when the instruction is not one to
     /// remember (more than 255 distinct registers).
-    pub fn prepare(&mut self, text: &str, scope: &Scope<'_>, inputs: &[TextRange]) -> bool {
+    pub fn prepare(&mut self, text: &str, names: Names<'_, '_>) -> bool {
         self.key.clear();
         self.registers.clear();
         let bytes = text.as_bytes();
@@ -62,7 +75,7 @@ impl CleanMemo {
             while i < bytes.len() && is_name_byte(bytes[i]) {
                 i += 1;
             }
-            if !self.name_or_register(text, start, i, scope, inputs) {
+            if !self.name_or_register(text, start, i, names) {
                 return false;
             }
             self.key.push(b' ');
@@ -111,7 +124,7 @@ impl CleanMemo {
                 while i < bytes.len() && is_name_byte(bytes[i]) {
                     i += 1;
                 }
-                if !self.name_or_register(text, start, i, scope, inputs) {
+                if !self.name_or_register(text, start, i, names) {
                     return false;
                 }
             } else {
@@ -143,21 +156,21 @@ impl CleanMemo {
         text: &str,
         start: usize,
         end: usize,
-        scope: &Scope<'_>,
-        inputs: &[TextRange],
+        names: Names<'_, '_>,
     ) -> bool {
         let name = &text[start..end];
-        let symbol = scope.lookup(name);
-        let Some(symbol) = symbol.filter(|s| s.kind == SymbolKind::Register) else {
+        let Some(symbol) = names.scope.lookup(name) else {
             self.key.extend_from_slice(name.as_bytes());
-            if let Some(symbol) = symbol {
-                self.key.push(DECLARED);
-                self.key.push(symbol.kind as u8);
-                self.key.push(u8::from(inputs.contains(&symbol.range)));
-                self.fields(&[symbol.ty, symbol.vector, symbol.space]);
-            }
             return true;
         };
+        if symbol.kind == SymbolKind::Variable {
+            self.key.extend_from_slice(name.as_bytes());
+            self.key.push(DECLARED);
+            self.key
+                .push(u8::from(names.inputs.contains(&symbol.range)));
+            self.fields(&[symbol.ty, symbol.vector, symbol.space]);
+            return true;
+        }
         let ordinal = match (self.registers.iter()).position(|&(s, e)| &text[s..e] == name) {
             Some(ordinal) => ordinal,
             None => {
@@ -168,9 +181,22 @@ impl CleanMemo {
         let Ok(ordinal) = u8::try_from(ordinal) else {
             return false;
         };
-        self.key.push(REGISTER);
-        self.key.push(ordinal);
-        self.fields(&[symbol.ty, symbol.vector]);
+        match symbol.kind {
+            SymbolKind::Register => {
+                self.key.push(REGISTER);
+                self.key.push(ordinal);
+                self.fields(&[symbol.ty, symbol.vector, symbol.space]);
+            }
+            SymbolKind::Label => {
+                self.key.push(LABEL);
+                self.key.push(ordinal);
+            }
+            SymbolKind::Function | SymbolKind::Variable => {
+                self.key.push(FUNCTION);
+                self.key.push(ordinal);
+                self.key.push(u8::from(names.unresolved.contains(&name)));
+            }
+        }
         true
     }
 
@@ -245,11 +271,20 @@ mod tests {
     }
 
     #[test]
+    fn a_call_of_a_defined_function_does_not_hide_a_call_of_an_unresolved_one() {
+        let text = format!(
+            "{HEADER}.extern .func f();\n.visible .func g()\n{{\n\tret;\n}}\n\
+             .visible .entry a()\n{{\n\tcall.uni g;\n\tcall.uni f;\n\tret;\n}}\n"
+        );
+        assert_eq!(error_lines(&text), [12]);
+    }
+
+    #[test]
     fn keys_keep_the_pattern_of_registers_and_drop_their_names() {
         let text = format!(
             "{HEADER}.visible .entry a()\n{{\n\t.reg .b32 %r<9>;\n\t.reg .pred %p<3>;\n\
              \tadd.s32 %r1, %r2, %r3;\n\tadd.s32 \t%r4,%r5,  %r6;\n\tadd.s32 %r1, %r1, %r3;\n\
-             \t@%p1 bra $L;\n\t@!%p2 bra $L;\n$L:\n\tret;\n}}\n"
+             \t@%p1 bra $L;\n\t@!%p2 bra $L;\n\tbra $L;\n\tbra $M;\n$L:\n$M:\n\tret;\n}}\n"
         );
         let parse = Parse::new(text.as_str());
         let options = CheckOptions::default();
@@ -270,12 +305,18 @@ mod tests {
             })
             .map(|text| {
                 let mut memo = super::CleanMemo::default();
-                assert!(memo.prepare(text, &scope, &[]));
+                let names = super::Names {
+                    scope: &scope,
+                    inputs: &[],
+                    unresolved: &[],
+                };
+                assert!(memo.prepare(text, names));
                 memo.key
             })
             .collect();
         assert_eq!(keys[0], keys[1], "blanks and register names do not count");
         assert_ne!(keys[0], keys[2], "a repeated register is another pattern");
         assert_ne!(keys[3], keys[4], "a negated guard is another instruction");
+        assert_eq!(keys[5], keys[6], "label names do not count");
     }
 }

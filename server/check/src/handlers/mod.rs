@@ -299,13 +299,18 @@ fn check_instruction<'a>(
         return;
     }
     // An instruction like one checked clean before (see `memo`) is clean too.
-    let keyed = ctx
-        .memo
-        .as_mut()
-        .is_some_and(|memo| memo.prepare(inst.text(), scope, &flow.inputs));
+    let names = crate::memo::Names {
+        scope,
+        inputs: &flow.inputs,
+        unresolved: &ctx.unresolved_functions,
+    };
+    let keyed = match ctx.memo.as_mut() {
+        Some(memo) => memo.prepare(inst.text(), names),
+        None => false,
+    };
     if keyed {
         let memo = ctx.memo.as_ref().expect("keyed with a memo");
-        if memo.is_clean() && !flow.observes(memo.mnemonic(inst.text())) {
+        if memo.is_clean() && flow.observe_mnemonic(memo.mnemonic(inst.text())) {
             return;
         }
     }

@@ -48,9 +48,16 @@ impl<'a> Flow<'a> {
         }
     }
 
-    /// Whether [`Flow::observe`] has anything to do with an instruction of this mnemonic.
-    pub fn observes(&self, mnemonic: &str) -> bool {
-        !self.pending_loads.is_empty() || matches!(mnemonic, "call" | "tcgen05")
+    /// Notes an instruction of this mnemonic without its parts; `false` when
+    /// [`Flow::observe`] needs its parts (a tcgen05 instruction, or loads pending).
+    pub fn observe_mnemonic(&mut self, mnemonic: &str) -> bool {
+        if !self.pending_loads.is_empty() || mnemonic == "tcgen05" {
+            return false;
+        }
+        if mnemonic == "call" {
+            self.has_call = true;
+        }
+        true
     }
 
     pub fn observe(&mut self, ctx: &mut Ctx<'_>, info: &InstInfo<'a>) {
