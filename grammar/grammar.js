@@ -47,6 +47,15 @@ const TYPES = [
   '.texref', '.samplerref', '.surfref',
 ];
 
+// Integer literals: hexadecimal, binary, octal, decimal, each with an optional
+// `U` (ISA 4.5.1).
+const INTEGER = choice(
+  /0[xX][0-9a-fA-F]+U?/,
+  /0[bB][01]+U?/,
+  /0[0-7]*U?/,
+  /[1-9][0-9]*U?/,
+);
+
 const LINKAGE = ['.extern', '.visible', '.weak', '.common'];
 
 // Directives allowed between a function's signature and its body (ISA 11.4, 11.7, 11.8).
@@ -135,7 +144,7 @@ module.exports = grammar({
       '.section',
       field('name', $.section_name),
       '{',
-      repeat(choice($.data_line, $.label_declaration)),
+      repeat(choice($.data_line, $.label_declaration, $.data_block)),
       '}',
     ),
 
@@ -429,12 +438,7 @@ module.exports = grammar({
 
     identifier: _ => /[A-Za-z][A-Za-z0-9_$]*|[_$][A-Za-z0-9_$]+/,
 
-    integer_literal: _ => token(choice(
-      /0[xX][0-9a-fA-F]+U?/,
-      /0[bB][01]+U?/,
-      /0[0-7]*U?/,
-      /[1-9][0-9]*U?/,
-    )),
+    integer_literal: _ => token(INTEGER),
 
     float_literal: _ => token(choice(
       /0[fF][0-9a-fA-F]{8}/,
@@ -453,6 +457,31 @@ module.exports = grammar({
       seq('//', /[^\r\n]*/),
       seq('/*', /[^*]*\*+([^/*][^*]*\*+)*/, '/'),
     )),
+
+    // (Defined last so that its symbol id sorts after every other token:
+    // the parse table's lookups scan a state's symbols in id order, and the
+    // instruction states that a section's data lines share would otherwise
+    // pay one more comparison per token.)
+    //
+    // A run of whole lines that hold nothing but integers, such as the
+    // `.b8 95,90,78,54` and `.b32 10415 // DW_AT_type` lines that make up most
+    // of nvcc's DWARF sections: one token, so that tens of thousands of such
+    // lines cost the parser a lexer pass rather than a reduction per number.
+    // Each line must end in a line break, which the token includes: the lexer
+    // keeps its last complete line when a later one turns out to hold anything
+    // else (a label, a section name, an expression), and that line then
+    // parses as a `data_line` with its full structure. The token is valid in
+    // section bodies only.
+    data_block: _ => {
+      const line = seq(
+        /\.b(8|16|32|64)[ \t]+/,
+        INTEGER,
+        repeat(seq(/[ \t]*,[ \t]*/, INTEGER)),
+        /[ \t]*/,
+        optional(seq('//', /[^\r\n]*/)),
+      );
+      return token(seq(line, repeat(seq(/\r?\n[ \t]*/, line)), /\r?\n/));
+    },
   },
 });
 
