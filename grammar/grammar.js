@@ -151,7 +151,10 @@ module.exports = grammar({
     section_name: _ => /\.[A-Za-z_][A-Za-z0-9_.$]*/,
 
     data_line: $ => seq(
-      field('type', alias(choice('.b8', '.b16', '.b32', '.b64'), $.type)),
+      // One token for the four types: a section body's states then hold one
+      // entry for them rather than four, which keeps these states (shared
+      // with the expression states of instructions) small.
+      field('type', alias(/\.b(8|16|32|64)/, $.type)),
       sepBy1(',', $._data_expression),
     ),
 
@@ -458,10 +461,8 @@ module.exports = grammar({
       seq('/*', /[^*]*\*+([^/*][^*]*\*+)*/, '/'),
     )),
 
-    // (Defined last so that its symbol id sorts after every other token:
-    // the parse table's lookups scan a state's symbols in id order, and the
-    // instruction states that a section's data lines share would otherwise
-    // pay one more comparison per token.)
+    // (Defined last: its symbol id then sorts after every other token, and a
+    // parse-table lookup scans a state's symbols in id order.)
     //
     // A run of whole lines that hold nothing but integers, such as the
     // `.b8 95,90,78,54` and `.b32 10415 // DW_AT_type` lines that make up most
