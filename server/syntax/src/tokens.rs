@@ -140,6 +140,14 @@ impl Parse {
             }
         }
         let mut out: Vec<TextRange> = Vec::new();
+        // A data block is one leaf: its innermost range is the token of one
+        // of its lines at the offset.
+        if kind_name(node) == k::DATA_BLOCK {
+            let mut inside = Vec::new();
+            let text = &self.text()[node.byte_range()];
+            data_block_tokens(node.start_byte(), text, &(offset..offset), &mut inside);
+            out.extend(inside.into_iter().map(|t| t.range).take(1));
+        }
         let mut current = Some(node);
         while let Some(n) = current {
             let range = n.byte_range();
@@ -470,6 +478,27 @@ mod tests {
             let first = all.iter().position(|t| t == &some[0]).unwrap();
             assert_eq!(some, all[first..first + some.len()]);
         }
+    }
+
+    #[test]
+    fn enclosing_ranges_in_a_data_block_start_at_its_token() {
+        let text = ".section .debug_info\n{\n.b8 95,90\n.b32 10415\n}\n";
+        let parse = Parse::new(text);
+        let offset = text.find("10415").unwrap() + 2;
+        let ranges: Vec<&str> = parse
+            .enclosing_ranges(offset)
+            .into_iter()
+            .map(|r| &text[r])
+            .collect();
+        expect![[r#"
+            [
+                "10415",
+                ".b8 95,90\n.b32 10415\n",
+                ".section .debug_info\n{\n.b8 95,90\n.b32 10415\n}",
+                ".section .debug_info\n{\n.b8 95,90\n.b32 10415\n}\n",
+            ]
+        "#]]
+        .assert_debug_eq(&ranges);
     }
 
     #[test]
