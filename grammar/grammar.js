@@ -47,6 +47,15 @@ const TYPES = [
   '.texref', '.samplerref', '.surfref',
 ];
 
+// Integer literals: hexadecimal, binary, octal, decimal, each with an optional
+// `U` (ISA 4.5.1).
+const INTEGER = choice(
+  /0[xX][0-9a-fA-F]+U?/,
+  /0[bB][01]+U?/,
+  /0[0-7]*U?/,
+  /[1-9][0-9]*U?/,
+);
+
 const LINKAGE = ['.extern', '.visible', '.weak', '.common'];
 
 // Directives allowed between a function's signature and its body (ISA 11.4, 11.7, 11.8).
@@ -135,14 +144,17 @@ module.exports = grammar({
       '.section',
       field('name', $.section_name),
       '{',
-      repeat(choice($.data_line, $.label_declaration)),
+      repeat(choice($.data_line, $.label_declaration, $.data_block)),
       '}',
     ),
 
     section_name: _ => /\.[A-Za-z_][A-Za-z0-9_.$]*/,
 
     data_line: $ => seq(
-      field('type', alias(choice('.b8', '.b16', '.b32', '.b64'), $.type)),
+      // One token for the four types: a section body's states then hold one
+      // entry for them rather than four, which keeps these states (shared
+      // with the expression states of instructions) small.
+      field('type', alias(/\.b(8|16|32|64)/, $.type)),
       sepBy1(',', $._data_expression),
     ),
 
@@ -429,12 +441,7 @@ module.exports = grammar({
 
     identifier: _ => /[A-Za-z][A-Za-z0-9_$]*|[_$][A-Za-z0-9_$]+/,
 
-    integer_literal: _ => token(choice(
-      /0[xX][0-9a-fA-F]+U?/,
-      /0[bB][01]+U?/,
-      /0[0-7]*U?/,
-      /[1-9][0-9]*U?/,
-    )),
+    integer_literal: _ => token(INTEGER),
 
     float_literal: _ => token(choice(
       /0[fF][0-9a-fA-F]{8}/,
@@ -453,6 +460,29 @@ module.exports = grammar({
       seq('//', /[^\r\n]*/),
       seq('/*', /[^*]*\*+([^/*][^*]*\*+)*/, '/'),
     )),
+
+    // (Defined last: its symbol id then sorts after every other token, and a
+    // parse-table lookup scans a state's symbols in id order.)
+    //
+    // A run of whole lines that hold nothing but integers, such as the
+    // `.b8 95,90,78,54` and `.b32 10415 // DW_AT_type` lines that make up most
+    // of nvcc's DWARF sections: one token, so that tens of thousands of such
+    // lines cost the parser a lexer pass rather than a reduction per number.
+    // Each line must end in a line break, which the token includes: the lexer
+    // keeps its last complete line when a later one turns out to hold anything
+    // else (a label, a section name, an expression), and that line then
+    // parses as a `data_line` with its full structure. The token is valid in
+    // section bodies only.
+    data_block: _ => {
+      const line = seq(
+        /\.b(8|16|32|64)[ \t]+/,
+        INTEGER,
+        repeat(seq(/[ \t]*,[ \t]*/, INTEGER)),
+        /[ \t]*/,
+        optional(seq('//', /[^\r\n]*/)),
+      );
+      return token(seq(line, repeat(seq(/\r?\n[ \t]*/, line)), /\r?\n/));
+    },
   },
 });
 

@@ -15,7 +15,7 @@ fn parse_stats_of_a_clean_corpus_file() {
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     expect![[r#"
-        tests/corpus/triton/triton_add_native.ptx: 1124 nodes, 0 ERROR, 0 MISSING
+        tests/corpus/triton/triton_add_native.ptx: 876 nodes, 0 ERROR, 0 MISSING
     "#]]
     .assert_eq(&stdout(&output));
 }

@@ -6,6 +6,8 @@
 
 (string_literal) @string
 (integer_literal) @number
+; Lines of a debug section that hold only integers are one node.
+(data_block) @number
 (float_literal) @number.float
 
 [

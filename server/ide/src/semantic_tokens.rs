@@ -230,6 +230,25 @@ mod tests {
         expect.assert_eq(&out);
     }
 
+    /// Lines of integers in a debug section are one `data_block` node; each of
+    /// their numbers, types and comments is still a token of its own.
+    #[test]
+    fn numbers_of_a_data_block() {
+        check(
+            ".section .debug_abbrev\n{\n.b8 1,0x11 // DW_AT_producer\n.b64 $L__func_begin0\n}\n",
+            expect![[r#"
+                Directive ".section" 
+                Section ".debug_abbrev" 
+                Type ".b8" 
+                Number "1" 
+                Number "0x11" 
+                Comment "// DW_AT_producer" 
+                Type ".b64" 
+                Variable "$L__func_begin0" 
+            "#]],
+        );
+    }
+
     #[test]
     fn every_kind_of_token() {
         check(

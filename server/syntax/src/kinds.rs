@@ -48,6 +48,7 @@ pub(crate) const COMMENT: &str = "comment";
 pub(crate) const PREPROCESSOR_DIRECTIVE: &str = "preprocessor_directive";
 pub(crate) const SECTION_NAME: &str = "section_name";
 pub(crate) const SECTION_REFERENCE: &str = "section_reference";
+pub(crate) const DATA_BLOCK: &str = "data_block";
 pub(crate) const PTR_ATTRIBUTE: &str = "ptr_attribute";
 pub(crate) const COMPONENT: &str = "component";
 pub(crate) const PREDICATE_GUARD: &str = "predicate_guard";
@@ -277,6 +278,7 @@ mod tests {
             PREPROCESSOR_DIRECTIVE,
             SECTION_NAME,
             SECTION_REFERENCE,
+            DATA_BLOCK,
             PTR_ATTRIBUTE,
             COMPONENT,
             PREDICATE_GUARD,

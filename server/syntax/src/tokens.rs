@@ -140,6 +140,14 @@ impl Parse {
             }
         }
         let mut out: Vec<TextRange> = Vec::new();
+        // A data block is one leaf: its innermost range is the token of one
+        // of its lines at the offset.
+        if kind_name(node) == k::DATA_BLOCK {
+            let mut inside = Vec::new();
+            let text = &self.text()[node.byte_range()];
+            data_block_tokens(node.start_byte(), text, &(offset..offset), &mut inside);
+            out.extend(inside.into_iter().map(|t| t.range).take(1));
+        }
         let mut current = Some(node);
         while let Some(n) = current {
             let range = n.byte_range();
@@ -161,10 +169,59 @@ fn kind_name(node: Node<'_>) -> &'static str {
 }
 
 fn overlaps(node: Node<'_>, range: &TextRange) -> bool {
+    spans_overlap(&node.byte_range(), range)
+}
+
+/// Whether `span` overlaps `range`; an empty `range` selects the spans that
+/// touch its offset.
+fn spans_overlap(span: &TextRange, range: &TextRange) -> bool {
     if range.start == range.end {
-        node.start_byte() <= range.start && range.start <= node.end_byte()
+        span.start <= range.start && range.start <= span.end
     } else {
-        node.start_byte() < range.end && range.start < node.end_byte()
+        span.start < range.end && range.start < span.end
+    }
+}
+
+/// The tokens of a `data_block`, which the grammar lexes as one token: runs of
+/// lines such as `.b8 95,90,78,54` or `.b32 10415 // DW_AT_type`, nothing but a
+/// type, integers, commas and a trailing comment. Its text is scanned here so
+/// that the stream holds the same tokens those lines would have as
+/// `data_line`s (`.b8` a type, each integer, each comma, the comment), and only
+/// when tokens are asked for. `start` is the block's offset in the document.
+fn data_block_tokens(start: usize, text: &str, range: &TextRange, out: &mut Vec<SyntaxToken>) {
+    let bytes = text.as_bytes();
+    let word_end = |from: usize| {
+        bytes[from..]
+            .iter()
+            .position(|b| !b.is_ascii_alphanumeric())
+            .map_or(bytes.len(), |n| from + n)
+    };
+    let mut i = 0;
+    while i < bytes.len() {
+        let (kind, end) = match bytes[i] {
+            b if b.is_ascii_whitespace() => {
+                i += 1;
+                continue;
+            }
+            b'/' => {
+                let end = bytes[i..]
+                    .iter()
+                    .position(|&b| b == b'\n' || b == b'\r')
+                    .map_or(bytes.len(), |n| i + n);
+                (TokenKind::Comment, end)
+            }
+            b',' => (TokenKind::Punctuation, i + 1),
+            b'.' => (TokenKind::Type, word_end(i + 1)),
+            _ => (TokenKind::Integer, word_end(i + 1)),
+        };
+        let span = start + i..start + end;
+        if span.start > range.end {
+            break;
+        }
+        if spans_overlap(&span, range) {
+            out.push(SyntaxToken { kind, range: span });
+        }
+        i = end;
     }
 }
 
@@ -182,6 +239,10 @@ fn walk(
         return;
     }
     if node.is_missing() {
+        return;
+    }
+    if kind_name(node) == k::DATA_BLOCK {
+        data_block_tokens(node.start_byte(), &src[node.byte_range()], range, out);
         return;
     }
     if is_atomic(kind_name(node)) || node.child_count() == 0 {
@@ -357,6 +418,87 @@ mod tests {
             Punctuation "}"
         "#]]
         .assert_eq(&render(&parse, &parse.tokens()));
+    }
+
+    /// Lines of integers parse as one `data_block`; its tokens are those the
+    /// lines have as `data_line`s. With bare `\r` line breaks (whitespace to
+    /// the grammar, but no line end to the block) the same lines parse as
+    /// `data_line`s at the same offsets, so the two streams must be equal.
+    #[test]
+    fn data_block_tokens_are_those_of_its_lines() {
+        let text = ".section .debug_info\n{\n.b32 10415 // DW_AT_type\n\t.b8 95,90 ,0x4e,\t017U\n\
+                    .b64 $L__func_begin0\n$L__info0:\n.b16 0b101 //\n.b8 1\n}\n";
+        let parse = Parse::new(text);
+        let sexp = parse.tree().root_node().to_sexp();
+        assert_eq!(sexp.matches("(data_block)").count(), 2, "{sexp}");
+        let lines = Parse::new(text.replace('\n', "\r"));
+        let sexp = lines.tree().root_node().to_sexp();
+        assert!(
+            !sexp.contains("data_block") && !sexp.contains("ERROR"),
+            "{sexp}"
+        );
+        assert_eq!(parse.tokens(), lines.tokens());
+        expect![[r#"
+            Keyword ".section"
+            SectionName ".debug_info"
+            Punctuation "{"
+            Type ".b32"
+            Integer "10415"
+            Comment "// DW_AT_type"
+            Type ".b8"
+            Integer "95"
+            Punctuation ","
+            Integer "90"
+            Punctuation ","
+            Integer "0x4e"
+            Punctuation ","
+            Integer "017U"
+            Type ".b64"
+            Identifier(Reference) "$L__func_begin0"
+            Identifier(Label) "$L__info0"
+            Punctuation ":"
+            Type ".b16"
+            Integer "0b101"
+            Comment "//"
+            Type ".b8"
+            Integer "1"
+            Punctuation "}"
+        "#]]
+        .assert_eq(&render(&parse, &parse.tokens()));
+        // A range inside a block selects a slice of the block's tokens.
+        let all = parse.tokens();
+        for (start, end) in [
+            (text.find("90").unwrap(), text.find("017").unwrap() + 1),
+            (
+                text.find("0x4e").unwrap() + 1,
+                text.find("0x4e").unwrap() + 1,
+            ),
+        ] {
+            let some = parse.tokens_in(start..end);
+            let first = all.iter().position(|t| t == &some[0]).unwrap();
+            assert_eq!(some, all[first..first + some.len()]);
+        }
+    }
+
+    #[test]
+    fn enclosing_ranges_in_a_data_block_start_at_its_token() {
+        let text = ".section .debug_info\n{\n.b8 95,90\n.b32 10415\n}\n";
+        let parse = Parse::new(text);
+        let offset = text.find("10415").unwrap() + 2;
+        let ranges: Vec<&str> = parse
+            .enclosing_ranges(offset)
+            .into_iter()
+            .map(|r| &text[r])
+            .collect();
+        expect![[r#"
+            [
+                "10415",
+                ".b8 95,90\n.b32 10415\n",
+                ".section .debug_info\n{\n.b8 95,90\n.b32 10415\n}",
+                ".section .debug_info\n{\n.b8 95,90\n.b32 10415\n}\n",
+            ]
+        "#]]
+        .assert_debug_eq(&ranges);
     }
 
     #[test]

@@ -68,6 +68,67 @@ fn resolve(text: &str, raw: &RawEdit) -> (usize, usize) {
     (start, end)
 }
 
+/// Applies `batches` of edits to a document holding `seed`, checking after
+/// each batch that the text and the tree equal those of a fresh parse.
+fn check_edits(
+    seed: &str,
+    batches: &[Vec<RawEdit>],
+    encoding: PositionEncoding,
+) -> Result<(), TestCaseError> {
+    let mut doc = Document::new(seed, 0);
+    let mut expected = seed.to_owned();
+    for (version, batch) in batches.iter().enumerate() {
+        let mut edits = Vec::new();
+        for raw in batch {
+            // Each edit's positions refer to the text after the previous edits.
+            let (start, end) = resolve(&expected, raw);
+            let index = LineIndex::new(&expected);
+            let range = (
+                index.line_col(&expected, start, encoding),
+                index.line_col(&expected, end, encoding),
+            );
+            expected.replace_range(start..end, &raw.text);
+            edits.push(TextEdit {
+                range: Some(range),
+                text: raw.text.clone(),
+            });
+        }
+        doc.apply_edits(&edits, encoding, version as i32 + 1);
+        prop_assert_eq!(doc.text(), expected.as_str());
+        prop_assert_eq!(doc.parse().sexp(), Parse::new(expected.as_str()).sexp());
+    }
+    Ok(())
+}
+
+/// A debug section: runs of integer lines (one `data_block` token each, whose
+/// extent depends on the lines after it) between lines with labels.
+const SECTION_SEED: &str = ".section .debug_info\n{\n.b32 10415 // DW_AT_type\n.b8 95,90,0x4e\n\
+                            .b64 $L__func_begin0\n$L__info0:\n.b8 1\r\n.b16 7\n}\n";
+
+/// Pieces that edits insert into a section: whole and partial data lines.
+fn section_fragment() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        Just("\n".to_owned()),
+        Just("\r\n".to_owned()),
+        Just("\n.b8 5".to_owned()),
+        Just(".b64 $L__tmp1\n".to_owned()),
+        Just("$L__info1:".to_owned()),
+        Just(", 7".to_owned()),
+        Just(" // DW_AT_name".to_owned()),
+        Just("}".to_owned()),
+        "[0-9a-z.,$ ]{0,4}",
+    ]
+}
+
+fn section_edit() -> impl Strategy<Value = RawEdit> {
+    (0.0..1.0f64, 0.0..0.2f64, section_fragment()).prop_map(|(start, len, text)| RawEdit {
+        start,
+        len,
+        text,
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
@@ -76,25 +137,15 @@ proptest! {
         batches in prop::collection::vec(prop::collection::vec(raw_edit(), 1..4), 1..5),
         encoding in encoding(),
     ) {
-        let mut doc = Document::new(SEED, 0);
-        let mut expected = SEED.to_owned();
-        for (version, batch) in batches.iter().enumerate() {
-            let mut edits = Vec::new();
-            for raw in batch {
-                // Each edit's positions refer to the text after the previous edits.
-                let (start, end) = resolve(&expected, raw);
-                let index = LineIndex::new(&expected);
-                let range = (
-                    index.line_col(&expected, start, encoding),
-                    index.line_col(&expected, end, encoding),
-                );
-                expected.replace_range(start..end, &raw.text);
-                edits.push(TextEdit { range: Some(range), text: raw.text.clone() });
-            }
-            doc.apply_edits(&edits, encoding, version as i32 + 1);
-            prop_assert_eq!(doc.text(), expected.as_str());
-            prop_assert_eq!(doc.parse().sexp(), Parse::new(expected.as_str()).sexp());
-        }
+        check_edits(SEED, &batches, encoding)?;
+    }
+
+    #[test]
+    fn incremental_reparse_of_a_section_matches_a_fresh_parse(
+        batches in prop::collection::vec(prop::collection::vec(section_edit(), 1..4), 1..5),
+        encoding in encoding(),
+    ) {
+        check_edits(SECTION_SEED, &batches, encoding)?;
     }
 }
 
