@@ -157,7 +157,7 @@ impl Isa {
         &'a self,
         root: &'a str,
     ) -> impl Iterator<Item = &'a Instruction> {
-        self.instructions.iter().filter(move |i| i.root() == root)
+        self.instructions.iter().filter(move |i| i.has_root(root))
     }
 
     /// Instructions whose opcode starts with the dotted prefix (`cp.async` -> `cp.async`,

@@ -71,38 +71,35 @@ type Used = (usize, usize, String);
 /// A search state: next slot index and the slots used so far.
 type State = (usize, Vec<Used>);
 
+/// A used slot while searching: (slot index, token index, value), the value borrowed from
+/// the form's slot.
+type UsedRef<'s> = (usize, usize, &'s str);
+
 /// Deepest point a search reached in one form.
 #[derive(Clone, Debug, Default)]
-struct Best {
+struct Best<'s> {
     consumed: usize,
     slot: usize,
-    used: Vec<(usize, usize, String)>, // (slot, token index, value)
+    used: Vec<UsedRef<'s>>,
 }
 
-struct Search<'t> {
+struct Search<'t, 's> {
     tokens: &'t [String],
-    best: Best,
-    found: Vec<Vec<(usize, usize, String)>>,
+    best: Best<'s>,
+    found: Vec<Vec<UsedRef<'s>>>,
 }
 
-impl Search<'_> {
-    fn record(&mut self, si: usize, ti: usize, used: &[(usize, usize, String)]) {
+impl<'s> Search<'_, 's> {
+    fn record(&mut self, si: usize, ti: usize, used: &[UsedRef<'s>]) {
         if ti > self.best.consumed || (ti == self.best.consumed && si > self.best.slot) {
-            self.best = Best {
-                consumed: ti,
-                slot: si,
-                used: used.to_vec(),
-            };
+            self.best.consumed = ti;
+            self.best.slot = si;
+            self.best.used.clear();
+            self.best.used.extend_from_slice(used);
         }
     }
 
-    fn run(
-        &mut self,
-        slots: &[QualSlot],
-        si: usize,
-        ti: usize,
-        used: &mut Vec<(usize, usize, String)>,
-    ) {
+    fn run(&mut self, slots: &'s [QualSlot], si: usize, ti: usize, used: &mut Vec<UsedRef<'s>>) {
         self.record(si, ti, used);
         if si == slots.len() {
             if ti == self.tokens.len() {
@@ -131,11 +128,11 @@ impl Search<'_> {
 
     fn run_group(
         &mut self,
-        slots: &[QualSlot],
+        slots: &'s [QualSlot],
         si: usize,
         end: usize,
         ti: usize,
-        used: &mut Vec<(usize, usize, String)>,
+        used: &mut Vec<UsedRef<'s>>,
     ) {
         if si == end {
             self.run(slots, end, ti, used);
@@ -149,22 +146,23 @@ impl Search<'_> {
     /// Try every value of slot `si` at token `ti`, continuing with `k`.
     fn take(
         &mut self,
-        slots: &[QualSlot],
+        slots: &'s [QualSlot],
         si: usize,
         ti: usize,
-        used: &mut Vec<(usize, usize, String)>,
-        k: impl Fn(&mut Self, &[QualSlot], usize, &mut Vec<(usize, usize, String)>),
+        used: &mut Vec<UsedRef<'s>>,
+        k: impl Fn(&mut Self, &'s [QualSlot], usize, &mut Vec<UsedRef<'s>>),
     ) {
         for v in &slots[si].values {
-            let parts: Vec<&str> = v.split('.').collect();
-            if ti + parts.len() <= self.tokens.len()
-                && parts
-                    .iter()
-                    .zip(&self.tokens[ti..])
-                    .all(|(p, t)| *p == t.as_str())
-            {
-                used.push((si, ti, v.clone()));
-                k(self, slots, ti + parts.len(), used);
+            // A value of several dot-separated parts (`L2.256B`) takes as many tokens.
+            let mut next = ti;
+            let fits = v.split('.').all(|part| {
+                let fits = self.tokens.get(next).is_some_and(|t| t == part);
+                next += 1;
+                fits
+            });
+            if fits {
+                used.push((si, ti, v.as_str()));
+                k(self, slots, next, used);
                 used.pop();
             }
         }
@@ -201,7 +199,7 @@ impl Isa {
     /// Forms of every instruction whose opcode root is `root`.
     fn forms_for_root<'a>(&'a self, root: &str) -> Vec<(&'a Instruction, &'a Form)> {
         let mut out = Vec::new();
-        for inst in self.instructions().iter().filter(|i| i.root() == root) {
+        for inst in self.instructions().iter().filter(|i| i.has_root(root)) {
             out.extend(
                 inst.forms
                     .iter()
@@ -244,7 +242,8 @@ impl Isa {
             };
             s.run(&form.qualifier_slots, 0, 0, &mut Vec::new());
             for f in s.found {
-                let used: Vec<(usize, String)> = f.into_iter().map(|(si, _, v)| (si, v)).collect();
+                let used: Vec<(usize, String)> =
+                    f.into_iter().map(|(si, _, v)| (si, v.to_owned())).collect();
                 if matches
                     .iter()
                     .any(|m: &FormMatch| std::ptr::eq(m.form, *form) && m.used == used)

@@ -196,6 +196,13 @@ impl Instruction {
         self.opcode.split('.').next().unwrap_or(&self.opcode)
     }
 
+    /// Whether [`Instruction::root`] is `root` (without splitting the opcode).
+    pub fn has_root(&self, root: &str) -> bool {
+        self.opcode
+            .strip_prefix(root)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+    }
+
     /// PTX ISA version that introduced the instruction.
     pub fn since(&self) -> PtxVersion {
         self.requirement.since
