@@ -2,19 +2,19 @@
 //!
 //! The instruction rules read an instruction's text, the declarations its names resolve to,
 //! and the module's `.version`/`.target` (fixed for one check). Two instructions whose texts
-//! differ only in the names of registers declared alike (same type, vector and state space),
-//! used in the same pattern (`%r1, %r1, %r2` is not `%r1, %r2, %r3`), get the same answers
+//! differ only in the names of registers or variables declared alike (same type, vector and
+//! state space), used in the same pattern (`%r1, %r1, %r2` is not `%r1, %r2, %r3`), get the same answers
 //! from every rule. Compiler output repeats such instructions thousands of times
 //! (`add.s32 %r5, %r3, %r4;`), so the checker runs the rules on the first of each kind and,
 //! when they find nothing, skips them for the rest.
 //!
 //! The key is the instruction's text with blanks kept only between words and each name
-//! resolved: a `.reg` register becomes its declaration's type and vector plus its place among
-//! the instruction's distinct names, a label becomes its place, and a function its place and
-//! whether it is an `.extern` defined nowhere (the rules read nothing else of them); any
-//! other declared name keeps its text and gains what the rules read of its declaration (kind,
-//! type, vector, state space, and whether it is an input parameter of the function, which may
-//! not be written); undeclared names and special registers stay as written.
+//! resolved to what the rules read of it, plus its place among the instruction's distinct
+//! names: a register or variable, its declared type, vector and state space (and for a
+//! variable whether it is an input parameter of the function, which may not be written); a
+//! label, nothing more; a function, whether it is an `.extern` defined nowhere. Undeclared
+//! names and special registers stay as written.
+//!
 //! Only clean results are remembered: an instruction with a diagnostic is checked every time,
 //! so every diagnostic has its own ranges.
 
@@ -30,7 +30,7 @@ pub(crate) struct CleanMemo {
     clean: HashSet<Box<[u8]>>,
     /// The key of the instruction being checked.
     key: Vec<u8>,
-    /// The distinct registers, labels and functions of that instruction, in order of first use.
+    /// The distinct declared names of that instruction, in order of first use.
     registers: Vec<(usize, usize)>,
     /// Where that instruction's mnemonic is.
     mnemonic: (usize, usize),
@@ -38,7 +38,7 @@ pub(crate) struct CleanMemo {
 
 const REGISTER: u8 = 0x01;
 const FIELD: u8 = 0x02;
-const DECLARED: u8 = 0x03;
+const VARIABLE: u8 = 0x03;
 const LABEL: u8 = 0x04;
 const FUNCTION: u8 = 0x05;
 
@@ -150,7 +150,7 @@ impl CleanMemo {
         self.clean.insert(self.key.as_slice().into());
     }
 
-    /// A register or name at `start..end`; `false` past 255 distinct registers.
+    /// A register or name at `start..end`; `false` past 255 distinct names.
     fn name_or_register(
         &mut self,
         text: &str,
@@ -163,14 +163,6 @@ impl CleanMemo {
             self.key.extend_from_slice(name.as_bytes());
             return true;
         };
-        if symbol.kind == SymbolKind::Variable {
-            self.key.extend_from_slice(name.as_bytes());
-            self.key.push(DECLARED);
-            self.key
-                .push(u8::from(names.inputs.contains(&symbol.range)));
-            self.fields(&[symbol.ty, symbol.vector, symbol.space]);
-            return true;
-        }
         let ordinal = match (self.registers.iter()).position(|&(s, e)| &text[s..e] == name) {
             Some(ordinal) => ordinal,
             None => {
@@ -191,7 +183,14 @@ impl CleanMemo {
                 self.key.push(LABEL);
                 self.key.push(ordinal);
             }
-            SymbolKind::Function | SymbolKind::Variable => {
+            SymbolKind::Variable => {
+                self.key.push(VARIABLE);
+                self.key.push(ordinal);
+                self.key
+                    .push(u8::from(names.inputs.contains(&symbol.range)));
+                self.fields(&[symbol.ty, symbol.vector, symbol.space]);
+            }
+            SymbolKind::Function => {
                 self.key.push(FUNCTION);
                 self.key.push(ordinal);
                 self.key.push(u8::from(names.unresolved.contains(&name)));
