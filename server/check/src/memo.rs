@@ -294,7 +294,7 @@ mod tests {
         let statements = function.body().expect("body").statements();
         let mut frame = crate::scope::Frame::default();
         frame.declare_block(&statements, &mut Vec::new());
-        frame.declare_all_labels(&statements);
+        frame.declare_all_labels(&statements, &mut Vec::new());
         scope.push(frame);
         let keys: Vec<Vec<u8>> = statements
             .iter()

@@ -4,7 +4,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use ptx_syntax::{Statement, TextRange, VariableDecl};
+use ptx_syntax::{Statement, TextRange, Token, VariableDecl};
 
 /// What a declared name is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,8 +81,12 @@ impl<'a> Frame<'a> {
         None
     }
 
-    /// Declares every name of a variable or register declaration.
-    pub fn declare_variable(&mut self, decl: &VariableDecl<'a>, out: &mut Vec<Duplicate>) {
+    /// Declares every name of a variable or register declaration; its type token, if written.
+    pub fn declare_variable(
+        &mut self,
+        decl: &VariableDecl<'a>,
+        out: &mut Vec<Duplicate>,
+    ) -> Option<Token<'a>> {
         let parts = decl.parts();
         let space = parts.state_space.map(|t| t.text);
         let kind = if space == Some(".reg") {
@@ -138,16 +142,23 @@ impl<'a> Frame<'a> {
                 }
             }
         }
+        parts.ty
     }
 
     /// Declares the variables and labels among a block's statements (not in nested blocks).
     ///
     /// The whole block is declared before its instructions are checked: ptxas rejects a use
     /// before the declaration, which this checker does not report (precision over recall).
-    pub fn declare_block(&mut self, statements: &[Statement<'a>], out: &mut Vec<Duplicate>) {
+    /// Returns the type tokens of the declarations, for the checks of declared types.
+    pub fn declare_block(
+        &mut self,
+        statements: &[Statement<'a>],
+        out: &mut Vec<Duplicate>,
+    ) -> Vec<Token<'a>> {
+        let mut types = Vec::new();
         for statement in statements {
             match statement {
-                Statement::Variable(decl) => self.declare_variable(decl, out),
+                Statement::Variable(decl) => types.extend(self.declare_variable(decl, out)),
                 Statement::Label(label) => {
                     let Some(name) = label.name() else { continue };
                     let symbol = Symbol {
@@ -169,11 +180,18 @@ impl<'a> Frame<'a> {
                 _ => {}
             }
         }
+        types
     }
 
     /// Declares every label of a function body's statements, nested blocks included, without reporting
-    /// duplicates: a branch may target a label in another block of the function.
-    pub fn declare_all_labels(&mut self, statements: &[Statement<'a>]) {
+    /// duplicates: a branch may target a label in another block of the function. The
+    /// statements of the nested blocks are added to `blocks`, in the order a walk of the body
+    /// meets them, for the checks that walk it next.
+    pub fn declare_all_labels(
+        &mut self,
+        statements: &[Statement<'a>],
+        blocks: &mut Vec<(usize, Vec<Statement<'a>>)>,
+    ) {
         for statement in statements {
             match statement {
                 Statement::Label(label) => {
@@ -187,7 +205,13 @@ impl<'a> Frame<'a> {
                         });
                     }
                 }
-                Statement::Block(inner) => self.declare_all_labels(&inner.statements()),
+                Statement::Block(inner) => {
+                    let slot = blocks.len();
+                    blocks.push((inner.range().start, Vec::new()));
+                    let inner_statements = inner.statements();
+                    self.declare_all_labels(&inner_statements, blocks);
+                    blocks[slot].1 = inner_statements;
+                }
                 _ => {}
             }
         }

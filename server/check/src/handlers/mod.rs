@@ -167,8 +167,8 @@ pub(crate) fn prepare_names<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Scope<
     for item in items {
         match item {
             Item::Statement(Statement::Variable(decl)) => {
-                names::check_variable_type(ctx, decl);
-                snippet_frame.declare_variable(decl, &mut duplicates)
+                let ty = snippet_frame.declare_variable(decl, &mut duplicates);
+                names::check_variable_type(ctx, ty);
             }
             // Labels of a snippet are declared with the snippet's frame.
             Item::Statement(Statement::Label(label)) => {
@@ -223,7 +223,9 @@ fn check_items<'a>(
             Item::Statement(Statement::Instruction(inst)) => {
                 check_instruction(ctx, scope, inst, flow)
             }
-            Item::Statement(Statement::Block(block)) => check_block(ctx, scope, block, flow),
+            Item::Statement(Statement::Block(block)) => {
+                check_block(ctx, scope, block, flow, &mut Vec::new().into_iter())
+            }
             _ => {}
         }
     }
@@ -235,7 +237,8 @@ fn check_function<'a>(ctx: &mut Ctx<'a>, scope: &mut Scope<'a>, function: Functi
     };
     let statements = body.statements();
     let mut labels = Frame::default();
-    labels.declare_all_labels(&statements);
+    let mut blocks = Vec::new();
+    labels.declare_all_labels(&statements, &mut blocks);
     let mut params = Frame::default();
     let mut duplicates = Vec::new();
     for param in function
@@ -243,26 +246,35 @@ fn check_function<'a>(ctx: &mut Ctx<'a>, scope: &mut Scope<'a>, function: Functi
         .iter()
         .chain(function.parameters().iter())
     {
-        names::check_variable_type(ctx, param);
-        params.declare_variable(param, &mut duplicates);
+        let ty = params.declare_variable(param, &mut duplicates);
+        names::check_variable_type(ctx, ty);
     }
     names::report_duplicates(ctx, duplicates);
     scope.push(labels);
     scope.push(params);
     let mut flow = tcgen05::Flow::for_function(function);
-    check_statements(ctx, scope, &statements, &mut flow);
+    check_statements(ctx, scope, &statements, &mut flow, &mut blocks.into_iter());
     flow.finish(ctx);
     scope.pop();
     scope.pop();
 }
+
+/// The statements of nested blocks listed in advance (by [`Frame::declare_all_labels`]), in
+/// the order a walk meets the blocks, with where each block starts.
+type Listed<'a> = std::vec::IntoIter<(usize, Vec<Statement<'a>>)>;
 
 fn check_block<'a>(
     ctx: &mut Ctx<'a>,
     scope: &mut Scope<'a>,
     block: Block<'a>,
     flow: &mut tcgen05::Flow<'a>,
+    listed: &mut Listed<'a>,
 ) {
-    check_statements(ctx, scope, &block.statements(), flow);
+    let statements = match listed.next() {
+        Some((start, statements)) if start == block.range().start => statements,
+        _ => block.statements(),
+    };
+    check_statements(ctx, scope, &statements, flow, listed);
 }
 
 /// Checks the statements of one block in a frame of their own.
@@ -271,17 +283,20 @@ fn check_statements<'a>(
     scope: &mut Scope<'a>,
     statements: &[Statement<'a>],
     flow: &mut tcgen05::Flow<'a>,
+    listed: &mut Listed<'a>,
 ) {
     let mut frame = Frame::default();
     let mut duplicates = Vec::new();
-    frame.declare_block(statements, &mut duplicates);
+    let types = frame.declare_block(statements, &mut duplicates);
+    for ty in types {
+        names::check_variable_type(ctx, Some(ty));
+    }
     names::report_duplicates(ctx, duplicates);
     scope.push(frame);
     for statement in statements {
         match *statement {
             Statement::Instruction(inst) => check_instruction(ctx, scope, inst, flow),
-            Statement::Block(inner) => check_block(ctx, scope, inner, flow),
-            Statement::Variable(decl) => names::check_variable_type(ctx, &decl),
+            Statement::Block(inner) => check_block(ctx, scope, inner, flow, listed),
             _ => {}
         }
     }

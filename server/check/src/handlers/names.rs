@@ -21,8 +21,8 @@ const SYSTEM_CALLS: &[&str] = &["vprintf", "malloc", "free", "__assertfail"];
 /// types that are not `declarable`; ptxas 13.5: "Type .e4m3 may only be used as an
 /// instruction type", and a syntax error for `.bf16`, `.bf16x2` and `.tf32`). The fix is the
 /// bit type of the same size.
-pub(crate) fn check_variable_type(ctx: &mut Ctx<'_>, decl: &ptx_syntax::VariableDecl<'_>) {
-    let Some(ty) = decl.ty() else { return };
+pub(crate) fn check_variable_type(ctx: &mut Ctx<'_>, ty: Option<ptx_syntax::Token<'_>>) {
+    let Some(ty) = ty else { return };
     let Some(info) = ctx.isa.types().iter().find(|t| t.name == ty.text) else {
         return;
     };
@@ -57,8 +57,8 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
     for item in items {
         match item {
             Item::Variable(decl) => {
-                check_variable_type(ctx, decl);
-                frame.declare_variable(decl, &mut duplicates)
+                let ty = frame.declare_variable(decl, &mut duplicates);
+                check_variable_type(ctx, ty);
             }
             Item::Function(function) => {
                 let Some(name) = function.name() else {
