@@ -1,7 +1,7 @@
 //! The instruction model (plain data) and its construction from parsed data sections.
 
 use crate::datafile::{FactKind, SectionData};
-use crate::notation::{parse_form, OperandSpec, RawElem};
+use crate::notation::{parse_form, OperandSpec, RawElem, RawForm, SetDef};
 use crate::target::TargetReq;
 use crate::version::PtxVersion;
 
@@ -211,38 +211,108 @@ fn bare(s: &str) -> &str {
     s.strip_prefix('.').unwrap_or(s)
 }
 
-fn components(opcode: &str) -> Vec<&str> {
-    opcode.split('.').collect()
+/// The qualifier sets of one section, indexed for the many lookups that resolving its forms
+/// makes; resolves each set's values once (a set such as `.type` serves most forms).
+struct SectionSets<'a> {
+    /// Bare name (no leading `.`), group, set number; in the order of the groups and their
+    /// sets, as [`SectionData::find_set`] searches them.
+    names: Vec<(&'a str, usize, usize)>,
+    sets: Vec<&'a SetDef>,
+    /// Per set, once resolved: its distinct values without dot or `none`, and whether `none`
+    /// was among them.
+    resolved: Vec<Option<(Vec<String>, bool)>>,
+}
+
+impl<'a> SectionSets<'a> {
+    fn new(sec: &'a SectionData) -> Self {
+        let mut names = Vec::new();
+        let mut sets = Vec::new();
+        for (gi, group) in sec.groups.iter().enumerate() {
+            for def in &group.sets {
+                for n in &def.names {
+                    names.push((n.trim_start_matches('.'), gi, sets.len()));
+                }
+                sets.push(def);
+            }
+        }
+        let resolved = vec![None; sets.len()];
+        SectionSets {
+            names,
+            sets,
+            resolved,
+        }
+    }
+
+    /// The set named `name` (with or without leading `.`), as [`SectionData::find_set`]
+    /// finds it: first in `group`, then in any group.
+    fn find(&self, group: usize, name: &str) -> Option<usize> {
+        let bare = name.trim_start_matches('.');
+        let mut first = None;
+        for &(n, g, set) in &self.names {
+            if n == bare {
+                if g == group {
+                    return Some(set);
+                }
+                first = first.or(Some(set));
+            }
+        }
+        first
+    }
+
+    fn def(&self, set: usize) -> &'a SetDef {
+        self.sets[set]
+    }
+
+    /// A set's values as slot values: without dot, each once, `none` left out (and reported).
+    fn values(&mut self, set: usize) -> (Vec<String>, bool) {
+        let def = self.sets[set];
+        let entry = self.resolved[set].get_or_insert_with(|| {
+            let mut vals: Vec<String> = Vec::with_capacity(def.values.len());
+            for v in &def.values {
+                let v = bare(v);
+                if !vals.iter().any(|x| x == v) {
+                    vals.push(v.to_string());
+                }
+            }
+            // `.vec = { none, .v2, .v4 }` (suld/sust): `none` means the slot is left out.
+            let none = vals.iter().any(|v| v == "none");
+            if none {
+                vals.retain(|v| v != "none");
+            }
+            (vals, none)
+        });
+        (entry.0.clone(), entry.1)
+    }
 }
 
 /// Resolve raw head elements into slots using the section's sets.
-fn resolve_slots(sec: &SectionData, group: usize, elems: &[RawElem]) -> Vec<QualSlot> {
+fn resolve_slots(sets: &mut SectionSets<'_>, group: usize, elems: Vec<RawElem>) -> Vec<QualSlot> {
     elems
-        .iter()
+        .into_iter()
         .map(|e| {
-            let name = e.alts[0].clone();
-            let set = (e.alts.len() == 1)
-                .then(|| sec.find_set(group, &name))
-                .flatten();
-            let (kind, values) = match set {
-                Some(def) => {
-                    let mut vals: Vec<String> = Vec::new();
-                    for v in &def.values {
-                        let v = bare(v).to_string();
-                        if !vals.contains(&v) {
-                            vals.push(v);
-                        }
-                    }
-                    (SlotKind::Set, vals)
-                }
-                None => (
-                    SlotKind::Fixed,
-                    e.alts.iter().map(|a| bare(a).to_string()).collect(),
-                ),
+            let set = if e.alts.len() == 1 {
+                sets.find(group, &e.alts[0])
+            } else {
+                None
             };
-            // `.vec = { none, .v2, .v4 }` (suld/sust): `none` means the slot is left out.
-            let none = values.iter().any(|v| v == "none");
-            let values = values.into_iter().filter(|v| v != "none").collect();
+            let (kind, values, none) = match set {
+                Some(set) => {
+                    let (values, none) = sets.values(set);
+                    (SlotKind::Set, values, none)
+                }
+                None => {
+                    let values: Vec<String> = e.alts.iter().map(|a| bare(a).to_string()).collect();
+                    // `none` means the slot is left out (as in a set, above).
+                    let none = values.iter().any(|v| v == "none");
+                    let values = if none {
+                        values.into_iter().filter(|v| v != "none").collect()
+                    } else {
+                        values
+                    };
+                    (SlotKind::Fixed, values, none)
+                }
+            };
+            let name = e.alts.into_iter().next().unwrap_or_default();
             QualSlot {
                 name,
                 kind,
@@ -256,20 +326,42 @@ fn resolve_slots(sec: &SectionData, group: usize, elems: &[RawElem]) -> Vec<Qual
 
 /// How many opcode components (after the root) a form spells out, if it spells all of them
 /// in order (`match.sync` matches `match.any.sync`; `tcgen05.wait` matches `tcgen05.wait::ld`).
+#[inline(never)]
 fn opcode_match_len(opcode: &str, root: &str, slots: &[QualSlot]) -> Option<usize> {
-    let comps = components(opcode);
-    if comps[0] != root {
+    let mut comps = opcode.split('.');
+    if comps.next() != Some(root) {
         return None;
     }
     let mut it = slots.iter().filter(|s| !s.optional);
-    for c in &comps[1..] {
-        let prefix = format!("{c}::");
-        it.find(|slot| slot.values.iter().any(|v| v == c || v.starts_with(&prefix)))?;
+    let mut len = 0;
+    for c in comps {
+        // `c` itself, or `c::suffix`.
+        it.find(|slot| {
+            slot.values.iter().any(|v| {
+                v.strip_prefix(c)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
+            })
+        })?;
+        len += 1;
     }
-    Some(comps.len() - 1)
+    Some(len)
+}
+
+/// Whether `subject` names an opcode of the section that is longer than `opcode` (itself or
+/// one of its qualified uses): such a fact is about that other instruction.
+#[inline(never)]
+fn names_longer_opcode(sec: &SectionData, opcode: &str, subject: &str) -> bool {
+    sec.opcodes.iter().any(|o| {
+        o != opcode
+            && o.len() > opcode.len()
+            && subject
+                .strip_prefix(o.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+    })
 }
 
 /// Split a subject into (root-or-none, remaining tokens).
+#[inline(never)]
 fn subject_pattern(subject: &str, opcode: &str) -> Option<Vec<String>> {
     if subject.starts_with('.') || subject.starts_with("::") {
         // Qualifier or set name on its own.
@@ -284,96 +376,122 @@ fn subject_pattern(subject: &str, opcode: &str) -> Option<Vec<String>> {
         };
         return Some(toks);
     }
-    let comps: Vec<&str> = subject.split('.').collect();
-    let op = components(opcode);
-    if comps[0] != op[0] {
+    let mut comps = subject.split('.');
+    let mut op = opcode.split('.');
+    if comps.next() != op.next() {
         // An operand name or a foreign opcode: not expressible as qualifiers.
         return Some(vec![subject.to_string()]);
     }
-    let mut rest = &comps[1..];
-    for c in &op[1..] {
-        match rest.first() {
-            Some(x) if x == c => rest = &rest[1..],
-            _ => return None,
+    for c in op {
+        if comps.next() != Some(c) {
+            return None;
         }
     }
-    Some(rest.iter().map(|s| s.to_string()).collect())
+    Some(comps.map(str::to_string).collect())
 }
 
 /// Build instructions from data sections.
 pub fn build_instructions(sections: &[SectionData]) -> Vec<Instruction> {
     let mut out = Vec::new();
+    // Reused across forms: the score of each instruction of the section for one form.
+    let mut scores: Vec<Option<usize>> = Vec::new();
     for sec in sections {
+        let new_instruction = |opcode: String, forms: Vec<Form>| Instruction {
+            opcode,
+            section: sec.number.clone(),
+            anchor: sec.anchor.clone(),
+            title: sec.title.clone(),
+            forms,
+            requirement: Requirement::default(),
+            features: Vec::new(),
+            unattributed_facts: 0,
+            floor: Requirement::default(),
+            summary: None,
+        };
+        let mut sets = SectionSets::new(sec);
         let mut insts: Vec<Instruction> = sec
             .opcodes
             .iter()
-            .map(|op| Instruction {
-                opcode: op.clone(),
-                section: sec.number.clone(),
-                anchor: sec.anchor.clone(),
-                title: sec.title.clone(),
-                forms: Vec::new(),
-                requirement: Requirement::default(),
-                features: Vec::new(),
-                unattributed_facts: 0,
-                floor: Requirement::default(),
-                summary: None,
-            })
+            .map(|op| new_instruction(op.clone(), Vec::new()))
             .collect();
         for (gi, group) in sec.groups.iter().enumerate() {
             for text in &group.forms {
                 // Some syntax blocks draw a `-----` rule in front of a form; it is not syntax.
-                let text = &text.trim_start_matches('-').trim_start().to_string();
-                let Ok(raw) = parse_form(text) else {
+                let text = text.trim_start_matches('-').trim_start();
+                let Ok(RawForm {
+                    root: raw_root,
+                    elems,
+                    mut operands,
+                    pseudo,
+                }) = parse_form(text)
+                else {
                     continue;
                 };
                 // `vop.dtype ...` with `vop = { vadd, vsub }`: one form per opcode.
-                let roots: Vec<String> = match sec.find_set(gi, &raw.root) {
-                    Some(def) if !raw.pseudo => def.values.clone(),
-                    _ => vec![raw.root.clone()],
+                let roots: &[String] = match sets.find(gi, &raw_root) {
+                    Some(set) if !pseudo => &sets.def(set).values,
+                    _ => std::slice::from_ref(&raw_root),
                 };
-                for root in roots {
-                    let slots = resolve_slots(sec, gi, &raw.elems);
-                    let syntax = if root == raw.root {
-                        text.clone()
+                // The slots do not depend on the root: resolve them once, and let the last
+                // root take them (and the operands) without a copy.
+                let mut slots = resolve_slots(&mut sets, gi, elems);
+                for (ri, root) in roots.iter().enumerate() {
+                    let last = ri + 1 == roots.len();
+                    let syntax = if *root == raw_root {
+                        text.to_string()
                     } else {
-                        format!("{root}{}", &text[raw.root.len()..])
+                        let mut s = String::with_capacity(root.len() + text.len());
+                        s.push_str(root);
+                        s.push_str(&text[raw_root.len()..]);
+                        s
                     };
                     let form = Form {
                         syntax,
                         root: root.clone(),
-                        qualifier_slots: slots,
-                        operands: raw.operands.clone(),
+                        qualifier_slots: if last {
+                            std::mem::take(&mut slots)
+                        } else {
+                            slots.clone()
+                        },
+                        operands: if last {
+                            std::mem::take(&mut operands)
+                        } else {
+                            operands.clone()
+                        },
                         requirement: Requirement::default(),
-                        pseudo: raw.pseudo,
+                        pseudo,
                     };
-                    let scores: Vec<Option<usize>> = insts
-                        .iter()
-                        .map(|i| {
-                            if raw.pseudo {
-                                Some(0)
-                            } else {
-                                opcode_match_len(&i.opcode, &root, &form.qualifier_slots)
-                            }
-                        })
-                        .collect();
-                    let best = scores.iter().flatten().max().copied();
-                    let mut placed = false;
-                    for (i, s) in scores.iter().enumerate() {
-                        if best.is_some() && *s == best {
-                            insts[i].forms.push(form.clone());
-                            placed = true;
-                            if raw.pseudo {
-                                break;
-                            }
+                    scores.clear();
+                    scores.extend(insts.iter().map(|i| {
+                        if pseudo {
+                            Some(0)
+                        } else {
+                            opcode_match_len(&i.opcode, root, &form.qualifier_slots)
                         }
-                    }
-                    if !placed {
+                    }));
+                    // Every instruction with the best score gets the form (a pseudo form only
+                    // the first); the last one takes it without a copy.
+                    let best = scores.iter().flatten().max().copied();
+                    let mut chosen = scores
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, s)| best.is_some() && **s == best)
+                        .map(|(i, _)| i)
+                        .take(if pseudo { 1 } else { usize::MAX })
+                        .peekable();
+                    if chosen.peek().is_none() {
                         // The heading does not name this opcode: add it as its own instruction.
-                        let mut inst = insts[0].clone();
-                        inst.opcode = root.clone();
-                        inst.forms = vec![form];
-                        insts.push(inst);
+                        insts.push(new_instruction(root.clone(), vec![form]));
+                        continue;
+                    }
+                    let mut form = Some(form);
+                    while let Some(i) = chosen.next() {
+                        let placed = if chosen.peek().is_some() {
+                            form.clone()
+                        } else {
+                            form.take()
+                        };
+                        insts[i].forms.extend(placed);
                     }
                 }
             }
@@ -388,6 +506,7 @@ pub fn build_instructions(sections: &[SectionData]) -> Vec<Instruction> {
 
 /// Union of two target requirements (either suffices); `AllOf` parts count as their first part,
 /// which only makes the union more permissive.
+#[inline(never)]
 fn loosest(a: Option<TargetReq>, b: &TargetReq) -> TargetReq {
     fn atoms(t: &TargetReq) -> Option<Vec<crate::target::TargetAtom>> {
         match t {
@@ -410,18 +529,16 @@ fn loosest(a: Option<TargetReq>, b: &TargetReq) -> TargetReq {
     }
 }
 
+#[inline(never)]
 fn apply_facts(sec: &SectionData, inst: &mut Instruction) {
     let mut floor_since: Option<PtxVersion> = None;
     let mut floor_targets: Option<TargetReq> = None;
     for fact in &sec.facts {
         let applies = fact.subjects.is_empty()
-            || fact.subjects.iter().any(|s| {
-                !sec.opcodes.iter().any(|o| {
-                    o != &inst.opcode
-                        && o.len() > inst.opcode.len()
-                        && (s == o || s.starts_with(&format!("{o}.")))
-                })
-            });
+            || fact
+                .subjects
+                .iter()
+                .any(|s| !names_longer_opcode(sec, &inst.opcode, s));
         if applies && !fact.is_unattributed() {
             match &fact.kind {
                 FactKind::Since(v) => floor_since = Some(floor_since.map_or(*v, |x| x.min(*v))),
@@ -447,12 +564,7 @@ fn apply_facts(sec: &SectionData, inst: &mut Instruction) {
                 .iter()
                 .filter_map(|s| {
                     // A subject naming another opcode of the section does not apply here.
-                    let more_specific = sec.opcodes.iter().any(|o| {
-                        o != &inst.opcode
-                            && o.len() > inst.opcode.len()
-                            && (s == o || s.starts_with(&format!("{o}.")))
-                    });
-                    if more_specific {
+                    if names_longer_opcode(sec, &inst.opcode, s) {
                         return None;
                     }
                     subject_pattern(s, &inst.opcode).map(|p| (s.clone(), p))
@@ -509,6 +621,7 @@ fn apply_facts(sec: &SectionData, inst: &mut Instruction) {
     }
 }
 
+#[inline(never)]
 fn apply_kind(kind: &FactKind, r: &mut Requirement) {
     match kind {
         FactKind::Since(v) => r.since = *v,
@@ -518,6 +631,7 @@ fn apply_kind(kind: &FactKind, r: &mut Requirement) {
 }
 
 /// Whether every use of `form` necessarily includes pattern token `p`.
+#[inline(never)]
 fn form_fixes(form: &Form, p: &str) -> bool {
     form.qualifier_slots.iter().any(|s| {
         !s.optional && s.kind == SlotKind::Fixed && s.values.len() == 1 && s.values[0] == p
