@@ -1,7 +1,7 @@
 //! The instruction model (plain data) and its construction from parsed data sections.
 
 use crate::datafile::{FactKind, SectionData};
-use crate::notation::{parse_form, OperandSpec, RawElem, RawForm, SetDef};
+use crate::notation::{parse_form_ref, ElemRef, FormRef, OperandSpec, SetDef};
 use crate::target::TargetReq;
 use crate::version::PtxVersion;
 
@@ -286,12 +286,12 @@ impl<'a> SectionSets<'a> {
 }
 
 /// Resolve raw head elements into slots using the section's sets.
-fn resolve_slots(sets: &mut SectionSets<'_>, group: usize, elems: Vec<RawElem>) -> Vec<QualSlot> {
+fn resolve_slots(sets: &mut SectionSets<'_>, group: usize, elems: Vec<ElemRef<'_>>) -> Vec<QualSlot> {
     elems
         .into_iter()
         .map(|e| {
             let set = if e.alts.len() == 1 {
-                sets.find(group, &e.alts[0])
+                sets.find(group, e.alts.first())
             } else {
                 None
             };
@@ -312,9 +312,8 @@ fn resolve_slots(sets: &mut SectionSets<'_>, group: usize, elems: Vec<RawElem>) 
                     (SlotKind::Fixed, values, none)
                 }
             };
-            let name = e.alts.into_iter().next().unwrap_or_default();
             QualSlot {
-                name,
+                name: e.alts.into_first(),
                 kind,
                 optional: e.group.is_some() || none,
                 group: e.group,
@@ -418,26 +417,28 @@ pub fn build_instructions(sections: &[SectionData]) -> Vec<Instruction> {
             for text in &group.forms {
                 // Some syntax blocks draw a `-----` rule in front of a form; it is not syntax.
                 let text = text.trim_start_matches('-').trim_start();
-                let Ok(RawForm {
+                let Ok(FormRef {
                     root: raw_root,
                     elems,
                     mut operands,
                     pseudo,
-                }) = parse_form(text)
+                }) = parse_form_ref(text)
                 else {
                     continue;
                 };
                 // `vop.dtype ...` with `vop = { vadd, vsub }`: one form per opcode.
-                let roots: &[String] = match sets.find(gi, &raw_root) {
-                    Some(set) if !pseudo => &sets.def(set).values,
-                    _ => std::slice::from_ref(&raw_root),
+                let set_roots: Option<&[String]> = match sets.find(gi, raw_root) {
+                    Some(set) if !pseudo => Some(&sets.def(set).values),
+                    _ => None,
                 };
+                let root_count = set_roots.map_or(1, <[String]>::len);
                 // The slots do not depend on the root: resolve them once, and let the last
                 // root take them (and the operands) without a copy.
                 let mut slots = resolve_slots(&mut sets, gi, elems);
-                for (ri, root) in roots.iter().enumerate() {
-                    let last = ri + 1 == roots.len();
-                    let syntax = if *root == raw_root {
+                for ri in 0..root_count {
+                    let root = set_roots.map_or(raw_root, |r| r[ri].as_str());
+                    let last = ri + 1 == root_count;
+                    let syntax = if root == raw_root {
                         text.to_string()
                     } else {
                         let mut s = String::with_capacity(root.len() + text.len());
@@ -447,7 +448,7 @@ pub fn build_instructions(sections: &[SectionData]) -> Vec<Instruction> {
                     };
                     let form = Form {
                         syntax,
-                        root: root.clone(),
+                        root: root.to_string(),
                         qualifier_slots: if last {
                             std::mem::take(&mut slots)
                         } else {
@@ -481,7 +482,7 @@ pub fn build_instructions(sections: &[SectionData]) -> Vec<Instruction> {
                         .peekable();
                     if chosen.peek().is_none() {
                         // The heading does not name this opcode: add it as its own instruction.
-                        insts.push(new_instruction(root.clone(), vec![form]));
+                        insts.push(new_instruction(root.to_string(), vec![form]));
                         continue;
                     }
                     let mut form = Some(form);
@@ -557,45 +558,36 @@ fn apply_facts(sec: &SectionData, inst: &mut Instruction) {
             inst.unattributed_facts += 1;
             continue;
         }
-        let patterns: Vec<(String, Vec<String>)> = if fact.subjects.is_empty() {
-            vec![(String::new(), Vec::new())]
-        } else {
-            fact.subjects
-                .iter()
-                .filter_map(|s| {
-                    // A subject naming another opcode of the section does not apply here.
-                    if names_longer_opcode(sec, &inst.opcode, s) {
-                        return None;
-                    }
-                    subject_pattern(s, &inst.opcode).map(|p| (s.clone(), p))
-                })
-                .collect()
-        };
-        for (subject, pattern) in patterns {
-            if pattern.is_empty() {
-                let mut r = Requirement::default();
-                apply_kind(&fact.kind, &mut r);
-                inst.requirement.and(&r);
-                // The first `since` without subject is the instruction's introduction.
-                if let FactKind::Since(v) = fact.kind {
-                    if inst.requirement.since > v && subject.is_empty() {
-                        inst.requirement.since = v;
-                    }
-                }
+        if fact.subjects.is_empty() {
+            apply_to_instruction(&fact.kind, "", inst);
+            continue;
+        }
+        for subject in &fact.subjects {
+            // A subject naming another opcode of the section does not apply here.
+            if names_longer_opcode(sec, &inst.opcode, subject) {
                 continue;
             }
-            let feat = match inst.features.iter_mut().find(|f| f.subject == subject) {
-                Some(f) => f,
-                None => {
-                    inst.features.push(Feature {
-                        subject: subject.clone(),
-                        pattern,
-                        since: None,
-                        targets: None,
-                        removed: Vec::new(),
-                    });
-                    inst.features.last_mut().expect("just pushed")
-                }
+            // A subject seen before has its feature (its pattern is not empty: that depends
+            // on the subject and opcode alone).
+            let feat = match inst.features.iter().position(|f| f.subject == *subject) {
+                Some(i) => &mut inst.features[i],
+                None => match subject_pattern(subject, &inst.opcode) {
+                    None => continue,
+                    Some(pattern) if pattern.is_empty() => {
+                        apply_to_instruction(&fact.kind, subject, inst);
+                        continue;
+                    }
+                    Some(pattern) => {
+                        inst.features.push(Feature {
+                            subject: subject.clone(),
+                            pattern,
+                            since: None,
+                            targets: None,
+                            removed: Vec::new(),
+                        });
+                        inst.features.last_mut().expect("just pushed")
+                    }
+                },
             };
             match &fact.kind {
                 FactKind::Since(v) => feat.since = Some(feat.since.map_or(*v, |x| x.max(*v))),
@@ -622,11 +614,30 @@ fn apply_facts(sec: &SectionData, inst: &mut Instruction) {
 }
 
 #[inline(never)]
-fn apply_kind(kind: &FactKind, r: &mut Requirement) {
+/// Merge a fact about the instruction as a whole (`subject` empty, or the opcode itself) into
+/// its base requirement.
+fn apply_to_instruction(kind: &FactKind, subject: &str, inst: &mut Instruction) {
+    let req = &mut inst.requirement;
     match kind {
-        FactKind::Since(v) => r.since = *v,
-        FactKind::Target(t) => r.targets = t.clone(),
-        FactKind::Dropped(v, t) => r.removed.push((*v, t.clone())),
+        FactKind::Since(v) => {
+            req.since = req.since.max(*v);
+            // The first `since` without subject is the instruction's introduction.
+            if req.since > *v && subject.is_empty() {
+                req.since = *v;
+            }
+        }
+        FactKind::Target(t) => {
+            // As `Requirement::and` with a requirement of default version.
+            req.since = req.since.max(PtxVersion::MIN);
+            req.targets = std::mem::take(&mut req.targets).and(t.clone());
+        }
+        FactKind::Dropped(v, t) => {
+            req.since = req.since.max(PtxVersion::MIN);
+            let removed = (*v, t.clone());
+            if !req.removed.contains(&removed) {
+                req.removed.push(removed);
+            }
+        }
     }
 }
 

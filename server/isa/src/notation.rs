@@ -35,12 +35,14 @@ impl SetDef {
             rest = rhs;
         }
         let body = rest.strip_prefix('{')?.strip_suffix('}')?;
-        let values = split_top(body, ',')
-            .into_iter()
-            .map(str::trim)
-            .filter(|v| !v.is_empty())
-            .flat_map(expand_suffixes)
-            .collect();
+        let mut values = Vec::new();
+        for v in TopParts::new(body, ',').map(str::trim) {
+            if v.contains('{') {
+                values.extend(expand_suffixes(v));
+            } else if !v.is_empty() {
+                values.push(v.to_string());
+            }
+        }
         Some(SetDef { names, values })
     }
 
@@ -83,11 +85,7 @@ pub fn expand_suffixes(v: &str) -> Vec<String> {
     let tail = &v[close + 1..];
     let mut out = Vec::new();
     let mut alts = vec![String::new()];
-    alts.extend(
-        split_top(&v[open + 1..close], ',')
-            .into_iter()
-            .map(|s| s.trim().to_string()),
-    );
+    alts.extend(TopParts::new(&v[open + 1..close], ',').map(|s| s.trim().to_string()));
     for a in alts {
         for t in expand_suffixes(&format!("{base}{a}{tail}")) {
             if !out.contains(&t) {
@@ -121,24 +119,39 @@ pub(crate) fn matching(s: &str, open: usize) -> Option<usize> {
     None
 }
 
-/// Split at `sep` outside of any brackets.
-pub(crate) fn split_top(s: &str, sep: char) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut start = 0;
-    for (i, c) in s.char_indices() {
-        match c {
-            '{' | '[' | '(' => depth += 1,
-            '}' | ']' | ')' => depth -= 1,
-            c if c == sep && depth == 0 => {
-                out.push(&s[start..i]);
-                start = i + c.len_utf8();
-            }
-            _ => {}
-        }
+/// The parts of a text between the `sep`s that lie outside of any brackets.
+pub(crate) struct TopParts<'a> {
+    rest: Option<&'a str>,
+    sep: char,
+}
+
+impl<'a> TopParts<'a> {
+    pub(crate) fn new(s: &'a str, sep: char) -> Self {
+        TopParts { rest: Some(s), sep }
     }
-    out.push(&s[start..]);
-    out
+}
+
+impl<'a> Iterator for TopParts<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let s = self.rest?;
+        // Every part starts at depth 0: a split happens only there.
+        let mut depth = 0i32;
+        for (i, c) in s.char_indices() {
+            match c {
+                '{' | '[' | '(' => depth += 1,
+                '}' | ']' | ')' => depth -= 1,
+                c if c == self.sep && depth == 0 => {
+                    self.rest = Some(&s[i + c.len_utf8()..]);
+                    return Some(&s[..i]);
+                }
+                _ => {}
+            }
+        }
+        self.rest = None;
+        Some(s)
+    }
 }
 
 /// One qualifier element of a form head before set names are resolved.
@@ -196,9 +209,7 @@ impl OperandSpec {
         } else {
             OperandKind::Value
         };
-        let name = text
-            .trim_start_matches("{-}")
-            .trim_start_matches("{!}")
+        let name = strip_all(strip_all(&text, "{-}"), "{!}")
             .trim_start_matches(['[', '(', '{', '!', '-'])
             // `{ disable-output-lane }` is spaced inside its braces.
             .trim_start()
@@ -215,28 +226,126 @@ impl OperandSpec {
     }
 }
 
+/// Spellings of one qualifier element: borrowed from the form text when it has no brace
+/// suffix to expand (most elements), else expanded.
+pub(crate) enum Alts<'a> {
+    One(&'a str),
+    Many(Vec<String>),
+}
+
+impl<'a> Alts<'a> {
+    /// The spellings of `text` (`.shared{::cta}` -> `.shared`, `.shared::cta`), as
+    /// [`expand_suffixes`] gives them.
+    fn of(text: &'a str) -> Self {
+        if text.contains('{') {
+            Alts::Many(expand_suffixes(text))
+        } else {
+            Alts::One(text)
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Alts::One(_) => 1,
+            Alts::Many(v) => v.len(),
+        }
+    }
+
+    pub(crate) fn first(&self) -> &str {
+        match self {
+            Alts::One(a) => a,
+            Alts::Many(v) => v.first().map_or("", String::as_str),
+        }
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
+        let (one, many) = match self {
+            Alts::One(a) => (Some(*a), &[][..]),
+            Alts::Many(v) => (None, v.as_slice()),
+        };
+        one.into_iter().chain(many.iter().map(String::as_str))
+    }
+
+    /// The first spelling (the element as written, brace suffix dropped).
+    pub(crate) fn into_first(self) -> String {
+        match self {
+            Alts::One(a) => a.to_string(),
+            Alts::Many(v) => v.into_iter().next().unwrap_or_default(),
+        }
+    }
+
+    pub(crate) fn into_owned(self) -> Vec<String> {
+        match self {
+            Alts::One(a) => vec![a.to_string()],
+            Alts::Many(v) => v,
+        }
+    }
+}
+
+/// A [`RawElem`] that borrows from the form text.
+pub(crate) struct ElemRef<'a> {
+    pub(crate) alts: Alts<'a>,
+    pub(crate) group: Option<u16>,
+}
+
+/// A [`RawForm`] that borrows from the form text (the knowledge base parses every form once
+/// and keeps only what the model needs).
+pub(crate) struct FormRef<'a> {
+    pub(crate) root: &'a str,
+    pub(crate) elems: Vec<ElemRef<'a>>,
+    pub(crate) operands: Vec<OperandSpec>,
+    pub(crate) pseudo: bool,
+}
+
+/// `s` without every leading repetition of `prefix` (`trim_start_matches` with a string
+/// pattern, without the cost of setting up a substring search).
+fn strip_all<'a>(mut s: &'a str, prefix: &str) -> &'a str {
+    while let Some(rest) = s.strip_prefix(prefix) {
+        s = rest;
+    }
+    s
+}
+
 /// Split a normalized form statement (`head operands;`) and parse it.
 pub fn parse_form(stmt: &str) -> Result<RawForm, String> {
+    let f = parse_form_ref(stmt)?;
+    Ok(RawForm {
+        root: f.root.to_string(),
+        elems: f
+            .elems
+            .into_iter()
+            .map(|e| RawElem {
+                alts: e.alts.into_owned(),
+                group: e.group,
+            })
+            .collect(),
+        operands: f.operands,
+        pseudo: f.pseudo,
+    })
+}
+
+/// [`parse_form`], borrowing from `stmt`.
+pub(crate) fn parse_form_ref(stmt: &str) -> Result<FormRef<'_>, String> {
     let stmt = stmt.trim().trim_end_matches(';').trim();
     let (head, ops) = match stmt.find(char::is_whitespace) {
         Some(i) => (&stmt[..i], stmt[i..].trim()),
         None => (stmt, ""),
     };
     if !head.starts_with(|c: char| c.is_ascii_lowercase() || c == '_') {
-        return Ok(RawForm {
-            root: head.to_string(),
+        return Ok(FormRef {
+            root: head,
             elems: Vec::new(),
             operands: Vec::new(),
             pseudo: true,
         });
     }
     let root_end = head.find(['.', '{']).unwrap_or(head.len());
-    let root = head[..root_end].to_string();
+    let root = &head[..root_end];
     let mut elems = Vec::new();
     let mut next_group = 0u16;
     parse_elems(&head[root_end..], None, &mut next_group, &mut elems)
         .map_err(|e| format!("{e} in `{stmt}`"))?;
-    Ok(RawForm {
+    Ok(FormRef {
         root,
         elems,
         operands: parse_operands(ops),
@@ -244,11 +353,11 @@ pub fn parse_form(stmt: &str) -> Result<RawForm, String> {
     })
 }
 
-fn parse_elems(
-    s: &str,
+fn parse_elems<'a>(
+    s: &'a str,
     group: Option<u16>,
     next_group: &mut u16,
-    out: &mut Vec<RawElem>,
+    out: &mut Vec<ElemRef<'a>>,
 ) -> Result<(), String> {
     let mut i = 0;
     let b = s.as_bytes();
@@ -268,8 +377,8 @@ fn parse_elems(
                     end = close + 1;
                     i = close + 1;
                 }
-                out.push(RawElem {
-                    alts: expand_suffixes(&s[start..end]),
+                out.push(ElemRef {
+                    alts: Alts::of(&s[start..end]),
                     group,
                 });
             }
@@ -278,13 +387,14 @@ fn parse_elems(
                 let g = *next_group;
                 *next_group += 1;
                 let inner = &s[i + 1..close];
-                if split_top(inner, ',').len() > 1 {
+                if TopParts::new(inner, ',').nth(1).is_some() {
                     // `{.hi,.lo}`: one optional slot with alternatives.
-                    out.push(RawElem {
-                        alts: split_top(inner, ',')
-                            .into_iter()
-                            .flat_map(|a| expand_suffixes(a.trim()))
-                            .collect(),
+                    out.push(ElemRef {
+                        alts: Alts::Many(
+                            TopParts::new(inner, ',')
+                                .flat_map(|a| expand_suffixes(a.trim()))
+                                .collect(),
+                        ),
                         group: Some(g),
                     });
                 } else {
@@ -305,38 +415,34 @@ pub fn parse_operands(s: &str) -> Vec<OperandSpec> {
     if s.is_empty() {
         return out;
     }
-    // Pull out `{, x}` optional groups, leaving the required operands separated by commas.
-    let mut required = String::new();
+    // Pull out `{, x}` optional groups; the required operands between them are separated by
+    // commas.
+    let mut required_start = 0;
     let mut i = 0;
     let b = s.as_bytes();
     while i < b.len() {
         if b[i] == b'{' && s[i + 1..].trim_start().starts_with(',') {
             if let Some(close) = matching(s, i) {
                 let inner = s[i + 1..close].trim_start().trim_start_matches(',');
-                flush_required(&mut required, &mut out);
-                for part in split_top(inner, ',') {
-                    if !part.trim().is_empty() {
-                        out.push(OperandSpec::new(part, true));
-                    }
-                }
+                push_operands(&s[required_start..i], false, &mut out);
+                push_operands(inner, true, &mut out);
                 i = close + 1;
+                required_start = i;
                 continue;
             }
         }
-        required.push(b[i] as char);
         i += 1;
     }
-    flush_required(&mut required, &mut out);
+    push_operands(&s[required_start..], false, &mut out);
     out
 }
 
-fn flush_required(buf: &mut String, out: &mut Vec<OperandSpec>) {
-    for part in split_top(buf, ',') {
+fn push_operands(list: &str, optional: bool, out: &mut Vec<OperandSpec>) {
+    for part in TopParts::new(list, ',') {
         if !part.trim().is_empty() {
-            out.push(OperandSpec::new(part, false));
+            out.push(OperandSpec::new(part, optional));
         }
     }
-    buf.clear();
 }
 
 #[cfg(test)]
