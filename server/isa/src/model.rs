@@ -1,7 +1,9 @@
 //! The instruction model (plain data) and its construction from parsed data sections.
 
-use crate::datafile::{FactKind, SectionData};
-use crate::notation::{parse_form_ref, ElemRef, FormRef, OperandSpec, SetDef};
+use crate::datafile::{FactKind, SectionData, SectionRef};
+use crate::notation::{parse_form_ref, ElemRef, FormRef, OperandSpec, SetRef};
+use std::borrow::Cow;
+
 use crate::target::TargetReq;
 use crate::version::PtxVersion;
 
@@ -217,14 +219,14 @@ struct SectionSets<'a> {
     /// Bare name (no leading `.`), group, set number; in the order of the groups and their
     /// sets, as [`SectionData::find_set`] searches them.
     names: Vec<(&'a str, usize, usize)>,
-    sets: Vec<&'a SetDef>,
+    sets: Vec<&'a SetRef<'a>>,
     /// Per set, once resolved: its distinct values without dot or `none`, and whether `none`
     /// was among them.
     resolved: Vec<Option<(Vec<String>, bool)>>,
 }
 
 impl<'a> SectionSets<'a> {
-    fn new(sec: &'a SectionData) -> Self {
+    fn new(sec: &'a SectionRef<'a>) -> Self {
         let mut names = Vec::new();
         let mut sets = Vec::new();
         for (gi, group) in sec.groups.iter().enumerate() {
@@ -259,7 +261,7 @@ impl<'a> SectionSets<'a> {
         first
     }
 
-    fn def(&self, set: usize) -> &'a SetDef {
+    fn def(&self, set: usize) -> &'a SetRef<'a> {
         self.sets[set]
     }
 
@@ -286,7 +288,11 @@ impl<'a> SectionSets<'a> {
 }
 
 /// Resolve raw head elements into slots using the section's sets.
-fn resolve_slots(sets: &mut SectionSets<'_>, group: usize, elems: Vec<ElemRef<'_>>) -> Vec<QualSlot> {
+fn resolve_slots(
+    sets: &mut SectionSets<'_>,
+    group: usize,
+    elems: Vec<ElemRef<'_>>,
+) -> Vec<QualSlot> {
     elems
         .into_iter()
         .map(|e| {
@@ -325,7 +331,6 @@ fn resolve_slots(sets: &mut SectionSets<'_>, group: usize, elems: Vec<ElemRef<'_
 
 /// How many opcode components (after the root) a form spells out, if it spells all of them
 /// in order (`match.sync` matches `match.any.sync`; `tcgen05.wait` matches `tcgen05.wait::ld`).
-#[inline(never)]
 fn opcode_match_len(opcode: &str, root: &str, slots: &[QualSlot]) -> Option<usize> {
     let mut comps = opcode.split('.');
     if comps.next() != Some(root) {
@@ -348,19 +353,17 @@ fn opcode_match_len(opcode: &str, root: &str, slots: &[QualSlot]) -> Option<usiz
 
 /// Whether `subject` names an opcode of the section that is longer than `opcode` (itself or
 /// one of its qualified uses): such a fact is about that other instruction.
-#[inline(never)]
-fn names_longer_opcode(sec: &SectionData, opcode: &str, subject: &str) -> bool {
+fn names_longer_opcode(sec: &SectionRef<'_>, opcode: &str, subject: &str) -> bool {
     sec.opcodes.iter().any(|o| {
         o != opcode
             && o.len() > opcode.len()
             && subject
-                .strip_prefix(o.as_str())
+                .strip_prefix(o.as_ref())
                 .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
     })
 }
 
 /// Split a subject into (root-or-none, remaining tokens).
-#[inline(never)]
 fn subject_pattern(subject: &str, opcode: &str) -> Option<Vec<String>> {
     if subject.starts_with('.') || subject.starts_with("::") {
         // Qualifier or set name on its own.
@@ -391,15 +394,21 @@ fn subject_pattern(subject: &str, opcode: &str) -> Option<Vec<String>> {
 
 /// Build instructions from data sections.
 pub fn build_instructions(sections: &[SectionData]) -> Vec<Instruction> {
+    let refs: Vec<SectionRef<'_>> = sections.iter().map(SectionRef::borrow).collect();
+    build_from_refs(&refs)
+}
+
+/// [`build_instructions`] from sections that borrow from their data files.
+pub(crate) fn build_from_refs(sections: &[SectionRef<'_>]) -> Vec<Instruction> {
     let mut out = Vec::new();
     // Reused across forms: the score of each instruction of the section for one form.
     let mut scores: Vec<Option<usize>> = Vec::new();
     for sec in sections {
         let new_instruction = |opcode: String, forms: Vec<Form>| Instruction {
             opcode,
-            section: sec.number.clone(),
-            anchor: sec.anchor.clone(),
-            title: sec.title.clone(),
+            section: sec.number.to_string(),
+            anchor: sec.anchor.to_string(),
+            title: sec.title.to_string(),
             forms,
             requirement: Requirement::default(),
             features: Vec::new(),
@@ -411,7 +420,7 @@ pub fn build_instructions(sections: &[SectionData]) -> Vec<Instruction> {
         let mut insts: Vec<Instruction> = sec
             .opcodes
             .iter()
-            .map(|op| new_instruction(op.clone(), Vec::new()))
+            .map(|op| new_instruction(op.to_string(), Vec::new()))
             .collect();
         for (gi, group) in sec.groups.iter().enumerate() {
             for text in &group.forms {
@@ -427,16 +436,16 @@ pub fn build_instructions(sections: &[SectionData]) -> Vec<Instruction> {
                     continue;
                 };
                 // `vop.dtype ...` with `vop = { vadd, vsub }`: one form per opcode.
-                let set_roots: Option<&[String]> = match sets.find(gi, raw_root) {
+                let set_roots: Option<&[Cow<'_, str>]> = match sets.find(gi, raw_root) {
                     Some(set) if !pseudo => Some(&sets.def(set).values),
                     _ => None,
                 };
-                let root_count = set_roots.map_or(1, <[String]>::len);
+                let root_count = set_roots.map_or(1, <[Cow<'_, str>]>::len);
                 // The slots do not depend on the root: resolve them once, and let the last
                 // root take them (and the operands) without a copy.
                 let mut slots = resolve_slots(&mut sets, gi, elems);
                 for ri in 0..root_count {
-                    let root = set_roots.map_or(raw_root, |r| r[ri].as_str());
+                    let root = set_roots.map_or(raw_root, |r| r[ri].as_ref());
                     let last = ri + 1 == root_count;
                     let syntax = if root == raw_root {
                         text.to_string()
@@ -507,7 +516,6 @@ pub fn build_instructions(sections: &[SectionData]) -> Vec<Instruction> {
 
 /// Union of two target requirements (either suffices); `AllOf` parts count as their first part,
 /// which only makes the union more permissive.
-#[inline(never)]
 fn loosest(a: Option<TargetReq>, b: &TargetReq) -> TargetReq {
     fn atoms(t: &TargetReq) -> Option<Vec<crate::target::TargetAtom>> {
         match t {
@@ -530,8 +538,7 @@ fn loosest(a: Option<TargetReq>, b: &TargetReq) -> TargetReq {
     }
 }
 
-#[inline(never)]
-fn apply_facts(sec: &SectionData, inst: &mut Instruction) {
+fn apply_facts(sec: &SectionRef<'_>, inst: &mut Instruction) {
     let mut floor_since: Option<PtxVersion> = None;
     let mut floor_targets: Option<TargetReq> = None;
     for fact in &sec.facts {
@@ -569,7 +576,7 @@ fn apply_facts(sec: &SectionData, inst: &mut Instruction) {
             }
             // A subject seen before has its feature (its pattern is not empty: that depends
             // on the subject and opcode alone).
-            let feat = match inst.features.iter().position(|f| f.subject == *subject) {
+            let feat = match inst.features.iter().position(|f| f.subject == **subject) {
                 Some(i) => &mut inst.features[i],
                 None => match subject_pattern(subject, &inst.opcode) {
                     None => continue,
@@ -579,7 +586,7 @@ fn apply_facts(sec: &SectionData, inst: &mut Instruction) {
                     }
                     Some(pattern) => {
                         inst.features.push(Feature {
-                            subject: subject.clone(),
+                            subject: subject.to_string(),
                             pattern,
                             since: None,
                             targets: None,
@@ -613,7 +620,6 @@ fn apply_facts(sec: &SectionData, inst: &mut Instruction) {
     }
 }
 
-#[inline(never)]
 /// Merge a fact about the instruction as a whole (`subject` empty, or the opcode itself) into
 /// its base requirement.
 fn apply_to_instruction(kind: &FactKind, subject: &str, inst: &mut Instruction) {
@@ -642,7 +648,6 @@ fn apply_to_instruction(kind: &FactKind, subject: &str, inst: &mut Instruction) 
 }
 
 /// Whether every use of `form` necessarily includes pattern token `p`.
-#[inline(never)]
 fn form_fixes(form: &Form, p: &str) -> bool {
     form.qualifier_slots.iter().any(|s| {
         !s.optional && s.kind == SlotKind::Fixed && s.values.len() == 1 && s.values[0] == p

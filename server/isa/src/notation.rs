@@ -2,6 +2,7 @@
 //! `tcgen05.ld.sync.aligned.shape1.num{.pack}.b32 r, [taddr];` and qualifier-set definitions
 //! such as `.dtype = .atype = { .u8, .shared{::cta, ::cluster} }`.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// A qualifier-set definition from a Syntax block (`.shape1 = { .16x64b, .32x32b }`).
@@ -17,6 +18,27 @@ impl SetDef {
     /// Parse `.a = .b = { .x, .y }` (a trailing `;` is allowed). Returns `None` when the text is
     /// not a definition.
     pub fn parse(text: &str) -> Option<SetDef> {
+        SetRef::parse(text).map(SetRef::into_owned)
+    }
+
+    /// Whether `name` (with or without leading `.`) names this set.
+    pub fn has_name(&self, name: &str) -> bool {
+        let bare = name.trim_start_matches('.');
+        self.names.iter().any(|n| n.trim_start_matches('.') == bare)
+    }
+}
+
+/// A [`SetDef`] that borrows from the text it was read from (values with a brace suffix are
+/// expanded, so owned).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SetRef<'a> {
+    pub(crate) names: Vec<Cow<'a, str>>,
+    pub(crate) values: Vec<Cow<'a, str>>,
+}
+
+impl<'a> SetRef<'a> {
+    /// See [`SetDef::parse`].
+    pub(crate) fn parse(text: &'a str) -> Option<SetRef<'a>> {
         let text = text.trim().trim_end_matches(';').trim();
         let mut names = Vec::new();
         let mut rest = text;
@@ -26,7 +48,7 @@ impl SetDef {
             if !is_set_name(name) {
                 return None;
             }
-            names.push(name.to_string());
+            names.push(Cow::Borrowed(name));
             let rhs = rhs.trim_start();
             if rhs.starts_with('{') {
                 rest = rhs;
@@ -38,16 +60,39 @@ impl SetDef {
         let mut values = Vec::new();
         for v in TopParts::new(body, ',').map(str::trim) {
             if v.contains('{') {
-                values.extend(expand_suffixes(v));
+                values.extend(expand_suffixes(v).into_iter().map(Cow::Owned));
             } else if !v.is_empty() {
-                values.push(v.to_string());
+                values.push(Cow::Borrowed(v));
             }
         }
-        Some(SetDef { names, values })
+        Some(SetRef { names, values })
     }
 
-    /// Whether `name` (with or without leading `.`) names this set.
-    pub fn has_name(&self, name: &str) -> bool {
+    /// The same set, borrowing from `def`.
+    pub(crate) fn borrow(def: &'a SetDef) -> Self {
+        SetRef {
+            names: def
+                .names
+                .iter()
+                .map(|n| Cow::Borrowed(n.as_str()))
+                .collect(),
+            values: def
+                .values
+                .iter()
+                .map(|v| Cow::Borrowed(v.as_str()))
+                .collect(),
+        }
+    }
+
+    pub(crate) fn into_owned(self) -> SetDef {
+        SetDef {
+            names: self.names.into_iter().map(Cow::into_owned).collect(),
+            values: self.values.into_iter().map(Cow::into_owned).collect(),
+        }
+    }
+
+    /// See [`SetDef::has_name`].
+    pub(crate) fn has_name(&self, name: &str) -> bool {
         let bare = name.trim_start_matches('.');
         self.names.iter().any(|n| n.trim_start_matches('.') == bare)
     }
