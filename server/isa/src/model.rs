@@ -222,7 +222,7 @@ struct SectionSets<'a> {
     sets: Vec<&'a SetRef<'a>>,
     /// Per set, once resolved: its distinct values without dot or `none`, and whether `none`
     /// was among them.
-    resolved: Vec<Option<(Vec<String>, bool)>>,
+    resolved: Vec<Option<(Vec<&'a str>, bool)>>,
 }
 
 impl<'a> SectionSets<'a> {
@@ -268,22 +268,22 @@ impl<'a> SectionSets<'a> {
     /// A set's values as slot values: without dot, each once, `none` left out (and reported).
     fn values(&mut self, set: usize) -> (Vec<String>, bool) {
         let def = self.sets[set];
-        let entry = self.resolved[set].get_or_insert_with(|| {
-            let mut vals: Vec<String> = Vec::with_capacity(def.values.len());
+        let (vals, none) = self.resolved[set].get_or_insert_with(|| {
+            let mut vals: Vec<&str> = Vec::with_capacity(def.values.len());
             for v in &def.values {
                 let v = bare(v);
-                if !vals.iter().any(|x| x == v) {
-                    vals.push(v.to_string());
+                if !vals.contains(&v) {
+                    vals.push(v);
                 }
             }
             // `.vec = { none, .v2, .v4 }` (suld/sust): `none` means the slot is left out.
-            let none = vals.iter().any(|v| v == "none");
+            let none = vals.contains(&"none");
             if none {
-                vals.retain(|v| v != "none");
+                vals.retain(|v| *v != "none");
             }
             (vals, none)
         });
-        (entry.0.clone(), entry.1)
+        (vals.iter().map(|v| v.to_string()).collect(), *none)
     }
 }
 

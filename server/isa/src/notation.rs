@@ -57,7 +57,7 @@ impl<'a> SetRef<'a> {
             rest = rhs;
         }
         let body = rest.strip_prefix('{')?.strip_suffix('}')?;
-        let mut values = Vec::new();
+        let mut values = Vec::with_capacity(body.bytes().filter(|&b| b == b',').count() + 1);
         for v in TopParts::new(body, ',').map(str::trim) {
             if v.contains('{') {
                 values.extend(expand_suffixes(v).into_iter().map(Cow::Owned));
@@ -386,7 +386,8 @@ pub(crate) fn parse_form_ref(stmt: &str) -> Result<FormRef<'_>, String> {
     }
     let root_end = head.find(['.', '{']).unwrap_or(head.len());
     let root = &head[..root_end];
-    let mut elems = Vec::new();
+    // Room for the qualifiers of most forms at once.
+    let mut elems = Vec::with_capacity(8);
     let mut next_group = 0u16;
     parse_elems(&head[root_end..], None, &mut next_group, &mut elems)
         .map_err(|e| format!("{e} in `{stmt}`"))?;
