@@ -167,12 +167,18 @@ pub(crate) fn matching(s: &str, open: usize) -> Option<usize> {
 /// The parts of a text between the `sep`s that lie outside of any brackets.
 pub(crate) struct TopParts<'a> {
     rest: Option<&'a str>,
-    sep: char,
+    sep: u8,
 }
 
 impl<'a> TopParts<'a> {
+    /// `sep` is an ASCII separator (`,`); scanning bytes finds it as scanning characters
+    /// would, since no byte of a multi-byte character is ASCII.
     pub(crate) fn new(s: &'a str, sep: char) -> Self {
-        TopParts { rest: Some(s), sep }
+        debug_assert!(sep.is_ascii());
+        TopParts {
+            rest: Some(s),
+            sep: sep as u8,
+        }
     }
 }
 
@@ -183,12 +189,12 @@ impl<'a> Iterator for TopParts<'a> {
         let s = self.rest?;
         // Every part starts at depth 0: a split happens only there.
         let mut depth = 0i32;
-        for (i, c) in s.char_indices() {
-            match c {
-                '{' | '[' | '(' => depth += 1,
-                '}' | ']' | ')' => depth -= 1,
-                c if c == self.sep && depth == 0 => {
-                    self.rest = Some(&s[i + c.len_utf8()..]);
+        for (i, &b) in s.as_bytes().iter().enumerate() {
+            match b {
+                b'{' | b'[' | b'(' => depth += 1,
+                b'}' | b']' | b')' => depth -= 1,
+                b if b == self.sep && depth == 0 => {
+                    self.rest = Some(&s[i + 1..]);
                     return Some(&s[..i]);
                 }
                 _ => {}
