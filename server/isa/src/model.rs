@@ -373,7 +373,12 @@ fn subject_pattern(subject: &str, opcode: &str) -> Option<Vec<String>> {
             subject
                 .split('.')
                 .filter(|t| !t.is_empty())
-                .map(|t| format!(".{t}"))
+                .map(|t| {
+                    let mut token = String::with_capacity(t.len() + 1);
+                    token.push('.');
+                    token.push_str(t);
+                    token
+                })
                 .collect()
         };
         return Some(toks);
@@ -400,7 +405,8 @@ pub fn build_instructions(sections: &[SectionData]) -> Vec<Instruction> {
 
 /// [`build_instructions`] from sections that borrow from their data files.
 pub(crate) fn build_from_refs(sections: &[SectionRef<'_>]) -> Vec<Instruction> {
-    let mut out = Vec::new();
+    // About one instruction per section: room for them at once.
+    let mut out = Vec::with_capacity(sections.len());
     // Reused across forms: the score of each instruction of the section for one form.
     let mut scores: Vec<Option<usize>> = Vec::new();
     for sec in sections {

@@ -39,12 +39,12 @@ pub(crate) struct SetRef<'a> {
 impl<'a> SetRef<'a> {
     /// See [`SetDef::parse`].
     pub(crate) fn parse(text: &'a str) -> Option<SetRef<'a>> {
-        let text = text.trim().trim_end_matches(';').trim();
+        let text = trim_fast(trim_fast(text).trim_end_matches(';'));
         let mut names = Vec::new();
         let mut rest = text;
         loop {
             let (lhs, rhs) = rest.split_once('=')?;
-            let name = lhs.trim();
+            let name = trim_fast(lhs);
             if !is_set_name(name) {
                 return None;
             }
@@ -58,7 +58,7 @@ impl<'a> SetRef<'a> {
         }
         let body = rest.strip_prefix('{')?.strip_suffix('}')?;
         let mut values = Vec::with_capacity(body.bytes().filter(|&b| b == b',').count() + 1);
-        for v in TopParts::new(body, ',').map(str::trim) {
+        for v in TopParts::new(body, ',').map(trim_fast) {
             if v.contains('{') {
                 values.extend(expand_suffixes(v).into_iter().map(Cow::Owned));
             } else if !v.is_empty() {
@@ -118,6 +118,20 @@ fn is_set_name(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '-'))
 }
 
+/// `s.trim()`, answered without decoding characters when `s` neither starts nor ends with
+/// whitespace (the loader trims every line, value and operand; almost none need it).
+pub(crate) fn trim_fast(s: &str) -> &str {
+    // The ASCII characters that `char::is_whitespace` accepts; any other byte at an end
+    // (a non-ASCII one included) goes the general way.
+    let plain = |b: u8| b.is_ascii() && !matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ');
+    match s.as_bytes() {
+        [] => s,
+        [first, .., last] if plain(*first) && plain(*last) => s,
+        [only] if plain(*only) => s,
+        _ => s.trim(),
+    }
+}
+
 /// Expand `x{a, b}` into `x`, `xa`, `xb` (one level, repeated for several groups).
 pub fn expand_suffixes(v: &str) -> Vec<String> {
     let Some(open) = v.find('{') else {
@@ -130,7 +144,7 @@ pub fn expand_suffixes(v: &str) -> Vec<String> {
     let tail = &v[close + 1..];
     let mut out = Vec::new();
     let mut alts = vec![String::new()];
-    alts.extend(TopParts::new(&v[open + 1..close], ',').map(|s| s.trim().to_string()));
+    alts.extend(TopParts::new(&v[open + 1..close], ',').map(|s| trim_fast(s).to_string()));
     for a in alts {
         for t in expand_suffixes(&format!("{base}{a}{tail}")) {
             if !out.contains(&t) {
@@ -250,7 +264,7 @@ pub struct OperandSpec {
 
 impl OperandSpec {
     fn new(text: &str, optional: bool) -> OperandSpec {
-        let text = text.trim().to_string();
+        let text = trim_fast(text).to_string();
         let kind = if text.starts_with('[') {
             OperandKind::Address
         } else if text.starts_with('(') {
@@ -260,14 +274,18 @@ impl OperandSpec {
         } else {
             OperandKind::Value
         };
-        let name = strip_all(strip_all(&text, "{-}"), "{!}")
-            .trim_start_matches(['[', '(', '{', '!', '-'])
-            // `{ disable-output-lane }` is spaced inside its braces.
-            .trim_start()
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
-            .next()
-            .unwrap_or("")
-            .to_string();
+        let rest = strip_all(strip_all(&text, "{-}"), "{!}");
+        let opening = rest
+            .bytes()
+            .take_while(|b| matches!(b, b'[' | b'(' | b'{' | b'!' | b'-'))
+            .count();
+        // `{ disable-output-lane }` is spaced inside its braces.
+        let rest = rest[opening..].trim_start();
+        let end = rest
+            .bytes()
+            .position(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'-'))
+            .unwrap_or(rest.len());
+        let name = rest[..end].to_string();
         OperandSpec {
             text,
             name,
@@ -377,9 +395,9 @@ pub fn parse_form(stmt: &str) -> Result<RawForm, String> {
 
 /// [`parse_form`], borrowing from `stmt`.
 pub(crate) fn parse_form_ref(stmt: &str) -> Result<FormRef<'_>, String> {
-    let stmt = stmt.trim().trim_end_matches(';').trim();
+    let stmt = trim_fast(trim_fast(stmt).trim_end_matches(';'));
     let (head, ops) = match stmt.find(char::is_whitespace) {
-        Some(i) => (&stmt[..i], stmt[i..].trim()),
+        Some(i) => (&stmt[..i], trim_fast(&stmt[i..])),
         None => (stmt, ""),
     };
     if !head.starts_with(|c: char| c.is_ascii_lowercase() || c == '_') {
@@ -444,7 +462,7 @@ fn parse_elems<'a>(
                     out.push(ElemRef {
                         alts: Alts::Many(
                             TopParts::new(inner, ',')
-                                .flat_map(|a| expand_suffixes(a.trim()))
+                                .flat_map(|a| expand_suffixes(trim_fast(a)))
                                 .collect(),
                         ),
                         group: Some(g),
@@ -463,7 +481,7 @@ fn parse_elems<'a>(
 /// Parse operand text such as `d, [a]{.unified}{, cache-policy}`.
 pub fn parse_operands(s: &str) -> Vec<OperandSpec> {
     let mut out = Vec::new();
-    let s = s.trim();
+    let s = trim_fast(s);
     if s.is_empty() {
         return out;
     }
@@ -491,7 +509,7 @@ pub fn parse_operands(s: &str) -> Vec<OperandSpec> {
 
 fn push_operands(list: &str, optional: bool, out: &mut Vec<OperandSpec>) {
     for part in TopParts::new(list, ',') {
-        if !part.trim().is_empty() {
+        if !trim_fast(part).is_empty() {
             out.push(OperandSpec::new(part, optional));
         }
     }
