@@ -55,7 +55,10 @@ pub(crate) struct FactRef<'a> {
 impl<'a> FactRef<'a> {
     fn parse(keyword: &str, rest: &'a str) -> Result<FactRef<'a>, String> {
         let (value, subjects) = match split_subjects(rest) {
-            Some((v, s)) => (v, s.split(',').map(|x| Cow::Borrowed(trim_fast(x))).collect()),
+            Some((v, s)) => (
+                v,
+                s.split(',').map(|x| Cow::Borrowed(trim_fast(x))).collect(),
+            ),
             None => (rest, Vec::new()),
         };
         let value = trim_fast(value);
@@ -263,7 +266,12 @@ pub(crate) fn parse_section_refs<'a>(
 fn apply_line<'a>(sec: &mut SectionRef<'a>, kw: &str, rest: &'a str) -> Result<(), String> {
     match kw {
         "title" => sec.title = Cow::Borrowed(rest),
-        "opcodes" => sec.opcodes = rest.split(", ").map(|s| Cow::Borrowed(trim_fast(s))).collect(),
+        "opcodes" => {
+            sec.opcodes = rest
+                .split(", ")
+                .map(|s| Cow::Borrowed(trim_fast(s)))
+                .collect()
+        }
         "form" => sec
             .groups
             .last_mut()

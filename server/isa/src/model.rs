@@ -249,9 +249,11 @@ impl<'a> SectionSets<'a> {
     /// finds it: first in `group`, then in any group.
     fn find(&self, group: usize, name: &str) -> Option<usize> {
         let bare = name.trim_start_matches('.');
+        // Most names differ in length or last byte: compare those before the bytes.
+        let last = bare.as_bytes().last();
         let mut first = None;
         for &(n, g, set) in &self.names {
-            if n == bare {
+            if n.len() == bare.len() && n.as_bytes().last() == last && n == bare {
                 if g == group {
                     return Some(set);
                 }
