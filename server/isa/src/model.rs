@@ -1,9 +1,9 @@
 //! The instruction model (plain data) and its construction from parsed data sections.
 
-use crate::datafile::{FactKind, SectionData, SectionRef};
-use crate::notation::{parse_form_ref, ElemRef, FormRef, OperandSpec, SetRef};
 use std::borrow::Cow;
 
+use crate::datafile::{FactKind, SectionData, SectionRef};
+use crate::notation::{parse_form_ref, ElemRef, FormRef, OperandSpec, SetRef};
 use crate::target::TargetReq;
 use crate::version::PtxVersion;
 
@@ -214,35 +214,37 @@ fn bare(s: &str) -> &str {
 }
 
 /// The qualifier sets of one section, indexed for the many lookups that resolving its forms
-/// makes; resolves each set's values once (a set such as `.type` serves most forms).
+/// makes; resolves each set's values once (a set such as `.type` serves most forms). One is
+/// reused from section to section.
+#[derive(Default)]
 struct SectionSets<'a> {
     /// Bare name (no leading `.`), group, set number; in the order of the groups and their
     /// sets, as [`SectionData::find_set`] searches them.
     names: Vec<(&'a str, usize, usize)>,
     sets: Vec<&'a SetRef<'a>>,
-    /// Per set, once resolved: its distinct values without dot or `none`, and whether `none`
-    /// was among them.
-    resolved: Vec<Option<(Vec<&'a str>, bool)>>,
+    /// Per set, once resolved: the range of `values` holding its distinct values without dot
+    /// or `none`, and whether `none` was among them.
+    resolved: Vec<Option<(usize, usize, bool)>>,
+    values: Vec<&'a str>,
 }
 
 impl<'a> SectionSets<'a> {
-    fn new(sec: &'a SectionRef<'a>) -> Self {
-        let mut names = Vec::new();
-        let mut sets = Vec::new();
+    /// Index the sets of `sec`, forgetting the previous section's.
+    fn reset(&mut self, sec: &'a SectionRef<'a>) {
+        self.names.clear();
+        self.sets.clear();
+        self.values.clear();
         for (gi, group) in sec.groups.iter().enumerate() {
             for def in &group.sets {
                 for n in &def.names {
-                    names.push((n.trim_start_matches('.'), gi, sets.len()));
+                    self.names
+                        .push((n.trim_start_matches('.'), gi, self.sets.len()));
                 }
-                sets.push(def);
+                self.sets.push(def);
             }
         }
-        let resolved = vec![None; sets.len()];
-        SectionSets {
-            names,
-            sets,
-            resolved,
-        }
+        self.resolved.clear();
+        self.resolved.resize(self.sets.len(), None);
     }
 
     /// The set named `name` (with or without leading `.`), as [`SectionData::find_set`]
@@ -269,23 +271,32 @@ impl<'a> SectionSets<'a> {
 
     /// A set's values as slot values: without dot, each once, `none` left out (and reported).
     fn values(&mut self, set: usize) -> (Vec<String>, bool) {
-        let def = self.sets[set];
-        let (vals, none) = self.resolved[set].get_or_insert_with(|| {
-            let mut vals: Vec<&str> = Vec::with_capacity(def.values.len());
-            for v in &def.values {
-                let v = bare(v);
-                if !vals.contains(&v) {
-                    vals.push(v);
+        let (start, end, none) = match self.resolved[set] {
+            Some(range) => range,
+            None => {
+                let start = self.values.len();
+                for v in &self.sets[set].values {
+                    let v = bare(v);
+                    if !self.values[start..].contains(&v) {
+                        self.values.push(v);
+                    }
                 }
+                // `.vec = { none, .v2, .v4 }` (suld/sust): `none` means the slot is left out.
+                let none = self.values[start..].contains(&"none");
+                if let Some(i) = self.values[start..].iter().position(|v| *v == "none") {
+                    // Values are distinct: `none` is there once.
+                    self.values.remove(start + i);
+                }
+                let range = (start, self.values.len(), none);
+                self.resolved[set] = Some(range);
+                range
             }
-            // `.vec = { none, .v2, .v4 }` (suld/sust): `none` means the slot is left out.
-            let none = vals.contains(&"none");
-            if none {
-                vals.retain(|v| *v != "none");
-            }
-            (vals, none)
-        });
-        (vals.iter().map(|v| v.to_string()).collect(), *none)
+        };
+        let values = self.values[start..end]
+            .iter()
+            .map(|v| v.to_string())
+            .collect();
+        (values, none)
     }
 }
 
@@ -293,10 +304,10 @@ impl<'a> SectionSets<'a> {
 fn resolve_slots(
     sets: &mut SectionSets<'_>,
     group: usize,
-    elems: Vec<ElemRef<'_>>,
+    elems: &mut Vec<ElemRef<'_>>,
 ) -> Vec<QualSlot> {
     elems
-        .into_iter()
+        .drain(..)
         .map(|e| {
             let set = if e.alts.len() == 1 {
                 sets.find(group, e.alts.first())
@@ -409,8 +420,11 @@ pub fn build_instructions(sections: &[SectionData]) -> Vec<Instruction> {
 pub(crate) fn build_from_refs(sections: &[SectionRef<'_>]) -> Vec<Instruction> {
     // About one instruction per section: room for them at once.
     let mut out = Vec::with_capacity(sections.len());
-    // Reused across forms: the score of each instruction of the section for one form.
+    // Reused across forms: the score of each instruction of the section for one form, and
+    // the qualifier elements of one form; reused across sections: the index of their sets.
     let mut scores: Vec<Option<usize>> = Vec::new();
+    let mut elems: Vec<ElemRef<'_>> = Vec::new();
+    let mut sets = SectionSets::default();
     for sec in sections {
         let new_instruction = |opcode: String, forms: Vec<Form>| Instruction {
             opcode,
@@ -424,7 +438,7 @@ pub(crate) fn build_from_refs(sections: &[SectionRef<'_>]) -> Vec<Instruction> {
             floor: Requirement::default(),
             summary: None,
         };
-        let mut sets = SectionSets::new(sec);
+        sets.reset(sec);
         let mut insts: Vec<Instruction> = sec
             .opcodes
             .iter()
@@ -436,10 +450,9 @@ pub(crate) fn build_from_refs(sections: &[SectionRef<'_>]) -> Vec<Instruction> {
                 let text = text.trim_start_matches('-').trim_start();
                 let Ok(FormRef {
                     root: raw_root,
-                    elems,
                     mut operands,
                     pseudo,
-                }) = parse_form_ref(text)
+                }) = parse_form_ref(text, &mut elems)
                 else {
                     continue;
                 };
@@ -451,7 +464,7 @@ pub(crate) fn build_from_refs(sections: &[SectionRef<'_>]) -> Vec<Instruction> {
                 let root_count = set_roots.map_or(1, <[Cow<'_, str>]>::len);
                 // The slots do not depend on the root: resolve them once, and let the last
                 // root take them (and the operands) without a copy.
-                let mut slots = resolve_slots(&mut sets, gi, elems);
+                let mut slots = resolve_slots(&mut sets, gi, &mut elems);
                 for ri in 0..root_count {
                     let root = set_roots.map_or(raw_root, |r| r[ri].as_ref());
                     let last = ri + 1 == root_count;

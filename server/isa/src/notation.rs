@@ -358,10 +358,10 @@ pub(crate) struct ElemRef<'a> {
 }
 
 /// A [`RawForm`] that borrows from the form text (the knowledge base parses every form once
-/// and keeps only what the model needs).
+/// and keeps only what the model needs); its qualifier elements go to a buffer that the caller
+/// reuses from form to form.
 pub(crate) struct FormRef<'a> {
     pub(crate) root: &'a str,
-    pub(crate) elems: Vec<ElemRef<'a>>,
     pub(crate) operands: Vec<OperandSpec>,
     pub(crate) pseudo: bool,
 }
@@ -377,11 +377,11 @@ fn strip_all<'a>(mut s: &'a str, prefix: &str) -> &'a str {
 
 /// Split a normalized form statement (`head operands;`) and parse it.
 pub fn parse_form(stmt: &str) -> Result<RawForm, String> {
-    let f = parse_form_ref(stmt)?;
+    let mut elems = Vec::new();
+    let f = parse_form_ref(stmt, &mut elems)?;
     Ok(RawForm {
         root: f.root.to_string(),
-        elems: f
-            .elems
+        elems: elems
             .into_iter()
             .map(|e| RawElem {
                 alts: e.alts.into_owned(),
@@ -393,8 +393,13 @@ pub fn parse_form(stmt: &str) -> Result<RawForm, String> {
     })
 }
 
-/// [`parse_form`], borrowing from `stmt`.
-pub(crate) fn parse_form_ref(stmt: &str) -> Result<FormRef<'_>, String> {
+/// [`parse_form`], borrowing from `stmt`; the qualifier elements replace the contents of
+/// `elems`.
+pub(crate) fn parse_form_ref<'a>(
+    stmt: &'a str,
+    elems: &mut Vec<ElemRef<'a>>,
+) -> Result<FormRef<'a>, String> {
+    elems.clear();
     let stmt = trim_fast(trim_fast(stmt).trim_end_matches(';'));
     let (head, ops) = match stmt.find(char::is_whitespace) {
         Some(i) => (&stmt[..i], trim_fast(&stmt[i..])),
@@ -403,21 +408,17 @@ pub(crate) fn parse_form_ref(stmt: &str) -> Result<FormRef<'_>, String> {
     if !head.starts_with(|c: char| c.is_ascii_lowercase() || c == '_') {
         return Ok(FormRef {
             root: head,
-            elems: Vec::new(),
             operands: Vec::new(),
             pseudo: true,
         });
     }
     let root_end = head.find(['.', '{']).unwrap_or(head.len());
     let root = &head[..root_end];
-    // Room for the qualifiers of most forms at once.
-    let mut elems = Vec::with_capacity(8);
     let mut next_group = 0u16;
-    parse_elems(&head[root_end..], None, &mut next_group, &mut elems)
+    parse_elems(&head[root_end..], None, &mut next_group, elems)
         .map_err(|e| format!("{e} in `{stmt}`"))?;
     Ok(FormRef {
         root,
-        elems,
         operands: parse_operands(ops),
         pseudo: false,
     })
