@@ -423,7 +423,15 @@ mod tests {
         assert_eq!(s[0].facts[2].kind, FactKind::Since(PtxVersion::new(2, 0)));
         assert!(s[0].groups[1].forms.is_empty());
         assert_eq!(s[0].groups[0].forms, ["x{.t} d;"]);
-        assert!(apply_overlay(&mut s, "t.isa", "patch 1.2\nrewrite-forms q.r => q\n").is_err());
+        // A failing overlay leaves the sections as they were, also what its earlier lines did.
+        let before = s.clone();
+        assert!(apply_overlay(
+            &mut s,
+            "t.isa",
+            "patch 1.2\nsince 3.0\nrewrite-forms q.r => q\n"
+        )
+        .is_err());
+        assert_eq!(s, before);
         assert!(s[0].find_set(0, "v").is_some());
         assert!(apply_overlay(&mut s, "t.isa", "patch 1.2\ndrop-fact since 7.7\n").is_err());
     }

@@ -59,7 +59,7 @@ pub const GEN_FILES: &[(&str, &str)] = &[
 
 /// Hand-made corrections, applied in this order: the general file, then one per family of
 /// instructions.
-const OVERLAYS: &[(&str, &str)] = &[
+pub const OVERLAYS: &[(&str, &str)] = &[
     ("overlay.isa", include_str!("../data/overlay.isa")),
     (
         "overlay/atomics.isa",
