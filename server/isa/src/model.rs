@@ -439,11 +439,19 @@ pub(crate) fn build_from_refs(sections: &[SectionRef<'_>]) -> Vec<Instruction> {
             summary: None,
         };
         sets.reset(sec);
-        let mut insts: Vec<Instruction> = sec
-            .opcodes
-            .iter()
-            .map(|op| new_instruction(op.to_string(), Vec::new()))
-            .collect();
+        // This section's instructions are `out[first..]`.
+        let first = out.len();
+        // A section of one opcode gives it (nearly) every form: room for them at once.
+        let room = if sec.opcodes.len() == 1 {
+            sec.groups.iter().map(|g| g.forms.len()).sum()
+        } else {
+            0
+        };
+        out.extend(
+            sec.opcodes
+                .iter()
+                .map(|op| new_instruction(op.to_string(), Vec::with_capacity(room))),
+        );
         for (gi, group) in sec.groups.iter().enumerate() {
             for text in &group.forms {
                 // Some syntax blocks draw a `-----` rule in front of a form; it is not syntax.
@@ -493,7 +501,7 @@ pub(crate) fn build_from_refs(sections: &[SectionRef<'_>]) -> Vec<Instruction> {
                         pseudo,
                     };
                     scores.clear();
-                    scores.extend(insts.iter().map(|i| {
+                    scores.extend(out[first..].iter().map(|i| {
                         if pseudo {
                             Some(0)
                         } else {
@@ -512,7 +520,7 @@ pub(crate) fn build_from_refs(sections: &[SectionRef<'_>]) -> Vec<Instruction> {
                         .peekable();
                     if chosen.peek().is_none() {
                         // The heading does not name this opcode: add it as its own instruction.
-                        insts.push(new_instruction(root.to_string(), vec![form]));
+                        out.push(new_instruction(root.to_string(), vec![form]));
                         continue;
                     }
                     let mut form = Some(form);
@@ -522,15 +530,14 @@ pub(crate) fn build_from_refs(sections: &[SectionRef<'_>]) -> Vec<Instruction> {
                         } else {
                             form.take()
                         };
-                        insts[i].forms.extend(placed);
+                        out[first + i].forms.extend(placed);
                     }
                 }
             }
         }
-        for inst in &mut insts {
+        for inst in &mut out[first..] {
             apply_facts(sec, inst);
         }
-        out.extend(insts);
     }
     out
 }
@@ -538,19 +545,28 @@ pub(crate) fn build_from_refs(sections: &[SectionRef<'_>]) -> Vec<Instruction> {
 /// Union of two target requirements (either suffices); `AllOf` parts count as their first part,
 /// which only makes the union more permissive.
 fn loosest(a: Option<TargetReq>, b: &TargetReq) -> TargetReq {
-    fn atoms(t: &TargetReq) -> Option<Vec<crate::target::TargetAtom>> {
+    use crate::target::TargetAtom;
+    fn atoms(t: &TargetReq) -> Option<&[TargetAtom]> {
         match t {
             TargetReq::All => None,
-            TargetReq::AnyOf(atoms) => Some(atoms.clone()),
+            TargetReq::AnyOf(atoms) => Some(atoms),
             TargetReq::AllOf(parts) => parts.first().and_then(atoms),
         }
     }
+    // The same atoms as `atoms`, taken rather than copied.
+    fn into_atoms(t: TargetReq) -> Option<Vec<TargetAtom>> {
+        match t {
+            TargetReq::All => None,
+            TargetReq::AnyOf(atoms) => Some(atoms),
+            TargetReq::AllOf(parts) => parts.into_iter().next().and_then(into_atoms),
+        }
+    }
     let Some(a) = a else { return b.clone() };
-    match (atoms(&a), atoms(b)) {
+    match (into_atoms(a), atoms(b)) {
         (Some(mut x), Some(y)) => {
             for atom in y {
-                if !x.contains(&atom) {
-                    x.push(atom);
+                if !x.contains(atom) {
+                    x.push(atom.clone());
                 }
             }
             TargetReq::AnyOf(x)
