@@ -201,7 +201,7 @@ impl<'a> SectionRef<'a> {
 /// The lines of a data file as [`str::lines`] gives them (a trailing `\r` removed), found
 /// with a plain byte scan: the loader reads some 4,000 short lines, where setting up a
 /// character search per line costs more than the scan.
-pub(crate) fn data_lines(text: &str) -> impl Iterator<Item = &str> {
+fn data_lines(text: &str) -> impl Iterator<Item = &str> {
     let mut rest = text;
     std::iter::from_fn(move || {
         if rest.is_empty() {
