@@ -4,7 +4,7 @@
 //! `data/gen/11.isa` (same format as the instruction files); types and state spaces are small
 //! hand-written tables below.
 
-use crate::datafile::{parse_sections, FactKind, SectionData};
+use crate::datafile::{parse_section_refs, FactKind, SectionRef};
 use crate::model::Requirement;
 use crate::version::PtxVersion;
 
@@ -199,11 +199,11 @@ pub struct Catalog {
 }
 
 /// Base requirement of a section plus the facts naming `name`.
-fn requirement_for(sec: &SectionData, name: &str) -> Requirement {
+fn requirement_for(sec: &SectionRef<'_>, name: &str) -> Requirement {
     let mut req = Requirement::default();
     let mut base_since: Option<PtxVersion> = None;
     for f in &sec.facts {
-        let applies = f.subjects.is_empty() || f.subjects.iter().any(|s| s == name);
+        let applies = f.subjects.is_empty() || f.subjects.iter().any(|s| *s == name);
         if !applies {
             continue;
         }
@@ -239,7 +239,7 @@ impl Catalog {
             state_spaces: STATE_SPACES.to_vec(),
             ..Catalog::default()
         };
-        for sec in parse_sections("10.isa", SREGS)? {
+        for sec in parse_section_refs("10.isa", SREGS)? {
             for form in sec.groups.iter().flat_map(|g| &g.forms) {
                 let body = form.trim_end_matches(';');
                 let mut words = body.split_whitespace().skip(1);
@@ -272,8 +272,8 @@ impl Catalog {
                                 name: base.clone(),
                                 ty: ty.join(" "),
                                 components: Vec::new(),
-                                section: sec.number.clone(),
-                                anchor: sec.anchor.clone(),
+                                section: sec.number.to_string(),
+                                anchor: sec.anchor.to_string(),
                                 requirement: requirement_for(&sec, &base),
                             });
                             cat.special_registers.last_mut().expect("pushed")
@@ -287,14 +287,18 @@ impl Catalog {
                 }
             }
         }
-        for sec in parse_sections("11.isa", DIRECTIVES)? {
-            let syntax: Vec<String> = sec.groups.iter().flat_map(|g| g.forms.clone()).collect();
+        for sec in parse_section_refs("11.isa", DIRECTIVES)? {
+            let syntax: Vec<String> = sec
+                .groups
+                .iter()
+                .flat_map(|g| g.forms.iter().map(|f| f.to_string()))
+                .collect();
             for name in &sec.opcodes {
                 cat.directives.push(Directive {
-                    name: name.clone(),
+                    name: name.to_string(),
                     syntax: syntax.clone(),
-                    section: sec.number.clone(),
-                    anchor: sec.anchor.clone(),
+                    section: sec.number.to_string(),
+                    anchor: sec.anchor.to_string(),
                     requirement: requirement_for(&sec, name),
                 });
             }

@@ -16,7 +16,9 @@
 //! plus `drop-fact <line>` / `drop-form <form>` to delete generated lines and
 //! `rewrite-forms FROM => TO` to edit the text of every form of the section containing FROM.
 
-use crate::notation::SetDef;
+use std::borrow::Cow;
+
+use crate::notation::{trim_fast, SetDef, SetRef};
 use crate::target::TargetReq;
 use crate::version::PtxVersion;
 
@@ -37,12 +39,29 @@ pub struct Fact {
 }
 
 impl Fact {
-    fn parse(keyword: &str, rest: &str) -> Result<Fact, String> {
-        let (value, subjects) = match rest.split_once(" : ") {
-            Some((v, s)) => (v, s.split(',').map(|x| x.trim().to_string()).collect()),
+    /// Whether the generator could not tell what the fact is about.
+    pub fn is_unattributed(&self) -> bool {
+        self.subjects.iter().any(|s| s == "?")
+    }
+}
+
+/// A [`Fact`] that borrows its subjects from the text it was read from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct FactRef<'a> {
+    pub(crate) kind: FactKind,
+    pub(crate) subjects: Vec<Cow<'a, str>>,
+}
+
+impl<'a> FactRef<'a> {
+    fn parse(keyword: &str, rest: &'a str) -> Result<FactRef<'a>, String> {
+        let (value, subjects) = match split_subjects(rest) {
+            Some((v, s)) => (
+                v,
+                s.split(',').map(|x| Cow::Borrowed(trim_fast(x))).collect(),
+            ),
             None => (rest, Vec::new()),
         };
-        let value = value.trim();
+        let value = trim_fast(value);
         let kind = match keyword {
             "since" => FactKind::Since(PtxVersion::parse(value).ok_or("bad version")?),
             "target" => FactKind::Target(TargetReq::parse(value).ok_or("bad target")?),
@@ -57,11 +76,11 @@ impl Fact {
             }
             _ => return Err(format!("unknown fact `{keyword}`")),
         };
-        Ok(Fact { kind, subjects })
+        Ok(FactRef { kind, subjects })
     }
 
-    /// Whether the generator could not tell what the fact is about.
-    pub fn is_unattributed(&self) -> bool {
+    /// See [`Fact::is_unattributed`].
+    pub(crate) fn is_unattributed(&self) -> bool {
         self.subjects.iter().any(|s| s == "?")
     }
 }
@@ -102,11 +121,125 @@ impl SectionData {
     }
 }
 
+/// Forms and sets of one syntax group, borrowing from the data file (see [`SectionRef`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct GroupRef<'a> {
+    pub(crate) forms: Vec<Cow<'a, str>>,
+    pub(crate) sets: Vec<SetRef<'a>>,
+}
+
+/// A [`SectionData`] that borrows its text from the data file it was read from: the loader
+/// reads every file into these, applies the overlays to them, and builds the model from them
+/// without copying the text that the model does not keep.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SectionRef<'a> {
+    pub(crate) number: Cow<'a, str>,
+    pub(crate) anchor: Cow<'a, str>,
+    pub(crate) title: Cow<'a, str>,
+    pub(crate) opcodes: Vec<Cow<'a, str>>,
+    pub(crate) groups: Vec<GroupRef<'a>>,
+    pub(crate) facts: Vec<FactRef<'a>>,
+}
+
+fn borrowed(s: &str) -> Cow<'_, str> {
+    Cow::Borrowed(s)
+}
+
+impl<'a> SectionRef<'a> {
+    /// The same section, borrowing from `sec`.
+    pub(crate) fn borrow(sec: &'a SectionData) -> Self {
+        SectionRef {
+            number: borrowed(&sec.number),
+            anchor: borrowed(&sec.anchor),
+            title: borrowed(&sec.title),
+            opcodes: sec.opcodes.iter().map(|o| borrowed(o)).collect(),
+            groups: sec
+                .groups
+                .iter()
+                .map(|g| GroupRef {
+                    forms: g.forms.iter().map(|f| borrowed(f)).collect(),
+                    sets: g.sets.iter().map(SetRef::borrow).collect(),
+                })
+                .collect(),
+            facts: sec
+                .facts
+                .iter()
+                .map(|f| FactRef {
+                    kind: f.kind.clone(),
+                    subjects: f.subjects.iter().map(|s| borrowed(s)).collect(),
+                })
+                .collect(),
+        }
+    }
+
+    pub(crate) fn into_owned(self) -> SectionData {
+        SectionData {
+            number: self.number.into_owned(),
+            anchor: self.anchor.into_owned(),
+            title: self.title.into_owned(),
+            opcodes: self.opcodes.into_iter().map(Cow::into_owned).collect(),
+            groups: self
+                .groups
+                .into_iter()
+                .map(|g| Group {
+                    forms: g.forms.into_iter().map(Cow::into_owned).collect(),
+                    sets: g.sets.into_iter().map(SetRef::into_owned).collect(),
+                })
+                .collect(),
+            facts: self
+                .facts
+                .into_iter()
+                .map(|f| Fact {
+                    kind: f.kind,
+                    subjects: f.subjects.into_iter().map(Cow::into_owned).collect(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The lines of a data file as [`str::lines`] gives them (a trailing `\r` removed), found
+/// with a plain byte scan: the loader reads some 4,000 short lines, where setting up a
+/// character search per line costs more than the scan.
+fn data_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let (line, next) = match rest.as_bytes().iter().position(|&b| b == b'\n') {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, ""),
+        };
+        rest = next;
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    })
+}
+
+/// `s.split_once(" : ")`, without setting up a substring search.
+fn split_subjects(s: &str) -> Option<(&str, &str)> {
+    let b = s.as_bytes();
+    (1..b.len().saturating_sub(1))
+        .find(|&i| b[i] == b':' && b[i - 1] == b' ' && b[i + 1] == b' ')
+        .map(|i| (&s[..i - 1], &s[i + 2..]))
+}
+
 /// Parse a data file into sections. `file` is only used in error messages.
 pub fn parse_sections(file: &str, text: &str) -> Result<Vec<SectionData>, String> {
-    let mut out: Vec<SectionData> = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
+    Ok(parse_section_refs(file, text)?
+        .into_iter()
+        .map(SectionRef::into_owned)
+        .collect())
+}
+
+/// [`parse_sections`], borrowing from `text`.
+pub(crate) fn parse_section_refs<'a>(
+    file: &str,
+    text: &'a str,
+) -> Result<Vec<SectionRef<'a>>, String> {
+    let mut out: Vec<SectionRef<'a>> = Vec::new();
+    for (i, raw) in data_lines(text).enumerate() {
+        let line = trim_fast(raw);
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
@@ -114,11 +247,11 @@ pub fn parse_sections(file: &str, text: &str) -> Result<Vec<SectionData>, String
         let (kw, rest) = line.split_once(' ').unwrap_or((line, ""));
         if kw == "section" {
             let (number, anchor) = rest.split_once(' ').unwrap_or((rest, ""));
-            out.push(SectionData {
-                number: number.to_string(),
-                anchor: anchor.trim().to_string(),
-                groups: vec![Group::default()],
-                ..SectionData::default()
+            out.push(SectionRef {
+                number: Cow::Borrowed(number),
+                anchor: Cow::Borrowed(trim_fast(anchor)),
+                groups: vec![GroupRef::default()],
+                ..SectionRef::default()
             });
             continue;
         }
@@ -130,40 +263,59 @@ pub fn parse_sections(file: &str, text: &str) -> Result<Vec<SectionData>, String
     Ok(out)
 }
 
-fn apply_line(sec: &mut SectionData, kw: &str, rest: &str) -> Result<(), String> {
+fn apply_line<'a>(sec: &mut SectionRef<'a>, kw: &str, rest: &'a str) -> Result<(), String> {
     match kw {
-        "title" => sec.title = rest.to_string(),
-        "opcodes" => sec.opcodes = rest.split(", ").map(|s| s.trim().to_string()).collect(),
+        "title" => sec.title = Cow::Borrowed(rest),
+        "opcodes" => {
+            sec.opcodes = rest
+                .split(", ")
+                .map(|s| Cow::Borrowed(trim_fast(s)))
+                .collect()
+        }
         "form" => sec
             .groups
             .last_mut()
             .ok_or("no group")?
             .forms
-            .push(rest.to_string()),
+            .push(Cow::Borrowed(rest)),
         "set" => {
-            let def = SetDef::parse(rest).ok_or("bad set definition")?;
+            let def = SetRef::parse(rest).ok_or("bad set definition")?;
             let group = sec.groups.last_mut().ok_or("no group")?;
             group
                 .sets
                 .retain(|s| !def.names.iter().any(|n| s.has_name(n)));
             group.sets.push(def);
         }
-        "group" => sec.groups.push(Group::default()),
-        "since" | "target" | "dropped" => sec.facts.push(Fact::parse(kw, rest)?),
+        "group" => sec.groups.push(GroupRef::default()),
+        "since" | "target" | "dropped" => sec.facts.push(FactRef::parse(kw, rest)?),
         _ => return Err(format!("unknown keyword `{kw}`")),
     }
     Ok(())
 }
 
 /// Apply an overlay file (`data/overlay.isa`, `data/overlay/*.isa`) to generated sections. New `section` blocks are appended.
+/// On an error the sections are left as they were.
 pub fn apply_overlay(
     sections: &mut Vec<SectionData>,
     name: &str,
     text: &str,
 ) -> Result<(), String> {
+    let mut refs: Vec<SectionRef<'_>> = sections.iter().map(SectionRef::borrow).collect();
+    apply_overlay_refs(&mut refs, name, text)?;
+    let owned = refs.into_iter().map(SectionRef::into_owned).collect();
+    *sections = owned;
+    Ok(())
+}
+
+/// [`apply_overlay`] on sections that borrow from their data files (and from `text`).
+pub(crate) fn apply_overlay_refs<'a>(
+    sections: &mut Vec<SectionRef<'a>>,
+    name: &str,
+    text: &'a str,
+) -> Result<(), String> {
     let mut current: Option<usize> = None;
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
+    for (i, raw) in data_lines(text).enumerate() {
+        let line = trim_fast(raw);
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
@@ -173,12 +325,12 @@ pub fn apply_overlay(
             "patch" => {
                 let idx = sections
                     .iter()
-                    .position(|s| s.number == rest.trim())
+                    .position(|s| s.number == trim_fast(rest))
                     .ok_or_else(|| err("no such section".into()))?;
                 current = Some(idx);
             }
             "section" => {
-                let mut parsed = parse_sections(name, line)?;
+                let mut parsed = parse_section_refs(name, line)?;
                 sections.append(&mut parsed);
                 current = Some(sections.len() - 1);
             }
@@ -188,7 +340,7 @@ pub fn apply_overlay(
                 match kw {
                     "drop-fact" => {
                         let (k, r) = rest.split_once(' ').unwrap_or((rest, ""));
-                        let fact = Fact::parse(k, r).map_err(err)?;
+                        let fact = FactRef::parse(k, r).map_err(err)?;
                         let before = sec.facts.len();
                         sec.facts.retain(|f| *f != fact);
                         if sec.facts.len() == before {
@@ -215,7 +367,7 @@ pub fn apply_overlay(
                         let mut found = false;
                         for g in &mut sec.groups {
                             for f in g.forms.iter_mut().filter(|f| f.contains(from)) {
-                                *f = f.replacen(from, to, 1);
+                                *f = Cow::Owned(f.replacen(from, to, 1));
                                 found = true;
                             }
                         }
@@ -226,7 +378,7 @@ pub fn apply_overlay(
                     "add-set" => {
                         // Add a set to every group of the section (for names the spec leaves
                         // undefined in the Syntax block).
-                        let def = SetDef::parse(rest).ok_or_else(|| err("bad set".into()))?;
+                        let def = SetRef::parse(rest).ok_or_else(|| err("bad set".into()))?;
                         for g in &mut sec.groups {
                             g.sets.retain(|s| !def.names.iter().any(|n| s.has_name(n)));
                             g.sets.push(def.clone());
@@ -271,7 +423,15 @@ mod tests {
         assert_eq!(s[0].facts[2].kind, FactKind::Since(PtxVersion::new(2, 0)));
         assert!(s[0].groups[1].forms.is_empty());
         assert_eq!(s[0].groups[0].forms, ["x{.t} d;"]);
-        assert!(apply_overlay(&mut s, "t.isa", "patch 1.2\nrewrite-forms q.r => q\n").is_err());
+        // A failing overlay leaves the sections as they were, also what its earlier lines did.
+        let before = s.clone();
+        assert!(apply_overlay(
+            &mut s,
+            "t.isa",
+            "patch 1.2\nsince 3.0\nrewrite-forms q.r => q\n"
+        )
+        .is_err());
+        assert_eq!(s, before);
         assert!(s[0].find_set(0, "v").is_some());
         assert!(apply_overlay(&mut s, "t.isa", "patch 1.2\ndrop-fact since 7.7\n").is_err());
     }

@@ -59,7 +59,7 @@ pub const GEN_FILES: &[(&str, &str)] = &[
 
 /// Hand-made corrections, applied in this order: the general file, then one per family of
 /// instructions.
-const OVERLAYS: &[(&str, &str)] = &[
+pub const OVERLAYS: &[(&str, &str)] = &[
     ("overlay.isa", include_str!("../data/overlay.isa")),
     (
         "overlay/atomics.isa",
@@ -101,14 +101,17 @@ impl Isa {
 
     /// Parse the embedded data.
     pub fn load() -> Result<Isa, String> {
+        // The sections borrow their text from the embedded files: only what the model keeps
+        // is copied.
         let mut sections = Vec::new();
         for (name, text) in GEN_FILES {
-            sections.extend(datafile::parse_sections(name, text)?);
+            sections.extend(datafile::parse_section_refs(name, text)?);
         }
         for (name, text) in OVERLAYS {
-            datafile::apply_overlay(&mut sections, name, text)?;
+            datafile::apply_overlay_refs(&mut sections, name, text)?;
         }
-        let mut instructions = model::build_instructions(&sections);
+        let mut instructions = model::build_from_refs(&sections);
+        drop(sections);
         for line in SUMMARIES.lines() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {

@@ -1,7 +1,9 @@
 //! The instruction model (plain data) and its construction from parsed data sections.
 
-use crate::datafile::{FactKind, SectionData};
-use crate::notation::{parse_form, OperandSpec, RawElem};
+use std::borrow::Cow;
+
+use crate::datafile::{FactKind, SectionData, SectionRef};
+use crate::notation::{parse_form_ref, ElemRef, FormRef, OperandSpec, SetRef};
 use crate::target::TargetReq;
 use crate::version::PtxVersion;
 
@@ -218,40 +220,126 @@ fn bare(s: &str) -> &str {
     s.strip_prefix('.').unwrap_or(s)
 }
 
-fn components(opcode: &str) -> Vec<&str> {
-    opcode.split('.').collect()
+/// The qualifier sets of one section, indexed for the many lookups that resolving its forms
+/// makes; resolves each set's values once (a set such as `.type` serves most forms). One is
+/// reused from section to section.
+#[derive(Default)]
+struct SectionSets<'a> {
+    /// Bare name (no leading `.`), group, set number; in the order of the groups and their
+    /// sets, as [`SectionData::find_set`] searches them.
+    names: Vec<(&'a str, usize, usize)>,
+    sets: Vec<&'a SetRef<'a>>,
+    /// Per set, once resolved: the range of `values` holding its distinct values without dot
+    /// or `none`, and whether `none` was among them.
+    resolved: Vec<Option<(usize, usize, bool)>>,
+    values: Vec<&'a str>,
+}
+
+impl<'a> SectionSets<'a> {
+    /// Index the sets of `sec`, forgetting the previous section's.
+    fn reset(&mut self, sec: &'a SectionRef<'a>) {
+        self.names.clear();
+        self.sets.clear();
+        self.values.clear();
+        for (gi, group) in sec.groups.iter().enumerate() {
+            for def in &group.sets {
+                for n in &def.names {
+                    self.names
+                        .push((n.trim_start_matches('.'), gi, self.sets.len()));
+                }
+                self.sets.push(def);
+            }
+        }
+        self.resolved.clear();
+        self.resolved.resize(self.sets.len(), None);
+    }
+
+    /// The set named `name` (with or without leading `.`), as [`SectionData::find_set`]
+    /// finds it: first in `group`, then in any group.
+    fn find(&self, group: usize, name: &str) -> Option<usize> {
+        let bare = name.trim_start_matches('.');
+        // Most names differ in length or last byte: compare those before the bytes.
+        let last = bare.as_bytes().last();
+        let mut first = None;
+        for &(n, g, set) in &self.names {
+            if n.len() == bare.len() && n.as_bytes().last() == last && n == bare {
+                if g == group {
+                    return Some(set);
+                }
+                first = first.or(Some(set));
+            }
+        }
+        first
+    }
+
+    fn def(&self, set: usize) -> &'a SetRef<'a> {
+        self.sets[set]
+    }
+
+    /// A set's values as slot values: without dot, each once, `none` left out (and reported).
+    fn values(&mut self, set: usize) -> (Vec<String>, bool) {
+        let (start, end, none) = match self.resolved[set] {
+            Some(range) => range,
+            None => {
+                let start = self.values.len();
+                for v in &self.sets[set].values {
+                    let v = bare(v);
+                    if !self.values[start..].contains(&v) {
+                        self.values.push(v);
+                    }
+                }
+                // `.vec = { none, .v2, .v4 }` (suld/sust): `none` means the slot is left out.
+                let none = self.values[start..].contains(&"none");
+                if let Some(i) = self.values[start..].iter().position(|v| *v == "none") {
+                    // Values are distinct: `none` is there once.
+                    self.values.remove(start + i);
+                }
+                let range = (start, self.values.len(), none);
+                self.resolved[set] = Some(range);
+                range
+            }
+        };
+        let values = self.values[start..end]
+            .iter()
+            .map(|v| v.to_string())
+            .collect();
+        (values, none)
+    }
 }
 
 /// Resolve raw head elements into slots using the section's sets.
-fn resolve_slots(sec: &SectionData, group: usize, elems: &[RawElem]) -> Vec<QualSlot> {
+fn resolve_slots(
+    sets: &mut SectionSets<'_>,
+    group: usize,
+    elems: &mut Vec<ElemRef<'_>>,
+) -> Vec<QualSlot> {
     elems
-        .iter()
+        .drain(..)
         .map(|e| {
-            let name = e.alts[0].clone();
-            let set = (e.alts.len() == 1)
-                .then(|| sec.find_set(group, &name))
-                .flatten();
-            let (kind, values) = match set {
-                Some(def) => {
-                    let mut vals: Vec<String> = Vec::new();
-                    for v in &def.values {
-                        let v = bare(v).to_string();
-                        if !vals.contains(&v) {
-                            vals.push(v);
-                        }
-                    }
-                    (SlotKind::Set, vals)
-                }
-                None => (
-                    SlotKind::Fixed,
-                    e.alts.iter().map(|a| bare(a).to_string()).collect(),
-                ),
+            let set = if e.alts.len() == 1 {
+                sets.find(group, e.alts.first())
+            } else {
+                None
             };
-            // `.vec = { none, .v2, .v4 }` (suld/sust): `none` means the slot is left out.
-            let none = values.iter().any(|v| v == "none");
-            let values = values.into_iter().filter(|v| v != "none").collect();
+            let (kind, values, none) = match set {
+                Some(set) => {
+                    let (values, none) = sets.values(set);
+                    (SlotKind::Set, values, none)
+                }
+                None => {
+                    let values: Vec<String> = e.alts.iter().map(|a| bare(a).to_string()).collect();
+                    // `none` means the slot is left out (as in a set, above).
+                    let none = values.iter().any(|v| v == "none");
+                    let values = if none {
+                        values.into_iter().filter(|v| v != "none").collect()
+                    } else {
+                        values
+                    };
+                    (SlotKind::Fixed, values, none)
+                }
+            };
             QualSlot {
-                name,
+                name: e.alts.into_first(),
                 kind,
                 optional: e.group.is_some() || none,
                 group: e.group,
@@ -264,16 +352,35 @@ fn resolve_slots(sec: &SectionData, group: usize, elems: &[RawElem]) -> Vec<Qual
 /// How many opcode components (after the root) a form spells out, if it spells all of them
 /// in order (`match.sync` matches `match.any.sync`; `tcgen05.wait` matches `tcgen05.wait::ld`).
 fn opcode_match_len(opcode: &str, root: &str, slots: &[QualSlot]) -> Option<usize> {
-    let comps = components(opcode);
-    if comps[0] != root {
+    let mut comps = opcode.split('.');
+    if comps.next() != Some(root) {
         return None;
     }
     let mut it = slots.iter().filter(|s| !s.optional);
-    for c in &comps[1..] {
-        let prefix = format!("{c}::");
-        it.find(|slot| slot.values.iter().any(|v| v == c || v.starts_with(&prefix)))?;
+    let mut len = 0;
+    for c in comps {
+        // `c` itself, or `c::suffix`.
+        it.find(|slot| {
+            slot.values.iter().any(|v| {
+                v.strip_prefix(c)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
+            })
+        })?;
+        len += 1;
     }
-    Some(comps.len() - 1)
+    Some(len)
+}
+
+/// Whether `subject` names an opcode of the section that is longer than `opcode` (itself or
+/// one of its qualified uses): such a fact is about that other instruction.
+fn names_longer_opcode(sec: &SectionRef<'_>, opcode: &str, subject: &str) -> bool {
+    sec.opcodes.iter().any(|o| {
+        o != opcode
+            && o.len() > opcode.len()
+            && subject
+                .strip_prefix(o.as_ref())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+    })
 }
 
 /// Split a subject into (root-or-none, remaining tokens).
@@ -286,109 +393,158 @@ fn subject_pattern(subject: &str, opcode: &str) -> Option<Vec<String>> {
             subject
                 .split('.')
                 .filter(|t| !t.is_empty())
-                .map(|t| format!(".{t}"))
+                .map(|t| {
+                    let mut token = String::with_capacity(t.len() + 1);
+                    token.push('.');
+                    token.push_str(t);
+                    token
+                })
                 .collect()
         };
         return Some(toks);
     }
-    let comps: Vec<&str> = subject.split('.').collect();
-    let op = components(opcode);
-    if comps[0] != op[0] {
+    let mut comps = subject.split('.');
+    let mut op = opcode.split('.');
+    if comps.next() != op.next() {
         // An operand name or a foreign opcode: not expressible as qualifiers.
         return Some(vec![subject.to_string()]);
     }
-    let mut rest = &comps[1..];
-    for c in &op[1..] {
-        match rest.first() {
-            Some(x) if x == c => rest = &rest[1..],
-            _ => return None,
+    for c in op {
+        if comps.next() != Some(c) {
+            return None;
         }
     }
-    Some(rest.iter().map(|s| s.to_string()).collect())
+    Some(comps.map(str::to_string).collect())
 }
 
 /// Build instructions from data sections.
 pub fn build_instructions(sections: &[SectionData]) -> Vec<Instruction> {
-    let mut out = Vec::new();
+    let refs: Vec<SectionRef<'_>> = sections.iter().map(SectionRef::borrow).collect();
+    build_from_refs(&refs)
+}
+
+/// [`build_instructions`] from sections that borrow from their data files.
+pub(crate) fn build_from_refs(sections: &[SectionRef<'_>]) -> Vec<Instruction> {
+    // About one instruction per section: room for them at once.
+    let mut out = Vec::with_capacity(sections.len());
+    // Reused across forms: the score of each instruction of the section for one form, and
+    // the qualifier elements of one form; reused across sections: the index of their sets.
+    let mut scores: Vec<Option<usize>> = Vec::new();
+    let mut elems: Vec<ElemRef<'_>> = Vec::new();
+    let mut sets = SectionSets::default();
     for sec in sections {
-        let mut insts: Vec<Instruction> = sec
-            .opcodes
-            .iter()
-            .map(|op| Instruction {
-                opcode: op.clone(),
-                section: sec.number.clone(),
-                anchor: sec.anchor.clone(),
-                title: sec.title.clone(),
-                forms: Vec::new(),
-                requirement: Requirement::default(),
-                features: Vec::new(),
-                unattributed_facts: 0,
-                floor: Requirement::default(),
-                summary: None,
-            })
-            .collect();
+        let new_instruction = |opcode: String, forms: Vec<Form>| Instruction {
+            opcode,
+            section: sec.number.to_string(),
+            anchor: sec.anchor.to_string(),
+            title: sec.title.to_string(),
+            forms,
+            requirement: Requirement::default(),
+            features: Vec::new(),
+            unattributed_facts: 0,
+            floor: Requirement::default(),
+            summary: None,
+        };
+        sets.reset(sec);
+        // This section's instructions are `out[first..]`.
+        let first = out.len();
+        // A section of one opcode gives it (nearly) every form: room for them at once.
+        let room = if sec.opcodes.len() == 1 {
+            sec.groups.iter().map(|g| g.forms.len()).sum()
+        } else {
+            0
+        };
+        out.extend(
+            sec.opcodes
+                .iter()
+                .map(|op| new_instruction(op.to_string(), Vec::with_capacity(room))),
+        );
         for (gi, group) in sec.groups.iter().enumerate() {
             for text in &group.forms {
                 // Some syntax blocks draw a `-----` rule in front of a form; it is not syntax.
-                let text = &text.trim_start_matches('-').trim_start().to_string();
-                let Ok(raw) = parse_form(text) else {
+                let text = text.trim_start_matches('-').trim_start();
+                let Ok(FormRef {
+                    root: raw_root,
+                    mut operands,
+                    pseudo,
+                }) = parse_form_ref(text, &mut elems)
+                else {
                     continue;
                 };
                 // `vop.dtype ...` with `vop = { vadd, vsub }`: one form per opcode.
-                let roots: Vec<String> = match sec.find_set(gi, &raw.root) {
-                    Some(def) if !raw.pseudo => def.values.clone(),
-                    _ => vec![raw.root.clone()],
+                let set_roots: Option<&[Cow<'_, str>]> = match sets.find(gi, raw_root) {
+                    Some(set) if !pseudo => Some(&sets.def(set).values),
+                    _ => None,
                 };
-                for root in roots {
-                    let slots = resolve_slots(sec, gi, &raw.elems);
-                    let syntax = if root == raw.root {
-                        text.clone()
+                let root_count = set_roots.map_or(1, <[Cow<'_, str>]>::len);
+                // The slots do not depend on the root: resolve them once, and let the last
+                // root take them (and the operands) without a copy.
+                let mut slots = resolve_slots(&mut sets, gi, &mut elems);
+                for ri in 0..root_count {
+                    let root = set_roots.map_or(raw_root, |r| r[ri].as_ref());
+                    let last = ri + 1 == root_count;
+                    let syntax = if root == raw_root {
+                        text.to_string()
                     } else {
-                        format!("{root}{}", &text[raw.root.len()..])
+                        let mut s = String::with_capacity(root.len() + text.len());
+                        s.push_str(root);
+                        s.push_str(&text[raw_root.len()..]);
+                        s
                     };
                     let form = Form {
                         syntax,
-                        root: root.clone(),
-                        qualifier_slots: slots,
-                        operands: raw.operands.clone(),
+                        root: root.to_string(),
+                        qualifier_slots: if last {
+                            std::mem::take(&mut slots)
+                        } else {
+                            slots.clone()
+                        },
+                        operands: if last {
+                            std::mem::take(&mut operands)
+                        } else {
+                            operands.clone()
+                        },
                         requirement: Requirement::default(),
-                        pseudo: raw.pseudo,
+                        pseudo,
                     };
-                    let scores: Vec<Option<usize>> = insts
-                        .iter()
-                        .map(|i| {
-                            if raw.pseudo {
-                                Some(0)
-                            } else {
-                                opcode_match_len(&i.opcode, &root, &form.qualifier_slots)
-                            }
-                        })
-                        .collect();
-                    let best = scores.iter().flatten().max().copied();
-                    let mut placed = false;
-                    for (i, s) in scores.iter().enumerate() {
-                        if best.is_some() && *s == best {
-                            insts[i].forms.push(form.clone());
-                            placed = true;
-                            if raw.pseudo {
-                                break;
-                            }
+                    scores.clear();
+                    scores.extend(out[first..].iter().map(|i| {
+                        if pseudo {
+                            Some(0)
+                        } else {
+                            opcode_match_len(&i.opcode, root, &form.qualifier_slots)
                         }
-                    }
-                    if !placed {
+                    }));
+                    // Every instruction with the best score gets the form (a pseudo form only
+                    // the first); the last one takes it without a copy.
+                    let best = scores.iter().flatten().max().copied();
+                    let mut chosen = scores
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, s)| best.is_some() && **s == best)
+                        .map(|(i, _)| i)
+                        .take(if pseudo { 1 } else { usize::MAX })
+                        .peekable();
+                    if chosen.peek().is_none() {
                         // The heading does not name this opcode: add it as its own instruction.
-                        let mut inst = insts[0].clone();
-                        inst.opcode = root.clone();
-                        inst.forms = vec![form];
-                        insts.push(inst);
+                        out.push(new_instruction(root.to_string(), vec![form]));
+                        continue;
+                    }
+                    let mut form = Some(form);
+                    while let Some(i) = chosen.next() {
+                        let placed = if chosen.peek().is_some() {
+                            form.clone()
+                        } else {
+                            form.take()
+                        };
+                        out[first + i].forms.extend(placed);
                     }
                 }
             }
         }
-        for inst in &mut insts {
+        for inst in &mut out[first..] {
             apply_facts(sec, inst);
         }
-        out.extend(insts);
     }
     out
 }
@@ -396,19 +552,28 @@ pub fn build_instructions(sections: &[SectionData]) -> Vec<Instruction> {
 /// Union of two target requirements (either suffices); `AllOf` parts count as their first part,
 /// which only makes the union more permissive.
 fn loosest(a: Option<TargetReq>, b: &TargetReq) -> TargetReq {
-    fn atoms(t: &TargetReq) -> Option<Vec<crate::target::TargetAtom>> {
+    use crate::target::TargetAtom;
+    fn atoms(t: &TargetReq) -> Option<&[TargetAtom]> {
         match t {
             TargetReq::All => None,
-            TargetReq::AnyOf(atoms) => Some(atoms.clone()),
+            TargetReq::AnyOf(atoms) => Some(atoms),
             TargetReq::AllOf(parts) => parts.first().and_then(atoms),
         }
     }
+    // The same atoms as `atoms`, taken rather than copied.
+    fn into_atoms(t: TargetReq) -> Option<Vec<TargetAtom>> {
+        match t {
+            TargetReq::All => None,
+            TargetReq::AnyOf(atoms) => Some(atoms),
+            TargetReq::AllOf(parts) => parts.into_iter().next().and_then(into_atoms),
+        }
+    }
     let Some(a) = a else { return b.clone() };
-    match (atoms(&a), atoms(b)) {
+    match (into_atoms(a), atoms(b)) {
         (Some(mut x), Some(y)) => {
             for atom in y {
-                if !x.contains(&atom) {
-                    x.push(atom);
+                if !x.contains(atom) {
+                    x.push(atom.clone());
                 }
             }
             TargetReq::AnyOf(x)
@@ -417,18 +582,15 @@ fn loosest(a: Option<TargetReq>, b: &TargetReq) -> TargetReq {
     }
 }
 
-fn apply_facts(sec: &SectionData, inst: &mut Instruction) {
+fn apply_facts(sec: &SectionRef<'_>, inst: &mut Instruction) {
     let mut floor_since: Option<PtxVersion> = None;
     let mut floor_targets: Option<TargetReq> = None;
     for fact in &sec.facts {
         let applies = fact.subjects.is_empty()
-            || fact.subjects.iter().any(|s| {
-                !sec.opcodes.iter().any(|o| {
-                    o != &inst.opcode
-                        && o.len() > inst.opcode.len()
-                        && (s == o || s.starts_with(&format!("{o}.")))
-                })
-            });
+            || fact
+                .subjects
+                .iter()
+                .any(|s| !names_longer_opcode(sec, &inst.opcode, s));
         if applies && !fact.is_unattributed() {
             match &fact.kind {
                 FactKind::Since(v) => floor_since = Some(floor_since.map_or(*v, |x| x.min(*v))),
@@ -447,50 +609,36 @@ fn apply_facts(sec: &SectionData, inst: &mut Instruction) {
             inst.unattributed_facts += 1;
             continue;
         }
-        let patterns: Vec<(String, Vec<String>)> = if fact.subjects.is_empty() {
-            vec![(String::new(), Vec::new())]
-        } else {
-            fact.subjects
-                .iter()
-                .filter_map(|s| {
-                    // A subject naming another opcode of the section does not apply here.
-                    let more_specific = sec.opcodes.iter().any(|o| {
-                        o != &inst.opcode
-                            && o.len() > inst.opcode.len()
-                            && (s == o || s.starts_with(&format!("{o}.")))
-                    });
-                    if more_specific {
-                        return None;
-                    }
-                    subject_pattern(s, &inst.opcode).map(|p| (s.clone(), p))
-                })
-                .collect()
-        };
-        for (subject, pattern) in patterns {
-            if pattern.is_empty() {
-                let mut r = Requirement::default();
-                apply_kind(&fact.kind, &mut r);
-                inst.requirement.and(&r);
-                // The first `since` without subject is the instruction's introduction.
-                if let FactKind::Since(v) = fact.kind {
-                    if inst.requirement.since > v && subject.is_empty() {
-                        inst.requirement.since = v;
-                    }
-                }
+        if fact.subjects.is_empty() {
+            apply_to_instruction(&fact.kind, "", inst);
+            continue;
+        }
+        for subject in &fact.subjects {
+            // A subject naming another opcode of the section does not apply here.
+            if names_longer_opcode(sec, &inst.opcode, subject) {
                 continue;
             }
-            let feat = match inst.features.iter_mut().find(|f| f.subject == subject) {
-                Some(f) => f,
-                None => {
-                    inst.features.push(Feature {
-                        subject: subject.clone(),
-                        pattern,
-                        since: None,
-                        targets: None,
-                        removed: Vec::new(),
-                    });
-                    inst.features.last_mut().expect("just pushed")
-                }
+            // A subject seen before has its feature (its pattern is not empty: that depends
+            // on the subject and opcode alone).
+            let feat = match inst.features.iter().position(|f| f.subject == **subject) {
+                Some(i) => &mut inst.features[i],
+                None => match subject_pattern(subject, &inst.opcode) {
+                    None => continue,
+                    Some(pattern) if pattern.is_empty() => {
+                        apply_to_instruction(&fact.kind, subject, inst);
+                        continue;
+                    }
+                    Some(pattern) => {
+                        inst.features.push(Feature {
+                            subject: subject.to_string(),
+                            pattern,
+                            since: None,
+                            targets: None,
+                            removed: Vec::new(),
+                        });
+                        inst.features.last_mut().expect("just pushed")
+                    }
+                },
             };
             match &fact.kind {
                 FactKind::Since(v) => feat.since = Some(feat.since.map_or(*v, |x| x.max(*v))),
@@ -516,11 +664,30 @@ fn apply_facts(sec: &SectionData, inst: &mut Instruction) {
     }
 }
 
-fn apply_kind(kind: &FactKind, r: &mut Requirement) {
+/// Merge a fact about the instruction as a whole (`subject` empty, or the opcode itself) into
+/// its base requirement.
+fn apply_to_instruction(kind: &FactKind, subject: &str, inst: &mut Instruction) {
+    let req = &mut inst.requirement;
     match kind {
-        FactKind::Since(v) => r.since = *v,
-        FactKind::Target(t) => r.targets = t.clone(),
-        FactKind::Dropped(v, t) => r.removed.push((*v, t.clone())),
+        FactKind::Since(v) => {
+            req.since = req.since.max(*v);
+            // The first `since` without subject is the instruction's introduction.
+            if req.since > *v && subject.is_empty() {
+                req.since = *v;
+            }
+        }
+        FactKind::Target(t) => {
+            // As `Requirement::and` with a requirement of default version.
+            req.since = req.since.max(PtxVersion::MIN);
+            req.targets = std::mem::take(&mut req.targets).and(t.clone());
+        }
+        FactKind::Dropped(v, t) => {
+            req.since = req.since.max(PtxVersion::MIN);
+            let removed = (*v, t.clone());
+            if !req.removed.contains(&removed) {
+                req.removed.push(removed);
+            }
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! `tcgen05.ld.sync.aligned.shape1.num{.pack}.b32 r, [taddr];` and qualifier-set definitions
 //! such as `.dtype = .atype = { .u8, .shared{::cta, ::cluster} }`.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// A qualifier-set definition from a Syntax block (`.shape1 = { .16x64b, .32x32b }`).
@@ -17,16 +18,37 @@ impl SetDef {
     /// Parse `.a = .b = { .x, .y }` (a trailing `;` is allowed). Returns `None` when the text is
     /// not a definition.
     pub fn parse(text: &str) -> Option<SetDef> {
-        let text = text.trim().trim_end_matches(';').trim();
+        SetRef::parse(text).map(SetRef::into_owned)
+    }
+
+    /// Whether `name` (with or without leading `.`) names this set.
+    pub fn has_name(&self, name: &str) -> bool {
+        let bare = name.trim_start_matches('.');
+        self.names.iter().any(|n| n.trim_start_matches('.') == bare)
+    }
+}
+
+/// A [`SetDef`] that borrows from the text it was read from (values with a brace suffix are
+/// expanded, so owned).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SetRef<'a> {
+    pub(crate) names: Vec<Cow<'a, str>>,
+    pub(crate) values: Vec<Cow<'a, str>>,
+}
+
+impl<'a> SetRef<'a> {
+    /// See [`SetDef::parse`].
+    pub(crate) fn parse(text: &'a str) -> Option<SetRef<'a>> {
+        let text = trim_fast(trim_fast(text).trim_end_matches(';'));
         let mut names = Vec::new();
         let mut rest = text;
         loop {
             let (lhs, rhs) = rest.split_once('=')?;
-            let name = lhs.trim();
+            let name = trim_fast(lhs);
             if !is_set_name(name) {
                 return None;
             }
-            names.push(name.to_string());
+            names.push(Cow::Borrowed(name));
             let rhs = rhs.trim_start();
             if rhs.starts_with('{') {
                 rest = rhs;
@@ -35,17 +57,42 @@ impl SetDef {
             rest = rhs;
         }
         let body = rest.strip_prefix('{')?.strip_suffix('}')?;
-        let values = split_top(body, ',')
-            .into_iter()
-            .map(str::trim)
-            .filter(|v| !v.is_empty())
-            .flat_map(expand_suffixes)
-            .collect();
-        Some(SetDef { names, values })
+        let mut values = Vec::with_capacity(body.bytes().filter(|&b| b == b',').count() + 1);
+        for v in TopParts::new(body, ',').map(trim_fast) {
+            if v.contains('{') {
+                values.extend(expand_suffixes(v).into_iter().map(Cow::Owned));
+            } else if !v.is_empty() {
+                values.push(Cow::Borrowed(v));
+            }
+        }
+        Some(SetRef { names, values })
     }
 
-    /// Whether `name` (with or without leading `.`) names this set.
-    pub fn has_name(&self, name: &str) -> bool {
+    /// The same set, borrowing from `def`.
+    pub(crate) fn borrow(def: &'a SetDef) -> Self {
+        SetRef {
+            names: def
+                .names
+                .iter()
+                .map(|n| Cow::Borrowed(n.as_str()))
+                .collect(),
+            values: def
+                .values
+                .iter()
+                .map(|v| Cow::Borrowed(v.as_str()))
+                .collect(),
+        }
+    }
+
+    pub(crate) fn into_owned(self) -> SetDef {
+        SetDef {
+            names: self.names.into_iter().map(Cow::into_owned).collect(),
+            values: self.values.into_iter().map(Cow::into_owned).collect(),
+        }
+    }
+
+    /// See [`SetDef::has_name`].
+    pub(crate) fn has_name(&self, name: &str) -> bool {
         let bare = name.trim_start_matches('.');
         self.names.iter().any(|n| n.trim_start_matches('.') == bare)
     }
@@ -71,6 +118,20 @@ fn is_set_name(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '-'))
 }
 
+/// `s.trim()`, answered without decoding characters when `s` neither starts nor ends with
+/// whitespace (the loader trims every line, value and operand; almost none need it).
+pub(crate) fn trim_fast(s: &str) -> &str {
+    // The ASCII characters that `char::is_whitespace` accepts; any other byte at an end
+    // (a non-ASCII one included) goes the general way.
+    let plain = |b: u8| b.is_ascii() && !matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ');
+    match s.as_bytes() {
+        [] => s,
+        [first, .., last] if plain(*first) && plain(*last) => s,
+        [only] if plain(*only) => s,
+        _ => s.trim(),
+    }
+}
+
 /// Expand `x{a, b}` into `x`, `xa`, `xb` (one level, repeated for several groups).
 pub fn expand_suffixes(v: &str) -> Vec<String> {
     let Some(open) = v.find('{') else {
@@ -83,11 +144,7 @@ pub fn expand_suffixes(v: &str) -> Vec<String> {
     let tail = &v[close + 1..];
     let mut out = Vec::new();
     let mut alts = vec![String::new()];
-    alts.extend(
-        split_top(&v[open + 1..close], ',')
-            .into_iter()
-            .map(|s| s.trim().to_string()),
-    );
+    alts.extend(TopParts::new(&v[open + 1..close], ',').map(|s| trim_fast(s).to_string()));
     for a in alts {
         for t in expand_suffixes(&format!("{base}{a}{tail}")) {
             if !out.contains(&t) {
@@ -121,24 +178,45 @@ pub(crate) fn matching(s: &str, open: usize) -> Option<usize> {
     None
 }
 
-/// Split at `sep` outside of any brackets.
-pub(crate) fn split_top(s: &str, sep: char) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut start = 0;
-    for (i, c) in s.char_indices() {
-        match c {
-            '{' | '[' | '(' => depth += 1,
-            '}' | ']' | ')' => depth -= 1,
-            c if c == sep && depth == 0 => {
-                out.push(&s[start..i]);
-                start = i + c.len_utf8();
-            }
-            _ => {}
+/// The parts of a text between the `sep`s that lie outside of any brackets.
+pub(crate) struct TopParts<'a> {
+    rest: Option<&'a str>,
+    sep: u8,
+}
+
+impl<'a> TopParts<'a> {
+    /// `sep` is an ASCII separator (`,`); scanning bytes finds it as scanning characters
+    /// would, since no byte of a multi-byte character is ASCII.
+    pub(crate) fn new(s: &'a str, sep: char) -> Self {
+        debug_assert!(sep.is_ascii());
+        TopParts {
+            rest: Some(s),
+            sep: sep as u8,
         }
     }
-    out.push(&s[start..]);
-    out
+}
+
+impl<'a> Iterator for TopParts<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let s = self.rest?;
+        // Every part starts at depth 0: a split happens only there.
+        let mut depth = 0i32;
+        for (i, &b) in s.as_bytes().iter().enumerate() {
+            match b {
+                b'{' | b'[' | b'(' => depth += 1,
+                b'}' | b']' | b')' => depth -= 1,
+                b if b == self.sep && depth == 0 => {
+                    self.rest = Some(&s[i + 1..]);
+                    return Some(&s[..i]);
+                }
+                _ => {}
+            }
+        }
+        self.rest = None;
+        Some(s)
+    }
 }
 
 /// One qualifier element of a form head before set names are resolved.
@@ -186,7 +264,7 @@ pub struct OperandSpec {
 
 impl OperandSpec {
     fn new(text: &str, optional: bool) -> OperandSpec {
-        let text = text.trim().to_string();
+        let text = trim_fast(text).to_string();
         let kind = if text.starts_with('[') {
             OperandKind::Address
         } else if text.starts_with('(') {
@@ -196,16 +274,18 @@ impl OperandSpec {
         } else {
             OperandKind::Value
         };
-        let name = text
-            .trim_start_matches("{-}")
-            .trim_start_matches("{!}")
-            .trim_start_matches(['[', '(', '{', '!', '-'])
-            // `{ disable-output-lane }` is spaced inside its braces.
-            .trim_start()
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
-            .next()
-            .unwrap_or("")
-            .to_string();
+        let rest = strip_all(strip_all(&text, "{-}"), "{!}");
+        let opening = rest
+            .bytes()
+            .take_while(|b| matches!(b, b'[' | b'(' | b'{' | b'!' | b'-'))
+            .count();
+        // `{ disable-output-lane }` is spaced inside its braces.
+        let rest = rest[opening..].trim_start();
+        let end = rest
+            .bytes()
+            .position(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'-'))
+            .unwrap_or(rest.len());
+        let name = rest[..end].to_string();
         OperandSpec {
             text,
             name,
@@ -215,40 +295,140 @@ impl OperandSpec {
     }
 }
 
+/// Spellings of one qualifier element: borrowed from the form text when it has no brace
+/// suffix to expand (most elements), else expanded.
+pub(crate) enum Alts<'a> {
+    One(&'a str),
+    Many(Vec<String>),
+}
+
+impl<'a> Alts<'a> {
+    /// The spellings of `text` (`.shared{::cta}` -> `.shared`, `.shared::cta`), as
+    /// [`expand_suffixes`] gives them.
+    fn of(text: &'a str) -> Self {
+        if text.contains('{') {
+            Alts::Many(expand_suffixes(text))
+        } else {
+            Alts::One(text)
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Alts::One(_) => 1,
+            Alts::Many(v) => v.len(),
+        }
+    }
+
+    pub(crate) fn first(&self) -> &str {
+        match self {
+            Alts::One(a) => a,
+            Alts::Many(v) => v.first().map_or("", String::as_str),
+        }
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
+        let (one, many) = match self {
+            Alts::One(a) => (Some(*a), &[][..]),
+            Alts::Many(v) => (None, v.as_slice()),
+        };
+        one.into_iter().chain(many.iter().map(String::as_str))
+    }
+
+    /// The first spelling (the element as written, brace suffix dropped).
+    pub(crate) fn into_first(self) -> String {
+        match self {
+            Alts::One(a) => a.to_string(),
+            Alts::Many(v) => v.into_iter().next().unwrap_or_default(),
+        }
+    }
+
+    pub(crate) fn into_owned(self) -> Vec<String> {
+        match self {
+            Alts::One(a) => vec![a.to_string()],
+            Alts::Many(v) => v,
+        }
+    }
+}
+
+/// A [`RawElem`] that borrows from the form text.
+pub(crate) struct ElemRef<'a> {
+    pub(crate) alts: Alts<'a>,
+    pub(crate) group: Option<u16>,
+}
+
+/// A [`RawForm`] that borrows from the form text (the knowledge base parses every form once
+/// and keeps only what the model needs); its qualifier elements go to a buffer that the caller
+/// reuses from form to form.
+pub(crate) struct FormRef<'a> {
+    pub(crate) root: &'a str,
+    pub(crate) operands: Vec<OperandSpec>,
+    pub(crate) pseudo: bool,
+}
+
+/// `s` without every leading repetition of `prefix` (`trim_start_matches` with a string
+/// pattern, without the cost of setting up a substring search).
+fn strip_all<'a>(mut s: &'a str, prefix: &str) -> &'a str {
+    while let Some(rest) = s.strip_prefix(prefix) {
+        s = rest;
+    }
+    s
+}
+
 /// Split a normalized form statement (`head operands;`) and parse it.
 pub fn parse_form(stmt: &str) -> Result<RawForm, String> {
-    let stmt = stmt.trim().trim_end_matches(';').trim();
+    let mut elems = Vec::new();
+    let f = parse_form_ref(stmt, &mut elems)?;
+    Ok(RawForm {
+        root: f.root.to_string(),
+        elems: elems
+            .into_iter()
+            .map(|e| RawElem {
+                alts: e.alts.into_owned(),
+                group: e.group,
+            })
+            .collect(),
+        operands: f.operands,
+        pseudo: f.pseudo,
+    })
+}
+
+/// [`parse_form`], borrowing from `stmt`; the qualifier elements replace the contents of
+/// `elems`.
+pub(crate) fn parse_form_ref<'a>(
+    stmt: &'a str,
+    elems: &mut Vec<ElemRef<'a>>,
+) -> Result<FormRef<'a>, String> {
+    elems.clear();
+    let stmt = trim_fast(trim_fast(stmt).trim_end_matches(';'));
     let (head, ops) = match stmt.find(char::is_whitespace) {
-        Some(i) => (&stmt[..i], stmt[i..].trim()),
+        Some(i) => (&stmt[..i], trim_fast(&stmt[i..])),
         None => (stmt, ""),
     };
     if !head.starts_with(|c: char| c.is_ascii_lowercase() || c == '_') {
-        return Ok(RawForm {
-            root: head.to_string(),
-            elems: Vec::new(),
+        return Ok(FormRef {
+            root: head,
             operands: Vec::new(),
             pseudo: true,
         });
     }
     let root_end = head.find(['.', '{']).unwrap_or(head.len());
-    let root = head[..root_end].to_string();
-    let mut elems = Vec::new();
+    let root = &head[..root_end];
     let mut next_group = 0u16;
-    parse_elems(&head[root_end..], None, &mut next_group, &mut elems)
+    parse_elems(&head[root_end..], None, &mut next_group, elems)
         .map_err(|e| format!("{e} in `{stmt}`"))?;
-    Ok(RawForm {
+    Ok(FormRef {
         root,
-        elems,
         operands: parse_operands(ops),
         pseudo: false,
     })
 }
 
-fn parse_elems(
-    s: &str,
+fn parse_elems<'a>(
+    s: &'a str,
     group: Option<u16>,
     next_group: &mut u16,
-    out: &mut Vec<RawElem>,
+    out: &mut Vec<ElemRef<'a>>,
 ) -> Result<(), String> {
     let mut i = 0;
     let b = s.as_bytes();
@@ -268,8 +448,8 @@ fn parse_elems(
                     end = close + 1;
                     i = close + 1;
                 }
-                out.push(RawElem {
-                    alts: expand_suffixes(&s[start..end]),
+                out.push(ElemRef {
+                    alts: Alts::of(&s[start..end]),
                     group,
                 });
             }
@@ -278,13 +458,14 @@ fn parse_elems(
                 let g = *next_group;
                 *next_group += 1;
                 let inner = &s[i + 1..close];
-                if split_top(inner, ',').len() > 1 {
+                if TopParts::new(inner, ',').nth(1).is_some() {
                     // `{.hi,.lo}`: one optional slot with alternatives.
-                    out.push(RawElem {
-                        alts: split_top(inner, ',')
-                            .into_iter()
-                            .flat_map(|a| expand_suffixes(a.trim()))
-                            .collect(),
+                    out.push(ElemRef {
+                        alts: Alts::Many(
+                            TopParts::new(inner, ',')
+                                .flat_map(|a| expand_suffixes(trim_fast(a)))
+                                .collect(),
+                        ),
                         group: Some(g),
                     });
                 } else {
@@ -301,42 +482,38 @@ fn parse_elems(
 /// Parse operand text such as `d, [a]{.unified}{, cache-policy}`.
 pub fn parse_operands(s: &str) -> Vec<OperandSpec> {
     let mut out = Vec::new();
-    let s = s.trim();
+    let s = trim_fast(s);
     if s.is_empty() {
         return out;
     }
-    // Pull out `{, x}` optional groups, leaving the required operands separated by commas.
-    let mut required = String::new();
+    // Pull out `{, x}` optional groups; the required operands between them are separated by
+    // commas.
+    let mut required_start = 0;
     let mut i = 0;
     let b = s.as_bytes();
     while i < b.len() {
         if b[i] == b'{' && s[i + 1..].trim_start().starts_with(',') {
             if let Some(close) = matching(s, i) {
                 let inner = s[i + 1..close].trim_start().trim_start_matches(',');
-                flush_required(&mut required, &mut out);
-                for part in split_top(inner, ',') {
-                    if !part.trim().is_empty() {
-                        out.push(OperandSpec::new(part, true));
-                    }
-                }
+                push_operands(&s[required_start..i], false, &mut out);
+                push_operands(inner, true, &mut out);
                 i = close + 1;
+                required_start = i;
                 continue;
             }
         }
-        required.push(b[i] as char);
         i += 1;
     }
-    flush_required(&mut required, &mut out);
+    push_operands(&s[required_start..], false, &mut out);
     out
 }
 
-fn flush_required(buf: &mut String, out: &mut Vec<OperandSpec>) {
-    for part in split_top(buf, ',') {
-        if !part.trim().is_empty() {
-            out.push(OperandSpec::new(part, false));
+fn push_operands(list: &str, optional: bool, out: &mut Vec<OperandSpec>) {
+    for part in TopParts::new(list, ',') {
+        if !trim_fast(part).is_empty() {
+            out.push(OperandSpec::new(part, optional));
         }
     }
-    buf.clear();
 }
 
 #[cfg(test)]
