@@ -13,7 +13,8 @@
 //! names: a register or variable, its declared type, vector and state space (and for a
 //! variable whether it is an input parameter of the function, which may not be written); a
 //! label, nothing more; a function, whether it is an `.extern` defined nowhere. Undeclared
-//! names and special registers stay as written.
+//! names and special registers stay as written, and a name keeps its `%` (the grammar reads
+//! `%r1` as a register and `r1` as an identifier).
 //!
 //! Only clean results are remembered: an instruction with a diagnostic is checked every time,
 //! so every diagnostic has its own ranges.
@@ -173,6 +174,9 @@ impl CleanMemo {
         let Ok(ordinal) = u8::try_from(ordinal) else {
             return false;
         };
+        // The grammar reads `%name` as a register and `name` as an identifier, and some rules
+        // look at that: the sigil stays in the key.
+        self.key.push(u8::from(name.starts_with('%')));
         match symbol.kind {
             SymbolKind::Register => {
                 self.key.push(REGISTER);
@@ -276,6 +280,18 @@ mod tests {
              .visible .entry a()\n{{\n\tcall.uni g;\n\tcall.uni f;\n\tret;\n}}\n"
         );
         assert_eq!(error_lines(&text), [12]);
+    }
+
+    #[test]
+    fn a_register_keeps_its_sigil() {
+        // `%rm` is a register operand and `isshrd` an identifier one, which not every rule
+        // reads alike: the first line must not vouch for the second.
+        let text = format!(
+            "{HEADER}.visible .entry a()\n{{\n\t.reg .b32 isshrd, sptr;\n\tisspacep.shared isshrd, sptr;\n\tret;\n}}\n\
+             .visible .entry b()\n{{\n\t.reg .b32 %rm, sptr;\n\tisspacep.shared %rm, sptr;\n\tret;\n}}\n"
+        );
+        let errors = error_lines(&text);
+        assert!(errors.contains(&13), "{errors:?}");
     }
 
     #[test]
