@@ -474,7 +474,7 @@ fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
     };
     if let Some(op) = size_index.and_then(|i| info.operands.get(i)) {
         match op.kind() {
-            OperandKind::Register(name) => {
+            OperandKind::Register(name) | OperandKind::Identifier(name) => {
                 if let Some((ty, reg)) = register_type(scope, name) {
                     if !matches!(reg, Reg::Bits(32) | Reg::Int(32)) {
                         problems.push((
@@ -683,7 +683,7 @@ fn operand_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         };
         for part in parts {
             let fits = match (part.kind(), want) {
-                (OperandKind::Register(name), _) => {
+                (OperandKind::Register(name) | OperandKind::Identifier(name), _) => {
                     let Some((_, reg)) = register_type(scope, name) else {
                         continue;
                     };
@@ -1163,7 +1163,7 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         };
         if let Some(op) = source_size {
             match op.kind() {
-                OperandKind::Register(name) => {
+                OperandKind::Register(name) | OperandKind::Identifier(name) => {
                     if let Some((ty, reg)) = register_type(scope, name) {
                         // The fourth operand is the source size or the ignore-src predicate.
                         if !matches!(reg, Reg::Bits(32) | Reg::Int(32) | Reg::Pred) {
@@ -1224,20 +1224,6 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             }
         }
     }
-    // `cvt.pack.sat… d, a, b{, c}` (9.7.9.22): the sources are integers.
-    if words[0] == "cvt" && info.has("pack") {
-        for index in [1, 2] {
-            if let Some(OperandKind::Register(name)) = info.operands.get(index).map(|op| op.kind())
-            {
-                if let Some((ty, Reg::Float(_) | Reg::HalfPair)) = register_type(scope, name) {
-                    problems.push((
-                        info.operands[index].range(),
-                        format!("`{name}` is a {ty} register; `{opcode}` packs .s32 values"),
-                    ));
-                }
-            }
-        }
-    }
     // `cvt.rn.satfinite{.relu}.s2f6x2.f32 d, a, b` takes a scale factor only with
     // `.scaled::n2::ue8m0`.
     if words[0] == "cvt" && info.has("s2f6x2") && !info.has("scaled::n2::ue8m0") {
@@ -1254,7 +1240,7 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     if words[0] == "st" && info.has("bulk") {
         if let Some(op) = info.operands.get(1) {
             match op.kind() {
-                OperandKind::Register(name) => {
+                OperandKind::Register(name) | OperandKind::Identifier(name) => {
                     if let Some((ty, reg)) = register_type(scope, name) {
                         if !matches!(reg, Reg::Bits(32 | 64) | Reg::Int(32 | 64)) {
                             problems.push((
@@ -1747,7 +1733,7 @@ fn check_slot(
         Slot::Exact(_, b) => format!("a .b{b}, .u{b} or .s{b} register"),
     };
     let problem = match op.kind() {
-        OperandKind::Register(name) => {
+        OperandKind::Register(name) | OperandKind::Identifier(name) => {
             let Some((ty, reg)) = register_type(scope, name) else {
                 return;
             };
@@ -1821,6 +1807,7 @@ mod tests {
   .reg .f32 %f<4>;
   .reg .f16x2 %x<4>;
   ld.global.u32 %r1, [%rd1+4];
+  cvt.pack.sat.s16.s32 %x1, %x2, %x3;
   ld.global.u32 %r1, [%f1+4];
 //                    ^^^ error: `%f1` is a .f32 register; an address is held in an integer or bit-size register
   mbarrier.init.shared.b64 [%hf1], 1;
@@ -1871,6 +1858,7 @@ mod tests {
   .reg .f32 %f<4>;
   .reg .f64 %fd<4>;
   .reg .pred %p<2>;
+  .reg .b32 named;
   fence.proxy.shared::cta.async::generic.release.sync_restrict::shared::cta.cluster;
   fence.mbarrier_init.release.sync_restrict::shared::cluster.cluster;
   fence.proxy.shared.async;
@@ -1914,6 +1902,14 @@ mod tests {
 //                    ^^^^^^ error: `cvt.rn.f32.u32` reads no special register: copy `%tid.x` to a register with `mov` first
   isspacep.global %p1, %f1;
 //                     ^^^ error: operand 2 of `isspacep.global` is a 32-bit or 64-bit integer register, not `%f1`
+  isspacep.global named, %rd1;
+//                ^^^^^ error: operand 1 of `isspacep.global` is a .pred register, not `named`
+  cvt.pack.sat.s16.s32 %h1, %r1, %r2;
+//                     ^^^ error: `%h1` is a .b16 register; operand 1 of `cvt.pack.sat.s16.s32` needs an integer or bit-size register of at least 32 bits
+  cvt.pack.sat.u8.s32.b32 %f1, %r1, %r2, %h1;
+//                        ^^^ error: `%f1` is a .f32 register; operand 1 of `cvt.pack.sat.u8.s32.b32` needs an integer or bit-size register of at least 32 bits
+//                                       ^^^ error: `%h1` is a .b16 register; operand 4 of `cvt.pack.sat.u8.s32.b32` needs a register of at least 32 bits
+  cvt.pack.sat.u8.s32.b32 %rd1, %r1, %r2, %fd1;
   discard.global.L2 [%rd1], 64;
 //                          ^^ error: operand 2 of `discard.global.L2` is the constant 128, not `64`
   cvt.rn.e5m2x2.f16x2 %h1, %r2;

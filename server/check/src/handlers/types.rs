@@ -538,6 +538,34 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 checker.operand(i, op, want, false, &mut problems);
             }
         }
+        // `cvt.pack.sat.convertType.abType{.cType} d, a, b{, c}` (9.7.9.22): `d` is a 32-bit
+        // word whatever the convert type, `a` and `b` are of the source type, `c` is `.b32`.
+        Pattern::Convert if info.has("pack") => {
+            // The words after `pack` and `.sat`: convertType (`.u4` is no register type),
+            // abType, cType.
+            let mut types = info.words[1..]
+                .iter()
+                .filter(|w| !matches!(**w, "pack" | "sat"));
+            let Some(source) = types.nth(1).and_then(|w| Ty::parse(w)) else {
+                return;
+            };
+            let word = Ty {
+                kind: Kind::Unsigned,
+                bits: 32,
+            };
+            let bits = Ty {
+                kind: Kind::Bits,
+                bits: 32,
+            };
+            for (i, op) in info.operands.iter().enumerate() {
+                let want = match i {
+                    0 => word,
+                    3 => bits,
+                    _ => source,
+                };
+                checker.operand(i, op, want, true, &mut problems);
+            }
+        }
         Pattern::Convert => {
             let n = info.words.len();
             if n < 3 {
