@@ -22,7 +22,7 @@ use agreement::{first_error, in_parallel, read_gz, table, verdicts_by_span, Repo
 /// Figures the checker reaches today on the whole set and on the debug subset (the test fails
 /// below them): 99.7% overall, wgmma the lowest family (98.8% on the whole set, 98.1% in the
 /// subset), false errors on 0.02% of the cases ptxas accepts (none in the subset).
-const MIN_AGREEMENT: f64 = 0.996;
+const MIN_AGREEMENT: f64 = 0.997;
 const MIN_FAMILY_AGREEMENT: f64 = 0.98;
 /// False errors as a share of the cases ptxas accepts.
 const MAX_FALSE_ERROR_RATE: f64 = 0.0005;
