@@ -110,6 +110,81 @@ const QUALIFIER_RULES: &[(&str, &[&str], &str, &str, &str)] = &[
         "sm_100a | sm_100f+",
         "9.7.13.12",
     ),
+    // tcgen05.mma (9.7.16.10.9, Target ISA notes): `.kind::i8` only on sm_100a and sm_110a
+    // (sm_101a), and the `.scale_vec::NX` block scales only on the arch-specific targets
+    // (their `.block16`/`.block32` aliases work on the family ones). ptxas 13.5: "Feature
+    // '.kind::i8' not supported on .target 'sm_103a'", "Feature '.scale_vec::2X' not
+    // supported on .target 'sm_100f'", for tcgen05.mma, .sp and .ws alike.
+    (
+        "tcgen05.mma",
+        &["kind::i8"],
+        "8.6",
+        "sm_100a | sm_110a",
+        "9.7.16.10.9.1",
+    ),
+    (
+        "tcgen05.mma.sp",
+        &["kind::i8"],
+        "8.6",
+        "sm_100a | sm_110a",
+        "9.7.16.10.9.2",
+    ),
+    (
+        "tcgen05.mma.ws",
+        &["kind::i8"],
+        "8.6",
+        "sm_100a | sm_110a",
+        "9.7.16.10.9.3",
+    ),
+    (
+        "tcgen05.mma.ws.sp",
+        &["kind::i8"],
+        "8.6",
+        "sm_100a | sm_110a",
+        "9.7.16.10.9.4",
+    ),
+    (
+        "tcgen05.mma",
+        &["scale_vec::1X"],
+        "8.6",
+        "sm_100a | sm_103a | sm_110a",
+        "9.7.16.10.9.1",
+    ),
+    (
+        "tcgen05.mma",
+        &["scale_vec::2X"],
+        "8.6",
+        "sm_100a | sm_103a | sm_110a",
+        "9.7.16.10.9.1",
+    ),
+    (
+        "tcgen05.mma",
+        &["scale_vec::4X"],
+        "8.6",
+        "sm_100a | sm_103a | sm_110a",
+        "9.7.16.10.9.1",
+    ),
+    (
+        "tcgen05.mma.sp",
+        &["scale_vec::1X"],
+        "8.6",
+        "sm_100a | sm_103a | sm_110a",
+        "9.7.16.10.9.2",
+    ),
+    (
+        "tcgen05.mma.sp",
+        &["scale_vec::2X"],
+        "8.6",
+        "sm_100a | sm_103a | sm_110a",
+        "9.7.16.10.9.2",
+    ),
+    (
+        "tcgen05.mma.sp",
+        &["scale_vec::4X"],
+        "8.6",
+        "sm_100a | sm_103a | sm_110a",
+        "9.7.16.10.9.2",
+    ),
     // `red.async` without an mbarrier (`.global` included) is `atomics`' rule.
     ("st.async", &["global"], "8.7", "sm_100+", "9.7.9.12"),
     ("add", &["f32x2"], "8.6", "sm_100+", "9.7.3.3"),
@@ -369,6 +444,29 @@ mod tests {
 //^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ error: `tcgen05.ld` needs .target sm_100a/sm_110a/sm_100f/sm_110f/sm_103f (this file targets sm_90a)
   tcgen05.wait::ld.sync.aligned;
 //^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ error: `tcgen05.wait` needs .target sm_100a/sm_110a/sm_100f/sm_110f (this file targets sm_90a)
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn integer_and_block_scaled_mma_need_arch_specific_targets() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_100f
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p;
+  tcgen05.mma.ws.cta_group::1.kind::i8 [%r1], %rd2, %rd3, %r4, %p;
+//                           ^^^^^^^^^ error: `tcgen05.mma.ws.kind::i8` needs .target sm_100a/sm_110a (this file targets sm_100f)
+  tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X [%r1], %rd2, %rd3, %r4, [%r5], [%r6], %p;
+//                                               ^^^^^^^^^^^^^^ error: `tcgen05.mma.scale_vec::2X` needs .target sm_100a/sm_103a/sm_110a (this file targets sm_100f)
+  tcgen05.mma.cta_group::1.kind::mxf4.block_scale.block32 [%r1], %rd2, %rd3, %r4, [%r5], [%r6], %p;
   ret;
 }
 "#,
