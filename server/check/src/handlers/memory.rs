@@ -21,6 +21,7 @@ use crate::Diagnostic;
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     address_registers(ctx, info, scope);
+    register_subscripts(ctx, info, scope);
     immediate_addresses(ctx, info);
     barrier_spaces(ctx, info, scope);
     constant_destination(ctx, info);
@@ -105,7 +106,7 @@ fn address_registers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) 
         if !matches!(operand.kind(), OperandKind::Address { .. }) {
             continue;
         }
-        let Some(base) = address_base(operand) else {
+        let Some(base) = address_base_name(operand) else {
             continue;
         };
         let (OperandKind::Register(name) | OperandKind::Identifier(name)) = base.kind() else {
@@ -124,6 +125,36 @@ fn address_registers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) 
             _ => continue,
         };
         ctx.report(Diagnostic::error("operand-type", base.range(), message).section("6.4.1"));
+    }
+}
+
+/// `A[i]` (6.4.2) indexes an array variable; a register is none (ptxas 13.5: "Array indexing
+/// on non-array", and a `.reg` cannot even be declared as an array).
+fn register_subscripts(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let parts = info.operands.iter().flat_map(|op| match op.kind() {
+        OperandKind::Address { .. } | OperandKind::Vector => op.elements(),
+        _ => vec![*op],
+    });
+    for part in parts {
+        let Some(ptx_syntax::Expression::Subscript { array, .. }) = part.expression() else {
+            continue;
+        };
+        let (OperandKind::Register(name) | OperandKind::Identifier(name)) = array.kind() else {
+            continue;
+        };
+        if scope
+            .lookup(name)
+            .is_some_and(|s| s.kind == SymbolKind::Register)
+        {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-kind",
+                    part.range(),
+                    format!("`{name}` is a register, not an array: it has no elements to index"),
+                )
+                .section("6.4.2"),
+            );
+        }
     }
 }
 
@@ -667,6 +698,17 @@ fn operand_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                     op.range(),
                     format!("`{opcode}` writes a lane and a predicate: `d|p` or `_|p`"),
                 ));
+            } else if let Some(p) = op.elements().get(1) {
+                if let OperandKind::Register(name) | OperandKind::Identifier(name) = p.kind() {
+                    if let Some((ty, reg)) = register_type(scope, name) {
+                        if reg != Reg::Pred {
+                            problems.push((
+                                p.range(),
+                                format!("`{name}` is a {ty} register; the second result of `{opcode}` is a predicate"),
+                            ));
+                        }
+                    }
+                }
             }
         }
     }
@@ -1425,16 +1467,28 @@ fn immediate_addresses(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
 
 /// The first part of an address operand (`%rd1` of `[%rd1+8]`), when it is a register.
 fn address_base<'a>(operand: &Operand<'a>) -> Option<Operand<'a>> {
+    address_base_of(operand, |kind| matches!(kind, OperandKind::Register(_)))
+}
+
+/// The register or name an address starts from (`[p]`, `[name+8]`), whichever the grammar
+/// made of it: a register declared without `%` reads as a name.
+fn address_base_name<'a>(operand: &Operand<'a>) -> Option<Operand<'a>> {
+    address_base_of(operand, |kind| {
+        matches!(kind, OperandKind::Register(_) | OperandKind::Identifier(_))
+    })
+}
+
+fn address_base_of<'a>(
+    operand: &Operand<'a>,
+    base: impl Fn(OperandKind<'a>) -> bool,
+) -> Option<Operand<'a>> {
     let first = operand.elements().into_iter().next()?;
     match first.kind() {
-        OperandKind::Register(_) => Some(first),
         OperandKind::Expression => match first.expression()? {
-            ptx_syntax::Expression::Binary { left, .. } => {
-                matches!(left.kind(), OperandKind::Register(_)).then_some(left)
-            }
+            ptx_syntax::Expression::Binary { left, .. } => base(left.kind()).then_some(left),
             _ => None,
         },
-        _ => None,
+        kind => base(kind).then_some(first),
     }
 }
 
@@ -1859,6 +1913,13 @@ mod tests {
   .reg .f64 %fd<4>;
   .reg .pred %p<2>;
   .reg .b32 named;
+  .reg .pred pn;
+  red.global.and.b32 [pn], %r1;
+//                    ^^ error: `pn` is a .pred register; an address is held in an integer or bit-size register
+  elect.sync %r1|named, 0xffffffff;
+//               ^^^^^ error: `named` is a .b32 register; the second result of `elect.sync` is a predicate
+  mov.u32 %r1, named[5];
+//             ^^^^^^^^ error: `named` is a register, not an array: it has no elements to index
   fence.proxy.shared::cta.async::generic.release.sync_restrict::shared::cta.cluster;
   fence.mbarrier_init.release.sync_restrict::shared::cluster.cluster;
   fence.proxy.shared.async;
