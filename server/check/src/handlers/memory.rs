@@ -128,6 +128,39 @@ fn address_registers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) 
     }
 }
 
+/// A bulk tensor copy (9.7.9.25.5) takes a brace vector only for its tensor coordinates (inside
+/// the tensor address) and, in the im2col modes that load into shared memory or prefetch, for
+/// the im2col offsets right after the mbarrier (or the tensor): ptxas 13.5 "Vector operand is
+/// not allowed" in place of an address, "Vector is not expected" or "Arguments mismatch"
+/// elsewhere.
+fn tensor_copy_vectors(info: &InstInfo<'_>, problems: &mut Vec<(ptx_syntax::TextRange, String)>) {
+    let im2col = info.words.iter().any(|w| w.starts_with("im2col"));
+    let prefetch = info.has("prefetch");
+    // The destination is the first state space after the dimension: `.shared::…` loads.
+    let loads = info
+        .words
+        .iter()
+        .find(|w| w.starts_with("shared") || **w == "global")
+        .is_some_and(|w| w.starts_with("shared"));
+    let offsets = match (im2col, prefetch, loads) {
+        (true, true, _) => Some(1),
+        (true, false, true) => Some(3),
+        _ => None,
+    };
+    for (index, op) in info.operands.iter().enumerate() {
+        if matches!(op.kind(), OperandKind::Vector) && Some(index) != offsets {
+            problems.push((
+                op.range(),
+                format!(
+                    "`{}` takes a brace vector only for tensor coordinates and im2col offsets, not as operand {}",
+                    info.opcode_text(),
+                    index + 1
+                ),
+            ));
+        }
+    }
+}
+
 /// `A[i]` (6.4.2) indexes an array variable; a register is none (ptxas 13.5: "Array indexing
 /// on non-array", and a `.reg` cannot even be declared as an array).
 fn register_subscripts(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
@@ -349,6 +382,9 @@ fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
         }
     }
     let bulk = info.has("bulk") && !info.has("wait_group") && !info.has("commit_group");
+    if bulk && info.has("tensor") {
+        tensor_copy_vectors(info, &mut problems);
+    }
     if bulk && info.has("tensor") {
         let dims = info.words.iter().find_map(|w| {
             w.strip_suffix('d')
@@ -1914,6 +1950,9 @@ mod tests {
   .reg .pred %p<2>;
   .reg .b32 named;
   .reg .pred pn;
+  cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes {%r1, %r2}, [%rd2, {%r3}], [%r2];
+//                                                                                 ^^^^^^^^^^ error: `cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes` takes a brace vector only for tensor coordinates and im2col offsets, not as operand 1
+  cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r1], [%rd2, {%r1, %r2, %r3}], [%r2], {%h1};
   red.global.and.b32 [pn], %r1;
 //                    ^^ error: `pn` is a .pred register; an address is held in an integer or bit-size register
   elect.sync %r1|named, 0xffffffff;
