@@ -138,6 +138,8 @@ pub(crate) struct Ctx<'a> {
     /// Functions declared `.extern` and defined nowhere in the file, which ptxas cannot
     /// resolve when it assembles the file as a whole program (filled by the module frame).
     pub unresolved_functions: Vec<&'a str>,
+    /// Whether the statements being checked are a kernel's (`.entry`) body.
+    pub in_entry: bool,
     /// Instructions checked clean so far (`None`: every instruction is checked in full).
     pub memo: Option<crate::memo::CleanMemo>,
     diagnostics: Vec<Diagnostic>,
@@ -199,6 +201,7 @@ impl<'a> Ctx<'a> {
             snippet,
             address_size_64,
             unresolved_functions: Vec::new(),
+            in_entry: false,
             memo: Some(crate::memo::CleanMemo::default()),
             diagnostics: Vec::new(),
             matches: HashMap::default(),

@@ -14,7 +14,8 @@
 //! variable whether it is an input parameter of the function, which may not be written); a
 //! label, nothing more; a function, whether it is an `.extern` defined nowhere. Undeclared
 //! names and special registers stay as written, and a name keeps its `%` (the grammar reads
-//! `%r1` as a register and `r1` as an identifier).
+//! `%r1` as a register and `r1` as an identifier). The key also says whether the instruction
+//! is in a kernel, where `.param::func` accesses differ.
 //!
 //! Only clean results are remembered: an instruction with a diagnostic is checked every time,
 //! so every diagnostic has its own ranges.
@@ -51,6 +52,8 @@ pub(crate) struct Names<'s, 'a> {
     pub inputs: &'s [TextRange],
     /// Functions declared `.extern` and defined nowhere in the module.
     pub unresolved: &'s [&'a str],
+    /// Whether the instruction is in a kernel (`.entry`): some accesses differ there.
+    pub in_entry: bool,
 }
 
 impl CleanMemo {
@@ -59,6 +62,7 @@ impl CleanMemo {
     pub fn prepare(&mut self, text: &str, names: Names<'_, '_>) -> bool {
         self.key.clear();
         self.registers.clear();
+        self.key.push(u8::from(names.in_entry));
         let bytes = text.as_bytes();
         let mut i = skip_blanks(bytes, 0);
         // The guard (`@%p1`, `@!p`): its predicate resolves like any name.
@@ -324,6 +328,7 @@ mod tests {
                     scope: &scope,
                     inputs: &[],
                     unresolved: &[],
+                    in_entry: true,
                 };
                 assert!(memo.prepare(text, names));
                 memo.key

@@ -30,7 +30,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         bulk_copy_operands(ctx, info, scope);
     }
     if matches!(info.words[0], "ld" | "st") {
-        load_store_spaces(ctx, info);
+        load_store_spaces(ctx, info, scope);
     }
     operand_classes(ctx, info, scope);
     more_operands(ctx, info, scope);
@@ -158,6 +158,15 @@ fn tensor_copy_vectors(info: &InstInfo<'_>, problems: &mut Vec<(ptx_syntax::Text
                 ),
             ));
         }
+    }
+}
+
+/// A constant, signed or written as an expression of constants (`1`, `-1`, `0f3F800000`).
+fn is_constant(op: &Operand<'_>) -> bool {
+    match op.kind() {
+        OperandKind::Integer(_) | OperandKind::Float(_) => true,
+        OperandKind::Expression => op.registers().is_empty() && op.identifiers().is_empty(),
+        _ => false,
     }
 }
 
@@ -576,13 +585,13 @@ fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
 /// * `.volatile` and the memory orders do not apply to the read-only or per-thread spaces:
 ///   none of them to `.param` or `.const`, the orders not to `.local` ("Modifier '.volatile'
 ///   cannot be applied to '.param' space");
-/// * a `.param::func` access names the parameter, not a register address ("Illegal state
-///   space for address operand '::func'");
+/// * in a kernel, a `.param::func` access names a parameter, not a register address ("Illegal
+///   state space for address operand '::func'"; a `.func` may use either);
 /// * `.L2::cache_hint` takes the 64-bit policy as a last operand;
 /// * `st.async` stores 32- and 64-bit values when it signals a barrier operand ("Arguments
 ///   mismatch" for `.b16` with `[a], b, [mbar]`), and the cluster forms need the completion
 ///   mechanism `.mbarrier::complete_tx::bytes`.
-fn load_store_spaces(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+fn load_store_spaces(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     let opcode = info.opcode_text();
     let section = info.section();
     let mut problems: Vec<(ptx_syntax::TextRange, String)> = Vec::new();
@@ -606,12 +615,20 @@ fn load_store_spaces(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
                 ));
             }
         }
-        if space == "param::func" {
+        // Inside a `.func` ptxas 13.5 takes a register address too.
+        if space == "param::func" && ctx.in_entry {
             for op in &info.operands {
                 if !matches!(op.kind(), OperandKind::Address { .. }) {
                     continue;
                 }
-                if let Some(base) = address_base(op) {
+                let through_register = address_base_name(op).filter(|base| match base.kind() {
+                    OperandKind::Register(_) => true,
+                    OperandKind::Identifier(name) => scope
+                        .lookup(name)
+                        .is_some_and(|s| s.kind == SymbolKind::Register),
+                    _ => false,
+                });
+                if let Some(base) = through_register {
                     problems.push((
                         base.range(),
                         format!("`{opcode}` addresses a .param::func parameter by its name, not through a register"),
@@ -1360,12 +1377,37 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         // (`st.async` takes one constant for every element: `st.async….v4.b32 [a], 1, [mbar]`.)
         let data = if words[0] == "st" { 1 } else { 0 };
         if let Some(op) = info.operands.get(data).filter(|_| !info.has("async")) {
-            if vector && matches!(op.kind(), OperandKind::Integer(_) | OperandKind::Float(_)) {
+            if vector && is_constant(op) {
                 problems.push((
                     op.range(),
                     format!("`{opcode}` moves a vector: write the constant as a vector (`{{{0}, {0}, …}}`)", op.text()),
                 ));
             }
+        }
+    }
+    // `tcgen05.st [taddr]{, immHalfSplitoff}, r`: the data are registers, never constants (ptxas 13.5
+    // "Arguments mismatch", or "Vector expected" where the shape moves several).
+    // `stackrestore.type a` reads the saved stack pointer from a register (9.7.17.3; ptxas
+    // 13.5 "Result register required").
+    if words[0] == "stackrestore" {
+        if let Some(op) = info.operands.first().filter(|op| is_constant(op)) {
+            problems.push((
+                op.range(),
+                format!(
+                    "`{opcode}` restores the stack pointer from a register, not the constant `{}`",
+                    op.text()
+                ),
+            ));
+        }
+    }
+    if words[0] == "tcgen05" && info.words.get(1) == Some(&"st") {
+        // The data come last: `16x32bx2` shapes put an immediate offset before them.
+        let data = info.operands.last().filter(|_| info.operands.len() > 1);
+        if let Some(op) = data.filter(|op| is_constant(op)) {
+            problems.push((
+                op.range(),
+                format!("`{opcode}` stores registers: write its data as registers, not the constant `{}`", op.text()),
+            ));
         }
     }
     if words[0] == "prefetchu" {
@@ -1499,11 +1541,6 @@ fn immediate_addresses(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
             );
         }
     }
-}
-
-/// The first part of an address operand (`%rd1` of `[%rd1+8]`), when it is a register.
-fn address_base<'a>(operand: &Operand<'a>) -> Option<Operand<'a>> {
-    address_base_of(operand, |kind| matches!(kind, OperandKind::Register(_)))
 }
 
 /// The register or name an address starts from (`[p]`, `[name+8]`), whichever the grammar
@@ -1931,6 +1968,38 @@ mod tests {
     /// types, tensormap fields, bulk copy shapes and operands, space modifiers, cvt
     /// modifiers, special registers, isspacep and discard operands, packed conversions, cp.async
     /// and st.bulk operands); the `ld` with `.cg` and an L2 eviction priority assembles.
+    #[test]
+    fn constants_where_registers_go_and_func_parameters() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_100a
+.address_size 64
+.visible .func f()
+{
+  .reg .b64 %rd<4>;
+  st.param::func.b64 [%rd2], %rd1;
+  ret;
+}
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  st.global.v2.u64 [%rd1], -1;
+//                         ^^ error: `st.global.v2.u64` moves a vector: write the constant as a vector (`{-1, -1, …}`)
+  stackrestore.u32 -1;
+//                 ^^ error: `stackrestore.u32` restores the stack pointer from a register, not the constant `-1`
+  tcgen05.st.sync.aligned.16x64b.x1.b32 [%r1], 5;
+//                                             ^ error: `tcgen05.st.sync.aligned.16x64b.x1.b32` stores registers: write its data as registers, not the constant `5`
+  tcgen05.st.sync.aligned.16x32bx2.x1.b32 [%r1], 1, {%r2};
+  st.param::func.b64 [%rd2], %rd1;
+//                    ^^^^ error: `st.param::func.b64` addresses a .param::func parameter by its name, not through a register
+  ret;
+}
+"#,
+        );
+    }
+
     #[test]
     fn fences_barriers_copies_and_modifiers() {
         check_diagnostics(

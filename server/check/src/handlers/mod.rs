@@ -253,7 +253,9 @@ fn check_function<'a>(ctx: &mut Ctx<'a>, scope: &mut Scope<'a>, function: Functi
     scope.push(labels);
     scope.push(params);
     let mut flow = tcgen05::Flow::for_function(function);
+    ctx.in_entry = function.kind() == ptx_syntax::FunctionKind::Entry;
     check_statements(ctx, scope, &statements, &mut flow, &mut blocks.into_iter());
+    ctx.in_entry = false;
     flow.finish(ctx);
     scope.pop();
     scope.pop();
@@ -318,6 +320,7 @@ fn check_instruction<'a>(
         scope,
         inputs: &flow.inputs,
         unresolved: &ctx.unresolved_functions,
+        in_entry: ctx.in_entry,
     };
     let keyed = match ctx.memo.as_mut() {
         Some(memo) => memo.prepare(inst.text(), names),
