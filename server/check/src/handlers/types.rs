@@ -625,6 +625,23 @@ fn mov_vector_packing(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
     let Some(ty) = instruction_type(info) else {
         return;
     };
+    // One side packs or unpacks, never both ("Illegal vector-vector operands").
+    if let [d, a] = info.operands.as_slice() {
+        if matches!(d.kind(), OperandKind::Vector) && matches!(a.kind(), OperandKind::Vector) {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-type",
+                    a.range(),
+                    format!(
+                        "`{}` packs a vector into a register or unpacks one: both sides cannot be vectors",
+                        info.opcode_text()
+                    ),
+                )
+                .section("9.7.9.4".to_owned()),
+            );
+            return;
+        }
+    }
     for op in &info.operands {
         if !matches!(op.kind(), OperandKind::Vector) {
             continue;
@@ -1108,6 +1125,8 @@ mod tests {
   mov.b32 %r1, {%c1, %c2, %c3, %c4};
   mov.b64 %rd1, {lo, hi};
   mov.b64 {%r1, _}, %rd1;
+  mov.b32 {%h1, %h2}, {%h3, %h4};
+//                    ^^^^^^^^^^ error: `mov.b32` packs a vector into a register or unpacks one: both sides cannot be vectors
   mov.b32 %r1, {%f1, %h2};
 //             ^^^^^^^^^^ error: the elements of a vector have one size: `%f1` is 32 bits, `%h2` 16
   mov.b32 %r1, {%f1, %f2};
