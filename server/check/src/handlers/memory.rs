@@ -130,10 +130,14 @@ fn address_registers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) 
 
 /// A bulk tensor copy (9.7.9.25.5) takes a brace vector only for its tensor coordinates (inside
 /// the tensor address) and, in the im2col modes that load into shared memory or prefetch, for
-/// the im2col offsets right after the mbarrier (or the tensor): ptxas 13.5 "Vector operand is
-/// not allowed" in place of an address, "Vector is not expected" or "Arguments mismatch"
-/// elsewhere.
-fn tensor_copy_vectors(info: &InstInfo<'_>, problems: &mut Vec<(ptx_syntax::TextRange, String)>) {
+/// the im2col offsets right after the mbarrier (or the tensor), which are 16-bit: ptxas 13.5
+/// "Vector operand is not allowed" in place of an address, "Vector is not expected" or
+/// "Arguments mismatch" elsewhere.
+fn tensor_copy_vectors(
+    info: &InstInfo<'_>,
+    scope: &Scope<'_>,
+    problems: &mut Vec<(ptx_syntax::TextRange, String)>,
+) {
     let im2col = info.words.iter().any(|w| w.starts_with("im2col"));
     let prefetch = info.has("prefetch");
     // The destination is the first state space after the dimension: `.shared::…` loads.
@@ -147,6 +151,25 @@ fn tensor_copy_vectors(info: &InstInfo<'_>, problems: &mut Vec<(ptx_syntax::Text
         (true, false, true) => Some(3),
         _ => None,
     };
+    // The im2col offsets are 16-bit integers ("Arguments mismatch" for 32-bit or .f16 ones).
+    if let Some(op) = offsets.and_then(|i| info.operands.get(i)) {
+        for element in op.elements() {
+            let (OperandKind::Register(name) | OperandKind::Identifier(name)) = element.kind()
+            else {
+                continue;
+            };
+            if let Some((ty, reg)) = register_type(scope, name) {
+                if !matches!(reg, Reg::Bits(16) | Reg::Int(16)) {
+                    problems.push((
+                        element.range(),
+                        format!(
+                            "`{name}` is a {ty} register; an im2col offset is a 16-bit integer"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
     for (index, op) in info.operands.iter().enumerate() {
         if matches!(op.kind(), OperandKind::Vector) && Some(index) != offsets {
             problems.push((
@@ -392,7 +415,7 @@ fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
     }
     let bulk = info.has("bulk") && !info.has("wait_group") && !info.has("commit_group");
     if bulk && info.has("tensor") {
-        tensor_copy_vectors(info, &mut problems);
+        tensor_copy_vectors(info, scope, &mut problems);
     }
     if bulk && info.has("tensor") {
         let dims = info.words.iter().find_map(|w| {
@@ -2022,6 +2045,8 @@ mod tests {
   cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes {%r1, %r2}, [%rd2, {%r3}], [%r2];
 //                                                                                 ^^^^^^^^^^ error: `cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes` takes a brace vector only for tensor coordinates and im2col offsets, not as operand 1
   cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r1], [%rd2, {%r1, %r2, %r3}], [%r2], {%h1};
+  cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r1], [%rd2, {%r1, %r2, %r3}], [%r2], {%r3};
+//                                                                                                                           ^^^ error: `%r3` is a .b32 register; an im2col offset is a 16-bit integer
   red.global.and.b32 [pn], %r1;
 //                    ^^ error: `pn` is a .pred register; an address is held in an integer or bit-size register
   elect.sync %r1|named, 0xffffffff;
