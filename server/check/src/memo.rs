@@ -14,8 +14,8 @@
 //! variable whether it is an input parameter of the function, which may not be written); a
 //! label, nothing more; a function, whether it is an `.extern` defined nowhere. Undeclared
 //! names and special registers stay as written, and a name keeps its `%` (the grammar reads
-//! `%r1` as a register and `r1` as an identifier). The key also says whether the instruction
-//! is in a kernel, where `.param::func` accesses differ.
+//! `%r1` as a register and `r1` as an identifier). The key of a `.param::func` access also
+//! says whether it is in a kernel, where such accesses differ.
 //!
 //! Only clean results are remembered: an instruction with a diagnostic is checked every time,
 //! so every diagnostic has its own ranges.
@@ -62,7 +62,6 @@ impl CleanMemo {
     pub fn prepare(&mut self, text: &str, names: Names<'_, '_>) -> bool {
         self.key.clear();
         self.registers.clear();
-        self.key.push(u8::from(names.in_entry));
         let bytes = text.as_bytes();
         let mut i = skip_blanks(bytes, 0);
         // The guard (`@%p1`, `@!p`): its predicate resolves like any name.
@@ -93,6 +92,10 @@ impl CleanMemo {
         }
         self.mnemonic = (start, text[start..i].find('.').map_or(i, |at| start + at));
         self.key.extend_from_slice(&bytes[start..i]);
+        // Only `.param::func` accesses read whether the function is a kernel.
+        if text[start..i].contains("::func") {
+            self.key.push(u8::from(names.in_entry));
+        }
         // The operands.
         while i < bytes.len() {
             let b = bytes[i];

@@ -201,6 +201,9 @@ fn register_subscripts(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>
         _ => vec![*op],
     });
     for part in parts {
+        if !matches!(part.kind(), OperandKind::Expression) {
+            continue;
+        }
         let Some(ptx_syntax::Expression::Subscript { array, .. }) = part.expression() else {
             continue;
         };
