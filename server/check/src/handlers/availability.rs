@@ -303,6 +303,14 @@ const QUALIFIER_RULES: &[(&str, &[&str], &str, &str, &str)] = &[
         "sm_90+",
         "9.7.13.15.13",
     ),
+    // `arrive_drop` likewise ("Feature '.shared::cluster' requires .target sm_90 or higher").
+    (
+        "mbarrier.arrive_drop",
+        &["shared::cluster"],
+        "8.0",
+        "sm_90+",
+        "9.7.13.15.14",
+    ),
     // `atom`/`red` vectors (sm_90, PTX 8.1) are `atomics`' rule.
     // FP8 mma ("mma with FP8 floating point type" requires sm_89).
     ("mma", &["e4m3"], "8.4", "sm_89+", "9.7.14.5.14"),
@@ -467,6 +475,27 @@ mod tests {
   tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X [%r1], %rd2, %rd3, %r4, [%r5], [%r6], %p;
 //                                               ^^^^^^^^^^^^^^ error: `tcgen05.mma.scale_vec::2X` needs .target sm_100a/sm_103a/sm_110a (this file targets sm_100f)
   tcgen05.mma.cta_group::1.kind::mxf4.block_scale.block32 [%r1], %rd2, %rd3, %r4, [%r5], [%r6], %p;
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn cluster_barriers_and_masked_bulk_stores_need_their_targets() {
+        check_diagnostics(
+            r#"
+.version 9.1
+.target sm_90a
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .b16 %h<2>;
+  mbarrier.arrive_drop.shared::cluster.b64 _, [%rd1];
+  cp.async.bulk.global.shared::cta.bulk_group.cp_mask [%rd1], [%r2], %r3, %h1;
+//                                           ^^^^^^^^ error: `cp.bulk.cp_mask` needs .target sm_100 or newer (this file targets sm_90a)
   ret;
 }
 "#,

@@ -86,6 +86,9 @@ const FEATURE_FLOORS: &[(&str, &[&str], &str, &str, &str)] = &[
     ("mbarrier", &["relaxed"], "8.6", "sm_90+", "9.7.13.15"),
     ("mbarrier", &["cta"], "8.0", "all", "9.7.13.15"),
     ("mbarrier", &["cluster"], "8.0", "sm_90+", "9.7.13.15"),
+    // Byte-masked bulk stores (9.7.9.25.4.1; "Feature '.cp_mask' requires .target sm_100 or
+    // higher", "... requires PTX ISA .version 8.6").
+    ("cp", &["bulk", "cp_mask"], "8.6", "sm_100+", "9.7.9.25.4.1"),
     // fence (9.7.13.4).
     ("fence", &["async"], "8.0", "sm_90+", "9.7.13.4"),
     // `.acquire`/`.release` and the restrictions are PTX 8.6, except on the proxy and
