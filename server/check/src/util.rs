@@ -1,5 +1,5 @@
-//! Small helpers shared by the handlers: edit distance for did-you-mean suggestions and
-//! human wording of target requirements.
+//! Small helpers shared by the handlers: edit distance for did-you-mean suggestions, human
+//! wording of target requirements, and what kind of constant an operand is.
 
 use ptx_isa::{TargetAtom, TargetReq};
 
@@ -86,6 +86,17 @@ pub(crate) fn qualifier_list(values: &[String], limit: usize) -> String {
         out.push("…".to_owned());
     }
     out.join(", ")
+}
+
+/// Whether an operand is a constant, signed or written as an expression of constants (`1`,
+/// `-1`, `0f3F800000`, `(4)`).
+pub(crate) fn is_constant(op: &ptx_syntax::Operand<'_>) -> bool {
+    use ptx_syntax::OperandKind;
+    match op.kind() {
+        OperandKind::Integer(_) | OperandKind::Float(_) => true,
+        OperandKind::Expression => op.registers().is_empty() && op.identifiers().is_empty(),
+        _ => false,
+    }
 }
 
 #[cfg(test)]

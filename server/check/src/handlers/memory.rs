@@ -22,6 +22,7 @@ use ptx_syntax::{Operand, OperandKind};
 
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
+use crate::util::is_constant;
 use crate::Diagnostic;
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
@@ -94,6 +95,16 @@ fn register_type<'a>(scope: &Scope<'a>, name: &str) -> Option<(&'a str, Reg)> {
     Some((ty, Reg::parse(ty)?))
 }
 
+/// The name, declared type and class of a plain register operand, whether written with `%`
+/// (a register to the grammar) or without (an identifier).
+fn register_operand<'a>(op: &Operand<'a>, scope: &Scope<'a>) -> Option<(&'a str, &'a str, Reg)> {
+    let (OperandKind::Register(name) | OperandKind::Identifier(name)) = op.kind() else {
+        return None;
+    };
+    let (ty, reg) = register_type(scope, name)?;
+    Some((name, ty, reg))
+}
+
 /// 6.4.1: an address is a register, a variable, or either plus an offset; the register must
 /// hold an integer or bit-size value. ptxas 13.5 rejects float and predicate registers ("Illegal
 /// to use symbol '%f3' of type .f32 as address operand. Use integer or bit only.") and 128-bit
@@ -114,10 +125,7 @@ fn address_registers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) 
         let Some(base) = address_base_name(operand) else {
             continue;
         };
-        let (OperandKind::Register(name) | OperandKind::Identifier(name)) = base.kind() else {
-            continue;
-        };
-        let Some((ty, reg)) = register_type(scope, name) else {
+        let Some((name, ty, reg)) = register_operand(&base, scope) else {
             continue;
         };
         let message = match reg {
@@ -159,11 +167,7 @@ fn tensor_copy_vectors(
     // The im2col offsets are 16-bit integers ("Arguments mismatch" for 32-bit or .f16 ones).
     if let Some(op) = offsets.and_then(|i| info.operands.get(i)) {
         for element in op.elements() {
-            let (OperandKind::Register(name) | OperandKind::Identifier(name)) = element.kind()
-            else {
-                continue;
-            };
-            if let Some((ty, reg)) = register_type(scope, name) {
+            if let Some((name, ty, reg)) = register_operand(&element, scope) {
                 if !matches!(reg, Reg::Bits(16) | Reg::Int(16)) {
                     problems.push((
                         element.range(),
@@ -186,15 +190,6 @@ fn tensor_copy_vectors(
                 ),
             ));
         }
-    }
-}
-
-/// A constant, signed or written as an expression of constants (`1`, `-1`, `0f3F800000`).
-fn is_constant(op: &Operand<'_>) -> bool {
-    match op.kind() {
-        OperandKind::Integer(_) | OperandKind::Float(_) => true,
-        OperandKind::Expression => op.registers().is_empty() && op.identifiers().is_empty(),
-        _ => false,
     }
 }
 
@@ -783,14 +778,12 @@ fn operand_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                     format!("`{opcode}` writes a lane and a predicate: `d|p` or `_|p`"),
                 ));
             } else if let Some(p) = op.elements().get(1) {
-                if let OperandKind::Register(name) | OperandKind::Identifier(name) = p.kind() {
-                    if let Some((ty, reg)) = register_type(scope, name) {
-                        if reg != Reg::Pred {
-                            problems.push((
-                                p.range(),
-                                format!("`{name}` is a {ty} register; the second result of `{opcode}` is a predicate"),
-                            ));
-                        }
+                if let Some((name, ty, reg)) = register_operand(p, scope) {
+                    if reg != Reg::Pred {
+                        problems.push((
+                            p.range(),
+                            format!("`{name}` is a {ty} register; the second result of `{opcode}` is a predicate"),
+                        ));
                     }
                 }
             }

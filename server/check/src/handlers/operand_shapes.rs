@@ -391,11 +391,7 @@ fn not_a_name(op: &Operand<'_>, scope: &Scope<'_>) -> Option<String> {
             (symbol.kind == SymbolKind::Register).then(|| format!("`{name}` is a register"))
         }
         OperandKind::Component { .. } => Some(format!("`{text}` is a special register")),
-        OperandKind::Integer(_) | OperandKind::Float(_) => Some(format!("`{text}` is a constant")),
-        // `-1`, `(4)`: a constant expression.
-        OperandKind::Expression if op.registers().is_empty() && op.identifiers().is_empty() => {
-            Some(format!("`{text}` is a constant"))
-        }
+        _ if crate::util::is_constant(op) => Some(format!("`{text}` is a constant")),
         OperandKind::Address { .. } => Some(format!("`{text}` is an address")),
         OperandKind::Vector => Some(format!("`{text}` is a vector")),
         _ => None,

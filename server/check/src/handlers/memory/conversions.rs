@@ -218,24 +218,18 @@ pub(super) fn conversion_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope:
         "s2f6x2" => Slot::AnyOf(16),
         "f16x2" if atype == "f32" => return,
         "f16x2" => Slot::HalfPair,
-        t => match packed_width(t) {
-            Some(bits) => Slot::Bits(bits),
-            None => match exact_slot(t) {
-                Some(slot) => slot,
-                None => return,
-            },
+        t => match packed_width(t).map(Slot::Bits).or_else(|| exact_slot(t)) {
+            Some(slot) => slot,
+            None => return,
         },
     };
     let source = match atype {
         "f32" => Slot::F32,
         "bf16x2" => Slot::Bits(32),
         "f16x2" => Slot::HalfPair,
-        t => match packed_width(t) {
-            Some(bits) => Slot::Bits(bits),
-            None => match exact_slot(t) {
-                Some(slot) => slot,
-                None => return,
-            },
+        t => match packed_width(t).map(Slot::Bits).or_else(|| exact_slot(t)) {
+            Some(slot) => slot,
+            None => return,
         },
     };
     let mut slots = vec![(0, destination)];
