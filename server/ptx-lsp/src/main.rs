@@ -6,6 +6,7 @@
 
 mod cli;
 mod lsp;
+mod project;
 
 use std::process::ExitCode;
 

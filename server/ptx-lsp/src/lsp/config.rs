@@ -12,6 +12,10 @@
 //!
 //! Unknown keys are ignored; a malformed value leaves the previous setting in
 //! place and is reported in the log.
+//!
+//! A repository's `ptx-lsp.toml` (see [`crate::project`]) applies to the documents below
+//! it: [`Config::with_project_file`] fills in the target and version the client leaves
+//! unset and adds the codes it disables.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -97,6 +101,35 @@ impl Config {
         }
     }
 
+    /// These settings for one document: those of the nearest `ptx-lsp.toml` above its file
+    /// under the client's (read afresh each time, so an edit of the file applies at the next
+    /// check). A malformed settings file is reported in the log and changes nothing.
+    pub fn with_project_file(mut self, uri: &tower_lsp::lsp_types::Url) -> Config {
+        let Ok(path) = uri.to_file_path() else {
+            return self;
+        };
+        match crate::project::for_file(&path) {
+            Ok(Some(project)) => self.apply_project(&project),
+            Ok(None) => {}
+            Err(error) => eprintln!("ptx-lsp: ignoring {error}"),
+        }
+        self
+    }
+
+    fn apply_project(&mut self, project: &crate::project::Project) {
+        if self.target.is_none() {
+            self.target.clone_from(&project.target);
+        }
+        if self.version.is_none() {
+            self.version.clone_from(&project.version);
+        }
+        for code in &project.disabled {
+            if !self.diagnostics.disabled.contains(code) {
+                self.diagnostics.disabled.push(code.clone());
+            }
+        }
+    }
+
     /// The options of the rule checker.
     pub fn check_options(&self) -> ptx_check::CheckOptions {
         ptx_check::CheckOptions {
@@ -139,5 +172,31 @@ mod tests {
         assert_eq!(cleared.target, None);
         assert_eq!(cleared.version, None);
         assert!(Config::from_json(&json!({"target": 5})).is_err());
+    }
+
+    #[test]
+    fn a_project_file_fills_in_what_the_client_leaves_unset() {
+        let project = crate::project::Project::parse(
+            std::path::Path::new("/repo/ptx-lsp.toml"),
+            "target = \"sm_90a\"\nversion = \"8.7\"\ndisabled = [\"qualifier-order\"]\n",
+        )
+        .unwrap();
+        let mut from_file = Config::default();
+        from_file.apply_project(&project);
+        assert_eq!(from_file.target.as_deref(), Some("sm_90a"));
+        assert_eq!(from_file.version.as_deref(), Some("8.7"));
+        assert_eq!(from_file.diagnostics.disabled, ["qualifier-order"]);
+        let mut client = Config::from_json(
+            &json!({"target": "sm_100a", "diagnostics": {"disabled": ["operand-type"]}}),
+        )
+        .unwrap()
+        .unwrap();
+        client.apply_project(&project);
+        assert_eq!(client.target.as_deref(), Some("sm_100a"));
+        assert_eq!(client.version.as_deref(), Some("8.7"));
+        assert_eq!(
+            client.diagnostics.disabled,
+            ["operand-type", "qualifier-order"]
+        );
     }
 }

@@ -149,7 +149,7 @@ pub(crate) async fn for_snapshot(
     if let Some(checked) = state.diagnostics.cached(&snapshot) {
         return Ok(checked);
     }
-    let config = state.config();
+    let config = state.config().with_project_file(&snapshot.uri);
     let uri = snapshot.uri.clone();
     let cache = state.diagnostics.cache(&uri);
     let host_state = state.clone();

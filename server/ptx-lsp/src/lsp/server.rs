@@ -139,7 +139,7 @@ impl State {
                 return Some(host.clone());
             }
         }
-        let config = self.config();
+        let config = self.config().with_project_file(&snapshot.uri);
         let build_targets = snapshot
             .uri
             .to_file_path()
