@@ -98,6 +98,11 @@ fn missing_file_exits_2() {
     let output = ptx_lsp(&["check", "no/such/file.ptx"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("cannot read no/such/file.ptx"));
+    // A file that was never read is not counted as checked.
+    assert_eq!(
+        stdout(&output),
+        "0 errors, 0 warnings in 0 files; 1 path could not be read\n"
+    );
 }
 
 #[test]
