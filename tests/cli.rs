@@ -133,3 +133,30 @@ fn regs_checks_the_target() {
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
+
+#[test]
+fn regs_judges_the_form_in_hand_and_says_it_in_words() {
+    // Other `.m16n8k16` forms need newer targets; this one does not (ptxas 13.5 agrees).
+    let bf16 = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32";
+    let output = ptx_lsp(&["regs", "--target", "sm_80", bf16]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let output = ptx_lsp(&["regs", "--target", "sm_75", bf16]);
+    assert_eq!(output.status.code(), Some(1));
+    let message = stderr(&output);
+    assert!(
+        message.contains("is not available on sm_75: it needs sm_80 or newer and PTX 7.0"),
+        "{message}"
+    );
+    assert!(
+        !message.contains('+') && !message.contains('&'),
+        "{message}"
+    );
+    let wide = "ld.global.nc.v8.f32";
+    let output = ptx_lsp(&["regs", "--target", "sm_90a", wide]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("needs sm_100 or newer"),
+        "{}",
+        stderr(&output)
+    );
+}

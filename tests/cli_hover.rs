@@ -72,7 +72,10 @@ fn hover_prints_markdown_for_opcodes_qualifiers_and_registers() {
         text.contains("**ld** — Loads a scalar or a vector"),
         "{text}"
     );
-    assert!(text.contains("✓ supported on `.target sm_100a`"), "{text}");
+    assert!(
+        text.contains("✓ available on this target (`.target sm_100a`)"),
+        "{text}"
+    );
     assert!(text.contains("operand 0 (`d`): 2 × 32-bit"), "{text}");
     assert!(
         text.contains("(https://docs.nvidia.com/cuda/parallel-thread-execution/#"),
@@ -100,7 +103,7 @@ fn hover_prints_markdown_for_opcodes_qualifiers_and_registers() {
     );
     let out = ptx_lsp(&dir, &["hover", &file, "10:4", "--target", "sm_80"]);
     assert!(
-        stdout(&out).contains("✗ not supported on `.target sm_80`"),
+        stdout(&out).contains("✗ not available on `.target sm_80`"),
         "{}",
         stdout(&out)
     );

@@ -19,6 +19,7 @@
 
 mod context;
 mod diagnostic;
+pub mod form_availability;
 mod handlers;
 mod incremental;
 mod memo;

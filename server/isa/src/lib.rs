@@ -13,6 +13,7 @@
 //! assert_eq!(m.matches.len(), 1);
 //! ```
 
+pub mod availability;
 pub mod catalog;
 pub mod datafile;
 pub mod matcher;
@@ -25,6 +26,7 @@ pub mod version;
 
 use std::sync::OnceLock;
 
+pub use availability::Availability;
 pub use catalog::{Directive, SpecialRegister, StateSpace, TypeInfo};
 pub use datafile::SectionData;
 pub use matcher::{FormMatch, MatchError, MatchOutcome};

@@ -152,6 +152,30 @@ impl Opcode {
             .collect()
     }
 
+    /// The written operands, split at the commas outside braces and brackets
+    /// (empty when the instruction was given without operands).
+    pub fn operand_list(&self) -> Vec<&str> {
+        let text = self.operands.trim().trim_end_matches(';').trim();
+        if text.is_empty() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        let (mut depth, mut start) = (0i32, 0);
+        for (i, ch) in text.char_indices() {
+            match ch {
+                '{' | '[' => depth += 1,
+                '}' | ']' => depth -= 1,
+                ',' if depth == 0 => {
+                    out.push(text[start..i].trim());
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        out.push(text[start..].trim());
+        out
+    }
+
     /// Index of the last component, used when an error concerns the whole form.
     pub(crate) fn last(&self) -> usize {
         self.components.len() - 1

@@ -61,10 +61,13 @@ pub(crate) fn counts(op: &Opcode) -> Result<Vec<VectorCount>, RegError> {
         if op.find("trans").is_none() {
             return Err(RegError::at(op.last(), "movmatrix needs .trans"));
         }
-        if let Some((i, f)) = op.find_in(1, FORMATS).filter(|f| f.1 != "b16") {
+        if op.find("b16").is_none() {
             return Err(RegError::at(
-                i,
-                format!("movmatrix moves .b16 elements, not .{f}"),
+                op.last(),
+                format!(
+                    "movmatrix moves .b16 elements, not .{}",
+                    op.components[op.last()]
+                ),
             ));
         }
         let e = "one 32-bit register (two .b16 elements of the 8x8 matrix)";

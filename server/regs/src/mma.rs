@@ -24,7 +24,7 @@ const F8: &[&str] = &["e4m3", "e5m2"];
 const F8F6F4: &[&str] = &["e4m3", "e5m2", "e3m2", "e2m3", "e2m1"];
 const F16F32: &[&str] = &["f16", "f32"];
 
-/// Dense `mma.sync` combinations.
+/// Dense `mma.sync` combinations (ptxas 13.5, `fixtures/truth`).
 const DENSE: &[Combo] = &[
     ("m8n8k4", &["f16"], F16F32, ""),
     ("m8n8k4", &["f64"], &["f64"], ""),
@@ -41,6 +41,9 @@ const DENSE: &[Combo] = &[
     ("m16n8k16", &["f64"], &["f64"], ""),
     ("m16n8k16", &["s8", "u8"], &["s32"], ""),
     ("m16n8k16", F8, F16F32, ""),
+    // Not in the spec: ptxas 13.5 also takes `.kind::f8f6f4` on .m16n8k16
+    // with the fp8 types (not the fp6/fp4 ones: "Illegal matrix shape").
+    ("m16n8k16", F8, F16F32, "kind::f8f6f4"),
     ("m16n8k32", &["s8", "u8", "s4", "u4"], &["s32"], ""),
     ("m16n8k32", F8, F16F32, ""),
     ("m16n8k32", F8F6F4, F16F32, "kind::f8f6f4"),
@@ -64,7 +67,8 @@ const SPARSE: &[Combo] = &[
     ("m16n8k32", &["s8", "u8"], &["s32"], ""),
     ("m16n8k8", &["tf32"], &["f32"], ""),
     ("m16n8k64", &["s8", "u8", "s4", "u4"], &["s32"], ""),
-    // The spec lists only .f32 accumulators here; ptxas 13.5 accepts .f16 too.
+    // The spec lists only .f32 accumulators here; ptxas 13.5 accepts .f16
+    // too (mma.sp::ordered_metadata only, see `counts`).
     ("m16n8k64", F8, F16F32, ""),
     ("m16n8k64", F8F6F4, F16F32, "kind::f8f6f4"),
     ("m16n8k64", F8F6F4, &["f32"], "kind::mxf8f6f4"),
@@ -188,6 +192,34 @@ pub(crate) fn counts(op: &Opcode) -> Result<Vec<VectorCount>, RegError> {
         }
     }
     let _ = ab;
+    // With .f16/.f32 accumulators, D and C have the same type; only the
+    // quad-pair .m8n8k4 form also takes .f16 C into .f32 D (ptxas 13.5:
+    // ".dtype must be '.f32' when .ctype is '.f32'", and for the other
+    // shapes "Arguments mismatch").
+    if cd.len() > 1 && d.1 != c.1 {
+        let quad_pair = shape == "m8n8k4" && d.1 == "f32" && c.1 == "f16";
+        if !quad_pair {
+            let message = if shape == "m8n8k4" {
+                format!("{form}.{shape}: .dtype must be .f32 when .ctype is .f32")
+            } else {
+                format!(
+                    "{form}.{shape} with .{} inputs needs .dtype and .ctype of one type (.f16.….f16 or .f32.….f32), not .{} and .{}",
+                    a.1, d.1, c.1
+                )
+            };
+            return Err(RegError::at(d.0, message));
+        }
+    }
+    // The block scales: `.scale_vec::2X` of .kind::mxf4nvf4 takes .ue8m0
+    // scales only (ptxas 13.5 rejects .ue4m3 there; `.scale_vec::4X` takes both).
+    if kind == "kind::mxf4nvf4" && op.find("scale_vec::2X").is_some() {
+        if let Some(i) = op.find("ue4m3") {
+            return Err(RegError::at(
+                i,
+                ".kind::mxf4nvf4 with .scale_vec::2X takes .ue8m0 scale factors, not .ue4m3",
+            ));
+        }
+    }
     if variant == "sp" && F8.contains(&a.1) && kind.is_empty() && (d.1 == "f16" || c.1 == "f16") {
         // ptxas 13.5: .f16 accumulation with f8 sparse inputs only exists
         // as mma.sp::ordered_metadata.

@@ -128,10 +128,16 @@ pub(crate) fn counts(op: &Opcode) -> Result<Vec<VectorCount>, RegError> {
         "A from registers (instead of a descriptor): 64x{k}{} .{at} over 128 threads = 4 × 32-bit registers",
         if sparse { " with half the elements kept (sparse)" } else { "" }
     );
-    Ok(vec![
-        vc(0, "d", d_regs, 32, d_expl),
-        vc(1, "a", 4, 32, a_expl),
-    ])
+    // A is a fragment only when it comes from registers: written operands
+    // with a descriptor (a 64-bit register, no braces) in place of A leave
+    // it out; without operands both forms are possible and A is listed.
+    let operands = op.operand_list();
+    let a_in_registers = operands.get(1).is_none_or(|a| a.starts_with('{'));
+    let mut out = vec![vc(0, "d", d_regs, 32, d_expl)];
+    if a_in_registers {
+        out.push(vc(1, "a", 4, 32, a_expl));
+    }
+    Ok(out)
 }
 
 /// Catalogue: every type signature × N from 8 to 256 in steps of 8, dense

@@ -8,6 +8,7 @@ pub(crate) mod atomics;
 pub(crate) mod availability;
 pub(crate) mod combinations;
 pub(crate) mod expressions;
+pub(crate) mod fragment_floors;
 pub(crate) mod immediates;
 pub(crate) mod memory;
 pub(crate) mod module;
@@ -370,6 +371,11 @@ fn check_rules<'a>(
     if info.resolved.opcode_rules_clean.get() != Some(true) {
         let before = ctx.diagnostic_count();
         availability::check(ctx, &info);
+        // The fragment floors refine what the availability rules leave open; one error
+        // about the target is enough.
+        if ctx.diagnostic_count() == before {
+            fragment_floors::check(ctx, &info);
+        }
         rounding::check(ctx, &info);
         memory::feature_floors(ctx, &info);
         let clean = ctx.diagnostic_count() == before;

@@ -507,12 +507,12 @@ L1:
   multimem.ld_reduce.relaxed.gpu.global.add.u32 %r1, [%rd1];
   multimem.st.relaxed.gpu.global.v2.f32 [%rd1], {%r1, %r2};
   multimem.ld_reduce.weak.global.max.v2.e5m2x2 %r1, [%rd1];
-//                                             ^^^ error: `.v2` needs a vector of 2 registers here, not `%r1` in `multimem.ld_reduce.weak.global.max.v2.e5m2x2`
+//                                             ^^^ error: `multimem.ld_reduce.weak.global.max.v2.e5m2x2` needs 2 registers in operand 1 (.v2 = 2 registers of 16 bits, one per .e5m2x2 element), found a single register
   mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r1];
   mbarrier.arrive.release.cluster.shared::cluster.b64 %rd1, [%r1];
 //                                                    ^^^^ error: `%rd1` is not the sink `_`; `mbarrier.arrive.release.cluster.shared::cluster.b64` on a `.shared::cluster` barrier returns no state, so its destination is `_`
   multimem.st.relaxed.gpu.global.v4.e4m3x4 [%rd1], {%r1, %r2};
-//                                                 ^^^^^^^^^^ error: `.v4` needs a vector of 4 registers, not 2 in `multimem.st.relaxed.gpu.global.v4.e4m3x4`
+//                                                 ^^^^^^^^^^ error: `multimem.st.relaxed.gpu.global.v4.e4m3x4` needs 4 registers in operand 2 (.v4 = 4 registers of 32 bits, one per .e4m3x4 element), found 2 registers
   ret;
 }
 "#,

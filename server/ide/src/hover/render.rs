@@ -76,39 +76,39 @@ pub fn requirement(out: &mut String, req: &Requirement, facts: &ModuleFacts) {
     }
 }
 
-/// A stricter requirement that the knowledge base attaches to some qualifiers. Its facts come
-/// from the spec's notes, which often concern only some combinations (a shape with particular
-/// types), so an unmet one is a caution rather than a verdict.
-fn further_requirement(
-    out: &mut String,
-    what: &str,
-    base: &Requirement,
-    stricter: &Requirement,
-    facts: &ModuleFacts,
-) {
-    if stricter.since == base.since && stricter.targets == base.targets {
-        return;
-    }
+/// Where the written form is available, judged on the form in hand as `check` judges it
+/// (see `ptx_check::form_availability`), in words, with the verdict for the document's
+/// `.target` and `.version`.
+fn form_availability(out: &mut String, written: &str, facts: &ModuleFacts) {
+    let availability = ptx_check::form_availability::availability(written);
     let _ = writeln!(
         out,
-        "Some uses of {what} need PTX ISA {}+ · targets: {}\n",
-        stricter.since, stricter.targets
+        "**Availability**: this form {}\n",
+        availability.needs()
     );
-    let unmet = stricter.check(
-        facts.version.unwrap_or(ptx_isa::PtxVersion::SPEC),
-        &facts.target_strs(),
-    );
-    if !unmet.is_empty()
-        && base
-            .check(
-                facts.version.unwrap_or(ptx_isa::PtxVersion::SPEC),
-                &facts.target_strs(),
-            )
-            .is_empty()
-    {
-        out.push_str(
-            "⚠ this file may not meet that; `ptx-lsp check` says whether this use does\n\n",
+    if let Some(since) = availability.since {
+        if let Some(have) = facts.version.filter(|have| *have < since) {
+            let _ = writeln!(
+                out,
+                "✗ needs `.version {since}` or later (this file has {have})\n"
+            );
+        }
+    }
+    let Some(target) = facts
+        .target_strs()
+        .into_iter()
+        .find(|t| ptx_isa::SmName::parse(t).is_some())
+    else {
+        return;
+    };
+    if availability.available_on(target) {
+        let _ = writeln!(
+            out,
+            "✓ {} (`.target {target}`)\n",
+            availability.verdict(target)
         );
+    } else {
+        let _ = writeln!(out, "✗ not available on `.target {target}`\n");
     }
 }
 
@@ -164,8 +164,6 @@ pub struct OpcodeHover<'a> {
     pub instruction: &'a Instruction,
     /// The form the written qualifiers match (or the closest one).
     pub form: Option<&'a Form>,
-    /// The requirement of this exact use (form plus triggered features).
-    pub requirement: Requirement,
     /// The opcode as written (`ld.global.v4.f32`).
     pub written: String,
     /// Whether the written qualifiers match a form.
@@ -181,7 +179,6 @@ impl<'a> OpcodeHover<'a> {
             return Some(OpcodeHover {
                 instruction: m.instruction,
                 form: Some(m.form),
-                requirement: m.requirement.clone(),
                 written: written.to_string(),
                 matched: true,
             });
@@ -197,7 +194,6 @@ impl<'a> OpcodeHover<'a> {
             return Some(OpcodeHover {
                 instruction: named,
                 form,
-                requirement: named.requirement.clone(),
                 written: written.to_string(),
                 matched: false,
             });
@@ -206,7 +202,6 @@ impl<'a> OpcodeHover<'a> {
         Some(OpcodeHover {
             instruction,
             form: instruction.forms.first(),
-            requirement: instruction.requirement.clone(),
             written: written.to_string(),
             matched: false,
         })
@@ -258,15 +253,12 @@ pub fn opcode(h: &OpcodeHover<'_>, facts: &ModuleFacts) -> String {
     if let Some(form) = h.form {
         qualifier_sets(&mut out, form);
     }
-    let base = h.form.map_or(&inst.requirement, |f| &f.requirement);
-    requirement(&mut out, base, facts);
-    further_requirement(
-        &mut out,
-        "the qualifiers written here",
-        base,
-        &h.requirement,
-        facts,
-    );
+    if h.matched {
+        form_availability(&mut out, &h.written, facts);
+    } else {
+        let base = h.form.map_or(&inst.requirement, |f| &f.requirement);
+        requirement(&mut out, base, facts);
+    }
     register_counts(&mut out, &h.written);
     if let Some(d) = description.filter(|d| !d.example.is_empty()) {
         out.push_str("**Example**\n\n");
@@ -318,21 +310,12 @@ pub fn qualifier(h: &OpcodeHover<'_>, qualifier: &str, facts: &ModuleFacts) -> S
         let _ = writeln!(out, "*`{q}` is not a qualifier of `{}`.*\n", inst.opcode);
     }
     let slot_name = slot.map(|s| s.name.as_str()).unwrap_or("");
-    let base = h.form.map_or(&inst.requirement, |f| &f.requirement);
-    requirement(&mut out, base, facts);
-    let mut req = base.clone();
-    for feature in &inst.features {
-        // Only facts about this very qualifier: facts naming its whole slot (`.shape`) were
-        // stated for particular combinations in the spec and would mislead here.
-        let mentions = feature
-            .pattern
-            .iter()
-            .any(|p| p == bare || p == &q || (p.starts_with("::") && bare.ends_with(p.as_str())));
-        if mentions && feature.pattern.len() == 1 {
-            feature.apply_to(&mut req);
-        }
+    if h.matched {
+        form_availability(&mut out, &h.written, facts);
+    } else {
+        let base = h.form.map_or(&inst.requirement, |f| &f.requirement);
+        requirement(&mut out, base, facts);
     }
-    further_requirement(&mut out, &format!("`{q}`"), base, &req, facts);
     let is_shape = slot_name.contains("shape")
         || slot_name.contains("num")
         || slot_name.contains("vec")

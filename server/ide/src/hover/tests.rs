@@ -103,11 +103,9 @@ fn opcode() {
             .type = { .b8, .b16, .b32, .b64, .b128, .u8, .u16, .u32, .u64, .s8, .s16, .s32, .s64, .f32, .f64 }
             ```
 
-            **Requires** PTX ISA 1.0+ · targets: all
+            **Availability**: this form needs sm_80 or newer and PTX 7.4
 
-            ✓ supported on `.target sm_100a`
-
-            Some uses of the qualifiers written here need PTX ISA 7.4+ · targets: sm_80+
+            ✓ available on this target (`.target sm_100a`)
 
             **Registers**
 
@@ -138,9 +136,9 @@ fn qualifiers() {
 
         One of `.pack = { .pack::16b }` (optional).
 
-        **Requires** PTX ISA 8.6+ · targets: sm_100a | sm_101a | sm_110a | sm_100f+ | sm_101f+ | sm_110f+
+        **Availability**: this form needs sm_100a, sm_100f, sm_103a, sm_103f, sm_110a or sm_110f and PTX 8.6
 
-        ✓ supported on `.target sm_100a`
+        ✓ available on this target (`.target sm_100a`)
 
         **Registers**
 
@@ -372,13 +370,14 @@ fn override_target_marks_unsupported() {
     };
     let h = at("tcgen05.ld", 1, &config).unwrap();
     assert!(
-        h.markdown.contains("✗ not supported on `.target sm_90a`"),
+        h.markdown.contains("✗ not available on `.target sm_90a`"),
         "{}",
         h.markdown
     );
     let h = at("tcgen05.ld", 1, &HoverConfig::default()).unwrap();
     assert!(
-        h.markdown.contains("✓ supported on `.target sm_100a`"),
+        h.markdown
+            .contains("✓ available on this target (`.target sm_100a`)"),
         "{}",
         h.markdown
     );
@@ -462,4 +461,32 @@ fn with_an_imported_index_the_spec_text_follows() {
     assert!(imported(&h).contains("**9.7.9.8** "));
     let h = at("cvt.rn", 1, &config).unwrap();
     assert!(!h.markdown.contains("From your copy"));
+}
+
+#[test]
+fn availability_of_the_form_in_hand_in_words() {
+    // Other `.m16n8k16` forms need newer targets; this bf16 one runs on sm_80 (ptxas 13.5).
+    let src = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n  .reg .b32 %r<16>;\n  mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%r0, %r1, %r2, %r3}, {%r4, %r5, %r6, %r7}, {%r8, %r9}, {%r0, %r1, %r2, %r3};\n  mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%r0, %r1, %r2, %r3}, {%r4, %r5, %r6, %r7}, {%r8, %r9}, {%r0, %r1, %r2, %r3};\n  ret;\n}\n";
+    let parse = Parse::new(src);
+    let shape = src.find("m16n8k16").unwrap();
+    for offset in [src.find("mma").unwrap(), shape] {
+        let h = hover(&parse, offset, &HoverConfig::default()).unwrap();
+        assert!(
+            h.markdown.contains(
+                "**Availability**: this form needs sm_80 or newer and PTX 7.0\n\n✓ available on this target (`.target sm_80`)"
+            ),
+            "{}",
+            h.markdown
+        );
+        assert!(!h.markdown.contains(" & "), "{}", h.markdown);
+    }
+    let fp8 = src.find("m16n8k32").unwrap();
+    let h = hover(&parse, fp8, &HoverConfig::default()).unwrap();
+    assert!(
+        h.markdown.contains(
+            "**Availability**: this form needs sm_89 or newer and PTX 8.4\n\n✗ needs `.version 8.4` or later (this file has 8.0)\n\n✗ not available on `.target sm_80`"
+        ),
+        "{}",
+        h.markdown
+    );
 }
