@@ -455,6 +455,16 @@ impl<'a> Decoder<'a> {
     ) -> Result<Vec<Slot>, DecodeError> {
         let space = decl.state_space().map(|s| s.text).unwrap_or(".param");
         let (ty, element, align) = self.variable_layout(decl)?;
+        // A parameter sits at a multiple of its own size's alignment or of
+        // `.align`, whichever is larger; the `.align` of a `.ptr` attribute
+        // is the pointee's and does not move the parameter (ptxas's layout,
+        // read from EIATTR_KPARAM_INFO: tests/interp/param_layout.py).
+        let align = if pointee_alignment(decl) {
+            element
+        } else {
+            align.max(element)
+        }
+        .clamp(1, 1 << 16);
         let mut slots = Vec::new();
         for declarator in decl.declarators() {
             let Some(name) = declarator.name() else {
@@ -1625,5 +1635,52 @@ mod tests {
         );
         assert_eq!(float_literal("0f3F800000", None), Some(0x3f80_0000));
         assert_eq!(float_literal("1.0", Some(Ty::F16)), Some(0x3c00));
+    }
+}
+
+/// Whether the `.align` of a declaration belongs to its `.ptr` attribute
+/// (`.param .u64 .ptr .global .align 8 p`).
+fn pointee_alignment(decl: &VariableDecl<'_>) -> bool {
+    let (Some(align), Some(at)) = (decl.alignment(), decl.text().find(".ptr")) else {
+        return false;
+    };
+    align.start > decl.range().start + at
+}
+
+#[cfg(test)]
+mod param_layout {
+    use super::*;
+
+    /// Every kernel of `fixtures/param_layout.txt` (ptxas's offsets, read
+    /// from the cubin on the GPU machine) gets the same offsets here.
+    #[test]
+    fn kernel_parameters_sit_where_ptxas_puts_them() {
+        let text = include_str!("../fixtures/param_layout.txt");
+        let mut checked = 0;
+        for line in text.lines() {
+            let Some((head, offsets)) = line.split_once("]: ") else {
+                continue;
+            };
+            let Some((name, params)) = head.split_once(" [") else {
+                continue;
+            };
+            if offsets.starts_with("ptxas") {
+                continue;
+            }
+            let ptx = format!(
+                ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry {name}({params})\n{{\nret;\n}}\n"
+            );
+            let parse = Parse::new(&ptx);
+            let program = decode(&parse, Mode::Kernel(name)).expect("decodes");
+            let entry = &program.functions[program.main];
+            let got: Vec<String> = entry
+                .kernel_params
+                .iter()
+                .map(|p| format!("{}:{}", p.offset, p.size))
+                .collect();
+            assert_eq!(got.join(" "), offsets, "{name}");
+            checked += 1;
+        }
+        assert!(checked >= 10, "the layout fixture lost its kernels");
     }
 }

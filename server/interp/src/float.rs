@@ -114,6 +114,18 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
     if let Err(e) = need(src, n) {
         return Some(Err(e));
     }
+    // ptxas compiles `min`/`max` of a register with itself (f16, f32, f64;
+    // no `.ftz`, `.NaN`, `.xorsign` or `.relu`) to a move, so a NaN keeps
+    // its own bits, signalling ones too (measured: fixtures/gpu_patterns.jsonl).
+    let plain = !["ftz", "NaN", "xorsign", "relu"].iter().any(|w| q.has(w));
+    if matches!(kind, FloatKind::Min | FloatKind::Max)
+        && matches!(ty, Ty::F16 | Ty::F32 | Ty::F64)
+        && plain
+        && matches!(src[0], Src::Reg(_))
+        && src[0] == src[1]
+    {
+        return crate::int::decode("mov", q, 1, &src[..1]);
+    }
     Some(Ok(Op::Float(FloatOp {
         kind,
         ty,
