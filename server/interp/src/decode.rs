@@ -104,6 +104,16 @@ pub struct Program {
     pub reported_regs: Vec<u32>,
     /// Whether any tcgen05 instruction occurs (tensor memory is only kept then).
     pub uses_tensor_memory: bool,
+    /// Byte offsets where the lines of the decoded text start.
+    pub line_starts: Vec<usize>,
+}
+
+impl Program {
+    /// The 1-based line of instruction `pc` in the decoded text.
+    pub fn line_of(&self, pc: u32) -> usize {
+        let at = self.insts.get(pc as usize).map_or(0, |i| i.range.start);
+        self.line_starts.partition_point(|&s| s <= at).max(1)
+    }
 }
 
 /// What to decode: a snippet or one entry of a module.
@@ -134,7 +144,12 @@ struct Decoder<'a> {
 pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
     let module = parse.module();
     let mut decoder = Decoder {
-        program: Program::default(),
+        program: Program {
+            line_starts: std::iter::once(0)
+                .chain(parse.text().match_indices('\n').map(|(i, _)| i + 1))
+                .collect(),
+            ..Program::default()
+        },
         module: Scope::default(),
         functions: HashMap::new(),
         text: parse.text(),
