@@ -315,6 +315,7 @@ pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format)
             FloatKind::Sin => Some(mufu::sin_cos_approx(x, false)),
             FloatKind::Cos => Some(mufu::sin_cos_approx(x, true)),
             FloatKind::Lg2 => mufu::lg2_approx(x, op.ftz),
+            FloatKind::Tanh => Some(mufu::tanh32(x)),
             _ => None,
         };
         if let Some(r) = unit {
