@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Every input of `tanh.approx.f32` on the GPU.
 
-    python3 tests/interp/tanh_probe.py OUT     # needs CuPy and an sm_75+ GPU
+    python3 tests/interp/tanh_probe.py OUT            # needs CuPy and an sm_75+ GPU
+    python3 tests/interp/tanh_probe.py pack OUT FILE  # FILE: server/interp/data/mufu_tanh_f32.bin
 
 Runs all 2^32 inputs; writes OUT/tanh_summary.txt (sign symmetry, and per
 binade of the input the largest distance in ulps from the correctly
@@ -62,5 +63,35 @@ extern "C" __global__ void k(unsigned base, unsigned *o) {
     print("\n".join(lines[-5:]))
 
 
+def pack(out, path):
+    """Checks that each binade's results depend only on the input cut to a
+    fixed number of fraction bits, and packs those results: "TANH", the
+    number of binades, per binade the first result (u32) and the bits cut
+    (u8), then every binade's differences of consecutive results (zigzag
+    u16, the first 0), zlib."""
+    import struct
+    import zlib
+
+    import numpy as np
+    head, body, binades = b"", b"", 0
+    for e in range(119, 130):
+        d = np.frombuffer(lzma.decompress(open(os.path.join(out, f"tanh_e{e}.xz"), "rb").read()), dtype="<i4")
+        r = np.cumsum(d.astype(np.int64))
+        cut = max(k for k in range(16) if np.array_equal(r, r[np.arange(len(r)) & ~((1 << k) - 1)]))
+        q = r[:: 1 << cut]
+        diff = np.diff(q)
+        zz = np.where(diff >= 0, 2 * diff, -2 * diff - 1)
+        assert zz.max() < 65536
+        head += struct.pack("<IB", int(q[0]), cut)
+        body += np.concatenate([[0], zz]).astype("<u2").tobytes()
+        binades += 1
+    data = b"TANH" + struct.pack("<I", binades) + head + body
+    with open(path, "wb") as f:
+        f.write(zlib.compress(data, 9))
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "pack":
+        pack(sys.argv[2], sys.argv[3])
+    else:
+        main(sys.argv[1])

@@ -127,7 +127,7 @@ pub fn barrier(
     };
     let count = count_at.map(|i| m.read_lane(w, &inst.src[i], lane) & 0xffff_ffff);
     if let Some(c) = count {
-        if c == 0 || c % 32 != 0 {
+        if c == 0 || !c.is_multiple_of(32) {
             return Err(Fault::at(
                 lane,
                 format!("barrier thread count {c} is not a positive multiple of 32"),

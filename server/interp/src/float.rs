@@ -35,6 +35,14 @@ pub enum FloatKind {
     Tanh,
     Copysign,
     Testp(TestKind),
+    /// A multiply (`divide`: `Some(full)` for `div.full`/`div.approx`)
+    /// fused with the add or subtract that uses it (`crate::contract`):
+    /// sources are the multiply's two operands and the addend.
+    Contracted {
+        negate_product: bool,
+        negate_addend: bool,
+        divide: Option<bool>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +68,11 @@ pub struct FloatOp {
     /// `.xorsign.abs` (or `.abs`) on min/max.
     pub xorsign: bool,
     pub abs: bool,
+    /// No rounding modifier written: ptxas may fuse it (`crate::contract`).
+    pub contractible: bool,
+    /// Also copies the two sources into destinations 1 and 2 (for an add
+    /// fused with this multiply after a source register changed).
+    pub keep_sources: bool,
 }
 
 pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
@@ -135,6 +148,8 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
         relu: q.has("relu"),
         nan: q.has("NaN"),
         xorsign: q.has("xorsign"),
+        contractible: q.rounding.is_none(),
+        keep_sources: false,
         abs: q.has("abs"),
     })))
 }
@@ -153,6 +168,55 @@ pub fn exec(
     let mut d = [0u64; 32];
     let ty = op.ty;
     let format = ty.format().unwrap_or(softfloat::F32);
+    if op.keep_sources {
+        m.dst(w, inst, 1, &a, active);
+        m.dst(w, inst, 2, &b, active);
+    }
+    if let FloatKind::Contracted {
+        negate_product,
+        negate_addend,
+        divide,
+    } = op.kind
+    {
+        let fma = FloatOp {
+            kind: FloatKind::Fma,
+            rounding: Rounding::Nearest,
+            ..*op
+        };
+        let width = format.bits();
+        let mut sign = 1u64 << (width - 1);
+        if ty.is_packed() {
+            sign |= sign << width;
+        }
+        for l in 0..32 {
+            let (mut x, mut y) = (a[l], b[l]);
+            if let Some(full) = divide {
+                let (r, s) = mufu::div_parts(x as u32, y as u32, full, op.ftz);
+                (x, y) = (u64::from(r), u64::from(s));
+            }
+            if negate_product {
+                x ^= sign;
+            }
+            let z = if negate_addend { c[l] ^ sign } else { c[l] };
+            d[l] = if ty.is_packed() {
+                let half = (1u64 << width) - 1;
+                let lo = scalar(&fma, x & half, y & half, z & half, true, format);
+                let hi = scalar(
+                    &fma,
+                    x >> width & half,
+                    y >> width & half,
+                    z >> width & half,
+                    true,
+                    format,
+                );
+                lo | hi << width
+            } else {
+                scalar(&fma, x, y, z, true, format)
+            };
+        }
+        m.dst(w, inst, 0, &d, active);
+        return Ok(());
+    }
     if let FloatKind::Testp(test) = op.kind {
         for l in 0..32 {
             d[l] = u64::from(testp(test, a[l], format));

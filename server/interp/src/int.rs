@@ -595,7 +595,7 @@ pub fn exec(
                 // bit); at positions 0, 8, 16 and 24 it clamps as the spec
                 // says (every position and length 0..255 measured:
                 // fixtures/bitfield_immediates.bin.zz).
-                if folded && bits == 32 && pos < 32 && pos % 8 != 0 {
+                if folded && bits == 32 && pos < 32 && !pos.is_multiple_of(8) {
                     len %= 32;
                 }
                 let mut f = b[l] & mk;

@@ -282,7 +282,10 @@ fn tanh_table() -> TanhTable {
         let Some(h) = raw.get(at..at + 5) else {
             return table;
         };
-        heads.push((u32::from_le_bytes([h[0], h[1], h[2], h[3]]), u32::from(h[4])));
+        heads.push((
+            u32::from_le_bytes([h[0], h[1], h[2], h[3]]),
+            u32::from(h[4]),
+        ));
     }
     let mut deltas = raw[8 + 5 * count..]
         .chunks_exact(2)
@@ -595,6 +598,13 @@ pub fn sqrt_approx(x: u32, ftz: bool, reciprocal: bool) -> u32 {
 
 /// `div.full{.ftz}.f32` and `div.approx{.ftz}.f32`.
 pub fn div(a: u32, b: u32, full: bool, ftz: bool) -> u32 {
+    let (r, a) = div_parts(a, b, full, ftz);
+    fmul(r, a, ftz)
+}
+
+/// The reciprocal and the dividend that `div` multiplies, after its scaling
+/// (a fused add takes them: `crate::contract`).
+pub fn div_parts(a: u32, b: u32, full: bool, ftz: bool) -> (u32, u32) {
     let (mut a, mut b) = (a, b);
     let flushed = |x: u32| if ftz && x & INF == 0 { x & SIGN } else { x };
     if full && magnitude(flushed(b)) > 2f32.powi(126) {
@@ -605,7 +615,7 @@ pub fn div(a: u32, b: u32, full: bool, ftz: bool) -> u32 {
         a = fmul(a, TWO_24, false);
         b = fmul(b, TWO_24, false);
     }
-    fmul(rcp(b), a, ftz)
+    (rcp(b), a)
 }
 
 #[cfg(test)]

@@ -260,6 +260,8 @@ fn redux(kind: ReduxKind, ty: Ty, abs: bool, nan: bool, values: impl Iterator<It
             nan,
             xorsign: false,
             abs: false,
+            contractible: false,
+            keep_sources: false,
         };
         let format = softfloat::F32;
         return values

@@ -44,6 +44,7 @@ fn operand_patterns_agree_with_the_gpu() {
                 set: set.clone(),
                 max_steps: 100_000,
                 hint_thread: 0,
+                contract: true,
             };
             let result = run_snippet(&parse, &options);
             let mut first = None;
