@@ -21,6 +21,8 @@
 //! - The fused operation reads the multiply's operands as they were at the
 //!   multiply (hidden copies when a register is written in between).
 
+use std::collections::HashMap;
+
 use crate::decode::{Program, Slot};
 use crate::float::{FloatKind, FloatOp};
 use crate::ir::{Dst, RegInfo, Src, Ty};
@@ -65,8 +67,22 @@ pub fn apply(program: &mut Program) -> usize {
     }
     // A read of `reg` at `i` that an earlier write in its own block covers
     // cannot see a value from elsewhere.
-    let covered = |program: &Program, reg: u32, i: usize| {
-        (block_start[i]..i).any(|j| writes(&program.insts[j], reg))
+    let mut writers: Vec<Vec<usize>> = vec![Vec::new(); program.regs.len()];
+    for (i, inst) in program.insts.iter().enumerate() {
+        let mut regs = Vec::new();
+        write_regs(inst, &mut regs);
+        for r in regs {
+            if let Some(list) = writers.get_mut(r as usize) {
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+        }
+    }
+    let covered = |reg: u32, i: usize| {
+        let list = &writers[reg as usize];
+        let first = list.partition_point(|&w| w < block_start[i]);
+        list.get(first).is_some_and(|&w| w < i)
     };
     let mut products: Vec<Product> = Vec::new();
     for at in 0..n {
@@ -117,7 +133,7 @@ pub fn apply(program: &mut Program) -> usize {
         let escapes = !redefined
             && readers[dst as usize]
                 .iter()
-                .any(|&i| (i <= at || i >= end) && !covered(program, dst, i));
+                .any(|&i| (i <= at || i >= end) && !covered(dst, i));
         if escapes || uses.is_empty() {
             continue;
         }
@@ -133,16 +149,20 @@ pub fn apply(program: &mut Program) -> usize {
     // candidate, else its second's. Products with a use that does not fuse
     // them drop out until nothing changes.
     let mut alive = vec![true; products.len()];
+    // The product each (instruction, register) read refers to.
+    let mut reaching: HashMap<(usize, u32), usize> = HashMap::new();
+    for (p, product) in products.iter().enumerate() {
+        for &u in &product.uses {
+            reaching.insert((u, product.dst), p);
+        }
+    }
     let choice = |alive: &[bool], add: usize| -> Option<usize> {
         let inst = &program.insts[add];
         for operand in 0..2 {
             let Some(Src::Reg(r)) = inst.src.get(operand) else {
                 continue;
             };
-            if let Some(p) = products
-                .iter()
-                .position(|p| p.dst == *r && p.uses.contains(&add))
-            {
+            if let Some(&p) = reaching.get(&(add, *r)) {
                 if alive[p] {
                     return Some(p);
                 }
@@ -150,6 +170,13 @@ pub fn apply(program: &mut Program) -> usize {
         }
         None
     };
+    // The negated product (a `neg` of a multiply) at each instruction.
+    let through: HashMap<usize, usize> = products
+        .iter()
+        .enumerate()
+        .filter(|(_, q)| q.negated)
+        .map(|(q, other)| (other.at, q))
+        .collect();
     loop {
         let mut changed = false;
         for p in 0..products.len() {
@@ -173,9 +200,9 @@ pub fn apply(program: &mut Program) -> usize {
             }
             let fine = product.uses.iter().all(|&u| {
                 // Fused through the `neg` that uses it.
-                let through_neg = products.iter().enumerate().any(|(q, other)| {
-                    alive[q] && other.negated && other.at == u && other.origin == product.origin
-                });
+                let through_neg = through
+                    .get(&u)
+                    .is_some_and(|&q| alive[q] && products[q].origin == product.origin);
                 if through_neg {
                     return true;
                 }
@@ -387,6 +414,25 @@ fn dst_writes(dst: &Dst, reg: u32) -> bool {
         Dst::Reg(r) => *r == reg,
         Dst::Vector(items) => items.iter().any(|d| dst_writes(d, reg)),
         Dst::Sink => false,
+    }
+}
+
+fn dst_regs(dst: &Dst, out: &mut Vec<u32>) {
+    match dst {
+        Dst::Reg(r) => out.push(*r),
+        Dst::Vector(items) => items.iter().for_each(|d| dst_regs(d, out)),
+        Dst::Sink => {}
+    }
+}
+
+/// Every register an instruction writes.
+fn write_regs(inst: &crate::ir::Inst, out: &mut Vec<u32>) {
+    inst.dst.iter().for_each(|d| dst_regs(d, out));
+    if let Op::Call { rets, .. } | Op::CallIndirect { rets, .. } = &inst.op {
+        out.extend(rets.iter().filter_map(|s| match s {
+            Slot::Reg(r) => Some(*r),
+            _ => None,
+        }));
     }
 }
 
