@@ -183,6 +183,20 @@ pub fn exec(
             rounding: Rounding::Nearest,
             ..*op
         };
+        if ty == Ty::F32 && divide.is_none() && !op.ftz && !op.sat {
+            // The host's fused multiply-add rounds once, as FFMA does; a
+            // NaN result is the GPU's canonical one.
+            for l in 0..32 {
+                let x = f32::from_bits(a[l] as u32);
+                let x = if negate_product { -x } else { x };
+                let z = f32::from_bits(c[l] as u32);
+                let z = if negate_addend { -z } else { z };
+                let r = x.mul_add(f32::from_bits(b[l] as u32), z);
+                d[l] = u64::from(if r.is_nan() { 0x7fff_ffff } else { r.to_bits() });
+            }
+            m.dst(w, inst, 0, &d, active);
+            return Ok(());
+        }
         let width = format.bits();
         let mut sign = 1u64 << (width - 1);
         if ty.is_packed() {
