@@ -152,6 +152,7 @@ fn real_kernels() {
             max_steps: u64::MAX,
             hint_thread: 0,
             dynamic_smem: run["smem"].as_u64().map(|s| s as u32),
+            contract: true,
         };
         let Ok(first) = run_kernel(parse, &options) else {
             continue;

@@ -104,6 +104,16 @@ pub struct Program {
     pub reported_regs: Vec<u32>,
     /// Whether any tcgen05 instruction occurs (tensor memory is only kept then).
     pub uses_tensor_memory: bool,
+    /// Byte offsets where the lines of the decoded text start.
+    pub line_starts: Vec<usize>,
+}
+
+impl Program {
+    /// The 1-based line of instruction `pc` in the decoded text.
+    pub fn line_of(&self, pc: u32) -> usize {
+        let at = self.insts.get(pc as usize).map_or(0, |i| i.range.start);
+        self.line_starts.partition_point(|&s| s <= at).max(1)
+    }
 }
 
 /// What to decode: a snippet or one entry of a module.
@@ -134,7 +144,12 @@ struct Decoder<'a> {
 pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
     let module = parse.module();
     let mut decoder = Decoder {
-        program: Program::default(),
+        program: Program {
+            line_starts: std::iter::once(0)
+                .chain(parse.text().match_indices('\n').map(|(i, _)| i + 1))
+                .collect(),
+            ..Program::default()
+        },
         module: Scope::default(),
         functions: HashMap::new(),
         text: parse.text(),
@@ -455,6 +470,16 @@ impl<'a> Decoder<'a> {
     ) -> Result<Vec<Slot>, DecodeError> {
         let space = decl.state_space().map(|s| s.text).unwrap_or(".param");
         let (ty, element, align) = self.variable_layout(decl)?;
+        // A parameter sits at a multiple of its own size's alignment or of
+        // `.align`, whichever is larger; the `.align` of a `.ptr` attribute
+        // is the pointee's and does not move the parameter (ptxas's layout,
+        // read from EIATTR_KPARAM_INFO: tests/interp/param_layout.py).
+        let align = if pointee_alignment(decl) {
+            element
+        } else {
+            align.max(element)
+        }
+        .clamp(1, 1 << 16);
         let mut slots = Vec::new();
         for declarator in decl.declarators() {
             let Some(name) = declarator.name() else {
@@ -1625,5 +1650,52 @@ mod tests {
         );
         assert_eq!(float_literal("0f3F800000", None), Some(0x3f80_0000));
         assert_eq!(float_literal("1.0", Some(Ty::F16)), Some(0x3c00));
+    }
+}
+
+/// Whether the `.align` of a declaration belongs to its `.ptr` attribute
+/// (`.param .u64 .ptr .global .align 8 p`).
+fn pointee_alignment(decl: &VariableDecl<'_>) -> bool {
+    let (Some(align), Some(at)) = (decl.alignment(), decl.text().find(".ptr")) else {
+        return false;
+    };
+    align.start > decl.range().start + at
+}
+
+#[cfg(test)]
+mod param_layout {
+    use super::*;
+
+    /// Every kernel of `fixtures/param_layout.txt` (ptxas's offsets, read
+    /// from the cubin on the GPU machine) gets the same offsets here.
+    #[test]
+    fn kernel_parameters_sit_where_ptxas_puts_them() {
+        let text = include_str!("../fixtures/param_layout.txt");
+        let mut checked = 0;
+        for line in text.lines() {
+            let Some((head, offsets)) = line.split_once("]: ") else {
+                continue;
+            };
+            let Some((name, params)) = head.split_once(" [") else {
+                continue;
+            };
+            if offsets.starts_with("ptxas") {
+                continue;
+            }
+            let ptx = format!(
+                ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry {name}({params})\n{{\nret;\n}}\n"
+            );
+            let parse = Parse::new(&ptx);
+            let program = decode(&parse, Mode::Kernel(name)).expect("decodes");
+            let entry = &program.functions[program.main];
+            let got: Vec<String> = entry
+                .kernel_params
+                .iter()
+                .map(|p| format!("{}:{}", p.offset, p.size))
+                .collect();
+            assert_eq!(got.join(" "), offsets, "{name}");
+            checked += 1;
+        }
+        assert!(checked >= 10, "the layout fixture lost its kernels");
     }
 }

@@ -196,6 +196,8 @@ pub struct Machine<'p> {
     pub tensor: TensorMemory,
     /// Predicates offered to `bar.red` by each thread, by barrier.
     pub barrier_votes: HashMap<u32, Vec<crate::control::Vote>>,
+    /// The CTA's named barriers 0..15.
+    pub barriers: Vec<crate::control::BarrierState>,
     /// The CTA's mbarriers by shared-memory offset.
     pub mbarriers: HashMap<u64, crate::asynccopy::Mbarrier>,
     /// Set by a wait that found its phase incomplete: the warp stops issuing
@@ -226,6 +228,7 @@ impl<'p> Machine<'p> {
             lines: HashMap::new(),
             tensor: TensorMemory::default(),
             barrier_votes: HashMap::new(),
+            barriers: vec![Default::default(); 16],
             mbarriers: HashMap::new(),
             yielded: false,
         }
@@ -285,6 +288,7 @@ impl<'p> Machine<'p> {
         }
         self.tensor = TensorMemory::default();
         self.barrier_votes.clear();
+        self.barriers = vec![Default::default(); 16];
         self.mbarriers.clear();
         self.yielded = false;
     }
@@ -296,26 +300,60 @@ impl<'p> Machine<'p> {
             for w in 0..self.warps.len() {
                 yielded |= self.run_warp(w)?;
             }
-            if yielded {
-                // A waiting warp goes on after the others had their turn;
-                // barriers wait for it.
+            // A waiting warp goes on after the others had their turn;
+            // barriers that completed release their threads.
+            let released = self.release_barriers();
+            if yielded || released {
                 continue;
             }
-            let blocked = self.warps.iter().any(|w| w.blocked != 0);
-            if !blocked {
+            if self.warps.iter().all(|w| w.blocked == 0) {
                 return Ok(());
             }
-            self.release_barriers();
+            return Err(self.deadlock());
         }
     }
 
-    fn release_barriers(&mut self) {
-        let votes = std::mem::take(&mut self.barrier_votes);
-        for (_, entries) in votes {
-            let count = entries.iter().filter(|v| v.value).count() as u64;
-            let all = entries.iter().all(|v| v.value);
-            let any = entries.iter().any(|v| v.value);
-            for vote in &entries {
+    /// Completes every barrier whose threads have all arrived: a warp
+    /// arrives when all its lanes that have not exited did; a barrier
+    /// without a thread count waits for every warp that has such lanes, one
+    /// with a count for count / 32 warps. True if some thread was released.
+    fn release_barriers(&mut self) -> bool {
+        let mut released = false;
+        for id in 0..self.barriers.len() {
+            if self.barriers[id].is_idle() {
+                continue;
+            }
+            let state = &self.barriers[id];
+            let mut arrived_warps = 0u64;
+            let mut every = true;
+            for (w, warp) in self.warps.iter().enumerate() {
+                let live = warp.valid & !warp.exited;
+                let arrived = state.arrived.get(w).copied().unwrap_or(0);
+                if arrived != 0 && arrived & live == live {
+                    arrived_warps += 1;
+                } else if live != 0 {
+                    every = false;
+                }
+            }
+            let complete = match state.count {
+                None => every,
+                Some(count) => arrived_warps * 32 >= count,
+            };
+            if !complete {
+                continue;
+            }
+            let state = std::mem::take(&mut self.barriers[id]);
+            for (w, waiting) in state.waiting.iter().enumerate() {
+                if let Some(warp) = self.warps.get_mut(w) {
+                    released |= warp.blocked & waiting != 0;
+                    warp.blocked &= !waiting;
+                }
+            }
+            let votes = self.barrier_votes.remove(&(id as u32)).unwrap_or_default();
+            let count = votes.iter().filter(|v| v.value).count() as u64;
+            let all = votes.iter().all(|v| v.value);
+            let any = votes.iter().any(|v| v.value);
+            for vote in &votes {
                 let Some(reg) = vote.reg else {
                     continue;
                 };
@@ -327,8 +365,63 @@ impl<'p> Machine<'p> {
                 self.warps[vote.warp].regs[reg as usize * 32 + vote.lane as usize] = value;
             }
         }
-        for warp in &mut self.warps {
-            warp.blocked = 0;
+        released
+    }
+
+    /// Every thread that has not exited waits at a barrier that cannot
+    /// complete: the GPU would hang. Names each waiting group's barrier and line.
+    fn deadlock(&self) -> Located {
+        let mut groups: Vec<(usize, u32, Vec<u32>)> = Vec::new();
+        for (id, state) in self.barriers.iter().enumerate() {
+            for (w, &waiting) in state.waiting.iter().enumerate() {
+                if waiting == 0 {
+                    continue;
+                }
+                let pc = state.pcs[w];
+                let threads = lanes(waiting).map(|l| self.warps[w].base + l);
+                match groups.iter_mut().find(|g| g.0 == id && g.1 == pc) {
+                    Some(g) => g.2.extend(threads),
+                    None => groups.push((id, pc, threads.collect())),
+                }
+            }
+        }
+        let parts: Vec<String> = groups
+            .iter()
+            .map(|(id, pc, threads)| {
+                let state = &self.barriers[*id];
+                let arrived: u32 = state
+                    .arrived
+                    .iter()
+                    .zip(&self.warps)
+                    .map(|(a, w)| (a & w.valid).count_ones())
+                    .sum();
+                let wanted = match state.count {
+                    Some(c) => format!("{c} threads, {arrived} arrived"),
+                    None => format!(
+                        "all {} threads of the CTA that have not exited, {arrived} arrived",
+                        self.warps
+                            .iter()
+                            .map(|w| (w.valid & !w.exited).count_ones())
+                            .sum::<u32>()
+                    ),
+                };
+                format!(
+                    "threads {} wait at barrier {id} on line {} (it needs {wanted})",
+                    ranges(threads),
+                    self.prog.line_of(*pc)
+                )
+            })
+            .collect();
+        let (pc, thread) = groups
+            .first()
+            .map_or((0, 0), |g| (g.1, g.2.first().copied().unwrap_or(0)));
+        Located {
+            message: format!(
+                "deadlock: no barrier can complete, so the GPU would hang: {}",
+                parts.join("; ")
+            ),
+            pc,
+            thread,
         }
     }
 
@@ -456,8 +549,12 @@ impl<'p> Machine<'p> {
                 return self.call_indirect(w, pc, lanes, active, *reg, rets, args);
             }
             Op::Barrier(barrier) => {
-                crate::control::barrier(self, w, inst, barrier, active)?;
+                crate::control::barrier(self, w, pc, inst, barrier, active)?;
                 let warp = &mut self.warps[w];
+                if barrier.arrive {
+                    warp.jump(pc, lanes, pc + 1);
+                    return Ok(());
+                }
                 if active != 0 && active != warp.runnable() {
                     warp.materialize();
                 }
@@ -921,4 +1018,27 @@ pub fn lanes(mask: u32) -> impl Iterator<Item = u32> {
             Some(lane)
         }
     })
+}
+
+/// Thread indices as ranges: `0-31, 40, 64-95`.
+fn ranges(threads: &[u32]) -> String {
+    let mut sorted = threads.to_vec();
+    sorted.sort_unstable();
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let start = sorted[i];
+        let mut end = start;
+        while i + 1 < sorted.len() && sorted[i + 1] == end + 1 {
+            i += 1;
+            end = sorted[i];
+        }
+        parts.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
+        i += 1;
+    }
+    parts.join(", ")
 }

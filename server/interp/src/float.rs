@@ -35,6 +35,14 @@ pub enum FloatKind {
     Tanh,
     Copysign,
     Testp(TestKind),
+    /// A multiply (`divide`: `Some(full)` for `div.full`/`div.approx`)
+    /// fused with the add or subtract that uses it (`crate::contract`):
+    /// sources are the multiply's two operands and the addend.
+    Contracted {
+        negate_product: bool,
+        negate_addend: bool,
+        divide: Option<bool>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +68,11 @@ pub struct FloatOp {
     /// `.xorsign.abs` (or `.abs`) on min/max.
     pub xorsign: bool,
     pub abs: bool,
+    /// No rounding modifier written: ptxas may fuse it (`crate::contract`).
+    pub contractible: bool,
+    /// Also copies the two sources into destinations 1 and 2 (for an add
+    /// fused with this multiply after a source register changed).
+    pub keep_sources: bool,
 }
 
 pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
@@ -114,6 +127,18 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
     if let Err(e) = need(src, n) {
         return Some(Err(e));
     }
+    // ptxas compiles `min`/`max` of a register with itself (f16, f32, f64;
+    // no `.ftz`, `.NaN`, `.xorsign` or `.relu`) to a move, so a NaN keeps
+    // its own bits, signalling ones too (measured: fixtures/gpu_patterns.jsonl).
+    let plain = !["ftz", "NaN", "xorsign", "relu"].iter().any(|w| q.has(w));
+    if matches!(kind, FloatKind::Min | FloatKind::Max)
+        && matches!(ty, Ty::F16 | Ty::F32 | Ty::F64)
+        && plain
+        && matches!(src[0], Src::Reg(_))
+        && src[0] == src[1]
+    {
+        return crate::int::decode("mov", q, 1, &src[..1]);
+    }
     Some(Ok(Op::Float(FloatOp {
         kind,
         ty,
@@ -123,6 +148,8 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
         relu: q.has("relu"),
         nan: q.has("NaN"),
         xorsign: q.has("xorsign"),
+        contractible: q.rounding.is_none(),
+        keep_sources: false,
         abs: q.has("abs"),
     })))
 }
@@ -141,6 +168,69 @@ pub fn exec(
     let mut d = [0u64; 32];
     let ty = op.ty;
     let format = ty.format().unwrap_or(softfloat::F32);
+    if op.keep_sources {
+        m.dst(w, inst, 1, &a, active);
+        m.dst(w, inst, 2, &b, active);
+    }
+    if let FloatKind::Contracted {
+        negate_product,
+        negate_addend,
+        divide,
+    } = op.kind
+    {
+        let fma = FloatOp {
+            kind: FloatKind::Fma,
+            rounding: Rounding::Nearest,
+            ..*op
+        };
+        if ty == Ty::F32 && divide.is_none() && !op.ftz && !op.sat {
+            // The host's fused multiply-add rounds once, as FFMA does; a
+            // NaN result is the GPU's canonical one.
+            for l in 0..32 {
+                let x = f32::from_bits(a[l] as u32);
+                let x = if negate_product { -x } else { x };
+                let z = f32::from_bits(c[l] as u32);
+                let z = if negate_addend { -z } else { z };
+                let r = x.mul_add(f32::from_bits(b[l] as u32), z);
+                d[l] = u64::from(if r.is_nan() { 0x7fff_ffff } else { r.to_bits() });
+            }
+            m.dst(w, inst, 0, &d, active);
+            return Ok(());
+        }
+        let width = format.bits();
+        let mut sign = 1u64 << (width - 1);
+        if ty.is_packed() {
+            sign |= sign << width;
+        }
+        for l in 0..32 {
+            let (mut x, mut y) = (a[l], b[l]);
+            if let Some(full) = divide {
+                let (r, s) = mufu::div_parts(x as u32, y as u32, full, op.ftz);
+                (x, y) = (u64::from(r), u64::from(s));
+            }
+            if negate_product {
+                x ^= sign;
+            }
+            let z = if negate_addend { c[l] ^ sign } else { c[l] };
+            d[l] = if ty.is_packed() {
+                let half = (1u64 << width) - 1;
+                let lo = scalar(&fma, x & half, y & half, z & half, true, format);
+                let hi = scalar(
+                    &fma,
+                    x >> width & half,
+                    y >> width & half,
+                    z >> width & half,
+                    true,
+                    format,
+                );
+                lo | hi << width
+            } else {
+                scalar(&fma, x, y, z, true, format)
+            };
+        }
+        m.dst(w, inst, 0, &d, active);
+        return Ok(());
+    }
     if let FloatKind::Testp(test) = op.kind {
         for l in 0..32 {
             d[l] = u64::from(testp(test, a[l], format));
@@ -303,6 +393,7 @@ pub fn scalar(op: &FloatOp, a: u64, b: u64, c: u64, three: bool, format: Format)
             FloatKind::Sin => Some(mufu::sin_cos_approx(x, false)),
             FloatKind::Cos => Some(mufu::sin_cos_approx(x, true)),
             FloatKind::Lg2 => mufu::lg2_approx(x, op.ftz),
+            FloatKind::Tanh => Some(mufu::tanh32(x)),
             _ => None,
         };
         if let Some(r) = unit {

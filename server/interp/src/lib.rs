@@ -11,6 +11,7 @@
 //! `tests/gpu_fixtures.rs`.
 
 mod asynccopy;
+mod contract;
 mod control;
 mod cvt;
 mod decode;
@@ -51,6 +52,9 @@ pub struct SnippetOptions {
     pub max_steps: u64,
     /// The thread whose per-line values are recorded.
     pub hint_thread: u32,
+    /// Fuse `mul` + `add` pairs into one rounding where ptxas does
+    /// (`src/contract.rs`); `false` rounds every instruction as written.
+    pub contract: bool,
 }
 
 impl Default for SnippetOptions {
@@ -60,6 +64,7 @@ impl Default for SnippetOptions {
             set: Vec::new(),
             max_steps: DEFAULT_MAX_STEPS,
             hint_thread: 0,
+            contract: true,
         }
     }
 }
@@ -79,6 +84,8 @@ pub struct KernelOptions {
     /// `None`: what the kernel's static shared memory leaves of
     /// [`MAX_SHARED_PER_CTA`] (227 KiB, the H100's per-block maximum).
     pub dynamic_smem: Option<u32>,
+    /// Fuse `mul` + `add` pairs where ptxas does (see [`SnippetOptions`]).
+    pub contract: bool,
 }
 
 impl Default for KernelOptions {
@@ -91,6 +98,7 @@ impl Default for KernelOptions {
             max_steps: DEFAULT_MAX_STEPS,
             hint_thread: 0,
             dynamic_smem: None,
+            contract: true,
         }
     }
 }

@@ -274,6 +274,8 @@ fn float_add(ty: Ty, a: u64, b: u64, ftz: bool) -> u64 {
         nan: false,
         xorsign: false,
         abs: false,
+        contractible: false,
+        keep_sources: false,
     };
     if ty.is_packed() {
         let lo = scalar(&op, a & 0xffff, b & 0xffff, 0, false, format);
@@ -296,6 +298,8 @@ fn float_min_max(ty: Ty, a: u64, b: u64, max: bool) -> u64 {
         nan: false,
         xorsign: false,
         abs: false,
+        contractible: false,
+        keep_sources: false,
     };
     if ty.is_packed() {
         let lo = scalar(&op, a & 0xffff, b & 0xffff, 0, false, format);

@@ -34,6 +34,7 @@ const SIN: &[u8] = include_bytes!("../data/mufu_sin.bin");
 const LG2: &[u8] = include_bytes!("../data/mufu_lg2.bin");
 const TANH_F16: &[u8] = include_bytes!("../data/mufu_tanh_f16.bin");
 const TANH_BF16: &[u8] = include_bytes!("../data/mufu_tanh_bf16.bin");
+const TANH_F32: &[u8] = include_bytes!("../data/mufu_tanh_f32.bin");
 
 struct Table {
     packed: Vec<u8>,
@@ -225,6 +226,81 @@ pub fn tanh16(x: u16, bf16: bool) -> u16 {
         Some(b) => u16::from_le_bytes([b[0], b[1]]),
         None => 0x7fff,
     }
+}
+
+/// `MUFU.TANH` (`tanh.approx.f32`), measured for every one of the 2^32
+/// inputs (`tests/interp/tanh_probe.py`): odd in its input (a NaN gives the
+/// canonical NaN); below 2^-8 (subnormals too) it returns the input, from 8
+/// up 1.0. In between the unit reads the input with a fixed number of
+/// fraction bits per binade, cut toward zero (17 for [2^-8, 2^-5), 18 for
+/// [2^-5, 2^-3), 19 for [2^-3, 1), 20 for [1, 2) and [4, 8), 21 for [2, 4)),
+/// and `data/mufu_tanh_f32.bin` holds its result for each of those 6,684,928
+/// inputs: per binade the first result and the cut, then the differences of
+/// consecutive results (zigzag, u16), zlib.
+pub fn tanh32(x: u32) -> u32 {
+    let sign = x & SIGN;
+    let ax = x & !SIGN;
+    if ax > INF {
+        return NAN;
+    }
+    let e = ax >> 23;
+    if e < TANH_FIRST_BINADE {
+        return x;
+    }
+    let table = TANH_F32_TABLE.get_or_init(tanh_table);
+    let Some((start, cut)) = table.binades.get((e - TANH_FIRST_BINADE) as usize) else {
+        return sign | 0x3f80_0000;
+    };
+    let index = start + ((ax & 0x7f_ffff) >> cut) as usize;
+    sign | table.results.get(index).copied().unwrap_or(NAN)
+}
+
+/// Biased exponent of the first binade `MUFU.TANH` does not pass through.
+const TANH_FIRST_BINADE: u32 = 119;
+
+struct TanhTable {
+    /// Per binade from 2^-8: where its results start and the input bits cut.
+    binades: Vec<(usize, u32)>,
+    results: Vec<u32>,
+}
+
+static TANH_F32_TABLE: OnceLock<TanhTable> = OnceLock::new();
+
+fn tanh_table() -> TanhTable {
+    let raw = miniz_oxide::inflate::decompress_to_vec_zlib(TANH_F32).unwrap_or_default();
+    let mut table = TanhTable {
+        binades: Vec::new(),
+        results: Vec::new(),
+    };
+    if raw.get(..4) != Some(b"TANH".as_slice()) || raw.len() < 8 {
+        return table;
+    }
+    let count = u32::from_le_bytes([raw[4], raw[5], raw[6], raw[7]]) as usize;
+    let mut heads = Vec::new();
+    for i in 0..count {
+        let at = 8 + 5 * i;
+        let Some(h) = raw.get(at..at + 5) else {
+            return table;
+        };
+        heads.push((
+            u32::from_le_bytes([h[0], h[1], h[2], h[3]]),
+            u32::from(h[4]),
+        ));
+    }
+    let mut deltas = raw[8 + 5 * count..]
+        .chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]));
+    for (first, cut) in heads {
+        table.binades.push((table.results.len(), cut));
+        let mut value = first;
+        for _ in 0..(1usize << 23) >> cut {
+            let z = u32::from(deltas.next().unwrap_or(0));
+            let delta = (z >> 1) as i32 ^ -((z & 1) as i32);
+            value = value.wrapping_add(delta as u32);
+            table.results.push(value);
+        }
+    }
+    table
 }
 
 const SIGN: u32 = 0x8000_0000;
@@ -522,6 +598,13 @@ pub fn sqrt_approx(x: u32, ftz: bool, reciprocal: bool) -> u32 {
 
 /// `div.full{.ftz}.f32` and `div.approx{.ftz}.f32`.
 pub fn div(a: u32, b: u32, full: bool, ftz: bool) -> u32 {
+    let (r, a) = div_parts(a, b, full, ftz);
+    fmul(r, a, ftz)
+}
+
+/// The reciprocal and the dividend that `div` multiplies, after its scaling
+/// (a fused add takes them: `crate::contract`).
+pub fn div_parts(a: u32, b: u32, full: bool, ftz: bool) -> (u32, u32) {
     let (mut a, mut b) = (a, b);
     let flushed = |x: u32| if ftz && x & INF == 0 { x & SIGN } else { x };
     if full && magnitude(flushed(b)) > 2f32.powi(126) {
@@ -532,7 +615,7 @@ pub fn div(a: u32, b: u32, full: bool, ftz: bool) -> u32 {
         a = fmul(a, TWO_24, false);
         b = fmul(b, TWO_24, false);
     }
-    fmul(rcp(b), a, ftz)
+    (rcp(b), a)
 }
 
 #[cfg(test)]
@@ -545,6 +628,12 @@ mod tests {
         assert_eq!(table(&SQRT_TABLE, SQRT).packed.len(), 1 << 22);
         assert_eq!(table(&RSQ_TABLE, RSQ).packed.len(), 1 << 22);
         assert_eq!(table(&EX2_TABLE, EX2).packed.len(), 1 << 22);
+        assert_eq!(tanh32(0x3f80_0000), 0x3f42_f848); // tanh(1), measured
+        assert_eq!(tanh32(0x3f7f_ffff), 0x3f42_f788);
+        assert_eq!(tanh32(0xbf80_0000), 0xbf42_f848);
+        assert_eq!(tanh32(0x0000_0001), 0x0000_0001);
+        assert_eq!(tanh32(0x4100_0000), 0x3f80_0000);
+        assert_eq!(tanh32(0xffc0_0000), 0x7fff_ffff);
         assert_eq!(tanh16(0, false), 0);
         assert_eq!(tanh16(0x7c00, false), 0x3c00); // tanh(inf) = 1
         assert_eq!(tanh16(0xff80, true), 0xbf80); // tanh(-inf) = -1

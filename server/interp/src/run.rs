@@ -267,7 +267,10 @@ pub fn run_snippet(parse: &Parse, options: &SnippetOptions) -> Result<RunResult,
     if options.threads == 0 || options.threads > 1024 {
         return Err(RunError::usage("--threads must be between 1 and 1024"));
     }
-    let program = decode(parse, Mode::Snippet).map_err(decode_error)?;
+    let mut program = decode(parse, Mode::Snippet).map_err(decode_error)?;
+    if options.contract {
+        crate::contract::apply(&mut program);
+    }
     let mut sets = Vec::new();
     for (name, text) in &options.set {
         let Some(&reg) = program
@@ -341,7 +344,10 @@ pub fn run_kernel(parse: &Parse, options: &KernelOptions) -> Result<RunResult, R
             "--grid must give between 1 and 16777216 CTAs",
         ));
     }
-    let program = decode(parse, Mode::Kernel(&options.entry)).map_err(decode_error)?;
+    let mut program = decode(parse, Mode::Kernel(&options.entry)).map_err(decode_error)?;
+    if options.contract {
+        crate::contract::apply(&mut program);
+    }
     let entry = &program.functions[program.main];
     if entry.kernel_params.len() != options.args.len() {
         return Err(RunError::usage(format!(

@@ -379,6 +379,8 @@ fn reduce(red: Reduction, a: u32, b: u32) -> u32 {
                 nan: red.nan,
                 xorsign: false,
                 abs: false,
+                contractible: false,
+                keep_sources: false,
             };
             crate::float::scalar(
                 &op,

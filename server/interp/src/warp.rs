@@ -164,13 +164,19 @@ pub fn exec(
                     }
                 };
                 let source = if ok { j as usize & 31 } else { l };
-                d[l] = a[source];
+                // A source lane that does not execute this shfl gives 0 on
+                // the GPU (measured under divergence: fixtures/gpu_patterns.jsonl).
+                d[l] = if active >> source & 1 == 1 {
+                    a[source]
+                } else {
+                    0
+                };
                 p[l] = u64::from(ok);
             }
         }
         WarpOp::Vote(mode) => {
             let a = m.src(w, inst, 0);
-            let members = active & member_mask(m, w, inst, 1);
+            let members = active & member_mask(m, w, inst, 1, active);
             let ballot = lanes(members)
                 .filter(|&l| a[l as usize] & 1 == 1)
                 .fold(0u32, |acc, l| acc | 1 << l);
@@ -184,7 +190,7 @@ pub fn exec(
         }
         WarpOp::Match { all, bits } => {
             let a = m.src(w, inst, 0);
-            let members = active & member_mask(m, w, inst, 1);
+            let members = active & member_mask(m, w, inst, 1, active);
             let mk = mask(bits);
             let all_equal = lanes(members)
                 .all(|l| a[l as usize] & mk == a[members.trailing_zeros() as usize & 31] & mk);
@@ -204,13 +210,13 @@ pub fn exec(
         }
         WarpOp::Redux { kind, ty, abs, nan } => {
             let a = m.src(w, inst, 0);
-            let members = active & member_mask(m, w, inst, 1);
+            let members = active & member_mask(m, w, inst, 1, active);
             let value = redux(kind, ty, abs, nan, lanes(members).map(|l| a[l as usize]));
             d = [value; 32];
         }
         WarpOp::Activemask => d = [u64::from(active); 32],
         WarpOp::Elect => {
-            let members = active & member_mask(m, w, inst, 0);
+            let members = active & member_mask(m, w, inst, 0, active);
             let leader = members.trailing_zeros();
             for lane in lanes(active) {
                 d[lane as usize] = u64::from(leader.min(31));
@@ -227,10 +233,15 @@ pub fn exec(
     Ok(())
 }
 
-fn member_mask(m: &Machine<'_>, w: usize, inst: &Inst, index: usize) -> u32 {
+/// The member mask as the executing lanes hold it: every lane names the
+/// same mask (the spec leaves differing masks undefined), so the lowest
+/// executing lane's register is read. Lanes outside a divergent branch may
+/// hold anything there.
+fn member_mask(m: &Machine<'_>, w: usize, inst: &Inst, index: usize, active: u32) -> u32 {
+    let lane = active.trailing_zeros().min(31);
     inst.src
         .get(index)
-        .map_or(u32::MAX, |s| m.read_lane(w, s, 0) as u32)
+        .map_or(u32::MAX, |s| m.read_lane(w, s, lane) as u32)
 }
 
 fn redux(kind: ReduxKind, ty: Ty, abs: bool, nan: bool, values: impl Iterator<Item = u64>) -> u64 {
@@ -249,6 +260,8 @@ fn redux(kind: ReduxKind, ty: Ty, abs: bool, nan: bool, values: impl Iterator<It
             nan,
             xorsign: false,
             abs: false,
+            contractible: false,
+            keep_sources: false,
         };
         let format = softfloat::F32;
         return values

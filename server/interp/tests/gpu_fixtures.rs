@@ -150,6 +150,7 @@ fn snippets_agree_with_the_gpu() {
                 set: set.clone(),
                 max_steps: 100_000,
                 hint_thread: 0,
+                contract: true,
             };
             let expect = row["expect"].as_array().cloned().unwrap_or_default();
             let result = run_snippet(&parse, &options);
@@ -301,6 +302,7 @@ fn kernels_agree_with_the_gpu() {
             max_steps: 10_000_000,
             hint_thread: 0,
             dynamic_smem: None,
+            contract: true,
         };
         let result =
             run_kernel(&Parse::new(source), &options).unwrap_or_else(|e| panic!("{file}: {e:?}"));

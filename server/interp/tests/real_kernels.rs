@@ -131,6 +131,7 @@ fn check(run: &Value, parses: &mut HashMap<String, Parse>) -> String {
         max_steps: 50_000_000,
         hint_thread: 0,
         dynamic_smem: run["smem"].as_u64().map(|s| s as u32),
+        contract: true,
     };
     let result = match run_kernel(parse, &options) {
         Ok(result) => result,

@@ -100,6 +100,7 @@ fn run_both(text: &str, threads: u32) {
         ],
         max_steps: 20_000,
         hint_thread: threads - 1,
+        contract: true,
     };
     let _ = run_snippet(&parse, &options);
     let mut set = options.clone();
@@ -118,6 +119,7 @@ fn run_both(text: &str, threads: u32) {
             max_steps: 20_000,
             hint_thread: 0,
             dynamic_smem: None,
+            contract: true,
         };
         let _ = run_kernel(&parse, &options);
     }

@@ -52,6 +52,7 @@ const EXACT_APPROX: &[&str] = &[
     "tanh.approx.f16x2",
     "tanh.approx.bf16",
     "tanh.approx.bf16x2",
+    "tanh.approx.f32",
 ];
 
 fn summary() -> Vec<Record> {

@@ -43,6 +43,7 @@ pub fn interpret(form: &Form, rows: u32) -> Result<Vec<u64>, String> {
         max_steps: u64::MAX / 2,
         hint_thread: 0,
         dynamic_smem: None,
+        contract: true,
     };
     let result = run_kernel(&parse, &options).map_err(|e| e.message)?;
     let bytes = &result.buffers.first().ok_or("no output buffer")?.bytes;

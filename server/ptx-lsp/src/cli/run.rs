@@ -1,4 +1,4 @@
-//! `ptx-lsp run [--threads N] [--set REG=VALUE]... [--max-steps N] [--format human|json] FILE|-`
+//! `ptx-lsp run [--threads N] [--set REG=VALUE]... [--max-steps N] [--no-contract] [--format human|json] FILE|-`
 //! and kernel mode `--entry NAME --grid X[,Y,Z] --block X[,Y,Z] --arg SPEC...`.
 //!
 //! Runs a snippet (a file without `.entry`) or one kernel in the interpreter
@@ -33,6 +33,10 @@ pub(super) struct RunArgs {
     /// Stop with an error after this many warp-instruction issues.
     #[arg(long, default_value_t = DEFAULT_MAX_STEPS)]
     max_steps: u64,
+    /// Round every `mul` and `add` on its own instead of fusing the pairs
+    /// ptxas contracts into one fused multiply-add (what the GPU runs).
+    #[arg(long)]
+    no_contract: bool,
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
     /// Kernel mode: the `.entry` to launch.
@@ -132,6 +136,7 @@ pub(super) fn run(args: &RunArgs) -> ExitCode {
                 max_steps: args.max_steps,
                 hint_thread: 0,
                 dynamic_smem: args.dynamic_smem,
+                contract: !args.no_contract,
             };
             run_kernel(&parse, &options)
         }
@@ -158,6 +163,7 @@ pub(super) fn run(args: &RunArgs) -> ExitCode {
                 set,
                 max_steps: args.max_steps,
                 hint_thread: 0,
+                contract: !args.no_contract,
             };
             run_snippet(&parse, &options)
         }

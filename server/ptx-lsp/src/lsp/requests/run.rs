@@ -117,6 +117,7 @@ fn run(snapshot: &Snapshot, params: &RunParams) -> Result<RunOutput> {
                     max_steps,
                     hint_thread,
                     dynamic_smem: params.dynamic_smem,
+                    contract: true,
                 },
             )
         }
@@ -127,6 +128,7 @@ fn run(snapshot: &Snapshot, params: &RunParams) -> Result<RunOutput> {
                 set: params.set.clone(),
                 max_steps,
                 hint_thread,
+                contract: true,
             },
         ),
     };
