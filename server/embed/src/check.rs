@@ -23,6 +23,10 @@ pub const CODES: &[(&str, &str)] = &[
         "an output operand that the asm template never names",
     ),
     (
+        "asm-not-checked",
+        "an asm statement, or part of one, that cannot be checked, and why",
+    ),
+    (
         "asm-constraint-width",
         "an operand's constraint binds a register of another width than the instruction needs",
     ),
@@ -43,20 +47,53 @@ pub fn check(doc: &HostDocument, disabled_codes: &[String]) -> Vec<Diagnostic> {
     for stmt in &doc.statements {
         check_statement(stmt, &mut out);
     }
+    for u in &doc.unreadable {
+        out.push(not_checked(u.keyword.clone(), &u.why));
+    }
     out.retain(|d| !disabled_codes.iter().any(|c| c == d.code));
     out.sort_by_key(|d| (d.range.start, d.range.end));
     out
+}
+
+/// The hint on a statement that is not checked.
+fn not_checked(keyword: TextRange, why: &str) -> Diagnostic {
+    Diagnostic::new(
+        "asm-not-checked",
+        Severity::Hint,
+        keyword,
+        format!("this asm statement is not checked: {why}"),
+    )
 }
 
 /// The diagnostics of one statement, with host ranges.
 pub fn check_statement(stmt: &Statement, out: &mut Vec<Diagnostic>) {
     if stmt.raw.newer_ptx {
         // Guarded for a PTX ISA newer than the one known here: nothing can be said.
+        out.push(not_checked(
+            stmt.raw.keyword.clone(),
+            &format!(
+                "an `#if` guard selects it for a PTX ISA newer than {}, the newest this tool knows",
+                ptx_isa::PtxVersion::SPEC
+            ),
+        ));
         return;
     }
-    if stmt.raw.opaque {
-        // Part of the template is a macro: the text the assembler sees is unknown.
+    if let Some(why) = &stmt.raw.opaque {
+        // Part of the template is unknown: the text the assembler sees is unknown.
+        out.push(not_checked(stmt.raw.keyword.clone(), &why.to_string()));
         return;
+    }
+    if let Some(item) = &stmt.raw.operands_opaque {
+        out.push(Diagnostic::new(
+            "asm-not-checked",
+            Severity::Hint,
+            stmt.raw.keyword.clone(),
+            format!(
+                "the operands of this asm statement are not checked: `{item}` is not a \
+                 `\"constraint\"(expression)` operand (a macro?), so the operands' number and \
+                 widths are known only after preprocessing"
+            ),
+        ));
     }
     for p in &stmt.placeholders {
         if p.written.starts_with("%[") {
@@ -72,7 +109,7 @@ pub fn check_statement(stmt: &Statement, out: &mut Vec<Diagnostic>) {
             ));
             continue;
         }
-        if p.operand.is_none() && !stmt.raw.operands_opaque {
+        if p.operand.is_none() && stmt.raw.operands_opaque.is_none() {
             let n = stmt.raw.operands.len();
             out.push(Diagnostic::error(
                 "asm-operand-number",
@@ -87,7 +124,7 @@ pub fn check_statement(stmt: &Statement, out: &mut Vec<Diagnostic>) {
         }
     }
     for op in &stmt.raw.operands {
-        if !stmt.raw.operands_opaque
+        if stmt.raw.operands_opaque.is_none()
             && op.is_output
             && !op.constraint.contains('+')
             && !stmt

@@ -17,7 +17,9 @@ fn report(text: &str, target: Option<&str>, expect: Expect) {
     for s in &doc.statements {
         out.push_str(&format!(
             "{:?} opaque={} target={:?}\n",
-            s.raw.template.text, s.raw.opaque, s.target
+            s.raw.template.text,
+            s.raw.opaque.is_some(),
+            s.target
         ));
     }
     for d in check(&doc, &[]) {
@@ -74,6 +76,7 @@ __device__ void ld(float* d, int addr) {
         None,
         expect![[r#"
             "tcgen05.ld.sync.aligned%2.x%3.b32 {%0}, [%1];" opaque=true target=None
+            Hint asm-not-checked "asm": this asm statement is not checked: operand %2 is a `"C"` string constant spliced into the template, whose text is known only where it is used
         "#]],
     );
 }
@@ -163,6 +166,7 @@ __device__ void h(unsigned a) { asm volatile("someday.newop.b32 %0;" :: "r"(a));
             "someday.newop.b32 %0;" opaque=false target=None
             "someday.newop.b32 %0;" opaque=false target=None
             "someday.newop.b32 %0;" opaque=false target=None
+            Hint asm-not-checked "asm": this asm statement is not checked: an `#if` guard selects it for a PTX ISA newer than 9.1, the newest this tool knows
             Error unknown-opcode "someday": unknown instruction `someday`
             Error unknown-opcode "someday": unknown instruction `someday`
         "#]],
@@ -222,6 +226,10 @@ __device__ void unclosed() { asm volatile("{\n\t.reg .b32 t;\n\tmov.b32 t, 1;");
             "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %0, held;" opaque=true target=None
             "}" opaque=true target=None
             "{\n\t.reg .b32 t;\n\tmov.b32 t, 1;" opaque=false target=None
+            Hint asm-not-checked "asm": this asm statement is not checked: it shares a `{ }` block with the asm statements around it (nvcc emits them into one body), so it is not checked alone
+            Hint asm-not-checked "asm": this asm statement is not checked: it shares a `{ }` block with the asm statements around it (nvcc emits them into one body), so it is not checked alone
+            Hint asm-not-checked "asm": this asm statement is not checked: it shares a `{ }` block with the asm statements around it (nvcc emits them into one body), so it is not checked alone
+            Hint asm-not-checked "asm": this asm statement is not checked: it shares a `{ }` block with the asm statements around it (nvcc emits them into one body), so it is not checked alone
             Error syntax-error "asm": expected `}` to close the block here
         "#]],
     );
