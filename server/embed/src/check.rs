@@ -186,7 +186,7 @@ fn map_diagnostic(stmt: &Statement, mut d: Diagnostic) -> Option<Diagnostic> {
             // An `n`/`i` operand whose value is not a literal (a template parameter): the
             // value standing in for it says nothing about the one nvcc will substitute.
             Some(k)
-                if crate::constraint_type(stmt.raw.operands[k].letter()).is_none()
+                if crate::constraint_type(stmt.raw.operands[k].letter(), None).is_none()
                     && crate::literal_value(&stmt.raw.operands[k].expression).is_none() =>
             {
                 return None
@@ -198,7 +198,7 @@ fn map_diagnostic(stmt: &Statement, mut d: Diagnostic) -> Option<Diagnostic> {
                     "{} — operand {} is {}",
                     d.message,
                     p.written,
-                    describe_operand(op)
+                    describe_operand(op, stmt.target.as_deref())
                 );
                 d.related
                     .push((op.constraint_range.clone(), "the constraint".to_string()));

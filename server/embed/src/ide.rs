@@ -33,7 +33,7 @@ pub fn hover(doc: &HostDocument, offset: usize, config: &HoverConfig<'_>) -> Opt
                     "**`{}`**: asm operand {} — {}",
                     p.written,
                     op.index,
-                    describe_operand(op)
+                    describe_operand(op, stmt.target.as_deref())
                 )
             }
             None => format!(

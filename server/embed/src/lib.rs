@@ -363,13 +363,26 @@ fn choose_target(guard: Option<ArchReq>, options: &EmbedOptions) -> Option<Strin
     isa.target(&name).map(|_| name)
 }
 
-/// The register type that a constraint letter binds, or `None` for an immediate.
-pub fn constraint_type(letter: char) -> Option<&'static str> {
+/// The register type that a constraint letter binds in a module for `target`, or `None` for
+/// an immediate. This is the one place that decides how an operand is declared in the
+/// virtual module, and hovers and messages describe operands with it too, so an asm
+/// statement is judged exactly as the same line in a .ptx file with these declarations.
+///
+/// nvcc 13 declares float operands as bit-size registers (`.b32`, `.b64`) from sm_100 on
+/// (and with no known target, whose virtual module names sm_100a), and as `.f32`/`.f64`
+/// before: ptxas then accepts or rejects the same template (an integer instruction on an
+/// `"f"` operand).
+pub fn constraint_type(letter: char, target: Option<&str>) -> Option<&'static str> {
+    let untyped_floats = target
+        .and_then(ptx_isa::SmName::parse)
+        .is_none_or(|sm| sm.canonical_number() >= 100);
     Some(match letter {
         'h' => ".b16",
         'r' => ".b32",
         'l' => ".b64",
         'q' => ".b128",
+        'f' if untyped_floats => ".b32",
+        'd' if untyped_floats => ".b64",
         'f' => ".f32",
         'd' => ".f64",
         'c' => ".b8",
@@ -378,8 +391,9 @@ pub fn constraint_type(letter: char) -> Option<&'static str> {
     })
 }
 
-/// Describes a constraint for hovers and messages: `"=r": output, 32-bit register (.b32)`.
-pub fn describe_operand(op: &AsmOperand) -> String {
+/// Describes a constraint for hovers and messages, with the register it binds in a module
+/// for `target`: `"=r": output, 32-bit register (.b32)`.
+pub fn describe_operand(op: &AsmOperand, target: Option<&str>) -> String {
     let role = if op.constraint.contains('+') {
         "read and written"
     } else if op.is_output {
@@ -387,7 +401,7 @@ pub fn describe_operand(op: &AsmOperand) -> String {
     } else {
         "input"
     };
-    let kind = match constraint_type(op.letter()) {
+    let kind = match constraint_type(op.letter(), target) {
         Some(ty) => {
             let bits = register_bits(ty);
             format!("{bits}-bit register (`{ty}`)")
@@ -445,19 +459,9 @@ impl Statement {
             ".version {version}\n.target {}\n.address_size 64\n.visible .entry __asm()\n{{\n",
             target.as_deref().unwrap_or(FALLBACK_TARGET)
         );
-        // nvcc 13 declares float operands as bit-size registers (`.b32`, `.b64`) from sm_100
-        // on, and as `.f32`/`.f64` before: ptxas then accepts or rejects the same template.
-        let untyped_floats = target
-            .as_deref()
-            .and_then(ptx_isa::SmName::parse)
-            .is_none_or(|sm| sm.canonical_number() >= 100);
         let mut registers = Vec::new();
         for op in &raw.operands {
-            let ty = match (op.letter(), untyped_floats) {
-                ('f', true) => Some(".b32"),
-                ('d', true) => Some(".b64"),
-                (letter, _) => constraint_type(letter),
-            };
+            let ty = constraint_type(op.letter(), target.as_deref());
             match ty {
                 Some(ty) => {
                     let name = format!("%op{}", op.index);
