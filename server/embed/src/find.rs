@@ -73,7 +73,7 @@ pub struct RawAsm {
     pub host_only: bool,
     /// Inside an `#if __cccl_ptx_isa >= N` branch for a PTX ISA newer than the one this
     /// checker knows: its instructions cannot be judged.
-    pub newer_ptx: bool,
+    pub newer_ptx: Option<ptx_isa::PtxVersion>,
     /// Inside a template, an inline or static function, or a macro body: code that nvcc
     /// compiles only where it is used, so it may never be compiled for a given target.
     pub compiled_on_use: bool,
@@ -485,7 +485,7 @@ fn read_asm(node: Node, text: &str, host: &str, shift: isize, in_macro: bool) ->
         in_macro,
         guard: None,
         host_only: false,
-        newer_ptx: false,
+        newer_ptx: None,
         compiled_on_use: false,
         opaque_condition: false,
     })

@@ -200,6 +200,8 @@ pub struct Statement {
     /// checked (the virtual document still names the newest target, for parsing).
     pub target: Option<String>,
     pub version: String,
+    /// The version was set by the user or required by a guard (not the stand-in newest one).
+    pub version_known: bool,
     /// The virtual PTX document.
     pub parse: Parse,
     /// Virtual → host.
@@ -451,9 +453,11 @@ impl Statement {
         reusable: &std::collections::HashMap<&str, &Statement>,
     ) -> Statement {
         let target = choose_target(guard, options);
+        // A version set by the user, else the one a guard requires, else the newest known.
         let version = options
             .version
             .clone()
+            .or_else(|| raw.newer_ptx.map(|v| v.to_string()))
             .unwrap_or_else(|| ptx_isa::PtxVersion::SPEC.to_string());
         let mut text = format!(
             ".version {version}\n.target {}\n.address_size 64\n.visible .entry __asm()\n{{\n",
@@ -568,6 +572,7 @@ impl Statement {
             None => (Parse::new(text), std::sync::OnceLock::new()),
         };
         Statement {
+            version_known: options.version.is_some() || raw.newer_ptx.is_some(),
             raw,
             guard,
             target,

@@ -301,14 +301,15 @@ pub fn under_opaque_condition(start: Option<Node>, text: &str) -> bool {
     false
 }
 
-/// Is the statement at `start` inside an `#if`/`#elif` branch that requires a PTX ISA
-/// version (CCCL's `__cccl_ptx_isa >= 920`, meaning PTX ISA 9.2) newer than the newest
-/// one the ISA facts describe?
-pub fn needs_newer_ptx_from(start: Option<Node>, text: &str) -> bool {
-    let known = ptx_isa::PtxVersion::SPEC;
-    let known = u32::from(known.major) * 100 + u32::from(known.minor) * 10;
+/// The PTX ISA version that an enclosing `#if`/`#elif` branch requires (CCCL's
+/// `__cccl_ptx_isa >= 920`, meaning PTX ISA 9.2), when it is newer than the newest one the
+/// ISA facts describe.
+pub fn needs_newer_ptx_from(start: Option<Node>, text: &str) -> Option<ptx_isa::PtxVersion> {
+    let spec = ptx_isa::PtxVersion::SPEC;
+    let known = u32::from(spec.major) * 100 + u32::from(spec.minor) * 10;
     let mut node = start;
     let mut child: Option<Node> = None;
+    let mut newest: Option<u32> = None;
     while let Some(n) = node {
         let in_alternative = child.is_some_and(|c| {
             n.child_by_field_name("alternative")
@@ -319,20 +320,22 @@ pub fn needs_newer_ptx_from(start: Option<Node>, text: &str) -> bool {
                 let cond = text[c.start_byte()..c.end_byte()].replace("\\\n", " ");
                 let t = strip_parens(cond.trim());
                 // Only a requirement that every branch of the condition carries: `&&` parts.
-                if split_top(t, "||").len() == 1
-                    && split_top(t, "&&")
-                        .iter()
-                        .filter_map(|a| ptx_isa_atom(a))
-                        .any(|v| v > known)
-                {
-                    return true;
+                if split_top(t, "||").len() == 1 {
+                    for v in split_top(t, "&&").iter().filter_map(|a| ptx_isa_atom(a)) {
+                        if v > known {
+                            newest = Some(newest.map_or(v, |n| n.max(v)));
+                        }
+                    }
                 }
             }
         }
         child = Some(n);
         node = n.parent();
     }
-    false
+    let v = newest?;
+    let major = u8::try_from(v / 100).ok()?;
+    let minor = u8::try_from(v % 100 / 10).ok()?;
+    Some(ptx_isa::PtxVersion::new(major, minor))
 }
 
 /// `__cccl_ptx_isa >= 920` → 920.

@@ -166,7 +166,7 @@ __device__ void h(unsigned a) { asm volatile("someday.newop.b32 %0;" :: "r"(a));
             "someday.newop.b32 %0;" opaque=false target=None
             "someday.newop.b32 %0;" opaque=false target=None
             "someday.newop.b32 %0;" opaque=false target=None
-            Hint asm-not-checked "asm": this asm statement is not checked: an `#if` guard selects it for a PTX ISA newer than 9.1, the newest this tool knows
+            Warning unknown-opcode "someday": not judged: this may need PTX ISA 9.9 or newer, which this tool does not know (it knows PTX ISA 9.1; under 9.1 it would be: unknown instruction `someday`)
             Error unknown-opcode "someday": unknown instruction `someday`
             Error unknown-opcode "someday": unknown instruction `someday`
         "#]],
@@ -312,6 +312,38 @@ __global__ void k(unsigned long long* bar, unsigned* out) {
             "{ .reg .pred p; mbarrier.try_wait.shared.b64 p, [%1], 0; selp.b32 %0, 1, 0, p; }" opaque=false target=Some("sm_90a")
             "setmaxnreg.inc.sync.aligned.u32 240;" opaque=false target=Some("sm_90a")
             "nanosleep.u32 20;" opaque=false target=Some("sm_80")
+        "#]],
+    );
+}
+
+/// PTX newer than the facts: a guard that requires it sets the statement's version, and a
+/// packed or small-float qualifier in a statement of no known version is a warning that
+/// names the next version; a misspelt qualifier stays an error.
+#[test]
+fn newer_ptx_gets_a_warning_naming_the_version() {
+    report(
+        r#"
+__device__ unsigned f(unsigned a, unsigned b, unsigned short h) {
+  unsigned r;
+  asm("add.u8x4 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  asm("cvt.rn.bf16x2.e4m3x2 %0, %1;" : "=r"(r) : "h"(h));
+  asm("add.reed.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+#if __cccl_ptx_isa >= 930
+  asm("add.reed.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+#endif
+  return r;
+}
+"#,
+        None,
+        expect![[r#"
+            "add.u8x4 %0, %1, %2;" opaque=false target=None
+            "cvt.rn.bf16x2.e4m3x2 %0, %1;" opaque=false target=None
+            "add.reed.u32 %0, %1, %2;" opaque=false target=None
+            "add.reed.u32 %0, %1, %2;" opaque=false target=None
+            Warning unknown-qualifier ".u8x4": not judged: this may need PTX ISA 9.2 or newer, which this tool does not know (it knows PTX ISA 9.1; under 9.1 it would be: `add` has no qualifier `.u8x4`; expected .f32)
+            Warning invalid-qualifier ".e4m3x2": not judged: this may need PTX ISA 9.2 or newer, which this tool does not know (it knows PTX ISA 9.1; under 9.1 it would be: `.e4m3x2` is not allowed here in `cvt.rn.bf16x2.e4m3x2`; expected .s2f6x2)
+            Error unknown-qualifier ".reed": `add` has no qualifier `.reed`; expected .f32
+            Warning unknown-qualifier ".reed": not judged: this may need PTX ISA 9.3 or newer, which this tool does not know (it knows PTX ISA 9.1; under 9.1 it would be: `add` has no qualifier `.reed`; expected .f32)
         "#]],
     );
 }
