@@ -80,7 +80,7 @@ pub(super) fn run(args: &CheckArgs) -> ExitCode {
             }
         };
         let file = path.display().to_string();
-        if ptx_embed::is_host_path(&file) {
+        if ptx_embed::file_kind(&file, &text, &[]) == ptx_embed::FileKind::Host {
             // A CUDA/C++ file: its asm statements, checked as virtual PTX documents.
             let embed_options = ptx_embed::EmbedOptions {
                 target: args.target.clone(),

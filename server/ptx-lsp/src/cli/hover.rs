@@ -78,7 +78,8 @@ pub fn run(args: &HoverArgs) -> ExitCode {
         spec: spec.as_ref(),
         target_unknown: false,
     };
-    let markdown = if ptx_embed::is_host_path(&args.file.display().to_string()) {
+    let kind = ptx_embed::file_kind(&args.file.display().to_string(), &text, &[]);
+    let markdown = if kind == ptx_embed::FileKind::Host {
         // A CUDA/C++ file: hovers exist inside asm templates only.
         let options = ptx_embed::EmbedOptions {
             target: args.target.clone(),
