@@ -137,16 +137,21 @@ pub fn cuda_parser() -> Parser {
 /// Parses `text` and returns the tree, every asm statement in it in source order, and the
 /// `asm` keywords whose statement could not be read.
 pub fn find(text: &str) -> (Tree, Vec<RawAsm>, Vec<Unreadable>) {
-    find_incremental(text, None)
+    find_incremental(text, None, &[])
 }
 
 /// Like [`find`], re-parsing incrementally from the tree of an earlier version of the text
 /// (`previous`: that text and its tree). The edit between the two versions is taken as the
 /// span between their common prefix and suffix.
+/// `inline_macros` are macros of other files (the headers this one includes) that expand to
+/// `inline` and the like; this file's own are found here.
 pub fn find_incremental(
     text: &str,
     previous: Option<(&str, &Tree)>,
+    inline_macros: &[String],
 ) -> (Tree, Vec<RawAsm>, Vec<Unreadable>) {
+    let mut macros = self::inline_macros(text);
+    macros.extend(inline_macros.iter().cloned());
     let mut parser = cuda_parser();
     let old = previous.map(|(old_text, old_tree)| {
         let mut tree = old_tree.clone();
@@ -211,7 +216,7 @@ pub fn find_incremental(
             s.guard = crate::target::statement_guard(innermost, text, keyword);
             s.host_only = crate::target::host_only_from(innermost, text);
             s.newer_ptx = crate::target::needs_newer_ptx_from(innermost, text);
-            s.compiled_on_use = s.in_macro || compiled_on_use(innermost, text);
+            s.compiled_on_use = s.in_macro || compiled_on_use(innermost, text, &macros);
             s.opaque_condition = crate::target::under_opaque_condition(innermost, text);
             found.push(s);
         }
@@ -231,10 +236,11 @@ fn in_host_only_code(node: Option<Node>, text: &str) -> bool {
 }
 
 /// Is the code at `start` compiled only where it is used: inside a template, or in a function
-/// declared `inline` (`__forceinline__`, `_CCCL_FORCEINLINE` …) or `static`, or a member
-/// function defined in its class? Header code is
-/// almost always one of these, and nvcc emits PTX for it only when a kernel calls it.
-fn compiled_on_use(start: Option<tree_sitter::Node>, text: &str) -> bool {
+/// declared `inline` (`__forceinline__`, `_CCCL_FORCEINLINE` …) or `static`, directly or
+/// through a macro of `inline_macros` (`#define CUTLASS_DEVICE __forceinline__ __device__`),
+/// or a member function defined in its class? Header code is almost always one of these,
+/// and nvcc emits PTX for it only when a kernel calls it.
+fn compiled_on_use(start: Option<tree_sitter::Node>, text: &str, inline_macros: &[String]) -> bool {
     let mut node = start;
     while let Some(n) = node {
         match n.kind() {
@@ -245,12 +251,14 @@ fn compiled_on_use(start: Option<tree_sitter::Node>, text: &str) -> bool {
                     .child_by_field_name("body")
                     .map_or(n.end_byte(), |b| b.start_byte());
                 let head = &text[n.start_byte()..head_end];
-                if head
-                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                let words = || head.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+                // Also the qualifier macros headers define for these (`_CCCL_FORCEINLINE`,
+                // `_CUDA_AWBARRIER_STATIC_QUALIFIER`).
+                if words()
                     .map(str::to_ascii_lowercase)
-                    // Also the qualifier macros headers define for these (`_CCCL_FORCEINLINE`,
-                    // `_CUDA_AWBARRIER_STATIC_QUALIFIER`).
                     .any(|word| word.contains("static") || word.contains("inline"))
+                    || words().any(|w| inline_macros.iter().any(|m| m == w))
+                    || template_before(text, n.start_byte())
                 {
                     return true;
                 }
@@ -260,6 +268,73 @@ fn compiled_on_use(start: Option<tree_sitter::Node>, text: &str) -> bool {
         node = n.parent();
     }
     false
+}
+
+/// Does a `template <...>` head end just before `at`? After a top-level macro invocation
+/// without `;` (`CUTLASS_NAMESPACE_BEGIN(x)`) the parser may take the template head for part
+/// of something else and start the function after it.
+fn template_before(text: &str, at: usize) -> bool {
+    let before = blank_comments(&text[at.saturating_sub(512)..at]);
+    let before = before.trim_end();
+    // The text since the last statement or declaration end.
+    let start = before.rfind([';', '}', '{']).map_or(0, |i| i + 1);
+    let head = &before[start..];
+    head.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|w| w == "template")
+        && head.contains('<')
+}
+
+/// The object-like macros of `text` that expand to `inline`, `__forceinline__`, `static` or
+/// a `template` head, or to another such macro (`#define CUTLASS_DEVICE __forceinline__
+/// __device__`, `#define TL_DEVICE static inline __device__`).
+pub fn inline_macros(text: &str) -> Vec<String> {
+    let mut definitions: Vec<(String, String)> = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("define") else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let name_end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let (name, mut body) = (rest[..name_end].to_string(), rest[name_end..].to_string());
+        if body.starts_with('(') || name.is_empty() {
+            continue;
+        }
+        while body.trim_end().ends_with('\\') {
+            body = body.trim_end().trim_end_matches('\\').to_string();
+            match lines.next() {
+                Some(next) => body.push_str(next),
+                None => break,
+            }
+        }
+        definitions.push((name, body));
+    }
+    let mut found: Vec<String> = Vec::new();
+    // A macro may expand to another one defined earlier or later: a few rounds.
+    for _ in 0..3 {
+        for (name, body) in &definitions {
+            if found.contains(name) {
+                continue;
+            }
+            let inline = body
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|w| {
+                    matches!(
+                        w,
+                        "inline" | "__inline__" | "__forceinline__" | "static" | "template"
+                    ) || found.iter().any(|f| f == w)
+                });
+            if inline {
+                found.push(name.clone());
+            }
+        }
+    }
+    found
 }
 
 /// Is the basic asm at `keyword` an asm label of a declaration (`int f(void) asm("name");`,

@@ -28,7 +28,7 @@ pub mod target;
 pub use find::{AsmOperand, RawAsm, Unread, Unreadable};
 use ptx_syntax::{Parse, TextRange};
 pub use source_map::SourceMap;
-pub use target::{compile_commands_targets, ArchReq};
+pub use target::{compile_commands_targets, included_inline_macros, ArchReq};
 
 /// Extensions that always name C, C++ or CUDA source.
 const HOST_EXTENSIONS: &[&str] = &[
@@ -175,6 +175,9 @@ pub struct EmbedOptions {
     pub version: Option<String>,
     /// The targets `compile_commands.json` compiles the file for.
     pub build_targets: Vec<String>,
+    /// Macros of the headers the file includes that expand to `inline`, `static` or a
+    /// template head ([`included_inline_macros`]); the file's own are found anyway.
+    pub inline_macros: Vec<String>,
 }
 
 /// What a `%...` in the template stands for.
@@ -246,8 +249,11 @@ impl HostDocument {
         previous: Option<&HostDocument>,
     ) -> HostDocument {
         let previous = previous.filter(|p| p.options == *options);
-        let (tree, raws, unreadable) =
-            find::find_incremental(text, previous.map(|p| (p.text.as_str(), &p.tree)));
+        let (tree, raws, unreadable) = find::find_incremental(
+            text,
+            previous.map(|p| (p.text.as_str(), &p.tree)),
+            &options.inline_macros,
+        );
         let reusable: std::collections::HashMap<&str, &Statement> = previous
             .map(|p| p.statements.iter().map(|s| (s.parse.text(), s)).collect())
             .unwrap_or_default();
@@ -268,6 +274,11 @@ impl HostDocument {
             tree,
             options: options.clone(),
         }
+    }
+
+    /// The options the document was read with.
+    pub fn options(&self) -> &EmbedOptions {
+        &self.options
     }
 
     /// The statement whose template covers `host_offset` (cursor at its end included).

@@ -511,6 +511,61 @@ fn split_top<'a>(t: &'a str, sep: &str) -> Vec<&'a str> {
     parts
 }
 
+/// The [`inline_macros`](crate::find::inline_macros) of the headers that `file` includes
+/// with `#include "..."`, followed a few levels deep. A header is looked up beside the
+/// including file and in the folders above it (where a project's include root usually is).
+pub fn included_inline_macros(file: &Path, text: &str) -> Vec<String> {
+    const MAX_DEPTH: usize = 4;
+    const MAX_FILES: usize = 128;
+    const MAX_UP: usize = 6;
+    let mut seen: Vec<PathBuf> = Vec::new();
+    let mut out: Vec<String> = Vec::new();
+    let mut queue: Vec<(PathBuf, String, usize)> = vec![(file.to_path_buf(), text.to_string(), 0)];
+    while let Some((path, text, depth)) = queue.pop() {
+        if depth > 0 {
+            for m in crate::find::inline_macros(&text) {
+                if !out.contains(&m) {
+                    out.push(m);
+                }
+            }
+        }
+        if depth >= MAX_DEPTH {
+            continue;
+        }
+        for line in text.lines() {
+            let Some(rest) = line.trim_start().strip_prefix('#') else {
+                continue;
+            };
+            let Some(rest) = rest.trim_start().strip_prefix("include") else {
+                continue;
+            };
+            let Some(name) = rest
+                .trim()
+                .strip_prefix('"')
+                .and_then(|r| r.split('"').next())
+            else {
+                continue;
+            };
+            let found = path
+                .ancestors()
+                .skip(1)
+                .take(MAX_UP)
+                .map(|dir| dir.join(name))
+                .find(|candidate| candidate.is_file());
+            let Some(found) = found else { continue };
+            let found = std::fs::canonicalize(&found).unwrap_or(found);
+            if seen.contains(&found) || seen.len() >= MAX_FILES {
+                continue;
+            }
+            seen.push(found.clone());
+            if let Ok(included) = std::fs::read_to_string(&found) {
+                queue.push((found, included, depth + 1));
+            }
+        }
+    }
+    out
+}
+
 /// The GPU targets a `compile_commands.json` entry compiles `file` for, in the order given.
 /// Looks for the database in the file's folder and its parents (and their `build/`).
 pub fn compile_commands_targets(file: &Path) -> Vec<String> {

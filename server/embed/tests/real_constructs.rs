@@ -347,3 +347,41 @@ __device__ unsigned f(unsigned a, unsigned b, unsigned short h) {
         "#]],
     );
 }
+
+/// Inline-ness as nvcc sees it: a function marked inline through a project macro (defined in
+/// the file or given from its headers), and a template after a top-level macro invocation
+/// without `;`, are compiled only where used: availability there is a warning.
+#[test]
+fn inline_through_macros_and_templates_after_macro_invocations() {
+    let text = r#"
+#define MY_DEVICE __forceinline__ __device__
+#define MY_DEVICE2 MY_DEVICE
+MY_DEVICE void a(unsigned* p) { asm volatile("elect.sync %0|_, 0xffffffff;" : "=r"(p[0])); }
+MY_DEVICE2 void b(unsigned* p) { asm volatile("elect.sync %0|_, 0xffffffff;" : "=r"(p[0])); }
+HEADER_DEVICE void c(unsigned* p) { asm volatile("elect.sync %0|_, 0xffffffff;" : "=r"(p[0])); }
+MY_NAMESPACE_BEGIN(detail)
+template <int N>
+__device__ void d(unsigned* p) { asm volatile("elect.sync %0|_, 0xffffffff;" : "=r"(p[0])); }
+__global__ void k(unsigned* p) { asm volatile("elect.sync %0|_, 0xffffffff;" : "=r"(p[0])); }
+"#;
+    let options = EmbedOptions {
+        target: Some("sm_80".into()),
+        inline_macros: vec!["HEADER_DEVICE".into()],
+        ..EmbedOptions::default()
+    };
+    let doc = HostDocument::new(text, &options);
+    let severities: Vec<String> = check(&doc, &[])
+        .iter()
+        .map(|d| format!("{:?} {}", d.severity, d.code))
+        .collect();
+    expect![[r#"
+        [
+            "Warning unsupported-target",
+            "Warning unsupported-target",
+            "Warning unsupported-target",
+            "Warning unsupported-target",
+            "Error unsupported-target",
+        ]
+    "#]]
+    .assert_debug_eq(&severities);
+}

@@ -86,6 +86,7 @@ pub(super) fn run(args: &CheckArgs) -> ExitCode {
                 target: args.target.clone(),
                 version: args.ptx_version.clone(),
                 build_targets: ptx_embed::compile_commands_targets(path),
+                inline_macros: ptx_embed::included_inline_macros(path, &text),
             };
             let host = ptx_embed::HostDocument::new(&text, &embed_options);
             let diagnostics = ptx_embed::check::check(&host, &[]);

@@ -145,10 +145,21 @@ impl State {
             .to_file_path()
             .map(|path| ptx_embed::compile_commands_targets(&path))
             .unwrap_or_default();
+        // The included headers are read when the document is first analysed; later versions
+        // keep what was found then.
+        let inline_macros = match previous.as_ref() {
+            Some((_, host)) => host.options().inline_macros.clone(),
+            None => snapshot
+                .uri
+                .to_file_path()
+                .map(|path| ptx_embed::included_inline_macros(&path, snapshot.text()))
+                .unwrap_or_default(),
+        };
         let options = ptx_embed::EmbedOptions {
             target: config.target.clone(),
             version: config.version.clone(),
             build_targets,
+            inline_macros,
         };
         // Only the statements an edit touched are parsed and checked again.
         let host = Arc::new(ptx_embed::HostDocument::new_incremental(
