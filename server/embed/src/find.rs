@@ -242,6 +242,7 @@ fn in_host_only_code(node: Option<Node>, text: &str) -> bool {
 /// and nvcc emits PTX for it only when a kernel calls it.
 fn compiled_on_use(start: Option<tree_sitter::Node>, text: &str, inline_macros: &[String]) -> bool {
     let mut node = start;
+    let mut saw_function = false;
     while let Some(n) = node {
         match n.kind() {
             // A member function defined in its class body is inline.
@@ -259,15 +260,65 @@ fn compiled_on_use(start: Option<tree_sitter::Node>, text: &str, inline_macros: 
                     .any(|word| word.contains("static") || word.contains("inline"))
                     || words().any(|w| inline_macros.iter().any(|m| m == w))
                     || template_before(text, n.start_byte())
+                    || inline_words_before(text, n.start_byte(), inline_macros)
                 {
                     return true;
                 }
+                saw_function = true;
             }
             _ => {}
         }
         node = n.parent();
     }
-    false
+    // No function around the statement that the parser could make out (a class or function
+    // head it could not parse): read the head before the innermost open `{` as text.
+    !saw_function
+        && start.is_some_and(|s| {
+            let head = function_head_before(text, s.start_byte());
+            let words = || head.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+            words()
+                .map(str::to_ascii_lowercase)
+                .any(|w| w.contains("static") || w.contains("inline") || w == "template")
+                || words().any(|w| inline_macros.iter().any(|m| m == w))
+        })
+}
+
+/// Do inline qualifiers or macros stand just before `at` (since the last `;`, `{` or `}`)?
+/// The parser may leave unknown macros before a function head out of the definition
+/// (`_CCCL_DEVICE _CCCL_FORCEINLINE void f()`).
+fn inline_words_before(text: &str, at: usize, inline_macros: &[String]) -> bool {
+    let mut from = at.saturating_sub(256);
+    while !text.is_char_boundary(from) {
+        from -= 1;
+    }
+    let before = &text[from..at];
+    let start = before.rfind([';', '}', '{']).map_or(0, |i| i + 1);
+    let words = || before[start..].split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+    words()
+        .map(str::to_ascii_lowercase)
+        .any(|w| w.contains("static") || w.contains("inline"))
+        || words().any(|w| inline_macros.iter().any(|m| m == w))
+}
+
+/// The text between the statement or declaration end before the innermost `{` still open
+/// at `at` and that `{` (a function head, when the `{` opens a function body).
+fn function_head_before(text: &str, at: usize) -> &str {
+    let b = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = at.min(b.len());
+    while i > 0 {
+        i -= 1;
+        match b[i] {
+            b'}' => depth += 1,
+            b'{' if depth == 0 => {
+                let start = text[..i].rfind([';', '}', '{']).map_or(0, |p| p + 1);
+                return &text[start..i];
+            }
+            b'{' => depth -= 1,
+            _ => {}
+        }
+    }
+    ""
 }
 
 /// Does a `template <...>` head end just before `at`? After a top-level macro invocation

@@ -511,17 +511,20 @@ fn split_top<'a>(t: &'a str, sep: &str) -> Vec<&'a str> {
     parts
 }
 
-/// The [`inline_macros`](crate::find::inline_macros) of the headers that `file` includes
-/// with `#include "..."`, followed a few levels deep. A header is looked up beside the
-/// including file and in the folders above it (where a project's include root usually is).
+/// The [`inline_macros`](crate::find::inline_macros) of the headers that `file` includes,
+/// followed a few levels deep. A header is looked up beside the including file and in the
+/// folders above it and their `include/` folders (where a project's include root usually
+/// is); headers found nowhere there (the toolkit's, the system's) are not read.
 pub fn included_inline_macros(file: &Path, text: &str) -> Vec<String> {
     const MAX_DEPTH: usize = 4;
     const MAX_FILES: usize = 128;
     const MAX_UP: usize = 6;
     let mut seen: Vec<PathBuf> = Vec::new();
     let mut out: Vec<String> = Vec::new();
-    let mut queue: Vec<(PathBuf, String, usize)> = vec![(file.to_path_buf(), text.to_string(), 0)];
-    while let Some((path, text, depth)) = queue.pop() {
+    // Breadth first: the nearest headers are read before the file budget runs out.
+    let mut queue: std::collections::VecDeque<(PathBuf, String, usize)> =
+        std::collections::VecDeque::from([(file.to_path_buf(), text.to_string(), 0)]);
+    while let Some((path, text, depth)) = queue.pop_front() {
         if depth > 0 {
             for m in crate::find::inline_macros(&text) {
                 if !out.contains(&m) {
@@ -539,18 +542,18 @@ pub fn included_inline_macros(file: &Path, text: &str) -> Vec<String> {
             let Some(rest) = rest.trim_start().strip_prefix("include") else {
                 continue;
             };
-            let Some(name) = rest
-                .trim()
-                .strip_prefix('"')
-                .and_then(|r| r.split('"').next())
-            else {
-                continue;
+            let rest = rest.trim();
+            let name = match rest.as_bytes().first() {
+                Some(b'"') => rest[1..].split('"').next(),
+                Some(b'<') => rest[1..].split('>').next(),
+                _ => None,
             };
+            let Some(name) = name else { continue };
             let found = path
                 .ancestors()
                 .skip(1)
                 .take(MAX_UP)
-                .map(|dir| dir.join(name))
+                .flat_map(|dir| [dir.join(name), dir.join("include").join(name)])
                 .find(|candidate| candidate.is_file());
             let Some(found) = found else { continue };
             let found = std::fs::canonicalize(&found).unwrap_or(found);
@@ -559,7 +562,7 @@ pub fn included_inline_macros(file: &Path, text: &str) -> Vec<String> {
             }
             seen.push(found.clone());
             if let Ok(included) = std::fs::read_to_string(&found) {
-                queue.push((found, included, depth + 1));
+                queue.push_back((found, included, depth + 1));
             }
         }
     }
