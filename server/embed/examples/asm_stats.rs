@@ -167,7 +167,7 @@ fn mutate_statement(
                     .is_some_and(|w| w.contains('.'))
         });
     if let Some(i) = first_op {
-        let word_end = i + t[i..].find(|c: char| c == '.').unwrap_or(0);
+        let word_end = i + t[i..].find('.').unwrap_or(0);
         if let Some(h) = host_at(word_end) {
             variants.push(("bogus qualifier", edit(h, h, ".zzq")));
         }
