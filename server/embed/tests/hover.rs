@@ -71,3 +71,28 @@ fn placeholders_count_operands_as_nvcc_does() {
     ]]
     .assert_eq(&markdown);
 }
+
+/// Semantic tokens of asm templates land on the host characters: the opcode, qualifiers
+/// (after blanks too) and placeholders, nothing outside the strings.
+#[test]
+fn semantic_tokens_in_host_ranges() {
+    let source = r#"__device__ void f(unsigned& x, unsigned long long p) {
+    asm volatile("ld.global.u32 %0, [%1];\n\t" : "=r"(x) : "l"(p));
+}
+"#;
+    let doc = HostDocument::new(source, &EmbedOptions::default());
+    let shown: Vec<String> = ide::semantic_tokens(&doc)
+        .iter()
+        .map(|t| format!("{} {:?}", &source[t.range.clone()], t.kind))
+        .collect();
+    expect_test::expect![[r#"
+        [
+            "ld Opcode",
+            ".global Qualifier",
+            ".u32 Qualifier",
+            "%0 Register",
+            "%1 Register",
+        ]
+    "#]]
+    .assert_debug_eq(&shown);
+}

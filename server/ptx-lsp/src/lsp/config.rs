@@ -8,7 +8,7 @@
 //!   "diagnostics": { "enable": true, "disabled": ["qualifier-order"] },
 //!   "docs": { "indexPath": "/home/me/.cache/ptx-lsp/spec" },
 //!   "inlayHints": { "registerCounts": true },
-//!   "hostExtensions": ["impl", "cu.inc"] }
+//!   "hostExtensions": ["impl", "cu.inc"], "hostSemanticTokens": false }
 //! ```
 //!
 //! Unknown keys are ignored; a malformed value leaves the previous setting in
@@ -31,6 +31,9 @@ pub(crate) struct Config {
     /// File extensions (without the dot) read as CUDA C++ whatever their text, besides
     /// the C/C++/CUDA ones; other files are read by their content.
     pub host_extensions: Vec<String>,
+    /// Semantic tokens for the asm templates of CUDA/C++ files (off by default: editors that
+    /// keep one semantic-token provider per file would drop the C++ server's).
+    pub host_semantic_tokens: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

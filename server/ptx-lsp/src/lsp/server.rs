@@ -364,8 +364,11 @@ impl LanguageServer for Server {
         &self,
         params: SemanticTokensParams,
     ) -> Result<Option<SemanticTokensResult>> {
-        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
-        if self.state.is_host(&params.text_document.uri) {
+        // In CUDA/C++ files the C++ server's tokens colour the file; ours (the asm templates
+        // only) replace them where an editor keeps one provider, so they are opt-in.
+        if self.state.is_host(&params.text_document.uri)
+            && !self.state.config().host_semantic_tokens
+        {
             return Ok(None);
         }
         requests::semantic_tokens::full(&self.state, params).await
@@ -375,8 +378,11 @@ impl LanguageServer for Server {
         &self,
         params: SemanticTokensDeltaParams,
     ) -> Result<Option<SemanticTokensFullDeltaResult>> {
-        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
-        if self.state.is_host(&params.text_document.uri) {
+        // In CUDA/C++ files the C++ server's tokens colour the file; ours (the asm templates
+        // only) replace them where an editor keeps one provider, so they are opt-in.
+        if self.state.is_host(&params.text_document.uri)
+            && !self.state.config().host_semantic_tokens
+        {
             return Ok(None);
         }
         requests::semantic_tokens::delta(&self.state, params).await
@@ -386,8 +392,11 @@ impl LanguageServer for Server {
         &self,
         params: SemanticTokensRangeParams,
     ) -> Result<Option<SemanticTokensRangeResult>> {
-        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
-        if self.state.is_host(&params.text_document.uri) {
+        // In CUDA/C++ files the C++ server's tokens colour the file; ours (the asm templates
+        // only) replace them where an editor keeps one provider, so they are opt-in.
+        if self.state.is_host(&params.text_document.uri)
+            && !self.state.config().host_semantic_tokens
+        {
             return Ok(None);
         }
         requests::semantic_tokens::range(&self.state, params).await
