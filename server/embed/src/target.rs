@@ -72,14 +72,17 @@ pub fn nv_target_guard(text: &str, keyword: usize) -> Option<ArchReq> {
     }
     let before = &text[from..keyword];
     let mut search_end = before.len();
-    while let Some(at) = before[..search_end].rfind("NV_IF_") {
+    while let Some(at) = before[..search_end].rfind("NV_") {
         search_end = at;
         let rest = &before[at..];
         let name_len = rest
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(rest.len());
         let name = &rest[..name_len];
-        if name != "NV_IF_TARGET" && name != "NV_IF_ELSE_TARGET" {
+        if !matches!(
+            name,
+            "NV_IF_TARGET" | "NV_IF_ELSE_TARGET" | "NV_DISPATCH_TARGET"
+        ) {
             continue;
         }
         let Some(open) = rest[name_len..].find('(').map(|o| at + name_len + o) else {
@@ -91,6 +94,16 @@ pub fn nv_target_guard(text: &str, keyword: usize) -> Option<ArchReq> {
         let Some((argument, query)) = argument_at(&before[open + 1..]) else {
             continue;
         };
+        if name == "NV_DISPATCH_TARGET" {
+            // `NV_DISPATCH_TARGET(Q1, (code1), Q2, (code2), ...)`: the first query that holds
+            // wins, so a branch is compiled for what its query admits (and not the earlier
+            // ones, which only narrows further). `NV_ANY_TARGET` admits every target.
+            if argument % 2 == 0 {
+                return None;
+            }
+            let query = nth_argument(&before[open + 1..], argument - 1)?;
+            return nv_query(query.trim());
+        }
         if argument != 1 {
             // The query itself, or the `else` branch.
             return None;
@@ -98,6 +111,36 @@ pub fn nv_target_guard(text: &str, keyword: usize) -> Option<ArchReq> {
         return nv_query(query.trim());
     }
     None
+}
+
+/// The text of top-level argument `n` of a call whose arguments start `inside`.
+fn nth_argument(inside: &str, n: usize) -> Option<&str> {
+    let mut start = 0;
+    let mut index = 0;
+    let mut rest = inside;
+    loop {
+        // The end of the current argument: where `argument_at` counts one more.
+        let mut end = None;
+        let mut depth = 0i32;
+        for (i, c) in rest.char_indices() {
+            match c {
+                '(' | '{' | '[' => depth += 1,
+                ')' | '}' | ']' => depth -= 1,
+                ',' if depth == 0 => {
+                    end = Some(i);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        if index == n {
+            return Some(&inside[start..start + end.unwrap_or(rest.len())]);
+        }
+        let e = end?;
+        start += e + 1;
+        rest = &inside[start..];
+        index += 1;
+    }
 }
 
 /// Which top-level argument of a call the end of `inside` (the text after its `(`) is in, and

@@ -385,3 +385,25 @@ __global__ void k(unsigned* p) { asm volatile("elect.sync %0|_, 0xffffffff;" : "
     "#]]
     .assert_debug_eq(&severities);
 }
+
+/// `NV_DISPATCH_TARGET(query, (code), query, (code), ...)`: each branch is compiled for what
+/// its query admits.
+#[test]
+fn nv_dispatch_target_branches_are_guards() {
+    report(
+        r#"
+__global__ void k(unsigned* out) {
+  NV_DISPATCH_TARGET(
+    NV_PROVIDES_SM_90, (asm volatile("elect.sync %0|_, 0xffffffff;" : "=r"(out[0]));),
+    NV_PROVIDES_SM_80, (asm volatile("nanosleep.u32 20;");),
+    NV_ANY_TARGET, (asm volatile("membar.gl;");))
+}
+"#,
+        Some("sm_80"),
+        expect![[r#"
+            "elect.sync %0|_, 0xffffffff;" opaque=false target=Some("sm_90a")
+            "nanosleep.u32 20;" opaque=false target=Some("sm_80")
+            "membar.gl;" opaque=false target=Some("sm_80")
+        "#]],
+    );
+}
