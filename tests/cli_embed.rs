@@ -66,3 +66,32 @@ fn hover_on_a_placeholder() {
     let output = ptx_lsp(&["hover", KERNEL, "5:5"]);
     assert_eq!(output.status.code(), Some(1));
 }
+
+#[test]
+fn files_with_other_extensions_are_read_by_their_text() {
+    // `.impl`: C++ with asm statements, so CUDA C++ (not a hundred PTX syntax errors).
+    let output = ptx_lsp(&[
+        "check",
+        "--format",
+        "json",
+        "tests/fixtures/cuda/wrappers.impl",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("JSON output");
+    let shown: Vec<String> = json
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|d| {
+            format!(
+                "{}:{} {} {}",
+                d["line"], d["column"], d["severity"], d["code"]
+            )
+        })
+        .collect();
+    expect_test::expect![[r#"
+        [
+            "6:33 \"error\" \"asm-operand-number\"",
+        ]
+    "#]]
+    .assert_debug_eq(&shown);
+}

@@ -127,6 +127,31 @@ fn asm_statements_of_a_cuda_buffer() {
         .collect();
     assert!(labels.iter().any(|l| l.contains("4×")), "{labels:?}");
 
+    // Semantic tokens: none by default (the C++ server colours the file) ...
+    let tokens = client.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert!(tokens.is_null(), "{tokens}");
+    // ... and with `hostSemanticTokens`, only inside the templates; the first is `mov`.
+    client.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"ptx": {"hostSemanticTokens": true}}}),
+    );
+    let tokens = client.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let data: Vec<u64> = tokens["data"]
+        .as_array()
+        .unwrap_or_else(|| panic!("token data: {tokens}"))
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    assert!(data.len() >= 5, "{tokens}");
+    let start = offset_at(KERNEL, data[0], data[1]);
+    assert_eq!(&KERNEL[start..start + data[2] as usize], "mov");
+
     // PTX-only features answer nothing for a C++ buffer.
     let symbols = client.request(
         "textDocument/documentSymbol",

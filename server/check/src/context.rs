@@ -248,7 +248,10 @@ impl<'a> Ctx<'a> {
     }
 
     pub fn finish(self) -> Vec<Diagnostic> {
-        self.diagnostics
+        match self.version {
+            Some(v) if v > PtxVersion::SPEC => newer_version(v, self.diagnostics),
+            _ => self.diagnostics,
+        }
     }
 
     /// Target names as `&str`s, for [`ptx_isa::Requirement::check`].
@@ -301,4 +304,33 @@ impl<'a> Ctx<'a> {
             resolved,
         })
     }
+}
+
+/// Codes of the rules that say "this instruction, qualifier or combination does not exist":
+/// true of PTX ISA 9.1, the version the facts describe, and unknowable for a newer one.
+const UNKNOWN_TO_THIS_VERSION: &[&str] = &[
+    "unknown-opcode",
+    "unknown-qualifier",
+    "invalid-qualifier",
+    "missing-qualifier",
+];
+
+/// In a module that declares a PTX ISA newer than the facts describe (`.version 9.2` while
+/// they stop at 9.1), an instruction or qualifier they do not know may well exist: such
+/// errors become warnings that name the version. Genuine typos in a module of a known
+/// version stay errors.
+fn newer_version(version: PtxVersion, mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    for d in &mut diagnostics {
+        if d.severity == crate::Severity::Error && UNKNOWN_TO_THIS_VERSION.contains(&d.code) {
+            d.severity = crate::Severity::Warning;
+            d.message = format!(
+                "not judged: this may need PTX ISA {version} or newer, which this tool does not know \
+                 (it knows PTX ISA {}; under {} it would be: {})",
+                PtxVersion::SPEC,
+                PtxVersion::SPEC,
+                d.message
+            );
+        }
+    }
+    diagnostics
 }

@@ -231,6 +231,30 @@ mod tests {
 
     const TCGEN05: &str = ".version 8.6\n.target sm_100a\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %r<4>;\n\ttcgen05.ld.sync.aligned.32x32b.x1.b32 {%r1}, [%r2];\n\ttcgen05.wait::ld.sync.aligned;\n\tret;\n}\n";
 
+    /// A module of a PTX ISA newer than the facts: what they do not know is a warning that
+    /// names the version; the same lines in a 9.1 module are errors.
+    #[test]
+    fn newer_versions_get_warnings_for_what_is_unknown() {
+        let module = |version: &str| {
+            format!(
+                ".version {version}\n.target sm_100a\n.address_size 64\n.visible .entry k()\n{{\n\t.reg .b32 %r<4>;\n\t.reg .b16 %h<2>;\n\tadd.u8x4 %r1, %r2, %r3;\n\tcvt.rn.bf16x2.e4m3x2 %r1, %h1;\n\tret;\n}}\n"
+            )
+        };
+        let shown = |version: &str| {
+            check_text(&module(version), &CheckOptions::default())
+                .iter()
+                .map(|d| format!("{} {}: {}", d.severity.as_str(), d.code, d.message))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        expect_test::expect![[r#"
+            error unknown-qualifier: `add` has no qualifier `.u8x4`; expected .f32
+            error invalid-qualifier: `.e4m3x2` is not allowed here in `cvt.rn.bf16x2.e4m3x2`; expected .s2f6x2"#]].assert_eq(&shown("9.1"));
+        expect_test::expect![[r#"
+            warning unknown-qualifier: not judged: this may need PTX ISA 9.2 or newer, which this tool does not know (it knows PTX ISA 9.1; under 9.1 it would be: `add` has no qualifier `.u8x4`; expected .f32)
+            warning invalid-qualifier: not judged: this may need PTX ISA 9.2 or newer, which this tool does not know (it knows PTX ISA 9.1; under 9.1 it would be: `.e4m3x2` is not allowed here in `cvt.rn.bf16x2.e4m3x2`; expected .s2f6x2)"#]].assert_eq(&shown("9.2"));
+    }
+
     fn codes(options: &CheckOptions) -> Vec<&'static str> {
         check_text(TCGEN05, options)
             .iter()

@@ -123,6 +123,7 @@ fn main() {
         std::hint::black_box(ptx_embed::find::find_incremental(
             &text,
             Some((&old, &old_tree)),
+            &[],
         ));
         finds.push(start.elapsed());
     }

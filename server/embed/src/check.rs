@@ -23,6 +23,10 @@ pub const CODES: &[(&str, &str)] = &[
         "an output operand that the asm template never names",
     ),
     (
+        "asm-not-checked",
+        "an asm statement, or part of one, that cannot be checked, and why",
+    ),
+    (
         "asm-constraint-width",
         "an operand's constraint binds a register of another width than the instruction needs",
     ),
@@ -43,20 +47,42 @@ pub fn check(doc: &HostDocument, disabled_codes: &[String]) -> Vec<Diagnostic> {
     for stmt in &doc.statements {
         check_statement(stmt, &mut out);
     }
+    for u in &doc.unreadable {
+        out.push(not_checked(u.keyword.clone(), &u.why));
+    }
     out.retain(|d| !disabled_codes.iter().any(|c| c == d.code));
     out.sort_by_key(|d| (d.range.start, d.range.end));
     out
 }
 
+/// The hint on a statement that is not checked.
+fn not_checked(keyword: TextRange, why: &str) -> Diagnostic {
+    Diagnostic::new(
+        "asm-not-checked",
+        Severity::Hint,
+        keyword,
+        format!("this asm statement is not checked: {why}"),
+    )
+}
+
 /// The diagnostics of one statement, with host ranges.
 pub fn check_statement(stmt: &Statement, out: &mut Vec<Diagnostic>) {
-    if stmt.raw.newer_ptx {
-        // Guarded for a PTX ISA newer than the one known here: nothing can be said.
+    if let Some(why) = &stmt.raw.opaque {
+        // Part of the template is unknown: the text the assembler sees is unknown.
+        out.push(not_checked(stmt.raw.keyword.clone(), &why.to_string()));
         return;
     }
-    if stmt.raw.opaque {
-        // Part of the template is a macro: the text the assembler sees is unknown.
-        return;
+    if let Some(item) = &stmt.raw.operands_opaque {
+        out.push(Diagnostic::new(
+            "asm-not-checked",
+            Severity::Hint,
+            stmt.raw.keyword.clone(),
+            format!(
+                "the operands of this asm statement are not checked: `{item}` is not a \
+                 `\"constraint\"(expression)` operand (a macro?), so the operands' number and \
+                 widths are known only after preprocessing"
+            ),
+        ));
     }
     for p in &stmt.placeholders {
         if p.written.starts_with("%[") {
@@ -72,7 +98,7 @@ pub fn check_statement(stmt: &Statement, out: &mut Vec<Diagnostic>) {
             ));
             continue;
         }
-        if p.operand.is_none() && !stmt.raw.operands_opaque {
+        if p.operand.is_none() && stmt.raw.operands_opaque.is_none() {
             let n = stmt.raw.operands.len();
             out.push(Diagnostic::error(
                 "asm-operand-number",
@@ -87,7 +113,7 @@ pub fn check_statement(stmt: &Statement, out: &mut Vec<Diagnostic>) {
         }
     }
     for op in &stmt.raw.operands {
-        if !stmt.raw.operands_opaque
+        if stmt.raw.operands_opaque.is_none()
             && op.is_output
             && !op.constraint.contains('+')
             && !stmt
@@ -117,6 +143,15 @@ pub fn check_statement(stmt: &Statement, out: &mut Vec<Diagnostic>) {
 
 fn map_diagnostic(stmt: &Statement, mut d: Diagnostic) -> Option<Diagnostic> {
     if KERNEL_LEVEL.contains(&d.code) {
+        return None;
+    }
+    if d.code == "unsupported-version"
+        && stmt
+            .raw
+            .newer_ptx
+            .is_some_and(|v| v.to_string() == stmt.version)
+    {
+        // The version comes from a guard for toolkits to come, not from the statement.
         return None;
     }
     if matches!(d.code, "unsupported-target" | "version-too-old") {
@@ -149,7 +184,7 @@ fn map_diagnostic(stmt: &Statement, mut d: Diagnostic) -> Option<Diagnostic> {
             // An `n`/`i` operand whose value is not a literal (a template parameter): the
             // value standing in for it says nothing about the one nvcc will substitute.
             Some(k)
-                if crate::constraint_type(stmt.raw.operands[k].letter()).is_none()
+                if crate::constraint_type(stmt.raw.operands[k].letter(), None).is_none()
                     && crate::literal_value(&stmt.raw.operands[k].expression).is_none() =>
             {
                 return None
@@ -161,13 +196,38 @@ fn map_diagnostic(stmt: &Statement, mut d: Diagnostic) -> Option<Diagnostic> {
                     "{} — operand {} is {}",
                     d.message,
                     p.written,
-                    describe_operand(op)
+                    describe_operand(op, stmt.target.as_deref())
                 );
                 d.related
                     .push((op.constraint_range.clone(), "the constraint".to_string()));
             }
             Some(_) => {}
         }
+    }
+    if d.severity == Severity::Error
+        && matches!(d.code, "unknown-qualifier" | "invalid-qualifier")
+        && !stmt.version_known
+        && stmt
+            .parse
+            .text()
+            .get(d.range.clone())
+            .is_some_and(newer_type_shape)
+    {
+        // No version is known for the statement, and the qualifier is a packed or small
+        // float type of the kind later PTX ISA versions keep adding (`.u8x4`, `.e2m1x2` in
+        // new conversions): it cannot be judged here. A misspelt word stays an error.
+        let next = ptx_isa::PtxVersion::new(
+            ptx_isa::PtxVersion::SPEC.major,
+            ptx_isa::PtxVersion::SPEC.minor + 1,
+        );
+        d.severity = Severity::Warning;
+        d.message = format!(
+            "not judged: this may need PTX ISA {next} or newer, which this tool does not know \
+             (it knows PTX ISA {}; under {} it would be: {})",
+            ptx_isa::PtxVersion::SPEC,
+            ptx_isa::PtxVersion::SPEC,
+            d.message
+        );
     }
     d.message = rename_registers(stmt, &d.message);
     let host = stmt
@@ -254,4 +314,26 @@ pub fn escape_for_literal(text: &str, extended: bool) -> String {
 /// The host range of a virtual range of `stmt`, for the edges.
 pub fn host_range(stmt: &Statement, virt: TextRange) -> Option<TextRange> {
     stmt.map.range_to_host(virt)
+}
+
+/// A qualifier shaped like the packed and small float types that PTX ISA versions after 9.1
+/// add to existing instructions: `.u8x4`, `.s8x4`, `.e4m3x2`, `.ue5m3x2`, `.e2m1x4`,
+/// `scaled::n2::ue8m0`.
+fn newer_type_shape(qualifier: &str) -> bool {
+    let q = qualifier.trim_start_matches('.');
+    let q = q.rsplit("::").next().unwrap_or(q);
+    let (base, lanes) = match q.rsplit_once('x') {
+        Some((b, n)) if !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => (b, true),
+        _ => (q, false),
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+    // `u8`, `s8` (with lanes only), `e4m3`, `ue8m0`.
+    let small_int =
+        lanes && matches!(base.as_bytes().first(), Some(b'u' | b's')) && digits(&base[1..]);
+    let small_float = base
+        .trim_start_matches('u')
+        .strip_prefix('e')
+        .and_then(|r| r.split_once('m'))
+        .is_some_and(|(e, m)| digits(e) && digits(m));
+    small_int || small_float
 }

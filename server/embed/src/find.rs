@@ -55,15 +55,16 @@ pub struct RawAsm {
     pub range: TextRange,
     /// The decoded template with its map into the host text.
     pub template: Decoded,
-    /// The template has a part the parser cannot see through (a macro name between literals).
-    pub opaque: bool,
+    /// Why the template cannot be read, if it cannot (a macro name between its literals, a
+    /// `"C"` operand spliced into it, ...): then nothing in it is checked.
+    pub opaque: Option<Unread>,
     /// Extended asm (with `:` sections): `%` introduces operands and `%%` is a percent sign.
     pub extended: bool,
     pub operands: Vec<AsmOperand>,
     pub clobbers: Vec<String>,
-    /// The operand list has items that are not `"constraint"(expression)` (macros): the
-    /// number and constraints of the operands are not known.
-    pub operands_opaque: bool,
+    /// The first item of the operand lists that is not `"constraint"(expression)` (a
+    /// macro): the number and constraints of the operands are not known.
+    pub operands_opaque: Option<String>,
     /// Inside a `#define` body.
     pub in_macro: bool,
     /// What the enclosing `#if` guards require of the target.
@@ -72,13 +73,56 @@ pub struct RawAsm {
     pub host_only: bool,
     /// Inside an `#if __cccl_ptx_isa >= N` branch for a PTX ISA newer than the one this
     /// checker knows: its instructions cannot be judged.
-    pub newer_ptx: bool,
+    pub newer_ptx: Option<ptx_isa::PtxVersion>,
     /// Inside a template, an inline or static function, or a macro body: code that nvcc
     /// compiles only where it is used, so it may never be compiled for a given target.
     pub compiled_on_use: bool,
     /// Inside an `#if` whose condition is not a target this layer reads (a macro another
     /// header defines per architecture): it may never be compiled for a given target either.
     pub opaque_condition: bool,
+}
+
+/// Why the text of an asm statement's template is not known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unread {
+    /// Something other than a string literal between the template's literals (a macro).
+    MacroInTemplate(String),
+    /// Text between the template and the first `:` that is neither a literal nor a comment.
+    TextAfterTemplate(String),
+    /// A `"C"` operand splices a string constant into the template (operand number).
+    StringOperand(usize),
+    /// The statement opens or closes a `{ }` block that other asm statements of the same
+    /// function share: nvcc emits them into one body, so it is not checked on its own.
+    SharedBlock,
+}
+
+impl std::fmt::Display for Unread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unread::MacroInTemplate(m) => write!(
+                f,
+                "the template includes `{m}`, whose text is known only after preprocessing"
+            ),
+            Unread::TextAfterTemplate(m) => write!(
+                f,
+                "`{m}` follows the template's literals, so its text is known only after preprocessing"
+            ),
+            Unread::StringOperand(n) => write!(
+                f,
+                "operand %{n} is a `\"C\"` string constant spliced into the template, whose text is known only where it is used"
+            ),
+            Unread::SharedBlock => f.write_str(
+                "it shares a `{ }` block with the asm statements around it (nvcc emits them into one body), so it is not checked alone",
+            ),
+        }
+    }
+}
+
+/// An `asm` keyword whose statement could not be read at all, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreadable {
+    pub keyword: TextRange,
+    pub why: String,
 }
 
 /// A fresh parser for CUDA C++.
@@ -90,15 +134,24 @@ pub fn cuda_parser() -> Parser {
     parser
 }
 
-/// Parses `text` and returns the tree and every asm statement in it, in source order.
-pub fn find(text: &str) -> (Tree, Vec<RawAsm>) {
-    find_incremental(text, None)
+/// Parses `text` and returns the tree, every asm statement in it in source order, and the
+/// `asm` keywords whose statement could not be read.
+pub fn find(text: &str) -> (Tree, Vec<RawAsm>, Vec<Unreadable>) {
+    find_incremental(text, None, &[])
 }
 
 /// Like [`find`], re-parsing incrementally from the tree of an earlier version of the text
 /// (`previous`: that text and its tree). The edit between the two versions is taken as the
 /// span between their common prefix and suffix.
-pub fn find_incremental(text: &str, previous: Option<(&str, &Tree)>) -> (Tree, Vec<RawAsm>) {
+/// `inline_macros` are macros of other files (the headers this one includes) that expand to
+/// `inline` and the like; this file's own are found here.
+pub fn find_incremental(
+    text: &str,
+    previous: Option<(&str, &Tree)>,
+    inline_macros: &[String],
+) -> (Tree, Vec<RawAsm>, Vec<Unreadable>) {
+    let mut macros = self::inline_macros(text);
+    macros.extend(inline_macros.iter().cloned());
     let mut parser = cuda_parser();
     let old = previous.map(|(old_text, old_tree)| {
         let mut tree = old_tree.clone();
@@ -113,6 +166,7 @@ pub fn find_incremental(text: &str, previous: Option<(&str, &Tree)>) -> (Tree, V
     // tree (found by walking up from the keyword, not by walking the whole tree) or
     // re-parsed on its own.
     let mut found: Vec<RawAsm> = Vec::new();
+    let mut unreadable = Vec::new();
     for keyword in asm_keywords(text) {
         if found
             .last()
@@ -127,7 +181,12 @@ pub fn find_incremental(text: &str, previous: Option<(&str, &Tree)>) -> (Tree, V
         let mut statement = None;
         while let Some(n) = node {
             if n.kind() == "gnu_asm_expression" {
-                if n.start_byte() == keyword {
+                // A statement with an `#if` inside, or one the parser could not make sense
+                // of, is read on its own below.
+                if n.start_byte() == keyword
+                    && !n.has_error()
+                    && !has_directive(&text[n.start_byte()..n.end_byte()])
+                {
                     statement = read_asm(n, text, text, 0, false);
                 }
                 break;
@@ -135,27 +194,55 @@ pub fn find_incremental(text: &str, previous: Option<(&str, &Tree)>) -> (Tree, V
             node = n.parent();
         }
         if statement.is_none() {
-            statement = reparse_at(&mut parser, text, keyword, &tree);
+            statement = match reparse_at(&mut parser, text, keyword, &tree) {
+                Ok(s) => Some(s),
+                Err(why) => {
+                    if !is_asm_label(text, keyword) && !in_host_only_code(innermost, text) {
+                        let end = keyword
+                            + text[keyword..]
+                                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                                .unwrap_or(text.len() - keyword);
+                        unreadable.push(Unreadable {
+                            keyword: keyword..end,
+                            why,
+                        });
+                    }
+                    None
+                }
+            };
         }
         if let Some(mut s) = statement.filter(|s| s.extended || !is_asm_label(text, keyword)) {
             // The guards, walked up once from the node found above.
             s.guard = crate::target::statement_guard(innermost, text, keyword);
             s.host_only = crate::target::host_only_from(innermost, text);
             s.newer_ptx = crate::target::needs_newer_ptx_from(innermost, text);
-            s.compiled_on_use = s.in_macro || compiled_on_use(innermost, text);
+            s.compiled_on_use = s.in_macro || compiled_on_use(innermost, text, &macros);
             s.opaque_condition = crate::target::under_opaque_condition(innermost, text);
             found.push(s);
         }
     }
-    (tree, found)
+    (tree, found, unreadable)
+}
+
+/// Does `text` hold a preprocessor line (`#if` inside a statement)?
+fn has_directive(text: &str) -> bool {
+    text.lines()
+        .skip(1)
+        .any(|l| l.trim_start().starts_with('#'))
+}
+
+fn in_host_only_code(node: Option<Node>, text: &str) -> bool {
+    crate::target::host_only_from(node, text)
 }
 
 /// Is the code at `start` compiled only where it is used: inside a template, or in a function
-/// declared `inline` (`__forceinline__`, `_CCCL_FORCEINLINE` …) or `static`, or a member
-/// function defined in its class? Header code is
-/// almost always one of these, and nvcc emits PTX for it only when a kernel calls it.
-fn compiled_on_use(start: Option<tree_sitter::Node>, text: &str) -> bool {
+/// declared `inline` (`__forceinline__`, `_CCCL_FORCEINLINE` …) or `static`, directly or
+/// through a macro of `inline_macros` (`#define CUTLASS_DEVICE __forceinline__ __device__`),
+/// or a member function defined in its class? Header code is almost always one of these,
+/// and nvcc emits PTX for it only when a kernel calls it.
+fn compiled_on_use(start: Option<tree_sitter::Node>, text: &str, inline_macros: &[String]) -> bool {
     let mut node = start;
+    let mut saw_function = false;
     while let Some(n) = node {
         match n.kind() {
             // A member function defined in its class body is inline.
@@ -165,21 +252,140 @@ fn compiled_on_use(start: Option<tree_sitter::Node>, text: &str) -> bool {
                     .child_by_field_name("body")
                     .map_or(n.end_byte(), |b| b.start_byte());
                 let head = &text[n.start_byte()..head_end];
-                if head
-                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                let words = || head.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+                // Also the qualifier macros headers define for these (`_CCCL_FORCEINLINE`,
+                // `_CUDA_AWBARRIER_STATIC_QUALIFIER`).
+                if words()
                     .map(str::to_ascii_lowercase)
-                    // Also the qualifier macros headers define for these (`_CCCL_FORCEINLINE`,
-                    // `_CUDA_AWBARRIER_STATIC_QUALIFIER`).
                     .any(|word| word.contains("static") || word.contains("inline"))
+                    || words().any(|w| inline_macros.iter().any(|m| m == w))
+                    || template_before(text, n.start_byte())
+                    || inline_words_before(text, n.start_byte(), inline_macros)
                 {
                     return true;
                 }
+                saw_function = true;
             }
             _ => {}
         }
         node = n.parent();
     }
-    false
+    // No function around the statement that the parser could make out (a class or function
+    // head it could not parse): read the head before the innermost open `{` as text.
+    !saw_function
+        && start.is_some_and(|s| {
+            let head = function_head_before(text, s.start_byte());
+            let words = || head.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+            words()
+                .map(str::to_ascii_lowercase)
+                .any(|w| w.contains("static") || w.contains("inline") || w == "template")
+                || words().any(|w| inline_macros.iter().any(|m| m == w))
+        })
+}
+
+/// Do inline qualifiers or macros stand just before `at` (since the last `;`, `{` or `}`)?
+/// The parser may leave unknown macros before a function head out of the definition
+/// (`_CCCL_DEVICE _CCCL_FORCEINLINE void f()`).
+fn inline_words_before(text: &str, at: usize, inline_macros: &[String]) -> bool {
+    let mut from = at.saturating_sub(256);
+    while !text.is_char_boundary(from) {
+        from -= 1;
+    }
+    let before = &text[from..at];
+    let start = before.rfind([';', '}', '{']).map_or(0, |i| i + 1);
+    let words = || before[start..].split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+    words()
+        .map(str::to_ascii_lowercase)
+        .any(|w| w.contains("static") || w.contains("inline"))
+        || words().any(|w| inline_macros.iter().any(|m| m == w))
+}
+
+/// The text between the statement or declaration end before the innermost `{` still open
+/// at `at` and that `{` (a function head, when the `{` opens a function body).
+fn function_head_before(text: &str, at: usize) -> &str {
+    let b = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = at.min(b.len());
+    while i > 0 {
+        i -= 1;
+        match b[i] {
+            b'}' => depth += 1,
+            b'{' if depth == 0 => {
+                let start = text[..i].rfind([';', '}', '{']).map_or(0, |p| p + 1);
+                return &text[start..i];
+            }
+            b'{' => depth -= 1,
+            _ => {}
+        }
+    }
+    ""
+}
+
+/// Does a `template <...>` head end just before `at`? After a top-level macro invocation
+/// without `;` (`CUTLASS_NAMESPACE_BEGIN(x)`) the parser may take the template head for part
+/// of something else and start the function after it.
+fn template_before(text: &str, at: usize) -> bool {
+    let before = blank_comments(&text[at.saturating_sub(512)..at]);
+    let before = before.trim_end();
+    // The text since the last statement or declaration end.
+    let start = before.rfind([';', '}', '{']).map_or(0, |i| i + 1);
+    let head = &before[start..];
+    head.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|w| w == "template")
+        && head.contains('<')
+}
+
+/// The object-like macros of `text` that expand to `inline`, `__forceinline__`, `static` or
+/// a `template` head, or to another such macro (`#define CUTLASS_DEVICE __forceinline__
+/// __device__`, `#define TL_DEVICE static inline __device__`).
+pub fn inline_macros(text: &str) -> Vec<String> {
+    let mut definitions: Vec<(String, String)> = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("define") else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let name_end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let (name, mut body) = (rest[..name_end].to_string(), rest[name_end..].to_string());
+        if body.starts_with('(') || name.is_empty() {
+            continue;
+        }
+        while body.trim_end().ends_with('\\') {
+            body = body.trim_end().trim_end_matches('\\').to_string();
+            match lines.next() {
+                Some(next) => body.push_str(next),
+                None => break,
+            }
+        }
+        definitions.push((name, body));
+    }
+    let mut found: Vec<String> = Vec::new();
+    // A macro may expand to another one defined earlier or later: a few rounds.
+    for _ in 0..3 {
+        for (name, body) in &definitions {
+            if found.contains(name) {
+                continue;
+            }
+            let inline = body
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|w| {
+                    matches!(
+                        w,
+                        "inline" | "__inline__" | "__forceinline__" | "static" | "template"
+                    ) || found.iter().any(|f| f == w)
+                });
+            if inline {
+                found.push(name.clone());
+            }
+        }
+    }
+    found
 }
 
 /// Is the basic asm at `keyword` an asm label of a declaration (`int f(void) asm("name");`,
@@ -348,14 +554,22 @@ fn read_asm(node: Node, text: &str, host: &str, shift: isize, in_macro: bool) ->
     let keyword = node.child(0)?;
     let code = node.child_by_field_name("assembly_code")?;
     let mut template = Decoded::default();
-    let mut opaque = false;
+    let mut opaque = None;
     let mut literals = Vec::new();
     if code.kind() == "concatenated_string" {
         let mut cursor = code.walk();
         for part in code.named_children(&mut cursor) {
             match part.kind() {
                 "string_literal" | "raw_string_literal" => literals.push(part),
-                _ => opaque = true,
+                // Comments between the pieces are not part of the template.
+                "comment" => {}
+                _ => {
+                    opaque.get_or_insert_with(|| {
+                        Unread::MacroInTemplate(
+                            text[part.start_byte()..part.end_byte()].to_string(),
+                        )
+                    });
+                }
             }
         }
     } else {
@@ -377,12 +591,14 @@ fn read_asm(node: Node, text: &str, host: &str, shift: isize, in_macro: bool) ->
     let sections = parse_sections(host, after_template..close);
     // Text between the literals and the first `:` (a macro such as `STRINGIFY(name)` that the
     // grammar could not join to the literals) leaves the template unknown.
-    let between = &host[after_template..close];
-    let head = between.split(':').next().unwrap_or("");
+    let head = sections.head.trim().trim_matches('\\').trim();
+    if !head.is_empty() {
+        opaque.get_or_insert_with(|| Unread::TextAfterTemplate(head.to_string()));
+    }
     // A `"C"` operand splices a string constant into the template text: that text is unknown.
-    let opaque = opaque
-        || !head.trim().trim_matches('\\').trim().is_empty()
-        || sections.operands.iter().any(|o| o.letter() == 'C');
+    if let Some(op) = sections.operands.iter().find(|o| o.letter() == 'C') {
+        opaque.get_or_insert(Unread::StringOperand(op.index));
+    }
     Some(RawAsm {
         keyword: keyword.clone(),
         range: keyword.start..close + 1,
@@ -395,7 +611,7 @@ fn read_asm(node: Node, text: &str, host: &str, shift: isize, in_macro: bool) ->
         in_macro,
         guard: None,
         host_only: false,
-        newer_ptx: false,
+        newer_ptx: None,
         compiled_on_use: false,
         opaque_condition: false,
     })
@@ -404,42 +620,83 @@ fn read_asm(node: Node, text: &str, host: &str, shift: isize, in_macro: bool) ->
 /// What follows the template: `: outputs : inputs : clobbers : labels`.
 #[derive(Debug, Default)]
 struct Sections {
+    /// The text before the first `:` (comments blanked).
+    head: String,
     extended: bool,
     operands: Vec<AsmOperand>,
     clobbers: Vec<String>,
-    opaque: bool,
+    /// The first item of the operand lists that is not `[name] "constraint" (expression)`.
+    opaque: Option<String>,
+}
+
+/// `text` with every comment replaced by spaces (newlines kept), so offsets stay the same.
+pub(crate) fn blank_comments(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = b.to_vec();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' if i > 0 && b[i - 1] == b'R' => i = skip_raw(text, i),
+            b'"' | b'\'' => i = skip_literal(b, i),
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    out[i] = b' ';
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let end = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
+                for c in &mut out[i..end] {
+                    if *c != b'\n' {
+                        *c = b' ';
+                    }
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    // Only ASCII bytes were replaced, and whole comments: still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
 }
 
 /// Reads the operand sections from the host text between the template and the closing
 /// parenthesis. Items that are not `[name] "constraint" (expression)` (a macro that expands
 /// to operands) make the operand list opaque: their number and constraints are unknown.
+/// Operands written one after the other without a comma (`"r"(a) "l"(b)`) are two operands,
+/// as nvcc reads them.
 fn parse_sections(host: &str, range: TextRange) -> Sections {
     let mut out = Sections::default();
-    let text = &host[range.clone()];
-    let sections = split_top(text, b':');
+    let text = first_branches(&blank_comments(&host[range.clone()]));
+    let sections = split_top(&text, b':');
+    out.head = text[sections[0].clone()].to_string();
     if sections.len() <= 1 {
-        out.opaque = !text.trim().is_empty() && !text.trim().starts_with(')');
+        let rest = text.trim().trim_matches('\\').trim();
+        if !rest.is_empty() && !rest.starts_with(')') {
+            out.opaque = Some(rest.to_string());
+        }
         return out;
     }
     out.extended = true;
     for (n, section) in sections.iter().enumerate().skip(1) {
         for item in split_top(&text[section.clone()], b',') {
-            let item_range =
-                range.start + section.start + item.start..range.start + section.start + item.end;
-            let raw = &host[item_range.clone()];
+            let item = section.start + item.start..section.start + item.end;
+            let raw = &text[item.clone()];
             if raw.trim().trim_matches('\\').trim().is_empty() {
                 continue;
             }
             match n {
-                1 | 2 => match parse_operand(host, item_range, n == 1) {
-                    Some(op) => out.operands.push(op),
-                    None => out.opaque = true,
+                1 | 2 => match parse_operands(&text, range.start, item, n == 1) {
+                    Some(ops) => out.operands.extend(ops),
+                    None => {
+                        out.opaque.get_or_insert_with(|| raw.trim().to_string());
+                    }
                 },
                 3 => {
                     let mut d = Decoded::default();
                     let t = raw.trim();
-                    let at = item_range.start + raw.find(t).unwrap_or(0);
-                    decode_literal(host, at..at + t.len(), &mut d);
+                    let at = item.start + raw.find(t).unwrap_or(0);
+                    decode_literal(&text, at..at + t.len(), &mut d);
                     out.clobbers.push(d.text);
                 }
                 _ => {}
@@ -454,47 +711,59 @@ fn parse_sections(host: &str, range: TextRange) -> Sections {
     out
 }
 
-fn parse_operand(host: &str, range: TextRange, is_output: bool) -> Option<AsmOperand> {
-    let b = host.as_bytes();
-    let mut i = range.start;
+/// The operands of one comma-separated item of `text` (the statement's text after its
+/// template, comments blanked, starting at host offset `base`): one, or several written
+/// without commas between them. `None` when the item is not made of operands.
+fn parse_operands(
+    text: &str,
+    base: usize,
+    range: TextRange,
+    is_output: bool,
+) -> Option<Vec<AsmOperand>> {
+    let b = text.as_bytes();
     let skip_ws = |mut i: usize| {
         while i < range.end && (b[i].is_ascii_whitespace() || b[i] == b'\\') {
             i += 1;
         }
         i
     };
-    i = skip_ws(i);
-    let mut symbol = None;
-    if b.get(i) == Some(&b'[') {
-        let close = host[i..range.end].find(']')? + i;
-        symbol = Some(host[i + 1..close].trim().to_string());
+    let mut out = Vec::new();
+    let mut i = skip_ws(range.start);
+    while i < range.end {
+        let mut symbol = None;
+        if b.get(i) == Some(&b'[') {
+            let close = text[i..range.end].find(']')? + i;
+            symbol = Some(text[i + 1..close].trim().to_string());
+            i = skip_ws(close + 1);
+        }
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let lit_end = skip_literal(b, i);
+        let constraint_range = i..lit_end;
+        let mut constraint = Decoded::default();
+        decode_literal(text, constraint_range.clone(), &mut constraint);
+        i = skip_ws(lit_end);
+        if b.get(i) != Some(&b'(') {
+            return None;
+        }
+        let close = matching_paren(text, i)?;
+        if close >= range.end {
+            return None;
+        }
+        let expression_range = i + 1..close;
+        out.push(AsmOperand {
+            index: 0,
+            symbol,
+            constraint: constraint.text,
+            constraint_range: base + constraint_range.start..base + constraint_range.end,
+            expression: text[expression_range.clone()].trim().to_string(),
+            expression_range: base + expression_range.start..base + expression_range.end,
+            is_output,
+        });
         i = skip_ws(close + 1);
     }
-    if b.get(i) != Some(&b'"') {
-        return None;
-    }
-    let lit_end = skip_literal(b, i);
-    let constraint_range = i..lit_end;
-    let mut constraint = Decoded::default();
-    decode_literal(host, constraint_range.clone(), &mut constraint);
-    i = skip_ws(lit_end);
-    if b.get(i) != Some(&b'(') {
-        return None;
-    }
-    let close = matching_paren(host, i)?;
-    if close >= range.end {
-        return None;
-    }
-    let expression_range = i + 1..close;
-    Some(AsmOperand {
-        index: 0,
-        symbol,
-        constraint: constraint.text,
-        constraint_range,
-        expression: host[expression_range.clone()].trim().to_string(),
-        expression_range,
-        is_output,
-    })
+    Some(out)
 }
 
 /// Splits `text` at `sep` outside parentheses, brackets, literals and comments; ranges into
@@ -591,7 +860,7 @@ fn closing_paren_at(host: &str, from: usize, mut depth: usize) -> Option<usize> 
 }
 /// Offsets of `asm`, `__asm` and `__asm__` keywords outside comments, string and character
 /// literals.
-fn asm_keywords(text: &str) -> Vec<usize> {
+pub(crate) fn asm_keywords(text: &str) -> Vec<usize> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -650,21 +919,91 @@ fn skip_literal(b: &[u8], i: usize) -> usize {
 }
 
 /// Re-parses the statement that starts with the keyword at `keyword`, as the only statement
-/// of a function body.
-fn reparse_at(parser: &mut Parser, text: &str, keyword: usize, tree: &Tree) -> Option<RawAsm> {
-    let end = matching_paren(text, keyword)? + 1;
-    // Line continuations become blanks of the same length so offsets do not move.
+/// of a function body; `Err` says why it cannot be read.
+fn reparse_at(
+    parser: &mut Parser,
+    text: &str,
+    keyword: usize,
+    tree: &Tree,
+) -> Result<RawAsm, String> {
+    let Some(end) = matching_paren(text, keyword).map(|e| e + 1) else {
+        let opens = text[keyword..]
+            .find(['(', ';', '{', '}'])
+            .is_some_and(|i| text[keyword + i..].starts_with('('));
+        return Err(if opens {
+            "its parentheses are not closed".to_string()
+        } else {
+            "no `(` follows the keyword".to_string()
+        });
+    };
+    // Line continuations become blanks of the same length so offsets do not move, and so do
+    // the preprocessor lines inside the statement with the branches nvcc would not take.
     let body = text[keyword..end]
         .replace("\\\r\n", "   ")
         .replace("\\\n", "  ");
+    let body = first_branches(&body);
     const PREFIX: &str = "void __ptx_embed(){";
     let snippet = format!("{PREFIX}{body};}}");
-    let sub = parser.parse(&snippet, None)?;
+    let sub = parser
+        .parse(&snippet, None)
+        .ok_or_else(|| "the C++ parser gave up on it".to_string())?;
     let in_macro = in_define(tree, keyword);
     let mut found = Vec::new();
     let shift = keyword as isize - PREFIX.len() as isize;
     collect(sub.root_node(), &snippet, text, shift, in_macro, &mut found);
-    found.into_iter().next()
+    found.into_iter().next().ok_or_else(|| {
+        "it is not a well-formed `asm(\"template\" : outputs : inputs : clobbers)` statement"
+            .to_string()
+    })
+}
+
+/// `text` with its preprocessor lines blanked, and every line of an `#elif`/`#else` branch
+/// too: inside an asm statement the first branch of each conditional is read (which one
+/// nvcc takes depends on macros of the build). Offsets do not move.
+fn first_branches(text: &str) -> String {
+    if !text.contains('#') {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    // Per open conditional: is the current branch the first one?
+    let mut stack: Vec<bool> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        let directive = t.strip_prefix('#').map(|d| {
+            d.trim_start()
+                .split(|c: char| !c.is_ascii_alphabetic())
+                .next()
+                .unwrap_or("")
+        });
+        let blank = match directive {
+            Some("if" | "ifdef" | "ifndef") => {
+                stack.push(true);
+                true
+            }
+            Some("elif" | "else" | "elifdef" | "elifndef") => {
+                match stack.last_mut() {
+                    Some(top) => *top = false,
+                    // A conditional opened before `text` starts.
+                    None => stack.push(false),
+                }
+                true
+            }
+            Some("endif") => {
+                stack.pop();
+                true
+            }
+            Some(_) => true,
+            None => stack.iter().any(|first| !first),
+        };
+        if blank {
+            out.extend(line.chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
+            // Keep byte lengths: non-ASCII characters become as many spaces as their bytes.
+            out.extend(std::iter::repeat_n(' ', line.len() - line.chars().count()));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 fn in_define(tree: &Tree, offset: usize) -> bool {

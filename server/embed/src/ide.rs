@@ -33,7 +33,7 @@ pub fn hover(doc: &HostDocument, offset: usize, config: &HoverConfig<'_>) -> Opt
                     "**`{}`**: asm operand {} — {}",
                     p.written,
                     op.index,
-                    describe_operand(op)
+                    describe_operand(op, stmt.target.as_deref())
                 )
             }
             None => format!(
@@ -141,5 +141,38 @@ pub fn inlay_hints(doc: &HostDocument, range: TextRange) -> Vec<InlayHint> {
             });
         }
     }
+    out
+}
+
+/// The PTX semantic tokens of the asm templates of `doc`, in host ranges and host order:
+/// tokens of the virtual documents that map onto the literal text one to one (placeholders
+/// map onto `%N` as written; tokens cut by an escape or a string boundary are left out).
+pub fn semantic_tokens(doc: &HostDocument) -> Vec<ptx_ide::semantic_tokens::HighlightToken> {
+    let mut out = Vec::new();
+    for stmt in &doc.statements {
+        if stmt.raw.opaque.is_some() {
+            continue;
+        }
+        let body = stmt.body_start..stmt.parse.text().len();
+        for mut token in ptx_ide::semantic_tokens::semantic_tokens(&stmt.parse, Some(body)) {
+            if token.range.start < stmt.body_start {
+                continue;
+            }
+            let Some(host) = stmt.map.range_to_host(token.range.clone()) else {
+                continue;
+            };
+            let placeholder = stmt.placeholder_at_virtual(token.range.start).is_some();
+            // A token that maps exactly, byte for byte, or a whole placeholder.
+            let exact = host.len() == token.range.len()
+                && stmt.map.offset_to_virtual(host.start) == Some(token.range.start);
+            if !(exact || placeholder) || host.is_empty() {
+                continue;
+            }
+            token.range = host;
+            out.push(token);
+        }
+    }
+    out.sort_by_key(|t| (t.range.start, t.range.end));
+    out.dedup_by(|a, b| a.range.start < b.range.end);
     out
 }

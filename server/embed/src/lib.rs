@@ -25,18 +25,135 @@ pub mod literal;
 pub mod source_map;
 pub mod target;
 
-pub use find::{AsmOperand, RawAsm};
+pub use find::{AsmOperand, RawAsm, Unread, Unreadable};
 use ptx_syntax::{Parse, TextRange};
 pub use source_map::SourceMap;
-pub use target::{compile_commands_targets, ArchReq};
+pub use target::{compile_commands_targets, included_inline_macros, ArchReq};
 
-/// Is this path a host (C/C++/CUDA) file rather than PTX?
+/// Extensions that always name C, C++ or CUDA source.
+const HOST_EXTENSIONS: &[&str] = &[
+    "cu", "cuh", "h", "hh", "hpp", "hxx", "cpp", "cc", "cxx", "c", "inl", "cuinl", "ipp", "tcc",
+];
+
+/// Is this path a host (C/C++/CUDA) file rather than PTX, by its extension alone?
 pub fn is_host_path(path: &str) -> bool {
-    let ext = path.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
-    matches!(
-        ext.as_str(),
-        "cu" | "cuh" | "h" | "hh" | "hpp" | "hxx" | "cpp" | "cc" | "cxx" | "c" | "inl" | "cuinl"
-    ) && path.contains('.')
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let Some((_, ext)) = name.rsplit_once('.') else {
+        return false;
+    };
+    HOST_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+}
+
+/// How a file is read: as a PTX module, or as C/C++/CUDA whose asm statements hold PTX.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    Ptx,
+    Host,
+}
+
+/// How the file at `path` with this `text` is read. `.ptx` files are PTX; the C, C++ and
+/// CUDA extensions and `extra_host_extensions` (without the dot, e.g. `impl`) are host
+/// files; any other file is a host file when its text has C/C++ syntax and is not a PTX
+/// module (`.impl`, `.cu.inc`, ...), and PTX otherwise. Used by the command line and the
+/// language server alike.
+pub fn file_kind(path: &str, text: &str, extra_host_extensions: &[String]) -> FileKind {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let ext = name
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    if ext == "ptx" {
+        return FileKind::Ptx;
+    }
+    let extra = |e: &String| e.trim_start_matches('.').eq_ignore_ascii_case(&ext);
+    if (!ext.is_empty() && extra_host_extensions.iter().any(extra)) || is_host_path(path) {
+        return FileKind::Host;
+    }
+    if is_host_text(text) {
+        FileKind::Host
+    } else {
+        FileKind::Ptx
+    }
+}
+
+/// Does `text` read as C/C++/CUDA rather than PTX? A PTX module starts with `.version` or
+/// `.target` (after comments, blank and preprocessor lines); C/C++ shows in an
+/// `asm`/`__asm__` statement or in words and directives PTX does not have.
+pub fn is_host_text(text: &str) -> bool {
+    if looks_like_ptx(text) {
+        return false;
+    }
+    const HOST_LINE_STARTS: &[&str] = &[
+        "#include",
+        "#pragma once",
+        "#define",
+        "namespace ",
+        "template",
+        "extern \"C\"",
+        "using ",
+        "struct ",
+        "class ",
+        "static ",
+        "inline ",
+        "typedef ",
+    ];
+    const HOST_WORDS: &[&str] = &["__device__", "__global__", "__host__", "__forceinline__"];
+    let b = text.as_bytes();
+    let asm_call = find::asm_keywords(text).into_iter().any(|k| {
+        let rest = text[k..].trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        let rest = rest
+            .trim_start()
+            .trim_start_matches("volatile")
+            .trim_start_matches("__volatile__")
+            .trim_start();
+        rest.starts_with('(') || rest.starts_with("goto")
+    });
+    asm_call
+        || text.lines().any(|l| {
+            let l = l.trim_start();
+            HOST_LINE_STARTS.iter().any(|s| l.starts_with(s))
+        })
+        || HOST_WORDS.iter().any(|w| {
+            text.match_indices(w).any(|(i, _)| {
+                let before = i.checked_sub(1).map(|j| b[j]);
+                let after = b.get(i + w.len()).copied();
+                let ident =
+                    |c: Option<u8>| c.is_some_and(|c| c == b'_' || c.is_ascii_alphanumeric());
+                !ident(before) && !ident(after)
+            })
+        })
+}
+
+/// Does `text` start like a PTX module (`.version`, `.target`, after comments, blank lines
+/// and preprocessor lines)?
+fn looks_like_ptx(text: &str) -> bool {
+    let mut in_block = false;
+    for line in text.lines() {
+        let mut l = line.trim();
+        if in_block {
+            match l.find("*/") {
+                Some(e) => {
+                    in_block = false;
+                    l = l[e + 2..].trim();
+                }
+                None => continue,
+            }
+        }
+        if let Some(rest) = l.strip_prefix("/*") {
+            match rest.find("*/") {
+                Some(e) => l = rest[e + 2..].trim(),
+                None => {
+                    in_block = true;
+                    continue;
+                }
+            }
+        }
+        if l.is_empty() || l.starts_with("//") || l.starts_with('#') {
+            continue;
+        }
+        return l.starts_with(".version") || l.starts_with(".target");
+    }
+    false
 }
 
 /// Is this LSP language id a host language?
@@ -58,6 +175,9 @@ pub struct EmbedOptions {
     pub version: Option<String>,
     /// The targets `compile_commands.json` compiles the file for.
     pub build_targets: Vec<String>,
+    /// Macros of the headers the file includes that expand to `inline`, `static` or a
+    /// template head ([`included_inline_macros`]); the file's own are found anyway.
+    pub inline_macros: Vec<String>,
 }
 
 /// What a `%...` in the template stands for.
@@ -83,6 +203,8 @@ pub struct Statement {
     /// checked (the virtual document still names the newest target, for parsing).
     pub target: Option<String>,
     pub version: String,
+    /// The version was set by the user or required by a guard (not the stand-in newest one).
+    pub version_known: bool,
     /// The virtual PTX document.
     pub parse: Parse,
     /// Virtual → host.
@@ -101,6 +223,8 @@ pub struct Statement {
 #[derive(Debug)]
 pub struct HostDocument {
     pub statements: Vec<Statement>,
+    /// `asm` keywords whose statement could not be read at all.
+    pub unreadable: Vec<Unreadable>,
     /// What the statements were read from, for the next incremental update.
     text: String,
     tree: tree_sitter::Tree,
@@ -125,8 +249,11 @@ impl HostDocument {
         previous: Option<&HostDocument>,
     ) -> HostDocument {
         let previous = previous.filter(|p| p.options == *options);
-        let (tree, raws) =
-            find::find_incremental(text, previous.map(|p| (p.text.as_str(), &p.tree)));
+        let (tree, raws, unreadable) = find::find_incremental(
+            text,
+            previous.map(|p| (p.text.as_str(), &p.tree)),
+            &options.inline_macros,
+        );
         let reusable: std::collections::HashMap<&str, &Statement> = previous
             .map(|p| p.statements.iter().map(|s| (s.parse.text(), s)).collect())
             .unwrap_or_default();
@@ -142,10 +269,16 @@ impl HostDocument {
             .collect();
         HostDocument {
             statements,
+            unreadable,
             text: text.to_string(),
             tree,
             options: options.clone(),
         }
+    }
+
+    /// The options the document was read with.
+    pub fn options(&self) -> &EmbedOptions {
+        &self.options
     }
 
     /// The statement whose template covers `host_offset` (cursor at its end included).
@@ -189,7 +322,7 @@ fn shared_scopes(raws: &mut [RawAsm]) {
         match close {
             Some(j) => {
                 for r in &mut raws[i..=j] {
-                    r.opaque = true;
+                    r.opaque.get_or_insert(Unread::SharedBlock);
                 }
                 i = j + 1;
             }
@@ -243,13 +376,26 @@ fn choose_target(guard: Option<ArchReq>, options: &EmbedOptions) -> Option<Strin
     isa.target(&name).map(|_| name)
 }
 
-/// The register type that a constraint letter binds, or `None` for an immediate.
-pub fn constraint_type(letter: char) -> Option<&'static str> {
+/// The register type that a constraint letter binds in a module for `target`, or `None` for
+/// an immediate. This is the one place that decides how an operand is declared in the
+/// virtual module, and hovers and messages describe operands with it too, so an asm
+/// statement is judged exactly as the same line in a .ptx file with these declarations.
+///
+/// nvcc 13 declares float operands as bit-size registers (`.b32`, `.b64`) from sm_100 on
+/// (and with no known target, whose virtual module names sm_100a), and as `.f32`/`.f64`
+/// before: ptxas then accepts or rejects the same template (an integer instruction on an
+/// `"f"` operand).
+pub fn constraint_type(letter: char, target: Option<&str>) -> Option<&'static str> {
+    let untyped_floats = target
+        .and_then(ptx_isa::SmName::parse)
+        .is_none_or(|sm| sm.canonical_number() >= 100);
     Some(match letter {
         'h' => ".b16",
         'r' => ".b32",
         'l' => ".b64",
         'q' => ".b128",
+        'f' if untyped_floats => ".b32",
+        'd' if untyped_floats => ".b64",
         'f' => ".f32",
         'd' => ".f64",
         'c' => ".b8",
@@ -258,8 +404,9 @@ pub fn constraint_type(letter: char) -> Option<&'static str> {
     })
 }
 
-/// Describes a constraint for hovers and messages: `"=r": output, 32-bit register (.b32)`.
-pub fn describe_operand(op: &AsmOperand) -> String {
+/// Describes a constraint for hovers and messages, with the register it binds in a module
+/// for `target`: `"=r": output, 32-bit register (.b32)`.
+pub fn describe_operand(op: &AsmOperand, target: Option<&str>) -> String {
     let role = if op.constraint.contains('+') {
         "read and written"
     } else if op.is_output {
@@ -267,7 +414,7 @@ pub fn describe_operand(op: &AsmOperand) -> String {
     } else {
         "input"
     };
-    let kind = match constraint_type(op.letter()) {
+    let kind = match constraint_type(op.letter(), target) {
         Some(ty) => {
             let bits = register_bits(ty);
             format!("{bits}-bit register (`{ty}`)")
@@ -317,27 +464,19 @@ impl Statement {
         reusable: &std::collections::HashMap<&str, &Statement>,
     ) -> Statement {
         let target = choose_target(guard, options);
+        // A version set by the user, else the one a guard requires, else the newest known.
         let version = options
             .version
             .clone()
+            .or_else(|| raw.newer_ptx.map(|v| v.to_string()))
             .unwrap_or_else(|| ptx_isa::PtxVersion::SPEC.to_string());
         let mut text = format!(
             ".version {version}\n.target {}\n.address_size 64\n.visible .entry __asm()\n{{\n",
             target.as_deref().unwrap_or(FALLBACK_TARGET)
         );
-        // nvcc 13 declares float operands as bit-size registers (`.b32`, `.b64`) from sm_100
-        // on, and as `.f32`/`.f64` before: ptxas then accepts or rejects the same template.
-        let untyped_floats = target
-            .as_deref()
-            .and_then(ptx_isa::SmName::parse)
-            .is_none_or(|sm| sm.canonical_number() >= 100);
         let mut registers = Vec::new();
         for op in &raw.operands {
-            let ty = match (op.letter(), untyped_floats) {
-                ('f', true) => Some(".b32"),
-                ('d', true) => Some(".b64"),
-                (letter, _) => constraint_type(letter),
-            };
+            let ty = constraint_type(op.letter(), target.as_deref());
             match ty {
                 Some(ty) => {
                     let name = format!("%op{}", op.index);
@@ -347,7 +486,7 @@ impl Statement {
                 None => registers.push(None),
             }
         }
-        if raw.operands_opaque {
+        if raw.operands_opaque.is_some() {
             text.push_str(".reg .b32 %op_unknown;\n");
         }
         let body_start = text.len();
@@ -381,7 +520,10 @@ impl Statement {
                     }
                     let n: usize = tpl[i + 1..j].parse().unwrap_or(usize::MAX);
                     // With macro operands the numbering is unknown: no placeholder is bound.
-                    let known = raw.operands.get(n).filter(|_| !raw.operands_opaque);
+                    let known = raw
+                        .operands
+                        .get(n)
+                        .filter(|_| raw.operands_opaque.is_none());
                     (j - i, String::new(), known.map(|o| o.index), true)
                 }
                 Some(b'[') => match tpl[i..].find(']') {
@@ -391,7 +533,7 @@ impl Statement {
                             .operands
                             .iter()
                             .find(|o| o.symbol.as_deref() == Some(name))
-                            .filter(|_| !raw.operands_opaque)
+                            .filter(|_| raw.operands_opaque.is_none())
                             .map(|o| o.index);
                         (close + 1, String::new(), op, true)
                     }
@@ -441,6 +583,7 @@ impl Statement {
             None => (Parse::new(text), std::sync::OnceLock::new()),
         };
         Statement {
+            version_known: options.version.is_some() || raw.newer_ptx.is_some(),
             raw,
             guard,
             target,

@@ -72,14 +72,17 @@ pub fn nv_target_guard(text: &str, keyword: usize) -> Option<ArchReq> {
     }
     let before = &text[from..keyword];
     let mut search_end = before.len();
-    while let Some(at) = before[..search_end].rfind("NV_IF_") {
+    while let Some(at) = before[..search_end].rfind("NV_") {
         search_end = at;
         let rest = &before[at..];
         let name_len = rest
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(rest.len());
         let name = &rest[..name_len];
-        if name != "NV_IF_TARGET" && name != "NV_IF_ELSE_TARGET" {
+        if !matches!(
+            name,
+            "NV_IF_TARGET" | "NV_IF_ELSE_TARGET" | "NV_DISPATCH_TARGET"
+        ) {
             continue;
         }
         let Some(open) = rest[name_len..].find('(').map(|o| at + name_len + o) else {
@@ -91,6 +94,16 @@ pub fn nv_target_guard(text: &str, keyword: usize) -> Option<ArchReq> {
         let Some((argument, query)) = argument_at(&before[open + 1..]) else {
             continue;
         };
+        if name == "NV_DISPATCH_TARGET" {
+            // `NV_DISPATCH_TARGET(Q1, (code1), Q2, (code2), ...)`: the first query that holds
+            // wins, so a branch is compiled for what its query admits (and not the earlier
+            // ones, which only narrows further). `NV_ANY_TARGET` admits every target.
+            if argument % 2 == 0 {
+                return None;
+            }
+            let query = nth_argument(&before[open + 1..], argument - 1)?;
+            return nv_query(query.trim());
+        }
         if argument != 1 {
             // The query itself, or the `else` branch.
             return None;
@@ -98,6 +111,36 @@ pub fn nv_target_guard(text: &str, keyword: usize) -> Option<ArchReq> {
         return nv_query(query.trim());
     }
     None
+}
+
+/// The text of top-level argument `n` of a call whose arguments start `inside`.
+fn nth_argument(inside: &str, n: usize) -> Option<&str> {
+    let mut start = 0;
+    let mut index = 0;
+    let mut rest = inside;
+    loop {
+        // The end of the current argument: where `argument_at` counts one more.
+        let mut end = None;
+        let mut depth = 0i32;
+        for (i, c) in rest.char_indices() {
+            match c {
+                '(' | '{' | '[' => depth += 1,
+                ')' | '}' | ']' => depth -= 1,
+                ',' if depth == 0 => {
+                    end = Some(i);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        if index == n {
+            return Some(&inside[start..start + end.unwrap_or(rest.len())]);
+        }
+        let e = end?;
+        start += e + 1;
+        rest = &inside[start..];
+        index += 1;
+    }
 }
 
 /// Which top-level argument of a call the end of `inside` (the text after its `(`) is in, and
@@ -301,14 +344,15 @@ pub fn under_opaque_condition(start: Option<Node>, text: &str) -> bool {
     false
 }
 
-/// Is the statement at `start` inside an `#if`/`#elif` branch that requires a PTX ISA
-/// version (CCCL's `__cccl_ptx_isa >= 920`, meaning PTX ISA 9.2) newer than the newest
-/// one the ISA facts describe?
-pub fn needs_newer_ptx_from(start: Option<Node>, text: &str) -> bool {
-    let known = ptx_isa::PtxVersion::SPEC;
-    let known = u32::from(known.major) * 100 + u32::from(known.minor) * 10;
+/// The PTX ISA version that an enclosing `#if`/`#elif` branch requires (CCCL's
+/// `__cccl_ptx_isa >= 920`, meaning PTX ISA 9.2), when it is newer than the newest one the
+/// ISA facts describe.
+pub fn needs_newer_ptx_from(start: Option<Node>, text: &str) -> Option<ptx_isa::PtxVersion> {
+    let spec = ptx_isa::PtxVersion::SPEC;
+    let known = u32::from(spec.major) * 100 + u32::from(spec.minor) * 10;
     let mut node = start;
     let mut child: Option<Node> = None;
+    let mut newest: Option<u32> = None;
     while let Some(n) = node {
         let in_alternative = child.is_some_and(|c| {
             n.child_by_field_name("alternative")
@@ -319,20 +363,22 @@ pub fn needs_newer_ptx_from(start: Option<Node>, text: &str) -> bool {
                 let cond = text[c.start_byte()..c.end_byte()].replace("\\\n", " ");
                 let t = strip_parens(cond.trim());
                 // Only a requirement that every branch of the condition carries: `&&` parts.
-                if split_top(t, "||").len() == 1
-                    && split_top(t, "&&")
-                        .iter()
-                        .filter_map(|a| ptx_isa_atom(a))
-                        .any(|v| v > known)
-                {
-                    return true;
+                if split_top(t, "||").len() == 1 {
+                    for v in split_top(t, "&&").iter().filter_map(|a| ptx_isa_atom(a)) {
+                        if v > known {
+                            newest = Some(newest.map_or(v, |n| n.max(v)));
+                        }
+                    }
                 }
             }
         }
         child = Some(n);
         node = n.parent();
     }
-    false
+    let v = newest?;
+    let major = u8::try_from(v / 100).ok()?;
+    let minor = u8::try_from(v % 100 / 10).ok()?;
+    Some(ptx_isa::PtxVersion::new(major, minor))
 }
 
 /// `__cccl_ptx_isa >= 920` → 920.
@@ -506,6 +552,64 @@ fn split_top<'a>(t: &'a str, sep: &str) -> Vec<&'a str> {
     }
     parts.push(&t[last..]);
     parts
+}
+
+/// The [`inline_macros`](crate::find::inline_macros) of the headers that `file` includes,
+/// followed a few levels deep. A header is looked up beside the including file and in the
+/// folders above it and their `include/` folders (where a project's include root usually
+/// is); headers found nowhere there (the toolkit's, the system's) are not read.
+pub fn included_inline_macros(file: &Path, text: &str) -> Vec<String> {
+    const MAX_DEPTH: usize = 4;
+    const MAX_FILES: usize = 128;
+    const MAX_UP: usize = 6;
+    let mut seen: Vec<PathBuf> = Vec::new();
+    let mut out: Vec<String> = Vec::new();
+    // Breadth first: the nearest headers are read before the file budget runs out.
+    let mut queue: std::collections::VecDeque<(PathBuf, String, usize)> =
+        std::collections::VecDeque::from([(file.to_path_buf(), text.to_string(), 0)]);
+    while let Some((path, text, depth)) = queue.pop_front() {
+        if depth > 0 {
+            for m in crate::find::inline_macros(&text) {
+                if !out.contains(&m) {
+                    out.push(m);
+                }
+            }
+        }
+        if depth >= MAX_DEPTH {
+            continue;
+        }
+        for line in text.lines() {
+            let Some(rest) = line.trim_start().strip_prefix('#') else {
+                continue;
+            };
+            let Some(rest) = rest.trim_start().strip_prefix("include") else {
+                continue;
+            };
+            let rest = rest.trim();
+            let name = match rest.as_bytes().first() {
+                Some(b'"') => rest[1..].split('"').next(),
+                Some(b'<') => rest[1..].split('>').next(),
+                _ => None,
+            };
+            let Some(name) = name else { continue };
+            let found = path
+                .ancestors()
+                .skip(1)
+                .take(MAX_UP)
+                .flat_map(|dir| [dir.join(name), dir.join("include").join(name)])
+                .find(|candidate| candidate.is_file());
+            let Some(found) = found else { continue };
+            let found = std::fs::canonicalize(&found).unwrap_or(found);
+            if seen.contains(&found) || seen.len() >= MAX_FILES {
+                continue;
+            }
+            seen.push(found.clone());
+            if let Ok(included) = std::fs::read_to_string(&found) {
+                queue.push_back((found, included, depth + 1));
+            }
+        }
+    }
+    out
 }
 
 /// The GPU targets a `compile_commands.json` entry compiles `file` for, in the order given.

@@ -17,7 +17,9 @@ fn report(text: &str, target: Option<&str>, expect: Expect) {
     for s in &doc.statements {
         out.push_str(&format!(
             "{:?} opaque={} target={:?}\n",
-            s.raw.template.text, s.raw.opaque, s.target
+            s.raw.template.text,
+            s.raw.opaque.is_some(),
+            s.target
         ));
     }
     for d in check(&doc, &[]) {
@@ -74,6 +76,7 @@ __device__ void ld(float* d, int addr) {
         None,
         expect![[r#"
             "tcgen05.ld.sync.aligned%2.x%3.b32 {%0}, [%1];" opaque=true target=None
+            Hint asm-not-checked "asm": this asm statement is not checked: operand %2 is a `"C"` string constant spliced into the template, whose text is known only where it is used
         "#]],
     );
 }
@@ -163,6 +166,7 @@ __device__ void h(unsigned a) { asm volatile("someday.newop.b32 %0;" :: "r"(a));
             "someday.newop.b32 %0;" opaque=false target=None
             "someday.newop.b32 %0;" opaque=false target=None
             "someday.newop.b32 %0;" opaque=false target=None
+            Warning unknown-opcode "someday": not judged: this may need PTX ISA 9.9 or newer, which this tool does not know (it knows PTX ISA 9.1; under 9.1 it would be: unknown instruction `someday`)
             Error unknown-opcode "someday": unknown instruction `someday`
             Error unknown-opcode "someday": unknown instruction `someday`
         "#]],
@@ -222,6 +226,10 @@ __device__ void unclosed() { asm volatile("{\n\t.reg .b32 t;\n\tmov.b32 t, 1;");
             "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %0, held;" opaque=true target=None
             "}" opaque=true target=None
             "{\n\t.reg .b32 t;\n\tmov.b32 t, 1;" opaque=false target=None
+            Hint asm-not-checked "asm": this asm statement is not checked: it shares a `{ }` block with the asm statements around it (nvcc emits them into one body), so it is not checked alone
+            Hint asm-not-checked "asm": this asm statement is not checked: it shares a `{ }` block with the asm statements around it (nvcc emits them into one body), so it is not checked alone
+            Hint asm-not-checked "asm": this asm statement is not checked: it shares a `{ }` block with the asm statements around it (nvcc emits them into one body), so it is not checked alone
+            Hint asm-not-checked "asm": this asm statement is not checked: it shares a `{ }` block with the asm statements around it (nvcc emits them into one body), so it is not checked alone
             Error syntax-error "asm": expected `}` to close the block here
         "#]],
     );
@@ -304,6 +312,98 @@ __global__ void k(unsigned long long* bar, unsigned* out) {
             "{ .reg .pred p; mbarrier.try_wait.shared.b64 p, [%1], 0; selp.b32 %0, 1, 0, p; }" opaque=false target=Some("sm_90a")
             "setmaxnreg.inc.sync.aligned.u32 240;" opaque=false target=Some("sm_90a")
             "nanosleep.u32 20;" opaque=false target=Some("sm_80")
+        "#]],
+    );
+}
+
+/// PTX newer than the facts: a guard that requires it sets the statement's version, and a
+/// packed or small-float qualifier in a statement of no known version is a warning that
+/// names the next version; a misspelt qualifier stays an error.
+#[test]
+fn newer_ptx_gets_a_warning_naming_the_version() {
+    report(
+        r#"
+__device__ unsigned f(unsigned a, unsigned b, unsigned short h) {
+  unsigned r;
+  asm("add.u8x4 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  asm("cvt.rn.bf16x2.e4m3x2 %0, %1;" : "=r"(r) : "h"(h));
+  asm("add.reed.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+#if __cccl_ptx_isa >= 930
+  asm("add.reed.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+#endif
+  return r;
+}
+"#,
+        None,
+        expect![[r#"
+            "add.u8x4 %0, %1, %2;" opaque=false target=None
+            "cvt.rn.bf16x2.e4m3x2 %0, %1;" opaque=false target=None
+            "add.reed.u32 %0, %1, %2;" opaque=false target=None
+            "add.reed.u32 %0, %1, %2;" opaque=false target=None
+            Warning unknown-qualifier ".u8x4": not judged: this may need PTX ISA 9.2 or newer, which this tool does not know (it knows PTX ISA 9.1; under 9.1 it would be: `add` has no qualifier `.u8x4`; expected .f32)
+            Warning invalid-qualifier ".e4m3x2": not judged: this may need PTX ISA 9.2 or newer, which this tool does not know (it knows PTX ISA 9.1; under 9.1 it would be: `.e4m3x2` is not allowed here in `cvt.rn.bf16x2.e4m3x2`; expected .s2f6x2)
+            Error unknown-qualifier ".reed": `add` has no qualifier `.reed`; expected .f32
+            Warning unknown-qualifier ".reed": not judged: this may need PTX ISA 9.3 or newer, which this tool does not know (it knows PTX ISA 9.1; under 9.1 it would be: `add` has no qualifier `.reed`; expected .f32)
+        "#]],
+    );
+}
+
+/// Inline-ness as nvcc sees it: a function marked inline through a project macro (defined in
+/// the file or given from its headers), and a template after a top-level macro invocation
+/// without `;`, are compiled only where used: availability there is a warning.
+#[test]
+fn inline_through_macros_and_templates_after_macro_invocations() {
+    let text = r#"
+#define MY_DEVICE __forceinline__ __device__
+#define MY_DEVICE2 MY_DEVICE
+MY_DEVICE void a(unsigned* p) { asm volatile("elect.sync %0|_, 0xffffffff;" : "=r"(p[0])); }
+MY_DEVICE2 void b(unsigned* p) { asm volatile("elect.sync %0|_, 0xffffffff;" : "=r"(p[0])); }
+HEADER_DEVICE void c(unsigned* p) { asm volatile("elect.sync %0|_, 0xffffffff;" : "=r"(p[0])); }
+MY_NAMESPACE_BEGIN(detail)
+template <int N>
+__device__ void d(unsigned* p) { asm volatile("elect.sync %0|_, 0xffffffff;" : "=r"(p[0])); }
+__global__ void k(unsigned* p) { asm volatile("elect.sync %0|_, 0xffffffff;" : "=r"(p[0])); }
+"#;
+    let options = EmbedOptions {
+        target: Some("sm_80".into()),
+        inline_macros: vec!["HEADER_DEVICE".into()],
+        ..EmbedOptions::default()
+    };
+    let doc = HostDocument::new(text, &options);
+    let severities: Vec<String> = check(&doc, &[])
+        .iter()
+        .map(|d| format!("{:?} {}", d.severity, d.code))
+        .collect();
+    expect![[r#"
+        [
+            "Warning unsupported-target",
+            "Warning unsupported-target",
+            "Warning unsupported-target",
+            "Warning unsupported-target",
+            "Error unsupported-target",
+        ]
+    "#]]
+    .assert_debug_eq(&severities);
+}
+
+/// `NV_DISPATCH_TARGET(query, (code), query, (code), ...)`: each branch is compiled for what
+/// its query admits.
+#[test]
+fn nv_dispatch_target_branches_are_guards() {
+    report(
+        r#"
+__global__ void k(unsigned* out) {
+  NV_DISPATCH_TARGET(
+    NV_PROVIDES_SM_90, (asm volatile("elect.sync %0|_, 0xffffffff;" : "=r"(out[0]));),
+    NV_PROVIDES_SM_80, (asm volatile("nanosleep.u32 20;");),
+    NV_ANY_TARGET, (asm volatile("membar.gl;");))
+}
+"#,
+        Some("sm_80"),
+        expect![[r#"
+            "elect.sync %0|_, 0xffffffff;" opaque=false target=Some("sm_90a")
+            "nanosleep.u32 20;" opaque=false target=Some("sm_80")
+            "membar.gl;" opaque=false target=Some("sm_80")
         "#]],
     );
 }

@@ -1275,7 +1275,9 @@ mod tests {
 //                         ^^^ error: `%h1` is a .b16 register; operand 2 of `cvt.rn.f16x2.e2m1x2` needs a .b8 register
   cvt.rs.satfinite.e2m1x4.f32 %h1, {%f1, %f2, %f3, %f1}, %r2;
   cvt.rs.satfinite.e4m3x4.f32 %r1, {%f1, %f2, %f3, %r1}, %r2;
-//                                                 ^^^ error: `%r1` is a .b32 register; operand 2 of `cvt.rs.satfinite.e4m3x4.f32` needs a .f32 register
+  cvt.rs.satfinite.e4m3x4.f32 %r1, {%f1, %f2, %f3, %rd1}, %r2;
+//                                 ^^^^^^^^^^^^^^^^^^^^^ error: the elements of a vector have one size: `%f1` is 32 bits, `%rd1` 64
+//                                                 ^^^^ error: `%rd1` is a .b64 register; operand 2 of `cvt.rs.satfinite.e4m3x4.f32` needs a .f32 or .b32 register or a floating-point constant
   cvt.rn.f32.s32 %f1, {%r1, %r2};
 //                    ^^^^^^^^^^ error: `cvt.rn.f32.s32` takes no vector operand here; operand 2 is one value
   cvt.rzi.s32.f32 %x1, %f1;

@@ -295,6 +295,7 @@ fn check_one(args: &CheckArgs, job: &Job, forget_tree: bool) -> Outcome {
                 target,
                 version,
                 build_targets: ptx_embed::compile_commands_targets(&job.path),
+                inline_macros: ptx_embed::included_inline_macros(&job.path, &text),
             };
             let host = ptx_embed::HostDocument::new(&text, &embed_options);
             let diagnostics = ptx_embed::check::check(&host, &disabled);

@@ -78,12 +78,14 @@ pub fn run(args: &HoverArgs) -> ExitCode {
         spec: spec.as_ref(),
         target_unknown: false,
     };
-    let markdown = if ptx_embed::is_host_path(&args.file.display().to_string()) {
+    let kind = ptx_embed::file_kind(&args.file.display().to_string(), &text, &[]);
+    let markdown = if kind == ptx_embed::FileKind::Host {
         // A CUDA/C++ file: hovers exist inside asm templates only.
         let options = ptx_embed::EmbedOptions {
             target: args.target.clone(),
             version: args.ptx_version.clone(),
             build_targets: ptx_embed::compile_commands_targets(&args.file),
+            inline_macros: ptx_embed::included_inline_macros(&args.file, &text),
         };
         let host = ptx_embed::HostDocument::new(&text, &options);
         ptx_embed::ide::hover(&host, offset, &config).map(|h| h.markdown)

@@ -7,7 +7,8 @@
 //! { "target": "sm_100a", "version": "8.7",
 //!   "diagnostics": { "enable": true, "disabled": ["qualifier-order"] },
 //!   "docs": { "indexPath": "/home/me/.cache/ptx-lsp/spec" },
-//!   "inlayHints": { "registerCounts": true } }
+//!   "inlayHints": { "registerCounts": true },
+//!   "hostExtensions": ["impl", "cu.inc"], "hostSemanticTokens": false }
 //! ```
 //!
 //! Unknown keys are ignored; a malformed value leaves the previous setting in
@@ -31,6 +32,12 @@ pub(crate) struct Config {
     pub diagnostics: DiagnosticsConfig,
     pub docs: DocsConfig,
     pub inlay_hints: InlayHintsConfig,
+    /// File extensions (without the dot) read as CUDA C++ whatever their text, besides
+    /// the C/C++/CUDA ones; other files are read by their content.
+    pub host_extensions: Vec<String>,
+    /// Semantic tokens for the asm templates of CUDA/C++ files (off by default: editors that
+    /// keep one semantic-token provider per file would drop the C++ server's).
+    pub host_semantic_tokens: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

@@ -70,11 +70,20 @@ pub(crate) struct Documents {
 }
 
 impl Documents {
-    /// Opens a document; `language_id` (or, failing that, the file name) says whether it is
-    /// PTX or a CUDA/C++ host file.
-    pub fn open(&self, uri: Url, text: &str, version: i32, language_id: &str) {
+    /// Opens a document; `language_id` (or, failing that, the file's name and text, with the
+    /// `hostExtensions` setting) says whether it is PTX or a CUDA/C++ host file.
+    pub fn open(
+        &self,
+        uri: Url,
+        text: &str,
+        version: i32,
+        language_id: &str,
+        host_extensions: &[String],
+    ) {
         let host = ptx_embed::is_host_language(language_id)
-            || (language_id != "ptx" && ptx_embed::is_host_path(uri.path()));
+            || (language_id != "ptx"
+                && ptx_embed::file_kind(uri.path(), text, host_extensions)
+                    == ptx_embed::FileKind::Host);
         let document = Document::new(text, version);
         let line_index = Arc::new(LineIndex::new(document.text()));
         let generation = self.next_generation();

@@ -145,10 +145,21 @@ impl State {
             .to_file_path()
             .map(|path| ptx_embed::compile_commands_targets(&path))
             .unwrap_or_default();
+        // The included headers are read when the document is first analysed; later versions
+        // keep what was found then.
+        let inline_macros = match previous.as_ref() {
+            Some((_, host)) => host.options().inline_macros.clone(),
+            None => snapshot
+                .uri
+                .to_file_path()
+                .map(|path| ptx_embed::included_inline_macros(&path, snapshot.text()))
+                .unwrap_or_default(),
+        };
         let options = ptx_embed::EmbedOptions {
             target: config.target.clone(),
             version: config.version.clone(),
             build_targets,
+            inline_macros,
         };
         // Only the statements an edit touched are parsed and checked again.
         let host = Arc::new(ptx_embed::HostDocument::new_incremental(
@@ -353,8 +364,11 @@ impl LanguageServer for Server {
         &self,
         params: SemanticTokensParams,
     ) -> Result<Option<SemanticTokensResult>> {
-        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
-        if self.state.is_host(&params.text_document.uri) {
+        // In CUDA/C++ files the C++ server's tokens colour the file; ours (the asm templates
+        // only) replace them where an editor keeps one provider, so they are opt-in.
+        if self.state.is_host(&params.text_document.uri)
+            && !self.state.config().host_semantic_tokens
+        {
             return Ok(None);
         }
         requests::semantic_tokens::full(&self.state, params).await
@@ -364,8 +378,11 @@ impl LanguageServer for Server {
         &self,
         params: SemanticTokensDeltaParams,
     ) -> Result<Option<SemanticTokensFullDeltaResult>> {
-        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
-        if self.state.is_host(&params.text_document.uri) {
+        // In CUDA/C++ files the C++ server's tokens colour the file; ours (the asm templates
+        // only) replace them where an editor keeps one provider, so they are opt-in.
+        if self.state.is_host(&params.text_document.uri)
+            && !self.state.config().host_semantic_tokens
+        {
             return Ok(None);
         }
         requests::semantic_tokens::delta(&self.state, params).await
@@ -375,8 +392,11 @@ impl LanguageServer for Server {
         &self,
         params: SemanticTokensRangeParams,
     ) -> Result<Option<SemanticTokensRangeResult>> {
-        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
-        if self.state.is_host(&params.text_document.uri) {
+        // In CUDA/C++ files the C++ server's tokens colour the file; ours (the asm templates
+        // only) replace them where an editor keeps one provider, so they are opt-in.
+        if self.state.is_host(&params.text_document.uri)
+            && !self.state.config().host_semantic_tokens
+        {
             return Ok(None);
         }
         requests::semantic_tokens::range(&self.state, params).await

@@ -126,8 +126,6 @@ enum Slot {
     F32,
     /// A `.f16x2` or `.b32` register.
     HalfPair,
-    /// A `.f32`-typed register only (the four sources of the x4 forms).
-    FloatOnly(u32),
     /// A register of exactly the type's size: ints take integer, bit-size (and for 32 bits
     /// `.f16x2`) registers and integer constants, floats take their float or bit-size register.
     Exact(char, u32),
@@ -235,11 +233,13 @@ pub(super) fn conversion_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope:
     let mut slots = vec![(0, destination)];
     let extra = info.operands.len().saturating_sub(2);
     if x4 {
-        // `d, {a, b, e, f}, rbits`: four .f32 sources, 32-bit random bits.
+        // `d, {a, b, e, f}, rbits`: four .f32 sources (ptxas 13.5 takes .f32 and .b32
+        // registers and float constants there, as nvcc's untyped registers for `"f"` operands
+        // from sm_100 on need), 32-bit random bits.
         if let Some(vector) = info.operands.get(1) {
             if matches!(vector.kind(), OperandKind::Vector) {
                 for element in vector.elements() {
-                    check_slot(ctx, info, scope, 1, &element, Slot::FloatOnly(32), &section);
+                    check_slot(ctx, info, scope, 1, &element, Slot::F32, &section);
                 }
             } else {
                 ctx.report(
@@ -292,7 +292,6 @@ fn check_slot(
         Slot::AnyOf(b) => format!("a {b}-bit register"),
         Slot::F32 => "a .f32 or .b32 register or a floating-point constant".to_owned(),
         Slot::HalfPair => "a .f16x2 or .b32 register".to_owned(),
-        Slot::FloatOnly(b) => format!("a .f{b} register"),
         Slot::Exact('f', b) => format!("a .f{b} or .b{b} register"),
         Slot::Exact(_, b) => format!("a .b{b}, .u{b} or .s{b} register"),
     };
@@ -306,7 +305,6 @@ fn check_slot(
                 Slot::AnyOf(b) => reg != Reg::Pred && reg != Reg::HalfPair && reg.bits() == b,
                 Slot::F32 => matches!(reg, Reg::Bits(32) | Reg::Float(32)),
                 Slot::HalfPair => matches!(reg, Reg::Bits(32) | Reg::HalfPair),
-                Slot::FloatOnly(b) => reg == Reg::Float(b),
                 Slot::Exact('f', b) => reg == Reg::Bits(b) || reg == Reg::Float(b),
                 Slot::Exact(_, b) => {
                     matches!(reg, Reg::Bits(x) | Reg::Int(x) if x == b)

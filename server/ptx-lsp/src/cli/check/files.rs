@@ -64,8 +64,15 @@ pub(super) fn may_check(path: &Path, project: Option<&Project>) -> bool {
     };
     extension.eq_ignore_ascii_case("ptx")
         || ptx_embed::is_host_path(&path.to_string_lossy())
+        || BY_CONTENT_EXTENSIONS
+            .iter()
+            .any(|e| extension.eq_ignore_ascii_case(e))
         || project.is_some_and(|p| p.extra_extension(extension).is_some())
 }
+
+/// Extensions that projects use for C/C++ fragments included elsewhere (`foo.impl`,
+/// `bar.cu.inc`): a walked file named so is read, and checked when its text is CUDA/C++.
+const BY_CONTENT_EXTENSIONS: &[&str] = &["impl", "inc"];
 
 /// How the file at `path` with these first bytes is checked; `None` for a walked file that is
 /// not one to check (binary content: a NUL byte in its first 8 KiB, as git judges). A named
@@ -88,10 +95,21 @@ pub(super) fn kind_of(
         Some(ExtraKind::Cuda) => return Some(FileKind::Host),
         None => {}
     }
-    if ptx_embed::is_host_path(&path.to_string_lossy()) {
-        Some(FileKind::Host)
-    } else {
-        Some(FileKind::Ptx)
+    let name = path.to_string_lossy();
+    if ptx_embed::is_host_path(&name) {
+        return Some(FileKind::Host);
+    }
+    // Anything else goes by its text, as the editor reads it: C/C++ with asm statements is
+    // CUDA/C++, whatever the name (`.impl`, `.cu.inc`).
+    let text = String::from_utf8_lossy(&head[..head.len().min(1 << 16)]);
+    let is_ptx_name = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ptx"));
+    match ptx_embed::file_kind(&name, &text, &[]) {
+        ptx_embed::FileKind::Host => Some(FileKind::Host),
+        ptx_embed::FileKind::Ptx if named || is_ptx_name => Some(FileKind::Ptx),
+        // A walked fragment file whose text is not C/C++: not ours to check.
+        ptx_embed::FileKind::Ptx => None,
     }
 }
 

@@ -15,6 +15,7 @@ pub(crate) fn handle(state: &Arc<State>, params: DidOpenTextDocumentParams) {
             &document.text,
             document.version,
             &document.language_id,
+            &state.config().host_extensions,
         )
     });
     if opened.is_ok() {

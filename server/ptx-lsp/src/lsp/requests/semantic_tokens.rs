@@ -22,12 +22,21 @@ fn next_result_id() -> String {
     NEXT.fetch_add(1, Ordering::Relaxed).to_string()
 }
 
-async fn compute(name: &'static str, snapshot: Snapshot) -> Result<Arc<Vec<u32>>> {
+async fn compute(
+    state: &Arc<State>,
+    name: &'static str,
+    snapshot: Snapshot,
+) -> Result<Arc<Vec<u32>>> {
+    let state = state.clone();
     dispatch::analysis(name, move || {
         if snapshot.too_large() {
             return Arc::new(Vec::new());
         }
-        let tokens = ptx_ide::semantic_tokens::semantic_tokens(&snapshot.parse, None);
+        // A CUDA/C++ file: the PTX tokens of its asm templates only.
+        let tokens = match state.host_document(&snapshot) {
+            Some(host) => ptx_embed::ide::semantic_tokens(&host),
+            None => ptx_ide::semantic_tokens::semantic_tokens(&snapshot.parse, None),
+        };
         Arc::new(to_proto::semantic_tokens(&snapshot, &tokens))
     })
     .await
@@ -39,7 +48,7 @@ pub(crate) async fn full(
 ) -> Result<Option<SemanticTokensResult>> {
     let uri = params.text_document.uri;
     let snapshot = super::snapshot(state, &uri)?;
-    let data = compute("textDocument/semanticTokens/full", snapshot).await?;
+    let data = compute(state, "textDocument/semanticTokens/full", snapshot).await?;
     let result_id = next_result_id();
     state
         .documents
@@ -60,7 +69,7 @@ pub(crate) async fn delta(
         .documents
         .semantic_tokens(&uri)
         .filter(|(id, _)| *id == params.previous_result_id);
-    let data = compute("textDocument/semanticTokens/full/delta", snapshot).await?;
+    let data = compute(state, "textDocument/semanticTokens/full/delta", snapshot).await?;
     let result_id = next_result_id();
     state
         .documents
@@ -84,9 +93,16 @@ pub(crate) async fn range(
     params: SemanticTokensRangeParams,
 ) -> Result<Option<SemanticTokensRangeResult>> {
     let snapshot = super::snapshot(state, &params.text_document.uri)?;
+    let state = state.clone();
     dispatch::analysis("textDocument/semanticTokens/range", move || {
         let range = from_proto::text_range(&snapshot, params.range);
-        let tokens = ptx_ide::semantic_tokens::semantic_tokens(&snapshot.parse, Some(range));
+        let tokens = match state.host_document(&snapshot) {
+            Some(host) => ptx_embed::ide::semantic_tokens(&host)
+                .into_iter()
+                .filter(|t| t.range.start < range.end && range.start < t.range.end)
+                .collect(),
+            None => ptx_ide::semantic_tokens::semantic_tokens(&snapshot.parse, Some(range)),
+        };
         let data = to_proto::semantic_tokens(&snapshot, &tokens);
         Some(SemanticTokensRangeResult::Tokens(SemanticTokens {
             result_id: None,

@@ -1,0 +1,176 @@
+//! Every asm statement is read as nvcc reads it: comments anywhere inside the statement
+//! (between the pieces of the template, before the first `:`, between and inside the operand
+//! groups, in macro bodies continued over lines), raw strings, `#if` inside the statement,
+//! `asm volatile goto`, and operands written without a comma between them. A statement
+//! that still cannot be read carries a hint that says why.
+
+use expect_test::{expect, Expect};
+use ptx_embed::{check::check, EmbedOptions, HostDocument};
+
+fn report(text: &str, expect: Expect) {
+    let doc = HostDocument::new(text, &EmbedOptions::default());
+    let mut out = String::new();
+    for s in &doc.statements {
+        out.push_str(&format!(
+            "{:?} ops=[{}]{}\n",
+            s.raw.template.text,
+            s.raw
+                .operands
+                .iter()
+                .map(|o| format!("%{}={}:{}", o.index, o.constraint, o.expression))
+                .collect::<Vec<_>>()
+                .join(", "),
+            match &s.raw.opaque {
+                Some(why) => format!(" unread: {why}"),
+                None => String::new(),
+            }
+        ));
+    }
+    for d in check(&doc, &[]) {
+        out.push_str(&format!(
+            "{:?} {} {:?}: {}\n",
+            d.severity,
+            d.code,
+            &text[d.range.clone()],
+            d.message
+        ));
+    }
+    expect.assert_eq(&out);
+}
+
+#[test]
+fn comments_between_the_pieces_of_a_template() {
+    report(
+        r#"
+__device__ unsigned f(unsigned y) {
+  unsigned x;
+  asm volatile("mov.u32 %0, 1;\n"  // start at one
+               "add.u32 %0, %0, %1;" /* add the input: y */
+               "add.u32 %0, %0, %9;"
+               // outputs: (one)
+               : "=r"(x)   /* x */
+               : /* inputs */ "r"(y) // y
+               : "memory");
+  return x;
+}
+"#,
+        expect![[r#"
+            "mov.u32 %0, 1;\nadd.u32 %0, %0, %1;add.u32 %0, %0, %9;" ops=[%0==r:x, %1=r:y]
+            Error asm-operand-number "%9": `%9` names no operand: the statement has 2 operands (%0 to %1)
+        "#]],
+    );
+}
+
+#[test]
+fn comments_in_macro_bodies_continued_over_lines() {
+    report(
+        r#"
+#define ADD_ONE(d, a)                                          \
+  asm volatile("add.u32 %0, %1, 1;" /* one more */             \
+               "add.u32 %0, %0, %2;"                           \
+               : "=r"(d) /* out */                             \
+               : "r"(a))
+"#,
+        expect![[r#"
+            "add.u32 %0, %1, 1;add.u32 %0, %0, %2;" ops=[%0==r:d, %1=r:a]
+            Error asm-operand-number "%2": `%2` names no operand: the statement has 2 operands (%0 to %1)
+        "#]],
+    );
+}
+
+#[test]
+fn raw_strings() {
+    report(
+        r#"
+__device__ void f(unsigned& x, unsigned y) {
+  asm volatile(R"(add.u32 %0, %1, 1;)" : "=r"(x) : "r"(y));
+  asm volatile(R"ptx(
+    add.u32 %0, %1, 2; // "quoted" ) text
+    add.u32 %0, %0, %2;
+  )ptx" : "=r"(x) : "r"(y));
+}
+"#,
+        expect![[r#"
+            "add.u32 %0, %1, 1;" ops=[%0==r:x, %1=r:y]
+            "\n    add.u32 %0, %1, 2; // \"quoted\" ) text\n    add.u32 %0, %0, %2;\n  " ops=[%0==r:x, %1=r:y]
+            Error asm-operand-number "%2": `%2` names no operand: the statement has 2 operands (%0 to %1)
+        "#]],
+    );
+}
+
+#[test]
+fn conditional_pieces_inside_a_statement() {
+    report(
+        r#"
+__device__ void f(unsigned& x) {
+  asm volatile(
+#if defined(USE_TWO)
+      "add.u32 %0, %0, 2;"
+#else
+      "add.u32 %0, %0, 1;"
+      "add.u32 %0, %0, %1;"
+#endif
+      : "+r"(x));
+}
+"#,
+        expect![[r#"
+            "add.u32 %0, %0, 2;" ops=[%0=+r:x]
+        "#]],
+    );
+}
+
+#[test]
+fn operands_without_a_comma_between_them() {
+    // CUTLASS's tcgen05.cp wrappers write `: "r"(dst_addr) "l"(src_addr)`: nvcc takes that as
+    // two operands (the template names `%1`, and the wrappers compile for sm_100a).
+    report(
+        r#"
+__device__ void cp(unsigned dst_addr, unsigned long long src_addr) {
+  asm volatile ("tcgen05.cp.cta_group::1.128x256b [%0], %1;"
+    :
+    : "r"(dst_addr)  "l"(src_addr));
+}
+"#,
+        expect![[r#"
+            "tcgen05.cp.cta_group::1.128x256b [%0], %1;" ops=[%0=r:dst_addr, %1=l:src_addr]
+        "#]],
+    );
+}
+
+#[test]
+fn asm_goto() {
+    report(
+        r#"
+__device__ void f(unsigned x) {
+  __asm__ volatile goto("add.u32 %0, %0, 1;" : : "r"(x) : : done);
+done:
+  return;
+}
+"#,
+        expect![[r#"
+            "add.u32 %0, %0, 1;" ops=[%0=r:x]
+        "#]],
+    );
+}
+
+#[test]
+fn a_statement_that_cannot_be_read_says_why() {
+    report(
+        r#"
+#define STR(x) #x
+#define OPS "r"(a)
+__device__ void f(unsigned a) {
+  asm("{" STR(add) ".u32 %0,%0,%0;\n}" : "+r"(a));
+  asm("add.u32 %0, %0, 1;" :: OPS);
+  asm("add.u32 %0, %0, 1;" : "+r"(a)
+}
+"#,
+        expect![[r#"
+            "{" ops=[%0=+r:a] unread: `STR(add) ".u32 %0,%0,%0;\n}"` follows the template's literals, so its text is known only after preprocessing
+            "add.u32 %0, %0, 1;" ops=[]
+            Hint asm-not-checked "asm": this asm statement is not checked: `STR(add) ".u32 %0,%0,%0;\n}"` follows the template's literals, so its text is known only after preprocessing
+            Hint asm-not-checked "asm": the operands of this asm statement are not checked: `OPS` is not a `"constraint"(expression)` operand (a macro?), so the operands' number and widths are known only after preprocessing
+            Hint asm-not-checked "asm": this asm statement is not checked: its parentheses are not closed
+        "#]],
+    );
+}
