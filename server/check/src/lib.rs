@@ -68,6 +68,10 @@ pub const CODES: &[(&str, &str)] = &[
         "a feature or special register is not available on the target",
     ),
     (
+        "legacy-target",
+        "a target GPU that ptxas 13.5 no longer generates code for (valid PTX; older ptxas releases assemble it)",
+    ),
+    (
         "address-size",
         "an `.address_size` other than 32 or 64, or 32 on sm_90 and newer",
     ),
