@@ -315,7 +315,9 @@ module.exports = grammar({
     _opcode: $ => seq(field('mnemonic', $.identifier), unrolledRepeat(field('qualifier', $.qualifier), 3)),
 
     // `.global`, `.v4`, `.shared::cta`, `.L2::cache_hint`, `.16x32bx2` ...
-    qualifier: _ => token.immediate(/\.[A-Za-z0-9_]+(::[A-Za-z0-9_]+)*/),
+    // Blanks may stand before a qualifier, as ptxas takes them (`mov .s32 d, a;`,
+    // `prmt .b32 …`, `ld.global .v2 .u32 …`); never inside one (`mov. s32`, `.L2 ::64B`).
+    qualifier: _ => token(/\.[A-Za-z0-9_]+(::[A-Za-z0-9_]+)*/),
 
     // The first repetitions are spelled out: most instructions have one to three
     // operands. (Spelling out more makes the parse table explode.)

@@ -3039,6 +3039,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         '+', 445,
         ',', 434,
         '-', 446,
+        '.', 424,
         '/', 21,
         '0', 605,
         ':', 476,

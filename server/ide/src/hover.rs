@@ -350,11 +350,13 @@ fn render_site(module: &Module<'_>, site: &Site<'_>, facts: &ModuleFacts) -> Opt
     let isa = Isa::get();
     match site {
         Site::Opcode {
-            opcode,
+            opcode: _,
             parts,
             index,
         } => {
-            let h = OpcodeHover::new(isa, opcode.text)?;
+            // The parts joined: blanks may stand before a qualifier (`mov .s32`).
+            let name: String = parts.iter().map(|p| p.text).collect();
+            let h = OpcodeHover::new(isa, &name)?;
             let components = h.instruction.opcode.split('.').count();
             let (range, kind, markdown) = if *index == 0 {
                 (
@@ -606,18 +608,19 @@ fn function_markdown(f: &Function<'_>) -> String {
 fn append_spec(result: &mut HoverResult, site: &Site<'_>, spec: &ptx_docs::SpecIndex) {
     let section = match site {
         Site::Opcode {
-            opcode,
+            opcode: _,
             parts,
             index,
         } => {
-            let entry = OpcodeHover::new(Isa::get(), opcode.text)
+            let name: String = parts.iter().map(|p| p.text).collect();
+            let entry = OpcodeHover::new(Isa::get(), &name)
                 .and_then(|h| {
                     spec.instruction(&h.instruction.opcode).filter(|_| {
                         // `add` has several sections: let the written qualifiers pick.
                         spec.instruction_all(&h.instruction.opcode).len() == 1
                     })
                 })
-                .or_else(|| spec.lookup(opcode.text));
+                .or_else(|| spec.lookup(&name));
             let Some(entry) = entry else {
                 return;
             };
