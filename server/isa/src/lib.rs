@@ -188,6 +188,21 @@ impl Isa {
             .max_by_key(|i| i.opcode.len())
     }
 
+    /// Whether ptxas 13.5 reads `name` (`mul.lo`, `mbarrier.init`) as one instruction word,
+    /// so that no blank may stand before its last dotted part (data/ptxas-fused-names.txt).
+    pub fn ptxas_fused_name(&self, name: &str) -> bool {
+        static NAMES: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
+        NAMES
+            .get_or_init(|| {
+                include_str!("../data/ptxas-fused-names.txt")
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                    .collect()
+            })
+            .contains(name)
+    }
+
     /// All `.target` strings.
     pub fn targets(&self) -> &[TargetInfo] {
         &self.targets

@@ -353,6 +353,7 @@ fn check_rules<'a>(
     flow: &tcgen05::Flow<'a>,
 ) -> Option<InstInfo<'a>> {
     let mut info = ctx.inst_info(inst)?;
+    opcode::blank_inside_name(ctx, &info);
     names::check_uses(ctx, &info, scope);
     special_registers::check(ctx, &info);
     let before = ctx.diagnostic_count();
