@@ -378,7 +378,8 @@ module.exports = grammar({
     // `r3.h1`, `r2.b3210`: byte and half-word selectors of video instructions.
     register_component: $ => seq(
       field('register', choice($.register, $.identifier)),
-      field('component', alias(token.immediate(/\.([xyzwrgba]|[bh][0-9]+)/), $.component)),
+      // A blank may stand before the component too (ptxas takes `%tid .x`).
+      field('component', alias(token(/\.([xyzwrgba]|[bh][0-9]+)/), $.component)),
     ),
 
     // `A[5]`: an element of an array variable (ISA 6.4.2).
