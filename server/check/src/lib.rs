@@ -73,7 +73,7 @@ pub const CODES: &[(&str, &str)] = &[
     ),
     (
         "address-size",
-        "an `.address_size` other than 32 or 64, or 32 on sm_90 and newer",
+        "an `.address_size` other than 64 (ptxas 13.5 compiles no 32-bit code)",
     ),
     ("unknown-opcode", "no instruction has this name"),
     (
@@ -123,6 +123,18 @@ pub const CODES: &[(&str, &str)] = &[
     ),
     ("duplicate-label", "a label defined twice in one block"),
     ("duplicate-function", "a function defined twice"),
+    (
+        "initializer",
+        "an initial value where ptxas allows none (a .shared, .local or .extern variable, .f16)",
+    ),
+    (
+        "directive",
+        "a directive ptxas rejects in this form or place (a removed one, a zero thread count, a reused .file index)",
+    ),
+    (
+        "call-signature",
+        "a call whose callee, arguments or results do not fit the called function",
+    ),
     (
         "extern-definition",
         "a body for a function declared .extern",

@@ -203,6 +203,23 @@ impl Isa {
             .contains(name)
     }
 
+    /// The kind of function (`entry` or `func`) that ptxas 13.5 takes a directive on between
+    /// its signature and its body (data/function-directives.txt); `None` for other names.
+    pub fn function_directive_kind(&self, directive: &str) -> Option<&'static str> {
+        static KINDS: OnceLock<Vec<(&'static str, &'static str)>> = OnceLock::new();
+        KINDS
+            .get_or_init(|| {
+                include_str!("../data/function-directives.txt")
+                    .lines()
+                    .filter(|l| !l.starts_with('#'))
+                    .filter_map(|l| l.split_once(' '))
+                    .collect()
+            })
+            .iter()
+            .find(|(name, _)| *name == directive)
+            .map(|(_, kind)| *kind)
+    }
+
     /// All `.target` strings.
     pub fn targets(&self) -> &[TargetInfo] {
         &self.targets

@@ -6,7 +6,9 @@
 pub(crate) mod arith;
 pub(crate) mod atomics;
 pub(crate) mod availability;
+pub(crate) mod calls;
 pub(crate) mod combinations;
+pub(crate) mod declarations;
 pub(crate) mod expressions;
 pub(crate) mod immediates;
 pub(crate) mod memory;
@@ -155,6 +157,9 @@ fn check_runs<'a>(
 fn prepare<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Scope<'a> {
     syntax::check(ctx);
     module::check(ctx);
+    if !ctx.snippet {
+        declarations::check(ctx);
+    }
     prepare_names(ctx, items)
 }
 
@@ -250,6 +255,7 @@ fn check_function<'a>(ctx: &mut Ctx<'a>, scope: &mut Scope<'a>, function: Functi
         names::check_variable_type(ctx, ty);
     }
     names::report_duplicates(ctx, duplicates);
+    calls::branch_tables(ctx, &statements, &labels);
     scope.push(labels);
     scope.push(params);
     let mut flow = tcgen05::Flow::for_function(function);
@@ -389,6 +395,7 @@ fn check_rules<'a>(
         textures::check(ctx, &info, scope);
         memory::check(ctx, &info, scope);
         arith::check(ctx, &info, scope);
+        calls::check(ctx, &info, scope);
     }
     Some(info)
 }

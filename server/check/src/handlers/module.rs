@@ -1,5 +1,5 @@
 //! Module-level rules: `.version` first and once, `.target` present and known, the version
-//! new enough for the target, `.address_size` 32 or 64 (PTX ISA 11.1.1–11.1.3).
+//! new enough for the target, `.address_size` 64 (PTX ISA 11.1.1–11.1.3).
 
 use ptx_isa::{PtxVersion, SmName};
 use ptx_syntax::{DirectiveKind, Item, TextRange};
@@ -218,23 +218,17 @@ fn check_address_size(ctx: &mut Ctx<'_>) {
         };
         match value.text {
             "64" => {}
-            "32" => {
-                let modern = ctx
-                    .sm_target()
-                    .and_then(SmName::parse)
-                    .is_some_and(|sm| sm.canonical_number() >= 90);
-                if modern {
-                    ctx.report(
-                        Diagnostic::error(
-                            "address-size",
-                            value.range(),
-                            "32-bit addressing is not supported on sm_90 and newer; use `.address_size 64`",
-                        )
-                        .section("11.1.3")
-                        .with_fix(Fix::replace("Change to 64", value.range(), "64")),
-                    );
-                }
-            }
+            // ptxas 13.5 compiles no 32-bit code for any target ("32-Bit compilation is no
+            // longer supported"); the spec (11.1.3) still lists 32.
+            "32" => ctx.report(
+                Diagnostic::error(
+                    "address-size",
+                    value.range(),
+                    "ptxas 13.5 no longer compiles 32-bit code; use `.address_size 64`",
+                )
+                .section("11.1.3")
+                .with_fix(Fix::replace("Change to 64", value.range(), "64")),
+            ),
             other => ctx.report(
                 Diagnostic::error(
                     "address-size",
