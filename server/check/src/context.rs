@@ -142,8 +142,9 @@ pub(crate) struct Ctx<'a> {
     pub in_entry: bool,
     /// The functions of the module, by first declaration (filled by the module frame).
     pub functions: Vec<crate::handlers::calls::Callee<'a>>,
-    /// The labels of the current function that name a `.branchtargets` list.
-    pub branch_tables: Vec<&'a str>,
+    /// The labels of the current function that name a `.branchtargets` list, with where the
+    /// list is.
+    pub branch_tables: Vec<(&'a str, usize)>,
     /// Instructions checked clean so far (`None`: every instruction is checked in full).
     pub memo: Option<crate::memo::CleanMemo>,
     diagnostics: Vec<Diagnostic>,

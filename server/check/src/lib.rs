@@ -132,6 +132,10 @@ pub const CODES: &[(&str, &str)] = &[
         "a directive ptxas rejects in this form or place (a removed one, a zero thread count, a reused .file index)",
     ),
     (
+        "alias",
+        "an .alias whose names are not a declared function and a defined one of the same prototype",
+    ),
+    (
         "call-signature",
         "a call whose callee, arguments or results do not fit the called function",
     ),

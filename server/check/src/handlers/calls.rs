@@ -100,16 +100,32 @@ fn is_integer(ty: &str) -> bool {
     ty.starts_with(".u") || ty.starts_with(".s")
 }
 
+/// A float against an integer type (bit-size types go with either).
+fn incompatible(formal: Option<&str>, actual: &str) -> bool {
+    formal.is_some_and(|f| is_float(f) && is_integer(actual) || is_integer(f) && is_float(actual))
+}
+
 /// Records the function's `.branchtargets` labels and reports entries that name no label of
 /// the function.
 pub(crate) fn branch_tables<'a>(
     ctx: &mut Ctx<'a>,
     statements: &[Statement<'a>],
-    labels: &Frame<'a>,
+    _labels: &Frame<'a>,
 ) {
     ctx.branch_tables.clear();
-    let mut stack = vec![statements.to_vec()];
-    while let Some(list) = stack.pop() {
+    // Each list of statements sees its own labels and those of the lists around it (ptxas
+    // "Unknown symbol" for a label inside a nested block).
+    let mut stack: Vec<(Vec<Statement<'a>>, Vec<&'a str>)> =
+        vec![(statements.to_vec(), Vec::new())];
+    while let Some((list, outer)) = stack.pop() {
+        let mut visible = outer;
+        for statement in &list {
+            if let Statement::Label(label) = statement {
+                if let Some(name) = label.name() {
+                    visible.push(name.text);
+                }
+            }
+        }
         let mut previous: Option<Token<'a>> = None;
         for statement in &list {
             match statement {
@@ -119,13 +135,10 @@ pub(crate) fn branch_tables<'a>(
                 }
                 Statement::Directive(d) if d.kind() == ptx_syntax::DirectiveKind::BranchTargets => {
                     if let Some(name) = previous {
-                        ctx.branch_tables.push(name.text);
+                        ctx.branch_tables.push((name.text, d.range().start));
                     }
                     for target in d.names() {
-                        if labels
-                            .lookup(target.text)
-                            .is_some_and(|s| s.kind == SymbolKind::Label)
-                        {
+                        if visible.contains(&target.text) {
                             continue;
                         }
                         ctx.report(
@@ -133,7 +146,7 @@ pub(crate) fn branch_tables<'a>(
                                 "undeclared-name",
                                 target.range(),
                                 format!(
-                                    "`{}` is not a label of this function: a `.branchtargets` list names labels",
+                                    "`{}` is not a label in scope: a `.branchtargets` list names labels of this block or the blocks around it",
                                     target.text
                                 ),
                             )
@@ -141,7 +154,27 @@ pub(crate) fn branch_tables<'a>(
                         );
                     }
                 }
-                Statement::Block(block) => stack.push(block.statements()),
+                // 11.5.3: a `.calltargets` list names device functions ("Illegal call target,
+                // device function expected").
+                Statement::Directive(d) if d.kind() == ptx_syntax::DirectiveKind::CallTargets => {
+                    for target in d.names() {
+                        let function = ctx
+                            .functions
+                            .iter()
+                            .any(|f| f.name == target.text && !f.entry);
+                        if !function {
+                            ctx.report(
+                                Diagnostic::error(
+                                    "call-signature",
+                                    target.range(),
+                                    format!("`{}` is not a `.func` of this module: a `.calltargets` list names device functions", target.text),
+                                )
+                                .section("11.5.3"),
+                            );
+                        }
+                    }
+                }
+                Statement::Block(block) => stack.push((block.statements(), visible.clone())),
                 _ => {}
             }
             previous = None;
@@ -182,10 +215,12 @@ fn brx(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         }
     }
     if let OperandKind::Identifier(name) = table.kind() {
-        let is_label = scope
-            .lookup(name)
-            .is_some_and(|s| s.kind == SymbolKind::Label);
-        if is_label && !ctx.branch_tables.contains(&name) {
+        let declared = scope.lookup(name).is_some();
+        let before = ctx
+            .branch_tables
+            .iter()
+            .any(|(n, at)| *n == name && *at < info.mnemonic.start);
+        if declared && !before {
             ctx.report(
                 Diagnostic::error(
                     "operand-kind",
@@ -209,6 +244,23 @@ fn call(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         return;
     };
     let callee_op = &ops[at];
+    if let OperandKind::Register(register) = callee_op.kind() {
+        // An indirect call names a `.callprototype` or `.calltargets` label after its
+        // arguments ("Label expected for argument 0").
+        let last = ops.last().map(|o| o.kind());
+        // (`call %rd1;` alone is operand_shapes' report.)
+        if ops.len() > at + 1 && !matches!(last, Some(OperandKind::Identifier(_))) {
+            ctx.report(
+                Diagnostic::error(
+                    "call-signature",
+                    callee_op.range(),
+                    format!("an indirect call through `{register}` names a `.callprototype` or `.calltargets` label after its arguments"),
+                )
+                .section("9.7.12.5"),
+            );
+        }
+        return;
+    }
     let OperandKind::Identifier(name) = callee_op.kind() else {
         return;
     };
@@ -295,9 +347,9 @@ fn mismatch(
                 return None;
             }
             let bits = type_bits(ty)?;
-            (bits != wanted).then(|| {
+            (bits != wanted || incompatible(formal.ty, ty)).then(|| {
                 format!(
-                    "`{name}` is {bits} bits; the parameter is {} ({wanted} bits)",
+                    "`{name}` is a {ty} register; the parameter is {} ({wanted} bits)",
                     describe(formal)
                 )
             })
@@ -313,7 +365,7 @@ fn mismatch(
             let bits = actual.bits()?;
             if bits != wanted
                 || actual.array.is_some() != formal.array.is_some()
-                || formal.ty.is_some_and(is_float) && is_integer(ty)
+                || incompatible(formal.ty, ty)
             {
                 return Some(format!(
                     "`{name}` is {}; the parameter is {}",
@@ -358,4 +410,88 @@ fn declaration(ctx: &Ctx<'_>, name: ptx_syntax::TextRange) -> (Option<u64>, Opti
             .product()
     });
     (array, align)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::check_diagnostics;
+
+    #[test]
+    fn calls_against_signatures() {
+        check_diagnostics(
+            r#"
+.version 8.6
+.target sm_90
+.address_size 64
+.func (.param .b32 r) f(.param .b32 a, .param .align 4 .b8 b[8])
+{
+  ret;
+}
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<4>;
+  .param .b32 rv;
+  .param .b32 a;
+  .param .f32 af;
+  .param .align 4 .b8 b[8];
+  .param .align 8 .b8 b8[8];
+  .param .b8 b12[12];
+  call (rv), f, (a, b);
+  call (rv), f, (%r1, b);
+  call (rv), f, (%f1, b);
+  call (rv), f, (a);
+//^^^^^^^^^^^^^^^^^ error: `f` takes 2 arguments and returns 1 value; this call passes 1 and receives 1
+  call (rv), f, (%rd1, b);
+//               ^^^^ error: `%rd1` is a .b64 register; the parameter is .b32 (32 bits)
+  call (rv), f, (a, b8);
+//                  ^^ error: `b8` is aligned to 8 bytes; the parameter to 4
+  call (rv), f, (a, b12);
+//                  ^^^ error: `b12` is 12 × .b8; the parameter is 8 × .b8
+  call k, ();
+//     ^ error: `k` is a kernel (`.entry`): only a `.func` can be called
+  call (rv), g, (a);
+//           ^ error: `g` is declared after this call: declare its prototype before the call
+  ret;
+}
+.func g(.param .b32 a)
+{
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn branch_tables() {
+        check_diagnostics(
+            r#"
+.version 8.6
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  brx.idx %r1, early;
+//             ^^^^^ error: `early` labels no `.branchtargets` list: `brx.idx` branches through one
+early: .branchtargets L0, L1;
+  brx.idx %r1, early;
+  brx.idx %rd1, early;
+//        ^^^^ error: `brx.idx` takes a 32-bit index, not the 64-bit `%rd1`
+late: .branchtargets L0, L2;
+//                       ^^ error: `L2` is not a label in scope: a `.branchtargets` list names labels of this block or the blocks around it
+  {
+L2:
+  ret;
+  }
+L0:
+  ret;
+L1:
+  ret;
+}
+"#,
+        );
+    }
 }
