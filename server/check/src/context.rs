@@ -145,6 +145,8 @@ pub(crate) struct Ctx<'a> {
     /// The labels of the current function that name a `.branchtargets` list, with where the
     /// list is.
     pub branch_tables: Vec<(&'a str, usize)>,
+    /// The current function's `.callprototype` labels and their signatures.
+    pub prototypes: Vec<crate::handlers::calls::Callee<'a>>,
     /// Instructions checked clean so far (`None`: every instruction is checked in full).
     pub memo: Option<crate::memo::CleanMemo>,
     diagnostics: Vec<Diagnostic>,
@@ -209,6 +211,7 @@ impl<'a> Ctx<'a> {
             in_entry: false,
             functions: Vec::new(),
             branch_tables: Vec::new(),
+            prototypes: Vec::new(),
             memo: Some(crate::memo::CleanMemo::default()),
             diagnostics: Vec::new(),
             matches: HashMap::default(),

@@ -467,6 +467,26 @@ impl<'a> Directive<'a> {
             .collect()
     }
 
+    /// The return parameters and parameters of a `.callprototype` (empty for other directives).
+    pub fn prototype(&self) -> (Vec<VariableDecl<'a>>, Vec<VariableDecl<'a>>) {
+        let list = |field: &str| -> Vec<VariableDecl<'a>> {
+            let Some(list) = self.node.field(field) else {
+                return Vec::new();
+            };
+            named_children(list)
+                .filter(|n| n.kind_name() == k::PARAMETER_DECLARATION)
+                .map(|node| VariableDecl {
+                    node,
+                    src: self.src,
+                })
+                .collect()
+        };
+        if self.kind() != DirectiveKind::CallPrototype {
+            return (Vec::new(), Vec::new());
+        }
+        (list(k::FIELD_RETURN_PARAMETERS), list(k::FIELD_PARAMETERS))
+    }
+
     /// Identifiers listed by `.branchtargets`, `.calltargets` and `.alias`.
     pub fn names(&self) -> Vec<Token<'a>> {
         named_children(self.node)

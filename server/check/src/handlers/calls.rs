@@ -113,6 +113,7 @@ pub(crate) fn branch_tables<'a>(
     _labels: &Frame<'a>,
 ) {
     ctx.branch_tables.clear();
+    ctx.prototypes.clear();
     // Each list of statements sees its own labels and those of the lists around it (ptxas
     // "Unknown symbol" for a label inside a nested block).
     let mut stack: Vec<(Vec<Statement<'a>>, Vec<&'a str>)> =
@@ -132,6 +133,18 @@ pub(crate) fn branch_tables<'a>(
                 Statement::Label(label) => {
                     previous = label.name();
                     continue;
+                }
+                Statement::Directive(d) if d.kind() == ptx_syntax::DirectiveKind::CallPrototype => {
+                    if let Some(name) = previous {
+                        let (results, params) = d.prototype();
+                        ctx.prototypes.push(Callee {
+                            name: name.text,
+                            entry: false,
+                            first: d.range().start,
+                            results: results.iter().flat_map(Formal::of).collect(),
+                            params: params.iter().flat_map(Formal::of).collect(),
+                        });
+                    }
                 }
                 Statement::Directive(d) if d.kind() == ptx_syntax::DirectiveKind::BranchTargets => {
                     if let Some(name) = previous {
@@ -157,6 +170,18 @@ pub(crate) fn branch_tables<'a>(
                 // 11.5.3: a `.calltargets` list names device functions ("Illegal call target,
                 // device function expected").
                 Statement::Directive(d) if d.kind() == ptx_syntax::DirectiveKind::CallTargets => {
+                    // A call through the list is checked against the first listed function.
+                    if let (Some(name), Some(first)) = (previous, d.names().first()) {
+                        if let Some(f) = ctx
+                            .functions
+                            .iter()
+                            .find(|f| f.name == first.text && !f.entry)
+                        {
+                            let mut callee = f.clone();
+                            callee.name = name.text;
+                            ctx.prototypes.push(callee);
+                        }
+                    }
                     for target in d.names() {
                         let function = ctx
                             .functions
@@ -248,6 +273,12 @@ fn call(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         // An indirect call names a `.callprototype` or `.calltargets` label after its
         // arguments ("Label expected for argument 0").
         let last = ops.last().map(|o| o.kind());
+        if let Some(OperandKind::Identifier(proto)) = last {
+            if let Some(callee) = ctx.prototypes.iter().find(|p| p.name == proto).cloned() {
+                signature(ctx, info, scope, at, &callee);
+            }
+            return;
+        }
         // (`call %rd1;` alone is operand_shapes' report.)
         if ops.len() > at + 1 && !matches!(last, Some(OperandKind::Identifier(_))) {
             ctx.report(
@@ -286,6 +317,23 @@ fn call(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         );
         return;
     }
+    signature(ctx, info, scope, at, &callee);
+}
+
+/// Results and arguments of a call (the callee at operand `at`) against a signature.
+fn signature(
+    ctx: &mut Ctx<'_>,
+    info: &InstInfo<'_>,
+    scope: &Scope<'_>,
+    at: usize,
+    callee: &Callee<'_>,
+) {
+    let ops = &info.operands;
+    let callee_op = &ops[at];
+    let name = callee.name;
+    let report = |ctx: &mut Ctx<'_>, range, message: String| {
+        ctx.report(Diagnostic::error("call-signature", range, message).section("9.7.12.5"));
+    };
     let results: Vec<Operand<'_>> = if at == 1 {
         ops[0].elements()
     } else {
@@ -333,10 +381,24 @@ fn mismatch(
     let wanted = formal.bits()?;
     let name = match actual.kind() {
         OperandKind::Register(name) | OperandKind::Identifier(name) => name,
+        OperandKind::Integer(_) | OperandKind::Float(_) | OperandKind::Expression
+            if formal.array.is_some() =>
+        {
+            return Some(format!(
+                "`{}` is a constant; the parameter is an array",
+                actual.text()
+            ));
+        }
         _ => return None,
     };
     let symbol = scope.lookup(name)?;
     let ty = symbol.ty?;
+    // An array parameter takes a `.param` array ("Inconsistent state space for parameter").
+    if formal.array.is_some() && symbol.kind == SymbolKind::Register {
+        return Some(format!(
+            "`{name}` is a register; the parameter is an array, passed as a `.param` array"
+        ));
+    }
     let describe = |f: &Formal<'_>| match f.array {
         Some(n) => format!("{n} × {}", f.ty.unwrap_or("?")),
         None => f.ty.unwrap_or("?").to_owned(),

@@ -95,10 +95,12 @@ impl<'a> Globals<'a> {
 /// ("Variable used as initial value not in .global or .const state space", "Invalid initial
 /// value symbol"); the mask operator `0xFF(v)` needs PTX ISA 7.1.
 fn initial_names(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, globals: &Globals<'_>) {
+    let ty = decl.ty().map(|t| t.text);
     for declarator in decl.declarators() {
         let Some(value) = declarator.initializer() else {
             continue;
         };
+        let mut named_type_reported = false;
         let text = value.text;
         let bytes = text.as_bytes();
         let mut i = 0;
@@ -139,6 +141,25 @@ fn initial_names(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, globals: &Globals<'
                     continue;
                 }
                 let range = value.start + start..value.start + i;
+                // An address (also masked or generic) goes into an integer variable, not a
+                // bit-size one ("Initial value type mismatch" for `.b64 p = v`, `.b8 m[4] =
+                // {0xFF(v), …}`; `.u64`, `.u32`, `.u8` take them).
+                let known =
+                    globals.variable_space(name).is_some() || globals.function(name).is_some();
+                if known && !named_type_reported && ty.is_some_and(|t| t.starts_with(".b")) {
+                    named_type_reported = true;
+                    ctx.report(
+                        Diagnostic::error(
+                            "initializer",
+                            range.clone(),
+                            format!(
+                                "an address initializes an integer variable (.u64, .u32, .u8 …), not a {} one",
+                                ty.unwrap_or_default()
+                            ),
+                        )
+                        .section("5.4.4"),
+                    );
+                }
                 match globals.variable_space(name) {
                     Some(Some(".global" | ".const")) => {}
                     Some(space) => ctx.report(
@@ -352,6 +373,24 @@ fn block<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>], locs: &mut Vec<&'a
             Statement::Variable(decl) => variable(ctx, decl),
             Statement::Block(inner) => block(ctx, &inner.statements(), locs),
             Statement::Directive(d) if d.kind() == DirectiveKind::Loc => loc(ctx, d, locs),
+            // 12.x: `used_bytes_mask` is from PTX ISA 8.3 ("Feature 'used_bytes_mask' requires
+            // PTX ISA .version 8.3 or later").
+            Statement::Directive(d)
+                if d.kind() == DirectiveKind::Pragma
+                    && ctx.text[d.range()].contains("used_bytes_mask")
+                    && ctx
+                        .version
+                        .is_some_and(|v| v < ptx_isa::PtxVersion::new(8, 3)) =>
+            {
+                ctx.report(
+                    Diagnostic::error(
+                        "version-too-old",
+                        d.range(),
+                        "the `used_bytes_mask` pragma needs `.version 8.3` or newer",
+                    )
+                    .section("12"),
+                );
+            }
             _ => {}
         }
     }
@@ -462,7 +501,41 @@ fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
         };
         // 5.4.4: one level of braces per array dimension and for a vector ("Initial value
         // type mismatch" for `v[2] = 1.0` or `v[4] = {{1, 2, 3, 4}}`).
-        let levels = declarator.dimensions().len() + usize::from(parts.vector.is_some());
+        let dims = declarator.dimensions();
+        let levels = dims.len() + usize::from(parts.vector.is_some());
+        // As many values as the vector has elements ("Incorrect number of elements in vector
+        // initializer"), at most as many as a one-dimensional array ("Greater number of
+        // elements in array initializer").
+        let count = top_level_count(value.text);
+        let vector = parts
+            .vector
+            .and_then(|v| v.text.trim_start_matches(".v").parse::<usize>().ok());
+        let too_many = match (&dims[..], vector) {
+            ([], Some(n)) => count.is_some_and(|c| c != n),
+            ([Some(size)], None) => {
+                let size: Option<usize> = size.text.parse().ok();
+                count.zip(size).is_some_and(|(c, n)| c > n)
+            }
+            _ => false,
+        };
+        if too_many {
+            ctx.report(
+                Diagnostic::error(
+                    "initializer",
+                    value.range(),
+                    format!(
+                        "{} values for {}",
+                        count.unwrap_or(0),
+                        match vector {
+                            Some(n) => format!("a vector of {n}"),
+                            None => "an array of fewer elements".to_owned(),
+                        }
+                    ),
+                )
+                .section("5.4.4"),
+            );
+            continue;
+        }
         let depth = brace_depth(value.text);
         if levels > 0 && depth == 0 && !value.text.trim_start().starts_with("generic")
             || depth > levels
@@ -529,6 +602,24 @@ fn float_literal(text: &str) -> Option<&str> {
                     || (b.len() > 1 && matches!(b[1], b'f' | b'F' | b'd' | b'D') && b[0] == b'0')
                     || (!w.starts_with("0x") && !w.starts_with("0X") && w.contains(['e', 'E'])))
         })
+}
+
+/// The number of values at the top level of `{a, b, c}` (`None` unbraced).
+fn top_level_count(text: &str) -> Option<usize> {
+    let inner = text.trim().strip_prefix('{')?.strip_suffix('}')?;
+    if inner.trim().is_empty() {
+        return Some(0);
+    }
+    let (mut depth, mut count) = (0usize, 1usize);
+    for b in inner.bytes() {
+        match b {
+            b'{' | b'(' => depth += 1,
+            b'}' | b')' => depth = depth.saturating_sub(1),
+            b',' if depth == 0 => count += 1,
+            _ => {}
+        }
+    }
+    Some(count)
 }
 
 fn brace_depth(text: &str) -> usize {
@@ -642,6 +733,28 @@ fn function(ctx: &mut Ctx<'_>, function: &Function<'_>) {
                 .section("11.4.3"),
             ),
             ".maxntid" | ".reqntid" | ".reqnctapercluster" | ".maxclusterrank" => {
+                // 11.4.2: up to three dimensions (ptxas: a syntax error at the fourth).
+                if values.len() > 3 {
+                    ctx.report(
+                        Diagnostic::error(
+                            "directive",
+                            name.range(),
+                            format!("`{}` takes at most three values (x, y, z)", name.text),
+                        )
+                        .section("11.4"),
+                    );
+                }
+                // "Conflicting directives: .maxntid and .reqntid cannot both be specified".
+                if name.text == ".reqntid" && attributes.iter().any(|(n, _)| n.text == ".maxntid") {
+                    ctx.report(
+                        Diagnostic::error(
+                            "directive",
+                            name.range(),
+                            "`.reqntid` and `.maxntid` cannot both be given",
+                        )
+                        .section("11.4"),
+                    );
+                }
                 for value in values {
                     if value.text.trim() == "0" {
                         ctx.report(
@@ -694,7 +807,7 @@ mod tests {
 //                 ^ error: `s` is a `.shared` variable: an initial value may use the address of a `.global` or `.const` variable only
 .global .u64 nowhere_ptr = nowhere;
 //                         ^^^^^^^ error: `nowhere` is not a variable or function of this module
-.global .b8 masked[4] = {0xFF(g), 0xFF00(g), 0, 0};
+.global .u8 masked[4] = {0xFF(g), 0xFF00(g), 0, 0};
 //                       ^^^^ error: a mask `0xFF(name)` in an initial value needs `.version 7.1` or newer
 //                                ^^^^^^ error: a mask `0xFF(name)` in an initial value needs `.version 7.1` or newer
 .extern .global .b64 redeclared;

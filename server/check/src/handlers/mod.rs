@@ -14,6 +14,7 @@ pub(crate) mod immediates;
 pub(crate) mod memory;
 pub(crate) mod module;
 pub(crate) mod names;
+pub(crate) mod negation;
 pub(crate) mod opcode;
 pub(crate) mod operand_shapes;
 pub(crate) mod operands;
@@ -396,6 +397,7 @@ fn check_rules<'a>(
         memory::check(ctx, &info, scope);
         arith::check(ctx, &info, scope);
         calls::check(ctx, &info, scope);
+        negation::check(ctx, &info, scope);
     }
     Some(info)
 }

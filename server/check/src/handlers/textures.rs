@@ -561,6 +561,20 @@ fn handles(rules: &mut Rules<'_, '_, '_, '_>, address: &Operand<'_>) {
         1 => &elements[..],
         n => &elements[..n - 1],
     };
+    // In the independent texturing mode `tex` and `tld4` name a sampler after the texture
+    // (ptxas 13.5 "Argument 2 of instruction 'tex': .samplerref or .u64 register expected").
+    let independent = rules
+        .ctx
+        .targets
+        .iter()
+        .any(|t| t.name == "texmode_independent");
+    if independent && handles.len() == 1 && matches!(rules.info.words[0], "tex" | "tld4") {
+        let message = format!(
+            "`{}` in the independent texturing mode reads `[texture, sampler, coordinates]`",
+            rules.opcode()
+        );
+        rules.error("operand-kind", address.range(), message);
+    }
     for handle in handles {
         rules.registers(handle, "image handle", "a 64-bit integer register", |t| {
             t.bits == 64 && matches!(t.class, Class::Bits | Class::Int)
