@@ -315,7 +315,9 @@ module.exports = grammar({
     _opcode: $ => seq(field('mnemonic', $.identifier), unrolledRepeat(field('qualifier', $.qualifier), 3)),
 
     // `.global`, `.v4`, `.shared::cta`, `.L2::cache_hint`, `.16x32bx2` ...
-    qualifier: _ => token.immediate(/\.[A-Za-z0-9_]+(::[A-Za-z0-9_]+)*/),
+    // Blanks may stand before a qualifier, as ptxas takes them (`mov .s32 d, a;`,
+    // `prmt .b32 …`, `ld.global .v2 .u32 …`); never inside one (`mov. s32`, `.L2 ::64B`).
+    qualifier: _ => token(/\.[A-Za-z0-9_]+(::[A-Za-z0-9_]+)*/),
 
     // The first repetitions are spelled out: most instructions have one to three
     // operands. (Spelling out more makes the parse table explode.)
@@ -376,7 +378,8 @@ module.exports = grammar({
     // `r3.h1`, `r2.b3210`: byte and half-word selectors of video instructions.
     register_component: $ => seq(
       field('register', choice($.register, $.identifier)),
-      field('component', alias(token.immediate(/\.([xyzwrgba]|[bh][0-9]+)/), $.component)),
+      // A blank may stand before the component too (ptxas takes `%tid .x`).
+      field('component', alias(token(/\.([xyzwrgba]|[bh][0-9]+)/), $.component)),
     ),
 
     // `A[5]`: an element of an array variable (ISA 6.4.2).

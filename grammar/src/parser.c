@@ -2696,67 +2696,67 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
   eof = lexer->eof(lexer);
   switch (state) {
     case 0:
-      if (eof) ADVANCE(431);
+      if (eof) ADVANCE(429);
       ADVANCE_MAP(
-        '!', 560,
+        '!', 559,
         '"', 19,
-        '#', 617,
-        '%', 398,
-        '&', 582,
-        '(', 547,
-        ')', 463,
-        '*', 590,
-        '+', 445,
-        ',', 434,
-        '-', 446,
-        '.', 122,
-        '/', 591,
-        '0', 605,
-        ':', 476,
-        ';', 454,
-        '<', 551,
-        '=', 555,
-        '>', 553,
-        '?', 593,
-        '@', 558,
-        '[', 577,
-        ']', 557,
-        '^', 581,
-        '_', 478,
-        'f', 382,
-        'g', 170,
-        'i', 265,
-        '{', 441,
-        '|', 563,
-        '}', 442,
-        '~', 578,
+        '#', 615,
+        '%', 396,
+        '&', 580,
+        '(', 546,
+        ')', 462,
+        '*', 588,
+        '+', 444,
+        ',', 432,
+        '-', 445,
+        '.', 121,
+        '/', 589,
+        '0', 603,
+        ':', 475,
+        ';', 453,
+        '<', 550,
+        '=', 554,
+        '>', 552,
+        '?', 591,
+        '@', 557,
+        '[', 575,
+        ']', 556,
+        '^', 579,
+        '_', 477,
+        'f', 380,
+        'g', 168,
+        'i', 263,
+        '{', 439,
+        '|', 562,
+        '}', 440,
+        '~', 576,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
-          lookahead == ' ') SKIP(428);
-      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(607);
+          lookahead == ' ') SKIP(426);
+      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(605);
       END_STATE();
     case 1:
-      if (lookahead == '\n') ADVANCE(620);
+      if (lookahead == '\n') ADVANCE(618);
       END_STATE();
     case 2:
       ADVANCE_MAP(
-        '\n', 620,
+        '\n', 618,
         '\r', 1,
         ',', 28,
         '/', 26,
         'U', 7,
         '\t', 7,
         ' ', 7,
-        'B', 402,
-        'b', 402,
-        'X', 407,
-        'x', 407,
+        'B', 400,
+        'b', 400,
+        'X', 405,
+        'x', 405,
       );
       if (('0' <= lookahead && lookahead <= '7')) ADVANCE(4);
       END_STATE();
     case 3:
       ADVANCE_MAP(
-        '\n', 620,
+        '\n', 618,
         '\r', 1,
         ',', 28,
         '/', 26,
@@ -2768,7 +2768,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       );
       END_STATE();
     case 4:
-      if (lookahead == '\n') ADVANCE(620);
+      if (lookahead == '\n') ADVANCE(618);
       if (lookahead == '\r') ADVANCE(1);
       if (lookahead == ',') ADVANCE(28);
       if (lookahead == '/') ADVANCE(26);
@@ -2778,7 +2778,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (('0' <= lookahead && lookahead <= '7')) ADVANCE(4);
       END_STATE();
     case 5:
-      if (lookahead == '\n') ADVANCE(620);
+      if (lookahead == '\n') ADVANCE(618);
       if (lookahead == '\r') ADVANCE(1);
       if (lookahead == ',') ADVANCE(28);
       if (lookahead == '/') ADVANCE(26);
@@ -2788,7 +2788,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (('0' <= lookahead && lookahead <= '9')) ADVANCE(5);
       END_STATE();
     case 6:
-      if (lookahead == '\n') ADVANCE(620);
+      if (lookahead == '\n') ADVANCE(618);
       if (lookahead == '\r') ADVANCE(1);
       if (lookahead == ',') ADVANCE(28);
       if (lookahead == '/') ADVANCE(26);
@@ -2800,7 +2800,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           ('a' <= lookahead && lookahead <= 'f')) ADVANCE(6);
       END_STATE();
     case 7:
-      if (lookahead == '\n') ADVANCE(620);
+      if (lookahead == '\n') ADVANCE(618);
       if (lookahead == '\r') ADVANCE(1);
       if (lookahead == ',') ADVANCE(28);
       if (lookahead == '/') ADVANCE(26);
@@ -2808,314 +2808,316 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead == ' ') ADVANCE(7);
       END_STATE();
     case 8:
-      if (lookahead == '\n') ADVANCE(620);
+      if (lookahead == '\n') ADVANCE(618);
       if (lookahead == '\r') ADVANCE(1);
       if (lookahead != 0) ADVANCE(8);
       END_STATE();
     case 9:
       ADVANCE_MAP(
-        '!', 83,
-        '#', 617,
-        '%', 397,
-        '&', 582,
-        '(', 547,
-        ')', 463,
-        '*', 590,
-        '+', 445,
-        ',', 434,
-        '-', 446,
-        '.', 127,
-        '/', 591,
-        ':', 476,
-        ';', 454,
-        '<', 585,
-        '=', 84,
-        '>', 553,
-        '?', 593,
-        ']', 557,
-        '^', 581,
-        '|', 563,
-        '}', 442,
-        '$', 426,
-        '_', 426,
+        '!', 82,
+        '#', 615,
+        '%', 395,
+        '&', 580,
+        '(', 546,
+        ')', 462,
+        '*', 588,
+        '+', 444,
+        ',', 432,
+        '-', 445,
+        '.', 124,
+        '/', 589,
+        ':', 475,
+        ';', 453,
+        '<', 583,
+        '=', 83,
+        '>', 552,
+        '?', 591,
+        ']', 556,
+        '^', 579,
+        '|', 562,
+        '}', 440,
+        '$', 424,
+        '_', 424,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(12);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 10:
       ADVANCE_MAP(
-        '!', 83,
-        '#', 617,
-        '%', 397,
-        '&', 582,
-        '(', 462,
-        ')', 463,
-        '*', 590,
-        '+', 445,
-        ',', 434,
-        '-', 446,
+        '!', 82,
+        '#', 615,
+        '%', 395,
+        '&', 580,
+        '(', 461,
+        ')', 462,
+        '*', 588,
+        '+', 444,
+        ',', 432,
+        '-', 445,
         '.', 123,
-        '/', 591,
-        ':', 476,
-        ';', 454,
-        '<', 585,
-        '=', 555,
-        '>', 553,
-        '?', 593,
-        '[', 577,
-        ']', 557,
-        '^', 581,
-        '|', 563,
-        '}', 442,
-        '$', 426,
-        '_', 426,
+        '/', 589,
+        ':', 475,
+        ';', 453,
+        '<', 583,
+        '=', 554,
+        '>', 552,
+        '?', 591,
+        '[', 575,
+        ']', 556,
+        '^', 579,
+        '|', 562,
+        '}', 440,
+        '$', 424,
+        '_', 424,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(11);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 11:
       ADVANCE_MAP(
-        '!', 83,
-        '#', 617,
-        '%', 397,
-        '&', 582,
-        '(', 462,
-        ')', 463,
-        '*', 590,
-        '+', 445,
-        ',', 434,
-        '-', 446,
-        '/', 591,
-        ':', 476,
-        ';', 454,
-        '<', 585,
-        '=', 555,
-        '>', 553,
-        '?', 593,
-        ']', 557,
-        '^', 581,
-        '|', 563,
-        '}', 442,
-        '$', 426,
-        '_', 426,
+        '!', 82,
+        '#', 615,
+        '%', 395,
+        '&', 580,
+        '(', 461,
+        ')', 462,
+        '*', 588,
+        '+', 444,
+        ',', 432,
+        '-', 445,
+        '.', 123,
+        '/', 589,
+        ':', 475,
+        ';', 453,
+        '<', 583,
+        '=', 554,
+        '>', 552,
+        '?', 591,
+        ']', 556,
+        '^', 579,
+        '|', 562,
+        '}', 440,
+        '$', 424,
+        '_', 424,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(11);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 12:
       ADVANCE_MAP(
-        '!', 83,
-        '#', 617,
-        '%', 397,
-        '&', 582,
-        ')', 463,
-        '*', 590,
-        '+', 445,
-        ',', 434,
-        '-', 446,
-        '.', 127,
-        '/', 591,
-        ':', 476,
-        ';', 454,
-        '<', 585,
-        '=', 84,
-        '>', 553,
-        '?', 593,
-        ']', 557,
-        '^', 581,
-        '|', 563,
-        '}', 442,
-        '$', 426,
-        '_', 426,
+        '!', 82,
+        '#', 615,
+        '%', 395,
+        '&', 580,
+        ')', 462,
+        '*', 588,
+        '+', 444,
+        ',', 432,
+        '-', 445,
+        '.', 124,
+        '/', 589,
+        ':', 475,
+        ';', 453,
+        '<', 583,
+        '=', 83,
+        '>', 552,
+        '?', 591,
+        ']', 556,
+        '^', 579,
+        '|', 562,
+        '}', 440,
+        '$', 424,
+        '_', 424,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(12);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 13:
       ADVANCE_MAP(
-        '!', 83,
-        '#', 617,
-        '%', 397,
-        '&', 582,
-        '*', 590,
-        '+', 445,
-        ',', 434,
-        '-', 446,
+        '!', 82,
+        '#', 615,
+        '%', 395,
+        '&', 580,
+        '*', 588,
+        '+', 444,
+        ',', 432,
+        '-', 445,
         '.', 125,
-        '/', 591,
-        '<', 585,
-        '=', 84,
-        '>', 553,
-        '?', 593,
-        '[', 577,
-        '^', 581,
-        '|', 563,
-        '}', 442,
-        '$', 426,
-        '_', 426,
+        '/', 589,
+        '<', 583,
+        '=', 83,
+        '>', 552,
+        '?', 591,
+        '[', 575,
+        '^', 579,
+        '|', 562,
+        '}', 440,
+        '$', 424,
+        '_', 424,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(14);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 14:
       ADVANCE_MAP(
-        '!', 83,
-        '#', 617,
-        '%', 397,
-        '&', 582,
-        '*', 590,
-        '+', 445,
-        ',', 434,
-        '-', 446,
-        '.', 126,
-        '/', 591,
-        '<', 585,
-        '=', 84,
-        '>', 553,
-        '?', 593,
-        '^', 581,
-        '|', 563,
-        '}', 442,
-        '$', 426,
-        '_', 426,
+        '!', 82,
+        '#', 615,
+        '%', 395,
+        '&', 580,
+        '*', 588,
+        '+', 444,
+        ',', 432,
+        '-', 445,
+        '.', 125,
+        '/', 589,
+        '<', 583,
+        '=', 83,
+        '>', 552,
+        '?', 591,
+        '^', 579,
+        '|', 562,
+        '}', 440,
+        '$', 424,
+        '_', 424,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(14);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 15:
       ADVANCE_MAP(
-        '!', 559,
-        '#', 617,
-        '$', 426,
-        '%', 425,
-        '(', 462,
-        ')', 463,
-        '+', 445,
-        ',', 434,
-        '-', 446,
-        '.', 424,
+        '!', 558,
+        '#', 615,
+        '$', 424,
+        '%', 423,
+        '(', 461,
+        ')', 462,
+        '+', 444,
+        ',', 432,
+        '-', 445,
+        '.', 422,
         '/', 21,
-        '0', 605,
-        ':', 476,
-        ';', 454,
-        '<', 550,
-        '=', 554,
-        '>', 552,
-        '[', 556,
-        ']', 557,
-        '_', 479,
-        'g', 598,
-        '{', 441,
-        '|', 562,
-        '}', 442,
-        '~', 578,
+        '0', 603,
+        ':', 475,
+        ';', 453,
+        '<', 549,
+        '=', 553,
+        '>', 551,
+        '[', 555,
+        ']', 556,
+        '_', 478,
+        'g', 596,
+        '{', 439,
+        '|', 561,
+        '}', 440,
+        '~', 576,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(16);
-      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(607);
+      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(605);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 16:
       ADVANCE_MAP(
-        '!', 559,
-        '#', 617,
-        '$', 426,
-        '%', 425,
-        '(', 462,
-        ')', 463,
-        '+', 445,
-        ',', 434,
-        '-', 446,
+        '!', 558,
+        '#', 615,
+        '$', 424,
+        '%', 423,
+        '(', 461,
+        ')', 462,
+        '+', 444,
+        ',', 432,
+        '-', 445,
+        '.', 422,
         '/', 21,
-        '0', 605,
-        ':', 476,
-        ';', 454,
-        '=', 554,
-        '>', 552,
-        '[', 556,
-        ']', 557,
-        '_', 479,
-        'g', 598,
-        '{', 441,
-        '|', 562,
-        '}', 442,
-        '~', 578,
+        '0', 603,
+        ':', 475,
+        ';', 453,
+        '=', 553,
+        '>', 551,
+        '[', 555,
+        ']', 556,
+        '_', 478,
+        'g', 596,
+        '{', 439,
+        '|', 561,
+        '}', 440,
+        '~', 576,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(16);
-      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(607);
+      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(605);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 17:
       ADVANCE_MAP(
-        '!', 559,
-        '#', 617,
-        '%', 425,
-        '(', 462,
-        '+', 445,
-        '-', 446,
-        '.', 423,
+        '!', 558,
+        '#', 615,
+        '%', 423,
+        '(', 461,
+        '+', 444,
+        '-', 445,
+        '.', 421,
         '/', 21,
-        '0', 605,
-        'g', 598,
-        '~', 578,
-        '$', 426,
-        '_', 426,
+        '0', 603,
+        'g', 596,
+        '~', 576,
+        '$', 424,
+        '_', 424,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(17);
-      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(607);
+      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(605);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 18:
       ADVANCE_MAP(
-        '!', 559,
-        '#', 617,
-        '%', 425,
-        '(', 462,
-        '.', 107,
+        '!', 558,
+        '#', 615,
+        '%', 423,
+        '(', 461,
+        '.', 106,
         '/', 21,
-        ';', 454,
-        '{', 441,
-        '$', 426,
-        '_', 426,
+        ';', 453,
+        '{', 439,
+        '$', 424,
+        '_', 424,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(18);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 19:
-      if (lookahead == '"') ADVANCE(616);
-      if (lookahead == '\\') ADVANCE(427);
+      if (lookahead == '"') ADVANCE(614);
+      if (lookahead == '\\') ADVANCE(425);
       if (lookahead != 0 &&
           lookahead != '\n') ADVANCE(19);
       END_STATE();
     case 20:
-      if (lookahead == '(') ADVANCE(594);
+      if (lookahead == '(') ADVANCE(592);
       END_STATE();
     case 21:
       if (lookahead == '*') ADVANCE(23);
-      if (lookahead == '/') ADVANCE(619);
+      if (lookahead == '/') ADVANCE(617);
       END_STATE();
     case 22:
       if (lookahead == '*') ADVANCE(22);
-      if (lookahead == '/') ADVANCE(618);
+      if (lookahead == '/') ADVANCE(616);
       if (lookahead != 0) ADVANCE(23);
       END_STATE();
     case 23:
@@ -3123,13 +3125,13 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead != 0) ADVANCE(23);
       END_STATE();
     case 24:
-      if (lookahead == '.') ADVANCE(614);
+      if (lookahead == '.') ADVANCE(612);
       if (lookahead == 'E' ||
-          lookahead == 'e') ADVANCE(400);
+          lookahead == 'e') ADVANCE(398);
       if (('0' <= lookahead && lookahead <= '9')) ADVANCE(24);
       END_STATE();
     case 25:
-      if (lookahead == '.') ADVANCE(128);
+      if (lookahead == '.') ADVANCE(126);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(25);
       END_STATE();
@@ -3137,7 +3139,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead == '/') ADVANCE(8);
       END_STATE();
     case 27:
-      if (lookahead == '0') ADVANCE(525);
+      if (lookahead == '0') ADVANCE(524);
       END_STATE();
     case 28:
       if (lookahead == '0') ADVANCE(2);
@@ -3146,1329 +3148,1334 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (('1' <= lookahead && lookahead <= '9')) ADVANCE(5);
       END_STATE();
     case 29:
-      if (lookahead == '1') ADVANCE(73);
-      if (lookahead == '3') ADVANCE(42);
-      if (lookahead == '6') ADVANCE(66);
-      if (lookahead == 'i') ADVANCE(241);
-      if (lookahead == 'u') ADVANCE(278);
+      if (lookahead == '1') ADVANCE(72);
+      if (lookahead == '3') ADVANCE(41);
+      if (lookahead == '6') ADVANCE(65);
+      if (lookahead == 'i') ADVANCE(239);
+      if (lookahead == 'u') ADVANCE(276);
       END_STATE();
     case 30:
-      if (lookahead == '1') ADVANCE(48);
-      if (lookahead == '3') ADVANCE(49);
-      if (lookahead == '6') ADVANCE(69);
-      if (lookahead == '8') ADVANCE(498);
+      if (lookahead == '1') ADVANCE(522);
+      if (lookahead == '3') ADVANCE(518);
       END_STATE();
     case 31:
-      if (lookahead == '1') ADVANCE(48);
-      if (lookahead == '3') ADVANCE(49);
-      if (lookahead == '6') ADVANCE(69);
-      if (lookahead == '8') ADVANCE(498);
-      if (lookahead == 'f') ADVANCE(38);
-      if (lookahead == 'l') ADVANCE(293);
-      if (lookahead == 'r') ADVANCE(117);
+      if (lookahead == '1') ADVANCE(57);
+      if (lookahead == '3') ADVANCE(58);
+      if (lookahead == '6') ADVANCE(68);
+      if (lookahead == '8') ADVANCE(497);
+      if (lookahead == 'f') ADVANCE(37);
+      if (lookahead == 'l') ADVANCE(291);
+      if (lookahead == 'r') ADVANCE(116);
       END_STATE();
     case 32:
-      if (lookahead == '1') ADVANCE(523);
-      if (lookahead == '3') ADVANCE(519);
-      END_STATE();
-    case 33:
       ADVANCE_MAP(
-        '1', 74,
-        '2', 201,
-        '3', 43,
-        '6', 67,
-        '8', 490,
-        'a', 252,
-        'e', 138,
-        'h', 114,
-        'r', 168,
-        'u', 314,
+        '1', 73,
+        '2', 199,
+        '3', 42,
+        '6', 66,
+        '8', 489,
+        'a', 250,
+        'e', 136,
+        'h', 113,
+        'r', 166,
+        'u', 312,
       );
       END_STATE();
+    case 33:
+      if (lookahead == '1') ADVANCE(74);
+      if (lookahead == '3') ADVANCE(43);
+      if (lookahead == '6') ADVANCE(67);
+      if (lookahead == '8') ADVANCE(493);
+      if (lookahead == 'e') ADVANCE(71);
+      END_STATE();
     case 34:
-      if (lookahead == '1') ADVANCE(75);
-      if (lookahead == '3') ADVANCE(44);
-      if (lookahead == '6') ADVANCE(68);
-      if (lookahead == '8') ADVANCE(494);
-      if (lookahead == 'e') ADVANCE(72);
+      if (lookahead == '1') ADVANCE(74);
+      if (lookahead == '3') ADVANCE(43);
+      if (lookahead == '6') ADVANCE(67);
+      if (lookahead == '8') ADVANCE(493);
+      if (lookahead == 'e') ADVANCE(71);
+      if (lookahead == 'n') ADVANCE(215);
       END_STATE();
     case 35:
-      if (lookahead == '1') ADVANCE(75);
-      if (lookahead == '3') ADVANCE(44);
-      if (lookahead == '6') ADVANCE(68);
-      if (lookahead == '8') ADVANCE(494);
-      if (lookahead == 'e') ADVANCE(72);
-      if (lookahead == 'n') ADVANCE(217);
+      if (lookahead == '1') ADVANCE(74);
+      if (lookahead == '3') ADVANCE(43);
+      if (lookahead == '6') ADVANCE(67);
+      if (lookahead == '8') ADVANCE(493);
+      if (lookahead == 'e') ADVANCE(71);
+      if (lookahead == 'n') ADVANCE(229);
       END_STATE();
     case 36:
       if (lookahead == '1') ADVANCE(75);
-      if (lookahead == '3') ADVANCE(44);
-      if (lookahead == '6') ADVANCE(68);
-      if (lookahead == '8') ADVANCE(494);
-      if (lookahead == 'e') ADVANCE(72);
-      if (lookahead == 'n') ADVANCE(231);
+      if (lookahead == '2') ADVANCE(539);
+      if (lookahead == '4') ADVANCE(540);
+      if (lookahead == '8') ADVANCE(541);
+      if (lookahead == 'e') ADVANCE(331);
+      if (lookahead == 'i') ADVANCE(344);
       END_STATE();
     case 37:
       if (lookahead == '1') ADVANCE(76);
-      if (lookahead == '2') ADVANCE(540);
-      if (lookahead == '4') ADVANCE(541);
-      if (lookahead == '8') ADVANCE(542);
-      if (lookahead == 'e') ADVANCE(333);
-      if (lookahead == 'i') ADVANCE(346);
       END_STATE();
     case 38:
       if (lookahead == '1') ADVANCE(77);
+      if (lookahead == '3') ADVANCE(60);
+      if (lookahead == '6') ADVANCE(69);
+      if (lookahead == '8') ADVANCE(442);
       END_STATE();
     case 39:
-      if (lookahead == '1') ADVANCE(78);
+      if (lookahead == '1') ADVANCE(79);
       if (lookahead == '3') ADVANCE(61);
       if (lookahead == '6') ADVANCE(70);
-      if (lookahead == '8') ADVANCE(444);
+      if (lookahead == '8') ADVANCE(397);
       END_STATE();
     case 40:
-      if (lookahead == '1') ADVANCE(80);
-      if (lookahead == '3') ADVANCE(62);
-      if (lookahead == '6') ADVANCE(71);
-      if (lookahead == '8') ADVANCE(399);
+      if (lookahead == '2') ADVANCE(249);
+      if (lookahead == '3') ADVANCE(258);
+      if (lookahead == '4') ADVANCE(255);
+      if (lookahead == '5') ADVANCE(260);
+      if (lookahead == 'n') ADVANCE(366);
+      if (lookahead == 'x') ADVANCE(301);
       END_STATE();
     case 41:
-      if (lookahead == '2') ADVANCE(251);
-      if (lookahead == '3') ADVANCE(260);
-      if (lookahead == '4') ADVANCE(257);
-      if (lookahead == '5') ADVANCE(262);
-      if (lookahead == 'n') ADVANCE(368);
-      if (lookahead == 'x') ADVANCE(303);
-      END_STATE();
-    case 42:
-      if (lookahead == '2') ADVANCE(510);
-      END_STATE();
-    case 43:
-      if (lookahead == '2') ADVANCE(492);
-      END_STATE();
-    case 44:
-      if (lookahead == '2') ADVANCE(496);
-      END_STATE();
-    case 45:
-      if (lookahead == '2') ADVANCE(520);
-      END_STATE();
-    case 46:
-      if (lookahead == '2') ADVANCE(516);
-      END_STATE();
-    case 47:
-      if (lookahead == '2') ADVANCE(514);
-      END_STATE();
-    case 48:
-      if (lookahead == '2') ADVANCE(81);
-      if (lookahead == '6') ADVANCE(500);
-      END_STATE();
-    case 49:
-      if (lookahead == '2') ADVANCE(502);
-      END_STATE();
-    case 50:
       if (lookahead == '2') ADVANCE(509);
       END_STATE();
-    case 51:
-      if (lookahead == '2') ADVANCE(534);
+    case 42:
+      if (lookahead == '2') ADVANCE(491);
       END_STATE();
-    case 52:
+    case 43:
+      if (lookahead == '2') ADVANCE(495);
+      END_STATE();
+    case 44:
+      if (lookahead == '2') ADVANCE(519);
+      END_STATE();
+    case 45:
+      if (lookahead == '2') ADVANCE(515);
+      END_STATE();
+    case 46:
+      if (lookahead == '2') ADVANCE(513);
+      END_STATE();
+    case 47:
+      if (lookahead == '2') ADVANCE(508);
+      END_STATE();
+    case 48:
       if (lookahead == '2') ADVANCE(533);
       END_STATE();
-    case 53:
-      if (lookahead == '2') ADVANCE(524);
-      if (lookahead == '4') ADVANCE(532);
+    case 49:
+      if (lookahead == '2') ADVANCE(532);
       END_STATE();
-    case 54:
+    case 50:
+      if (lookahead == '2') ADVANCE(523);
+      if (lookahead == '4') ADVANCE(531);
+      END_STATE();
+    case 51:
+      if (lookahead == '2') ADVANCE(520);
+      if (lookahead == '4') ADVANCE(529);
+      END_STATE();
+    case 52:
       if (lookahead == '2') ADVANCE(521);
       if (lookahead == '4') ADVANCE(530);
       END_STATE();
-    case 55:
-      if (lookahead == '2') ADVANCE(522);
-      if (lookahead == '4') ADVANCE(531);
+    case 53:
+      if (lookahead == '2') ADVANCE(516);
+      if (lookahead == '4') ADVANCE(527);
       END_STATE();
-    case 56:
+    case 54:
       if (lookahead == '2') ADVANCE(517);
       if (lookahead == '4') ADVANCE(528);
       END_STATE();
+    case 55:
+      if (lookahead == '2') ADVANCE(534);
+      END_STATE();
+    case 56:
+      if (lookahead == '2') ADVANCE(525);
+      END_STATE();
     case 57:
-      if (lookahead == '2') ADVANCE(518);
-      if (lookahead == '4') ADVANCE(529);
+      if (lookahead == '2') ADVANCE(80);
+      if (lookahead == '6') ADVANCE(499);
       END_STATE();
     case 58:
-      if (lookahead == '2') ADVANCE(535);
+      if (lookahead == '2') ADVANCE(501);
       END_STATE();
     case 59:
-      if (lookahead == '2') ADVANCE(526);
+      if (lookahead == '2') ADVANCE(512);
       END_STATE();
     case 60:
-      if (lookahead == '2') ADVANCE(513);
+      if (lookahead == '2') ADVANCE(442);
       END_STATE();
     case 61:
-      if (lookahead == '2') ADVANCE(444);
+      if (lookahead == '2') ADVANCE(397);
       END_STATE();
     case 62:
-      if (lookahead == '2') ADVANCE(399);
+      if (lookahead == '3') ADVANCE(514);
       END_STATE();
     case 63:
-      if (lookahead == '3') ADVANCE(515);
+      if (lookahead == '3') ADVANCE(526);
       END_STATE();
     case 64:
-      if (lookahead == '3') ADVANCE(527);
+      if (lookahead == '3') ADVANCE(46);
       END_STATE();
     case 65:
-      if (lookahead == '3') ADVANCE(47);
+      if (lookahead == '4') ADVANCE(510);
       END_STATE();
     case 66:
-      if (lookahead == '4') ADVANCE(511);
+      if (lookahead == '4') ADVANCE(492);
       END_STATE();
     case 67:
-      if (lookahead == '4') ADVANCE(493);
+      if (lookahead == '4') ADVANCE(496);
       END_STATE();
     case 68:
-      if (lookahead == '4') ADVANCE(497);
+      if (lookahead == '4') ADVANCE(503);
       END_STATE();
     case 69:
-      if (lookahead == '4') ADVANCE(504);
+      if (lookahead == '4') ADVANCE(442);
       END_STATE();
     case 70:
-      if (lookahead == '4') ADVANCE(444);
+      if (lookahead == '4') ADVANCE(397);
       END_STATE();
     case 71:
-      if (lookahead == '4') ADVANCE(399);
+      if (lookahead == '4') ADVANCE(257);
+      if (lookahead == '8') ADVANCE(251);
       END_STATE();
     case 72:
-      if (lookahead == '4') ADVANCE(259);
-      if (lookahead == '8') ADVANCE(253);
+      if (lookahead == '6') ADVANCE(507);
       END_STATE();
     case 73:
-      if (lookahead == '6') ADVANCE(508);
+      if (lookahead == '6') ADVANCE(490);
       END_STATE();
     case 74:
-      if (lookahead == '6') ADVANCE(491);
+      if (lookahead == '6') ADVANCE(494);
       END_STATE();
     case 75:
-      if (lookahead == '6') ADVANCE(495);
+      if (lookahead == '6') ADVANCE(542);
       END_STATE();
     case 76:
-      if (lookahead == '6') ADVANCE(543);
+      if (lookahead == '6') ADVANCE(511);
       END_STATE();
     case 77:
-      if (lookahead == '6') ADVANCE(512);
+      if (lookahead == '6') ADVANCE(442);
       END_STATE();
     case 78:
-      if (lookahead == '6') ADVANCE(444);
+      if (lookahead == '6') ADVANCE(391);
       END_STATE();
     case 79:
-      if (lookahead == '6') ADVANCE(393);
+      if (lookahead == '6') ADVANCE(397);
       END_STATE();
     case 80:
-      if (lookahead == '6') ADVANCE(399);
+      if (lookahead == '8') ADVANCE(505);
       END_STATE();
     case 81:
-      if (lookahead == '8') ADVANCE(506);
+      if (lookahead == ':') ADVANCE(422);
       END_STATE();
     case 82:
-      if (lookahead == ':') ADVANCE(424);
+      if (lookahead == '=') ADVANCE(582);
       END_STATE();
     case 83:
-      if (lookahead == '=') ADVANCE(584);
+      if (lookahead == '=') ADVANCE(581);
       END_STATE();
     case 84:
-      if (lookahead == '=') ADVANCE(583);
+      if (lookahead == 'A') ADVANCE(87);
       END_STATE();
     case 85:
-      if (lookahead == 'A') ADVANCE(88);
+      if (lookahead == 'D') ADVANCE(88);
       END_STATE();
     case 86:
-      if (lookahead == 'D') ADVANCE(89);
+      if (lookahead == 'F') ADVANCE(446);
       END_STATE();
     case 87:
-      if (lookahead == 'F') ADVANCE(447);
+      if (lookahead == 'R') ADVANCE(86);
       END_STATE();
     case 88:
-      if (lookahead == 'R') ADVANCE(87);
+      if (lookahead == 'W') ADVANCE(84);
       END_STATE();
     case 89:
-      if (lookahead == 'W') ADVANCE(85);
+      if (lookahead == '_') ADVANCE(303);
       END_STATE();
     case 90:
-      if (lookahead == '_') ADVANCE(305);
+      if (lookahead == '_') ADVANCE(110);
       END_STATE();
     case 91:
-      if (lookahead == '_') ADVANCE(111);
+      if (lookahead == '_') ADVANCE(280);
       END_STATE();
     case 92:
-      if (lookahead == '_') ADVANCE(282);
+      if (lookahead == '_') ADVANCE(350);
       END_STATE();
     case 93:
-      if (lookahead == '_') ADVANCE(352);
+      if (lookahead == 'a') ADVANCE(273);
+      if (lookahead == 'i') ADVANCE(282);
       END_STATE();
     case 94:
-      if (lookahead == 'a') ADVANCE(275);
-      if (lookahead == 'i') ADVANCE(284);
+      if (lookahead == 'a') ADVANCE(207);
       END_STATE();
     case 95:
-      if (lookahead == 'a') ADVANCE(209);
+      if (lookahead == 'a') ADVANCE(207);
+      if (lookahead == 'e') ADVANCE(148);
       END_STATE();
     case 96:
-      if (lookahead == 'a') ADVANCE(209);
-      if (lookahead == 'e') ADVANCE(150);
+      if (lookahead == 'a') ADVANCE(454);
       END_STATE();
     case 97:
-      if (lookahead == 'a') ADVANCE(455);
+      ADVANCE_MAP(
+        'a', 129,
+        'b', 31,
+        'c', 99,
+        'e', 40,
+        'f', 29,
+        'g', 242,
+        'l', 285,
+        'm', 103,
+        'n', 286,
+        'p', 100,
+        'r', 161,
+        's', 32,
+        't', 104,
+        'u', 34,
+        'v', 36,
+        'w', 183,
+      );
       END_STATE();
     case 98:
       ADVANCE_MAP(
-        'a', 131,
+        'a', 129,
         'b', 31,
-        'c', 100,
-        'e', 41,
+        'c', 99,
+        'e', 40,
         'f', 29,
-        'g', 244,
-        'l', 287,
-        'm', 104,
-        'n', 288,
-        'p', 101,
-        'r', 163,
-        's', 33,
-        't', 105,
-        'u', 35,
-        'v', 37,
-        'w', 185,
+        'g', 242,
+        'l', 285,
+        'm', 103,
+        'n', 286,
+        'p', 100,
+        'r', 161,
+        's', 32,
+        't', 104,
+        'u', 33,
+        'v', 36,
+        'w', 183,
       );
       END_STATE();
     case 99:
-      ADVANCE_MAP(
-        'a', 131,
-        'b', 31,
-        'c', 100,
-        'e', 41,
-        'f', 29,
-        'g', 244,
-        'l', 287,
-        'm', 104,
-        'n', 288,
-        'p', 101,
-        'r', 163,
-        's', 33,
-        't', 105,
-        'u', 34,
-        'v', 37,
-        'w', 185,
-      );
+      if (lookahead == 'a') ADVANCE(240);
+      if (lookahead == 'o') ADVANCE(259);
       END_STATE();
     case 100:
-      if (lookahead == 'a') ADVANCE(242);
-      if (lookahead == 'o') ADVANCE(261);
+      if (lookahead == 'a') ADVANCE(313);
+      if (lookahead == 'r') ADVANCE(95);
+      if (lookahead == 't') ADVANCE(307);
       END_STATE();
     case 101:
-      if (lookahead == 'a') ADVANCE(315);
-      if (lookahead == 'r') ADVANCE(96);
-      if (lookahead == 't') ADVANCE(309);
+      if (lookahead == 'a') ADVANCE(302);
       END_STATE();
     case 102:
-      if (lookahead == 'a') ADVANCE(304);
+      if (lookahead == 'a') ADVANCE(231);
       END_STATE();
     case 103:
-      if (lookahead == 'a') ADVANCE(233);
+      if (lookahead == 'a') ADVANCE(388);
+      if (lookahead == 'i') ADVANCE(282);
       END_STATE();
     case 104:
-      if (lookahead == 'a') ADVANCE(390);
-      if (lookahead == 'i') ADVANCE(284);
+      if (lookahead == 'a') ADVANCE(314);
+      if (lookahead == 'e') ADVANCE(389);
+      if (lookahead == 'f') ADVANCE(64);
       END_STATE();
     case 105:
-      if (lookahead == 'a') ADVANCE(316);
-      if (lookahead == 'e') ADVANCE(391);
-      if (lookahead == 'f') ADVANCE(65);
+      if (lookahead == 'a') ADVANCE(340);
+      if (lookahead == 'g') ADVANCE(271);
       END_STATE();
     case 106:
-      if (lookahead == 'a') ADVANCE(342);
-      if (lookahead == 'g') ADVANCE(273);
+      if (lookahead == 'a') ADVANCE(128);
+      if (lookahead == 'b') ADVANCE(244);
+      if (lookahead == 'e') ADVANCE(390);
+      if (lookahead == 'm') ADVANCE(103);
+      if (lookahead == 'n') ADVANCE(286);
+      if (lookahead == 'p') ADVANCE(326);
+      if (lookahead == 'r') ADVANCE(165);
       END_STATE();
     case 107:
-      if (lookahead == 'a') ADVANCE(130);
-      if (lookahead == 'b') ADVANCE(246);
-      if (lookahead == 'e') ADVANCE(392);
-      if (lookahead == 'm') ADVANCE(104);
-      if (lookahead == 'n') ADVANCE(288);
-      if (lookahead == 'p') ADVANCE(328);
-      if (lookahead == 'r') ADVANCE(167);
+      if (lookahead == 'a') ADVANCE(252);
       END_STATE();
     case 108:
-      if (lookahead == 'a') ADVANCE(254);
+      if (lookahead == 'a') ADVANCE(234);
       END_STATE();
     case 109:
-      if (lookahead == 'a') ADVANCE(236);
+      if (lookahead == 'a') ADVANCE(262);
       END_STATE();
     case 110:
-      if (lookahead == 'a') ADVANCE(264);
+      if (lookahead == 'a') ADVANCE(359);
       END_STATE();
     case 111:
-      if (lookahead == 'a') ADVANCE(361);
+      if (lookahead == 'a') ADVANCE(269);
       END_STATE();
     case 112:
-      if (lookahead == 'a') ADVANCE(271);
+      if (lookahead == 'a') ADVANCE(272);
       END_STATE();
     case 113:
-      if (lookahead == 'a') ADVANCE(274);
+      if (lookahead == 'a') ADVANCE(318);
       END_STATE();
     case 114:
-      if (lookahead == 'a') ADVANCE(320);
+      if (lookahead == 'a') ADVANCE(208);
       END_STATE();
     case 115:
-      if (lookahead == 'a') ADVANCE(210);
+      if (lookahead == 'a') ADVANCE(335);
       END_STATE();
     case 116:
-      if (lookahead == 'a') ADVANCE(337);
+      if (lookahead == 'a') ADVANCE(279);
       END_STATE();
     case 117:
-      if (lookahead == 'a') ADVANCE(281);
+      if (lookahead == 'a') ADVANCE(330);
       END_STATE();
     case 118:
-      if (lookahead == 'a') ADVANCE(332);
+      if (lookahead == 'a') ADVANCE(304);
       END_STATE();
     case 119:
-      if (lookahead == 'a') ADVANCE(306);
+      if (lookahead == 'a') ADVANCE(337);
       END_STATE();
     case 120:
-      if (lookahead == 'a') ADVANCE(339);
+      if (lookahead == 'a') ADVANCE(305);
       END_STATE();
     case 121:
-      if (lookahead == 'a') ADVANCE(307);
+      ADVANCE_MAP(
+        'b', 565,
+        'c', 99,
+        'e', 40,
+        'f', 29,
+        'h', 401,
+        'l', 285,
+        'm', 93,
+        'n', 286,
+        'p', 100,
+        's', 32,
+        't', 104,
+        'u', 34,
+        'v', 36,
+      );
+      if (lookahead == 'a' ||
+          lookahead == 'g' ||
+          ('r' <= lookahead && lookahead <= 'z')) ADVANCE(564);
       END_STATE();
     case 122:
       ADVANCE_MAP(
-        'b', 566,
-        'c', 100,
-        'e', 41,
+        'b', 565,
+        'c', 99,
+        'e', 40,
         'f', 29,
-        'h', 403,
-        'l', 287,
-        'm', 94,
-        'n', 288,
-        'p', 101,
-        's', 33,
-        't', 105,
+        'h', 401,
+        'l', 285,
+        'm', 93,
+        'n', 286,
+        'p', 100,
+        's', 32,
+        't', 104,
         'u', 35,
-        'v', 37,
+        'v', 36,
       );
       if (lookahead == 'a' ||
           lookahead == 'g' ||
-          ('r' <= lookahead && lookahead <= 'z')) ADVANCE(565);
+          ('r' <= lookahead && lookahead <= 'z')) ADVANCE(564);
       END_STATE();
     case 123:
-      if (lookahead == 'b') ADVANCE(576);
-      if (lookahead == 'h') ADVANCE(403);
+      if (lookahead == 'b') ADVANCE(574);
+      if (lookahead == 'h') ADVANCE(401);
       if (lookahead == 'a' ||
           lookahead == 'g' ||
           lookahead == 'r' ||
-          ('w' <= lookahead && lookahead <= 'z')) ADVANCE(565);
+          ('w' <= lookahead && lookahead <= 'z')) ADVANCE(564);
       END_STATE();
     case 124:
-      ADVANCE_MAP(
-        'b', 30,
-        'c', 100,
-        'e', 41,
-        'f', 29,
-        'l', 287,
-        'm', 94,
-        'n', 288,
-        'p', 101,
-        's', 33,
-        't', 105,
-        'u', 36,
-        'v', 37,
-      );
+      if (lookahead == 'b') ADVANCE(38);
+      if (lookahead == 'm') ADVANCE(112);
+      if (lookahead == 'u') ADVANCE(283);
       END_STATE();
     case 125:
-      if (lookahead == 'b') ADVANCE(567);
-      if (lookahead == 'h') ADVANCE(403);
+      if (lookahead == 'b') ADVANCE(566);
+      if (lookahead == 'h') ADVANCE(401);
       if (lookahead == 'a' ||
           lookahead == 'g' ||
           lookahead == 'r' ||
-          ('w' <= lookahead && lookahead <= 'z')) ADVANCE(565);
+          ('w' <= lookahead && lookahead <= 'z')) ADVANCE(564);
       END_STATE();
     case 126:
       if (lookahead == 'b') ADVANCE(39);
       END_STATE();
     case 127:
-      if (lookahead == 'b') ADVANCE(39);
-      if (lookahead == 'm') ADVANCE(113);
-      if (lookahead == 'u') ADVANCE(285);
+      if (lookahead == 'b') ADVANCE(382);
       END_STATE();
     case 128:
-      if (lookahead == 'b') ADVANCE(40);
+      if (lookahead == 'b') ADVANCE(217);
       END_STATE();
     case 129:
-      if (lookahead == 'b') ADVANCE(384);
+      if (lookahead == 'b') ADVANCE(217);
+      if (lookahead == 'd') ADVANCE(156);
+      if (lookahead == 'l') ADVANCE(213);
+      if (lookahead == 't') ADVANCE(368);
       END_STATE();
     case 130:
-      if (lookahead == 'b') ADVANCE(219);
+      if (lookahead == 'b') ADVANCE(108);
       END_STATE();
     case 131:
-      if (lookahead == 'b') ADVANCE(219);
-      if (lookahead == 'd') ADVANCE(158);
-      if (lookahead == 'l') ADVANCE(215);
-      if (lookahead == 't') ADVANCE(370);
+      if (lookahead == 'b') ADVANCE(243);
       END_STATE();
     case 132:
-      if (lookahead == 'b') ADVANCE(109);
+      if (lookahead == 'c') ADVANCE(435);
       END_STATE();
     case 133:
-      if (lookahead == 'b') ADVANCE(245);
+      if (lookahead == 'c') ADVANCE(456);
       END_STATE();
     case 134:
-      if (lookahead == 'c') ADVANCE(437);
-      END_STATE();
-    case 135:
-      if (lookahead == 'c') ADVANCE(457);
-      END_STATE();
-    case 136:
       if (lookahead == 'c') ADVANCE(20);
       END_STATE();
+    case 135:
+      if (lookahead == 'c') ADVANCE(211);
+      END_STATE();
+    case 136:
+      if (lookahead == 'c') ADVANCE(363);
+      END_STATE();
     case 137:
-      if (lookahead == 'c') ADVANCE(213);
+      if (lookahead == 'c') ADVANCE(232);
       END_STATE();
     case 138:
-      if (lookahead == 'c') ADVANCE(365);
+      if (lookahead == 'c') ADVANCE(364);
+      if (lookahead == 'r') ADVANCE(172);
+      if (lookahead == 't') ADVANCE(220);
       END_STATE();
     case 139:
-      if (lookahead == 'c') ADVANCE(234);
+      if (lookahead == 'c') ADVANCE(236);
+      if (lookahead == 'n') ADVANCE(138);
       END_STATE();
     case 140:
-      if (lookahead == 'c') ADVANCE(366);
-      if (lookahead == 'r') ADVANCE(174);
-      if (lookahead == 't') ADVANCE(222);
+      if (lookahead == 'c') ADVANCE(222);
       END_STATE();
     case 141:
-      if (lookahead == 'c') ADVANCE(238);
-      if (lookahead == 'n') ADVANCE(140);
+      if (lookahead == 'c') ADVANCE(296);
       END_STATE();
     case 142:
-      if (lookahead == 'c') ADVANCE(224);
+      if (lookahead == 'c') ADVANCE(377);
       END_STATE();
     case 143:
-      if (lookahead == 'c') ADVANCE(298);
+      if (lookahead == 'c') ADVANCE(376);
       END_STATE();
     case 144:
-      if (lookahead == 'c') ADVANCE(379);
+      if (lookahead == 'c') ADVANCE(246);
       END_STATE();
     case 145:
       if (lookahead == 'c') ADVANCE(378);
+      if (lookahead == 't') ADVANCE(223);
       END_STATE();
     case 146:
-      if (lookahead == 'c') ADVANCE(248);
+      if (lookahead == 'c') ADVANCE(247);
       END_STATE();
     case 147:
-      if (lookahead == 'c') ADVANCE(380);
-      if (lookahead == 't') ADVANCE(225);
+      if (lookahead == 'c') ADVANCE(248);
       END_STATE();
     case 148:
-      if (lookahead == 'c') ADVANCE(249);
+      if (lookahead == 'd') ADVANCE(535);
       END_STATE();
     case 149:
-      if (lookahead == 'c') ADVANCE(250);
+      if (lookahead == 'd') ADVANCE(487);
       END_STATE();
     case 150:
-      if (lookahead == 'd') ADVANCE(536);
+      if (lookahead == 'd') ADVANCE(90);
       END_STATE();
     case 151:
-      if (lookahead == 'd') ADVANCE(488);
+      if (lookahead == 'd') ADVANCE(547);
       END_STATE();
     case 152:
-      if (lookahead == 'd') ADVANCE(91);
+      if (lookahead == 'd') ADVANCE(464);
       END_STATE();
     case 153:
-      if (lookahead == 'd') ADVANCE(548);
+      if (lookahead == 'd') ADVANCE(563);
       END_STATE();
     case 154:
-      if (lookahead == 'd') ADVANCE(465);
+      if (lookahead == 'd') ADVANCE(548);
       END_STATE();
     case 155:
-      if (lookahead == 'd') ADVANCE(564);
+      if (lookahead == 'd') ADVANCE(465);
       END_STATE();
     case 156:
-      if (lookahead == 'd') ADVANCE(549);
+      if (lookahead == 'd') ADVANCE(328);
       END_STATE();
     case 157:
-      if (lookahead == 'd') ADVANCE(466);
+      if (lookahead == 'e') ADVANCE(434);
       END_STATE();
     case 158:
-      if (lookahead == 'd') ADVANCE(330);
+      if (lookahead == 'e') ADVANCE(458);
       END_STATE();
     case 159:
       if (lookahead == 'e') ADVANCE(436);
       END_STATE();
     case 160:
-      if (lookahead == 'e') ADVANCE(459);
+      if (lookahead == 'e') ADVANCE(476);
       END_STATE();
     case 161:
-      if (lookahead == 'e') ADVANCE(438);
-      END_STATE();
-    case 162:
-      if (lookahead == 'e') ADVANCE(477);
-      END_STATE();
-    case 163:
-      if (lookahead == 'e') ADVANCE(207);
-      END_STATE();
-    case 164:
-      if (lookahead == 'e') ADVANCE(546);
-      END_STATE();
-    case 165:
-      if (lookahead == 'e') ADVANCE(474);
-      END_STATE();
-    case 166:
-      if (lookahead == 'e') ADVANCE(435);
-      END_STATE();
-    case 167:
-      if (lookahead == 'e') ADVANCE(308);
-      END_STATE();
-    case 168:
       if (lookahead == 'e') ADVANCE(205);
       END_STATE();
+    case 162:
+      if (lookahead == 'e') ADVANCE(545);
+      END_STATE();
+    case 163:
+      if (lookahead == 'e') ADVANCE(473);
+      END_STATE();
+    case 164:
+      if (lookahead == 'e') ADVANCE(433);
+      END_STATE();
+    case 165:
+      if (lookahead == 'e') ADVANCE(306);
+      END_STATE();
+    case 166:
+      if (lookahead == 'e') ADVANCE(203);
+      END_STATE();
+    case 167:
+      if (lookahead == 'e') ADVANCE(149);
+      END_STATE();
+    case 168:
+      if (lookahead == 'e') ADVANCE(275);
+      END_STATE();
     case 169:
-      if (lookahead == 'e') ADVANCE(151);
+      if (lookahead == 'e') ADVANCE(150);
       END_STATE();
     case 170:
-      if (lookahead == 'e') ADVANCE(277);
+      if (lookahead == 'e') ADVANCE(361);
       END_STATE();
     case 171:
-      if (lookahead == 'e') ADVANCE(152);
+      if (lookahead == 'e') ADVANCE(196);
       END_STATE();
     case 172:
-      if (lookahead == 'e') ADVANCE(363);
+      if (lookahead == 'e') ADVANCE(204);
       END_STATE();
     case 173:
-      if (lookahead == 'e') ADVANCE(198);
+      if (lookahead == 'e') ADVANCE(151);
       END_STATE();
     case 174:
-      if (lookahead == 'e') ADVANCE(206);
+      if (lookahead == 'e') ADVANCE(197);
       END_STATE();
     case 175:
-      if (lookahead == 'e') ADVANCE(153);
+      if (lookahead == 'e') ADVANCE(358);
       END_STATE();
     case 176:
-      if (lookahead == 'e') ADVANCE(199);
+      if (lookahead == 'e') ADVANCE(198);
       END_STATE();
     case 177:
-      if (lookahead == 'e') ADVANCE(360);
+      if (lookahead == 'e') ADVANCE(346);
       END_STATE();
     case 178:
-      if (lookahead == 'e') ADVANCE(200);
+      if (lookahead == 'e') ADVANCE(153);
       END_STATE();
     case 179:
-      if (lookahead == 'e') ADVANCE(348);
+      if (lookahead == 'e') ADVANCE(154);
       END_STATE();
     case 180:
-      if (lookahead == 'e') ADVANCE(155);
+      if (lookahead == 'e') ADVANCE(333);
       END_STATE();
     case 181:
-      if (lookahead == 'e') ADVANCE(156);
+      if (lookahead == 'e') ADVANCE(320);
       END_STATE();
     case 182:
-      if (lookahead == 'e') ADVANCE(335);
+      if (lookahead == 'e') ADVANCE(351);
       END_STATE();
     case 183:
-      if (lookahead == 'e') ADVANCE(322);
+      if (lookahead == 'e') ADVANCE(102);
       END_STATE();
     case 184:
-      if (lookahead == 'e') ADVANCE(353);
+      if (lookahead == 'e') ADVANCE(362);
       END_STATE();
     case 185:
-      if (lookahead == 'e') ADVANCE(103);
-      END_STATE();
-    case 186:
-      if (lookahead == 'e') ADVANCE(364);
-      END_STATE();
-    case 187:
-      if (lookahead == 'e') ADVANCE(338);
-      END_STATE();
-    case 188:
-      if (lookahead == 'e') ADVANCE(334);
-      END_STATE();
-    case 189:
-      if (lookahead == 'e') ADVANCE(318);
-      END_STATE();
-    case 190:
-      if (lookahead == 'e') ADVANCE(369);
-      END_STATE();
-    case 191:
-      if (lookahead == 'e') ADVANCE(311);
-      END_STATE();
-    case 192:
-      if (lookahead == 'e') ADVANCE(312);
-      END_STATE();
-    case 193:
-      if (lookahead == 'e') ADVANCE(340);
-      END_STATE();
-    case 194:
-      if (lookahead == 'e') ADVANCE(327);
-      END_STATE();
-    case 195:
-      if (lookahead == 'e') ADVANCE(313);
-      END_STATE();
-    case 196:
       if (lookahead == 'e') ADVANCE(336);
       END_STATE();
+    case 186:
+      if (lookahead == 'e') ADVANCE(332);
+      END_STATE();
+    case 187:
+      if (lookahead == 'e') ADVANCE(316);
+      END_STATE();
+    case 188:
+      if (lookahead == 'e') ADVANCE(367);
+      END_STATE();
+    case 189:
+      if (lookahead == 'e') ADVANCE(309);
+      END_STATE();
+    case 190:
+      if (lookahead == 'e') ADVANCE(310);
+      END_STATE();
+    case 191:
+      if (lookahead == 'e') ADVANCE(338);
+      END_STATE();
+    case 192:
+      if (lookahead == 'e') ADVANCE(325);
+      END_STATE();
+    case 193:
+      if (lookahead == 'e') ADVANCE(311);
+      END_STATE();
+    case 194:
+      if (lookahead == 'e') ADVANCE(334);
+      END_STATE();
+    case 195:
+      if (lookahead == 'e') ADVANCE(146);
+      END_STATE();
+    case 196:
+      if (lookahead == 'f') ADVANCE(536);
+      END_STATE();
     case 197:
-      if (lookahead == 'e') ADVANCE(148);
+      if (lookahead == 'f') ADVANCE(538);
       END_STATE();
     case 198:
       if (lookahead == 'f') ADVANCE(537);
       END_STATE();
     case 199:
-      if (lookahead == 'f') ADVANCE(539);
+      if (lookahead == 'f') ADVANCE(78);
       END_STATE();
     case 200:
-      if (lookahead == 'f') ADVANCE(538);
+      if (lookahead == 'f') ADVANCE(224);
       END_STATE();
     case 201:
-      if (lookahead == 'f') ADVANCE(79);
+      if (lookahead == 'f') ADVANCE(225);
       END_STATE();
     case 202:
-      if (lookahead == 'f') ADVANCE(226);
+      if (lookahead == 'f') ADVANCE(322);
       END_STATE();
     case 203:
-      if (lookahead == 'f') ADVANCE(227);
+      if (lookahead == 'g') ADVANCE(482);
       END_STATE();
     case 204:
-      if (lookahead == 'f') ADVANCE(324);
+      if (lookahead == 'g') ADVANCE(463);
       END_STATE();
     case 205:
-      if (lookahead == 'g') ADVANCE(483);
+      if (lookahead == 'g') ADVANCE(481);
+      if (lookahead == 'q') ADVANCE(270);
       END_STATE();
     case 206:
-      if (lookahead == 'g') ADVANCE(464);
-      END_STATE();
-    case 207:
-      if (lookahead == 'g') ADVANCE(482);
-      if (lookahead == 'q') ADVANCE(272);
-      END_STATE();
-    case 208:
-      if (lookahead == 'g') ADVANCE(177);
-      END_STATE();
-    case 209:
-      if (lookahead == 'g') ADVANCE(263);
-      END_STATE();
-    case 210:
       if (lookahead == 'g') ADVANCE(175);
       END_STATE();
+    case 207:
+      if (lookahead == 'g') ADVANCE(261);
+      END_STATE();
+    case 208:
+      if (lookahead == 'g') ADVANCE(173);
+      END_STATE();
+    case 209:
+      if (lookahead == 'g') ADVANCE(184);
+      END_STATE();
+    case 210:
+      if (lookahead == 'g') ADVANCE(188);
+      END_STATE();
     case 211:
-      if (lookahead == 'g') ADVANCE(186);
+      if (lookahead == 'h') ADVANCE(379);
       END_STATE();
     case 212:
-      if (lookahead == 'g') ADVANCE(190);
+      if (lookahead == 'i') ADVANCE(131);
       END_STATE();
     case 213:
-      if (lookahead == 'h') ADVANCE(381);
+      if (lookahead == 'i') ADVANCE(105);
       END_STATE();
     case 214:
-      if (lookahead == 'i') ADVANCE(133);
+      if (lookahead == 'i') ADVANCE(394);
       END_STATE();
     case 215:
-      if (lookahead == 'i') ADVANCE(106);
+      if (lookahead == 'i') ADVANCE(200);
       END_STATE();
     case 216:
-      if (lookahead == 'i') ADVANCE(396);
+      if (lookahead == 'i') ADVANCE(127);
       END_STATE();
     case 217:
-      if (lookahead == 'i') ADVANCE(202);
+      if (lookahead == 'i') ADVANCE(89);
       END_STATE();
     case 218:
-      if (lookahead == 'i') ADVANCE(129);
+      if (lookahead == 'i') ADVANCE(278);
       END_STATE();
     case 219:
-      if (lookahead == 'i') ADVANCE(90);
+      if (lookahead == 'i') ADVANCE(140);
       END_STATE();
     case 220:
-      if (lookahead == 'i') ADVANCE(280);
+      if (lookahead == 'i') ADVANCE(152);
       END_STATE();
     case 221:
-      if (lookahead == 'i') ADVANCE(142);
+      if (lookahead == 'i') ADVANCE(134);
       END_STATE();
     case 222:
-      if (lookahead == 'i') ADVANCE(154);
+      if (lookahead == 'i') ADVANCE(365);
       END_STATE();
     case 223:
-      if (lookahead == 'i') ADVANCE(136);
+      if (lookahead == 'i') ADVANCE(155);
       END_STATE();
     case 224:
-      if (lookahead == 'i') ADVANCE(367);
+      if (lookahead == 'i') ADVANCE(178);
       END_STATE();
     case 225:
-      if (lookahead == 'i') ADVANCE(157);
+      if (lookahead == 'i') ADVANCE(179);
       END_STATE();
     case 226:
-      if (lookahead == 'i') ADVANCE(180);
+      if (lookahead == 'i') ADVANCE(290);
       END_STATE();
     case 227:
-      if (lookahead == 'i') ADVANCE(181);
-      END_STATE();
-    case 228:
       if (lookahead == 'i') ADVANCE(292);
       END_STATE();
+    case 228:
+      if (lookahead == 'i') ADVANCE(293);
+      END_STATE();
     case 229:
-      if (lookahead == 'i') ADVANCE(294);
+      if (lookahead == 'i') ADVANCE(201);
       END_STATE();
     case 230:
-      if (lookahead == 'i') ADVANCE(295);
+      if (lookahead == 'k') ADVANCE(471);
       END_STATE();
     case 231:
-      if (lookahead == 'i') ADVANCE(203);
+      if (lookahead == 'k') ADVANCE(459);
       END_STATE();
     case 232:
-      if (lookahead == 'k') ADVANCE(472);
+      if (lookahead == 'k') ADVANCE(352);
       END_STATE();
     case 233:
-      if (lookahead == 'k') ADVANCE(460);
-      END_STATE();
-    case 234:
-      if (lookahead == 'k') ADVANCE(354);
-      END_STATE();
-    case 235:
-      if (lookahead == 'l') ADVANCE(486);
-      END_STATE();
-    case 236:
       if (lookahead == 'l') ADVANCE(485);
       END_STATE();
+    case 234:
+      if (lookahead == 'l') ADVANCE(484);
+      END_STATE();
+    case 235:
+      if (lookahead == 'l') ADVANCE(474);
+      END_STATE();
+    case 236:
+      if (lookahead == 'l') ADVANCE(383);
+      END_STATE();
     case 237:
-      if (lookahead == 'l') ADVANCE(475);
+      if (lookahead == 'l') ADVANCE(298);
       END_STATE();
     case 238:
-      if (lookahead == 'l') ADVANCE(385);
+      if (lookahead == 'l') ADVANCE(218);
       END_STATE();
     case 239:
-      if (lookahead == 'l') ADVANCE(300);
+      if (lookahead == 'l') ADVANCE(157);
       END_STATE();
     case 240:
-      if (lookahead == 'l') ADVANCE(220);
+      if (lookahead == 'l') ADVANCE(237);
       END_STATE();
     case 241:
-      if (lookahead == 'l') ADVANCE(159);
+      if (lookahead == 'l') ADVANCE(219);
       END_STATE();
     case 242:
-      if (lookahead == 'l') ADVANCE(239);
+      if (lookahead == 'l') ADVANCE(287);
       END_STATE();
     case 243:
-      if (lookahead == 'l') ADVANCE(221);
+      if (lookahead == 'l') ADVANCE(158);
       END_STATE();
     case 244:
-      if (lookahead == 'l') ADVANCE(289);
+      if (lookahead == 'l') ADVANCE(291);
       END_STATE();
     case 245:
-      if (lookahead == 'l') ADVANCE(160);
+      if (lookahead == 'l') ADVANCE(185);
       END_STATE();
     case 246:
-      if (lookahead == 'l') ADVANCE(293);
+      if (lookahead == 'l') ADVANCE(384);
       END_STATE();
     case 247:
-      if (lookahead == 'l') ADVANCE(187);
+      if (lookahead == 'l') ADVANCE(385);
       END_STATE();
     case 248:
       if (lookahead == 'l') ADVANCE(386);
       END_STATE();
     case 249:
-      if (lookahead == 'l') ADVANCE(387);
+      if (lookahead == 'm') ADVANCE(30);
       END_STATE();
     case 250:
-      if (lookahead == 'l') ADVANCE(388);
+      if (lookahead == 'm') ADVANCE(297);
       END_STATE();
     case 251:
-      if (lookahead == 'm') ADVANCE(32);
-      END_STATE();
-    case 252:
-      if (lookahead == 'm') ADVANCE(299);
-      END_STATE();
-    case 253:
       if (lookahead == 'm') ADVANCE(27);
       END_STATE();
+    case 252:
+      if (lookahead == 'm') ADVANCE(486);
+      END_STATE();
+    case 253:
+      if (lookahead == 'm') ADVANCE(467);
+      END_STATE();
     case 254:
-      if (lookahead == 'm') ADVANCE(487);
+      if (lookahead == 'm') ADVANCE(466);
       END_STATE();
     case 255:
-      if (lookahead == 'm') ADVANCE(468);
+      if (lookahead == 'm') ADVANCE(62);
       END_STATE();
     case 256:
-      if (lookahead == 'm') ADVANCE(467);
+      if (lookahead == 'm') ADVANCE(288);
       END_STATE();
     case 257:
       if (lookahead == 'm') ADVANCE(63);
       END_STATE();
     case 258:
-      if (lookahead == 'm') ADVANCE(290);
+      if (lookahead == 'm') ADVANCE(44);
       END_STATE();
     case 259:
-      if (lookahead == 'm') ADVANCE(64);
+      if (lookahead == 'm') ADVANCE(256);
+      if (lookahead == 'n') ADVANCE(343);
       END_STATE();
     case 260:
       if (lookahead == 'm') ADVANCE(45);
       END_STATE();
     case 261:
-      if (lookahead == 'm') ADVANCE(258);
-      if (lookahead == 'n') ADVANCE(345);
+      if (lookahead == 'm') ADVANCE(96);
       END_STATE();
     case 262:
-      if (lookahead == 'm') ADVANCE(46);
+      if (lookahead == 'm') ADVANCE(159);
       END_STATE();
     case 263:
-      if (lookahead == 'm') ADVANCE(97);
+      if (lookahead == 'n') ADVANCE(238);
       END_STATE();
     case 264:
-      if (lookahead == 'm') ADVANCE(161);
+      if (lookahead == 'n') ADVANCE(460);
       END_STATE();
     case 265:
-      if (lookahead == 'n') ADVANCE(240);
+      if (lookahead == 'n') ADVANCE(457);
       END_STATE();
     case 266:
-      if (lookahead == 'n') ADVANCE(461);
+      if (lookahead == 'n') ADVANCE(438);
       END_STATE();
     case 267:
-      if (lookahead == 'n') ADVANCE(458);
+      if (lookahead == 'n') ADVANCE(430);
       END_STATE();
     case 268:
-      if (lookahead == 'n') ADVANCE(440);
+      if (lookahead == 'n') ADVANCE(468);
       END_STATE();
     case 269:
-      if (lookahead == 'n') ADVANCE(432);
+      if (lookahead == 'n') ADVANCE(230);
       END_STATE();
     case 270:
-      if (lookahead == 'n') ADVANCE(469);
-      END_STATE();
-    case 271:
-      if (lookahead == 'n') ADVANCE(232);
-      END_STATE();
-    case 272:
-      if (lookahead == 'n') ADVANCE(147);
-      END_STATE();
-    case 273:
-      if (lookahead == 'n') ADVANCE(544);
-      END_STATE();
-    case 274:
-      if (lookahead == 'n') ADVANCE(115);
-      END_STATE();
-    case 275:
-      if (lookahead == 'n') ADVANCE(115);
-      if (lookahead == 'x') ADVANCE(141);
-      END_STATE();
-    case 276:
-      if (lookahead == 'n') ADVANCE(92);
-      END_STATE();
-    case 277:
-      if (lookahead == 'n') ADVANCE(182);
-      END_STATE();
-    case 278:
-      if (lookahead == 'n') ADVANCE(135);
-      END_STATE();
-    case 279:
       if (lookahead == 'n') ADVANCE(145);
       END_STATE();
+    case 271:
+      if (lookahead == 'n') ADVANCE(543);
+      END_STATE();
+    case 272:
+      if (lookahead == 'n') ADVANCE(114);
+      END_STATE();
+    case 273:
+      if (lookahead == 'n') ADVANCE(114);
+      if (lookahead == 'x') ADVANCE(139);
+      END_STATE();
+    case 274:
+      if (lookahead == 'n') ADVANCE(91);
+      END_STATE();
+    case 275:
+      if (lookahead == 'n') ADVANCE(180);
+      END_STATE();
+    case 276:
+      if (lookahead == 'n') ADVANCE(133);
+      END_STATE();
+    case 277:
+      if (lookahead == 'n') ADVANCE(143);
+      END_STATE();
+    case 278:
+      if (lookahead == 'n') ADVANCE(169);
+      END_STATE();
+    case 279:
+      if (lookahead == 'n') ADVANCE(135);
+      END_STATE();
     case 280:
-      if (lookahead == 'n') ADVANCE(171);
+      if (lookahead == 'n') ADVANCE(109);
       END_STATE();
     case 281:
-      if (lookahead == 'n') ADVANCE(137);
+      if (lookahead == 'n') ADVANCE(369);
       END_STATE();
     case 282:
-      if (lookahead == 'n') ADVANCE(110);
+      if (lookahead == 'n') ADVANCE(277);
       END_STATE();
     case 283:
-      if (lookahead == 'n') ADVANCE(371);
+      if (lookahead == 'n') ADVANCE(229);
       END_STATE();
     case 284:
-      if (lookahead == 'n') ADVANCE(279);
+      if (lookahead == 'n') ADVANCE(142);
       END_STATE();
     case 285:
-      if (lookahead == 'n') ADVANCE(231);
+      if (lookahead == 'o') ADVANCE(132);
       END_STATE();
     case 286:
-      if (lookahead == 'n') ADVANCE(144);
+      if (lookahead == 'o') ADVANCE(317);
       END_STATE();
     case 287:
-      if (lookahead == 'o') ADVANCE(134);
+      if (lookahead == 'o') ADVANCE(130);
       END_STATE();
     case 288:
-      if (lookahead == 'o') ADVANCE(319);
+      if (lookahead == 'o') ADVANCE(264);
       END_STATE();
     case 289:
-      if (lookahead == 'o') ADVANCE(132);
+      if (lookahead == 'o') ADVANCE(371);
       END_STATE();
     case 290:
       if (lookahead == 'o') ADVANCE(266);
       END_STATE();
     case 291:
-      if (lookahead == 'o') ADVANCE(373);
+      if (lookahead == 'o') ADVANCE(137);
       END_STATE();
     case 292:
-      if (lookahead == 'o') ADVANCE(268);
+      if (lookahead == 'o') ADVANCE(267);
       END_STATE();
     case 293:
-      if (lookahead == 'o') ADVANCE(139);
+      if (lookahead == 'o') ADVANCE(274);
       END_STATE();
     case 294:
-      if (lookahead == 'o') ADVANCE(269);
+      if (lookahead == 'o') ADVANCE(235);
       END_STATE();
     case 295:
-      if (lookahead == 'o') ADVANCE(276);
+      if (lookahead == 'o') ADVANCE(360);
       END_STATE();
     case 296:
-      if (lookahead == 'o') ADVANCE(237);
+      if (lookahead == 'o') ADVANCE(281);
       END_STATE();
     case 297:
-      if (lookahead == 'o') ADVANCE(362);
+      if (lookahead == 'p') ADVANCE(245);
       END_STATE();
     case 298:
-      if (lookahead == 'o') ADVANCE(283);
+      if (lookahead == 'p') ADVANCE(315);
+      if (lookahead == 't') ADVANCE(115);
       END_STATE();
     case 299:
-      if (lookahead == 'p') ADVANCE(247);
+      if (lookahead == 'p') ADVANCE(160);
       END_STATE();
     case 300:
-      if (lookahead == 'p') ADVANCE(317);
-      if (lookahead == 't') ADVANCE(116);
+      if (lookahead == 'p') ADVANCE(241);
       END_STATE();
     case 301:
-      if (lookahead == 'p') ADVANCE(162);
+      if (lookahead == 'p') ADVANCE(241);
+      if (lookahead == 't') ADVANCE(181);
       END_STATE();
     case 302:
-      if (lookahead == 'p') ADVANCE(243);
+      if (lookahead == 'p') ADVANCE(187);
       END_STATE();
     case 303:
-      if (lookahead == 'p') ADVANCE(243);
-      if (lookahead == 't') ADVANCE(183);
+      if (lookahead == 'p') ADVANCE(329);
       END_STATE();
     case 304:
-      if (lookahead == 'p') ADVANCE(189);
+      if (lookahead == 'p') ADVANCE(194);
       END_STATE();
     case 305:
-      if (lookahead == 'p') ADVANCE(331);
+      if (lookahead == 'p') ADVANCE(191);
       END_STATE();
     case 306:
-      if (lookahead == 'p') ADVANCE(196);
+      if (lookahead == 'q') ADVANCE(270);
       END_STATE();
     case 307:
-      if (lookahead == 'p') ADVANCE(193);
+      if (lookahead == 'r') ADVANCE(544);
       END_STATE();
     case 308:
-      if (lookahead == 'q') ADVANCE(272);
+      if (lookahead == 'r') ADVANCE(392);
       END_STATE();
     case 309:
-      if (lookahead == 'r') ADVANCE(545);
-      END_STATE();
-    case 310:
-      if (lookahead == 'r') ADVANCE(394);
-      END_STATE();
-    case 311:
-      if (lookahead == 'r') ADVANCE(471);
-      END_STATE();
-    case 312:
-      if (lookahead == 'r') ADVANCE(389);
-      END_STATE();
-    case 313:
       if (lookahead == 'r') ADVANCE(470);
       END_STATE();
+    case 310:
+      if (lookahead == 'r') ADVANCE(387);
+      END_STATE();
+    case 311:
+      if (lookahead == 'r') ADVANCE(469);
+      END_STATE();
+    case 312:
+      if (lookahead == 'r') ADVANCE(202);
+      END_STATE();
+    case 313:
+      if (lookahead == 'r') ADVANCE(107);
+      END_STATE();
     case 314:
-      if (lookahead == 'r') ADVANCE(204);
+      if (lookahead == 'r') ADVANCE(206);
       END_STATE();
     case 315:
-      if (lookahead == 'r') ADVANCE(108);
+      if (lookahead == 'r') ADVANCE(289);
       END_STATE();
     case 316:
-      if (lookahead == 'r') ADVANCE(208);
+      if (lookahead == 'r') ADVANCE(348);
       END_STATE();
     case 317:
-      if (lookahead == 'r') ADVANCE(291);
+      if (lookahead == 'r') ADVANCE(170);
       END_STATE();
     case 318:
-      if (lookahead == 'r') ADVANCE(350);
+      if (lookahead == 'r') ADVANCE(167);
       END_STATE();
     case 319:
-      if (lookahead == 'r') ADVANCE(172);
+      if (lookahead == 'r') ADVANCE(294);
       END_STATE();
     case 320:
-      if (lookahead == 'r') ADVANCE(169);
+      if (lookahead == 'r') ADVANCE(265);
       END_STATE();
     case 321:
-      if (lookahead == 'r') ADVANCE(296);
+      if (lookahead == 'r') ADVANCE(111);
       END_STATE();
     case 322:
-      if (lookahead == 'r') ADVANCE(267);
+      if (lookahead == 'r') ADVANCE(174);
       END_STATE();
     case 323:
-      if (lookahead == 'r') ADVANCE(112);
+      if (lookahead == 'r') ADVANCE(268);
       END_STATE();
     case 324:
-      if (lookahead == 'r') ADVANCE(176);
+      if (lookahead == 'r') ADVANCE(216);
       END_STATE();
     case 325:
-      if (lookahead == 'r') ADVANCE(270);
+      if (lookahead == 'r') ADVANCE(342);
       END_STATE();
     case 326:
-      if (lookahead == 'r') ADVANCE(218);
+      if (lookahead == 'r') ADVANCE(94);
       END_STATE();
     case 327:
-      if (lookahead == 'r') ADVANCE(344);
+      if (lookahead == 'r') ADVANCE(176);
       END_STATE();
     case 328:
-      if (lookahead == 'r') ADVANCE(95);
+      if (lookahead == 'r') ADVANCE(177);
       END_STATE();
     case 329:
-      if (lookahead == 'r') ADVANCE(178);
+      if (lookahead == 'r') ADVANCE(182);
       END_STATE();
     case 330:
-      if (lookahead == 'r') ADVANCE(179);
+      if (lookahead == 'r') ADVANCE(195);
       END_STATE();
     case 331:
-      if (lookahead == 'r') ADVANCE(184);
+      if (lookahead == 'r') ADVANCE(353);
       END_STATE();
     case 332:
-      if (lookahead == 'r') ADVANCE(197);
+      if (lookahead == 'r') ADVANCE(321);
       END_STATE();
     case 333:
-      if (lookahead == 'r') ADVANCE(355);
+      if (lookahead == 'r') ADVANCE(221);
       END_STATE();
     case 334:
-      if (lookahead == 'r') ADVANCE(323);
+      if (lookahead == 'r') ADVANCE(349);
       END_STATE();
     case 335:
-      if (lookahead == 'r') ADVANCE(223);
+      if (lookahead == 'r') ADVANCE(209);
       END_STATE();
     case 336:
-      if (lookahead == 'r') ADVANCE(351);
+      if (lookahead == 'r') ADVANCE(327);
       END_STATE();
     case 337:
-      if (lookahead == 'r') ADVANCE(211);
+      if (lookahead == 'r') ADVANCE(210);
       END_STATE();
     case 338:
-      if (lookahead == 'r') ADVANCE(329);
+      if (lookahead == 'r') ADVANCE(147);
       END_STATE();
     case 339:
-      if (lookahead == 'r') ADVANCE(212);
-      END_STATE();
-    case 340:
-      if (lookahead == 'r') ADVANCE(149);
-      END_STATE();
-    case 341:
-      if (lookahead == 's') ADVANCE(481);
-      END_STATE();
-    case 342:
-      if (lookahead == 's') ADVANCE(453);
-      END_STATE();
-    case 343:
       if (lookahead == 's') ADVANCE(480);
       END_STATE();
+    case 340:
+      if (lookahead == 's') ADVANCE(452);
+      END_STATE();
+    case 341:
+      if (lookahead == 's') ADVANCE(479);
+      END_STATE();
+    case 342:
+      if (lookahead == 's') ADVANCE(472);
+      END_STATE();
+    case 343:
+      if (lookahead == 's') ADVANCE(357);
+      END_STATE();
     case 344:
-      if (lookahead == 's') ADVANCE(473);
+      if (lookahead == 's') ADVANCE(212);
       END_STATE();
     case 345:
-      if (lookahead == 's') ADVANCE(359);
+      if (lookahead == 's') ADVANCE(92);
       END_STATE();
     case 346:
-      if (lookahead == 's') ADVANCE(214);
+      if (lookahead == 's') ADVANCE(345);
       END_STATE();
     case 347:
-      if (lookahead == 's') ADVANCE(93);
+      if (lookahead == 's') ADVANCE(372);
       END_STATE();
     case 348:
-      if (lookahead == 's') ADVANCE(347);
+      if (lookahead == 's') ADVANCE(253);
       END_STATE();
     case 349:
-      if (lookahead == 's') ADVANCE(374);
+      if (lookahead == 's') ADVANCE(254);
       END_STATE();
     case 350:
-      if (lookahead == 's') ADVANCE(255);
+      if (lookahead == 's') ADVANCE(214);
       END_STATE();
     case 351:
-      if (lookahead == 's') ADVANCE(256);
+      if (lookahead == 's') ADVANCE(190);
       END_STATE();
     case 352:
-      if (lookahead == 's') ADVANCE(216);
+      if (lookahead == 's') ADVANCE(117);
       END_STATE();
     case 353:
-      if (lookahead == 's') ADVANCE(192);
+      if (lookahead == 's') ADVANCE(227);
       END_STATE();
     case 354:
-      if (lookahead == 's') ADVANCE(118);
+      if (lookahead == 's') ADVANCE(373);
       END_STATE();
     case 355:
-      if (lookahead == 's') ADVANCE(229);
+      if (lookahead == 's') ADVANCE(374);
       END_STATE();
     case 356:
       if (lookahead == 's') ADVANCE(375);
       END_STATE();
     case 357:
-      if (lookahead == 's') ADVANCE(376);
+      if (lookahead == 't') ADVANCE(483);
       END_STATE();
     case 358:
-      if (lookahead == 's') ADVANCE(377);
+      if (lookahead == 't') ADVANCE(431);
       END_STATE();
     case 359:
-      if (lookahead == 't') ADVANCE(484);
+      if (lookahead == 't') ADVANCE(437);
       END_STATE();
     case 360:
-      if (lookahead == 't') ADVANCE(433);
+      if (lookahead == 't') ADVANCE(393);
       END_STATE();
     case 361:
-      if (lookahead == 't') ADVANCE(439);
+      if (lookahead == 't') ADVANCE(381);
       END_STATE();
     case 362:
-      if (lookahead == 't') ADVANCE(395);
+      if (lookahead == 't') ADVANCE(339);
       END_STATE();
     case 363:
-      if (lookahead == 't') ADVANCE(383);
+      if (lookahead == 't') ADVANCE(226);
       END_STATE();
     case 364:
-      if (lookahead == 't') ADVANCE(341);
+      if (lookahead == 't') ADVANCE(101);
       END_STATE();
     case 365:
-      if (lookahead == 't') ADVANCE(228);
+      if (lookahead == 't') ADVANCE(144);
       END_STATE();
     case 366:
-      if (lookahead == 't') ADVANCE(102);
+      if (lookahead == 't') ADVANCE(308);
       END_STATE();
     case 367:
-      if (lookahead == 't') ADVANCE(146);
+      if (lookahead == 't') ADVANCE(341);
       END_STATE();
     case 368:
-      if (lookahead == 't') ADVANCE(310);
+      if (lookahead == 't') ADVANCE(324);
       END_STATE();
     case 369:
-      if (lookahead == 't') ADVANCE(343);
+      if (lookahead == 't') ADVANCE(319);
       END_STATE();
     case 370:
-      if (lookahead == 't') ADVANCE(326);
+      if (lookahead == 't') ADVANCE(162);
       END_STATE();
     case 371:
-      if (lookahead == 't') ADVANCE(321);
+      if (lookahead == 't') ADVANCE(295);
       END_STATE();
     case 372:
-      if (lookahead == 't') ADVANCE(164);
+      if (lookahead == 't') ADVANCE(186);
       END_STATE();
     case 373:
-      if (lookahead == 't') ADVANCE(297);
+      if (lookahead == 't') ADVANCE(189);
       END_STATE();
     case 374:
-      if (lookahead == 't') ADVANCE(188);
+      if (lookahead == 't') ADVANCE(192);
       END_STATE();
     case 375:
-      if (lookahead == 't') ADVANCE(191);
+      if (lookahead == 't') ADVANCE(193);
       END_STATE();
     case 376:
-      if (lookahead == 't') ADVANCE(194);
+      if (lookahead == 't') ADVANCE(118);
       END_STATE();
     case 377:
-      if (lookahead == 't') ADVANCE(195);
+      if (lookahead == 't') ADVANCE(228);
       END_STATE();
     case 378:
-      if (lookahead == 't') ADVANCE(119);
-      END_STATE();
-    case 379:
-      if (lookahead == 't') ADVANCE(230);
-      END_STATE();
-    case 380:
-      if (lookahead == 't') ADVANCE(121);
-      END_STATE();
-    case 381:
       if (lookahead == 't') ADVANCE(120);
       END_STATE();
+    case 379:
+      if (lookahead == 't') ADVANCE(119);
+      END_STATE();
+    case 380:
+      if (lookahead == 'u') ADVANCE(284);
+      END_STATE();
+    case 381:
+      if (lookahead == 'u') ADVANCE(323);
+      END_STATE();
     case 382:
-      if (lookahead == 'u') ADVANCE(286);
+      if (lookahead == 'u') ADVANCE(370);
       END_STATE();
     case 383:
-      if (lookahead == 'u') ADVANCE(325);
+      if (lookahead == 'u') ADVANCE(347);
       END_STATE();
     case 384:
-      if (lookahead == 'u') ADVANCE(372);
+      if (lookahead == 'u') ADVANCE(354);
       END_STATE();
     case 385:
-      if (lookahead == 'u') ADVANCE(349);
+      if (lookahead == 'u') ADVANCE(355);
       END_STATE();
     case 386:
       if (lookahead == 'u') ADVANCE(356);
       END_STATE();
     case 387:
-      if (lookahead == 'u') ADVANCE(357);
+      if (lookahead == 'v') ADVANCE(163);
       END_STATE();
     case 388:
-      if (lookahead == 'u') ADVANCE(358);
+      if (lookahead == 'x') ADVANCE(139);
       END_STATE();
     case 389:
-      if (lookahead == 'v') ADVANCE(165);
+      if (lookahead == 'x') ADVANCE(488);
       END_STATE();
     case 390:
-      if (lookahead == 'x') ADVANCE(141);
+      if (lookahead == 'x') ADVANCE(300);
       END_STATE();
     case 391:
-      if (lookahead == 'x') ADVANCE(489);
+      if (lookahead == 'x') ADVANCE(55);
       END_STATE();
     case 392:
-      if (lookahead == 'x') ADVANCE(302);
+      if (lookahead == 'y') ADVANCE(455);
       END_STATE();
     case 393:
-      if (lookahead == 'x') ADVANCE(58);
+      if (lookahead == 'y') ADVANCE(299);
       END_STATE();
     case 394:
-      if (lookahead == 'y') ADVANCE(456);
+      if (lookahead == 'z') ADVANCE(164);
       END_STATE();
     case 395:
-      if (lookahead == 'y') ADVANCE(301);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(590);
       END_STATE();
     case 396:
-      if (lookahead == 'z') ADVANCE(166);
-      END_STATE();
-    case 397:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(592);
-      END_STATE();
-    case 398:
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(592);
+          lookahead == ' ') ADVANCE(590);
       if (lookahead == '$' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(595);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(593);
       END_STATE();
-    case 399:
+    case 397:
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(28);
       END_STATE();
-    case 400:
+    case 398:
       if (lookahead == '+' ||
-          lookahead == '-') ADVANCE(404);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(615);
+          lookahead == '-') ADVANCE(402);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(613);
       END_STATE();
-    case 401:
+    case 399:
       if (lookahead == '0' ||
-          lookahead == '1') ADVANCE(609);
+          lookahead == '1') ADVANCE(607);
       END_STATE();
-    case 402:
+    case 400:
       if (lookahead == '0' ||
           lookahead == '1') ADVANCE(3);
       END_STATE();
+    case 401:
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(574);
+      END_STATE();
+    case 402:
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(613);
+      END_STATE();
     case 403:
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(576);
+      if (('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'F') ||
+          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(610);
       END_STATE();
     case 404:
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(615);
+      if (('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'F') ||
+          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(611);
       END_STATE();
     case 405:
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'F') ||
-          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(612);
+          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(6);
       END_STATE();
     case 406:
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'F') ||
-          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(613);
+          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(404);
       END_STATE();
     case 407:
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'F') ||
-          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(6);
+          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(406);
       END_STATE();
     case 408:
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'F') ||
-          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(406);
+          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(407);
       END_STATE();
     case 409:
       if (('0' <= lookahead && lookahead <= '9') ||
@@ -4531,954 +4538,944 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           ('a' <= lookahead && lookahead <= 'f')) ADVANCE(419);
       END_STATE();
     case 421:
-      if (('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'F') ||
-          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(420);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(441);
       END_STATE();
     case 422:
       if (('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'F') ||
-          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(421);
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(560);
       END_STATE();
     case 423:
-      if (('A' <= lookahead && lookahead <= 'Z') ||
+      if (lookahead == '$' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(443);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(593);
       END_STATE();
     case 424:
-      if (('0' <= lookahead && lookahead <= '9') ||
+      if (lookahead == '$' ||
+          ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(561);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 425:
-      if (lookahead == '$' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(595);
-      END_STATE();
-    case 426:
-      if (lookahead == '$' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
-      END_STATE();
-    case 427:
       if (lookahead != 0 &&
           lookahead != '\n') ADVANCE(19);
       END_STATE();
-    case 428:
-      if (eof) ADVANCE(431);
+    case 426:
+      if (eof) ADVANCE(429);
       ADVANCE_MAP(
-        '!', 560,
+        '!', 559,
         '"', 19,
-        '#', 617,
-        '%', 398,
-        '&', 582,
-        '(', 462,
-        ')', 463,
-        '*', 590,
-        '+', 445,
-        ',', 434,
-        '-', 446,
-        '.', 124,
-        '/', 591,
-        '0', 605,
-        ':', 476,
-        ';', 454,
-        '<', 585,
-        '=', 555,
-        '>', 553,
-        '?', 593,
-        '@', 558,
-        '[', 556,
-        ']', 557,
-        '^', 581,
+        '#', 615,
+        '%', 396,
+        '&', 580,
+        '(', 461,
+        ')', 462,
+        '*', 588,
+        '+', 444,
+        ',', 432,
+        '-', 445,
+        '.', 122,
+        '/', 589,
+        '0', 603,
+        ':', 475,
+        ';', 453,
+        '<', 583,
+        '=', 554,
+        '>', 552,
+        '?', 591,
+        '@', 557,
+        '[', 555,
+        ']', 556,
+        '^', 579,
+        '_', 477,
+        'f', 380,
+        'g', 168,
+        'i', 263,
+        '{', 439,
+        '|', 562,
+        '}', 440,
+        '~', 576,
+      );
+      if (('\t' <= lookahead && lookahead <= '\r') ||
+          lookahead == ' ') SKIP(426);
+      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(605);
+      END_STATE();
+    case 427:
+      if (eof) ADVANCE(429);
+      ADVANCE_MAP(
+        '!', 82,
+        '#', 615,
+        '$', 424,
+        '%', 396,
+        '&', 580,
+        '(', 546,
+        ')', 462,
+        '*', 588,
+        '+', 444,
+        ',', 432,
+        '-', 445,
+        '.', 97,
+        '/', 589,
+        '0', 606,
+        ':', 475,
+        ';', 453,
+        '<', 583,
+        '=', 554,
+        '>', 552,
+        '?', 591,
+        '@', 557,
+        '[', 555,
+        ']', 556,
+        '^', 579,
         '_', 478,
-        'f', 382,
-        'g', 170,
-        'i', 265,
-        '{', 441,
-        '|', 563,
-        '}', 442,
-        '~', 578,
+        '{', 439,
+        '|', 562,
+        '}', 440,
       );
       if (('\t' <= lookahead && lookahead <= '\r') ||
           lookahead == ' ') SKIP(428);
-      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(607);
+      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(609);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
+      END_STATE();
+    case 428:
+      if (eof) ADVANCE(429);
+      ADVANCE_MAP(
+        '!', 82,
+        '#', 615,
+        '$', 424,
+        '%', 396,
+        '&', 580,
+        ')', 462,
+        '*', 588,
+        '+', 444,
+        ',', 432,
+        '-', 445,
+        '.', 98,
+        '/', 589,
+        '0', 606,
+        ':', 475,
+        ';', 453,
+        '<', 583,
+        '=', 554,
+        '>', 552,
+        '?', 591,
+        '@', 557,
+        '[', 555,
+        ']', 556,
+        '^', 579,
+        '_', 478,
+        '{', 439,
+        '|', 562,
+        '}', 440,
+      );
+      if (('\t' <= lookahead && lookahead <= '\r') ||
+          lookahead == ' ') SKIP(428);
+      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(609);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 429:
-      if (eof) ADVANCE(431);
-      ADVANCE_MAP(
-        '!', 83,
-        '#', 617,
-        '$', 426,
-        '%', 398,
-        '&', 582,
-        '(', 547,
-        ')', 463,
-        '*', 590,
-        '+', 445,
-        ',', 434,
-        '-', 446,
-        '.', 98,
-        '/', 591,
-        '0', 608,
-        ':', 476,
-        ';', 454,
-        '<', 585,
-        '=', 555,
-        '>', 553,
-        '?', 593,
-        '@', 558,
-        '[', 556,
-        ']', 557,
-        '^', 581,
-        '_', 479,
-        '{', 441,
-        '|', 563,
-        '}', 442,
-      );
-      if (('\t' <= lookahead && lookahead <= '\r') ||
-          lookahead == ' ') SKIP(430);
-      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(611);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
-      END_STATE();
-    case 430:
-      if (eof) ADVANCE(431);
-      ADVANCE_MAP(
-        '!', 83,
-        '#', 617,
-        '$', 426,
-        '%', 398,
-        '&', 582,
-        ')', 463,
-        '*', 590,
-        '+', 445,
-        ',', 434,
-        '-', 446,
-        '.', 99,
-        '/', 591,
-        '0', 608,
-        ':', 476,
-        ';', 454,
-        '<', 585,
-        '=', 555,
-        '>', 553,
-        '?', 593,
-        '@', 558,
-        '[', 556,
-        ']', 557,
-        '^', 581,
-        '_', 479,
-        '{', 441,
-        '|', 563,
-        '}', 442,
-      );
-      if (('\t' <= lookahead && lookahead <= '\r') ||
-          lookahead == ' ') SKIP(430);
-      if (('1' <= lookahead && lookahead <= '9')) ADVANCE(611);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
-      END_STATE();
-    case 431:
       ACCEPT_TOKEN(ts_builtin_sym_end);
       END_STATE();
-    case 432:
+    case 430:
       ACCEPT_TOKEN(anon_sym_DOTversion);
       END_STATE();
-    case 433:
+    case 431:
       ACCEPT_TOKEN(anon_sym_DOTtarget);
       END_STATE();
-    case 434:
+    case 432:
       ACCEPT_TOKEN(anon_sym_COMMA);
       END_STATE();
-    case 435:
+    case 433:
       ACCEPT_TOKEN(anon_sym_DOTaddress_size);
       END_STATE();
-    case 436:
+    case 434:
       ACCEPT_TOKEN(anon_sym_DOTfile);
       END_STATE();
-    case 437:
+    case 435:
       ACCEPT_TOKEN(anon_sym_DOTloc);
-      if (lookahead == 'a') ADVANCE(235);
+      if (lookahead == 'a') ADVANCE(233);
       END_STATE();
-    case 438:
+    case 436:
       ACCEPT_TOKEN(anon_sym_function_name);
       END_STATE();
-    case 439:
+    case 437:
       ACCEPT_TOKEN(anon_sym_inlined_at);
       END_STATE();
-    case 440:
+    case 438:
       ACCEPT_TOKEN(anon_sym_DOTsection);
       END_STATE();
-    case 441:
+    case 439:
       ACCEPT_TOKEN(anon_sym_LBRACE);
       END_STATE();
-    case 442:
+    case 440:
       ACCEPT_TOKEN(anon_sym_RBRACE);
       END_STATE();
-    case 443:
+    case 441:
       ACCEPT_TOKEN(sym_section_name);
       if (lookahead == '$' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(443);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(441);
       END_STATE();
-    case 444:
+    case 442:
       ACCEPT_TOKEN(aux_sym_data_line_token1);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(28);
       END_STATE();
-    case 445:
+    case 443:
+      ACCEPT_TOKEN(aux_sym_data_line_token1);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(28);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(574);
+      END_STATE();
+    case 444:
       ACCEPT_TOKEN(anon_sym_PLUS);
       END_STATE();
-    case 446:
+    case 445:
       ACCEPT_TOKEN(anon_sym_DASH);
       END_STATE();
-    case 447:
+    case 446:
       ACCEPT_TOKEN(anon_sym_AT_ATDWARF);
       END_STATE();
-    case 448:
+    case 447:
       ACCEPT_TOKEN(aux_sym_dwarf_directive_token1);
-      if (lookahead == '#') ADVANCE(452);
-      if (lookahead == '/') ADVANCE(449);
+      if (lookahead == '#') ADVANCE(451);
+      if (lookahead == '/') ADVANCE(448);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(448);
+          lookahead == ' ') ADVANCE(447);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(452);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(451);
+      END_STATE();
+    case 448:
+      ACCEPT_TOKEN(aux_sym_dwarf_directive_token1);
+      if (lookahead == '*') ADVANCE(450);
+      if (lookahead == '/') ADVANCE(451);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(451);
       END_STATE();
     case 449:
       ACCEPT_TOKEN(aux_sym_dwarf_directive_token1);
-      if (lookahead == '*') ADVANCE(451);
-      if (lookahead == '/') ADVANCE(452);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(452);
+      if (lookahead == '*') ADVANCE(449);
+      if (lookahead == '/') ADVANCE(451);
+      if (lookahead == '\n' ||
+          lookahead == '\r') ADVANCE(23);
+      if (lookahead != 0) ADVANCE(450);
       END_STATE();
     case 450:
       ACCEPT_TOKEN(aux_sym_dwarf_directive_token1);
-      if (lookahead == '*') ADVANCE(450);
-      if (lookahead == '/') ADVANCE(452);
+      if (lookahead == '*') ADVANCE(449);
       if (lookahead == '\n' ||
           lookahead == '\r') ADVANCE(23);
-      if (lookahead != 0) ADVANCE(451);
+      if (lookahead != 0) ADVANCE(450);
       END_STATE();
     case 451:
       ACCEPT_TOKEN(aux_sym_dwarf_directive_token1);
-      if (lookahead == '*') ADVANCE(450);
-      if (lookahead == '\n' ||
-          lookahead == '\r') ADVANCE(23);
-      if (lookahead != 0) ADVANCE(451);
-      END_STATE();
-    case 452:
-      ACCEPT_TOKEN(aux_sym_dwarf_directive_token1);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(452);
+          lookahead != '\r') ADVANCE(451);
       END_STATE();
-    case 453:
+    case 452:
       ACCEPT_TOKEN(anon_sym_DOTalias);
       END_STATE();
-    case 454:
+    case 453:
       ACCEPT_TOKEN(anon_sym_SEMI);
       END_STATE();
-    case 455:
+    case 454:
       ACCEPT_TOKEN(anon_sym_DOTpragma);
       END_STATE();
-    case 456:
+    case 455:
       ACCEPT_TOKEN(anon_sym_DOTentry);
       END_STATE();
-    case 457:
+    case 456:
       ACCEPT_TOKEN(anon_sym_DOTfunc);
       END_STATE();
-    case 458:
+    case 457:
       ACCEPT_TOKEN(anon_sym_DOTextern);
       END_STATE();
-    case 459:
+    case 458:
       ACCEPT_TOKEN(anon_sym_DOTvisible);
       END_STATE();
-    case 460:
+    case 459:
       ACCEPT_TOKEN(anon_sym_DOTweak);
       END_STATE();
-    case 461:
+    case 460:
       ACCEPT_TOKEN(anon_sym_DOTcommon);
       END_STATE();
-    case 462:
+    case 461:
       ACCEPT_TOKEN(anon_sym_LPAREN);
       END_STATE();
-    case 463:
+    case 462:
       ACCEPT_TOKEN(anon_sym_RPAREN);
       END_STATE();
-    case 464:
+    case 463:
       ACCEPT_TOKEN(anon_sym_DOTmaxnreg);
       END_STATE();
-    case 465:
+    case 464:
       ACCEPT_TOKEN(anon_sym_DOTmaxntid);
       END_STATE();
-    case 466:
+    case 465:
       ACCEPT_TOKEN(anon_sym_DOTreqntid);
       END_STATE();
-    case 467:
+    case 466:
       ACCEPT_TOKEN(anon_sym_DOTminnctapersm);
       END_STATE();
-    case 468:
+    case 467:
       ACCEPT_TOKEN(anon_sym_DOTmaxnctapersm);
       END_STATE();
-    case 469:
+    case 468:
       ACCEPT_TOKEN(anon_sym_DOTnoreturn);
       END_STATE();
-    case 470:
+    case 469:
       ACCEPT_TOKEN(anon_sym_DOTreqnctapercluster);
       END_STATE();
-    case 471:
+    case 470:
       ACCEPT_TOKEN(anon_sym_DOTexplicitcluster);
       END_STATE();
-    case 472:
+    case 471:
       ACCEPT_TOKEN(anon_sym_DOTmaxclusterrank);
       END_STATE();
-    case 473:
+    case 472:
       ACCEPT_TOKEN(anon_sym_DOTblocksareclusters);
       END_STATE();
-    case 474:
+    case 473:
       ACCEPT_TOKEN(anon_sym_DOTabi_preserve);
-      if (lookahead == '_') ADVANCE(143);
+      if (lookahead == '_') ADVANCE(141);
       END_STATE();
-    case 475:
+    case 474:
       ACCEPT_TOKEN(anon_sym_DOTabi_preserve_control);
       END_STATE();
-    case 476:
+    case 475:
       ACCEPT_TOKEN(anon_sym_COLON);
       END_STATE();
-    case 477:
+    case 476:
       ACCEPT_TOKEN(anon_sym_DOTcallprototype);
       END_STATE();
-    case 478:
+    case 477:
       ACCEPT_TOKEN(anon_sym__);
       END_STATE();
-    case 479:
+    case 478:
       ACCEPT_TOKEN(anon_sym__);
       if (lookahead == '$' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
-    case 480:
+    case 479:
       ACCEPT_TOKEN(anon_sym_DOTbranchtargets);
       END_STATE();
-    case 481:
+    case 480:
       ACCEPT_TOKEN(anon_sym_DOTcalltargets);
       END_STATE();
-    case 482:
+    case 481:
       ACCEPT_TOKEN(anon_sym_DOTreg);
       END_STATE();
-    case 483:
+    case 482:
       ACCEPT_TOKEN(anon_sym_DOTsreg);
       END_STATE();
-    case 484:
+    case 483:
       ACCEPT_TOKEN(anon_sym_DOTconst);
       END_STATE();
-    case 485:
+    case 484:
       ACCEPT_TOKEN(anon_sym_DOTglobal);
       END_STATE();
-    case 486:
+    case 485:
       ACCEPT_TOKEN(anon_sym_DOTlocal);
       END_STATE();
-    case 487:
+    case 486:
       ACCEPT_TOKEN(anon_sym_DOTparam);
       END_STATE();
-    case 488:
+    case 487:
       ACCEPT_TOKEN(anon_sym_DOTshared);
       END_STATE();
-    case 489:
+    case 488:
       ACCEPT_TOKEN(anon_sym_DOTtex);
-      if (lookahead == 'r') ADVANCE(173);
+      if (lookahead == 'r') ADVANCE(171);
       END_STATE();
-    case 490:
+    case 489:
       ACCEPT_TOKEN(anon_sym_DOTs8);
       END_STATE();
-    case 491:
+    case 490:
       ACCEPT_TOKEN(anon_sym_DOTs16);
-      if (lookahead == 'x') ADVANCE(51);
+      if (lookahead == 'x') ADVANCE(48);
       END_STATE();
-    case 492:
+    case 491:
       ACCEPT_TOKEN(anon_sym_DOTs32);
       END_STATE();
-    case 493:
+    case 492:
       ACCEPT_TOKEN(anon_sym_DOTs64);
       END_STATE();
-    case 494:
+    case 493:
       ACCEPT_TOKEN(anon_sym_DOTu8);
       END_STATE();
-    case 495:
+    case 494:
       ACCEPT_TOKEN(anon_sym_DOTu16);
-      if (lookahead == 'x') ADVANCE(52);
+      if (lookahead == 'x') ADVANCE(49);
       END_STATE();
-    case 496:
+    case 495:
       ACCEPT_TOKEN(anon_sym_DOTu32);
       END_STATE();
-    case 497:
+    case 496:
       ACCEPT_TOKEN(anon_sym_DOTu64);
+      END_STATE();
+    case 497:
+      ACCEPT_TOKEN(anon_sym_DOTb8);
       END_STATE();
     case 498:
       ACCEPT_TOKEN(anon_sym_DOTb8);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(574);
       END_STATE();
     case 499:
-      ACCEPT_TOKEN(anon_sym_DOTb8);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(576);
+      ACCEPT_TOKEN(anon_sym_DOTb16);
       END_STATE();
     case 500:
       ACCEPT_TOKEN(anon_sym_DOTb16);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(574);
       END_STATE();
     case 501:
-      ACCEPT_TOKEN(anon_sym_DOTb16);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(576);
+      ACCEPT_TOKEN(anon_sym_DOTb32);
       END_STATE();
     case 502:
       ACCEPT_TOKEN(anon_sym_DOTb32);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(574);
       END_STATE();
     case 503:
-      ACCEPT_TOKEN(anon_sym_DOTb32);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(576);
+      ACCEPT_TOKEN(anon_sym_DOTb64);
       END_STATE();
     case 504:
       ACCEPT_TOKEN(anon_sym_DOTb64);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(574);
       END_STATE();
     case 505:
-      ACCEPT_TOKEN(anon_sym_DOTb64);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(576);
+      ACCEPT_TOKEN(anon_sym_DOTb128);
       END_STATE();
     case 506:
       ACCEPT_TOKEN(anon_sym_DOTb128);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(574);
       END_STATE();
     case 507:
-      ACCEPT_TOKEN(anon_sym_DOTb128);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(576);
+      ACCEPT_TOKEN(anon_sym_DOTf16);
+      if (lookahead == 'x') ADVANCE(47);
       END_STATE();
     case 508:
-      ACCEPT_TOKEN(anon_sym_DOTf16);
-      if (lookahead == 'x') ADVANCE(50);
-      END_STATE();
-    case 509:
       ACCEPT_TOKEN(anon_sym_DOTf16x2);
       END_STATE();
-    case 510:
+    case 509:
       ACCEPT_TOKEN(anon_sym_DOTf32);
       END_STATE();
-    case 511:
+    case 510:
       ACCEPT_TOKEN(anon_sym_DOTf64);
       END_STATE();
-    case 512:
+    case 511:
       ACCEPT_TOKEN(anon_sym_DOTbf16);
-      if (lookahead == 'x') ADVANCE(60);
-      END_STATE();
-    case 513:
-      ACCEPT_TOKEN(anon_sym_DOTbf16x2);
-      END_STATE();
-    case 514:
-      ACCEPT_TOKEN(anon_sym_DOTtf32);
-      END_STATE();
-    case 515:
-      ACCEPT_TOKEN(anon_sym_DOTe4m3);
-      if (lookahead == 'x') ADVANCE(56);
-      END_STATE();
-    case 516:
-      ACCEPT_TOKEN(anon_sym_DOTe5m2);
-      if (lookahead == 'x') ADVANCE(57);
-      END_STATE();
-    case 517:
-      ACCEPT_TOKEN(anon_sym_DOTe4m3x2);
-      END_STATE();
-    case 518:
-      ACCEPT_TOKEN(anon_sym_DOTe5m2x2);
-      END_STATE();
-    case 519:
-      ACCEPT_TOKEN(anon_sym_DOTe2m3);
-      if (lookahead == 'x') ADVANCE(54);
-      END_STATE();
-    case 520:
-      ACCEPT_TOKEN(anon_sym_DOTe3m2);
-      if (lookahead == 'x') ADVANCE(55);
-      END_STATE();
-    case 521:
-      ACCEPT_TOKEN(anon_sym_DOTe2m3x2);
-      END_STATE();
-    case 522:
-      ACCEPT_TOKEN(anon_sym_DOTe3m2x2);
-      END_STATE();
-    case 523:
-      ACCEPT_TOKEN(anon_sym_DOTe2m1);
-      if (lookahead == 'x') ADVANCE(53);
-      END_STATE();
-    case 524:
-      ACCEPT_TOKEN(anon_sym_DOTe2m1x2);
-      END_STATE();
-    case 525:
-      ACCEPT_TOKEN(anon_sym_DOTue8m0);
       if (lookahead == 'x') ADVANCE(59);
       END_STATE();
-    case 526:
+    case 512:
+      ACCEPT_TOKEN(anon_sym_DOTbf16x2);
+      END_STATE();
+    case 513:
+      ACCEPT_TOKEN(anon_sym_DOTtf32);
+      END_STATE();
+    case 514:
+      ACCEPT_TOKEN(anon_sym_DOTe4m3);
+      if (lookahead == 'x') ADVANCE(53);
+      END_STATE();
+    case 515:
+      ACCEPT_TOKEN(anon_sym_DOTe5m2);
+      if (lookahead == 'x') ADVANCE(54);
+      END_STATE();
+    case 516:
+      ACCEPT_TOKEN(anon_sym_DOTe4m3x2);
+      END_STATE();
+    case 517:
+      ACCEPT_TOKEN(anon_sym_DOTe5m2x2);
+      END_STATE();
+    case 518:
+      ACCEPT_TOKEN(anon_sym_DOTe2m3);
+      if (lookahead == 'x') ADVANCE(51);
+      END_STATE();
+    case 519:
+      ACCEPT_TOKEN(anon_sym_DOTe3m2);
+      if (lookahead == 'x') ADVANCE(52);
+      END_STATE();
+    case 520:
+      ACCEPT_TOKEN(anon_sym_DOTe2m3x2);
+      END_STATE();
+    case 521:
+      ACCEPT_TOKEN(anon_sym_DOTe3m2x2);
+      END_STATE();
+    case 522:
+      ACCEPT_TOKEN(anon_sym_DOTe2m1);
+      if (lookahead == 'x') ADVANCE(50);
+      END_STATE();
+    case 523:
+      ACCEPT_TOKEN(anon_sym_DOTe2m1x2);
+      END_STATE();
+    case 524:
+      ACCEPT_TOKEN(anon_sym_DOTue8m0);
+      if (lookahead == 'x') ADVANCE(56);
+      END_STATE();
+    case 525:
       ACCEPT_TOKEN(anon_sym_DOTue8m0x2);
       END_STATE();
-    case 527:
+    case 526:
       ACCEPT_TOKEN(anon_sym_DOTue4m3);
       END_STATE();
-    case 528:
+    case 527:
       ACCEPT_TOKEN(anon_sym_DOTe4m3x4);
       END_STATE();
-    case 529:
+    case 528:
       ACCEPT_TOKEN(anon_sym_DOTe5m2x4);
       END_STATE();
-    case 530:
+    case 529:
       ACCEPT_TOKEN(anon_sym_DOTe2m3x4);
       END_STATE();
-    case 531:
+    case 530:
       ACCEPT_TOKEN(anon_sym_DOTe3m2x4);
       END_STATE();
-    case 532:
+    case 531:
       ACCEPT_TOKEN(anon_sym_DOTe2m1x4);
       END_STATE();
-    case 533:
+    case 532:
       ACCEPT_TOKEN(anon_sym_DOTu16x2);
       END_STATE();
-    case 534:
+    case 533:
       ACCEPT_TOKEN(anon_sym_DOTs16x2);
       END_STATE();
-    case 535:
+    case 534:
       ACCEPT_TOKEN(anon_sym_DOTs2f6x2);
       END_STATE();
-    case 536:
+    case 535:
       ACCEPT_TOKEN(anon_sym_DOTpred);
       END_STATE();
-    case 537:
+    case 536:
       ACCEPT_TOKEN(anon_sym_DOTtexref);
       END_STATE();
-    case 538:
+    case 537:
       ACCEPT_TOKEN(anon_sym_DOTsamplerref);
       END_STATE();
-    case 539:
+    case 538:
       ACCEPT_TOKEN(anon_sym_DOTsurfref);
       END_STATE();
-    case 540:
+    case 539:
       ACCEPT_TOKEN(anon_sym_DOTv2);
       END_STATE();
-    case 541:
+    case 540:
       ACCEPT_TOKEN(anon_sym_DOTv4);
       END_STATE();
-    case 542:
+    case 541:
       ACCEPT_TOKEN(anon_sym_DOTv8);
       END_STATE();
-    case 543:
+    case 542:
       ACCEPT_TOKEN(anon_sym_DOTv16);
       END_STATE();
-    case 544:
+    case 543:
       ACCEPT_TOKEN(anon_sym_DOTalign);
       END_STATE();
-    case 545:
+    case 544:
       ACCEPT_TOKEN(sym_ptr_attribute);
       END_STATE();
-    case 546:
+    case 545:
       ACCEPT_TOKEN(anon_sym_DOTattribute);
       END_STATE();
-    case 547:
+    case 546:
       ACCEPT_TOKEN(anon_sym_LPAREN2);
       END_STATE();
-    case 548:
+    case 547:
       ACCEPT_TOKEN(anon_sym_DOTmanaged);
       END_STATE();
-    case 549:
+    case 548:
       ACCEPT_TOKEN(anon_sym_DOTunified);
+      END_STATE();
+    case 549:
+      ACCEPT_TOKEN(anon_sym_LT);
       END_STATE();
     case 550:
       ACCEPT_TOKEN(anon_sym_LT);
+      if (lookahead == '<') ADVANCE(586);
+      if (lookahead == '=') ADVANCE(584);
       END_STATE();
     case 551:
-      ACCEPT_TOKEN(anon_sym_LT);
-      if (lookahead == '<') ADVANCE(588);
-      if (lookahead == '=') ADVANCE(586);
+      ACCEPT_TOKEN(anon_sym_GT);
       END_STATE();
     case 552:
       ACCEPT_TOKEN(anon_sym_GT);
+      if (lookahead == '=') ADVANCE(585);
+      if (lookahead == '>') ADVANCE(587);
       END_STATE();
     case 553:
-      ACCEPT_TOKEN(anon_sym_GT);
-      if (lookahead == '=') ADVANCE(587);
-      if (lookahead == '>') ADVANCE(589);
+      ACCEPT_TOKEN(anon_sym_EQ);
       END_STATE();
     case 554:
       ACCEPT_TOKEN(anon_sym_EQ);
+      if (lookahead == '=') ADVANCE(581);
       END_STATE();
     case 555:
-      ACCEPT_TOKEN(anon_sym_EQ);
-      if (lookahead == '=') ADVANCE(583);
-      END_STATE();
-    case 556:
       ACCEPT_TOKEN(anon_sym_LBRACK);
       END_STATE();
-    case 557:
+    case 556:
       ACCEPT_TOKEN(anon_sym_RBRACK);
       END_STATE();
-    case 558:
+    case 557:
       ACCEPT_TOKEN(anon_sym_AT);
-      if (lookahead == '@') ADVANCE(86);
+      if (lookahead == '@') ADVANCE(85);
+      END_STATE();
+    case 558:
+      ACCEPT_TOKEN(anon_sym_BANG);
       END_STATE();
     case 559:
       ACCEPT_TOKEN(anon_sym_BANG);
+      if (lookahead == '=') ADVANCE(582);
       END_STATE();
     case 560:
-      ACCEPT_TOKEN(anon_sym_BANG);
-      if (lookahead == '=') ADVANCE(584);
-      END_STATE();
-    case 561:
       ACCEPT_TOKEN(sym_qualifier);
-      if (lookahead == ':') ADVANCE(82);
+      if (lookahead == ':') ADVANCE(81);
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(561);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(560);
+      END_STATE();
+    case 561:
+      ACCEPT_TOKEN(anon_sym_PIPE);
       END_STATE();
     case 562:
       ACCEPT_TOKEN(anon_sym_PIPE);
+      if (lookahead == '|') ADVANCE(577);
       END_STATE();
     case 563:
-      ACCEPT_TOKEN(anon_sym_PIPE);
-      if (lookahead == '|') ADVANCE(579);
+      ACCEPT_TOKEN(anon_sym_DOTunified2);
       END_STATE();
     case 564:
-      ACCEPT_TOKEN(anon_sym_DOTunified2);
+      ACCEPT_TOKEN(aux_sym_register_component_token1);
       END_STATE();
     case 565:
       ACCEPT_TOKEN(aux_sym_register_component_token1);
+      ADVANCE_MAP(
+        '1', 567,
+        '3', 568,
+        '6', 570,
+        '8', 498,
+        '0', 574,
+        '2', 574,
+        '4', 574,
+        '5', 574,
+        '7', 574,
+        '9', 574,
+      );
       END_STATE();
     case 566:
       ACCEPT_TOKEN(aux_sym_register_component_token1);
       ADVANCE_MAP(
-        '1', 568,
+        '1', 572,
         '3', 569,
         '6', 571,
-        '8', 499,
-        '0', 576,
-        '2', 576,
-        '4', 576,
-        '5', 576,
-        '7', 576,
-        '9', 576,
+        '8', 443,
+        '0', 574,
+        '2', 574,
+        '4', 574,
+        '5', 574,
+        '7', 574,
+        '9', 574,
       );
       END_STATE();
     case 567:
       ACCEPT_TOKEN(aux_sym_register_component_token1);
-      ADVANCE_MAP(
-        '1', 573,
-        '3', 570,
-        '6', 572,
-        '8', 575,
-        '0', 576,
-        '2', 576,
-        '4', 576,
-        '5', 576,
-        '7', 576,
-        '9', 576,
-      );
+      if (lookahead == '2') ADVANCE(573);
+      if (lookahead == '6') ADVANCE(500);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(574);
       END_STATE();
     case 568:
       ACCEPT_TOKEN(aux_sym_register_component_token1);
-      if (lookahead == '2') ADVANCE(574);
-      if (lookahead == '6') ADVANCE(501);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(576);
+      if (lookahead == '2') ADVANCE(502);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(574);
       END_STATE();
     case 569:
       ACCEPT_TOKEN(aux_sym_register_component_token1);
-      if (lookahead == '2') ADVANCE(503);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(576);
+      if (lookahead == '2') ADVANCE(443);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(574);
       END_STATE();
     case 570:
       ACCEPT_TOKEN(aux_sym_register_component_token1);
-      if (lookahead == '2') ADVANCE(575);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(576);
+      if (lookahead == '4') ADVANCE(504);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(574);
       END_STATE();
     case 571:
       ACCEPT_TOKEN(aux_sym_register_component_token1);
-      if (lookahead == '4') ADVANCE(505);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(576);
+      if (lookahead == '4') ADVANCE(443);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(574);
       END_STATE();
     case 572:
       ACCEPT_TOKEN(aux_sym_register_component_token1);
-      if (lookahead == '4') ADVANCE(575);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(576);
+      if (lookahead == '6') ADVANCE(443);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(574);
       END_STATE();
     case 573:
       ACCEPT_TOKEN(aux_sym_register_component_token1);
-      if (lookahead == '6') ADVANCE(575);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(576);
+      if (lookahead == '8') ADVANCE(506);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(574);
       END_STATE();
     case 574:
       ACCEPT_TOKEN(aux_sym_register_component_token1);
-      if (lookahead == '8') ADVANCE(507);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(576);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(574);
       END_STATE();
     case 575:
-      ACCEPT_TOKEN(aux_sym_register_component_token1);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(28);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(576);
-      END_STATE();
-    case 576:
-      ACCEPT_TOKEN(aux_sym_register_component_token1);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(576);
-      END_STATE();
-    case 577:
       ACCEPT_TOKEN(anon_sym_LBRACK2);
       END_STATE();
-    case 578:
+    case 576:
       ACCEPT_TOKEN(anon_sym_TILDE);
       END_STATE();
-    case 579:
+    case 577:
       ACCEPT_TOKEN(anon_sym_PIPE_PIPE);
       END_STATE();
-    case 580:
+    case 578:
       ACCEPT_TOKEN(anon_sym_AMP_AMP);
       END_STATE();
-    case 581:
+    case 579:
       ACCEPT_TOKEN(anon_sym_CARET);
       END_STATE();
-    case 582:
+    case 580:
       ACCEPT_TOKEN(anon_sym_AMP);
-      if (lookahead == '&') ADVANCE(580);
+      if (lookahead == '&') ADVANCE(578);
       END_STATE();
-    case 583:
+    case 581:
       ACCEPT_TOKEN(anon_sym_EQ_EQ);
       END_STATE();
-    case 584:
+    case 582:
       ACCEPT_TOKEN(anon_sym_BANG_EQ);
       END_STATE();
-    case 585:
+    case 583:
       ACCEPT_TOKEN(anon_sym_LT2);
-      if (lookahead == '<') ADVANCE(588);
-      if (lookahead == '=') ADVANCE(586);
+      if (lookahead == '<') ADVANCE(586);
+      if (lookahead == '=') ADVANCE(584);
       END_STATE();
-    case 586:
+    case 584:
       ACCEPT_TOKEN(anon_sym_LT_EQ);
       END_STATE();
-    case 587:
+    case 585:
       ACCEPT_TOKEN(anon_sym_GT_EQ);
       END_STATE();
-    case 588:
+    case 586:
       ACCEPT_TOKEN(anon_sym_LT_LT);
       END_STATE();
-    case 589:
+    case 587:
       ACCEPT_TOKEN(anon_sym_GT_GT);
       END_STATE();
-    case 590:
+    case 588:
       ACCEPT_TOKEN(anon_sym_STAR);
       END_STATE();
-    case 591:
+    case 589:
       ACCEPT_TOKEN(anon_sym_SLASH);
       if (lookahead == '*') ADVANCE(23);
-      if (lookahead == '/') ADVANCE(619);
+      if (lookahead == '/') ADVANCE(617);
       END_STATE();
-    case 592:
+    case 590:
       ACCEPT_TOKEN(aux_sym_binary_expression_token1);
       END_STATE();
-    case 593:
+    case 591:
       ACCEPT_TOKEN(anon_sym_QMARK);
       END_STATE();
-    case 594:
+    case 592:
       ACCEPT_TOKEN(aux_sym_generic_expression_token1);
       END_STATE();
-    case 595:
+    case 593:
       ACCEPT_TOKEN(sym_register);
       if (lookahead == '$' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(595);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(593);
+      END_STATE();
+    case 594:
+      ACCEPT_TOKEN(sym_identifier);
+      if (lookahead == '(') ADVANCE(592);
+      if (lookahead == '$' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
+      END_STATE();
+    case 595:
+      ACCEPT_TOKEN(sym_identifier);
+      if (lookahead == 'c') ADVANCE(594);
+      if (lookahead == '$' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 596:
       ACCEPT_TOKEN(sym_identifier);
-      if (lookahead == '(') ADVANCE(594);
+      if (lookahead == 'e') ADVANCE(599);
       if (lookahead == '$' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 597:
       ACCEPT_TOKEN(sym_identifier);
-      if (lookahead == 'c') ADVANCE(596);
+      if (lookahead == 'e') ADVANCE(600);
       if (lookahead == '$' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 598:
       ACCEPT_TOKEN(sym_identifier);
-      if (lookahead == 'e') ADVANCE(601);
+      if (lookahead == 'i') ADVANCE(595);
       if (lookahead == '$' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 599:
       ACCEPT_TOKEN(sym_identifier);
-      if (lookahead == 'e') ADVANCE(602);
+      if (lookahead == 'n') ADVANCE(597);
       if (lookahead == '$' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 600:
       ACCEPT_TOKEN(sym_identifier);
-      if (lookahead == 'i') ADVANCE(597);
+      if (lookahead == 'r') ADVANCE(598);
       if (lookahead == '$' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 601:
       ACCEPT_TOKEN(sym_identifier);
-      if (lookahead == 'n') ADVANCE(599);
       if (lookahead == '$' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(601);
       END_STATE();
     case 602:
-      ACCEPT_TOKEN(sym_identifier);
-      if (lookahead == 'r') ADVANCE(600);
-      if (lookahead == '$' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
+      ACCEPT_TOKEN(sym_integer_literal);
       END_STATE();
     case 603:
-      ACCEPT_TOKEN(sym_identifier);
-      if (lookahead == '$' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(603);
-      END_STATE();
-    case 604:
-      ACCEPT_TOKEN(sym_integer_literal);
-      END_STATE();
-    case 605:
       ACCEPT_TOKEN(sym_integer_literal);
       ADVANCE_MAP(
-        '.', 614,
-        'U', 604,
-        'B', 401,
-        'b', 401,
-        'D', 422,
-        'd', 422,
-        'E', 400,
-        'e', 400,
-        'F', 414,
-        'f', 414,
-        'X', 405,
-        'x', 405,
+        '.', 612,
+        'U', 602,
+        'B', 399,
+        'b', 399,
+        'D', 420,
+        'd', 420,
+        'E', 398,
+        'e', 398,
+        'F', 412,
+        'f', 412,
+        'X', 403,
+        'x', 403,
         '8', 24,
         '9', 24,
       );
-      if (('0' <= lookahead && lookahead <= '7')) ADVANCE(606);
+      if (('0' <= lookahead && lookahead <= '7')) ADVANCE(604);
+      END_STATE();
+    case 604:
+      ACCEPT_TOKEN(sym_integer_literal);
+      if (lookahead == '.') ADVANCE(612);
+      if (lookahead == 'U') ADVANCE(602);
+      if (lookahead == 'E' ||
+          lookahead == 'e') ADVANCE(398);
+      if (lookahead == '8' ||
+          lookahead == '9') ADVANCE(24);
+      if (('0' <= lookahead && lookahead <= '7')) ADVANCE(604);
+      END_STATE();
+    case 605:
+      ACCEPT_TOKEN(sym_integer_literal);
+      if (lookahead == '.') ADVANCE(612);
+      if (lookahead == 'U') ADVANCE(602);
+      if (lookahead == 'E' ||
+          lookahead == 'e') ADVANCE(398);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(605);
       END_STATE();
     case 606:
       ACCEPT_TOKEN(sym_integer_literal);
-      if (lookahead == '.') ADVANCE(614);
-      if (lookahead == 'U') ADVANCE(604);
-      if (lookahead == 'E' ||
-          lookahead == 'e') ADVANCE(400);
-      if (lookahead == '8' ||
-          lookahead == '9') ADVANCE(24);
-      if (('0' <= lookahead && lookahead <= '7')) ADVANCE(606);
+      if (lookahead == 'U') ADVANCE(602);
+      if (lookahead == 'B' ||
+          lookahead == 'b') ADVANCE(399);
+      if (lookahead == 'X' ||
+          lookahead == 'x') ADVANCE(403);
+      if (('0' <= lookahead && lookahead <= '7')) ADVANCE(608);
       END_STATE();
     case 607:
       ACCEPT_TOKEN(sym_integer_literal);
-      if (lookahead == '.') ADVANCE(614);
-      if (lookahead == 'U') ADVANCE(604);
-      if (lookahead == 'E' ||
-          lookahead == 'e') ADVANCE(400);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(607);
+      if (lookahead == 'U') ADVANCE(602);
+      if (lookahead == '0' ||
+          lookahead == '1') ADVANCE(607);
       END_STATE();
     case 608:
       ACCEPT_TOKEN(sym_integer_literal);
-      if (lookahead == 'U') ADVANCE(604);
-      if (lookahead == 'B' ||
-          lookahead == 'b') ADVANCE(401);
-      if (lookahead == 'X' ||
-          lookahead == 'x') ADVANCE(405);
-      if (('0' <= lookahead && lookahead <= '7')) ADVANCE(610);
+      if (lookahead == 'U') ADVANCE(602);
+      if (('0' <= lookahead && lookahead <= '7')) ADVANCE(608);
       END_STATE();
     case 609:
       ACCEPT_TOKEN(sym_integer_literal);
-      if (lookahead == 'U') ADVANCE(604);
-      if (lookahead == '0' ||
-          lookahead == '1') ADVANCE(609);
+      if (lookahead == 'U') ADVANCE(602);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(609);
       END_STATE();
     case 610:
       ACCEPT_TOKEN(sym_integer_literal);
-      if (lookahead == 'U') ADVANCE(604);
-      if (('0' <= lookahead && lookahead <= '7')) ADVANCE(610);
-      END_STATE();
-    case 611:
-      ACCEPT_TOKEN(sym_integer_literal);
-      if (lookahead == 'U') ADVANCE(604);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(611);
-      END_STATE();
-    case 612:
-      ACCEPT_TOKEN(sym_integer_literal);
-      if (lookahead == 'U') ADVANCE(604);
+      if (lookahead == 'U') ADVANCE(602);
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'F') ||
-          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(612);
+          ('a' <= lookahead && lookahead <= 'f')) ADVANCE(610);
+      END_STATE();
+    case 611:
+      ACCEPT_TOKEN(sym_float_literal);
+      END_STATE();
+    case 612:
+      ACCEPT_TOKEN(sym_float_literal);
+      if (lookahead == 'E' ||
+          lookahead == 'e') ADVANCE(398);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(612);
       END_STATE();
     case 613:
       ACCEPT_TOKEN(sym_float_literal);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(613);
       END_STATE();
     case 614:
-      ACCEPT_TOKEN(sym_float_literal);
-      if (lookahead == 'E' ||
-          lookahead == 'e') ADVANCE(400);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(614);
-      END_STATE();
-    case 615:
-      ACCEPT_TOKEN(sym_float_literal);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(615);
-      END_STATE();
-    case 616:
       ACCEPT_TOKEN(sym_string_literal);
       END_STATE();
-    case 617:
+    case 615:
       ACCEPT_TOKEN(sym_preprocessor_directive);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(615);
+      END_STATE();
+    case 616:
+      ACCEPT_TOKEN(sym_comment);
+      END_STATE();
+    case 617:
+      ACCEPT_TOKEN(sym_comment);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r') ADVANCE(617);
       END_STATE();
     case 618:
-      ACCEPT_TOKEN(sym_comment);
-      END_STATE();
-    case 619:
-      ACCEPT_TOKEN(sym_comment);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(619);
-      END_STATE();
-    case 620:
       ACCEPT_TOKEN(sym_data_block);
-      if (lookahead == '.') ADVANCE(128);
+      if (lookahead == '.') ADVANCE(126);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(25);
       END_STATE();
@@ -5489,80 +5486,80 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
 
 static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [0] = {.lex_state = 0},
-  [1] = {.lex_state = 429},
-  [2] = {.lex_state = 429},
-  [3] = {.lex_state = 429},
-  [4] = {.lex_state = 429},
-  [5] = {.lex_state = 429},
-  [6] = {.lex_state = 429},
-  [7] = {.lex_state = 429},
-  [8] = {.lex_state = 429},
-  [9] = {.lex_state = 429},
-  [10] = {.lex_state = 429},
-  [11] = {.lex_state = 429},
-  [12] = {.lex_state = 429},
-  [13] = {.lex_state = 429},
-  [14] = {.lex_state = 429},
-  [15] = {.lex_state = 429},
-  [16] = {.lex_state = 429},
-  [17] = {.lex_state = 429},
-  [18] = {.lex_state = 429},
-  [19] = {.lex_state = 429},
-  [20] = {.lex_state = 429},
-  [21] = {.lex_state = 429},
-  [22] = {.lex_state = 429},
-  [23] = {.lex_state = 429},
-  [24] = {.lex_state = 429},
-  [25] = {.lex_state = 429},
-  [26] = {.lex_state = 429},
-  [27] = {.lex_state = 429},
-  [28] = {.lex_state = 429},
-  [29] = {.lex_state = 429},
-  [30] = {.lex_state = 429},
-  [31] = {.lex_state = 429},
-  [32] = {.lex_state = 429},
-  [33] = {.lex_state = 429},
-  [34] = {.lex_state = 429},
-  [35] = {.lex_state = 429},
-  [36] = {.lex_state = 429},
-  [37] = {.lex_state = 429},
-  [38] = {.lex_state = 429},
-  [39] = {.lex_state = 429},
-  [40] = {.lex_state = 429},
-  [41] = {.lex_state = 429},
-  [42] = {.lex_state = 429},
-  [43] = {.lex_state = 429},
-  [44] = {.lex_state = 429},
-  [45] = {.lex_state = 429},
-  [46] = {.lex_state = 429},
-  [47] = {.lex_state = 429},
-  [48] = {.lex_state = 429},
-  [49] = {.lex_state = 429},
-  [50] = {.lex_state = 429},
-  [51] = {.lex_state = 429},
-  [52] = {.lex_state = 429},
-  [53] = {.lex_state = 429},
-  [54] = {.lex_state = 429},
-  [55] = {.lex_state = 429},
-  [56] = {.lex_state = 429},
-  [57] = {.lex_state = 429},
-  [58] = {.lex_state = 429},
-  [59] = {.lex_state = 429},
-  [60] = {.lex_state = 429},
-  [61] = {.lex_state = 429},
-  [62] = {.lex_state = 429},
-  [63] = {.lex_state = 429},
-  [64] = {.lex_state = 429},
-  [65] = {.lex_state = 429},
-  [66] = {.lex_state = 429},
-  [67] = {.lex_state = 429},
-  [68] = {.lex_state = 429},
-  [69] = {.lex_state = 429},
-  [70] = {.lex_state = 429},
-  [71] = {.lex_state = 429},
-  [72] = {.lex_state = 429},
-  [73] = {.lex_state = 429},
-  [74] = {.lex_state = 429},
+  [1] = {.lex_state = 427},
+  [2] = {.lex_state = 427},
+  [3] = {.lex_state = 427},
+  [4] = {.lex_state = 427},
+  [5] = {.lex_state = 427},
+  [6] = {.lex_state = 427},
+  [7] = {.lex_state = 427},
+  [8] = {.lex_state = 427},
+  [9] = {.lex_state = 427},
+  [10] = {.lex_state = 427},
+  [11] = {.lex_state = 427},
+  [12] = {.lex_state = 427},
+  [13] = {.lex_state = 427},
+  [14] = {.lex_state = 427},
+  [15] = {.lex_state = 427},
+  [16] = {.lex_state = 427},
+  [17] = {.lex_state = 427},
+  [18] = {.lex_state = 427},
+  [19] = {.lex_state = 427},
+  [20] = {.lex_state = 427},
+  [21] = {.lex_state = 427},
+  [22] = {.lex_state = 427},
+  [23] = {.lex_state = 427},
+  [24] = {.lex_state = 427},
+  [25] = {.lex_state = 427},
+  [26] = {.lex_state = 427},
+  [27] = {.lex_state = 427},
+  [28] = {.lex_state = 427},
+  [29] = {.lex_state = 427},
+  [30] = {.lex_state = 427},
+  [31] = {.lex_state = 427},
+  [32] = {.lex_state = 427},
+  [33] = {.lex_state = 427},
+  [34] = {.lex_state = 427},
+  [35] = {.lex_state = 427},
+  [36] = {.lex_state = 427},
+  [37] = {.lex_state = 427},
+  [38] = {.lex_state = 427},
+  [39] = {.lex_state = 427},
+  [40] = {.lex_state = 427},
+  [41] = {.lex_state = 427},
+  [42] = {.lex_state = 427},
+  [43] = {.lex_state = 427},
+  [44] = {.lex_state = 427},
+  [45] = {.lex_state = 427},
+  [46] = {.lex_state = 427},
+  [47] = {.lex_state = 427},
+  [48] = {.lex_state = 427},
+  [49] = {.lex_state = 427},
+  [50] = {.lex_state = 427},
+  [51] = {.lex_state = 427},
+  [52] = {.lex_state = 427},
+  [53] = {.lex_state = 427},
+  [54] = {.lex_state = 427},
+  [55] = {.lex_state = 427},
+  [56] = {.lex_state = 427},
+  [57] = {.lex_state = 427},
+  [58] = {.lex_state = 427},
+  [59] = {.lex_state = 427},
+  [60] = {.lex_state = 427},
+  [61] = {.lex_state = 427},
+  [62] = {.lex_state = 427},
+  [63] = {.lex_state = 427},
+  [64] = {.lex_state = 427},
+  [65] = {.lex_state = 427},
+  [66] = {.lex_state = 427},
+  [67] = {.lex_state = 427},
+  [68] = {.lex_state = 427},
+  [69] = {.lex_state = 427},
+  [70] = {.lex_state = 427},
+  [71] = {.lex_state = 427},
+  [72] = {.lex_state = 427},
+  [73] = {.lex_state = 427},
+  [74] = {.lex_state = 427},
   [75] = {.lex_state = 15},
   [76] = {.lex_state = 15},
   [77] = {.lex_state = 15},
@@ -5599,29 +5596,29 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [108] = {.lex_state = 10},
   [109] = {.lex_state = 13},
   [110] = {.lex_state = 13},
-  [111] = {.lex_state = 429},
+  [111] = {.lex_state = 427},
   [112] = {.lex_state = 10},
   [113] = {.lex_state = 13},
   [114] = {.lex_state = 9},
-  [115] = {.lex_state = 429},
+  [115] = {.lex_state = 427},
   [116] = {.lex_state = 10},
   [117] = {.lex_state = 10},
   [118] = {.lex_state = 10},
-  [119] = {.lex_state = 429},
+  [119] = {.lex_state = 427},
   [120] = {.lex_state = 10},
   [121] = {.lex_state = 10},
-  [122] = {.lex_state = 429},
+  [122] = {.lex_state = 427},
   [123] = {.lex_state = 10},
-  [124] = {.lex_state = 429},
+  [124] = {.lex_state = 427},
   [125] = {.lex_state = 10},
-  [126] = {.lex_state = 429},
-  [127] = {.lex_state = 429},
+  [126] = {.lex_state = 427},
+  [127] = {.lex_state = 427},
   [128] = {.lex_state = 10},
   [129] = {.lex_state = 13},
   [130] = {.lex_state = 13},
-  [131] = {.lex_state = 429},
+  [131] = {.lex_state = 427},
   [132] = {.lex_state = 10},
-  [133] = {.lex_state = 429},
+  [133] = {.lex_state = 427},
   [134] = {.lex_state = 13},
   [135] = {.lex_state = 13},
   [136] = {.lex_state = 13},
@@ -5635,37 +5632,37 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [144] = {.lex_state = 13},
   [145] = {.lex_state = 13},
   [146] = {.lex_state = 10},
-  [147] = {.lex_state = 429},
+  [147] = {.lex_state = 427},
   [148] = {.lex_state = 9},
   [149] = {.lex_state = 9},
-  [150] = {.lex_state = 429},
+  [150] = {.lex_state = 427},
   [151] = {.lex_state = 13},
-  [152] = {.lex_state = 429},
+  [152] = {.lex_state = 427},
   [153] = {.lex_state = 13},
-  [154] = {.lex_state = 429},
+  [154] = {.lex_state = 427},
   [155] = {.lex_state = 13},
-  [156] = {.lex_state = 429},
+  [156] = {.lex_state = 427},
   [157] = {.lex_state = 13},
-  [158] = {.lex_state = 429},
+  [158] = {.lex_state = 427},
   [159] = {.lex_state = 13},
   [160] = {.lex_state = 13},
   [161] = {.lex_state = 13},
-  [162] = {.lex_state = 429},
+  [162] = {.lex_state = 427},
   [163] = {.lex_state = 13},
-  [164] = {.lex_state = 429},
+  [164] = {.lex_state = 427},
   [165] = {.lex_state = 13},
   [166] = {.lex_state = 13},
   [167] = {.lex_state = 13},
-  [168] = {.lex_state = 429},
+  [168] = {.lex_state = 427},
   [169] = {.lex_state = 13},
   [170] = {.lex_state = 9},
   [171] = {.lex_state = 13},
-  [172] = {.lex_state = 429},
+  [172] = {.lex_state = 427},
   [173] = {.lex_state = 13},
   [174] = {.lex_state = 10},
   [175] = {.lex_state = 9},
   [176] = {.lex_state = 9},
-  [177] = {.lex_state = 429},
+  [177] = {.lex_state = 427},
   [178] = {.lex_state = 9},
   [179] = {.lex_state = 9},
   [180] = {.lex_state = 9},
@@ -5696,128 +5693,128 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [205] = {.lex_state = 9},
   [206] = {.lex_state = 9},
   [207] = {.lex_state = 9},
-  [208] = {.lex_state = 429},
+  [208] = {.lex_state = 427},
   [209] = {.lex_state = 10},
-  [210] = {.lex_state = 429},
+  [210] = {.lex_state = 427},
   [211] = {.lex_state = 10},
   [212] = {.lex_state = 10},
   [213] = {.lex_state = 10},
-  [214] = {.lex_state = 429},
+  [214] = {.lex_state = 427},
   [215] = {.lex_state = 10},
   [216] = {.lex_state = 10},
   [217] = {.lex_state = 10},
   [218] = {.lex_state = 10},
-  [219] = {.lex_state = 429},
+  [219] = {.lex_state = 427},
   [220] = {.lex_state = 10},
-  [221] = {.lex_state = 429},
+  [221] = {.lex_state = 427},
   [222] = {.lex_state = 10},
   [223] = {.lex_state = 10},
   [224] = {.lex_state = 10},
   [225] = {.lex_state = 10},
-  [226] = {.lex_state = 429},
-  [227] = {.lex_state = 429},
+  [226] = {.lex_state = 427},
+  [227] = {.lex_state = 427},
   [228] = {.lex_state = 10},
-  [229] = {.lex_state = 429},
+  [229] = {.lex_state = 427},
   [230] = {.lex_state = 10},
   [231] = {.lex_state = 10},
   [232] = {.lex_state = 10},
   [233] = {.lex_state = 10},
-  [234] = {.lex_state = 429},
-  [235] = {.lex_state = 429},
-  [236] = {.lex_state = 429},
+  [234] = {.lex_state = 427},
+  [235] = {.lex_state = 427},
+  [236] = {.lex_state = 427},
   [237] = {.lex_state = 10},
   [238] = {.lex_state = 10},
   [239] = {.lex_state = 10},
-  [240] = {.lex_state = 429},
-  [241] = {.lex_state = 429},
+  [240] = {.lex_state = 427},
+  [241] = {.lex_state = 427},
   [242] = {.lex_state = 10},
-  [243] = {.lex_state = 429},
-  [244] = {.lex_state = 429},
+  [243] = {.lex_state = 427},
+  [244] = {.lex_state = 427},
   [245] = {.lex_state = 10},
   [246] = {.lex_state = 10},
-  [247] = {.lex_state = 429},
+  [247] = {.lex_state = 427},
   [248] = {.lex_state = 10},
-  [249] = {.lex_state = 429},
-  [250] = {.lex_state = 429},
-  [251] = {.lex_state = 429},
-  [252] = {.lex_state = 429},
-  [253] = {.lex_state = 429},
-  [254] = {.lex_state = 429},
-  [255] = {.lex_state = 429},
-  [256] = {.lex_state = 429},
-  [257] = {.lex_state = 429},
-  [258] = {.lex_state = 429},
-  [259] = {.lex_state = 429},
+  [249] = {.lex_state = 427},
+  [250] = {.lex_state = 427},
+  [251] = {.lex_state = 427},
+  [252] = {.lex_state = 427},
+  [253] = {.lex_state = 427},
+  [254] = {.lex_state = 427},
+  [255] = {.lex_state = 427},
+  [256] = {.lex_state = 427},
+  [257] = {.lex_state = 427},
+  [258] = {.lex_state = 427},
+  [259] = {.lex_state = 427},
   [260] = {.lex_state = 10},
   [261] = {.lex_state = 15},
   [262] = {.lex_state = 10},
-  [263] = {.lex_state = 429},
+  [263] = {.lex_state = 427},
   [264] = {.lex_state = 10},
   [265] = {.lex_state = 10},
-  [266] = {.lex_state = 429},
+  [266] = {.lex_state = 427},
   [267] = {.lex_state = 15},
   [268] = {.lex_state = 10},
-  [269] = {.lex_state = 429},
+  [269] = {.lex_state = 427},
   [270] = {.lex_state = 10},
-  [271] = {.lex_state = 429},
-  [272] = {.lex_state = 429},
-  [273] = {.lex_state = 429},
-  [274] = {.lex_state = 429},
-  [275] = {.lex_state = 429},
-  [276] = {.lex_state = 429},
-  [277] = {.lex_state = 429},
-  [278] = {.lex_state = 429},
-  [279] = {.lex_state = 429},
-  [280] = {.lex_state = 429},
+  [271] = {.lex_state = 427},
+  [272] = {.lex_state = 427},
+  [273] = {.lex_state = 427},
+  [274] = {.lex_state = 427},
+  [275] = {.lex_state = 427},
+  [276] = {.lex_state = 427},
+  [277] = {.lex_state = 427},
+  [278] = {.lex_state = 427},
+  [279] = {.lex_state = 427},
+  [280] = {.lex_state = 427},
   [281] = {.lex_state = 10},
   [282] = {.lex_state = 10},
-  [283] = {.lex_state = 429},
+  [283] = {.lex_state = 427},
   [284] = {.lex_state = 10},
-  [285] = {.lex_state = 429},
+  [285] = {.lex_state = 427},
   [286] = {.lex_state = 10},
-  [287] = {.lex_state = 429},
+  [287] = {.lex_state = 427},
   [288] = {.lex_state = 15},
   [289] = {.lex_state = 15},
-  [290] = {.lex_state = 429},
+  [290] = {.lex_state = 427},
   [291] = {.lex_state = 10},
-  [292] = {.lex_state = 429},
+  [292] = {.lex_state = 427},
   [293] = {.lex_state = 10},
   [294] = {.lex_state = 15},
   [295] = {.lex_state = 10},
-  [296] = {.lex_state = 429},
-  [297] = {.lex_state = 429},
-  [298] = {.lex_state = 429},
-  [299] = {.lex_state = 429},
-  [300] = {.lex_state = 429},
-  [301] = {.lex_state = 429},
-  [302] = {.lex_state = 429},
+  [296] = {.lex_state = 427},
+  [297] = {.lex_state = 427},
+  [298] = {.lex_state = 427},
+  [299] = {.lex_state = 427},
+  [300] = {.lex_state = 427},
+  [301] = {.lex_state = 427},
+  [302] = {.lex_state = 427},
   [303] = {.lex_state = 10},
   [304] = {.lex_state = 15},
-  [305] = {.lex_state = 429},
-  [306] = {.lex_state = 429},
+  [305] = {.lex_state = 427},
+  [306] = {.lex_state = 427},
   [307] = {.lex_state = 10},
-  [308] = {.lex_state = 429},
-  [309] = {.lex_state = 429},
+  [308] = {.lex_state = 427},
+  [309] = {.lex_state = 427},
   [310] = {.lex_state = 15},
-  [311] = {.lex_state = 429},
+  [311] = {.lex_state = 427},
   [312] = {.lex_state = 10},
   [313] = {.lex_state = 15},
   [314] = {.lex_state = 10},
   [315] = {.lex_state = 18},
   [316] = {.lex_state = 18},
   [317] = {.lex_state = 18},
-  [318] = {.lex_state = 429},
-  [319] = {.lex_state = 429},
-  [320] = {.lex_state = 429},
+  [318] = {.lex_state = 427},
+  [319] = {.lex_state = 427},
+  [320] = {.lex_state = 427},
   [321] = {.lex_state = 15},
   [322] = {.lex_state = 17},
-  [323] = {.lex_state = 429},
+  [323] = {.lex_state = 427},
   [324] = {.lex_state = 18},
-  [325] = {.lex_state = 429},
-  [326] = {.lex_state = 429},
-  [327] = {.lex_state = 429},
+  [325] = {.lex_state = 427},
+  [326] = {.lex_state = 427},
+  [327] = {.lex_state = 427},
   [328] = {.lex_state = 15},
-  [329] = {.lex_state = 429},
+  [329] = {.lex_state = 427},
   [330] = {.lex_state = 15},
   [331] = {.lex_state = 15},
   [332] = {.lex_state = 17},
@@ -5835,12 +5832,12 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [344] = {.lex_state = 15},
   [345] = {.lex_state = 15},
   [346] = {.lex_state = 15},
-  [347] = {.lex_state = 429},
-  [348] = {.lex_state = 429},
-  [349] = {.lex_state = 429},
-  [350] = {.lex_state = 429},
-  [351] = {.lex_state = 429},
-  [352] = {.lex_state = 429},
+  [347] = {.lex_state = 427},
+  [348] = {.lex_state = 427},
+  [349] = {.lex_state = 427},
+  [350] = {.lex_state = 427},
+  [351] = {.lex_state = 427},
+  [352] = {.lex_state = 427},
   [353] = {.lex_state = 15},
   [354] = {.lex_state = 15},
   [355] = {.lex_state = 15},
@@ -5850,21 +5847,21 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [359] = {.lex_state = 15},
   [360] = {.lex_state = 15},
   [361] = {.lex_state = 15},
-  [362] = {.lex_state = 429},
-  [363] = {.lex_state = 429},
-  [364] = {.lex_state = 429},
+  [362] = {.lex_state = 427},
+  [363] = {.lex_state = 427},
+  [364] = {.lex_state = 427},
   [365] = {.lex_state = 15},
-  [366] = {.lex_state = 429},
-  [367] = {.lex_state = 429},
-  [368] = {.lex_state = 429},
+  [366] = {.lex_state = 427},
+  [367] = {.lex_state = 427},
+  [368] = {.lex_state = 427},
   [369] = {.lex_state = 15},
   [370] = {.lex_state = 15},
-  [371] = {.lex_state = 429},
-  [372] = {.lex_state = 429},
-  [373] = {.lex_state = 429},
-  [374] = {.lex_state = 429},
-  [375] = {.lex_state = 429},
-  [376] = {.lex_state = 429},
+  [371] = {.lex_state = 427},
+  [372] = {.lex_state = 427},
+  [373] = {.lex_state = 427},
+  [374] = {.lex_state = 427},
+  [375] = {.lex_state = 427},
+  [376] = {.lex_state = 427},
   [377] = {.lex_state = 15},
   [378] = {.lex_state = 15},
   [379] = {.lex_state = 15},
@@ -5876,52 +5873,52 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [385] = {.lex_state = 15},
   [386] = {.lex_state = 15},
   [387] = {.lex_state = 15},
-  [388] = {.lex_state = 429},
+  [388] = {.lex_state = 427},
   [389] = {.lex_state = 15},
-  [390] = {.lex_state = 429},
+  [390] = {.lex_state = 427},
   [391] = {.lex_state = 18},
-  [392] = {.lex_state = 429},
+  [392] = {.lex_state = 427},
   [393] = {.lex_state = 18},
-  [394] = {.lex_state = 429},
-  [395] = {.lex_state = 429},
-  [396] = {.lex_state = 429},
-  [397] = {.lex_state = 429},
+  [394] = {.lex_state = 427},
+  [395] = {.lex_state = 427},
+  [396] = {.lex_state = 427},
+  [397] = {.lex_state = 427},
   [398] = {.lex_state = 15},
-  [399] = {.lex_state = 429},
-  [400] = {.lex_state = 429},
-  [401] = {.lex_state = 429},
-  [402] = {.lex_state = 429},
-  [403] = {.lex_state = 429},
-  [404] = {.lex_state = 429},
-  [405] = {.lex_state = 429},
-  [406] = {.lex_state = 429},
-  [407] = {.lex_state = 429},
+  [399] = {.lex_state = 427},
+  [400] = {.lex_state = 427},
+  [401] = {.lex_state = 427},
+  [402] = {.lex_state = 427},
+  [403] = {.lex_state = 427},
+  [404] = {.lex_state = 427},
+  [405] = {.lex_state = 427},
+  [406] = {.lex_state = 427},
+  [407] = {.lex_state = 427},
   [408] = {.lex_state = 15},
   [409] = {.lex_state = 9},
   [410] = {.lex_state = 15},
-  [411] = {.lex_state = 429},
-  [412] = {.lex_state = 429},
+  [411] = {.lex_state = 427},
+  [412] = {.lex_state = 427},
   [413] = {.lex_state = 15},
-  [414] = {.lex_state = 429},
-  [415] = {.lex_state = 429},
+  [414] = {.lex_state = 427},
+  [415] = {.lex_state = 427},
   [416] = {.lex_state = 9},
-  [417] = {.lex_state = 429},
+  [417] = {.lex_state = 427},
   [418] = {.lex_state = 9},
-  [419] = {.lex_state = 429},
+  [419] = {.lex_state = 427},
   [420] = {.lex_state = 9},
   [421] = {.lex_state = 9},
-  [422] = {.lex_state = 429},
+  [422] = {.lex_state = 427},
   [423] = {.lex_state = 9},
   [424] = {.lex_state = 9},
   [425] = {.lex_state = 9},
   [426] = {.lex_state = 9},
   [427] = {.lex_state = 9},
-  [428] = {.lex_state = 429},
-  [429] = {.lex_state = 429},
-  [430] = {.lex_state = 429},
-  [431] = {.lex_state = 429},
+  [428] = {.lex_state = 427},
+  [429] = {.lex_state = 427},
+  [430] = {.lex_state = 427},
+  [431] = {.lex_state = 427},
   [432] = {.lex_state = 0},
-  [433] = {.lex_state = 429},
+  [433] = {.lex_state = 427},
   [434] = {.lex_state = 0},
   [435] = {.lex_state = 0},
   [436] = {.lex_state = 0},
@@ -5957,7 +5954,7 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [466] = {.lex_state = 0},
   [467] = {.lex_state = 0},
   [468] = {.lex_state = 0},
-  [469] = {.lex_state = 429},
+  [469] = {.lex_state = 427},
   [470] = {.lex_state = 0},
   [471] = {.lex_state = 0},
   [472] = {.lex_state = 0},
@@ -5973,7 +5970,7 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [482] = {.lex_state = 0},
   [483] = {.lex_state = 0},
   [484] = {.lex_state = 0},
-  [485] = {.lex_state = 429},
+  [485] = {.lex_state = 427},
   [486] = {.lex_state = 0},
   [487] = {.lex_state = 0},
   [488] = {.lex_state = 10},
@@ -5989,7 +5986,7 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [498] = {.lex_state = 0},
   [499] = {.lex_state = 0},
   [500] = {.lex_state = 0},
-  [501] = {.lex_state = 429},
+  [501] = {.lex_state = 427},
   [502] = {.lex_state = 0},
   [503] = {.lex_state = 0},
   [504] = {.lex_state = 0},
@@ -6008,66 +6005,66 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [517] = {.lex_state = 0},
   [518] = {.lex_state = 0},
   [519] = {.lex_state = 0},
-  [520] = {.lex_state = 429},
+  [520] = {.lex_state = 427},
   [521] = {.lex_state = 0},
   [522] = {.lex_state = 0},
   [523] = {.lex_state = 0},
-  [524] = {.lex_state = 429},
+  [524] = {.lex_state = 427},
   [525] = {.lex_state = 0},
   [526] = {.lex_state = 0},
   [527] = {.lex_state = 0},
   [528] = {.lex_state = 0},
   [529] = {.lex_state = 0},
   [530] = {.lex_state = 15},
-  [531] = {.lex_state = 429},
-  [532] = {.lex_state = 429},
-  [533] = {.lex_state = 429},
+  [531] = {.lex_state = 427},
+  [532] = {.lex_state = 427},
+  [533] = {.lex_state = 427},
   [534] = {.lex_state = 17},
-  [535] = {.lex_state = 448},
+  [535] = {.lex_state = 447},
   [536] = {.lex_state = 0},
-  [537] = {.lex_state = 429},
+  [537] = {.lex_state = 427},
   [538] = {.lex_state = 0},
   [539] = {.lex_state = 0},
   [540] = {.lex_state = 0},
   [541] = {.lex_state = 0},
   [542] = {.lex_state = 0},
-  [543] = {.lex_state = 429},
-  [544] = {.lex_state = 429},
+  [543] = {.lex_state = 427},
+  [544] = {.lex_state = 427},
   [545] = {.lex_state = 0},
-  [546] = {.lex_state = 429},
+  [546] = {.lex_state = 427},
   [547] = {.lex_state = 0},
   [548] = {.lex_state = 0},
   [549] = {.lex_state = 0},
-  [550] = {.lex_state = 429},
-  [551] = {.lex_state = 429},
-  [552] = {.lex_state = 429},
-  [553] = {.lex_state = 429},
-  [554] = {.lex_state = 429},
-  [555] = {.lex_state = 429},
+  [550] = {.lex_state = 427},
+  [551] = {.lex_state = 427},
+  [552] = {.lex_state = 427},
+  [553] = {.lex_state = 427},
+  [554] = {.lex_state = 427},
+  [555] = {.lex_state = 427},
   [556] = {.lex_state = 0},
   [557] = {.lex_state = 0},
   [558] = {.lex_state = 0},
-  [559] = {.lex_state = 429},
+  [559] = {.lex_state = 427},
   [560] = {.lex_state = 0},
-  [561] = {.lex_state = 429},
+  [561] = {.lex_state = 427},
   [562] = {.lex_state = 0},
   [563] = {.lex_state = 0},
   [564] = {.lex_state = 0},
-  [565] = {.lex_state = 429},
-  [566] = {.lex_state = 429},
-  [567] = {.lex_state = 429},
-  [568] = {.lex_state = 429},
+  [565] = {.lex_state = 427},
+  [566] = {.lex_state = 427},
+  [567] = {.lex_state = 427},
+  [568] = {.lex_state = 427},
   [569] = {.lex_state = 0},
-  [570] = {.lex_state = 429},
-  [571] = {.lex_state = 429},
-  [572] = {.lex_state = 429},
+  [570] = {.lex_state = 427},
+  [571] = {.lex_state = 427},
+  [572] = {.lex_state = 427},
   [573] = {.lex_state = 0},
-  [574] = {.lex_state = 429},
-  [575] = {.lex_state = 429},
-  [576] = {.lex_state = 429},
-  [577] = {.lex_state = 429},
-  [578] = {.lex_state = 429},
-  [579] = {.lex_state = 429},
+  [574] = {.lex_state = 427},
+  [575] = {.lex_state = 427},
+  [576] = {.lex_state = 427},
+  [577] = {.lex_state = 427},
+  [578] = {.lex_state = 427},
+  [579] = {.lex_state = 427},
   [580] = {.lex_state = 0},
 };
 

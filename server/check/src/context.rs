@@ -140,6 +140,13 @@ pub(crate) struct Ctx<'a> {
     pub unresolved_functions: Vec<&'a str>,
     /// Whether the statements being checked are a kernel's (`.entry`) body.
     pub in_entry: bool,
+    /// The functions of the module, by first declaration (filled by the module frame).
+    pub functions: Vec<crate::handlers::calls::Callee<'a>>,
+    /// The labels of the current function that name a `.branchtargets` list, with where the
+    /// list is.
+    pub branch_tables: Vec<(&'a str, usize)>,
+    /// The current function's `.callprototype` labels and their signatures.
+    pub prototypes: Vec<crate::handlers::calls::Callee<'a>>,
     /// Instructions checked clean so far (`None`: every instruction is checked in full).
     pub memo: Option<crate::memo::CleanMemo>,
     diagnostics: Vec<Diagnostic>,
@@ -202,6 +209,9 @@ impl<'a> Ctx<'a> {
             address_size_64,
             unresolved_functions: Vec::new(),
             in_entry: false,
+            functions: Vec::new(),
+            branch_tables: Vec::new(),
+            prototypes: Vec::new(),
             memo: Some(crate::memo::CleanMemo::default()),
             diagnostics: Vec::new(),
             matches: HashMap::default(),

@@ -69,8 +69,12 @@ pub const CODES: &[(&str, &str)] = &[
         "a feature or special register is not available on the target",
     ),
     (
+        "legacy-target",
+        "a target GPU that ptxas 13.5 no longer generates code for (valid PTX; older ptxas releases assemble it)",
+    ),
+    (
         "address-size",
-        "an `.address_size` other than 32 or 64, or 32 on sm_90 and newer",
+        "an `.address_size` other than 64 (ptxas 13.5 compiles no 32-bit code)",
     ),
     ("unknown-opcode", "no instruction has this name"),
     (
@@ -120,6 +124,22 @@ pub const CODES: &[(&str, &str)] = &[
     ),
     ("duplicate-label", "a label defined twice in one block"),
     ("duplicate-function", "a function defined twice"),
+    (
+        "initializer",
+        "an initial value where ptxas allows none (a .shared, .local or .extern variable, .f16)",
+    ),
+    (
+        "directive",
+        "a directive ptxas rejects in this form or place (a removed one, a zero thread count, a reused .file index)",
+    ),
+    (
+        "alias",
+        "an .alias whose names are not a declared function and a defined one of the same prototype",
+    ),
+    (
+        "call-signature",
+        "a call whose callee, arguments or results do not fit the called function",
+    ),
     (
         "extern-definition",
         "a body for a function declared .extern",

@@ -91,6 +91,11 @@ impl CleanMemo {
             i += 1;
         }
         self.mnemonic = (start, text[start..i].find('.').map_or(i, |at| start + at));
+        // Calls and branch tables read the callee's signature and the function's tables,
+        // which the key does not hold: they are checked every time.
+        if text[start..].starts_with("call") || text[start..].starts_with("brx") {
+            return false;
+        }
         self.key.extend_from_slice(&bytes[start..i]);
         // Only `.param::func` accesses read whether the function is a kernel.
         if text[start..i].contains("::func") {

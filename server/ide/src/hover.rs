@@ -83,7 +83,6 @@ enum Site<'a> {
     /// Component `index` of a dotted opcode (0 is the mnemonic; `parts` are the mnemonic and
     /// each `.qualifier`).
     Opcode {
-        opcode: Token<'a>,
         parts: Vec<Token<'a>>,
         index: usize,
     },
@@ -216,14 +215,10 @@ fn locate_instruction<'a>(i: Instruction<'a>, offset: usize) -> Option<Site<'a>>
             at: offset,
         });
     }
-    if let Some(opcode) = i.opcode().filter(|t| contains(&t.range(), offset)) {
+    if i.opcode().is_some_and(|t| contains(&t.range(), offset)) {
         let parts: Vec<Token<'a>> = i.mnemonic().into_iter().chain(i.qualifiers()).collect();
         let index = parts.iter().position(|q| on(q, offset))?;
-        return Some(Site::Opcode {
-            opcode,
-            parts,
-            index,
-        });
+        return Some(Site::Opcode { parts, index });
     }
     let operand = i
         .operands()
@@ -335,11 +330,7 @@ fn locate_text<'a>(parse: &Parse, module: &Module<'a>, offset: usize) -> Option<
                 end,
             });
             let index = parts.iter().position(|p| on(p, offset))?;
-            Some(Site::Opcode {
-                opcode: token,
-                parts,
-                index,
-            })
+            Some(Site::Opcode { parts, index })
         }
         ContextKind::Operand { .. } => Some(Site::Identifier { token, at: offset }),
         _ => None,
@@ -349,12 +340,10 @@ fn locate_text<'a>(parse: &Parse, module: &Module<'a>, offset: usize) -> Option<
 fn render_site(module: &Module<'_>, site: &Site<'_>, facts: &ModuleFacts) -> Option<HoverResult> {
     let isa = Isa::get();
     match site {
-        Site::Opcode {
-            opcode,
-            parts,
-            index,
-        } => {
-            let h = OpcodeHover::new(isa, opcode.text)?;
+        Site::Opcode { parts, index } => {
+            // The parts joined: blanks may stand before a qualifier (`mov .s32`).
+            let name: String = parts.iter().map(|p| p.text).collect();
+            let h = OpcodeHover::new(isa, &name)?;
             let components = h.instruction.opcode.split('.').count();
             let (range, kind, markdown) = if *index == 0 {
                 (
@@ -605,19 +594,16 @@ fn function_markdown(f: &Function<'_>) -> String {
 /// Appends the imported spec's own text for the same item under a rule.
 fn append_spec(result: &mut HoverResult, site: &Site<'_>, spec: &ptx_docs::SpecIndex) {
     let section = match site {
-        Site::Opcode {
-            opcode,
-            parts,
-            index,
-        } => {
-            let entry = OpcodeHover::new(Isa::get(), opcode.text)
+        Site::Opcode { parts, index } => {
+            let name: String = parts.iter().map(|p| p.text).collect();
+            let entry = OpcodeHover::new(Isa::get(), &name)
                 .and_then(|h| {
                     spec.instruction(&h.instruction.opcode).filter(|_| {
                         // `add` has several sections: let the written qualifiers pick.
                         spec.instruction_all(&h.instruction.opcode).len() == 1
                     })
                 })
-                .or_else(|| spec.lookup(opcode.text));
+                .or_else(|| spec.lookup(&name));
             let Some(entry) = entry else {
                 return;
             };

@@ -41,7 +41,11 @@ pub fn inlay_hints(parse: &Parse, range: TextRange) -> Vec<InlayHint> {
 }
 
 fn instruction_hints(instruction: Instruction<'_>) -> Vec<InlayHint> {
-    let (Some(opcode), Some(mnemonic)) = (instruction.opcode(), instruction.mnemonic()) else {
+    let (Some(opcode), Some(name), Some(mnemonic)) = (
+        instruction.opcode(),
+        instruction.opcode_name(),
+        instruction.mnemonic(),
+    ) else {
         return Vec::new();
     };
     let operands = instruction.operands();
@@ -49,7 +53,7 @@ fn instruction_hints(instruction: Instruction<'_>) -> Vec<InlayHint> {
     if !has_vector && !FRAGMENT_FAMILIES.contains(&mnemonic.text) {
         return Vec::new();
     }
-    let Ok(counts) = ptx_regs::register_counts(opcode.text) else {
+    let Ok(counts) = ptx_regs::register_counts(&name) else {
         return Vec::new();
     };
     counts

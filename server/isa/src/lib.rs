@@ -190,6 +190,38 @@ impl Isa {
             .max_by_key(|i| i.opcode.len())
     }
 
+    /// Whether ptxas 13.5 reads `name` (`mul.lo`, `mbarrier.init`) as one instruction word,
+    /// so that no blank may stand before its last dotted part (data/ptxas-fused-names.txt).
+    pub fn ptxas_fused_name(&self, name: &str) -> bool {
+        static NAMES: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
+        NAMES
+            .get_or_init(|| {
+                include_str!("../data/ptxas-fused-names.txt")
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                    .collect()
+            })
+            .contains(name)
+    }
+
+    /// The kind of function (`entry` or `func`) that ptxas 13.5 takes a directive on between
+    /// its signature and its body (data/function-directives.txt); `None` for other names.
+    pub fn function_directive_kind(&self, directive: &str) -> Option<&'static str> {
+        static KINDS: OnceLock<Vec<(&'static str, &'static str)>> = OnceLock::new();
+        KINDS
+            .get_or_init(|| {
+                include_str!("../data/function-directives.txt")
+                    .lines()
+                    .filter(|l| !l.starts_with('#'))
+                    .filter_map(|l| l.split_once(' '))
+                    .collect()
+            })
+            .iter()
+            .find(|(name, _)| *name == directive)
+            .map(|(_, kind)| *kind)
+    }
+
     /// All `.target` strings.
     pub fn targets(&self) -> &[TargetInfo] {
         &self.targets

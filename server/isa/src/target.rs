@@ -298,6 +298,9 @@ pub struct TargetInfo {
     /// Whether ptxas 13.5 can generate code for this GPU (`-arch=` the same name); it knows
     /// the older `sm_XX` names but no longer assembles for them.
     pub ptxas_codegen: bool,
+    /// For a GPU ptxas 13.5 no longer generates code for: the newest CUDA major release whose
+    /// ptxas still does, where known.
+    pub codegen_until_cuda: Option<u32>,
 }
 
 impl TargetInfo {
@@ -342,6 +345,7 @@ pub(crate) fn parse_targets(text: &str) -> Result<Vec<TargetInfo>, String> {
             ptxas_min_version: None,
             ptxas_accepts: true,
             ptxas_codegen: true,
+            codegen_until_cuda: None,
         };
         while let Some(w) = words.next() {
             match w {
@@ -363,6 +367,14 @@ pub(crate) fn parse_targets(text: &str) -> Result<Vec<TargetInfo>, String> {
                 }
                 "ptxas-rejects" => info.ptxas_accepts = false,
                 "ptxas-no-codegen" => info.ptxas_codegen = false,
+                "codegen-until" => {
+                    info.codegen_until_cuda = Some(
+                        words
+                            .next()
+                            .and_then(|w| w.parse().ok())
+                            .ok_or_else(|| err("codegen-until needs a CUDA major release"))?,
+                    );
+                }
                 _ => return Err(err("unknown word")),
             }
         }

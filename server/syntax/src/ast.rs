@@ -467,6 +467,26 @@ impl<'a> Directive<'a> {
             .collect()
     }
 
+    /// The return parameters and parameters of a `.callprototype` (empty for other directives).
+    pub fn prototype(&self) -> (Vec<VariableDecl<'a>>, Vec<VariableDecl<'a>>) {
+        let list = |field: &str| -> Vec<VariableDecl<'a>> {
+            let Some(list) = self.node.field(field) else {
+                return Vec::new();
+            };
+            named_children(list)
+                .filter(|n| n.kind_name() == k::PARAMETER_DECLARATION)
+                .map(|node| VariableDecl {
+                    node,
+                    src: self.src,
+                })
+                .collect()
+        };
+        if self.kind() != DirectiveKind::CallPrototype {
+            return (Vec::new(), Vec::new());
+        }
+        (list(k::FIELD_RETURN_PARAMETERS), list(k::FIELD_PARAMETERS))
+    }
+
     /// Identifiers listed by `.branchtargets`, `.calltargets` and `.alias`.
     pub fn names(&self) -> Vec<Token<'a>> {
         named_children(self.node)
@@ -648,7 +668,8 @@ impl<'a> Instruction<'a> {
     }
 
     /// The whole dotted opcode: `ld.global.v4.f32` (the mnemonic through the
-    /// last qualifier; the grammar has no node of its own for it).
+    /// last qualifier; the grammar has no node of its own for it). Its text keeps any blanks
+    /// written between the parts (`mov .s32`); [`Instruction::opcode_name`] drops them.
     pub fn opcode(&self) -> Option<Token<'a>> {
         let mnemonic = self.node.field(k::FIELD_MNEMONIC)?;
         let end = self
@@ -661,6 +682,21 @@ impl<'a> Instruction<'a> {
             start,
             end,
         })
+    }
+
+    /// The opcode as one name, without the blanks that may stand before its qualifiers
+    /// (`mov.s32` for `mov .s32`).
+    pub fn opcode_name(&self) -> Option<std::borrow::Cow<'a, str>> {
+        let opcode = self.opcode()?;
+        if !opcode.text.bytes().any(|b| b.is_ascii_whitespace()) {
+            return Some(std::borrow::Cow::Borrowed(opcode.text));
+        }
+        let mut name = String::with_capacity(opcode.text.len());
+        name.push_str(self.mnemonic()?.text);
+        for q in self.qualifiers() {
+            name.push_str(q.text);
+        }
+        Some(std::borrow::Cow::Owned(name))
     }
 
     /// The operands, in order.
@@ -716,7 +752,7 @@ impl<'a> Instruction<'a> {
 impl<'a> Instruction<'a> {
     /// [`Instruction::parts`] of a clean instruction without a guard: the mnemonic and the
     /// qualifiers are read from the text (an identifier, then `.word(::word)*` tokens with
-    /// nothing between them, as the grammar's tokens are), and only the operand list from
+    /// nothing or blanks between them, as the grammar's tokens are), and only the operand list from
     /// the tree. `None` where that does not apply.
     fn parts_from_text(&self) -> Option<InstructionParts<'a>> {
         if self.node.has_error() {
@@ -743,7 +779,26 @@ impl<'a> Instruction<'a> {
             end: start + pos,
         };
         let mut qualifiers = Vec::new();
-        while bytes.get(pos) == Some(&b'.') {
+        loop {
+            // Blanks may stand before a qualifier (`mov .s32 d, a;`): an operand never
+            // starts with a dot, so a dot after them is the next qualifier.
+            let blanks = bytes[pos..]
+                .iter()
+                .take_while(|b| b.is_ascii_whitespace())
+                .count();
+            match bytes.get(pos + blanks) {
+                Some(b'.') => {}
+                // A comment may stand between qualifiers too: the tree has them.
+                Some(b'/')
+                    if bytes
+                        .get(pos + blanks + 1)
+                        .is_some_and(|b| matches!(b, b'/' | b'*')) =>
+                {
+                    return None
+                }
+                _ => break,
+            }
+            pos += blanks;
             let run = |from: usize| bytes[from..].iter().take_while(|&&b| word(b)).count();
             let first = run(pos + 1);
             if first == 0 {

@@ -185,11 +185,36 @@ fn parts_agree_with_the_accessors() {
 
 #[test]
 fn parts_of_unusual_spellings() {
-    let text = ".entry k()\n{\n\tld.u32 %r1, [ %rd1 + 0x10U ];\n\tmov.b64 %rd1, {%r1,%r2 };\n\tst.u32 [$a+07], 010;\n\tmov.u32 %r1, 0x;\n\tmov.u32 %r1, $;\n\tbra.uni L1 ;\n\t@!%p1 bra $L__1;\n\tld.global.L2::64B.L1::evict_last.v2.u32 {%r1, %r2}, [%rd1+8];\n\tmov.u32 /* c */ %r1, // x\n\t%r2;\n\t$x.y %r1;\n\t_z;\n\tbar.sync 0;\n\tret;\n\tst.shared::cta.b32 [a], %r1;\n\tcall (r), f, (a, b);\n\tadd.s32 %r1, %r2, -1;\n\tld.u8 %r1, [x+1].unified;\n}\n";
+    let text = ".entry k()\n{\n\tld.u32 %r1, [ %rd1 + 0x10U ];\n\tmov.b64 %rd1, {%r1,%r2 };\n\tst.u32 [$a+07], 010;\n\tmov.u32 %r1, 0x;\n\tmov.u32 %r1, $;\n\tbra.uni L1 ;\n\t@!%p1 bra $L__1;\n\tld.global.L2::64B.L1::evict_last.v2.u32 {%r1, %r2}, [%rd1+8];\n\tmov.u32 /* c */ %r1, // x\n\t%r2;\n\t$x.y %r1;\n\t_z;\n\tbar.sync 0;\n\tret;\n\tst.shared::cta.b32 [a], %r1;\n\tcall (r), f, (a, b);\n\tadd.s32 %r1, %r2, -1;\n\tld.u8 %r1, [x+1].unified;\n\tmov .s32 %r1, -1;\n\tprmt .b32 /* c */ .f4e %r1, %r2, %r3, %r4;\n\tld.global\n\t\t.v2 .u32 {%r1, %r2}, [%rd1];\n\tmov.u32 %r1, %tid .x;\n}\n";
     let parse = Parse::new(text);
     let instructions = parse.module().instructions();
-    assert_eq!(instructions.len(), 17);
+    assert_eq!(instructions.len(), 21);
     for inst in instructions {
         assert_parts("sample", inst);
     }
+}
+
+#[test]
+fn blanks_before_qualifiers() {
+    let text = ".entry k()\n{\n\tmov .s32 %r1, -1;\n\tld.global\n\t\t.v2 .u32 {%r1, %r2}, [%rd1];\n\tadd.s32 %r1, %r2, 1;\n}\n";
+    let parse = Parse::new(text);
+    let instructions = parse.module().instructions();
+    let names: Vec<String> = instructions
+        .iter()
+        .map(|i| i.opcode_name().unwrap().into_owned())
+        .collect();
+    assert_eq!(names, ["mov.s32", "ld.global.v2.u32", "add.s32"]);
+    let parts = instructions[1].parts();
+    let qualifiers: Vec<(&str, usize)> =
+        parts.qualifiers.iter().map(|q| (q.text, q.start)).collect();
+    let at = |s: &str| text.find(s).unwrap();
+    assert_eq!(
+        qualifiers,
+        [
+            (".global", at(".global")),
+            (".v2", at(".v2")),
+            (".u32", at(".u32 {"))
+        ]
+    );
+    assert_eq!(parts.operands.len(), 2);
 }

@@ -6,13 +6,16 @@
 pub(crate) mod arith;
 pub(crate) mod atomics;
 pub(crate) mod availability;
+pub(crate) mod calls;
 pub(crate) mod combinations;
+pub(crate) mod declarations;
 pub(crate) mod expressions;
 pub(crate) mod fragment_floors;
 pub(crate) mod immediates;
 pub(crate) mod memory;
 pub(crate) mod module;
 pub(crate) mod names;
+pub(crate) mod negation;
 pub(crate) mod opcode;
 pub(crate) mod operand_shapes;
 pub(crate) mod operands;
@@ -156,6 +159,9 @@ fn check_runs<'a>(
 fn prepare<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Scope<'a> {
     syntax::check(ctx);
     module::check(ctx);
+    if !ctx.snippet {
+        declarations::check(ctx);
+    }
     prepare_names(ctx, items)
 }
 
@@ -251,6 +257,7 @@ fn check_function<'a>(ctx: &mut Ctx<'a>, scope: &mut Scope<'a>, function: Functi
         names::check_variable_type(ctx, ty);
     }
     names::report_duplicates(ctx, duplicates);
+    calls::branch_tables(ctx, &statements, &labels);
     scope.push(labels);
     scope.push(params);
     let mut flow = tcgen05::Flow::for_function(function);
@@ -354,6 +361,7 @@ fn check_rules<'a>(
     flow: &tcgen05::Flow<'a>,
 ) -> Option<InstInfo<'a>> {
     let mut info = ctx.inst_info(inst)?;
+    opcode::blank_inside_name(ctx, &info);
     names::check_uses(ctx, &info, scope);
     special_registers::check(ctx, &info);
     let before = ctx.diagnostic_count();
@@ -394,6 +402,8 @@ fn check_rules<'a>(
         textures::check(ctx, &info, scope);
         memory::check(ctx, &info, scope);
         arith::check(ctx, &info, scope);
+        calls::check(ctx, &info, scope);
+        negation::check(ctx, &info, scope);
     }
     Some(info)
 }

@@ -1,5 +1,5 @@
 //! Module-level rules: `.version` first and once, `.target` present and known, the version
-//! new enough for the target, `.address_size` 32 or 64 (PTX ISA 11.1.1–11.1.3).
+//! new enough for the target, `.address_size` 64 (PTX ISA 11.1.1–11.1.3).
 
 use ptx_isa::{PtxVersion, SmName};
 use ptx_syntax::{DirectiveKind, Item, TextRange};
@@ -155,14 +155,20 @@ fn check_targets(ctx: &mut Ctx<'_>) {
             continue;
         };
         if !info.ptxas_codegen {
-            // 11.1.2 lists every sm_XX since sm_10; ptxas 13.5 only generates code from
-            // sm_75 on ("Value 'sm_70' is not defined for option 'gpu-name'").
+            // 11.1.2 lists every sm_XX since sm_10, and ptxas 13.5 still checks such a file
+            // when it generates code for a newer GPU (`-arch=sm_75`); it only refuses to
+            // generate code for the old GPU itself ("Value 'sm_70' is not defined for option
+            // 'gpu-name'"). Valid PTX, so a warning.
+            let older = match info.codegen_until_cuda {
+                Some(major) => format!("CUDA {major}'s ptxas still does"),
+                None => "an older CUDA release's ptxas is needed for it".to_string(),
+            };
             ctx.report(
-                Diagnostic::error(
-                    "unsupported-target",
+                Diagnostic::warning(
+                    "legacy-target",
                     token.range(),
                     format!(
-                        "ptxas 13.5 cannot assemble for `{}`: the oldest GPU it generates code for is sm_75",
+                        "ptxas 13.5 no longer generates code for `{}` (its oldest GPU is sm_75); {older}",
                         token.text
                     ),
                 )
@@ -212,23 +218,17 @@ fn check_address_size(ctx: &mut Ctx<'_>) {
         };
         match value.text {
             "64" => {}
-            "32" => {
-                let modern = ctx
-                    .sm_target()
-                    .and_then(SmName::parse)
-                    .is_some_and(|sm| sm.canonical_number() >= 90);
-                if modern {
-                    ctx.report(
-                        Diagnostic::error(
-                            "address-size",
-                            value.range(),
-                            "32-bit addressing is not supported on sm_90 and newer; use `.address_size 64`",
-                        )
-                        .section("11.1.3")
-                        .with_fix(Fix::replace("Change to 64", value.range(), "64")),
-                    );
-                }
-            }
+            // ptxas 13.5 compiles no 32-bit code for any target ("32-Bit compilation is no
+            // longer supported"); the spec (11.1.3) still lists 32.
+            "32" => ctx.report(
+                Diagnostic::error(
+                    "address-size",
+                    value.range(),
+                    "ptxas 13.5 no longer compiles 32-bit code; use `.address_size 64`",
+                )
+                .section("11.1.3")
+                .with_fix(Fix::replace("Change to 64", value.range(), "64")),
+            ),
             other => ctx.report(
                 Diagnostic::error(
                     "address-size",
@@ -279,7 +279,52 @@ mod tests {
             r#"
 .version 7.0
 .target sm_70
-//      ^^^^^ error: ptxas 13.5 cannot assemble for `sm_70`: the oldest GPU it generates code for is sm_75
+//      ^^^^^ warning: ptxas 13.5 no longer generates code for `sm_70` (its oldest GPU is sm_75); CUDA 12's ptxas still does
+.address_size 64
+.visible .entry k() { ret; }
+"#,
+        );
+    }
+
+    #[test]
+    fn old_targets_are_valid_ptx() {
+        check_diagnostics(
+            r#"
+.version 4.0
+.target sm_50
+//      ^^^^^ warning: ptxas 13.5 no longer generates code for `sm_50` (its oldest GPU is sm_75); CUDA 12's ptxas still does
+.address_size 64
+.visible .entry k() { ret; }
+"#,
+        );
+        check_diagnostics(
+            r#"
+.version 3.1
+.target sm_35
+//      ^^^^^ warning: ptxas 13.5 no longer generates code for `sm_35` (its oldest GPU is sm_75); CUDA 11's ptxas still does
+.address_size 64
+.visible .entry k() { ret; }
+"#,
+        );
+        check_diagnostics(
+            r#"
+.version 3.0
+.target sm_30
+//      ^^^^^ warning: ptxas 13.5 no longer generates code for `sm_30` (its oldest GPU is sm_75); an older CUDA release's ptxas is needed for it
+.address_size 64
+.visible .entry k() { ret; }
+"#,
+        );
+    }
+
+    #[test]
+    fn old_target_needs_its_version() {
+        check_diagnostics(
+            r#"
+.version 6.0
+.target sm_72
+//      ^^^^^ warning: ptxas 13.5 no longer generates code for `sm_72` (its oldest GPU is sm_75); CUDA 12's ptxas still does
+//      ^^^^^ error: `.target sm_72` needs `.version 6.1` or newer (this file has .version 6.0)
 .address_size 64
 .visible .entry k() { ret; }
 "#,

@@ -54,6 +54,7 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
     let mut duplicates = Vec::new();
     let mut defined: Vec<(&str, ptx_syntax::TextRange)> = Vec::new();
     let mut externs: Vec<&'a str> = Vec::new();
+    ctx.functions.clear();
     for item in items {
         match item {
             Item::Variable(decl) => {
@@ -64,6 +65,13 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
                 let Some(name) = function.name() else {
                     continue;
                 };
+                if !ctx.functions.iter().any(|f| f.name == name.text) {
+                    ctx.functions.push(super::calls::Callee::of(
+                        function,
+                        name.text,
+                        name.range().start,
+                    ));
+                }
                 let symbol = Symbol {
                     kind: SymbolKind::Function,
                     ty: None,

@@ -209,6 +209,37 @@ fn ignored_qualifiers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     }
 }
 
+/// A blank before a qualifier (`mov .s32`) is fine, except inside an instruction name that
+/// ptxas reads as one word (`mul .lo .s32`, `mbarrier .init`; data/ptxas-fused-names.txt).
+pub(crate) fn blank_inside_name(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    let mut end = info.mnemonic.end;
+    for (i, q) in info.qualifiers.iter().enumerate() {
+        if q.start != end {
+            let joined: String = std::iter::once(info.mnemonic.text)
+                .chain(info.qualifiers[..=i].iter().map(|q| q.text))
+                .collect();
+            if ctx.isa.ptxas_fused_name(&joined) {
+                ctx.report(
+                    Diagnostic::error(
+                        "unknown-qualifier",
+                        q.range(),
+                        format!(
+                            "ptxas reads `{joined}` as one word: no blank may stand before `{}`",
+                            q.text
+                        ),
+                    )
+                    .with_fix(Fix::replace(
+                        "Remove the blank",
+                        end..q.start,
+                        "",
+                    )),
+                );
+            }
+        }
+        end = q.end;
+    }
+}
+
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
     let resolved = info.resolved.clone();
     if !resolved.outcome.matches.is_empty() {

@@ -561,6 +561,20 @@ fn handles(rules: &mut Rules<'_, '_, '_, '_>, address: &Operand<'_>) {
         1 => &elements[..],
         n => &elements[..n - 1],
     };
+    // In the independent texturing mode `tex` and `tld4` name a sampler after the texture
+    // (ptxas 13.5 "Argument 2 of instruction 'tex': .samplerref or .u64 register expected").
+    let independent = rules
+        .ctx
+        .targets
+        .iter()
+        .any(|t| t.name == "texmode_independent");
+    if independent && handles.len() == 1 && matches!(rules.info.words[0], "tex" | "tld4") {
+        let message = format!(
+            "`{}` in the independent texturing mode reads `[texture, sampler, coordinates]`",
+            rules.opcode()
+        );
+        rules.error("operand-kind", address.range(), message);
+    }
     for handle in handles {
         rules.registers(handle, "image handle", "a 64-bit integer register", |t| {
             t.bits == 64 && matches!(t.class, Class::Bits | Class::Int)
@@ -700,7 +714,11 @@ fn query(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>, section: &'s
                         OperandKind::Register(_) | OperandKind::Identifier(_)
                     ) =>
                 {
-                    handles(&mut rules, address)
+                    if info.words[0] == "txq" {
+                        query_handle(&mut rules, one);
+                    } else {
+                        handles(&mut rules, address)
+                    }
                 }
                 [_] => {
                     let message = format!(
@@ -717,6 +735,61 @@ fn query(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>, section: &'s
         if let Some(lod) = info.operands.get(2) {
             rules.registers(lod, "level", "a 32-bit integer register", int32);
         }
+    }
+}
+
+/// The handle of `txq`: a `.texref`, except for the sampler attributes (`filter_mode`,
+/// `addr_mode_N`, `force_unnormalized_coords`), which are a `.samplerref`'s in the independent
+/// texturing mode; in the unified mode `force_unnormalized_coords` has no reference to read
+/// (ptxas 13.5 ".samplerref expected", ".texref or .u64 register expected", ".samplerref or
+/// .u64 register expected", measured over every query, reference kind and mode).
+fn query_handle(rules: &mut Rules<'_, '_, '_, '_>, handle: &Operand<'_>) {
+    rules.registers(handle, "image handle", "a 64-bit integer register", |t| {
+        t.bits == 64 && matches!(t.class, Class::Bits | Class::Int)
+    });
+    let OperandKind::Identifier(name) = handle.kind() else {
+        return;
+    };
+    let Some(ty) = rules
+        .scope
+        .lookup(name)
+        .filter(|s| s.kind == SymbolKind::Variable)
+        .and_then(|s| s.ty)
+    else {
+        return;
+    };
+    let independent = rules
+        .ctx
+        .targets
+        .iter()
+        .any(|t| t.name == "texmode_independent");
+    let sampler_query = rules.info.words[1..].iter().any(|w| {
+        matches!(
+            *w,
+            "filter_mode"
+                | "addr_mode_0"
+                | "addr_mode_1"
+                | "addr_mode_2"
+                | "force_unnormalized_coords"
+        )
+    });
+    let unnormalized = rules.info.has("force_unnormalized_coords");
+    let wanted = if sampler_query && (independent || unnormalized) {
+        ".samplerref"
+    } else {
+        ".texref"
+    };
+    if ty != wanted || unnormalized && !independent {
+        let mode = if independent {
+            "independent"
+        } else {
+            "unified"
+        };
+        let message = format!(
+            "`{name}` is a {ty} variable; `{}` reads a {wanted} (texmode_{mode}) or a 64-bit register holding one",
+            rules.opcode()
+        );
+        rules.error("operand-type", handle.range(), message);
     }
 }
 

@@ -446,7 +446,8 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 .iter()
                 .filter(|w| Ty::parse(w).is_some())
                 .count();
-            if types != 1 {
+            // `mov.v4.u32` has its own rule (mov_vector_elements).
+            if types != 1 || info.words[0] == "mov" && mov_vector_count(info).is_some() {
                 return;
             }
             for (i, op) in info.operands.iter().enumerate() {
@@ -609,6 +610,111 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     }
 }
 
+/// The element count of a `mov.v2`/`mov.v4` (an element-by-element move, which ptxas 13.5
+/// takes though the spec does not list it; see the 9.7.9.3 overlay).
+fn mov_vector_count(info: &InstInfo<'_>) -> Option<usize> {
+    info.words[1..].iter().find_map(|w| match *w {
+        "v2" => Some(2),
+        "v4" => Some(4),
+        _ => None,
+    })
+}
+
+/// `mov.v4.u32 {a, b, c, d}, src` (ptxas 13.5: "Result vector expected", "Argument vector size
+/// mismatch"): the result is a vector of that many elements; the source a vector of as many,
+/// or one scalar or special register (checked by [`Checker::operand`]); each element has the
+/// instruction's type.
+fn mov_vector_elements(
+    ctx: &mut Ctx<'_>,
+    info: &InstInfo<'_>,
+    scope: &Scope<'_>,
+    ty: Ty,
+    count: usize,
+) {
+    let checker = Checker {
+        info,
+        scope,
+        isa: ctx.isa,
+    };
+    let mut problems = Vec::new();
+    if ty.bits * count as u32 > 128 {
+        ctx.report(
+            Diagnostic::error(
+                "vector-length",
+                info.opcode_range(),
+                format!(
+                    "`{}` moves {} bits at once; a vector is at most 128 bits",
+                    info.opcode_text(),
+                    ty.bits * count as u32
+                ),
+            )
+            .section("9.7.9.3"),
+        );
+        return;
+    }
+    for (index, op) in info.operands.iter().enumerate() {
+        let is_vector = matches!(op.kind(), OperandKind::Vector);
+        // A register declared `.reg .v4 .b32 %v` stands for the whole vector when its length
+        // and element size are the instruction's.
+        let declared = match op.kind() {
+            OperandKind::Register(name) | OperandKind::Identifier(name) => scope
+                .lookup(name)
+                .filter(|s| s.kind == SymbolKind::Register)
+                .and_then(|s| Some((s.vector?, s.ty.and_then(Ty::parse)?))),
+            _ => None,
+        };
+        let declared_vector = declared.is_some();
+        if let Some((vector, element)) = declared {
+            if vector != format!(".v{count}") || element.bits != ty.bits {
+                problems.push((
+                    op.range(),
+                    format!(
+                        "`{}` is a {} .{} register; `{}` moves {count} {}-bit elements",
+                        op.text(),
+                        &vector[1..],
+                        type_name(element),
+                        info.opcode_text(),
+                        ty.bits
+                    ),
+                ));
+            }
+            continue;
+        }
+        if index == 0 && !is_vector && !declared_vector {
+            problems.push((
+                op.range(),
+                format!(
+                    "`{}` writes a vector of {count}: the result is `{{…}}` with {count} registers",
+                    info.opcode_text()
+                ),
+            ));
+            continue;
+        }
+        if is_vector {
+            let elements = op.elements();
+            if elements.len() != count {
+                problems.push((
+                    op.range(),
+                    format!(
+                        "`{}` moves {count} elements, not {}",
+                        info.opcode_text(),
+                        elements.len()
+                    ),
+                ));
+                continue;
+            }
+            for element in &elements {
+                checker.operand(index, element, ty, false, &mut problems);
+            }
+        } else if !declared_vector {
+            checker.operand(index, op, ty, false, &mut problems);
+        }
+    }
+    for (range, message) in problems {
+        ctx.report(Diagnostic::error("operand-type", range, message).section("9.7.9.3"));
+    }
+}
+
 /// `mov.btype d, {a, b}` and `mov.btype {a, b}, d` pack and unpack (9.7.9.4; ptxas 13.5,
 /// "Arguments mismatch", "Illegal vector size", "Vector with elements of different types are
 /// not allowed in mov instruction"):
@@ -625,6 +731,10 @@ fn mov_vector_packing(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
     let Some(ty) = instruction_type(info) else {
         return;
     };
+    if let Some(count) = mov_vector_count(info) {
+        mov_vector_elements(ctx, info, scope, ty, count);
+        return;
+    }
     // One side packs or unpacks, never both ("Illegal vector-vector operands").
     if let [d, a] = info.operands.as_slice() {
         if matches!(d.kind(), OperandKind::Vector) && matches!(a.kind(), OperandKind::Vector) {
@@ -755,7 +865,23 @@ impl Checker<'_, '_, '_> {
         let Some(sreg) = self.isa.special_register(name) else {
             return;
         };
-        if !component && sreg.ty.split_whitespace().any(|w| w.starts_with(".v")) {
+        let vector_sreg = sreg.ty.split_whitespace().find(|w| w.starts_with(".v"));
+        // `mov.v4.u32 {a, b, c, d}, %tid` reads the whole vector (ptxas 13.5; `.v2` is
+        // "Argument vector size mismatch").
+        let moved = mov_vector_count(self.info);
+        if let (Some(vector), false, Some(count)) = (vector_sreg, component, moved) {
+            if vector != format!(".v{count}") {
+                out.push((
+                    op.range(),
+                    format!(
+                        "`{name}` is a {} special register; `{}` moves {count} elements",
+                        &vector[1..],
+                        self.info.opcode_text()
+                    ),
+                ));
+                return;
+            }
+        } else if !component && vector_sreg.is_some() {
             out.push((
                 op.range(),
                 format!("`{name}` is a vector special register; read one component (`{name}.x`)"),

@@ -34,6 +34,7 @@ const SRC: &str = r#".version 8.6
 LOOP:
   @%p bra LOOP;
   call (%r11), helper, (%r12);
+  add .s32 %r13, %r14, 1;
   ret;
 }
 "#;
@@ -488,5 +489,28 @@ fn availability_of_the_form_in_hand_in_words() {
         ),
         "{}",
         h.markdown
+    );
+}
+
+/// Blanks before a qualifier (`add .s32`, which ptxas takes): each part keeps its own hover.
+#[test]
+fn blanks_before_a_qualifier() {
+    check_head(
+        ".s32 %r13",
+        1,
+        2,
+        expect![[r#"
+        Qualifier ".s32"
+        `.s32` on `add`
+    "#]],
+    );
+    check_head(
+        "add .s32",
+        1,
+        2,
+        expect![[r#"
+        Opcode "add"
+        ```ptx
+        add.s32"#]],
     );
 }

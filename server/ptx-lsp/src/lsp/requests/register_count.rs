@@ -32,12 +32,12 @@ pub(crate) async fn handle(state: &Arc<State>, params: Params) -> Result<Value> 
             .instructions()
             .into_iter()
             .find(|i| i.range().start <= offset && offset <= i.range().end);
-        let Some(opcode) = instruction.and_then(|i| i.opcode()) else {
+        let Some(opcode) = instruction.and_then(|i| i.opcode_name()) else {
             return Value::Null;
         };
-        match ptx_regs::register_counts(opcode.text) {
+        match ptx_regs::register_counts(&opcode) {
             Ok(counts) => serde_json::to_value(&counts).unwrap_or(Value::Null),
-            Err(error) => json!({ "instruction": opcode.text, "error": error.message }),
+            Err(error) => json!({ "instruction": opcode, "error": error.message }),
         }
     })
     .await

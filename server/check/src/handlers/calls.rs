@@ -1,0 +1,559 @@
+//! Calls against the called function's signature, and branch tables (PTX ISA 9.7.12.4–5,
+//! 11.5.x), as ptxas 13.5 checks them (measured on fixtures/modules):
+//! * a direct call names a `.func` declared before it ("Call to 'f' requires call prototype";
+//!   a kernel is "Illegal call target, device function expected");
+//! * as many results and arguments as the function has ("Call has wrong number of
+//!   parameters"), each of the formal's size: a register or a constant of any type of that
+//!   size; a `.param` variable of that size whose type is not an integer where the formal is a
+//!   float, an array of the same size and alignment for an array ("Type of argument does not
+//!   match formal parameter", "Alignment of argument does not match");
+//! * `brx.idx` takes a 32-bit index and a label that names a `.branchtargets` list, whose
+//!   entries are labels of the function ("Unknown symbol").
+
+use ptx_syntax::{Function, Operand, OperandKind, Statement, Token, VariableDecl};
+
+use crate::context::{Ctx, InstInfo};
+use crate::scope::{Frame, Scope, SymbolKind};
+use crate::Diagnostic;
+
+/// A formal parameter as the call rules read it.
+#[derive(Debug, Clone)]
+pub(crate) struct Formal<'a> {
+    pub register: bool,
+    pub ty: Option<&'a str>,
+    /// Elements of an array parameter.
+    pub array: Option<u64>,
+    pub align: Option<u64>,
+}
+
+impl<'a> Formal<'a> {
+    fn of(decl: &VariableDecl<'a>) -> Vec<Formal<'a>> {
+        let parts = decl.parts();
+        let register = parts.state_space.is_some_and(|s| s.text == ".reg");
+        let align = decl.alignment().and_then(|t| t.text.parse().ok());
+        parts
+            .declarators
+            .iter()
+            .map(|d| {
+                let dims = d.dimensions();
+                let array = (!dims.is_empty()).then(|| {
+                    dims.iter()
+                        .map(|t| t.and_then(|t| t.text.parse::<u64>().ok()).unwrap_or(0))
+                        .product()
+                });
+                Formal {
+                    register,
+                    ty: parts.ty.map(|t| t.text),
+                    array,
+                    align,
+                }
+            })
+            .collect()
+    }
+
+    fn bits(&self) -> Option<u64> {
+        Some(type_bits(self.ty?)? * self.array.unwrap_or(1))
+    }
+}
+
+/// A function of the module, as its first declaration gives it.
+#[derive(Debug, Clone)]
+pub(crate) struct Callee<'a> {
+    pub name: &'a str,
+    pub entry: bool,
+    /// Where it is first declared.
+    pub first: usize,
+    pub results: Vec<Formal<'a>>,
+    pub params: Vec<Formal<'a>>,
+}
+
+impl<'a> Callee<'a> {
+    pub(crate) fn of(function: &Function<'a>, name: &'a str, first: usize) -> Callee<'a> {
+        Callee {
+            name,
+            entry: function.kind() == ptx_syntax::FunctionKind::Entry,
+            first,
+            results: function
+                .return_parameters()
+                .iter()
+                .flat_map(Formal::of)
+                .collect(),
+            params: function.parameters().iter().flat_map(Formal::of).collect(),
+        }
+    }
+}
+
+fn type_bits(ty: &str) -> Option<u64> {
+    if ty == ".pred" {
+        return Some(1);
+    }
+    let digits: String = ty.chars().filter(char::is_ascii_digit).collect();
+    let bits: u64 = digits.parse().ok()?;
+    Some(if ty.ends_with("x2") { bits * 2 } else { bits })
+}
+
+fn is_float(ty: &str) -> bool {
+    ty.starts_with(".f") || ty.starts_with(".bf")
+}
+
+fn is_integer(ty: &str) -> bool {
+    ty.starts_with(".u") || ty.starts_with(".s")
+}
+
+/// A float against an integer type (bit-size types go with either).
+fn incompatible(formal: Option<&str>, actual: &str) -> bool {
+    formal.is_some_and(|f| is_float(f) && is_integer(actual) || is_integer(f) && is_float(actual))
+}
+
+/// Records the function's `.branchtargets` labels and reports entries that name no label of
+/// the function.
+pub(crate) fn branch_tables<'a>(
+    ctx: &mut Ctx<'a>,
+    statements: &[Statement<'a>],
+    _labels: &Frame<'a>,
+) {
+    ctx.branch_tables.clear();
+    ctx.prototypes.clear();
+    // Each list of statements sees its own labels and those of the lists around it (ptxas
+    // "Unknown symbol" for a label inside a nested block).
+    let mut stack: Vec<(Vec<Statement<'a>>, Vec<&'a str>)> =
+        vec![(statements.to_vec(), Vec::new())];
+    while let Some((list, outer)) = stack.pop() {
+        let mut visible = outer;
+        for statement in &list {
+            if let Statement::Label(label) = statement {
+                if let Some(name) = label.name() {
+                    visible.push(name.text);
+                }
+            }
+        }
+        let mut previous: Option<Token<'a>> = None;
+        for statement in &list {
+            match statement {
+                Statement::Label(label) => {
+                    previous = label.name();
+                    continue;
+                }
+                Statement::Directive(d) if d.kind() == ptx_syntax::DirectiveKind::CallPrototype => {
+                    if let Some(name) = previous {
+                        let (results, params) = d.prototype();
+                        ctx.prototypes.push(Callee {
+                            name: name.text,
+                            entry: false,
+                            first: d.range().start,
+                            results: results.iter().flat_map(Formal::of).collect(),
+                            params: params.iter().flat_map(Formal::of).collect(),
+                        });
+                    }
+                }
+                Statement::Directive(d) if d.kind() == ptx_syntax::DirectiveKind::BranchTargets => {
+                    if let Some(name) = previous {
+                        ctx.branch_tables.push((name.text, d.range().start));
+                    }
+                    for target in d.names() {
+                        if visible.contains(&target.text) {
+                            continue;
+                        }
+                        ctx.report(
+                            Diagnostic::error(
+                                "undeclared-name",
+                                target.range(),
+                                format!(
+                                    "`{}` is not a label in scope: a `.branchtargets` list names labels of this block or the blocks around it",
+                                    target.text
+                                ),
+                            )
+                            .section("11.5.2"),
+                        );
+                    }
+                }
+                // 11.5.3: a `.calltargets` list names device functions ("Illegal call target,
+                // device function expected").
+                Statement::Directive(d) if d.kind() == ptx_syntax::DirectiveKind::CallTargets => {
+                    // A call through the list is checked against the first listed function.
+                    if let (Some(name), Some(first)) = (previous, d.names().first()) {
+                        if let Some(f) = ctx
+                            .functions
+                            .iter()
+                            .find(|f| f.name == first.text && !f.entry)
+                        {
+                            let mut callee = f.clone();
+                            callee.name = name.text;
+                            ctx.prototypes.push(callee);
+                        }
+                    }
+                    for target in d.names() {
+                        let function = ctx
+                            .functions
+                            .iter()
+                            .any(|f| f.name == target.text && !f.entry);
+                        if !function {
+                            ctx.report(
+                                Diagnostic::error(
+                                    "call-signature",
+                                    target.range(),
+                                    format!("`{}` is not a `.func` of this module: a `.calltargets` list names device functions", target.text),
+                                )
+                                .section("11.5.3"),
+                            );
+                        }
+                    }
+                }
+                Statement::Block(block) => stack.push((block.statements(), visible.clone())),
+                _ => {}
+            }
+            previous = None;
+        }
+    }
+}
+
+pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    match info.words[0] {
+        "call" => call(ctx, info, scope),
+        "brx" => brx(ctx, info, scope),
+        _ => {}
+    }
+}
+
+fn brx(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let [index, table] = info.operands.as_slice() else {
+        return;
+    };
+    if let OperandKind::Register(name) | OperandKind::Identifier(name) = index.kind() {
+        let bits = scope
+            .lookup(name)
+            .filter(|s| s.kind == SymbolKind::Register && s.vector.is_none())
+            .and_then(|s| s.ty)
+            .and_then(type_bits);
+        if bits.is_some_and(|b| b != 32) {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-type",
+                    index.range(),
+                    format!(
+                        "`brx.idx` takes a 32-bit index, not the {}-bit `{name}`",
+                        bits.unwrap_or(0)
+                    ),
+                )
+                .section("9.7.12.4"),
+            );
+        }
+    }
+    if let OperandKind::Identifier(name) = table.kind() {
+        let declared = scope.lookup(name).is_some();
+        let before = ctx
+            .branch_tables
+            .iter()
+            .any(|(n, at)| *n == name && *at < info.mnemonic.start);
+        if declared && !before {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-kind",
+                    table.range(),
+                    format!(
+                        "`{name}` labels no `.branchtargets` list: `brx.idx` branches through one"
+                    ),
+                )
+                .section("9.7.12.4"),
+            );
+        }
+    }
+}
+
+fn call(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let ops = &info.operands;
+    let Some(at) = ops
+        .iter()
+        .position(|o| !matches!(o.kind(), OperandKind::ArgumentList))
+    else {
+        return;
+    };
+    let callee_op = &ops[at];
+    if let OperandKind::Register(register) = callee_op.kind() {
+        // An indirect call names a `.callprototype` or `.calltargets` label after its
+        // arguments ("Label expected for argument 0").
+        let last = ops.last().map(|o| o.kind());
+        if let Some(OperandKind::Identifier(proto)) = last {
+            if let Some(callee) = ctx.prototypes.iter().find(|p| p.name == proto).cloned() {
+                signature(ctx, info, scope, at, &callee);
+            }
+            return;
+        }
+        // (`call %rd1;` alone is operand_shapes' report.)
+        if ops.len() > at + 1 && !matches!(last, Some(OperandKind::Identifier(_))) {
+            ctx.report(
+                Diagnostic::error(
+                    "call-signature",
+                    callee_op.range(),
+                    format!("an indirect call through `{register}` names a `.callprototype` or `.calltargets` label after its arguments"),
+                )
+                .section("9.7.12.5"),
+            );
+        }
+        return;
+    }
+    let OperandKind::Identifier(name) = callee_op.kind() else {
+        return;
+    };
+    let Some(callee) = ctx.functions.iter().find(|f| f.name == name).cloned() else {
+        return;
+    };
+    let report = |ctx: &mut Ctx<'_>, range, message: String| {
+        ctx.report(Diagnostic::error("call-signature", range, message).section("9.7.12.5"));
+    };
+    if callee.entry {
+        report(
+            ctx,
+            callee_op.range(),
+            format!("`{name}` is a kernel (`.entry`): only a `.func` can be called"),
+        );
+        return;
+    }
+    if callee.first > info.mnemonic.start {
+        report(
+            ctx,
+            callee_op.range(),
+            format!("`{name}` is declared after this call: declare its prototype before the call"),
+        );
+        return;
+    }
+    signature(ctx, info, scope, at, &callee);
+}
+
+/// Results and arguments of a call (the callee at operand `at`) against a signature.
+fn signature(
+    ctx: &mut Ctx<'_>,
+    info: &InstInfo<'_>,
+    scope: &Scope<'_>,
+    at: usize,
+    callee: &Callee<'_>,
+) {
+    let ops = &info.operands;
+    let callee_op = &ops[at];
+    let name = callee.name;
+    let report = |ctx: &mut Ctx<'_>, range, message: String| {
+        ctx.report(Diagnostic::error("call-signature", range, message).section("9.7.12.5"));
+    };
+    let results: Vec<Operand<'_>> = if at == 1 {
+        ops[0].elements()
+    } else {
+        Vec::new()
+    };
+    let args: Vec<Operand<'_>> = match ops.get(at + 1) {
+        Some(list) if matches!(list.kind(), OperandKind::ArgumentList) => list.elements(),
+        _ => Vec::new(),
+    };
+    // An indirect call's prototype or target list follows; a direct call has none.
+    if results.len() != callee.results.len() || args.len() != callee.params.len() {
+        report(
+            ctx,
+            info.opcode_range().start..ops.last().map_or(callee_op.range().end, |o| o.range().end),
+            format!(
+                "`{name}` takes {} argument{} and returns {} value{}; this call passes {} and receives {}",
+                callee.params.len(),
+                if callee.params.len() == 1 { "" } else { "s" },
+                callee.results.len(),
+                if callee.results.len() == 1 { "" } else { "s" },
+                args.len(),
+                results.len()
+            ),
+        );
+        return;
+    }
+    for (actual, formal) in results
+        .iter()
+        .zip(&callee.results)
+        .chain(args.iter().zip(&callee.params))
+    {
+        if let Some(message) = mismatch(ctx, actual, formal, scope) {
+            report(ctx, actual.range(), message);
+        }
+    }
+}
+
+/// Why an argument does not fit its formal parameter, if it does not.
+fn mismatch(
+    ctx: &Ctx<'_>,
+    actual: &Operand<'_>,
+    formal: &Formal<'_>,
+    scope: &Scope<'_>,
+) -> Option<String> {
+    let wanted = formal.bits()?;
+    let name = match actual.kind() {
+        OperandKind::Register(name) | OperandKind::Identifier(name) => name,
+        OperandKind::Integer(_) | OperandKind::Float(_) | OperandKind::Expression
+            if formal.array.is_some() =>
+        {
+            return Some(format!(
+                "`{}` is a constant; the parameter is an array",
+                actual.text()
+            ));
+        }
+        _ => return None,
+    };
+    let symbol = scope.lookup(name)?;
+    let ty = symbol.ty?;
+    // An array parameter takes a `.param` array ("Inconsistent state space for parameter").
+    if formal.array.is_some() && symbol.kind == SymbolKind::Register {
+        return Some(format!(
+            "`{name}` is a register; the parameter is an array, passed as a `.param` array"
+        ));
+    }
+    let describe = |f: &Formal<'_>| match f.array {
+        Some(n) => format!("{n} × {}", f.ty.unwrap_or("?")),
+        None => f.ty.unwrap_or("?").to_owned(),
+    };
+    match symbol.kind {
+        SymbolKind::Register => {
+            if symbol.vector.is_some() || formal.array.is_some() {
+                return None;
+            }
+            let bits = type_bits(ty)?;
+            (bits != wanted || incompatible(formal.ty, ty)).then(|| {
+                format!(
+                    "`{name}` is a {ty} register; the parameter is {} ({wanted} bits)",
+                    describe(formal)
+                )
+            })
+        }
+        SymbolKind::Variable if symbol.space == Some(".param") => {
+            let declared = declaration(ctx, symbol.range.clone());
+            let actual = Formal {
+                register: false,
+                ty: Some(ty),
+                array: declared.0,
+                align: declared.1,
+            };
+            let bits = actual.bits()?;
+            if bits != wanted
+                || actual.array.is_some() != formal.array.is_some()
+                || incompatible(formal.ty, ty)
+            {
+                return Some(format!(
+                    "`{name}` is {}; the parameter is {}",
+                    describe(&actual),
+                    describe(formal)
+                ));
+            }
+            if formal.array.is_some() && !formal.register && actual.align != formal.align {
+                return Some(format!(
+                    "`{name}` is aligned to {} bytes; the parameter to {}",
+                    actual.align.unwrap_or(0),
+                    formal.align.unwrap_or(0)
+                ));
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// The array length and alignment of the `.param` variable declared at `name` (read from its
+/// declaration's text: `.param .align 8 .b8 p[16];`).
+fn declaration(ctx: &Ctx<'_>, name: ptx_syntax::TextRange) -> (Option<u64>, Option<u64>) {
+    let text = ctx.text;
+    let start = text[..name.start]
+        .rfind([';', '{', '\n'])
+        .map_or(0, |i| i + 1);
+    let end = text[name.end..]
+        .find([';', ',', ')'])
+        .map_or(text.len(), |i| name.end + i);
+    let before = &text[start..name.start];
+    let after = text[name.end..end].trim();
+    let align = before
+        .split_whitespace()
+        .skip_while(|w| *w != ".align")
+        .nth(1)
+        .and_then(|w| w.parse().ok());
+    let array = after.strip_prefix('[').map(|rest| {
+        rest.split(['[', ']'])
+            .filter(|p| !p.trim().is_empty())
+            .map(|p| p.trim().parse::<u64>().unwrap_or(0))
+            .product()
+    });
+    (array, align)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::check_diagnostics;
+
+    #[test]
+    fn calls_against_signatures() {
+        check_diagnostics(
+            r#"
+.version 8.6
+.target sm_90
+.address_size 64
+.func (.param .b32 r) f(.param .b32 a, .param .align 4 .b8 b[8])
+{
+  ret;
+}
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<4>;
+  .param .b32 rv;
+  .param .b32 a;
+  .param .f32 af;
+  .param .align 4 .b8 b[8];
+  .param .align 8 .b8 b8[8];
+  .param .b8 b12[12];
+  call (rv), f, (a, b);
+  call (rv), f, (%r1, b);
+  call (rv), f, (%f1, b);
+  call (rv), f, (a);
+//^^^^^^^^^^^^^^^^^ error: `f` takes 2 arguments and returns 1 value; this call passes 1 and receives 1
+  call (rv), f, (%rd1, b);
+//               ^^^^ error: `%rd1` is a .b64 register; the parameter is .b32 (32 bits)
+  call (rv), f, (a, b8);
+//                  ^^ error: `b8` is aligned to 8 bytes; the parameter to 4
+  call (rv), f, (a, b12);
+//                  ^^^ error: `b12` is 12 × .b8; the parameter is 8 × .b8
+  call k, ();
+//     ^ error: `k` is a kernel (`.entry`): only a `.func` can be called
+  call (rv), g, (a);
+//           ^ error: `g` is declared after this call: declare its prototype before the call
+  ret;
+}
+.func g(.param .b32 a)
+{
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn branch_tables() {
+        check_diagnostics(
+            r#"
+.version 8.6
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  brx.idx %r1, early;
+//             ^^^^^ error: `early` labels no `.branchtargets` list: `brx.idx` branches through one
+early: .branchtargets L0, L1;
+  brx.idx %r1, early;
+  brx.idx %rd1, early;
+//        ^^^^ error: `brx.idx` takes a 32-bit index, not the 64-bit `%rd1`
+late: .branchtargets L0, L2;
+//                       ^^ error: `L2` is not a label in scope: a `.branchtargets` list names labels of this block or the blocks around it
+  {
+L2:
+  ret;
+  }
+L0:
+  ret;
+L1:
+  ret;
+}
+"#,
+        );
+    }
+}

@@ -1,0 +1,867 @@
+//! Rules on declarations that ptxas 13.5 enforces beyond the grammar: which variables may have
+//! an initial value, where `.pred` and `.common` may stand, vector widths of variables, and the
+//! entry and performance directives of functions (PTX ISA 5.4, 11.4–11.6). Each rule was
+//! measured with ptxas 13.5 on the whole-module set (fixtures/modules).
+
+use ptx_syntax::{DirectiveKind, Function, Item, Statement, VariableDecl};
+
+use crate::context::Ctx;
+use crate::Diagnostic;
+
+pub(crate) fn check(ctx: &mut Ctx<'_>) {
+    let items = ctx.module.items();
+    let globals = Globals::of(&items);
+    for item in &items {
+        match item {
+            Item::Variable(decl) => {
+                variable(ctx, decl);
+                initial_names(ctx, decl, &globals);
+            }
+            Item::Function(function) => {
+                self::function(ctx, function);
+                if let Some(body) = function.body() {
+                    block(ctx, &body.statements(), &mut Vec::new());
+                }
+            }
+            Item::Statement(Statement::Variable(decl)) => variable(ctx, decl),
+            Item::Directive(d) if d.kind() == DirectiveKind::Alias => alias(ctx, d, &globals),
+            // 11.5.2: `.loc` belongs inside a function body (ptxas: a syntax error outside).
+            Item::Directive(d) if d.kind() == DirectiveKind::Loc => ctx.report(
+                Diagnostic::error(
+                    "directive",
+                    d.keyword().range(),
+                    "`.loc` stands inside a function body",
+                )
+                .section("11.5.2"),
+            ),
+            _ => {}
+        }
+    }
+    redeclarations(ctx, &items);
+    files(ctx, &items);
+}
+
+/// The module's variables and functions by name (first declaration).
+struct Globals<'a> {
+    variables: Vec<(&'a str, Option<&'a str>)>,
+    functions: Vec<(&'a str, Function<'a>)>,
+}
+
+impl<'a> Globals<'a> {
+    fn of(items: &[Item<'a>]) -> Globals<'a> {
+        let mut globals = Globals {
+            variables: Vec::new(),
+            functions: Vec::new(),
+        };
+        for item in items {
+            match item {
+                Item::Variable(decl) => {
+                    let parts = decl.parts();
+                    for d in &parts.declarators {
+                        if let Some(name) = d.name() {
+                            globals
+                                .variables
+                                .push((name.text, parts.state_space.map(|s| s.text)));
+                        }
+                    }
+                }
+                Item::Function(f) => {
+                    if let Some(name) = f.name() {
+                        globals.functions.push((name.text, *f));
+                    }
+                }
+                _ => {}
+            }
+        }
+        globals
+    }
+
+    fn variable_space(&self, name: &str) -> Option<Option<&'a str>> {
+        self.variables
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, s)| *s)
+    }
+
+    fn function(&self, name: &str) -> Option<&Function<'a>> {
+        self.functions
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, f)| f)
+    }
+}
+
+/// The names an initial value uses (5.4.4): variables of `.global` or `.const` and functions
+/// ("Variable used as initial value not in .global or .const state space", "Invalid initial
+/// value symbol"); the mask operator `0xFF(v)` needs PTX ISA 7.1.
+fn initial_names(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, globals: &Globals<'_>) {
+    let ty = decl.ty().map(|t| t.text);
+    for declarator in decl.declarators() {
+        let Some(value) = declarator.initializer() else {
+            continue;
+        };
+        let mut named_type_reported = false;
+        let text = value.text;
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b.is_ascii_digit() {
+                // A number (with its suffix letters), or a mask `0xFF(`.
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
+                    i += 1;
+                }
+                if bytes.get(i) == Some(&b'(')
+                    && ctx
+                        .version
+                        .is_some_and(|v| v < ptx_isa::PtxVersion::new(7, 1))
+                {
+                    let at = value.start + start;
+                    ctx.report(
+                        Diagnostic::error(
+                            "version-too-old",
+                            at..value.start + i,
+                            "a mask `0xFF(name)` in an initial value needs `.version 7.1` or newer",
+                        )
+                        .section("5.4.4"),
+                    );
+                }
+                continue;
+            }
+            if b.is_ascii_alphabetic() || b == b'_' || b == b'$' {
+                let start = i;
+                while i < bytes.len()
+                    && (bytes[i].is_ascii_alphanumeric() || matches!(bytes[i], b'_' | b'$'))
+                {
+                    i += 1;
+                }
+                let name = &text[start..i];
+                if name == "generic" && bytes.get(i) == Some(&b'(') {
+                    continue;
+                }
+                let range = value.start + start..value.start + i;
+                // An address (also masked or generic) goes into an integer variable, not a
+                // bit-size one ("Initial value type mismatch" for `.b64 p = v`, `.b8 m[4] =
+                // {0xFF(v), …}`; `.u64`, `.u32`, `.u8` take them).
+                let known =
+                    globals.variable_space(name).is_some() || globals.function(name).is_some();
+                if known && !named_type_reported && ty.is_some_and(|t| t.starts_with(".b")) {
+                    named_type_reported = true;
+                    ctx.report(
+                        Diagnostic::error(
+                            "initializer",
+                            range.clone(),
+                            format!(
+                                "an address initializes an integer variable (.u64, .u32, .u8 …), not a {} one",
+                                ty.unwrap_or_default()
+                            ),
+                        )
+                        .section("5.4.4"),
+                    );
+                }
+                match globals.variable_space(name) {
+                    Some(Some(".global" | ".const")) => {}
+                    Some(space) => ctx.report(
+                        Diagnostic::error(
+                            "initializer",
+                            range,
+                            format!(
+                                "`{name}` is a `{}` variable: an initial value may use the address of a `.global` or `.const` variable only",
+                                space.unwrap_or("?")
+                            ),
+                        )
+                        .section("5.4.4"),
+                    ),
+                    None if globals.function(name).is_some() => {}
+                    None => ctx.report(
+                        Diagnostic::error(
+                            "undeclared-name",
+                            range,
+                            format!("`{name}` is not a variable or function of this module"),
+                        )
+                        .section("5.4.4"),
+                    ),
+                }
+                continue;
+            }
+            i += 1;
+        }
+    }
+}
+
+/// `.alias a, b;` (11.6.x): `a` is a function declared with `b`'s prototype (not a variable, not
+/// a kernel, not `b` itself, not defined), `b` a function defined in the module.
+fn alias(ctx: &mut Ctx<'_>, directive: &ptx_syntax::Directive<'_>, globals: &Globals<'_>) {
+    let names = directive.names();
+    let [alias, target] = names.as_slice() else {
+        return;
+    };
+    let report = |ctx: &mut Ctx<'_>, range, message: String| {
+        ctx.report(Diagnostic::error("alias", range, message).section("11.6.5"));
+    };
+    if globals.variable_space(alias.text).is_some() || globals.variable_space(target.text).is_some()
+    {
+        report(
+            ctx,
+            directive.range(),
+            "`.alias` names functions; a variable cannot be aliased".to_owned(),
+        );
+        return;
+    }
+    let Some(a) = globals.function(alias.text) else {
+        report(
+            ctx,
+            alias.range(),
+            format!(
+                "`{}` must be declared (with the aliased function's prototype) before `.alias`",
+                alias.text
+            ),
+        );
+        return;
+    };
+    if a.kind() == ptx_syntax::FunctionKind::Entry {
+        report(
+            ctx,
+            alias.range(),
+            format!(
+                "`{}` is a kernel: only a `.func` can be an alias",
+                alias.text
+            ),
+        );
+        return;
+    }
+    if a.body().is_some() || alias.text == target.text {
+        report(
+            ctx,
+            alias.range(),
+            format!(
+                "`{}` is defined: an alias is a declaration without a body",
+                alias.text
+            ),
+        );
+        return;
+    }
+    if let Some(b) = globals.function(target.text) {
+        if b.range().start > directive.range().start {
+            report(
+                ctx,
+                target.range(),
+                format!(
+                    "`{}` is declared after this `.alias`; declare it first",
+                    target.text
+                ),
+            );
+            return;
+        }
+    }
+    let Some(b) = globals.function(target.text) else {
+        report(
+            ctx,
+            target.range(),
+            format!("`{}` is not a function of this module", target.text),
+        );
+        return;
+    };
+    let shape = |f: &Function<'_>| -> Vec<String> {
+        f.return_parameters()
+            .iter()
+            .chain(f.parameters().iter())
+            .map(|p| {
+                let parts = p.parts();
+                let dims: Vec<String> = parts
+                    .declarators
+                    .iter()
+                    .flat_map(|d| d.dimensions())
+                    .map(|t| t.map_or(String::new(), |t| t.text.to_owned()))
+                    .collect();
+                format!(
+                    "{} {} {}",
+                    parts.state_space.map_or("", |t| t.text),
+                    parts.ty.map_or("", |t| t.text),
+                    dims.join(",")
+                )
+            })
+            .collect()
+    };
+    if shape(a) != shape(b) {
+        report(
+            ctx,
+            directive.range(),
+            format!(
+                "`{}` and `{}` have different prototypes",
+                alias.text, target.text
+            ),
+        );
+    }
+}
+
+/// A variable declared again with another type, state space or shape ("Inconsistent
+/// redefinition of variable").
+fn redeclarations(ctx: &mut Ctx<'_>, items: &[Item<'_>]) {
+    let mut seen: Vec<(&str, String, bool)> = Vec::new();
+    for item in items {
+        let Item::Variable(decl) = item else { continue };
+        let parts = decl.parts();
+        // Two definitions are a duplicate (names.rs); an `.extern` one is completed by a
+        // definition of the same shape.
+        let external = parts.linkage.iter().any(|t| t.text == ".extern");
+        for d in &parts.declarators {
+            let Some(name) = d.name() else { continue };
+            // An unsized `[]` (of an `.extern` array) is completed by any size.
+            let shape = format!(
+                "{} {} {} {}",
+                parts.state_space.map_or("", |t| t.text),
+                parts.vector.map_or("", |t| t.text),
+                parts.ty.map_or("", |t| t.text),
+                d.dimensions().len()
+            );
+            match seen.iter().find(|(n, _, _)| *n == name.text) {
+                Some((_, first, first_external))
+                    if first != &shape && (external || *first_external) =>
+                {
+                    ctx.report(
+                        Diagnostic::error(
+                            "duplicate-variable",
+                            name.range(),
+                            format!(
+                                "`{}` was declared before with another type, state space or shape",
+                                name.text
+                            ),
+                        )
+                        .section("11.6"),
+                    )
+                }
+                Some(_) => {}
+                None => seen.push((name.text, shape, external)),
+            }
+        }
+    }
+}
+
+/// `.file N` names each index once ("Duplicate file index").
+fn files(ctx: &mut Ctx<'_>, items: &[Item<'_>]) {
+    let mut seen: Vec<&str> = Vec::new();
+    for item in items {
+        let Item::Directive(d) = item else { continue };
+        if d.kind() != DirectiveKind::File {
+            continue;
+        }
+        let text = d.range();
+        let body = &ctx.text[text.clone()];
+        let Some(index) = body.split_whitespace().nth(1) else {
+            continue;
+        };
+        if seen.contains(&index) {
+            ctx.report(
+                Diagnostic::error(
+                    "directive",
+                    text,
+                    format!("file index {index} is already given to another `.file`"),
+                )
+                .section("11.5.1"),
+            );
+        } else {
+            seen.push(index);
+        }
+    }
+}
+
+fn block<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>], locs: &mut Vec<&'a str>) {
+    for statement in statements {
+        match statement {
+            Statement::Variable(decl) => variable(ctx, decl),
+            Statement::Block(inner) => block(ctx, &inner.statements(), locs),
+            Statement::Directive(d) if d.kind() == DirectiveKind::Loc => loc(ctx, d, locs),
+            // 12.x: `used_bytes_mask` is from PTX ISA 8.3 ("Feature 'used_bytes_mask' requires
+            // PTX ISA .version 8.3 or later").
+            Statement::Directive(d)
+                if d.kind() == DirectiveKind::Pragma
+                    && ctx.text[d.range()].contains("used_bytes_mask")
+                    && ctx
+                        .version
+                        .is_some_and(|v| v < ptx_isa::PtxVersion::new(8, 3)) =>
+            {
+                ctx.report(
+                    Diagnostic::error(
+                        "version-too-old",
+                        d.range(),
+                        "the `used_bytes_mask` pragma needs `.version 8.3` or newer",
+                    )
+                    .section("12"),
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `.loc F L C, function_name N, inlined_at F2 L2 C2` (11.5.2): the location it is inlined at
+/// is one an earlier `.loc` of the function gave ("Source location … used in inlined_at
+/// directive must be used in a preceding .loc directive").
+fn loc<'a>(ctx: &mut Ctx<'a>, directive: &ptx_syntax::Directive<'a>, locs: &mut Vec<&'a str>) {
+    let text = &ctx.text[directive.range()];
+    let mut parts = text.split(',');
+    let here = parts
+        .next()
+        .unwrap_or("")
+        .trim_start()
+        .trim_start_matches(".loc")
+        .trim();
+    for part in parts {
+        let part = part.trim();
+        if let Some(at) = part.strip_prefix("inlined_at") {
+            let at = at.trim();
+            let normalized: Vec<&str> = at.split_whitespace().collect();
+            let known = locs
+                .iter()
+                .any(|l| l.split_whitespace().collect::<Vec<_>>() == normalized);
+            if !known {
+                ctx.report(
+                    Diagnostic::error(
+                        "directive",
+                        directive.range(),
+                        format!("`inlined_at {at}` names a location no earlier `.loc` of this function gave"),
+                    )
+                    .section("11.5.2"),
+                );
+            }
+        }
+    }
+    locs.push(here);
+}
+
+fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
+    let parts = decl.parts();
+    let Some(space) = parts.state_space else {
+        return;
+    };
+    let ty = parts.ty.map(|t| t.text);
+    // 5.2.x: predicates are register-only and scalar ("Predicate type can only be used to
+    // define scalar register variables").
+    if ty == Some(".pred") && (space.text != ".reg" || parts.vector.is_some()) {
+        let range = parts.ty.map_or(space.range(), |t| t.range());
+        ctx.report(
+            Diagnostic::error(
+                "state-space",
+                range,
+                "a `.pred` variable is a scalar `.reg`: predicates cannot live in memory or in vectors",
+            )
+            .section("5.2"),
+        );
+        return;
+    }
+    // 5.3: samplers are separate objects only in the independent texturing mode ("Instruction
+    // or declaration violates .target texmode_unified setting").
+    if ty == Some(".samplerref") && !ctx.targets.iter().any(|t| t.name == "texmode_independent") {
+        let range = parts.ty.map_or(space.range(), |t| t.range());
+        ctx.report(
+            Diagnostic::error(
+                "state-space",
+                range,
+                "a `.samplerref` needs `.target …, texmode_independent`: in the unified mode a texture carries its sampler",
+            )
+            .section("5.3"),
+        );
+    }
+    let linkage: Vec<&str> = parts.linkage.iter().map(|t| t.text).collect();
+    // 11.6.4 `.common` ("`.common` variables must be declared in .global space").
+    if linkage.contains(&".common") && space.text != ".global" {
+        ctx.report(
+            Diagnostic::error(
+                "state-space",
+                space.range(),
+                format!("a `.common` variable is `.global`, not `{}`", space.text),
+            )
+            .section("11.6.4"),
+        );
+    }
+    // 5.4.5: a vector variable is at most 128 bits ("Vector type too large").
+    if let (Some(vector), Some(bits)) = (parts.vector, ty.and_then(type_bits)) {
+        let count: u32 = vector.text.trim_start_matches(".v").parse().unwrap_or(1);
+        if count * bits > 128 {
+            ctx.report(
+                Diagnostic::error(
+                    "vector-length",
+                    vector.range(),
+                    format!(
+                        "a `{} {}` variable is {} bits; a vector is at most 128 bits",
+                        vector.text,
+                        ty.unwrap_or_default(),
+                        count * bits
+                    ),
+                )
+                .section("5.4.5"),
+            );
+        }
+    }
+    for declarator in &parts.declarators {
+        let Some(value) = declarator.initializer() else {
+            continue;
+        };
+        // 5.4.4: one level of braces per array dimension and for a vector ("Initial value
+        // type mismatch" for `v[2] = 1.0` or `v[4] = {{1, 2, 3, 4}}`).
+        let dims = declarator.dimensions();
+        let levels = dims.len() + usize::from(parts.vector.is_some());
+        // As many values as the vector has elements ("Incorrect number of elements in vector
+        // initializer"), at most as many as a one-dimensional array ("Greater number of
+        // elements in array initializer").
+        let count = top_level_count(value.text);
+        let vector = parts
+            .vector
+            .and_then(|v| v.text.trim_start_matches(".v").parse::<usize>().ok());
+        let too_many = match (&dims[..], vector) {
+            ([], Some(n)) => count.is_some_and(|c| c != n),
+            ([Some(size)], None) => {
+                let size: Option<usize> = size.text.parse().ok();
+                count.zip(size).is_some_and(|(c, n)| c > n)
+            }
+            _ => false,
+        };
+        if too_many {
+            ctx.report(
+                Diagnostic::error(
+                    "initializer",
+                    value.range(),
+                    format!(
+                        "{} values for {}",
+                        count.unwrap_or(0),
+                        match vector {
+                            Some(n) => format!("a vector of {n}"),
+                            None => "an array of fewer elements".to_owned(),
+                        }
+                    ),
+                )
+                .section("5.4.4"),
+            );
+            continue;
+        }
+        let depth = brace_depth(value.text);
+        if levels > 0 && depth == 0 && !value.text.trim_start().starts_with("generic")
+            || depth > levels
+        {
+            ctx.report(
+                Diagnostic::error(
+                    "initializer",
+                    value.range(),
+                    format!(
+                        "the initial value has {depth} level{} of braces; this variable has {levels}",
+                        if depth == 1 { "" } else { "s" }
+                    ),
+                )
+                .section("5.4.4"),
+            );
+            continue;
+        }
+        // 5.4.4: only `.const` and `.global` variables take an initial value ("No initial
+        // value is allowed for 'v' in this state space"), never an `.extern` one or an
+        // `.f16` one.
+        // An integer variable takes integer values ("Initial value type mismatch" for 2.5).
+        if ty.is_some_and(|t| t.starts_with(".u") || t.starts_with(".s")) {
+            if let Some(float) = float_literal(value.text) {
+                ctx.report(
+                    Diagnostic::error(
+                        "initializer",
+                        value.range(),
+                        format!(
+                            "`{float}` is a floating-point value; this variable is {}",
+                            ty.unwrap_or_default()
+                        ),
+                    )
+                    .section("5.4.4"),
+                );
+                continue;
+            }
+        }
+        let message = if linkage.contains(&".extern") {
+            Some("an `.extern` variable is defined elsewhere and takes no initial value".to_owned())
+        } else if !matches!(space.text, ".global" | ".const") {
+            Some(format!(
+                "a `{}` variable takes no initial value: only `.global` and `.const` ones do",
+                space.text
+            ))
+        } else if ty == Some(".f16") {
+            Some("a `.f16` variable takes no initial value (ptxas 13.5)".to_owned())
+        } else {
+            None
+        };
+        if let Some(message) = message {
+            ctx.report(Diagnostic::error("initializer", value.range(), message).section("5.4.4"));
+        }
+    }
+}
+
+/// The first floating-point literal of an initial value (`1.5`, `0f3F800000`, `1e3`).
+fn float_literal(text: &str) -> Option<&str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '$'))
+        .find(|w| {
+            let b = w.as_bytes();
+            !b.is_empty()
+                && b[0].is_ascii_digit()
+                && (w.contains('.')
+                    || (b.len() > 1 && matches!(b[1], b'f' | b'F' | b'd' | b'D') && b[0] == b'0')
+                    || (!w.starts_with("0x") && !w.starts_with("0X") && w.contains(['e', 'E'])))
+        })
+}
+
+/// The number of values at the top level of `{a, b, c}` (`None` unbraced).
+fn top_level_count(text: &str) -> Option<usize> {
+    let inner = text.trim().strip_prefix('{')?.strip_suffix('}')?;
+    if inner.trim().is_empty() {
+        return Some(0);
+    }
+    let (mut depth, mut count) = (0usize, 1usize);
+    for b in inner.bytes() {
+        match b {
+            b'{' | b'(' => depth += 1,
+            b'}' | b')' => depth = depth.saturating_sub(1),
+            b',' if depth == 0 => count += 1,
+            _ => {}
+        }
+    }
+    Some(count)
+}
+
+fn brace_depth(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for b in text.bytes() {
+        match b {
+            b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+fn type_bits(ty: &str) -> Option<u32> {
+    let digits: String = ty.chars().filter(char::is_ascii_digit).collect();
+    let bits: u32 = digits.parse().ok()?;
+    Some(if ty.ends_with("x2") { bits * 2 } else { bits })
+}
+
+/// Entry and performance directives (11.4): `.maxnctapersm` is gone since PTX 2.1, and the
+/// thread counts are positive.
+fn function(ctx: &mut Ctx<'_>, function: &Function<'_>) {
+    let kind = match function.kind() {
+        ptx_syntax::FunctionKind::Entry => "entry",
+        ptx_syntax::FunctionKind::Func => "func",
+    };
+    let attributes = function.attributes();
+    for (name, values) in &attributes {
+        // The version and target each directive needs (the knowledge base's 11.x facts).
+        if let Some(directive) = ctx.isa.directive(name.text) {
+            let requirement = &directive.requirement;
+            if ctx.version.is_some_and(|v| v < requirement.since) {
+                ctx.report(
+                    Diagnostic::error(
+                        "version-too-old",
+                        name.range(),
+                        format!(
+                            "`{}` needs `.version {}` or newer",
+                            name.text, requirement.since
+                        ),
+                    )
+                    .section(directive.section.clone()),
+                );
+                continue;
+            }
+            if let Some(target) = ctx.sm_target() {
+                if !requirement.targets.satisfied_by(target) {
+                    ctx.report(
+                        Diagnostic::error(
+                            "unsupported-target",
+                            name.range(),
+                            format!(
+                                "`{}` needs .target {} (this file targets {target})",
+                                name.text, requirement.targets
+                            ),
+                        )
+                        .section(directive.section.clone()),
+                    );
+                    continue;
+                }
+            }
+        }
+        // 11.8.1: `.blocksareclusters` goes with `.reqntid` and `.reqnctapercluster`.
+        if name.text == ".blocksareclusters"
+            && !(attributes.iter().any(|(n, _)| n.text == ".reqntid")
+                && attributes
+                    .iter()
+                    .any(|(n, _)| n.text == ".reqnctapercluster"))
+        {
+            ctx.report(
+                Diagnostic::error(
+                    "directive",
+                    name.range(),
+                    "`.blocksareclusters` needs `.reqntid` and `.reqnctapercluster` on the same kernel",
+                )
+                .section("11.8.1"),
+            );
+        }
+        if let Some(wanted) = ctx.isa.function_directive_kind(name.text) {
+            if wanted != kind {
+                ctx.report(
+                    Diagnostic::error(
+                        "directive",
+                        name.range(),
+                        format!("`{}` belongs to a `.{wanted}`, not a `.{kind}`", name.text),
+                    )
+                    .section("11.4"),
+                );
+                continue;
+            }
+        }
+        match name.text {
+            ".noreturn" if !function.return_parameters().is_empty() => ctx.report(
+                Diagnostic::error(
+                    "directive",
+                    name.range(),
+                    "a `.noreturn` function has no return parameters",
+                )
+                .section("11.4"),
+            ),
+            ".maxnctapersm" => ctx.report(
+                Diagnostic::error(
+                    "directive",
+                    name.range(),
+                    "`.maxnctapersm` was removed in PTX ISA 2.1; use `.minnctapersm`",
+                )
+                .section("11.4.3"),
+            ),
+            ".maxntid" | ".reqntid" | ".reqnctapercluster" | ".maxclusterrank" => {
+                // 11.4.2: up to three dimensions (ptxas: a syntax error at the fourth).
+                if values.len() > 3 {
+                    ctx.report(
+                        Diagnostic::error(
+                            "directive",
+                            name.range(),
+                            format!("`{}` takes at most three values (x, y, z)", name.text),
+                        )
+                        .section("11.4"),
+                    );
+                }
+                // "Conflicting directives: .maxntid and .reqntid cannot both be specified".
+                if name.text == ".reqntid" && attributes.iter().any(|(n, _)| n.text == ".maxntid") {
+                    ctx.report(
+                        Diagnostic::error(
+                            "directive",
+                            name.range(),
+                            "`.reqntid` and `.maxntid` cannot both be given",
+                        )
+                        .section("11.4"),
+                    );
+                }
+                for value in values {
+                    if value.text.trim() == "0" {
+                        ctx.report(
+                            Diagnostic::error(
+                                "directive",
+                                value.range(),
+                                format!("`{}` takes positive counts, not 0", name.text),
+                            )
+                            .section("11.4"),
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::check_diagnostics;
+
+    #[test]
+    fn declarations_and_initial_values() {
+        check_diagnostics(
+            r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.global .b32 g = 1;
+.shared .b32 s = 1;
+//               ^ error: a `.shared` variable takes no initial value: only `.global` and `.const` ones do
+.extern .global .b32 e = 1;
+//                       ^ error: an `.extern` variable is defined elsewhere and takes no initial value
+.global .f16 h = 0f3F800000;
+//               ^^^^^^^^^^ error: a `.f16` variable takes no initial value (ptxas 13.5)
+.global .pred p;
+//      ^^^^^ error: a `.pred` variable is a scalar `.reg`: predicates cannot live in memory or in vectors
+.common .shared .b32 c;
+//      ^^^^^^^ error: a `.common` variable is `.global`, not `.shared`
+.global .v4 .f64 wide;
+//      ^^^ error: a `.v4 .f64` variable is 256 bits; a vector is at most 128 bits
+.global .u32 a[2] = 1;
+//                  ^ error: the initial value has 0 levels of braces; this variable has 1
+.global .u32 nested[2] = {{1, 2}};
+//                       ^^^^^^^^ error: the initial value has 2 levels of braces; this variable has 1
+.global .u32 fl[2] = {1, 2.5};
+//                   ^^^^^^^^ error: `2.5` is a floating-point value; this variable is .u32
+.global .u64 ptr = s;
+//                 ^ error: `s` is a `.shared` variable: an initial value may use the address of a `.global` or `.const` variable only
+.global .u64 nowhere_ptr = nowhere;
+//                         ^^^^^^^ error: `nowhere` is not a variable or function of this module
+.global .u8 masked[4] = {0xFF(g), 0xFF00(g), 0, 0};
+//                       ^^^^ error: a mask `0xFF(name)` in an initial value needs `.version 7.1` or newer
+//                                ^^^^^^ error: a mask `0xFF(name)` in an initial value needs `.version 7.1` or newer
+.extern .global .b64 redeclared;
+.global .b32 redeclared;
+//           ^^^^^^^^^^ error: `redeclared` was declared before with another type, state space or shape
+//           ^^^^^^^^^^ error: variable `redeclared` is already declared in this scope
+.file 1 "a.cu"
+.file 1 "b.cu"
+// <- error: file index 1 is already given to another `.file`
+.visible .func (.param .b32 r) f()
+.noreturn
+// <- error: a `.noreturn` function has no return parameters
+.maxntid 32
+// <- error: `.maxntid` belongs to a `.entry`, not a `.func`
+{
+  ret;
+}
+.visible .entry k()
+.maxntid 0
+//       ^ error: `.maxntid` takes positive counts, not 0
+.maxnctapersm 2
+// <- error: `.maxnctapersm` was removed in PTX ISA 2.1; use `.minnctapersm`
+.explicitcluster
+// <- error: `.explicitcluster` needs `.version 7.8` or newer
+{
+  .loc 1 3 0, function_name f, inlined_at 1 9 0
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ error: `inlined_at 1 9 0` names a location no earlier `.loc` of this function gave
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn aliases() {
+        check_diagnostics(
+            r#"
+.version 8.6
+.target sm_90
+.address_size 64
+.visible .func f(.param .b32 x)
+{
+  ret;
+}
+.visible .func a(.param .b32 x);
+.alias a, f;
+.visible .func b(.param .b64 x);
+.alias b, f;
+// <- error: `b` and `f` have different prototypes
+.visible .global .b32 v;
+.visible .global .b32 w;
+.alias w, v;
+// <- error: `.alias` names functions; a variable cannot be aliased
+"#,
+        );
+    }
+}

@@ -1,0 +1,96 @@
+//! Operand negation, as ptxas 13.5 takes it (measured on the whole-module set, "operand
+//! negation" family):
+//! * `!p` negates a predicate register ("Illegal argument to predicate negation" for `!%r2`),
+//!   and only where a predicate is read: the sources of `.pred` instructions, the last operand
+//!   of `selp`, `setp`, `set` and `bar.red`, the predicate of `vote` ("Arguments mismatch" for
+//!   `add.s32 %r1, !%p1, 1`);
+//! * `-r` negates a register only in `vmad` (9.7.18.1.4), on `a` or `b` or on `c`, not on both
+//!   sides ("Operand negation limited to either (source A xor source B) or source C"); elsewhere
+//!   it is expressions.rs' report.
+
+use ptx_syntax::{Expression, Operand, OperandKind};
+
+use crate::context::{Ctx, InstInfo};
+use crate::scope::{Scope, SymbolKind};
+use crate::Diagnostic;
+
+pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let last = info.operands.len().saturating_sub(1);
+    let pred_instruction = info.words[1..].contains(&"pred");
+    let mut negated_vmad = [false; 3];
+    for (index, op) in info.operands.iter().enumerate() {
+        match op.kind() {
+            OperandKind::Negated => {
+                let inner = op.elements();
+                let name = inner.first().map(|e| e.text()).unwrap_or_default();
+                let is_pred = scope
+                    .lookup(name)
+                    .is_some_and(|s| s.kind == SymbolKind::Register && s.ty == Some(".pred"));
+                if !is_pred {
+                    if scope.lookup(name).is_some() {
+                        report(
+                            ctx,
+                            op,
+                            format!("`!` negates a predicate; `{name}` is not a `.pred` register"),
+                        );
+                    }
+                    continue;
+                }
+                let reads_predicate = pred_instruction
+                    || index == last
+                        && matches!(info.words[0], "selp" | "setp" | "set" | "bar" | "barrier")
+                    || info.words[0] == "vote" && index == 1;
+                if !reads_predicate {
+                    report(
+                        ctx,
+                        op,
+                        format!(
+                            "operand {} of `{}` is not a predicate: `!{name}` cannot stand here",
+                            index + 1,
+                            info.opcode_text()
+                        ),
+                    );
+                }
+            }
+            OperandKind::Expression => {
+                let Some(Expression::Unary {
+                    operator: "-",
+                    operand,
+                }) = op.expression()
+                else {
+                    continue;
+                };
+                if !is_register(&operand, scope) {
+                    continue;
+                }
+                // Elsewhere a negated register is expressions.rs' report.
+                if info.words[0] == "vmad" && (1..=3).contains(&index) {
+                    negated_vmad[index - 1] = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    if (negated_vmad[0] || negated_vmad[1]) && negated_vmad[2] {
+        if let Some(op) = info.operands.get(3) {
+            report(
+                ctx,
+                op,
+                "`vmad` negates `a` or `b`, or `c`, not both sides".to_owned(),
+            );
+        }
+    }
+}
+
+fn is_register(operand: &Operand<'_>, scope: &Scope<'_>) -> bool {
+    match operand.kind() {
+        OperandKind::Register(name) | OperandKind::Identifier(name) => scope
+            .lookup(name)
+            .is_some_and(|s| s.kind == SymbolKind::Register),
+        _ => false,
+    }
+}
+
+fn report(ctx: &mut Ctx<'_>, op: &Operand<'_>, message: String) {
+    ctx.report(Diagnostic::error("operand-kind", op.range(), message).section("9.7"));
+}
