@@ -399,19 +399,13 @@ fn broken_code_still_hovers() {
     assert_eq!(h.kind, HoverKind::Register);
 }
 
-/// The spec index built from the seed sections (`$PTX_SHARED_DIR/seeds`, else the `shared`
-/// folder next to the repository), in memory.
+/// The spec index built from the sections written for `ptx-docs`'s tests in the document's
+/// markdown exports (`server/docs/tests/fixtures/export`), in memory.
 fn seed_index() -> ptx_docs::SpecIndex {
-    let shared = std::env::var_os("PTX_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
-    let seeds = shared.join("seeds");
-    assert!(
-        seeds.is_dir(),
-        "the seed sections of the PTX ISA are needed at {} (set PTX_SHARED_DIR)",
-        seeds.display()
-    );
-    ptx_docs::parse_input(&seeds).expect("the seeds import").0
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/tests/fixtures/export");
+    ptx_docs::parse_input(&dir)
+        .expect("the fixture sections import")
+        .0
 }
 
 /// The part of a hover that came from the index: after the rule.
@@ -457,7 +451,7 @@ fn with_an_imported_index_the_spec_text_follows() {
             "{q}: no sentence in {spec}"
         );
     }
-    // `ld` is in the seeds too; `cvt` is not, so its hover has no imported part.
+    // `ld` is in the fixtures too; `cvt` is not, so its hover has no imported part.
     let h = at("ld.global", 1, &config).unwrap();
     assert!(imported(&h).contains("**9.7.9.8** "));
     let h = at("cvt.rn", 1, &config).unwrap();
