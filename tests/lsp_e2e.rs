@@ -142,15 +142,32 @@ fn features_on_a_corpus_file() {
         expected_diagnostics(&text).len()
     );
 
-    // A refused rename is an error response with a reason.
+    // One register of a `%r<N>` range: its uses follow and the new name is declared beside
+    // the range; the result still checks the same.
     let mut params = at(&uri, &text, "%r1,", 0);
     params["newName"] = json!("%x");
+    let rename = client.request("textDocument/rename", params);
+    let edits = rename["changes"][uri.as_str()].as_array().unwrap().clone();
+    let renamed = apply_edits(&text, &edits);
+    assert!(
+        renamed.contains(".reg .b32 %r<52>;\n\t.reg .b32 %x;"),
+        "{renamed}"
+    );
+    assert!(!renamed.contains("%r1,") && renamed.contains("%x,"));
+    assert_eq!(
+        expected_diagnostics(&renamed).len(),
+        expected_diagnostics(&text).len()
+    );
+
+    // A refused rename is an error response with a reason.
+    let mut params = at(&uri, &text, "%r1,", 0);
+    params["newName"] = json!("%r2");
     let refused = client.request_raw("textDocument/rename", params);
     assert!(
         refused["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("%r<52>"),
+            .contains("already declared"),
         "{refused}"
     );
 
