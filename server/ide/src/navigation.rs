@@ -543,8 +543,10 @@ pub fn rename(
         )));
     }
     if new_name != old {
+        // The range being renamed as a whole cannot clash with itself; one of its registers
+        // can (`%r1` -> `%r2` of the same `%r<4>`).
         let overlaps = |d: &Declaration| {
-            d.name_range != decl.name_range
+            !(matches!(kind, RenameKind::WholeRange) && d.name_range == decl.name_range)
                 && (contains(&d.scope, &decl.scope) || contains(&decl.scope, &d.scope))
         };
         let clash = declarations.all().iter().find(|d| {

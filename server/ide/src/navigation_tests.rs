@@ -327,6 +327,11 @@ fn rename_is_refused_when_it_would_change_meaning() {
         expect!["error: the name of a register range cannot end in a digit: `%q2<4>` would make `%q20` ambiguous"],
     );
     check_rename(
+        ".entry k() { .reg .b32 %r<4>; mov.b32 %r1$0, 0; }\n",
+        "%r2",
+        expect!["error: `%r2` is already declared (at byte 23) where `%r1` is visible"],
+    );
+    check_rename(
         ".entry k() { .reg .b32 %r<4>, %x<2>; mov.b32 %r1$0, 0; }\n",
         "%x1",
         expect!["error: `%x1` is already declared (at byte 30) where `%r1` is visible"],
