@@ -71,7 +71,7 @@ fn hover_prints_markdown_for_opcodes_qualifiers_and_registers() {
         "{text}"
     );
     assert!(text.contains("✓ supported on `.target sm_100a`"), "{text}");
-    assert!(text.contains("operand 0 (`d`): 2 × 32-bit"), "{text}");
+    assert!(text.contains("operand 1 (`d`): 2 × 32-bit"), "{text}");
     assert!(
         text.contains("(https://docs.nvidia.com/cuda/parallel-thread-execution/#"),
         "{text}"

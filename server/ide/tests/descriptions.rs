@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use ptx_ide::hover::descriptions::{descriptions, QualifierSource, FILES};
+use ptx_ide::hover::descriptions::{descriptions, QualifierSource};
 use ptx_isa::Isa;
 
 #[test]

@@ -35,10 +35,11 @@ pub fn requirement(out: &mut String, req: &Requirement, facts: &ModuleFacts) {
     let _ = write!(
         out,
         "**Requires** PTX ISA {}+ · targets: {}",
-        req.since, req.targets
+        req.since,
+        req.targets.describe()
     );
     for (version, on) in &req.removed {
-        let _ = write!(out, " · removed in PTX ISA {version} for {on}");
+        let _ = write!(out, " · removed in PTX ISA {version} for {}", on.describe());
     }
     out.push_str("\n\n");
     let unmet = req.check(
@@ -66,11 +67,12 @@ pub fn requirement(out: &mut String, req: &Requirement, facts: &ModuleFacts) {
             Unmet::Target { needed } => {
                 let _ = writeln!(
                     out,
-                    "✗ not supported on `.target {target}` (needs {needed})\n"
+                    "✗ not supported on `.target {target}` (needs {})\n",
+                    needed.describe()
                 );
             }
             Unmet::Removed { since, on } => {
-                let _ = writeln!(out, "✗ removed in PTX ISA {since} for {on}\n");
+                let _ = writeln!(out, "✗ removed in PTX ISA {since} for {}\n", on.describe());
             }
         }
     }
@@ -89,10 +91,14 @@ fn further_requirement(
     if stricter.since == base.since && stricter.targets == base.targets {
         return;
     }
+    let on = match &stricter.targets {
+        ptx_isa::TargetReq::All => String::new(),
+        targets => format!(", on {}", targets.describe()),
+    };
     let _ = writeln!(
         out,
-        "Some uses of {what} need PTX ISA {}+ · targets: {}\n",
-        stricter.since, stricter.targets
+        "Some uses of {what} need PTX ISA {} or newer{on}\n",
+        stricter.since
     );
     let unmet = stricter.check(
         facts.version.unwrap_or(ptx_isa::PtxVersion::SPEC),
@@ -125,7 +131,12 @@ pub fn register_counts(out: &mut String, opcode_text: &str) {
         let _ = writeln!(
             out,
             "- operand {} (`{}`): {} × {}-bit — {}",
-            v.operand, v.role, v.registers, v.register_bits, v.explanation
+            // Counted from 1, as diagnostics count operands.
+            v.operand + 1,
+            v.role,
+            v.registers,
+            v.register_bits,
+            v.explanation
         );
     }
     out.push('\n');

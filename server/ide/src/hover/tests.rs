@@ -103,15 +103,15 @@ fn opcode() {
             .type = { .b8, .b16, .b32, .b64, .b128, .u8, .u16, .u32, .u64, .s8, .s16, .s32, .s64, .f32, .f64 }
             ```
 
-            **Requires** PTX ISA 1.0+ · targets: all
+            **Requires** PTX ISA 1.0+ · targets: any target
 
             ✓ supported on `.target sm_100a`
 
-            Some uses of the qualifiers written here need PTX ISA 7.4+ · targets: sm_80+
+            Some uses of the qualifiers written here need PTX ISA 7.4 or newer, on sm_80 or newer
 
             **Registers**
 
-            - operand 0 (`d`): 4 × 32-bit — .v4 = 4 registers of 32 bits, one per .u32 element
+            - operand 1 (`d`): 4 × 32-bit — .v4 = 4 registers of 32 bits, one per .u32 element
 
             **Example**
 
@@ -131,23 +131,23 @@ fn qualifiers() {
         ".pack::16b",
         2,
         expect![[r#"
-        Qualifier ".pack::16b"
-        `.pack::16b` on `tcgen05.ld`
+            Qualifier ".pack::16b"
+            `.pack::16b` on `tcgen05.ld`
 
-        Pack two adjacent 16-bit elements of tensor memory into each 32-bit destination register (halves the register count per column pair).
+            Pack two adjacent 16-bit elements of tensor memory into each 32-bit destination register (halves the register count per column pair).
 
-        One of `.pack = { .pack::16b }` (optional).
+            One of `.pack = { .pack::16b }` (optional).
 
-        **Requires** PTX ISA 8.6+ · targets: sm_100a | sm_101a | sm_110a | sm_100f+ | sm_101f+ | sm_110f+
+            **Requires** PTX ISA 8.6+ · targets: sm_100a/sm_110a/sm_100f/sm_110f
 
-        ✓ supported on `.target sm_100a`
+            ✓ supported on `.target sm_100a`
 
-        **Registers**
+            **Registers**
 
-        - operand 0 (`r`): 2 × 32-bit — 16x32bx2 = 1 register per repeat (two 16x32b halves) × x2 = 2; .pack::16b packs two 16-bit values per register without changing the count
+            - operand 1 (`r`): 2 × 32-bit — 16x32bx2 = 1 register per repeat (two 16x32b halves) × x2 = 2; .pack::16b packs two 16-bit values per register without changing the count
 
-        [PTX ISA §9.7.16.8.3 tcgen05.ld](https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-instructions-tcgen05-ld)
-    "#]],
+            [PTX ISA §9.7.16.8.3 tcgen05.ld](https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-instructions-tcgen05-ld)
+        "#]],
     );
     check_head(
         ".L2::cache_hint",
@@ -219,19 +219,19 @@ fn registers_and_special_registers() {
         "%ctaid.y",
         3,
         expect![[r#"
-        SpecialRegister "%ctaid.y"
-        ```ptx
-        .sreg .u32 %ctaid.y;
-        ```
+            SpecialRegister "%ctaid.y"
+            ```ptx
+            .sreg .u32 %ctaid.y;
+            ```
 
-        **%ctaid.y** — special register. The index of this CTA within the grid, per dimension.
+            **%ctaid.y** — special register. The index of this CTA within the grid, per dimension.
 
-        **Requires** PTX ISA 1.0+ · targets: all
+            **Requires** PTX ISA 1.0+ · targets: any target
 
-        ✓ supported on `.target sm_100a`
+            ✓ supported on `.target sm_100a`
 
-        [PTX ISA §10.6 %ctaid](https://docs.nvidia.com/cuda/parallel-thread-execution/#special-registers-ctaid)
-    "#]],
+            [PTX ISA §10.6 %ctaid](https://docs.nvidia.com/cuda/parallel-thread-execution/#special-registers-ctaid)
+        "#]],
     );
     check_head(
         "@%p",
