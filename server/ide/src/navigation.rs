@@ -449,8 +449,8 @@ const NO_DESTINATION: &[&str] = &[
     "setmaxnreg",
 ];
 
-/// The ranges of destination operands of the instructions inside `range`.
-fn destination_ranges(parse: &Parse, range: TextRange) -> Vec<TextRange> {
+/// The ranges of destination operands of the instructions inside `range`, in source order.
+pub(crate) fn destination_ranges(parse: &Parse, range: TextRange) -> Vec<TextRange> {
     let mut out = Vec::new();
     for instruction in parse.module().instructions() {
         let r = instruction.range();
