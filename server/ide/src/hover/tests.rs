@@ -457,3 +457,23 @@ fn with_an_imported_index_the_spec_text_follows() {
     let h = at("cvt.rn", 1, &config).unwrap();
     assert!(!h.markdown.contains("From your copy"));
 }
+
+#[test]
+fn mangled_function_names_are_shown_demangled() {
+    let src = ".version 8.0\n.target sm_80\n.func _Z6helperfi(.param .b32 x)\n{\n  ret;\n}\n.entry k()\n{\n  call _Z6helperfi, (1);\n  ret;\n}\n";
+    let parse = Parse::new(src);
+    let h = hover(
+        &parse,
+        src.rfind("_Z6helperfi").unwrap() + 2,
+        &HoverConfig::default(),
+    )
+    .unwrap();
+    assert_eq!(h.kind, HoverKind::Function);
+    assert!(
+        h.markdown
+            .starts_with("**`helper(float, int)`** (C++)\n\n```ptx\n"),
+        "{}",
+        h.markdown
+    );
+    assert!(h.markdown.contains("_Z6helperfi"), "{}", h.markdown);
+}
