@@ -59,8 +59,15 @@ fn features_on_a_corpus_file() {
         json!({"textDocument": {"uri": uri}}),
     );
     let kernel = &symbols[0];
-    assert_eq!(kernel["name"], "_Z13hopper_kernelmPKfPfmmi");
-    assert_eq!(kernel["detail"], ".visible .entry");
+    // nvcc's mangled name, shown as C++ writes it; the mangled name leads the detail.
+    assert_eq!(
+        kernel["name"],
+        "hopper_kernel(unsigned long, float const*, float*, unsigned long, unsigned long, int)"
+    );
+    assert_eq!(
+        kernel["detail"],
+        "_Z13hopper_kernelmPKfPfmmi .visible .entry"
+    );
     let children: Vec<&str> = kernel["children"]
         .as_array()
         .unwrap()
@@ -215,7 +222,22 @@ fn features_on_a_corpus_file() {
 
     // Workspace symbols over open files.
     let found = client.request("workspace/symbol", json!({"query": "hopper"}));
-    assert_eq!(found[0]["name"], "_Z13hopper_kernelmPKfPfmmi");
+    assert!(
+        found[0]["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("hopper_kernel("),
+        "{found}"
+    );
+    // The mangled spelling finds it too.
+    let found = client.request("workspace/symbol", json!({"query": "_Z13hopper"}));
+    assert!(
+        found[0]["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("hopper_kernel("),
+        "{found}"
+    );
 
     assert!(client.shutdown_and_exit().success());
 }
@@ -466,12 +488,12 @@ fn completion_is_marked_by_target() {
     };
     let (_, detail, sort, kind) = alloc(&on_blackwell);
     assert!(!detail.starts_with("needs"), "{detail}");
-    assert!(sort < "05000".to_owned(), "{sort}");
+    assert!(sort.as_str() < "05000", "{sort}");
     // `tcgen05.alloc` names an instruction: a keyword.
     assert_eq!(kind, 14);
     let (_, detail, sort, _) = alloc(&on_ampere);
     assert!(detail.starts_with("needs sm_100a"), "{detail}");
-    assert!(sort >= "05000".to_owned(), "{sort}");
+    assert!(sort.as_str() >= "05000", "{sort}");
 }
 
 #[test]
@@ -517,6 +539,26 @@ fn run_code_lenses_and_the_run_request() {
         result["buffers"][0]["hex"],
         "00000000010000000200000003000000"
     );
+
+    // A kernel the interpreter cannot run (the README's tcgen05 example): the lens says which
+    // line blocks it and runs nothing.
+    let tcgen05 = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tcgen05_copy.ptx"),
+    )
+    .unwrap();
+    let uri = file_uri("tcgen05_copy.ptx");
+    client.open(&uri, &tcgen05);
+    let lenses = client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(lenses.as_array().unwrap().len(), 1, "{lenses}");
+    let title = lenses[0]["command"]["title"].as_str().unwrap();
+    assert!(
+        title.starts_with("Cannot run: line 20: `tcgen05.fence"),
+        "{title}"
+    );
+    assert_eq!(lenses[0]["command"]["command"], "");
 
     // A fault is reported in the result, with its place.
     let faulty = ".reg .b64 %rd1;\n.reg .b32 %r1;\nmov.u64 %rd1, 3;\nld.global.u32 %r1, [%rd1];\n";
