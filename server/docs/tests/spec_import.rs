@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use expect_test::expect;
-use ptx_docs::{Block, EntryKind, Part, Rubric, SpecIndex};
+use ptx_docs::{Block, EntryKind, Part, SpecIndex};
 use std::sync::OnceLock;
 
 fn full() -> &'static SpecIndex {
