@@ -49,7 +49,10 @@ fn main() {
     let values: Vec<String> = (0..100_000).map(|i| (i % 256).to_string()).collect();
     report(
         ".b8 tbl[100000] = {…} on one line",
-        format!("{head}.global .b8 tbl[100000] = {{{}}};\n", values.join(", ")),
+        format!(
+            "{head}.global .b8 tbl[100000] = {{{}}};\n",
+            values.join(", ")
+        ),
         runs,
     );
     let mut line = String::from(".entry k()\n{\n.reg .b32 %r<3>;\n");
@@ -57,7 +60,11 @@ fn main() {
         line.push_str("add.s32 %r1, %r1, %r2; ");
     }
     line.push_str("\nret;\n}\n");
-    report("5 MB line of add instructions", format!("{head}{line}"), runs);
+    report(
+        "5 MB line of add instructions",
+        format!("{head}{line}"),
+        runs,
+    );
     let guards = "@%p ".repeat(65_536);
     report(
         "65,536 @%p guards on one line",
