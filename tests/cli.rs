@@ -95,7 +95,7 @@ fn regs_human_with_operands() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     expect![[r#"
         wmma.load.a.sync.aligned.row.m16n16k16.f16
-          operand 0: 8 × 32-bit registers (wmma .m16n16k16 .f16 A fragment = 8 registers of 32 bits, 2 elements each)
+          operand 1: 8 × 32-bit registers (wmma .m16n16k16 .f16 A fragment = 8 registers of 32 bits, 2 elements each)
     "#]]
     .assert_eq(&stdout(&output));
 }

@@ -28,11 +28,9 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// `$PTX_SHARED_DIR`, else the `shared` folder next to the repository.
-fn shared_dir() -> PathBuf {
-    std::env::var_os("PTX_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
+/// Sections written for `ptx-docs`'s tests in the document's markdown exports.
+fn fixture_sections() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/tests/fixtures/export")
 }
 
 fn ptx_lsp(cache: &Path, args: &[&str]) -> Output {
@@ -76,7 +74,7 @@ fn hover_prints_markdown_for_opcodes_qualifiers_and_registers() {
         text.contains("✓ available on this target (`.target sm_100a`)"),
         "{text}"
     );
-    assert!(text.contains("operand 0 (`d`): 2 × 32-bit"), "{text}");
+    assert!(text.contains("operand 1 (`d`): 2 × 32-bit"), "{text}");
     assert!(
         text.contains("(https://docs.nvidia.com/cuda/parallel-thread-execution/#"),
         "{text}"
@@ -165,13 +163,8 @@ fn docs_import_status_and_hover_with_the_spec() {
     let out = ptx_lsp(&cache, &["docs", "import", "/nonexistent/ptx-isa"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 
-    let seeds = shared_dir().join("seeds");
-    assert!(
-        seeds.is_dir(),
-        "the seed sections are needed at {}",
-        seeds.display()
-    );
-    let out = ptx_lsp(&cache, &["docs", "import", seeds.to_str().unwrap()]);
+    let sections = fixture_sections();
+    let out = ptx_lsp(&cache, &["docs", "import", sections.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stdout(&out).starts_with("indexed PTX ISA"),

@@ -59,8 +59,15 @@ fn features_on_a_corpus_file() {
         json!({"textDocument": {"uri": uri}}),
     );
     let kernel = &symbols[0];
-    assert_eq!(kernel["name"], "_Z13hopper_kernelmPKfPfmmi");
-    assert_eq!(kernel["detail"], ".visible .entry");
+    // nvcc's mangled name, shown as C++ writes it; the mangled name leads the detail.
+    assert_eq!(
+        kernel["name"],
+        "hopper_kernel(unsigned long, float const*, float*, unsigned long, unsigned long, int)"
+    );
+    assert_eq!(
+        kernel["detail"],
+        "_Z13hopper_kernelmPKfPfmmi .visible .entry"
+    );
     let children: Vec<&str> = kernel["children"]
         .as_array()
         .unwrap()
@@ -142,15 +149,29 @@ fn features_on_a_corpus_file() {
         expected_diagnostics(&text).len()
     );
 
-    // A refused rename is an error response with a reason.
+    // One register of a `%r<N>` range: its uses follow and the new name is declared beside
+    // the range; the result still checks the same.
     let mut params = at(&uri, &text, "%r1,", 0);
     params["newName"] = json!("%x");
+    let rename = client.request("textDocument/rename", params);
+    let edits = rename["changes"][uri.as_str()].as_array().unwrap().clone();
+    let renamed = apply_edits(&text, &edits);
+    assert!(renamed.contains("%r<52>;\n\t.reg .b32 %x;"), "{renamed}");
+    assert!(!renamed.contains("%r1,") && renamed.contains("%x,"));
+    assert_eq!(
+        expected_diagnostics(&renamed).len(),
+        expected_diagnostics(&text).len()
+    );
+
+    // A refused rename is an error response with a reason.
+    let mut params = at(&uri, &text, "%r1,", 0);
+    params["newName"] = json!("%r2");
     let refused = client.request_raw("textDocument/rename", params);
     assert!(
         refused["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("%r<52>"),
+            .contains("already declared"),
         "{refused}"
     );
 
@@ -201,7 +222,22 @@ fn features_on_a_corpus_file() {
 
     // Workspace symbols over open files.
     let found = client.request("workspace/symbol", json!({"query": "hopper"}));
-    assert_eq!(found[0]["name"], "_Z13hopper_kernelmPKfPfmmi");
+    assert!(
+        found[0]["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("hopper_kernel("),
+        "{found}"
+    );
+    // The mangled spelling finds it too.
+    let found = client.request("workspace/symbol", json!({"query": "_Z13hopper"}));
+    assert!(
+        found[0]["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("hopper_kernel("),
+        "{found}"
+    );
 
     assert!(client.shutdown_and_exit().success());
 }
@@ -406,10 +442,11 @@ fn hover_completion_and_signature_help() {
 }
 
 /// The same position gives different completions on `.target sm_80` and on
-/// `sm_100a`: tensor-memory instructions exist only on the latter.
+/// `sm_100a`: tensor-memory instructions exist only on the latter, so on sm_80
+/// they are listed after the rest with what they need.
 #[test]
-fn completion_is_filtered_by_target() {
-    let complete = |target: &str| -> Vec<String> {
+fn completion_is_marked_by_target() {
+    let complete = |target: &str| -> Vec<(String, String, String, u64)> {
         let text = format!(
             ".version 8.7\n.target {target}\n.address_size 64\n.entry k()\n{{\n\ttcgen05.\n}}\n"
         );
@@ -421,23 +458,42 @@ fn completion_is_filtered_by_target() {
             "textDocument/completion",
             json!({"textDocument": {"uri": uri}, "position": position(&text, offset)}),
         );
-        let labels = result["items"]
+        let items = result["items"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|i| i["label"].as_str().unwrap().to_owned())
+            .map(|i| {
+                // The edit replaces what is typed after the dot: nothing here.
+                let edit = &i["textEdit"]["range"];
+                assert_eq!(edit["start"], edit["end"], "{i}");
+                (
+                    i["label"].as_str().unwrap().to_owned(),
+                    i["detail"].as_str().unwrap_or_default().to_owned(),
+                    i["sortText"].as_str().unwrap_or_default().to_owned(),
+                    i["kind"].as_u64().unwrap_or_default(),
+                )
+            })
             .collect();
         assert!(client.shutdown_and_exit().success());
-        labels
+        items
     };
     let on_blackwell = complete("sm_100a");
     let on_ampere = complete("sm_80");
-    assert!(
-        on_blackwell.iter().any(|l| l.contains("alloc")),
-        "{on_blackwell:?}"
-    );
-    assert_ne!(on_blackwell, on_ampere);
-    assert!(on_ampere.len() < on_blackwell.len(), "{on_ampere:?}");
+    let alloc = |items: &[(String, String, String, u64)]| {
+        items
+            .iter()
+            .find(|i| i.0 == "alloc")
+            .cloned()
+            .unwrap_or_else(|| panic!("{items:?}"))
+    };
+    let (_, detail, sort, kind) = alloc(&on_blackwell);
+    assert!(!detail.starts_with("needs"), "{detail}");
+    assert!(sort.as_str() < "05000", "{sort}");
+    // `tcgen05.alloc` names an instruction: a keyword.
+    assert_eq!(kind, 14);
+    let (_, detail, sort, _) = alloc(&on_ampere);
+    assert!(detail.starts_with("needs sm_100a"), "{detail}");
+    assert!(sort.as_str() >= "05000", "{sort}");
 }
 
 #[test]
@@ -483,6 +539,26 @@ fn run_code_lenses_and_the_run_request() {
         result["buffers"][0]["hex"],
         "00000000010000000200000003000000"
     );
+
+    // A kernel the interpreter cannot run (the README's tcgen05 example): the lens says which
+    // line blocks it and runs nothing.
+    let tcgen05 = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tcgen05_copy.ptx"),
+    )
+    .unwrap();
+    let uri = file_uri("tcgen05_copy.ptx");
+    client.open(&uri, &tcgen05);
+    let lenses = client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(lenses.as_array().unwrap().len(), 1, "{lenses}");
+    let title = lenses[0]["command"]["title"].as_str().unwrap();
+    assert!(
+        title.starts_with("Cannot run: line 20: `tcgen05.fence"),
+        "{title}"
+    );
+    assert_eq!(lenses[0]["command"]["command"], "");
 
     // A fault is reported in the result, with its place.
     let faulty = ".reg .b64 %rd1;\n.reg .b32 %r1;\nmov.u64 %rd1, 3;\nld.global.u32 %r1, [%rd1];\n";

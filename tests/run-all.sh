@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
-# Runs every test of the project: the Rust workspace (unit, snapshot,
-# corpus and end-to-end tests) and the tree-sitter grammar's own tests.
-# Installs the tree-sitter CLI (into ~/.cargo/bin) when it is missing.
+# Runs every test of the project that needs nothing but the repository: the Rust
+# workspace (unit, snapshot, corpus and end-to-end tests), the tree-sitter grammar's own
+# tests and the editor clients' tests. The tools those need are installed by the scripts
+# in tools/ when they are missing (tree-sitter CLI into ~/.cargo/bin; Neovim and
+# code-server into ~/.cache; Debian's chromium, emacs and elpa-eglot with apt-get).
+# The tests that compare the project with a copy of the PTX ISA document are not part of
+# this run: tests/spec-tests.sh runs them, given the document's folder in PTX_ISA_DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TS_VERSION=0.27.1
-if ! command -v tree-sitter >/dev/null 2>&1 || ! tree-sitter --version | grep -q "$TS_VERSION"; then
-  echo "installing tree-sitter-cli $TS_VERSION"
-  cargo install tree-sitter-cli --locked --version "$TS_VERSION"
-fi
-
+tree_sitter=$(bash tools/install-tree-sitter.sh)
 echo "== grammar: tree-sitter test"
-(cd grammar && tree-sitter test)
+(cd grammar && "$tree_sitter" test)
 
 echo "== cargo test --workspace"
 cargo test --workspace
@@ -26,9 +25,13 @@ bash tests/real-headers.sh "$server"
 
 echo "== editors/nvim: tree-sitter parser and headless client test"
 # No skip: a missing Neovim or C compiler fails the run.
-nvim_bin=$(../shared/tools/install-nvim.sh)
+nvim_bin=$(bash tools/install-nvim.sh)
 bash editors/nvim/build-parser.sh >/dev/null
 PTX_LSP_PATH="$server" "$nvim_bin" --headless -u NONE -l editors/nvim/test/test.lua
+
+echo "== editors/emacs: Eglot client test (Debian's emacs and elpa-eglot)"
+bash tools/install-debian.sh emacs-nox elpa-eglot
+PTX_LSP_PATH="$(realpath "$server")" emacs --batch -Q -l editors/emacs/test/test.el
 
 echo "== editors/vscode: type-check, bundle, unit and TextMate grammar tests"
 command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node.js 18+ (see editors/vscode/README.md)" >&2; exit 1; }

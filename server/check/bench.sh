@@ -12,7 +12,7 @@ cd "$root"
 runs="${1:-7}"
 cargo build -q --release -p ptx-lsp
 bin="${CARGO_TARGET_DIR:-target}/release/ptx-lsp"
-ptxas="$("$root/../shared/tools/install-ptxas.sh")"
+ptxas="$("$root/tools/install-ptxas.sh")"
 files=$(find tests/corpus -name '*.ptx' -size +1M | sort)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,12 +1,40 @@
--- Colours for the semantic token types that are PTX's own (the standard
--- ones already have default links): they fall back to the tree-sitter
--- captures of queries/ptx/highlights.scm.
+-- Colours for PTX. The server's semantic tokens use the standard LSP types
+-- and modifiers, and the tree-sitter queries (queries/ptx/highlights.scm)
+-- give the same tokens the same roles; both are linked here, for PTX
+-- buffers only, to groups that Neovim's default colour scheme colours
+-- differently, so that the opcode, its state space, its type and its other
+-- qualifiers, registers, special registers and numbers are told apart.
+-- `default = true`: a colour scheme that sets these groups wins.
+local roles = {
+  opcode = 'Function',
+  qualifier = 'DiagnosticHint',
+  state_space = 'Statement',
+  type = 'String',
+  register = 'Identifier',
+  special_register = 'Special',
+  number = 'DiagnosticWarn',
+  label = 'Label',
+}
 local links = {
-  ['@lsp.type.opcode.ptx'] = '@function.builtin',
-  ['@lsp.type.qualifier.ptx'] = '@function.macro',
-  ['@lsp.type.stateSpace.ptx'] = '@keyword.storage',
-  ['@lsp.type.specialRegister.ptx'] = '@variable.builtin',
-  ['@lsp.type.label.ptx'] = '@label',
+  -- semantic tokens
+  ['@lsp.typemod.function.defaultLibrary.ptx'] = roles.opcode,
+  ['@lsp.type.enumMember.ptx'] = roles.qualifier,
+  ['@lsp.type.modifier.ptx'] = roles.state_space,
+  ['@lsp.type.type.ptx'] = roles.type,
+  ['@lsp.type.variable.ptx'] = roles.register,
+  ['@lsp.typemod.variable.defaultLibrary.ptx'] = roles.special_register,
+  ['@lsp.type.number.ptx'] = roles.number,
+  ['@lsp.type.label.ptx'] = roles.label,
+  -- tree-sitter captures of queries/ptx/highlights.scm
+  ['@function.builtin.ptx'] = roles.opcode,
+  ['@function.macro.ptx'] = roles.qualifier,
+  ['@keyword.storage.ptx'] = roles.state_space,
+  ['@type.builtin.ptx'] = roles.type,
+  ['@variable.ptx'] = roles.register,
+  ['@variable.builtin.ptx'] = roles.special_register,
+  ['@property.ptx'] = roles.special_register,
+  ['@number.ptx'] = roles.number,
+  ['@number.float.ptx'] = roles.number,
 }
 for group, target in pairs(links) do
   vim.api.nvim_set_hl(0, group, { link = target, default = true })

@@ -134,8 +134,8 @@ if client then
   local labels = vim.tbl_map(function(item)
     return item.label
   end, items)
-  check(vim.tbl_contains(labels, '.L2::cache_hint') and vim.tbl_contains(labels, '.v4'),
-    'completion after `ld.global.` offers .L2::cache_hint and .v4 on sm_90')
+  check(vim.tbl_contains(labels, 'L2::cache_hint') and vim.tbl_contains(labels, 'v4'),
+    'completion after `ld.global.` offers L2::cache_hint and v4 on sm_90')
   vim.api.nvim_buf_set_lines(buf, 8, 9, false, {})
 
   -- A quick fix, applied the way a user does (`vim.lsp.buf.code_action`).

@@ -2,7 +2,7 @@
 # Runs the VS Code end-to-end test (test/e2e/vscode.e2e.js): installs what it
 # needs — Debian's chromium, the headers code-server's native modules build
 # against (libkrb5-dev, libxkbfile-dev), code-server itself through
-# ../shared/tools/install-code-server.sh (cached under ~/.cache), the npm
+# tools/install-code-server.sh (cached under ~/.cache), the npm
 # packages — packages the linux-x64 .vsix with a ptx-lsp binary inside, and
 # runs the test. Anything that cannot be installed is an error, never a skip.
 #   PTX_LSP_BINARY=target/debug/ptx-lsp bash editors/vscode/scripts/e2e.sh
@@ -12,29 +12,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(cd ../.. && pwd)
 
-missing=()
-command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-code_server_home=${CODE_SERVER_HOME:-$HOME/.cache/code-server}
-if [ ! -x "$code_server_home/code-server" ]; then
-  for pkg in libkrb5-dev libxkbfile-dev; do
-    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
-  done
-fi
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing Debian packages: ${missing[*]}"
-  if [ "$(id -u)" = 0 ]; then
-    apt_get=(apt-get)
-  elif command -v sudo >/dev/null 2>&1; then
-    apt_get=(sudo apt-get)
-  else
-    echo "e2e: the Debian packages ${missing[*]} are missing and there is no root to install them" >&2
-    exit 1
-  fi
-  "${apt_get[@]}" install -y -q "${missing[@]}" >/dev/null ||
-    { "${apt_get[@]}" update -q >/dev/null && "${apt_get[@]}" install -y -q "${missing[@]}" >/dev/null; }
-fi
-
-code_server=$("$repo/../shared/tools/install-code-server.sh")
+# Debian's chromium; the headers code-server's native modules build against when
+# code-server is not installed yet.
+bash "$repo/tools/install-debian.sh" chromium libkrb5-dev libxkbfile-dev
+code_server=$(bash "$repo/tools/install-code-server.sh")
 [ -d node_modules ] || npm ci --no-audit --no-fund >/dev/null
 if [ -n "${PTX_LSP_BINARY:-}" ]; then
   case "$PTX_LSP_BINARY" in /*) ;; *) PTX_LSP_BINARY="$repo/$PTX_LSP_BINARY" ;; esac

@@ -1,8 +1,9 @@
 // The PTX extension: starts the ptx-lsp language server and wires its
 // features into VS Code. A TextMate grammar (syntaxes/, generated from the
 // server's knowledge base) colours files before the server answers; the
-// server's semantic tokens then refine it. The custom token types are
-// declared in package.json with super-types so that every theme colours them.
+// server's semantic tokens then refine it. They use the standard token types
+// and modifiers, mapped in package.json to the grammar's own scopes so that
+// colours stay the same when the server starts.
 
 import * as fs from "fs";
 import * as vscode from "vscode";

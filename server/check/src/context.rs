@@ -131,6 +131,11 @@ pub(crate) struct Ctx<'a> {
     pub version: Option<PtxVersion>,
     /// The `.target` entries in force (override first), architecture and options.
     pub targets: Vec<TargetEntry>,
+    /// The file's `.version` number token, when the file's version is the one in force (the
+    /// place a "raise .version" quick fix edits).
+    pub version_token: Option<ptx_syntax::TextRange>,
+    /// The file's architecture in `.target` (`sm_90a`), when it is the one in force.
+    pub target_token: Option<ptx_syntax::TextRange>,
     /// Whether the file is a snippet: statements outside any function, no module directives.
     pub snippet: bool,
     /// Whether the module says `.address_size 64` (its first `.address_size` directive).
@@ -168,10 +173,18 @@ impl<'a> Ctx<'a> {
     pub fn new(parse: &'a Parse, options: &'a CheckOptions) -> Self {
         let module = parse.module();
         let version_directive = module.directives(DirectiveKind::Version);
-        let file_version = version_directive
-            .first()
-            .and_then(|d| d.value())
-            .and_then(|v| PtxVersion::parse(v.text));
+        let version_value = version_directive.first().and_then(|d| d.value());
+        let file_version = version_value.and_then(|v| PtxVersion::parse(v.text));
+        let version_token = version_value
+            .filter(|_| options.version_override.is_none())
+            .map(|v| v.range());
+        let target_token = module
+            .directives(DirectiveKind::Target)
+            .iter()
+            .flat_map(|d| d.targets())
+            .find(|t| ptx_isa::SmName::parse(t.text).is_some())
+            .filter(|_| options.target_override.is_none())
+            .map(|t| t.range());
         let version = options
             .version_override
             .as_deref()
@@ -205,6 +218,8 @@ impl<'a> Ctx<'a> {
             options,
             version,
             targets,
+            version_token,
+            target_token,
             snippet,
             address_size_64,
             unresolved_functions: Vec::new(),

@@ -237,7 +237,65 @@ fn finish(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
         (a.range.start, a.range.end, a.severity).cmp(&(b.range.start, b.range.end, b.severity))
     });
     diagnostics.dedup_by(|a, b| a.range == b.range && a.code == b.code && a.message == b.message);
-    diagnostics
+    merge_one_mistake(diagnostics)
+}
+
+/// One diagnostic per mistake: two errors on the same range that are one mistake seen by two
+/// rules (the same code, or a form that needs both a newer `.version` and another `.target`)
+/// become one, the other's message kept as related information and its quick fixes added.
+fn merge_one_mistake(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    fn rank(d: &Diagnostic) -> (bool, bool, bool, usize) {
+        (
+            d.code == "unsupported-target",
+            !d.fixes.is_empty(),
+            !d.related.is_empty(),
+            d.message.len(),
+        )
+    }
+    let same_mistake = |a: &Diagnostic, b: &Diagnostic| {
+        a.range == b.range
+            && a.severity == Severity::Error
+            && b.severity == Severity::Error
+            && (a.code == b.code
+                || matches!(
+                    (a.code, b.code),
+                    ("version-too-old", "unsupported-target")
+                        | ("unsupported-target", "version-too-old")
+                ))
+    };
+    let mut out: Vec<Diagnostic> = Vec::with_capacity(diagnostics.len());
+    for d in diagnostics {
+        // Diagnostics are sorted by range: a partner can only be among those of the same range.
+        let partner = out
+            .iter_mut()
+            .rev()
+            .take_while(|o| o.range == d.range)
+            .find(|o| same_mistake(o, &d));
+        let Some(partner) = partner else {
+            out.push(d);
+            continue;
+        };
+        let (mut keep, other) = if rank(&d) > rank(partner) {
+            (
+                d,
+                std::mem::replace(partner, Diagnostic::error("", 0..0, "")),
+            )
+        } else {
+            (
+                std::mem::replace(partner, Diagnostic::error("", 0..0, "")),
+                d,
+            )
+        };
+        keep.related.push((other.range.clone(), other.message));
+        keep.related.extend(other.related);
+        for fix in other.fixes {
+            if !keep.fixes.iter().any(|f| f.title == fix.title) {
+                keep.fixes.push(fix);
+            }
+        }
+        *partner = keep;
+    }
+    out
 }
 
 /// Convenience: parses `text` and checks it.

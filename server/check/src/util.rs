@@ -1,7 +1,7 @@
 //! Small helpers shared by the handlers: edit distance for did-you-mean suggestions, human
 //! wording of target requirements, and what kind of constant an operand is.
 
-use ptx_isa::{TargetAtom, TargetReq};
+use ptx_isa::TargetReq;
 
 /// Levenshtein distance between two short strings.
 pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
@@ -47,36 +47,9 @@ pub(crate) fn nearest<'c>(
         .map(|(_, c)| c)
 }
 
-/// `sm_90+` as `sm_90 or newer`; `sm_100a | sm_100f+ | sm_103f+` as `sm_100a/sm_100f/sm_103f`
-/// (an `f` target stands for itself and the later `a`/`f` targets of its family).
+/// The targets as every message words them ([`TargetReq::describe`]).
 pub(crate) fn describe_targets(req: &TargetReq) -> String {
-    match req {
-        TargetReq::All => "any target".to_owned(),
-        TargetReq::AnyOf(atoms) => match atoms.as_slice() {
-            [TargetAtom::AtLeast(n)] => format!("sm_{n} or newer"),
-            _ => {
-                let mut names: Vec<String> = Vec::new();
-                for atom in atoms {
-                    let name = match atom {
-                        TargetAtom::AtLeast(n) => format!("sm_{n}+"),
-                        // sm_101* was renamed sm_110*: name only the new spelling.
-                        TargetAtom::Arch(101) | TargetAtom::Family(101) => continue,
-                        TargetAtom::Arch(n) => format!("sm_{n}a"),
-                        TargetAtom::Family(n) => format!("sm_{n}f"),
-                        TargetAtom::Option(o) => o.clone(),
-                    };
-                    if !names.contains(&name) {
-                        names.push(name);
-                    }
-                }
-                names.join("/")
-            }
-        },
-        TargetReq::AllOf(parts) => {
-            let parts: Vec<String> = parts.iter().map(describe_targets).collect();
-            parts.join(" and ")
-        }
-    }
+    req.describe()
 }
 
 /// A list of qualifiers for a message: `.a, .b, .c` (at most `limit`, then `…`).

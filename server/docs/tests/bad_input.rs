@@ -7,10 +7,10 @@ use common::*;
 use ptx_docs::{import, import_with, status, ImportError, ImportOptions, SpecIndex};
 use std::path::{Path, PathBuf};
 
-/// A cache holding a good index (of the seeds), and its bytes.
+/// A cache holding a good index (of the fixture sections), and its bytes.
 fn cache_with_index() -> (PathBuf, Vec<u8>) {
     let cache = scratch("cache");
-    import(&seeds_dir(), &cache).expect("seeds import");
+    import(&fixtures_dir(), &cache).expect("fixture import");
     let bytes = std::fs::read(ptx_docs::index_path(&cache)).unwrap();
     (cache, bytes)
 }
@@ -71,8 +71,8 @@ fn binary_junk() {
 #[test]
 fn truncated_files() {
     let d = scratch("truncated");
-    // A real section cut in the middle of a fenced code block (read from the shared copy).
-    let seed = std::fs::read_to_string(markdown_files(&seeds_dir())[0].clone()).unwrap();
+    // A section cut in the middle of a fenced code block.
+    let seed = std::fs::read_to_string(markdown_files(&fixtures_dir())[0].clone()).unwrap();
     let cut = seed.find("```").unwrap() + 40;
     let e = rejects(&write(&d, "cut-fence.md", &seed.as_bytes()[..cut]));
     assert!(
@@ -114,7 +114,7 @@ fn truncated_files() {
     let folder = d.join("folder");
     std::fs::create_dir(&folder).unwrap();
     std::fs::copy(
-        markdown_files(&seeds_dir())[1].clone(),
+        markdown_files(&fixtures_dir())[1].clone(),
         folder.join("good.md"),
     )
     .unwrap();
@@ -174,7 +174,14 @@ fn folders_without_sections() {
 #[test]
 fn newer_index_is_kept_unless_forced() {
     let cache = scratch("versions");
-    import(&isa_dir(), &cache).unwrap();
+    // A made-up document that states version 9.1.
+    let current = write(
+        &scratch("current"),
+        "current.md",
+        b"## 1.3. PTX ISA Version 9.1\n\nLorem.\n\n#### 9.7.1.1. Widget Instructions: frob\n\nSyntax\n\n    frob.u32 d;\n\n#### 9.7.1.2. Widget Instructions: twiddle\n\nSyntax\n\n    twiddle.u32 d;\n",
+    );
+    let r = import(&current, &cache).unwrap();
+    assert_eq!((r.doc_version.as_str(), r.instructions), ("9.1", 2));
     let before = std::fs::read(ptx_docs::index_path(&cache)).unwrap();
     // A made-up document that states an older version.
     let d = scratch("older");
@@ -193,8 +200,8 @@ fn newer_index_is_kept_unless_forced() {
     assert_eq!((r.doc_version.as_str(), r.instructions), ("8.0", 1));
     assert_eq!(status(&cache).unwrap().doc_version, "8.0");
     // A newer document replaces it without force, and so does the same version again.
-    import(&isa_dir(), &cache).unwrap();
-    import(&isa_dir(), &cache).unwrap();
+    import(&current, &cache).unwrap();
+    import(&current, &cache).unwrap();
     assert_eq!(status(&cache).unwrap().doc_version, "9.1");
 }
 
@@ -208,7 +215,7 @@ fn damaged_index_files() {
     ));
     let lazy = ptx_docs::LazyIndex::new(&cache);
     assert!(lazy.get().is_none());
-    import(&seeds_dir(), &cache).unwrap();
+    import(&fixtures_dir(), &cache).unwrap();
     let first = lazy.get().expect("loaded after import");
     assert!(first.instruction("tcgen05.ld").is_some());
     assert!(
@@ -236,17 +243,17 @@ fn damaged_index_files() {
     let err = SpecIndex::load(&cache).unwrap_err();
     assert!(err.to_string().contains("format version 999"), "{err}");
     // A new import over a damaged index works.
-    import(&seeds_dir(), &cache).unwrap();
+    import(&fixtures_dir(), &cache).unwrap();
     assert!(lazy.get().is_some());
 }
 
 #[test]
 fn windows_line_endings_import() {
     let d = scratch("crlf");
-    let f = markdown_files(&seeds_dir())
+    let f = markdown_files(&fixtures_dir())
         .into_iter()
         .find(|f| std::fs::read_to_string(f).unwrap().starts_with("---\n"))
-        .expect("a seed with front matter");
+        .expect("a fixture with front matter");
     let text = std::fs::read_to_string(&f).unwrap().replace('\n', "\r\n");
     let crlf = write(&d, "crlf.md", text.as_bytes());
     let (a, _) = ptx_docs::parse_input(&f).unwrap();
@@ -260,7 +267,11 @@ fn symlink_loops_end() {
     let d = scratch("loop");
     let docs = d.join("docs");
     std::fs::create_dir(&docs).unwrap();
-    std::fs::copy(markdown_files(&seeds_dir())[0].clone(), docs.join("a.md")).unwrap();
+    std::fs::copy(
+        markdown_files(&fixtures_dir())[0].clone(),
+        docs.join("a.md"),
+    )
+    .unwrap();
     std::os::unix::fs::symlink(&d, docs.join("back")).unwrap();
     let (ix, files) = ptx_docs::parse_input(&d).unwrap();
     assert_eq!(files, 1);

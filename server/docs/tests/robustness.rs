@@ -1,4 +1,4 @@
-//! Damaged input never panics: every prefix and many random mutations of a seed section and of
+//! Damaged input never panics: every prefix and many random mutations of a fixture section and of
 //! the HTML fixture either import or fail with an error.
 
 mod common;
@@ -69,7 +69,7 @@ fn mutations(bytes: &[u8], seed: u64, count: usize) -> impl Iterator<Item = Vec<
 #[test]
 fn damaged_markdown_never_panics() {
     let d = scratch("robust-md");
-    for f in markdown_files(&seeds_dir()) {
+    for f in markdown_files(&fixtures_dir()) {
         let bytes = std::fs::read(&f).unwrap();
         let (ok, err) = try_all(&d, "cut.md", prefixes(&bytes, 97));
         assert!(ok > 0 && err > 0, "{}: {ok} ok, {err} errors", f.display());

@@ -18,7 +18,7 @@ pub mod context;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Mutex, OnceLock};
 
-use ptx_isa::{Instruction, Isa, OperandKind, PtxVersion, Requirement};
+use ptx_isa::{Instruction, Isa, OperandKind, PtxVersion, Requirement, Unmet};
 use ptx_syntax::{Parse, TextRange};
 
 use crate::hover::descriptions::descriptions;
@@ -143,8 +143,31 @@ fn allowed(req: &Requirement, facts: &ModuleFacts) -> bool {
 }
 
 fn requirement_detail(req: &Requirement) -> String {
-    format!("PTX {}+ · {}", req.since, req.targets)
+    format!("PTX {}+ · {}", req.since, req.targets.describe())
 }
+
+/// What the document lacks for a requirement, as a completion detail: `needs sm_100a/sm_110a,
+/// PTX 8.6`; `None` when the requirement holds.
+fn missing_detail(req: &Requirement, facts: &ModuleFacts) -> Option<String> {
+    let version = facts.version.unwrap_or(PtxVersion::SPEC);
+    let mut needs = Vec::new();
+    let mut removed = None;
+    for unmet in req.check(version, &facts.target_strs()) {
+        match unmet {
+            Unmet::Target { needed } => needs.insert(0, needed.describe()),
+            Unmet::Version { needed } => needs.push(format!("PTX {needed}")),
+            Unmet::Removed { since, .. } => removed = Some(since),
+        }
+    }
+    match (needs.is_empty(), removed) {
+        (true, None) => None,
+        (true, Some(since)) => Some(format!("removed in PTX {since} for this target")),
+        (false, _) => Some(format!("needs {}", needs.join(", "))),
+    }
+}
+
+/// Sort keys of items the document's target or version lacks: after every available item.
+const UNAVAILABLE_SORT: usize = 5000;
 
 fn qualifiers(out: &mut Builder, components: &[String], facts: &ModuleFacts) {
     let isa = Isa::get();
@@ -154,11 +177,11 @@ fn qualifiers(out: &mut Builder, components: &[String], facts: &ModuleFacts) {
         .instruction_for(&written)
         .or_else(|| isa.instructions_with_root(prefix[0]).next());
     for (i, (value, req)) in isa.next_qualifiers(&prefix).into_iter().enumerate() {
-        if !allowed(&req, facts) || value.is_empty() {
+        if value.is_empty() {
             continue;
         }
         let value = value.trim_end_matches('*');
-        let label = format!(".{value}");
+        let dotted = format!(".{value}");
         // A component that continues the opcode (`tcgen05.` + `ld`) names an instruction.
         let longer = format!("{written}.{value}");
         let (kind, documentation) = match isa.instructions_named(&longer).next() {
@@ -169,21 +192,34 @@ fn qualifiers(out: &mut Builder, components: &[String], facts: &ModuleFacts) {
                     .map(|d| d.text.clone()),
             ),
             None => (
-                CompletionKind::Qualifier,
+                qualifier_kind(&dotted),
                 instruction.and_then(|inst| {
                     descriptions()
-                        .qualifier(&inst.opcode, &inst.section, &label)
+                        .qualifier(&inst.opcode, &inst.section, &dotted)
                         .map(|(text, _)| text)
                 }),
             ),
         };
-        out.add(
-            &label,
-            kind,
-            Some(requirement_detail(&req)),
-            documentation,
-            i,
-        );
+        // Forms the document's target or version lacks are listed too, marked, after the rest.
+        let (detail, sort) = match missing_detail(&req, facts) {
+            None => (requirement_detail(&req), i),
+            Some(missing) => (missing, UNAVAILABLE_SORT + i),
+        };
+        out.add(value, kind, Some(detail), documentation, sort);
+    }
+}
+
+/// The kind of a qualifier item: a type (`.u32`, `.v4`), a state space (`.global`,
+/// `.shared::cta`) or another qualifier.
+fn qualifier_kind(dotted: &str) -> CompletionKind {
+    let isa = Isa::get();
+    let base = dotted.split("::").next().unwrap_or(dotted);
+    if isa.types().iter().any(|t| t.name == dotted) || matches!(dotted, ".v2" | ".v4" | ".v8") {
+        CompletionKind::Type
+    } else if isa.state_spaces().iter().any(|s| s.name == base) {
+        CompletionKind::StateSpace
+    } else {
+        CompletionKind::Qualifier
     }
 }
 
@@ -222,6 +258,7 @@ fn opcodes(out: &mut Builder, facts: &ModuleFacts) {
 fn opcodes_uncached(out: &mut Builder, facts: &ModuleFacts) {
     let isa = Isa::get();
     let mut roots = BTreeSet::new();
+    let mut unavailable = BTreeSet::new();
     for inst in isa.instructions() {
         let root = inst.root();
         if inst.forms.iter().all(|f| f.pseudo)
@@ -230,10 +267,16 @@ fn opcodes_uncached(out: &mut Builder, facts: &ModuleFacts) {
             continue;
         }
         let available = inst.forms.iter().any(|f| allowed(&f.requirement, facts));
-        if available && roots.insert(root.to_string()) {
+        if available {
+            unavailable.remove(root);
+        }
+        if roots.insert(root.to_string()) {
             let doc = descriptions()
                 .instruction(&inst.opcode, &inst.section)
                 .map(|d| d.text.clone());
+            if !available {
+                unavailable.insert(root.to_string());
+            }
             out.add(
                 root,
                 CompletionKind::Opcode,
@@ -241,6 +284,22 @@ fn opcodes_uncached(out: &mut Builder, facts: &ModuleFacts) {
                 doc,
                 100,
             );
+        }
+    }
+    // An opcode none of whose forms the document's target or version has is still listed,
+    // marked with what it lacks, after the rest.
+    for item in out.items.iter_mut() {
+        if !unavailable.contains(&item.label) {
+            continue;
+        }
+        let lacking = isa
+            .instructions()
+            .iter()
+            .find(|inst| inst.root() == item.label)
+            .and_then(|inst| missing_detail(&inst.requirement, facts));
+        if let Some(lacking) = lacking {
+            item.detail = Some(lacking);
+            item.sort_text = format!("{UNAVAILABLE_SORT:05}");
         }
     }
     for inst in isa.instructions() {

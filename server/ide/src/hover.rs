@@ -574,6 +574,10 @@ fn label_markdown(module: &Module<'_>, label: &Label<'_>, name: &str) -> String 
 
 fn function_markdown(f: &Function<'_>) -> String {
     let mut out = String::new();
+    // nvcc's mangled C++ name, as C++ writes it.
+    if let Some(cpp) = f.name().and_then(|n| crate::symbols::demangle(n.text)) {
+        let _ = writeln!(out, "**`{cpp}`** (C++)\n");
+    }
     render::code(&mut out, &symbols::function_header(f));
     let kind = match f.kind() {
         ptx_syntax::FunctionKind::Entry => "kernel (`.entry`)",

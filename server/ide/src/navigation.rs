@@ -6,7 +6,9 @@
 //! function, and functions and module-level variables everywhere in the file.
 //! The innermost declaration wins, so a `{ .reg .pred p; ... }` of inline
 //! assembly shadows an outer `p`. Registers declared as a range (`%r<4>`)
-//! declare `%r0` … `%r3`; they can be navigated but not renamed one by one.
+//! declare `%r0` … `%r3`. Renaming `%r` in the declaration renames the whole
+//! range (`%r1` becomes `%acc1` everywhere); renaming one of them, `%r1`,
+//! renames its uses and declares the new name next to the range.
 //!
 //! Every occurrence of a name comes from [`Parse::tokens_in`], so nothing
 //! that the grammar knows as a register or identifier can be missed by a
@@ -42,6 +44,9 @@ pub struct Declaration {
     pub full_range: TextRange,
     /// Where the name is visible.
     pub scope: TextRange,
+    /// Where the declaration's first declarator starts: `full_range.start..declarators_start` is
+    /// what comes before the names (`.reg .b32 `), to declare another name the same way.
+    pub declarators_start: usize,
 }
 
 impl Declaration {
@@ -96,6 +101,7 @@ impl Declarations {
                             name_range: name.range(),
                             full_range: function.range(),
                             scope: module_scope.clone(),
+                            declarators_start: name.range().start,
                         });
                     }
                     let r = function.range();
@@ -154,6 +160,7 @@ impl Declarations {
                         name_range: name.range(),
                         full_range: label.range(),
                         scope,
+                        declarators_start: name.range().start,
                     });
                 }
             }
@@ -163,7 +170,12 @@ impl Declarations {
     }
 
     fn variable(&mut self, decl: VariableDecl<'_>, kind: DeclarationKind, scope: TextRange) {
-        for declarator in decl.declarators() {
+        let declarators = decl.declarators();
+        let declarators_start = declarators
+            .first()
+            .and_then(|d| d.name())
+            .map_or(decl.range().start, |name| name.range().start);
+        for declarator in declarators {
             let Some(name) = declarator.name() else {
                 continue;
             };
@@ -177,6 +189,7 @@ impl Declarations {
                 name_range: name.range(),
                 full_range: decl.range(),
                 scope: scope.clone(),
+                declarators_start,
             });
         }
     }
@@ -436,8 +449,8 @@ const NO_DESTINATION: &[&str] = &[
     "setmaxnreg",
 ];
 
-/// The ranges of destination operands of the instructions inside `range`.
-fn destination_ranges(parse: &Parse, range: TextRange) -> Vec<TextRange> {
+/// The ranges of destination operands of the instructions inside `range`, in source order.
+pub(crate) fn destination_ranges(parse: &Parse, range: TextRange) -> Vec<TextRange> {
     let mut out = Vec::new();
     for instruction in parse.module().instructions() {
         let r = instruction.range();
@@ -469,25 +482,30 @@ impl std::fmt::Display for RenameError {
     }
 }
 
-/// The range of the name at `offset` if it can be renamed.
+/// The range of the name at `offset` if it can be renamed: any name this file
+/// declares, including the name of a register range (`%r` of `%r<4>`, which
+/// renames the whole range) and one register of a range (`%r1`).
 pub fn prepare_rename(parse: &Parse, offset: usize) -> Result<TextRange, RenameError> {
     let token = name_at(parse, offset)
         .ok_or_else(|| RenameError("there is no name here to rename".into()))?;
     let text = &parse.text()[token.range.clone()];
     let declarations = Declarations::around(parse, token.range.clone());
-    let targets = declarations.of_token(text, &token.range);
-    let Some(decl) = targets.first() else {
+    if declarations.of_token(text, &token.range).is_empty() {
         return Err(RenameError(format!(
             "`{text}` is not declared in this file, so it cannot be renamed"
         )));
-    };
-    if let Some(count) = decl.count {
-        return Err(RenameError(format!(
-            "`{text}` is one of the registers `{}<{count}>`; rename the whole range in its declaration",
-            decl.name
-        )));
     }
     Ok(token.range)
+}
+
+/// What a rename changes.
+enum RenameKind {
+    /// One declaration and its uses.
+    Name,
+    /// `%r` of `%r<N>`: the prefix of every register of the range.
+    WholeRange,
+    /// `%r1` of `%r<N>`: its uses, and a new declaration beside the range's.
+    RangeElement,
 }
 
 /// The edits that rename the name at `offset` to `new_name`.
@@ -497,7 +515,8 @@ pub fn rename(
     new_name: &str,
 ) -> Result<Vec<(TextRange, String)>, RenameError> {
     let range = prepare_rename(parse, offset)?;
-    let old = &parse.text()[range.clone()];
+    let src = parse.text();
+    let old = &src[range.clone()];
     if !is_valid_name(new_name, old.starts_with('%')) {
         let what = if old.starts_with('%') {
             "a register name (`%` followed by letters, digits, `_` or `$`)"
@@ -512,22 +531,99 @@ pub fn rename(
     };
     let declarations = declarations_for(parse, &token);
     let decl = declarations.of_token(old, &range)[0].clone();
+    let kind = match decl.count {
+        None => RenameKind::Name,
+        Some(_) if decl.name_range == range => RenameKind::WholeRange,
+        Some(_) => RenameKind::RangeElement,
+    };
+    if matches!(kind, RenameKind::WholeRange) && new_name.ends_with(|c: char| c.is_ascii_digit()) {
+        return Err(RenameError(format!(
+            "the name of a register range cannot end in a digit: `{new_name}<{}>` would make `{new_name}0` ambiguous",
+            decl.count.unwrap_or(0)
+        )));
+    }
     if new_name != old {
-        let clash = declarations.all().iter().find(|d| {
-            (d.declares(new_name) || d.name == new_name)
+        // The range being renamed as a whole cannot clash with itself; one of its registers
+        // can (`%r1` -> `%r2` of the same `%r<4>`).
+        let overlaps = |d: &Declaration| {
+            !(matches!(kind, RenameKind::WholeRange) && d.name_range == decl.name_range)
                 && (contains(&d.scope, &decl.scope) || contains(&decl.scope, &d.scope))
+        };
+        let clash = declarations.all().iter().find(|d| {
+            overlaps(d)
+                && match kind {
+                    RenameKind::WholeRange => {
+                        d.name == new_name
+                            || range_names_meet(new_name, decl.count, &d.name, d.count)
+                    }
+                    _ => d.declares(new_name) || d.name == new_name,
+                }
         });
         if let Some(clash) = clash {
-            return Err(RenameError(format!(
-                "`{new_name}` is already declared (at byte {}) where `{old}` is visible",
-                clash.name_range.start
-            )));
+            let declared = match clash.count {
+                Some(count) => format!("{}<{count}>", clash.name),
+                None => clash.name.clone(),
+            };
+            return Err(RenameError(match kind {
+                RenameKind::WholeRange => format!(
+                    "`{old}<{}>` cannot become `{new_name}<{}>`: `{declared}` is already declared (at byte {}) where the range is visible",
+                    decl.count.unwrap_or(0),
+                    decl.count.unwrap_or(0),
+                    clash.name_range.start
+                ),
+                _ => format!(
+                    "`{new_name}` is already declared (at byte {}) where `{old}` is visible",
+                    clash.name_range.start
+                ),
+            }));
         }
     }
-    Ok(occurrences(parse, &declarations, &token)
-        .into_iter()
-        .map(|r| (r.range, new_name.to_owned()))
-        .collect())
+    let refs = occurrences(parse, &declarations, &token);
+    let mut edits: Vec<(TextRange, String)> = match kind {
+        RenameKind::Name => refs
+            .into_iter()
+            .map(|r| (r.range, new_name.to_owned()))
+            .collect(),
+        // `%r7` keeps its digits: only the prefix changes.
+        RenameKind::WholeRange => refs
+            .into_iter()
+            .map(|r| {
+                (
+                    r.range.start..r.range.start + old.len(),
+                    new_name.to_owned(),
+                )
+            })
+            .collect(),
+        // The range's own name stays: the other registers of the range keep it.
+        RenameKind::RangeElement => refs
+            .into_iter()
+            .filter(|r| r.range != decl.name_range)
+            .map(|r| (r.range, new_name.to_owned()))
+            .collect(),
+    };
+    if matches!(kind, RenameKind::RangeElement) && new_name != old {
+        let line_start = src[..decl.full_range.start]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let indent: String = src[line_start..decl.full_range.start]
+            .chars()
+            .take_while(|c| c.is_whitespace())
+            .collect();
+        let head = src[decl.full_range.start..decl.declarators_start].trim_end();
+        let at = decl.full_range.end;
+        edits.push((at..at, format!("\n{indent}{head} {new_name};")));
+    }
+    Ok(edits)
+}
+
+/// Whether the registers of `a<a_count>` (or the single name `a`) and of `b<b_count>` (or `b`)
+/// could share a name: one name is the other followed by digits.
+fn range_names_meet(a: &str, a_count: Option<u64>, b: &str, b_count: Option<u64>) -> bool {
+    let digits_after = |long: &str, short: &str| {
+        long.strip_prefix(short)
+            .is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|c| c.is_ascii_digit()))
+    };
+    (a_count.is_some() && digits_after(b, a)) || (b_count.is_some() && digits_after(a, b))
 }
 
 fn contains(outer: &TextRange, inner: &TextRange) -> bool {

@@ -260,11 +260,81 @@ fn rename_a_register_and_a_parameter() {
 }
 
 #[test]
+fn rename_a_whole_register_range() {
+    check_rename(
+        ".entry k()\n{\n  .reg .f32 %f<4>;\n  .reg .b32 %r<2>;\n  mov.f32 %f1, 0f3F800000;\n  add.f32 %f3, %f1, %f1;\n  mov.b32 %r1, %f3;\n  { .reg .f32 %f<2>; mov.f32 %f1, 0f00000000; }\n}\n"
+            .replacen("%f<4>", "%f$0<4>", 1)
+            .as_str(),
+        "%acc",
+        expect![[r#"
+            .entry k()
+            {
+              .reg .f32 %acc<4>;
+              .reg .b32 %r<2>;
+              mov.f32 %acc1, 0f3F800000;
+              add.f32 %acc3, %acc1, %acc1;
+              mov.b32 %r1, %acc3;
+              { .reg .f32 %f<2>; mov.f32 %f1, 0f00000000; }
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn rename_one_register_of_a_range() {
+    check_rename(
+        ".entry k()\n{\n  .reg .f32 %f<4>;\n  mov.f32 %f1$0, 0f3F800000;\n  add.f32 %f3, %f1, %f2;\n}\n",
+        "%scale",
+        expect![[r#"
+            .entry k()
+            {
+              .reg .f32 %f<4>;
+              .reg .f32 %scale;
+              mov.f32 %scale, 0f3F800000;
+              add.f32 %f3, %scale, %f2;
+            }
+        "#]],
+    );
+    // nvcc declares several ranges in one statement; the new name gets the range's type.
+    check_rename(
+        ".entry k()\n{\n\t.reg .b64 %rd<3>, %x;\n\tcvta.to.global.u64 %rd2, %rd1$0;\n}\n",
+        "%base",
+        expect![[r#"
+            .entry k()
+            {
+            	.reg .b64 %rd<3>, %x;
+            	.reg .b64 %base;
+            	cvta.to.global.u64 %rd2, %base;
+            }
+        "#]],
+    );
+    let (parse, offset) = fixture(".entry k() { .reg .b32 %r<4>; mov.b32 %r1$0, 0; }\n");
+    assert_eq!(prepare_rename(&parse, offset), Ok(offset - 3..offset));
+    let (parse, offset) = fixture(".entry k() { .reg .b32 %r$0<4>; mov.b32 %r1, 0; }\n");
+    assert_eq!(prepare_rename(&parse, offset), Ok(offset - 2..offset));
+}
+
+#[test]
 fn rename_is_refused_when_it_would_change_meaning() {
     check_rename(
+        ".entry k() { .reg .b32 %r$0<4>, %acc1; mov.b32 %r1, 0; }\n",
+        "%acc",
+        expect!["error: `%r<4>` cannot become `%acc<4>`: `%acc1` is already declared (at byte 30) where the range is visible"],
+    );
+    check_rename(
+        ".entry k() { .reg .b32 %r$0<4>; mov.b32 %r1, 0; }\n",
+        "%q2",
+        expect!["error: the name of a register range cannot end in a digit: `%q2<4>` would make `%q20` ambiguous"],
+    );
+    check_rename(
         ".entry k() { .reg .b32 %r<4>; mov.b32 %r1$0, 0; }\n",
-        "%x",
-        expect!["error: `%r1` is one of the registers `%r<4>`; rename the whole range in its declaration"],
+        "%r2",
+        expect!["error: `%r2` is already declared (at byte 23) where `%r1` is visible"],
+    );
+    check_rename(
+        ".entry k() { .reg .b32 %r<4>, %x<2>; mov.b32 %r1$0, 0; }\n",
+        "%x1",
+        expect!["error: `%x1` is already declared (at byte 30) where `%r1` is visible"],
     );
     check_rename(
         ".entry k() { mov.u32 %r1, %tid$0.x; }\n",

@@ -79,8 +79,10 @@ pub mod modifiers {
     pub const DEFAULT_LIBRARY: u32 = 1 << 1;
     /// Cannot be written (special registers).
     pub const READONLY: u32 = 1 << 2;
-    /// Names in the modifier legend, in bit order.
-    pub const NAMES: [&str; 3] = ["declaration", "defaultLibrary", "readonly"];
+    /// The instruction writes the register (it is in the destination operand).
+    pub const MODIFICATION: u32 = 1 << 3;
+    /// Names in the modifier legend, in bit order (the standard LSP modifiers).
+    pub const NAMES: [&str; 4] = ["declaration", "defaultLibrary", "readonly", "modification"];
 }
 
 /// One highlighted token.
@@ -95,7 +97,7 @@ pub struct HighlightToken {
 /// The highlighted tokens of the document, or of the part of it overlapping
 /// `range`, in source order. Punctuation is left out.
 pub fn semantic_tokens(parse: &Parse, range: Option<TextRange>) -> Vec<HighlightToken> {
-    let (tokens, declarations) = match range {
+    let (tokens, declarations) = match range.clone() {
         Some(range) => (
             parse.tokens_in(range.clone()),
             Declarations::around(parse, range),
@@ -103,9 +105,29 @@ pub fn semantic_tokens(parse: &Parse, range: Option<TextRange>) -> Vec<Highlight
         None => (parse.tokens(), Declarations::of(parse)),
     };
     let src = parse.text();
+    let writes = crate::navigation::destination_ranges(parse, range.unwrap_or(0..src.len()));
+    let mut next_write = 0;
     tokens
         .into_iter()
-        .filter_map(|token| highlight(&token, &src[token.range.clone()], &declarations))
+        .filter_map(|token| {
+            let mut h = highlight(&token, &src[token.range.clone()], &declarations)?;
+            if h.kind == HighlightKind::Register {
+                // Both lists are in source order: walk the destinations along.
+                while writes
+                    .get(next_write)
+                    .is_some_and(|w| w.end <= token.range.start)
+                {
+                    next_write += 1;
+                }
+                if writes
+                    .get(next_write)
+                    .is_some_and(|w| w.start <= token.range.start && token.range.end <= w.end)
+                {
+                    h.modifiers |= modifiers::MODIFICATION;
+                }
+            }
+            Some(h)
+        })
         .collect()
 }
 
@@ -123,7 +145,8 @@ fn highlight(
         TokenKind::Type => (HighlightKind::Type, 0),
         TokenKind::Mnemonic => (HighlightKind::Opcode, DEFAULT_LIBRARY),
         TokenKind::Qualifier => (HighlightKind::Qualifier, 0),
-        TokenKind::Component => (HighlightKind::Component, 0),
+        // `.x` of `%tid.x` is part of the special register and looks like it.
+        TokenKind::Component => (HighlightKind::Component, DEFAULT_LIBRARY | READONLY),
         TokenKind::Integer | TokenKind::Float => (HighlightKind::Number, 0),
         TokenKind::String => (HighlightKind::String, 0),
         TokenKind::SectionName => (HighlightKind::Section, 0),
@@ -298,13 +321,13 @@ L: ld.param.u32 %r1, [p];
                 Opcode "ld" defaultLibrary
                 Qualifier ".param" 
                 Qualifier ".u32" 
-                Register "%r1" 
+                Register "%r1" modification
                 Parameter "p" 
                 Opcode "mov" defaultLibrary
                 Qualifier ".u32" 
-                Register "%r0" 
+                Register "%r0" modification
                 SpecialRegister "%tid" defaultLibrary,readonly
-                Component ".x" 
+                Component ".x" defaultLibrary,readonly
                 Opcode "st" defaultLibrary
                 Qualifier ".global" 
                 Qualifier ".b32" 

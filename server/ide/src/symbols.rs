@@ -39,20 +39,35 @@ pub struct Symbol {
     pub children: Vec<Symbol>,
 }
 
-/// The outline of a document, in source order.
+/// The outline of a document: kernels and device functions first, then the module-level
+/// variables (nvcc puts hundreds of `__nv_static_…` globals before its kernels), each group in
+/// source order.
 pub fn document_symbols(parse: &Parse) -> Vec<Symbol> {
     let module = parse.module();
+    let mut functions = Vec::new();
     let mut out = Vec::new();
     for item in module.items() {
         match item {
-            Item::Function(function) => out.extend(function_symbol(function)),
+            Item::Function(function) => functions.extend(function_symbol(function)),
             Item::Variable(decl) => out.extend(variable_symbols(decl, false)),
             // Snippets: statements outside any function.
             Item::Statement(statement) => statement_symbols(statement, &mut out),
             Item::Directive(_) => {}
         }
     }
-    out
+    functions.extend(out);
+    functions
+}
+
+/// The C++ name behind a mangled one (`_Z6helperfi` → `helper(float, int)`), when `name` is an
+/// Itanium-mangled name; `None` for every other name.
+pub fn demangle(name: &str) -> Option<String> {
+    if !name.starts_with("_Z") {
+        return None;
+    }
+    let symbol = cpp_demangle::Symbol::new(name).ok()?;
+    let options = cpp_demangle::DemangleOptions::default();
+    symbol.demangle(&options).ok().filter(|d| d != name)
 }
 
 /// A symbol together with the names of the symbols that contain it.
@@ -84,7 +99,13 @@ fn flatten(mut symbol: Symbol, container: Option<&str>, query: &str, out: &mut V
     let wanted = if query.is_empty() {
         top_level
     } else {
+        // A demangled name matches by its C++ spelling or by the mangled one (in the detail).
         matches_query(&symbol.name, query)
+            || symbol
+                .detail
+                .as_deref()
+                .and_then(|d| d.split_whitespace().next())
+                .is_some_and(|mangled| mangled.starts_with("_Z") && matches_query(mangled, query))
     };
     if wanted {
         out.push(FlatSymbol {
@@ -115,7 +136,13 @@ fn function_symbol(function: Function<'_>) -> Option<Symbol> {
         FunctionKind::Entry => (SymbolKind::Entry, ".entry"),
         FunctionKind::Func => (SymbolKind::Function, ".func"),
     };
-    let mut detail: Vec<&str> = function.linkage().iter().map(|t| t.text).collect();
+    // A mangled C++ name is shown demangled; the mangled name leads the detail.
+    let demangled = demangle(name.text);
+    let mut detail: Vec<&str> = Vec::new();
+    if demangled.is_some() {
+        detail.push(name.text);
+    }
+    detail.extend(function.linkage().iter().map(|t| t.text));
     detail.push(keyword);
     if function.body().is_none() {
         detail.push("(declaration)");
@@ -132,7 +159,7 @@ fn function_symbol(function: Function<'_>) -> Option<Symbol> {
         block_symbols(body, &mut children);
     }
     Some(Symbol {
-        name: name.text.to_owned(),
+        name: demangled.unwrap_or_else(|| name.text.to_owned()),
         kind,
         detail: Some(detail.join(" ")),
         range: function.range(),
@@ -266,8 +293,6 @@ $L__BB0_1:
 }
 "#,
             expect![[r#"
-                Variable counter [.global .align 4 .b32] "counter"
-                Variable other [.global .align 4 .b32] "other"
                 Function helper [.extern .func (declaration)] "helper"
                   Parameter r [.param .b32] "r"
                   Parameter x [.param .b32] "x"
@@ -279,8 +304,48 @@ $L__BB0_1:
                   Label $L__BB0_1 [] "$L__BB0_1"
                   Register p [.reg .pred] "p"
                   Label inner [] "inner"
+                Variable counter [.global .align 4 .b32] "counter"
+                Variable other [.global .align 4 .b32] "other"
             "#]],
         );
+    }
+
+    /// nvcc's mangled C++ names are shown as C++ writes them, with the mangled name first in
+    /// the detail; kernels and functions come before the module's variables.
+    #[test]
+    fn mangled_names_are_demangled_and_functions_come_first() {
+        check(
+            r#".version 9.0
+.target sm_90
+.global .align 1 .b8 __nv_static_51__abc_data[4];
+.func (.param .b32 r) _Z6helperfi(.param .b32 x, .param .b32 y);
+.visible .entry _Z5scalePfi(.param .u64 p, .param .u32 n) { ret; }
+.visible .entry plain() { ret; }
+"#,
+            expect![[r#"
+                Function helper(float, int) [_Z6helperfi .func (declaration)] "_Z6helperfi"
+                  Parameter r [.param .b32] "r"
+                  Parameter x [.param .b32] "x"
+                  Parameter y [.param .b32] "y"
+                Entry scale(float*, int) [_Z5scalePfi .visible .entry] "_Z5scalePfi"
+                  Parameter p [.param .u64] "p"
+                  Parameter n [.param .u32] "n"
+                Entry plain [.visible .entry] "plain"
+                Variable __nv_static_51__abc_data [.global .align 1 .b8] "__nv_static_51__abc_data"
+            "#]],
+        );
+        let parse = Parse::new(".func _Z6helperfi();\n.entry _Z5scalePfi() { ret; }\n");
+        let names: Vec<String> = workspace_symbols(&parse, "_Z6h")
+            .into_iter()
+            .map(|s| s.symbol.name)
+            .collect();
+        assert_eq!(names, ["helper(float, int)"]);
+        assert_eq!(
+            demangle("_Z5scalePfi").as_deref(),
+            Some("scale(float*, int)")
+        );
+        assert_eq!(demangle("plain"), None);
+        assert_eq!(demangle("_Znot a name"), None);
     }
 
     #[test]

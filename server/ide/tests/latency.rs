@@ -34,20 +34,18 @@ fn report(name: &str, samples: &mut [Duration]) {
     );
 }
 
-/// The seed sections as an in-memory index, if the shared folder is there.
-fn seed_index() -> Option<ptx_docs::SpecIndex> {
-    let shared = std::env::var_os("PTX_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
-    // The whole document in a release run (the real size of an index); the seeds in a debug
-    // run, where only correctness is of interest.
-    let spec = shared.join("ptx-isa-9.1");
-    let dir = if spec.is_dir() && !cfg!(debug_assertions) {
-        spec
-    } else {
-        shared.join("seeds")
+/// An in-memory index: of the copy of the PTX ISA named by `PTX_ISA_DIR` in a release run (the
+/// real size of an index), else of the sections written for `ptx-docs`'s tests (a debug run,
+/// where only correctness is of interest).
+fn spec_index() -> ptx_docs::SpecIndex {
+    let dir = match std::env::var_os("PTX_ISA_DIR") {
+        Some(dir) if !cfg!(debug_assertions) => PathBuf::from(dir),
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/tests/fixtures/export"),
     };
-    ptx_docs::parse_input(&dir).ok().map(|(index, _)| index)
+    eprintln!("spec index from {}", dir.display());
+    ptx_docs::parse_input(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .0
 }
 
 #[test]
@@ -105,7 +103,8 @@ fn hover_completion_and_signature_latency_on_a_large_file() {
         &mut samples,
     );
 
-    if let Some(index) = seed_index() {
+    {
+        let index = spec_index();
         let with = HoverConfig {
             spec: Some(&index),
             target_unknown: false,

@@ -37,6 +37,30 @@ use ptx_syntax::TextRange;
 pub use memory::MAX_SHARED_PER_CTA;
 pub use run::{parse_arg, run_kernel, run_snippet, ArgSpec};
 
+/// The first statement the interpreter cannot execute, with why: in the snippet
+/// (`entry: None`) or in the kernel `entry` and the functions it calls. `None` when every
+/// statement is one it executes (`trap` and `brkpt` count: they stop the run on purpose).
+/// Lets an editor offer to run only what can run, or say which line blocks it.
+pub fn first_unsupported(
+    parse: &ptx_syntax::Parse,
+    entry: Option<&str>,
+) -> Option<(TextRange, String)> {
+    let mode = match entry {
+        Some(name) => decode::Mode::Kernel(name),
+        None => decode::Mode::Snippet,
+    };
+    let program = match decode::decode(parse, mode) {
+        Ok(program) => program,
+        Err(error) => return Some((error.range, error.message)),
+    };
+    program.insts.iter().find_map(|inst| match &inst.op {
+        Op::Unsupported(message) if !message.ends_with("stops the kernel") => {
+            Some((inst.range.clone(), message.clone()))
+        }
+        _ => None,
+    })
+}
+
 /// Default step limit (warp-instruction issues).
 pub const DEFAULT_MAX_STEPS: u64 = 10_000_000;
 

@@ -1,4 +1,4 @@
-//! Reader for the markdown export of the PTX ISA spec (`shared/ptx-isa-9.1/`): splits files into
+//! Reader for the markdown export of the PTX ISA spec (one `.md` file per section, as in a `ptx-isa-9.1/` folder): splits files into
 //! numbered sections and offers helpers to pull out the Syntax block and the notes paragraphs.
 //! Used only by the generator and the drift tests; the runtime never reads the spec.
 

@@ -268,6 +268,66 @@ impl fmt::Display for TargetReq {
     }
 }
 
+impl TargetReq {
+    /// The targets in the words every message of the project uses (diagnostics, hover,
+    /// completion): `sm_90+` as `sm_90 or newer`; `sm_100a | sm_100f+ | sm_103f+` as
+    /// `sm_100a/sm_100f/sm_103f` (an `f` target stands for itself and the later `a`/`f` targets
+    /// of its family); several conditions that must all hold as the one they amount to when
+    /// each is `sm_N or newer` (`sm_80+ & sm_90+` is `sm_90 or newer`), else joined with "and".
+    pub fn describe(&self) -> String {
+        match self {
+            TargetReq::All => "any target".to_owned(),
+            TargetReq::AnyOf(atoms) => match atoms.as_slice() {
+                [TargetAtom::AtLeast(n)] => format!("sm_{n} or newer"),
+                _ => {
+                    let mut names: Vec<String> = Vec::new();
+                    for atom in atoms {
+                        let name = match atom {
+                            TargetAtom::AtLeast(n) => format!("sm_{n}+"),
+                            // sm_101* was renamed sm_110*: name only the new spelling.
+                            TargetAtom::Arch(101) | TargetAtom::Family(101) => continue,
+                            TargetAtom::Arch(n) => format!("sm_{n}a"),
+                            TargetAtom::Family(n) => format!("sm_{n}f"),
+                            TargetAtom::Option(o) => o.clone(),
+                        };
+                        if !names.contains(&name) {
+                            names.push(name);
+                        }
+                    }
+                    names.join("/")
+                }
+            },
+            TargetReq::AllOf(parts) => {
+                let floors: Option<Vec<u32>> = parts
+                    .iter()
+                    .map(|p| match p {
+                        TargetReq::All => Some(0),
+                        TargetReq::AnyOf(atoms) => match atoms.as_slice() {
+                            [TargetAtom::AtLeast(n)] => Some(*n),
+                            _ => None,
+                        },
+                        TargetReq::AllOf(_) => None,
+                    })
+                    .collect();
+                match floors.and_then(|f| f.into_iter().max()) {
+                    Some(0) => "any target".to_owned(),
+                    Some(n) => format!("sm_{n} or newer"),
+                    None => {
+                        let mut out: Vec<String> = Vec::new();
+                        for p in parts.iter().filter(|p| **p != TargetReq::All) {
+                            let d = p.describe();
+                            if !out.contains(&d) {
+                                out.push(d);
+                            }
+                        }
+                        out.join(" and ")
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Convenience: whether `target` (one `.target` entry) satisfies `req`.
 pub fn target_supports(req: &TargetReq, target: &str) -> bool {
     req.satisfied_by(target)

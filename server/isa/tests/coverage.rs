@@ -1,66 +1,14 @@
-//! Coverage: every instruction heading of spec section 9.7 has an entry with forms.
+//! Coverage: every instruction has forms, and chapters 10 and 11 (special registers,
+//! directives) are all there. That every heading of the document's section 9.7 has an entry is
+//! checked against a copy of the document by `spec_drift.rs` (run by `tests/spec-tests.sh`).
 
-use std::path::Path;
-
-use ptx_isa::specgen::heading_opcodes;
-use ptx_isa::specmd::read_dir_sections;
-use ptx_isa::{Isa, SlotKind};
+use ptx_isa::Isa;
 
 #[test]
-fn every_instruction_heading_is_covered() {
-    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/ptx-isa-9.1");
-    assert!(
-        spec.join("INDEX.md").is_file(),
-        "the PTX ISA spec is missing at {}",
-        spec.display()
-    );
-    let sections = read_dir_sections(&spec).unwrap();
+fn every_instruction_has_forms() {
     let isa = Isa::get();
-    let mut headings = 0;
-    let mut missing = Vec::new();
-    for sec in sections.iter().filter(|s| s.is_under("9.7")) {
-        let has_syntax = sec.block("Syntax").is_some();
-        let names = heading_opcodes(&sec.title);
-        if !has_syntax && !sec.title.contains("Instructions:") {
-            continue;
-        }
-        for name in names {
-            headings += 1;
-            // A family heading without its own Syntax (`mbarrier`) is covered by its members.
-            let found = isa
-                .instructions_named(&name)
-                .any(|i| !i.forms.is_empty() && i.section == sec.number)
-                || (!has_syntax
-                    && isa
-                        .instructions_with_prefix(&name)
-                        .any(|i| i.section.starts_with(&format!("{}.", sec.number))));
-            if !found {
-                missing.push(format!("{} {name}", sec.number));
-            }
-        }
-    }
-    let insts = isa.instructions();
-    let forms: usize = insts.iter().map(|i| i.forms.len()).sum();
-    let set_slots: usize = insts
-        .iter()
-        .flat_map(|i| &i.forms)
-        .flat_map(|f| &f.qualifier_slots)
-        .filter(|s| s.kind == SlotKind::Set)
-        .count();
-    let features: usize = insts.iter().map(|i| i.features.len()).sum();
-    let unattributed: usize = insts.iter().map(|i| i.unattributed_facts).sum();
-    println!(
-        "coverage: {headings} instruction headings, {} instructions, {forms} forms, \
-         {set_slots} set-valued qualifier slots, {features} qualifier-level features, \
-         {unattributed} unattributed notes, {} special registers, {} directives, {} targets",
-        insts.len(),
-        isa.special_registers().len(),
-        isa.directives().len(),
-        isa.targets().len()
-    );
-    assert!(missing.is_empty(), "headings without data: {missing:#?}");
-    assert!(headings >= 190, "suspiciously few headings: {headings}");
-    for i in insts {
+    assert!(isa.instructions().len() >= 190);
+    for i in isa.instructions() {
         assert!(
             !i.forms.is_empty(),
             "{} ({}) has no forms",

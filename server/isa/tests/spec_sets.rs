@@ -7,7 +7,7 @@
 //! `tests/fixtures/spec-differences.txt` (a model fix, an overlay measured with ptxas, or a
 //! reading this test does not attempt); a listed difference that no longer occurs fails too.
 //!
-//! The spec is read from `$PTX_ISA_DIR`, else from `shared/ptx-isa-9.1` beside the repository.
+//! The spec is read from `$PTX_ISA_DIR` (tests/spec-tests.sh sets it).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -16,10 +16,10 @@ use std::path::{Path, PathBuf};
 use ptx_isa::Isa;
 
 fn spec_dir() -> PathBuf {
-    match std::env::var_os("PTX_ISA_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/ptx-isa-9.1"),
-    }
+    PathBuf::from(
+        std::env::var_os("PTX_ISA_DIR")
+            .expect("set PTX_ISA_DIR to a copy of the PTX ISA 9.1 markdown (tests/spec-tests.sh)"),
+    )
 }
 
 /// One section of the instruction chapter: its number and its text.

@@ -3,21 +3,26 @@
 //! in `spec_examples_known_failures.tsv` (all of them are defects of the
 //! document's examples: typos, missing `;`, made-up directives).
 //!
-//! The spec is read from `../shared/ptx-isa-9.1` beside the repository; no
-//! text of it is committed here.
+//! The document is read from the copy of its markdown export named by
+//! `PTX_ISA_DIR`; no text of it is committed here. `tests/spec-tests.sh` runs
+//! this file; `cargo test` leaves it out (`test = false` in Cargo.toml).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use ptx_syntax::Parse;
 
 fn spec_dir() -> PathBuf {
-    let dir =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/ptx-isa-9.1/9-instruction-set");
+    let root = std::env::var_os("PTX_ISA_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            panic!("PTX_ISA_DIR is not set: run this test through tests/spec-tests.sh")
+        });
+    let dir = root.join("9-instruction-set");
     assert!(
         dir.is_dir(),
-        "the PTX ISA 9.1 markdown must be at {} (../shared beside the repository)",
-        dir.display()
+        "PTX_ISA_DIR={} has no 9-instruction-set folder (the markdown export of PTX ISA 9.1)",
+        root.display()
     );
     dir
 }

@@ -998,7 +998,6 @@ mod tests {
   setp.eq.bf16x2 %p1|%p2, %r1, %r2;
 //^^^^^^^^^^^^^^ error: `setp.bf16x2` needs .target sm_90 or newer (this file targets sm_80)
   min.f32 %f1, %f2, %f3, %f4;
-//^^^^^^^ error: `min.f32 with three inputs` needs `.version 8.8` or newer (this file has .version 8.0)
 //^^^^^^^ error: `min.f32 with three inputs` needs .target sm_100 or newer (this file targets sm_80)
   max.relu.s32 %r1, %r2, %r3;
 //^^^^^^^^^^^^ error: `max.relu` needs .target sm_90 or newer (this file targets sm_80)

@@ -8,11 +8,11 @@
 //! list of qualifier rules confirmed with ptxas fixtures is checked on top (see
 //! [`QUALIFIER_RULES`]).
 
-use ptx_isa::{PtxVersion, Requirement, Unmet};
+use ptx_isa::{PtxVersion, Requirement, TargetAtom, TargetReq, Unmet};
 
 use crate::context::{Ctx, InstInfo};
 use crate::util::describe_targets;
-use crate::Diagnostic;
+use crate::{Diagnostic, Edit, Fix};
 
 /// Qualifier rules confirmed with ptxas (fixtures under `fixtures/ptxas`, whose messages name
 /// the feature): (instruction opcode, qualifiers that must all be written, since, targets,
@@ -406,23 +406,35 @@ pub(crate) fn describe(
     unmet: &Unmet,
 ) -> Diagnostic {
     match unmet {
-        Unmet::Version { needed } => Diagnostic::error(
-            "version-too-old",
-            range,
-            format!(
-                "`{subject}` needs `.version {needed}` or newer (this file has .version {})",
-                ctx.version.map_or("?".to_owned(), |v| v.to_string())
-            ),
-        ),
-        Unmet::Target { needed } => Diagnostic::error(
-            "unsupported-target",
-            range,
-            format!(
-                "`{subject}` needs .target {} (this file targets {})",
-                describe_targets(needed),
-                ctx.sm_target().unwrap_or("nothing")
-            ),
-        ),
+        Unmet::Version { needed } => {
+            let mut d = Diagnostic::error(
+                "version-too-old",
+                range,
+                format!(
+                    "`{subject}` needs `.version {needed}` or newer (this file has .version {})",
+                    ctx.version.map_or("?".to_owned(), |v| v.to_string())
+                ),
+            );
+            if let Some(fix) = raise_version(ctx, *needed) {
+                d.fixes.push(fix);
+            }
+            d
+        }
+        Unmet::Target { needed } => {
+            let mut d = Diagnostic::error(
+                "unsupported-target",
+                range,
+                format!(
+                    "`{subject}` needs .target {} (this file targets {})",
+                    describe_targets(needed),
+                    ctx.sm_target().unwrap_or("nothing")
+                ),
+            );
+            if let Some(fix) = raise_target(ctx, needed) {
+                d.fixes.push(fix);
+            }
+            d
+        }
         Unmet::Removed { since, on } => Diagnostic::error(
             "unsupported-target",
             range,
@@ -432,6 +444,53 @@ pub(crate) fn describe(
             ),
         ),
     }
+}
+
+/// The quick fix "raise .version to N" (when the file's own `.version` is the one in force).
+pub(crate) fn raise_version(ctx: &Ctx<'_>, needed: PtxVersion) -> Option<Fix> {
+    let token = ctx.version_token.clone()?;
+    Some(Fix::replace(
+        format!("Raise .version to {needed}"),
+        token,
+        needed.to_string(),
+    ))
+}
+
+/// The quick fix "raise .target to sm_N…": the first target the requirement names that
+/// satisfies it, with `.version` raised too when that target needs a newer one.
+pub(crate) fn raise_target(ctx: &Ctx<'_>, needed: &TargetReq) -> Option<Fix> {
+    let token = ctx.target_token.clone()?;
+    let candidates: Vec<String> = match needed {
+        TargetReq::All => return None,
+        TargetReq::AnyOf(atoms) => atoms
+            .iter()
+            .filter_map(|a| match a {
+                TargetAtom::AtLeast(n) => Some(format!("sm_{n}")),
+                TargetAtom::Arch(n) => Some(format!("sm_{n}a")),
+                TargetAtom::Family(n) => Some(format!("sm_{n}f")),
+                TargetAtom::Option(_) => None,
+            })
+            .collect(),
+        TargetReq::AllOf(_) => needed
+            .min_baseline()
+            .map(|n| format!("sm_{n}"))
+            .into_iter()
+            .collect(),
+    };
+    let target = candidates.into_iter().find(|t| needed.satisfied_by(t))?;
+    let info = ctx.isa.targets().iter().find(|t| t.name == target)?;
+    let mut fix = Fix::replace(format!("Raise .target to {target}"), token, target.clone());
+    let floor = info.min_version();
+    if let (Some(version), Some(vtoken)) = (ctx.version, ctx.version_token.clone()) {
+        if version < floor {
+            fix.title = format!("Raise .target to {target} (and .version to {floor})");
+            fix.edits.push(Edit {
+                range: vtoken,
+                new_text: floor.to_string(),
+            });
+        }
+    }
+    Some(fix)
 }
 
 #[cfg(test)]

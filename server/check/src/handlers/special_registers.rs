@@ -85,7 +85,6 @@ mod tests {
 {
   .reg .b32 %r<4>;
   mov.u32 %r1, %cluster_ctarank;
-//             ^^^^^^^^^^^^^^^^ error: `%cluster_ctarank` needs `.version 7.8` or newer (this file has .version 7.0)
 //             ^^^^^^^^^^^^^^^^ error: `%cluster_ctarank` needs .target sm_90 or newer (this file targets sm_80)
   mov.u32 %r1, %tid.x;
   add.u32 %r1, %tid.x, 1;

@@ -1,33 +1,35 @@
-//! Helpers shared by the integration tests: where the spec copies are (outside the repository)
-//! and scratch cache directories.
+//! Helpers shared by the integration tests: the fixture sections, the copy of the PTX ISA named
+//! by `PTX_ISA_DIR` (for the tests that need one), and scratch cache directories.
 
 #![allow(dead_code)]
 
+use ptx_docs::{Block, Entry};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// `shared/` next to the repository (CARGO_MANIFEST_DIR/../../../shared). The spec's text lives
-/// only there, never in the repository; without it these tests fail, on purpose.
-pub fn shared() -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    assert!(
-        p.join("ptx-isa-9.1").is_dir() && p.join("seeds").is_dir(),
-        "the spec copies are missing: expected {}/ptx-isa-9.1 and {}/seeds (the shared folder \
-         beside the repository); these tests need them and do not skip",
-        p.display(),
-        p.display()
-    );
-    p
-}
-
-/// The whole PTX ISA 9.1 as markdown, one file per section.
+/// The copy of the PTX ISA document (its markdown export, one file per section) named by
+/// `PTX_ISA_DIR`. Only the tests that `tests/spec-tests.sh` runs use it; without the variable
+/// they fail rather than pass unchecked.
 pub fn isa_dir() -> PathBuf {
-    shared().join("ptx-isa-9.1")
+    let dir = std::env::var_os("PTX_ISA_DIR").map(PathBuf::from).unwrap_or_else(|| {
+        panic!(
+            "PTX_ISA_DIR is not set: these tests read a copy of the PTX ISA document (the folder of \
+             its markdown export); run them through tests/spec-tests.sh"
+        )
+    });
+    assert!(
+        dir.is_dir(),
+        "PTX_ISA_DIR={} is not a folder",
+        dir.display()
+    );
+    dir
 }
 
-/// The five seed sections in both export formats.
-pub fn seeds_dir() -> PathBuf {
-    shared().join("seeds")
+/// Five sections written for these tests in the document's two markdown exports (fenced code
+/// with full links; front matter with `<#anchor>` links and indented code), in the project's own
+/// words: the structure of the document, none of its text.
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/export")
 }
 
 /// A fresh, empty scratch directory for a test.
@@ -106,4 +108,40 @@ pub fn names_after_colon(title: &str) -> Vec<String> {
         .map(|n| n.trim().trim_end_matches("(deprecated)").trim().to_string())
         .filter(|n| !n.is_empty())
         .collect()
+}
+
+/// The shape of an entry: rubrics with their block kinds, tables by number and size, qualifiers
+/// with sentence counts.
+pub fn shape(e: &Entry) -> String {
+    let mut out = format!(
+        "{} {} {:?} {:?}\n",
+        e.number,
+        e.anchor.as_deref().unwrap_or("-"),
+        e.kind,
+        e.names
+    );
+    for (r, blocks) in &e.parts {
+        let kinds: Vec<String> = blocks
+            .iter()
+            .map(|b| match b {
+                Block::Paragraph(_) => "p".into(),
+                Block::Code(_) => "code".into(),
+                Block::List(l) => format!("list{}", l.lines().count()),
+                Block::Table(t) => format!(
+                    "table{}[{}x{}]",
+                    t.number.map(|n| n.to_string()).unwrap_or_default(),
+                    t.rows.len(),
+                    t.rows.iter().map(Vec::len).max().unwrap_or(0)
+                ),
+            })
+            .collect();
+        out += &format!("{}: {}\n", r.label(), kinds.join(" "));
+    }
+    let q: Vec<String> = e
+        .qualifiers
+        .iter()
+        .map(|(k, v)| format!("{k}({})", v.len()))
+        .collect();
+    out += &format!("qualifiers: {}\n", q.join(" "));
+    out
 }

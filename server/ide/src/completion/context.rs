@@ -98,12 +98,13 @@ pub fn cursor_context(parse: &Parse, offset: usize) -> CursorContext {
                 in_body,
             };
         }
-        // `ld.glo`: complete the component after the last dot.
+        // `ld.glo`: complete the component after the last dot (the edit replaces `glo` only,
+        // so clients that insert the label itself never double the dot).
         let last_dot = word.rfind('.').expect("contains a dot");
         let components = word[..last_dot].split('.').map(str::to_string).collect();
         return CursorContext {
             kind: ContextKind::Opcode { components },
-            replace: word_start + last_dot..offset,
+            replace: word_start + last_dot + 1..offset,
             in_body,
         };
     }
@@ -340,7 +341,7 @@ mod tests {
                 components: vec!["ld".into()]
             }
         );
-        assert_eq!(word, ".glo");
+        assert_eq!(word, "glo");
         assert!(body);
         let (kind, word, _) = at(&format!("{HEAD}  ld.$0"));
         assert_eq!(
@@ -349,7 +350,7 @@ mod tests {
                 components: vec!["ld".into()]
             }
         );
-        assert_eq!(word, ".");
+        assert_eq!(word, "");
         let (kind, _, _) = at(&format!("{HEAD}  @%p1 tcgen05.ld.sync.$0"));
         assert_eq!(
             kind,

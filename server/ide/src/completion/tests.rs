@@ -32,17 +32,17 @@ const HEAD: &str =
 
 #[test]
 fn qualifiers_after_ld_follow_the_written_ones_in_order() {
-    check(&format!("{HEAD}  ld.$0"), CompletionKind::Qualifier, expect![".weak .const .global .param .param::entry .param::func .shared .shared::cta .shared::cluster .ca .cg .cs .lu .cv .L2::cache_hint .L2::64B .L2::128B .L2::256B .v2 .v4 .v8 .b8 .b16 .b32 .b64 .b128 .u8 .u16 .u32 .u64 .s8 .s16 .s32 .s64 .f32 .f64 .L1::evict_normal .L1::evict_unchanged .L1::evict_first .L1::evict_last .L1::no_allocate .relaxed .acquire .mmio"]);
-    check(&format!("{HEAD}  ld.global.$0"), CompletionKind::Qualifier, expect![".ca .cg .cs .lu .cv .L2::cache_hint .L2::64B .L2::128B .L2::256B .v2 .v4 .v8 .b8 .b16 .b32 .b64 .b128 .u8 .u16 .u32 .u64 .s8 .s16 .s32 .s64 .f32 .f64 .L1::evict_normal .L1::evict_unchanged .L1::evict_first .L1::evict_last .L1::no_allocate"]);
+    check(&format!("{HEAD}  ld.$0"), CompletionKind::Qualifier, expect!["weak ca cg cs lu cv L2::cache_hint L2::64B L2::128B L2::256B L1::evict_normal L1::evict_unchanged L1::evict_first L1::evict_last L1::no_allocate relaxed acquire mmio L2::evict_normal L2::evict_first L2::evict_last volatile"]);
+    check(&format!("{HEAD}  ld.global.$0"), CompletionKind::Qualifier, expect!["ca cg cs lu cv L2::cache_hint L2::64B L2::128B L2::256B L1::evict_normal L1::evict_unchanged L1::evict_first L1::evict_last L1::no_allocate L2::evict_normal L2::evict_first L2::evict_last"]);
     check(
         &format!("{HEAD}  ld.global.v4.$0\n  ret;\n}}"),
-        CompletionKind::Qualifier,
-        expect![".b8 .b16 .b32 .b128 .u8 .u16 .u32 .u64 .s8 .s16 .s32 .s64 .f32 .f64"],
+        CompletionKind::Type,
+        expect!["b8 b16 b32 b128 u8 u16 u32 u64 s8 s16 s32 s64 f32 f64 b64"],
     );
     check(
         &format!("{HEAD}  ld.glo$0"),
-        CompletionKind::Qualifier,
-        expect![".global"],
+        CompletionKind::StateSpace,
+        expect!["global"],
     );
 }
 
@@ -54,64 +54,97 @@ fn qualifiers_have_descriptions_and_requirements() {
     );
     let pack = all
         .iter()
-        .find(|i| i.label == ".pack::16b")
+        .find(|i| i.label == "pack::16b")
         .expect("pack offered");
     expect![[r#"
         CompletionItem {
-            label: ".pack::16b",
+            label: "pack::16b",
             kind: Qualifier,
             detail: Some(
-                "PTX 8.6+ · sm_100a | sm_101a | sm_110a | sm_100f+ | sm_101f+ | sm_110f+",
+                "PTX 8.6+ · sm_100a/sm_110a/sm_100f/sm_110f",
             ),
             documentation: Some(
                 "Pack two adjacent 16-bit elements of tensor memory into each 32-bit destination register (halves the register count per column pair).",
             ),
-            insert_text: ".pack::16b",
+            insert_text: "pack::16b",
             is_snippet: false,
-            replace_range: 113..114,
+            replace_range: 114..114,
             sort_text: "00000",
         }
     "#]].assert_debug_eq(pack);
 }
 
 #[test]
-fn target_filtering_changes_the_lists() {
+fn forms_the_target_lacks_are_marked_and_last() {
     let sm80 = ".version 8.6\n.target sm_80\n.entry k()\n{\n  $0\n}\n";
     let sm100a = ".version 8.6\n.target sm_100a\n.entry k()\n{\n  $0\n}\n";
-    let has = |src: &str, label: &str| {
-        items(src, &CompletionConfig::default())
-            .iter()
-            .any(|i| i.label == label && i.kind == CompletionKind::Opcode)
+    let opcode = |src: &str, label: &str, config: &CompletionConfig| {
+        items(src, config)
+            .into_iter()
+            .find(|i| i.label == label && i.kind == CompletionKind::Opcode)
+            .unwrap_or_else(|| panic!("{label} is listed"))
     };
-    assert!(!has(sm80, "tcgen05"));
-    assert!(has(sm100a, "tcgen05"));
-    assert!(has(sm80, "mma") && has(sm100a, "mma"));
-    // The same position inside `cp.async.bulk.` differs too, and so does an override.
-    let q80 = labels(
-        &sm80.replace("$0", "tcgen05.$0"),
-        CompletionKind::Opcode,
-        &CompletionConfig::default(),
-    );
-    let q100 = labels(
-        &sm100a.replace("$0", "tcgen05.$0"),
-        CompletionKind::Opcode,
-        &CompletionConfig::default(),
-    );
-    assert_eq!(q80, "");
-    expect![".alloc .dealloc .relinquish_alloc_permit .ld .st .cp .shift .mma .commit"]
-        .assert_eq(&q100);
+    let default = CompletionConfig::default();
+    let on80 = opcode(sm80, "tcgen05", &default);
+    expect![[r#"(Some("needs sm_100a/sm_110a/sm_100f/sm_110f"), "05000")"#]]
+        .assert_eq(&format!("{:?}", (on80.detail, on80.sort_text)));
+    let on100 = opcode(sm100a, "tcgen05", &default);
+    assert_eq!(on100.sort_text, "00100");
+    assert!(!on100.detail.unwrap().starts_with("needs"));
+    assert_eq!(opcode(sm80, "mma", &default).sort_text, "00100");
+    // Inside `tcgen05.` every component is listed on sm_80 too, each with what it needs.
+    let render = |src: &str, config: &CompletionConfig| {
+        let mut all = items(src, config);
+        all.sort_by(|a, b| (&a.sort_text, &a.label).cmp(&(&b.sort_text, &b.label)));
+        all.iter()
+            .map(|i| format!("{} ({})", i.label, i.detail.as_deref().unwrap_or("")))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    expect!["alloc (needs sm_100a/sm_110a/sm_100f/sm_110f)"]
+        .assert_eq(&render(&sm80.replace("$0", "tcgen05.a$0"), &default));
+    expect!["alloc (PTX 8.6+ · sm_100a/sm_110a/sm_100f/sm_110f)"]
+        .assert_eq(&render(&sm100a.replace("$0", "tcgen05.a$0"), &default));
+    // A configured target counts as the file's.
     let overridden = CompletionConfig {
         target_override: Some("sm_100a".into()),
         version_override: None,
     };
-    assert!(items(sm80, &overridden)
-        .iter()
-        .any(|i| i.label == "tcgen05"));
+    assert_eq!(opcode(sm80, "tcgen05", &overridden).sort_text, "00100");
     let old = CompletionConfig {
         target_override: None,
         version_override: Some("8.0".into()),
     };
-    assert!(!items(sm100a, &old).iter().any(|i| i.label == "tcgen05"));
+    expect![[r#"Some("needs PTX 8.6")"#]]
+        .assert_eq(&format!("{:?}", opcode(sm100a, "tcgen05", &old).detail));
+}
+
+/// After `ld.global.` the edit replaces only what is typed after the last dot, and the label
+/// is that word, so a client that inserts the label (Eglot) never writes `ld.global..`.
+#[test]
+fn qualifier_edits_replace_only_the_typed_word() {
+    let src = format!("{HEAD}  ld.global.L2$0");
+    let offset = src.find("$0").unwrap();
+    let all = items(&src, &CompletionConfig::default());
+    let hint = all
+        .iter()
+        .find(|i| i.label == "L2::cache_hint")
+        .expect("offered");
+    assert_eq!(hint.replace_range, offset - 2..offset);
+    assert_eq!(hint.insert_text, "L2::cache_hint");
+    let kinds = |src: &str| -> String {
+        let mut all = items(src, &CompletionConfig::default());
+        all.sort_by(|a, b| a.label.cmp(&b.label));
+        all.iter()
+            .filter(|i| {
+                ["global", "u32", "v4", "L2::cache_hint", "relaxed"].contains(&i.label.as_str())
+            })
+            .map(|i| format!("{} {:?}", i.label, i.kind))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    expect!["L2::cache_hint Qualifier, global StateSpace, relaxed Qualifier, u32 Type, v4 Type"]
+        .assert_eq(&kinds(&format!("{HEAD}  ld.$0")));
 }
 
 #[test]

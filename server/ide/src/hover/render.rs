@@ -35,10 +35,11 @@ pub fn requirement(out: &mut String, req: &Requirement, facts: &ModuleFacts) {
     let _ = write!(
         out,
         "**Requires** PTX ISA {}+ · targets: {}",
-        req.since, req.targets
+        req.since,
+        req.targets.describe()
     );
     for (version, on) in &req.removed {
-        let _ = write!(out, " · removed in PTX ISA {version} for {on}");
+        let _ = write!(out, " · removed in PTX ISA {version} for {}", on.describe());
     }
     out.push_str("\n\n");
     let unmet = req.check(
@@ -66,11 +67,12 @@ pub fn requirement(out: &mut String, req: &Requirement, facts: &ModuleFacts) {
             Unmet::Target { needed } => {
                 let _ = writeln!(
                     out,
-                    "✗ not supported on `.target {target}` (needs {needed})\n"
+                    "✗ not supported on `.target {target}` (needs {})\n",
+                    needed.describe()
                 );
             }
             Unmet::Removed { since, on } => {
-                let _ = writeln!(out, "✗ removed in PTX ISA {since} for {on}\n");
+                let _ = writeln!(out, "✗ removed in PTX ISA {since} for {}\n", on.describe());
             }
         }
     }
@@ -125,7 +127,12 @@ pub fn register_counts(out: &mut String, opcode_text: &str) {
         let _ = writeln!(
             out,
             "- operand {} (`{}`): {} × {}-bit — {}",
-            v.operand, v.role, v.registers, v.register_bits, v.explanation
+            // Counted from 1, as diagnostics count operands.
+            v.operand + 1,
+            v.role,
+            v.registers,
+            v.register_bits,
+            v.explanation
         );
     }
     out.push('\n');

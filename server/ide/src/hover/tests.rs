@@ -110,7 +110,7 @@ fn opcode() {
 
             **Registers**
 
-            - operand 0 (`d`): 4 × 32-bit — .v4 = 4 registers of 32 bits, one per .u32 element
+            - operand 1 (`d`): 4 × 32-bit — .v4 = 4 registers of 32 bits, one per .u32 element
 
             **Example**
 
@@ -130,23 +130,23 @@ fn qualifiers() {
         ".pack::16b",
         2,
         expect![[r#"
-        Qualifier ".pack::16b"
-        `.pack::16b` on `tcgen05.ld`
+            Qualifier ".pack::16b"
+            `.pack::16b` on `tcgen05.ld`
 
-        Pack two adjacent 16-bit elements of tensor memory into each 32-bit destination register (halves the register count per column pair).
+            Pack two adjacent 16-bit elements of tensor memory into each 32-bit destination register (halves the register count per column pair).
 
-        One of `.pack = { .pack::16b }` (optional).
+            One of `.pack = { .pack::16b }` (optional).
 
-        **Availability**: this form needs sm_100a, sm_100f, sm_103a, sm_103f, sm_110a or sm_110f and PTX 8.6
+            **Availability**: this form needs sm_100a, sm_100f, sm_103a, sm_103f, sm_110a or sm_110f and PTX 8.6
 
-        ✓ available on this target (`.target sm_100a`)
+            ✓ available on this target (`.target sm_100a`)
 
-        **Registers**
+            **Registers**
 
-        - operand 0 (`r`): 2 × 32-bit — 16x32bx2 = 1 register per repeat (two 16x32b halves) × x2 = 2; .pack::16b packs two 16-bit values per register without changing the count
+            - operand 1 (`r`): 2 × 32-bit — 16x32bx2 = 1 register per repeat (two 16x32b halves) × x2 = 2; .pack::16b packs two 16-bit values per register without changing the count
 
-        [PTX ISA §9.7.16.8.3 tcgen05.ld](https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-instructions-tcgen05-ld)
-    "#]],
+            [PTX ISA §9.7.16.8.3 tcgen05.ld](https://docs.nvidia.com/cuda/parallel-thread-execution/#tcgen05-instructions-tcgen05-ld)
+        "#]],
     );
     check_head(
         ".L2::cache_hint",
@@ -218,19 +218,19 @@ fn registers_and_special_registers() {
         "%ctaid.y",
         3,
         expect![[r#"
-        SpecialRegister "%ctaid.y"
-        ```ptx
-        .sreg .u32 %ctaid.y;
-        ```
+            SpecialRegister "%ctaid.y"
+            ```ptx
+            .sreg .u32 %ctaid.y;
+            ```
 
-        **%ctaid.y** — special register. The index of this CTA within the grid, per dimension.
+            **%ctaid.y** — special register. The index of this CTA within the grid, per dimension.
 
-        **Requires** PTX ISA 1.0+ · targets: all
+            **Requires** PTX ISA 1.0+ · targets: any target
 
-        ✓ supported on `.target sm_100a`
+            ✓ supported on `.target sm_100a`
 
-        [PTX ISA §10.6 %ctaid](https://docs.nvidia.com/cuda/parallel-thread-execution/#special-registers-ctaid)
-    "#]],
+            [PTX ISA §10.6 %ctaid](https://docs.nvidia.com/cuda/parallel-thread-execution/#special-registers-ctaid)
+        "#]],
     );
     check_head(
         "@%p",
@@ -399,19 +399,13 @@ fn broken_code_still_hovers() {
     assert_eq!(h.kind, HoverKind::Register);
 }
 
-/// The spec index built from the seed sections (`$PTX_SHARED_DIR/seeds`, else the `shared`
-/// folder next to the repository), in memory.
+/// The spec index built from the sections written for `ptx-docs`'s tests in the document's
+/// markdown exports (`server/docs/tests/fixtures/export`), in memory.
 fn seed_index() -> ptx_docs::SpecIndex {
-    let shared = std::env::var_os("PTX_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
-    let seeds = shared.join("seeds");
-    assert!(
-        seeds.is_dir(),
-        "the seed sections of the PTX ISA are needed at {} (set PTX_SHARED_DIR)",
-        seeds.display()
-    );
-    ptx_docs::parse_input(&seeds).expect("the seeds import").0
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/tests/fixtures/export");
+    ptx_docs::parse_input(&dir)
+        .expect("the fixture sections import")
+        .0
 }
 
 /// The part of a hover that came from the index: after the rule.
@@ -457,7 +451,7 @@ fn with_an_imported_index_the_spec_text_follows() {
             "{q}: no sentence in {spec}"
         );
     }
-    // `ld` is in the seeds too; `cvt` is not, so its hover has no imported part.
+    // `ld` is in the fixtures too; `cvt` is not, so its hover has no imported part.
     let h = at("ld.global", 1, &config).unwrap();
     assert!(imported(&h).contains("**9.7.9.8** "));
     let h = at("cvt.rn", 1, &config).unwrap();
@@ -513,4 +507,24 @@ fn blanks_before_a_qualifier() {
         ```ptx
         add.s32"#]],
     );
+}
+
+#[test]
+fn mangled_function_names_are_shown_demangled() {
+    let src = ".version 8.0\n.target sm_80\n.func _Z6helperfi(.param .b32 x)\n{\n  ret;\n}\n.entry k()\n{\n  call _Z6helperfi, (1);\n  ret;\n}\n";
+    let parse = Parse::new(src);
+    let h = hover(
+        &parse,
+        src.rfind("_Z6helperfi").unwrap() + 2,
+        &HoverConfig::default(),
+    )
+    .unwrap();
+    assert_eq!(h.kind, HoverKind::Function);
+    assert!(
+        h.markdown
+            .starts_with("**`helper(float, int)`** (C++)\n\n```ptx\n"),
+        "{}",
+        h.markdown
+    );
+    assert!(h.markdown.contains("_Z6helperfi"), "{}", h.markdown);
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let Some(spec) = args.next() else {
-        eprintln!("usage: isa-gen SPEC_DIR [OUT_DIR]   (e.g. isa-gen ../shared/ptx-isa-9.1)");
+        eprintln!("usage: isa-gen SPEC_DIR [OUT_DIR]   (SPEC_DIR: the markdown export of the PTX ISA, e.g. $PTX_ISA_DIR)");
         return ExitCode::FAILURE;
     };
     let out = args.next().map(PathBuf::from).unwrap_or_else(|| {

@@ -27,7 +27,8 @@ pub fn run(instruction: &str, target: Option<&str>, json: bool) -> ExitCode {
         for vector in &counts.vectors {
             outln!(
                 "  operand {}: {} × {}-bit registers ({})",
-                vector.operand,
+                // Counted from 1, as diagnostics and hovers count operands.
+                vector.operand + 1,
                 vector.registers,
                 vector.register_bits,
                 vector.explanation

@@ -125,30 +125,34 @@ pub(crate) fn folding_range(snapshot: &Snapshot, fold: &Fold) -> lsp::FoldingRan
     }
 }
 
-/// The semantic token types, in the order of [`HighlightKind::ALL`]. PTX's
-/// own concepts get their own types (editors map them through super-types:
-/// see editors/vscode/package.json and editors/nvim/plugin); the rest are
-/// standard types every client knows.
+/// The semantic token type of each kind: standard LSP types only, so every
+/// theme and client colours them without configuration. Kinds that share a
+/// type differ by modifiers (a special register is a `readonly
+/// defaultLibrary` variable, an opcode a `defaultLibrary` function).
+/// editors/vscode/package.json maps each type to the TextMate scope the
+/// grammar gives the same token, so colours do not change when the server
+/// starts; editors/nvim/plugin/ptx.lua links them to the groups the
+/// tree-sitter captures use.
 pub(crate) fn token_type_name(kind: HighlightKind) -> &'static str {
     match kind {
         HighlightKind::Comment => "comment",
         HighlightKind::String => "string",
         HighlightKind::Number => "number",
         HighlightKind::Directive => "keyword",
-        HighlightKind::StateSpace => "stateSpace",
+        HighlightKind::StateSpace => "modifier",
         HighlightKind::Type => "type",
-        HighlightKind::Opcode => "opcode",
-        HighlightKind::Qualifier => "qualifier",
+        HighlightKind::Opcode => "function",
+        HighlightKind::Qualifier => "enumMember",
         HighlightKind::Register => "variable",
-        HighlightKind::SpecialRegister => "specialRegister",
-        HighlightKind::Component => "property",
+        HighlightKind::SpecialRegister => "variable",
+        HighlightKind::Component => "variable",
         HighlightKind::Parameter => "parameter",
         HighlightKind::Variable => "variable",
         HighlightKind::Function => "function",
         HighlightKind::Label => "label",
         HighlightKind::Operator => "operator",
         HighlightKind::Section => "namespace",
-        HighlightKind::Target => "enumMember",
+        HighlightKind::Target => "enum",
         HighlightKind::Preprocessor => "macro",
     }
 }

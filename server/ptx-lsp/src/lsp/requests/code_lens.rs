@@ -139,6 +139,18 @@ fn lenses(snapshot: &Snapshot) -> Vec<CodeLens> {
         }),
         data: None,
     };
+    let blocked = |range: &TextRange, at: &TextRange, why: &str| CodeLens {
+        range: to_proto::range(snapshot, range),
+        command: Some(Command {
+            title: format!(
+                "Cannot run: line {}: {why}",
+                to_proto::range(snapshot, at).start.line + 1
+            ),
+            command: String::new(),
+            arguments: None,
+        }),
+        data: None,
+    };
     let mut out = Vec::new();
     let mut used = vec![false; comments.len()];
     for function in &entries {
@@ -156,6 +168,12 @@ fn lenses(snapshot: &Snapshot) -> Vec<CodeLens> {
         };
         if let Some(i) = own {
             used[i] = true;
+        }
+        // A kernel with a statement the interpreter cannot execute gets a lens that says
+        // which line blocks it, and runs nothing.
+        if let Some((at, why)) = ptx_interp::first_unsupported(parse, Some(name.text)) {
+            out.push(blocked(&function.range(), &at, &why));
+            continue;
         }
         params["textDocument"] = json!({"uri": uri});
         params["entry"] = json!(name.text);

@@ -17,7 +17,7 @@ use crate::lsp::{dispatch, from_proto, to_proto};
 fn kind(kind: CompletionKind) -> CompletionItemKind {
     match kind {
         CompletionKind::Opcode => CompletionItemKind::KEYWORD,
-        CompletionKind::Qualifier => CompletionItemKind::PROPERTY,
+        CompletionKind::Qualifier => CompletionItemKind::ENUM_MEMBER,
         CompletionKind::Snippet => CompletionItemKind::SNIPPET,
         CompletionKind::Register => CompletionItemKind::VARIABLE,
         CompletionKind::SpecialRegister => CompletionItemKind::CONSTANT,
