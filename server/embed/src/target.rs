@@ -347,7 +347,18 @@ fn ptx_isa_atom(t: &str) -> Option<u32> {
 pub fn condition(text: &str) -> Option<ArchReq> {
     if text.contains("\\\n") {
         // A condition continued over several lines.
-        return condition(&text.replace("\\\r\n", " ").replace("\\\n", " "));
+        return condition_within(&text.replace("\\\r\n", " ").replace("\\\n", " "), 0);
+    }
+    condition_within(text, 0)
+}
+
+/// Conditions nested deeper than this (parentheses alternating `||` and `&&`) are read
+/// as unknown rather than followed on the call stack.
+const MAX_CONDITION_DEPTH: usize = 64;
+
+fn condition_within(text: &str, depth: usize) -> Option<ArchReq> {
+    if depth > MAX_CONDITION_DEPTH {
+        return None;
     }
     let t = strip_parens(text.trim());
     let ors = split_top(t, "||");
@@ -357,7 +368,7 @@ pub fn condition(text: &str) -> Option<ArchReq> {
         let reqs: Option<Vec<ArchReq>> = ors
             .iter()
             .filter(|a| !names_other_compiler(a))
-            .map(|a| condition(a))
+            .map(|a| condition_within(a, depth + 1))
             .collect();
         return reqs?
             .into_iter()
@@ -368,7 +379,7 @@ pub fn condition(text: &str) -> Option<ArchReq> {
         // Unknown conjuncts only narrow further: the known ones still hold.
         return ands
             .iter()
-            .filter_map(|a| condition(a))
+            .filter_map(|a| condition_within(a, depth + 1))
             .reduce(ArchReq::stronger);
     }
     atom(t)
