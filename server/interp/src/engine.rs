@@ -201,7 +201,14 @@ pub struct Machine<'p> {
     /// Set by a wait that found its phase incomplete: the warp stops issuing
     /// so that the others can run.
     pub yielded: bool,
+    /// Set by another thread to end the run early (checked every
+    /// [`STOP_CHECK_STEPS`] steps).
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
+
+/// How often a run looks at its stop flag: rarely enough to cost nothing,
+/// often enough to stop within a millisecond or so.
+pub const STOP_CHECK_STEPS: u64 = 4096;
 
 /// A fault tied to its instruction and thread.
 #[derive(Debug, Clone)]
@@ -228,6 +235,7 @@ impl<'p> Machine<'p> {
             barrier_votes: HashMap::new(),
             mbarriers: HashMap::new(),
             yielded: false,
+            stop: None,
         }
     }
 
@@ -352,6 +360,14 @@ impl<'p> Machine<'p> {
                 self.steps += 1;
                 self.clock += 1;
                 self.thread_instructions += u64::from(lanes.count_ones());
+            }
+            let stopped = self.steps % STOP_CHECK_STEPS == 0
+                && self
+                    .stop
+                    .as_ref()
+                    .is_some_and(|stop| stop.load(std::sync::atomic::Ordering::Relaxed));
+            if stopped {
+                return Err(self.locate(w, pc, lanes, Fault::new("the run was stopped")));
             }
             if self.steps > self.max_steps {
                 return Err(self.locate(

@@ -34,7 +34,9 @@ mod wmma;
 use ptx_syntax::TextRange;
 
 pub use memory::MAX_SHARED_PER_CTA;
-pub use run::{parse_arg, run_kernel, run_snippet, ArgSpec};
+pub use run::{
+    parse_arg, run_kernel, run_kernel_stoppable, run_snippet, run_snippet_stoppable, ArgSpec,
+};
 
 /// Default step limit (warp-instruction issues).
 pub const DEFAULT_MAX_STEPS: u64 = 10_000_000;
