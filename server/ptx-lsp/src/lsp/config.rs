@@ -7,7 +7,8 @@
 //! { "target": "sm_100a", "version": "8.7",
 //!   "diagnostics": { "enable": true, "disabled": ["qualifier-order"] },
 //!   "docs": { "indexPath": "/home/me/.cache/ptx-lsp/spec" },
-//!   "inlayHints": { "registerCounts": true } }
+//!   "inlayHints": { "registerCounts": true },
+//!   "run": { "timeLimitMs": 10000 } }
 //! ```
 //!
 //! Unknown keys are ignored; a malformed value leaves the previous setting in
@@ -27,6 +28,22 @@ pub(crate) struct Config {
     pub diagnostics: DiagnosticsConfig,
     pub docs: DocsConfig,
     pub inlay_hints: InlayHintsConfig,
+    pub run: RunConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct RunConfig {
+    /// A `ptx/run` still running after this many milliseconds is stopped.
+    pub time_limit_ms: u64,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            time_limit_ms: 10_000,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

@@ -25,6 +25,7 @@ mod documents;
 mod from_proto;
 mod notifications;
 mod requests;
+mod runs;
 mod server;
 mod to_proto;
 mod transport;
@@ -37,12 +38,21 @@ use std::task::{Context, Poll};
 use tower_lsp::jsonrpc::{Request, Response};
 use tower_lsp::Server;
 
+pub(crate) use dispatch::STACK_BYTES;
+
+/// Messages handled at the same time. tower-lsp stops reading once this many
+/// handlers are unfinished (its default is 4); runs take at most
+/// [`runs::MAX_CONCURRENT_RUNS`] of these, and a slow parse holds only the
+/// requests that need it.
+const MAX_CONCURRENT_MESSAGES: usize = 64;
+
 /// Runs the server on stdin/stdout until the client sends `exit` (or closes
 /// stdin). The exit code follows the spec: 0 after `shutdown`, 1 otherwise.
 pub fn serve() -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("ptx-lsp")
+        .thread_stack_size(dispatch::STACK_BYTES)
         .build()
     {
         Ok(runtime) => runtime,
@@ -60,7 +70,9 @@ pub fn serve() -> ExitCode {
             exit: exit.clone(),
         };
         let (input, output) = transport::spawn(tokio::io::stdin(), tokio::io::stdout());
-        let serving = Server::new(input, output, socket).serve(service);
+        let serving = Server::new(input, output, socket)
+            .concurrency_level(MAX_CONCURRENT_MESSAGES)
+            .serve(service);
         tokio::select! {
             () = serving => {}
             () = exit.notified() => {

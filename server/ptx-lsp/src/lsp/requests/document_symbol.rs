@@ -13,7 +13,7 @@ pub(crate) async fn handle(
     params: DocumentSymbolParams,
 ) -> Result<Option<DocumentSymbolResponse>> {
     let snapshot = super::snapshot(state, &params.text_document.uri)?;
-    dispatch::analysis("textDocument/documentSymbol", move || {
+    dispatch::feature("textDocument/documentSymbol", snapshot.clone(), move || {
         let symbols = ptx_ide::symbols::document_symbols(&snapshot.parse)
             .into_iter()
             .map(|symbol| to_proto::document_symbol(&snapshot, symbol))

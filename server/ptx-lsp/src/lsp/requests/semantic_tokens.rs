@@ -23,10 +23,7 @@ fn next_result_id() -> String {
 }
 
 async fn compute(name: &'static str, snapshot: Snapshot) -> Result<Arc<Vec<u32>>> {
-    dispatch::analysis(name, move || {
-        if snapshot.too_large() {
-            return Arc::new(Vec::new());
-        }
+    dispatch::feature(name, snapshot.clone(), move || {
         let tokens = ptx_ide::semantic_tokens::semantic_tokens(&snapshot.parse, None);
         Arc::new(to_proto::semantic_tokens(&snapshot, &tokens))
     })
@@ -84,14 +81,18 @@ pub(crate) async fn range(
     params: SemanticTokensRangeParams,
 ) -> Result<Option<SemanticTokensRangeResult>> {
     let snapshot = super::snapshot(state, &params.text_document.uri)?;
-    dispatch::analysis("textDocument/semanticTokens/range", move || {
-        let range = from_proto::text_range(&snapshot, params.range);
-        let tokens = ptx_ide::semantic_tokens::semantic_tokens(&snapshot.parse, Some(range));
-        let data = to_proto::semantic_tokens(&snapshot, &tokens);
-        Some(SemanticTokensRangeResult::Tokens(SemanticTokens {
-            result_id: None,
-            data: to_proto::semantic_token_list(&data),
-        }))
-    })
+    dispatch::feature(
+        "textDocument/semanticTokens/range",
+        snapshot.clone(),
+        move || {
+            let range = from_proto::text_range(&snapshot, params.range);
+            let tokens = ptx_ide::semantic_tokens::semantic_tokens(&snapshot.parse, Some(range));
+            let data = to_proto::semantic_tokens(&snapshot, &tokens);
+            Some(SemanticTokensRangeResult::Tokens(SemanticTokens {
+                result_id: None,
+                data: to_proto::semantic_token_list(&data),
+            }))
+        },
+    )
     .await
 }
