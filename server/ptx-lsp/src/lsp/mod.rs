@@ -61,27 +61,8 @@ pub fn serve() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let shutdown_requested = runtime.block_on(async {
-        let (service, socket) = server::build();
-        let shutdown = service.inner().shutdown_flag();
-        let exit = Arc::new(tokio::sync::Notify::new());
-        let service = ExitWatch {
-            inner: service,
-            exit: exit.clone(),
-        };
-        let (input, output) = transport::spawn(tokio::io::stdin(), tokio::io::stdout());
-        let serving = Server::new(input, output, socket)
-            .concurrency_level(MAX_CONCURRENT_MESSAGES)
-            .serve(service);
-        tokio::select! {
-            () = serving => {}
-            () = exit.notified() => {
-                // Give the writer a moment to flush anything still queued.
-                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-            }
-        }
-        shutdown.load(Ordering::SeqCst)
-    });
+    let shutdown_requested =
+        runtime.block_on(serve_streams(tokio::io::stdin(), tokio::io::stdout()));
     // Background analyses may still be running: do not wait for them.
     runtime.shutdown_background();
     if shutdown_requested {
@@ -89,6 +70,35 @@ pub fn serve() -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+/// Serves one client on a pair of byte streams until it sends `exit` or its
+/// input ends; returns whether `shutdown` was received. (The fuzz target of
+/// the transport and message handling calls this with in-memory streams.)
+pub async fn serve_streams<I, O>(input: I, output: O) -> bool
+where
+    I: tokio::io::AsyncRead + Unpin + Send + 'static,
+    O: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (service, socket) = server::build();
+    let shutdown = service.inner().shutdown_flag();
+    let exit = Arc::new(tokio::sync::Notify::new());
+    let service = ExitWatch {
+        inner: service,
+        exit: exit.clone(),
+    };
+    let (input, output) = transport::spawn(input, output);
+    let serving = Server::new(input, output, socket)
+        .concurrency_level(MAX_CONCURRENT_MESSAGES)
+        .serve(service);
+    tokio::select! {
+        () = serving => {}
+        () = exit.notified() => {
+            // Give the writer a moment to flush anything still queued.
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+    shutdown.load(Ordering::SeqCst)
 }
 
 /// Forwards every message to the LSP service and wakes `serve` when the
