@@ -361,7 +361,7 @@ impl<'p> Machine<'p> {
                 self.clock += 1;
                 self.thread_instructions += u64::from(lanes.count_ones());
             }
-            let stopped = self.steps % STOP_CHECK_STEPS == 0
+            let stopped = self.steps.is_multiple_of(STOP_CHECK_STEPS)
                 && self
                     .stop
                     .as_ref()
