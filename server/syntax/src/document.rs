@@ -163,8 +163,10 @@ impl Document {
     /// that of the edits, not of the document.
     pub fn edit(&mut self, edits: &[TextEdit], encoding: PositionEncoding, version: i32) {
         if let Some(parse) = self.current.parsed() {
-            // The latest parse is the best starting point for the next one.
-            self.tree = Some(parse.tree().clone());
+            // The latest parse is the best starting point for the next one, unless it nests
+            // too deep to analyse: editing a tree walks down its depth on this thread (the
+            // server's message loop), so such a text is parsed afresh instead.
+            self.tree = (parse.known_too_deep() != Some(true)).then(|| parse.tree().clone());
         }
         for edit in edits {
             match edit.range {

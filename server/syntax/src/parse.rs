@@ -223,6 +223,14 @@ impl Parse {
         self.nesting().past_limit.clone()
     }
 
+    /// Whether the tree nests past [`MAX_NESTING`], if that is known already (without
+    /// walking the tree now).
+    pub fn known_too_deep(&self) -> Option<bool> {
+        self.nesting
+            .get()
+            .map(|nesting| nesting.past_limit.is_some())
+    }
+
     /// How many trees the parse consists of (1 unless made by [`Parse::new_parallel`]).
     pub fn chunks(&self) -> usize {
         1 + self.more.len()
