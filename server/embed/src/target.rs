@@ -505,7 +505,9 @@ fn split_top<'a>(t: &'a str, sep: &str) -> Vec<&'a str> {
         match b[i] {
             b'(' => depth += 1,
             b')' => depth -= 1,
-            _ if depth == 0 && t[i..].starts_with(sep) => {
+            // Compared as bytes: `i` may be inside a multi-byte character (the separators are
+            // ASCII, so a match is never inside one).
+            _ if depth == 0 && b[i..].starts_with(sep.as_bytes()) => {
                 parts.push(&t[last..i]);
                 i += sep.len();
                 last = i;
@@ -627,6 +629,28 @@ pub fn targets_from_args(args: &[String]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the `embed` fuzz target: a condition with a non-ASCII character made the
+    /// `||` search slice inside it and panic.
+    #[test]
+    fn conditions_with_non_ascii_text() {
+        let text = "_CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH_FEAT_SM100_ALL || __CUDA_ARCH_FE\u{fffd}\u{1}AT_SM101_ALL";
+        assert_eq!(condition(text), None);
+        assert_eq!(
+            split_top("é || ü && (ö || x)", "||"),
+            ["é ", " ü && (ö || x)"]
+        );
+    }
+
+    #[test]
+    fn deep_conditions_read_as_unknown() {
+        let deep = format!(
+            "{}__CUDA_ARCH__ >= 900{}",
+            "(1 || (1 && ".repeat(100_000),
+            "))".repeat(100_000)
+        );
+        assert_eq!(condition(&deep), None);
+    }
 
     #[test]
     fn opaque_conditions() {
