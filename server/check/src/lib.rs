@@ -192,6 +192,9 @@ pub fn check_with_threads(
     options: &CheckOptions,
     threads: usize,
 ) -> Vec<Diagnostic> {
+    if let Some(diagnostics) = too_deep(parse) {
+        return diagnostics;
+    }
     if threads > 1 {
         if let Some(diagnostics) = handlers::run_parallel(parse, options, threads) {
             return finish(diagnostics);
@@ -208,6 +211,9 @@ pub fn check_incremental(
     options: &CheckOptions,
     cache: &mut CheckCache,
 ) -> Vec<Diagnostic> {
+    if let Some(diagnostics) = too_deep(parse) {
+        return diagnostics;
+    }
     cache.begin();
     let diagnostics = run(parse, options, Some(&mut *cache));
     cache.end();
@@ -225,10 +231,29 @@ fn run(parse: &Parse, options: &CheckOptions, cache: Option<&mut CheckCache>) ->
 /// [`check`]'s; tests compare the two.
 #[doc(hidden)]
 pub fn check_every_instruction(parse: &Parse, options: &CheckOptions) -> Vec<Diagnostic> {
+    if let Some(diagnostics) = too_deep(parse) {
+        return diagnostics;
+    }
     let mut ctx = context::Ctx::new(parse, options);
     ctx.memo = None;
     handlers::run_all(&mut ctx, None);
     finish(ctx.finish())
+}
+
+/// A tree nesting deeper than [`ptx_syntax::MAX_NESTING`] is not walked (the rules recurse
+/// into blocks and expressions): one error says where the nesting goes past the limit.
+fn too_deep(parse: &Parse) -> Option<Vec<Diagnostic>> {
+    let range = parse.too_deep()?;
+    Some(vec![Diagnostic::new(
+        "nesting-too-deep",
+        Severity::Error,
+        range,
+        format!(
+            "the code nests more than {} levels deep here (blocks, parentheses or operators); \
+             the file is not checked",
+            ptx_syntax::MAX_NESTING
+        ),
+    )])
 }
 
 /// Sorts by position and drops repeats.

@@ -30,6 +30,12 @@ pub enum ImportError {
         /// Its size.
         bytes: u64,
     },
+    /// Not a regular file: a device (`/dev/zero`), a pipe, a socket, or a link to one.
+    #[error("{path}: not a regular file (a device, a pipe or a socket); nothing was read")]
+    NotRegular {
+        /// The path given or found.
+        path: PathBuf,
+    },
     /// A file with no content at all.
     #[error("{path}: the file is empty")]
     Empty {

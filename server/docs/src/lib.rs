@@ -183,6 +183,11 @@ fn input_files(path: &Path) -> Result<Vec<PathBuf>, ImportError> {
         source,
     })?;
     if !meta.is_dir() {
+        if !meta.is_file() {
+            return Err(ImportError::NotRegular {
+                path: path.to_path_buf(),
+            });
+        }
         return Ok(vec![path.to_path_buf()]);
     }
     let mut out = Vec::new();
@@ -207,12 +212,13 @@ fn input_files(path: &Path) -> Result<Vec<PathBuf>, ImportError> {
             if name.to_string_lossy().starts_with('.') {
                 continue;
             }
+            // Links are followed; devices, pipes and sockets in the folder are passed over.
             if p.is_dir() {
                 stack.push(p);
-            } else if p
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+            } else if p.is_file()
+                && p.extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
             {
                 out.push(p);
             }
@@ -232,14 +238,30 @@ fn parse_file(path: &Path) -> Result<markdown::ParsedFile, ImportError> {
         path: path.to_path_buf(),
         source,
     };
-    let size = std::fs::metadata(path).map_err(io)?.len();
-    if size > MAX_FILE_BYTES {
-        return Err(ImportError::TooLarge {
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(ImportError::NotRegular {
             path: path.to_path_buf(),
-            bytes: size,
         });
     }
-    let bytes = std::fs::read(path).map_err(io)?;
+    let too_large = |bytes| ImportError::TooLarge {
+        path: path.to_path_buf(),
+        bytes,
+    };
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(too_large(meta.len()));
+    }
+    // The size may have changed since (or be unknown, as for files under /proc): the read
+    // itself stops past the limit.
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(std::fs::File::open(path).map_err(io)?, MAX_FILE_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(io)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
     let text = check_text(path, &bytes)?;
     let owned;
     let text = if text.contains('\r') {

@@ -277,3 +277,26 @@ fn symlink_loops_end() {
     assert_eq!(files, 1);
     assert!(ix.instruction("tcgen05.ld").is_some());
 }
+
+#[test]
+fn devices_pipes_and_links_to_them_are_not_read() {
+    // Reading /dev/zero would never end; opening a pipe would wait for a writer.
+    let e = rejects(Path::new("/dev/zero"));
+    assert!(matches!(e, ImportError::NotRegular { .. }), "{e}");
+    let d = scratch("special");
+    let link = d.join("zero.md");
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+    let e = rejects(&link);
+    assert!(matches!(e, ImportError::NotRegular { .. }), "{e}");
+    let fifo = d.join("pipe.md");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let e = rejects(&fifo);
+    assert!(matches!(e, ImportError::NotRegular { .. }), "{e}");
+    // In a folder they are passed over: here nothing else is left to read.
+    let e = rejects(&d);
+    assert!(matches!(e, ImportError::NoInputFiles { .. }), "{e}");
+}

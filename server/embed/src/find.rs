@@ -524,6 +524,8 @@ fn input_edit(old: &str, new: &str) -> tree_sitter::InputEdit {
     }
 }
 
+/// Every asm statement under `node`, in text order, with an explicit stack (C++ nests as
+/// deep as its author likes).
 fn collect(
     node: Node,
     text: &str,
@@ -532,15 +534,18 @@ fn collect(
     in_macro: bool,
     out: &mut Vec<RawAsm>,
 ) {
-    if node.kind() == "gnu_asm_expression" {
-        if let Some(a) = read_asm(node, text, host, shift, in_macro) {
-            out.push(a);
+    let mut stack = vec![node];
+    let mut children = Vec::new();
+    while let Some(node) = stack.pop() {
+        if node.kind() == "gnu_asm_expression" {
+            if let Some(a) = read_asm(node, text, host, shift, in_macro) {
+                out.push(a);
+            }
+            continue;
         }
-        return;
-    }
-    let mut cursor = node.walk();
-    for child in node.children(&mut cursor) {
-        collect(child, text, host, shift, in_macro, out);
+        let mut cursor = node.walk();
+        children.extend(node.children(&mut cursor));
+        stack.extend(children.drain(..).rev());
     }
 }
 

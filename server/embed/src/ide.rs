@@ -120,7 +120,10 @@ pub struct InlayHint {
 pub fn inlay_hints(doc: &HostDocument, range: TextRange) -> Vec<InlayHint> {
     let mut out = Vec::new();
     for stmt in &doc.statements {
-        if stmt.raw.range.end < range.start || range.end < stmt.raw.range.start {
+        if stmt.raw.range.end < range.start
+            || range.end < stmt.raw.range.start
+            || stmt.parse.too_deep().is_some()
+        {
             continue;
         }
         let all = stmt.body_start..stmt.parse.text().len();

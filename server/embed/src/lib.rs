@@ -281,15 +281,19 @@ impl HostDocument {
         &self.options
     }
 
-    /// The statement whose template covers `host_offset` (cursor at its end included).
+    /// The statement whose template covers `host_offset` (cursor at its end included). A
+    /// template nesting deeper than [`ptx_syntax::MAX_NESTING`] is not analysed: none.
     pub fn statement_at(&self, host_offset: usize) -> Option<&Statement> {
-        self.statements.iter().find(|s| {
-            s.raw
-                .template
-                .map
-                .host_extent()
-                .is_some_and(|r| r.start <= host_offset && host_offset <= r.end)
-        })
+        self.statements
+            .iter()
+            .find(|s| {
+                s.raw
+                    .template
+                    .map
+                    .host_extent()
+                    .is_some_and(|r| r.start <= host_offset && host_offset <= r.end)
+            })
+            .filter(|s| s.parse.too_deep().is_none())
     }
 }
 

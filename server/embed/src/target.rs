@@ -393,7 +393,18 @@ fn ptx_isa_atom(t: &str) -> Option<u32> {
 pub fn condition(text: &str) -> Option<ArchReq> {
     if text.contains("\\\n") {
         // A condition continued over several lines.
-        return condition(&text.replace("\\\r\n", " ").replace("\\\n", " "));
+        return condition_within(&text.replace("\\\r\n", " ").replace("\\\n", " "), 0);
+    }
+    condition_within(text, 0)
+}
+
+/// Conditions nested deeper than this (parentheses alternating `||` and `&&`) are read
+/// as unknown rather than followed on the call stack.
+const MAX_CONDITION_DEPTH: usize = 64;
+
+fn condition_within(text: &str, depth: usize) -> Option<ArchReq> {
+    if depth > MAX_CONDITION_DEPTH {
+        return None;
     }
     let t = strip_parens(text.trim());
     let ors = split_top(t, "||");
@@ -403,7 +414,7 @@ pub fn condition(text: &str) -> Option<ArchReq> {
         let reqs: Option<Vec<ArchReq>> = ors
             .iter()
             .filter(|a| !names_other_compiler(a))
-            .map(|a| condition(a))
+            .map(|a| condition_within(a, depth + 1))
             .collect();
         return reqs?
             .into_iter()
@@ -414,7 +425,7 @@ pub fn condition(text: &str) -> Option<ArchReq> {
         // Unknown conjuncts only narrow further: the known ones still hold.
         return ands
             .iter()
-            .filter_map(|a| condition(a))
+            .filter_map(|a| condition_within(a, depth + 1))
             .reduce(ArchReq::stronger);
     }
     atom(t)
@@ -540,7 +551,9 @@ fn split_top<'a>(t: &'a str, sep: &str) -> Vec<&'a str> {
         match b[i] {
             b'(' => depth += 1,
             b')' => depth -= 1,
-            _ if depth == 0 && t[i..].starts_with(sep) => {
+            // Compared as bytes: `i` may be inside a multi-byte character (the separators are
+            // ASCII, so a match is never inside one).
+            _ if depth == 0 && b[i..].starts_with(sep.as_bytes()) => {
                 parts.push(&t[last..i]);
                 i += sep.len();
                 last = i;
@@ -720,6 +733,28 @@ pub fn targets_from_args(args: &[String]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the `embed` fuzz target: a condition with a non-ASCII character made the
+    /// `||` search slice inside it and panic.
+    #[test]
+    fn conditions_with_non_ascii_text() {
+        let text = "_CCCL_CUDA_COMPILER(NVHPC) || __CUDA_ARCH_FEAT_SM100_ALL || __CUDA_ARCH_FE\u{fffd}\u{1}AT_SM101_ALL";
+        assert_eq!(condition(text), None);
+        assert_eq!(
+            split_top("é || ü && (ö || x)", "||"),
+            ["é ", " ü && (ö || x)"]
+        );
+    }
+
+    #[test]
+    fn deep_conditions_read_as_unknown() {
+        let deep = format!(
+            "{}__CUDA_ARCH__ >= 900{}",
+            "(1 || (1 && ".repeat(100_000),
+            "))".repeat(100_000)
+        );
+        assert_eq!(condition(&deep), None);
+    }
 
     #[test]
     fn opaque_conditions() {

@@ -203,7 +203,14 @@ pub struct Machine<'p> {
     /// Set by a wait that found its phase incomplete: the warp stops issuing
     /// so that the others can run.
     pub yielded: bool,
+    /// Set by another thread to end the run early (checked every
+    /// [`STOP_CHECK_STEPS`] steps).
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
+
+/// How often a run looks at its stop flag: rarely enough to cost nothing,
+/// often enough to stop within a millisecond or so.
+pub const STOP_CHECK_STEPS: u64 = 4096;
 
 /// A fault tied to its instruction and thread.
 #[derive(Debug, Clone)]
@@ -231,6 +238,7 @@ impl<'p> Machine<'p> {
             barriers: vec![Default::default(); 16],
             mbarriers: HashMap::new(),
             yielded: false,
+            stop: None,
         }
     }
 
@@ -445,6 +453,14 @@ impl<'p> Machine<'p> {
                 self.steps += 1;
                 self.clock += 1;
                 self.thread_instructions += u64::from(lanes.count_ones());
+            }
+            let stopped = self.steps.is_multiple_of(STOP_CHECK_STEPS)
+                && self
+                    .stop
+                    .as_ref()
+                    .is_some_and(|stop| stop.load(std::sync::atomic::Ordering::Relaxed));
+            if stopped {
+                return Err(self.locate(w, pc, lanes, Fault::new("the run was stopped")));
             }
             if self.steps > self.max_steps {
                 return Err(self.locate(

@@ -35,7 +35,9 @@ mod wmma;
 use ptx_syntax::TextRange;
 
 pub use memory::MAX_SHARED_PER_CTA;
-pub use run::{parse_arg, run_kernel, run_snippet, ArgSpec};
+pub use run::{
+    parse_arg, run_kernel, run_kernel_stoppable, run_snippet, run_snippet_stoppable, ArgSpec,
+};
 
 /// The first statement the interpreter cannot execute, with why: in the snippet
 /// (`entry: None`) or in the kernel `entry` and the functions it calls. `None` when every

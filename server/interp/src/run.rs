@@ -2,6 +2,8 @@
 //! of start values and kernel arguments shared by the CLI and the server.
 
 use ptx_syntax::Parse;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use crate::decode::{decode, float_literal, parse_int, DecodeError, Mode, Program};
 use crate::engine::{Launch, Located, Machine};
@@ -264,6 +266,16 @@ fn line_values(m: &Machine<'_>) -> Vec<LineValues> {
 
 /// Runs the top-level statements of `parse` (a file without `.entry`).
 pub fn run_snippet(parse: &Parse, options: &SnippetOptions) -> Result<RunResult, RunError> {
+    run_snippet_stoppable(parse, options, None)
+}
+
+/// Like [`run_snippet`]; once `stop` is set (by another thread: a cancelled
+/// request, a time limit), the run ends soon after with a fault.
+pub fn run_snippet_stoppable(
+    parse: &Parse,
+    options: &SnippetOptions,
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<RunResult, RunError> {
     if options.threads == 0 || options.threads > 1024 {
         return Err(RunError::usage("--threads must be between 1 and 1024"));
     }
@@ -306,6 +318,7 @@ pub fn run_snippet(parse: &Parse, options: &SnippetOptions) -> Result<RunResult,
         dynamic_smem: dynamic_smem(&program, None)?,
     };
     let mut m = Machine::new(&program, memory, launch, options.max_steps);
+    m.stop = stop;
     m.start_cta([0, 0, 0]);
     for warp in &mut m.warps {
         for &(reg, bits) in &sets {
@@ -332,6 +345,15 @@ pub fn run_snippet(parse: &Parse, options: &SnippetOptions) -> Result<RunResult,
 
 /// Launches `options.entry` of `parse` on a grid, CTAs one after another.
 pub fn run_kernel(parse: &Parse, options: &KernelOptions) -> Result<RunResult, RunError> {
+    run_kernel_stoppable(parse, options, None)
+}
+
+/// Like [`run_kernel`]; once `stop` is set, the run ends soon after with a fault.
+pub fn run_kernel_stoppable(
+    parse: &Parse,
+    options: &KernelOptions,
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<RunResult, RunError> {
     let threads: u64 = options.block.iter().map(|&d| u64::from(d)).product();
     if threads == 0 || threads > 1024 {
         return Err(RunError::usage(
@@ -411,6 +433,7 @@ pub fn run_kernel(parse: &Parse, options: &KernelOptions) -> Result<RunResult, R
     };
     memory.dynamic_shared_name = program.dynamic_shared.clone().unwrap_or_default();
     let mut m = Machine::new(&program, memory, launch, options.max_steps);
+    m.stop = stop;
     let mut first_threads = Vec::new();
     let mut lines = Vec::new();
     let mut linear = 0u32;

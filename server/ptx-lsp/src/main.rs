@@ -11,5 +11,15 @@ mod project;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    cli::main()
+    // The analyses recurse as deep as the syntax tree nests (up to
+    // `ptx_syntax::MAX_NESTING` levels): they get the same generous stack as the
+    // server's worker threads, whatever the platform gives the main thread.
+    match std::thread::Builder::new()
+        .name("ptx-lsp".into())
+        .stack_size(lsp::STACK_BYTES)
+        .spawn(cli::main)
+    {
+        Ok(command) => command.join().unwrap_or(ExitCode::from(101)),
+        Err(_) => cli::main(),
+    }
 }

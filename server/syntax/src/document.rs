@@ -1,13 +1,17 @@
-//! An open document: a rope, its text, and an incrementally reparsed tree.
+//! An open document: a rope and an incrementally reparsed tree.
 //!
 //! Edits arrive as LSP-style ranges (line/column in a negotiated unit) and are
-//! applied in order; the tree is edited alongside the rope and reparsed once
-//! per batch, reusing the unchanged parts of the old tree.
+//! applied in order to the rope and to the previous tree (tree-sitter's
+//! `Tree::edit`); the text is parsed again only when a parse is asked for, on
+//! the thread that asks, reusing the unchanged parts of the old tree. A server
+//! applies edits on its message loop ([`Document::edit`], cheap) and parses on
+//! its worker threads ([`PendingParse::get`]), so a slow parse never delays
+//! the next message.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ropey::Rope;
-use tree_sitter::{InputEdit, Parser, Point, Tree};
+use tree_sitter::{InputEdit, Point, Tree};
 
 use crate::parse::Parse;
 use crate::position::{char_width, LineCol, PositionEncoding};
@@ -19,12 +23,89 @@ pub struct TextEdit {
     pub text: String,
 }
 
-/// A text being edited, with its syntax tree kept up to date.
+/// A text being edited, with the parse of its current version made on demand.
 pub struct Document {
     rope: Rope,
-    parse: Parse,
-    parser: Parser,
     version: i32,
+    /// The tree of an earlier version with every edit since applied to it: where the next
+    /// parse starts from. `None` before the first parse and after a full replacement.
+    tree: Option<Tree>,
+    current: Arc<PendingParse>,
+}
+
+/// The parse of one version of a document, made by the first caller of
+/// [`PendingParse::get`] (the others wait for it) and shared by all of them.
+pub struct PendingParse {
+    rope: Rope,
+    /// The rope as one string, made once (for the parse, or for a caller that only needs
+    /// the text).
+    text: OnceLock<Arc<String>>,
+    old_tree: Mutex<Option<Tree>>,
+    parse: OnceLock<Parse>,
+}
+
+impl std::fmt::Debug for PendingParse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingParse")
+            .field("len", &self.rope.len_bytes())
+            .field("parsed", &self.parse.get().is_some())
+            .finish()
+    }
+}
+
+impl PendingParse {
+    fn new(rope: Rope, old_tree: Option<Tree>) -> Self {
+        PendingParse {
+            rope,
+            text: OnceLock::new(),
+            old_tree: Mutex::new(old_tree),
+            parse: OnceLock::new(),
+        }
+    }
+
+    /// The parse, made now if no one has made it yet.
+    pub fn get(&self) -> &Parse {
+        self.parse.get_or_init(|| {
+            let old_tree = self
+                .old_tree
+                .lock()
+                .map(|mut tree| tree.take())
+                .unwrap_or_default();
+            let text = self.shared_text().clone();
+            let tree = crate::new_parser()
+                .parse(text.as_bytes(), old_tree.as_ref())
+                .expect("a parser with a language and no timeout always returns a tree");
+            Parse::from_parts(tree, text)
+        })
+    }
+
+    /// The parse, if it has been made.
+    pub fn parsed(&self) -> Option<&Parse> {
+        self.parse.get()
+    }
+
+    /// The text as one string, without parsing it.
+    pub fn text(&self) -> &str {
+        self.shared_text()
+    }
+
+    fn shared_text(&self) -> &Arc<String> {
+        self.text.get_or_init(|| Arc::new(String::from(&self.rope)))
+    }
+
+    /// The text, without parsing it.
+    pub fn rope(&self) -> &Rope {
+        &self.rope
+    }
+
+    /// The length of the text in bytes, without parsing it.
+    pub fn len(&self) -> usize {
+        self.rope.len_bytes()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 impl std::fmt::Debug for Document {
@@ -37,16 +118,15 @@ impl std::fmt::Debug for Document {
 }
 
 impl Document {
+    /// A document holding `text`; nothing is parsed until [`Document::parse`] or
+    /// [`PendingParse::get`] asks.
     pub fn new(text: &str, version: i32) -> Self {
-        let mut parser = crate::new_parser();
-        let tree = parser
-            .parse(text.as_bytes(), None)
-            .expect("a parser with a language and no timeout always returns a tree");
+        let rope = Rope::from_str(text);
         Document {
-            rope: Rope::from_str(text),
-            parse: Parse::from_parts(tree, Arc::new(text.to_owned())),
-            parser,
+            current: Arc::new(PendingParse::new(rope.clone(), None)),
+            rope,
             version,
+            tree: None,
         }
     }
 
@@ -54,34 +134,45 @@ impl Document {
         self.version
     }
 
+    /// The current text (parsing it if that has not been done yet).
     pub fn text(&self) -> &str {
-        self.parse.text()
+        self.parse().text()
     }
 
     pub fn rope(&self) -> &Rope {
         &self.rope
     }
 
-    /// A snapshot of the current text and tree, cheap to clone.
+    /// The parse of the current text, made now if needed; cheap to clone.
     pub fn parse(&self) -> &Parse {
-        &self.parse
+        self.current.get()
+    }
+
+    /// The current version's parse, to be made (or read) on another thread.
+    pub fn pending(&self) -> Arc<PendingParse> {
+        self.current.clone()
     }
 
     /// Applies `edits` in order, then reparses incrementally.
-    ///
-    /// The text is edited in place (no copy of the whole text) unless a
-    /// snapshot from [`Document::parse`] is still alive elsewhere.
     pub fn apply_edits(&mut self, edits: &[TextEdit], encoding: PositionEncoding, version: i32) {
-        let mut tree: Tree = self.parse.tree().clone();
-        let placeholder = Parse::from_parts(tree.clone(), Arc::new(String::new()));
-        let mut text = std::mem::replace(&mut self.parse, placeholder).into_text();
-        let mut full_replace = false;
+        self.edit(edits, encoding, version);
+        self.parse();
+    }
+
+    /// Applies `edits` in order to the text and the old tree, without parsing: the cost is
+    /// that of the edits, not of the document.
+    pub fn edit(&mut self, edits: &[TextEdit], encoding: PositionEncoding, version: i32) {
+        if let Some(parse) = self.current.parsed() {
+            // The latest parse is the best starting point for the next one, unless it nests
+            // too deep to analyse: editing a tree walks down its depth on this thread (the
+            // server's message loop), so such a text is parsed afresh instead.
+            self.tree = (parse.known_too_deep() != Some(true)).then(|| parse.tree().clone());
+        }
         for edit in edits {
             match edit.range {
                 None => {
                     self.rope = Rope::from_str(&edit.text);
-                    text = Arc::new(edit.text.clone());
-                    full_replace = true;
+                    self.tree = None;
                 }
                 Some((start, end)) => {
                     let start_char = self.char_index(start, encoding);
@@ -92,27 +183,22 @@ impl Document {
                     let old_end_position = self.point(old_end_byte);
                     self.rope.remove(start_char..end_char);
                     self.rope.insert(start_char, &edit.text);
-                    Arc::make_mut(&mut text).replace_range(start_byte..old_end_byte, &edit.text);
                     let new_end_byte = start_byte + edit.text.len();
                     let new_end_position = self.point(new_end_byte);
-                    tree.edit(&InputEdit {
-                        start_byte,
-                        old_end_byte,
-                        new_end_byte,
-                        start_position,
-                        old_end_position,
-                        new_end_position,
-                    });
+                    if let Some(tree) = &mut self.tree {
+                        tree.edit(&InputEdit {
+                            start_byte,
+                            old_end_byte,
+                            new_end_byte,
+                            start_position,
+                            old_end_position,
+                            new_end_position,
+                        });
+                    }
                 }
             }
         }
-        debug_assert_eq!(text.len(), self.rope.len_bytes());
-        let old_tree = (!full_replace).then_some(&tree);
-        let tree = self
-            .parser
-            .parse(text.as_bytes(), old_tree)
-            .expect("a parser with a language and no timeout always returns a tree");
-        self.parse = Parse::from_parts(tree, text);
+        self.current = Arc::new(PendingParse::new(self.rope.clone(), self.tree.clone()));
         self.version = version;
     }
 

@@ -18,8 +18,8 @@ pub use ast::{
     Guard, Instruction, InstructionParts, Item, Label, Module, Operand, OperandKind, Statement,
     Token, VariableDecl,
 };
-pub use document::{Document, TextEdit};
-pub use parse::{Parse, SyntaxError, SyntaxErrorKind, TreeStats};
+pub use document::{Document, PendingParse, TextEdit};
+pub use parse::{Nesting, Parse, SyntaxError, SyntaxErrorKind, TreeStats, MAX_NESTING};
 pub use position::{LineCol, LineIndex, PositionEncoding};
 pub use tokens::{NameRole, SyntaxToken, TokenKind};
 

@@ -1,7 +1,7 @@
 //! One parsed text: the tree, the text it came from, and what is wrong with it.
 
 use std::fmt::Write as _;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use tree_sitter::{Node, Point, Range, Tree};
 
@@ -19,7 +19,32 @@ pub struct Parse {
     /// The trees of the further chunks of a chunked parse, in text order (usually empty).
     more: Vec<Tree>,
     text: Arc<String>,
+    /// Computed on first use and shared by the clones.
+    nesting: Arc<OnceLock<Nesting>>,
 }
+
+/// Trees nesting deeper than this (blocks in blocks, parentheses, long operator chains)
+/// are not analysed: every analysis walks the tree on the call stack, and real PTX nests a
+/// few dozen levels at most. The checker reports such a file with one diagnostic instead
+/// (see [`Parse::too_deep`]); the threads that run analyses have stacks sized for this
+/// depth with a wide margin.
+pub const MAX_NESTING: usize = 1000;
+
+/// How deeply a tree nests: the depth of its deepest node and that node's range.
+///
+/// Subtrees spanning fewer than [`SMALL_SUBTREE`] bytes are not entered (every level of
+/// nesting in the grammar takes at least one byte of text, so they add at most a few
+/// dozen levels), which keeps the walk to a few nodes per statement.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Nesting {
+    pub depth: usize,
+    pub deepest: TextRange,
+    /// The first node (in text order) nesting deeper than [`MAX_NESTING`].
+    pub past_limit: Option<TextRange>,
+}
+
+/// See [`Nesting`].
+const SMALL_SUBTREE: usize = 16;
 
 /// Node counts of a tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -57,6 +82,7 @@ impl Parse {
             tree,
             more: Vec::new(),
             text,
+            nesting: Arc::default(),
         }
     }
 
@@ -150,6 +176,7 @@ impl Parse {
             tree,
             more: trees,
             text,
+            nesting: Arc::default(),
         }
     }
 
@@ -161,6 +188,7 @@ impl Parse {
             tree,
             more: Vec::new(),
             text,
+            nesting: Arc::default(),
         }
     }
 
@@ -169,7 +197,38 @@ impl Parse {
             tree,
             more: Vec::new(),
             text,
+            nesting: Arc::default(),
         }
+    }
+
+    /// How deeply the tree nests (computed once per parse, without recursion).
+    pub fn nesting(&self) -> &Nesting {
+        self.nesting.get_or_init(|| {
+            let mut nesting = Nesting::default();
+            for tree in std::iter::once(&self.tree).chain(&self.more) {
+                let chunk = tree_nesting(tree);
+                let past_limit = nesting.past_limit.take().or(chunk.past_limit.clone());
+                if chunk.depth > nesting.depth {
+                    nesting = chunk;
+                }
+                nesting.past_limit = past_limit;
+            }
+            nesting
+        })
+    }
+
+    /// Where the tree nests deeper than [`MAX_NESTING`], if it does: the first node past
+    /// the limit. Analyses are not run on such a tree.
+    pub fn too_deep(&self) -> Option<TextRange> {
+        self.nesting().past_limit.clone()
+    }
+
+    /// Whether the tree nests past [`MAX_NESTING`], if that is known already (without
+    /// walking the tree now).
+    pub fn known_too_deep(&self) -> Option<bool> {
+        self.nesting
+            .get()
+            .map(|nesting| nesting.past_limit.is_some())
     }
 
     /// How many trees the parse consists of (1 unless made by [`Parse::new_parallel`]).
@@ -179,11 +238,6 @@ impl Parse {
 
     pub fn text(&self) -> &str {
         &self.text
-    }
-
-    /// Takes the text back, for a document about to edit it in place.
-    pub(crate) fn into_text(self) -> Arc<String> {
-        self.text
     }
 
     /// The raw tree, for the few callers inside the syntax layer's users that
@@ -214,7 +268,7 @@ impl Parse {
     pub fn sexp(&self) -> String {
         let mut out = String::new();
         for tree in std::iter::once(&self.tree).chain(&self.more) {
-            write_sexp(tree.root_node(), None, 0, &mut out);
+            write_sexp(tree.root_node(), &mut out);
         }
         out
     }
@@ -319,91 +373,140 @@ fn tree_stats(tree: &Tree) -> TreeStats {
     }
 }
 
-fn write_sexp(node: Node<'_>, field: Option<&str>, depth: usize, out: &mut String) {
-    let indent = "  ".repeat(depth);
-    let _ = write!(out, "{indent}");
-    if let Some(field) = field {
-        let _ = write!(out, "{field}: ");
-    }
-    let kind = if node.is_missing() {
-        format!("MISSING {}", node.kind())
-    } else {
-        node.kind().to_owned()
-    };
-    let (start, end) = (node.start_position(), node.end_position());
-    let _ = write!(
-        out,
-        "({kind} [{}, {}] - [{}, {}]",
-        start.row, start.column, end.row, end.column
-    );
-    let mut cursor = node.walk();
-    let mut has_children = false;
-    if cursor.goto_first_child() {
-        loop {
-            let child = cursor.node();
-            if child.is_named() || child.is_missing() {
-                out.push('\n');
-                write_sexp(child, cursor.field_name(), depth + 1, out);
-                has_children = true;
+/// The depth of a tree's deepest node (see [`Nesting`]), walked with a cursor.
+fn tree_nesting(tree: &Tree) -> Nesting {
+    let mut nesting = Nesting::default();
+    let mut cursor = tree.walk();
+    let mut depth = 0;
+    loop {
+        let node = cursor.node();
+        if depth > nesting.depth {
+            nesting.depth = depth;
+            nesting.deepest = node.byte_range();
+            if depth == MAX_NESTING + 1 {
+                nesting.past_limit = Some(node.byte_range());
             }
-            if !cursor.goto_next_sibling() {
+        }
+        if node.byte_range().len() >= SMALL_SUBTREE && cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
                 break;
             }
-        }
-    }
-    let _ = has_children;
-    out.push(')');
-    if depth == 0 {
-        out.push('\n');
-    }
-}
-
-fn collect_errors(node: Node<'_>, text: &str, out: &mut Vec<SyntaxError>) {
-    if node.is_missing() {
-        let expected = describe_token(node.kind());
-        out.push(SyntaxError {
-            kind: SyntaxErrorKind::Missing(node.kind().to_owned()),
-            range: node.byte_range(),
-            message: format!("expected {expected} here"),
-        });
-        return;
-    }
-    if node.is_error() {
-        let snippet: String = text[node.byte_range()].chars().take(40).collect();
-        let snippet = snippet.lines().next().unwrap_or("").trim();
-        let context = enclosing_context(node);
-        out.push(SyntaxError {
-            kind: SyntaxErrorKind::Unexpected,
-            range: node.byte_range(),
-            message: if snippet.is_empty() {
-                format!("unexpected input {context}")
-            } else {
-                format!("unexpected `{snippet}` {context}")
-            },
-        });
-        return;
-    }
-    let mut cursor = node.walk();
-    for child in node.children(&mut cursor) {
-        if child.has_error() || child.is_missing() {
-            collect_errors(child, text, out);
+            if !cursor.goto_parent() {
+                return nesting;
+            }
+            depth -= 1;
         }
     }
 }
 
-fn enclosing_context(node: Node<'_>) -> &'static str {
-    let mut parent = node.parent();
-    while let Some(p) = parent {
-        match p.kind() {
-            k::INSTRUCTION => return "in this instruction",
-            k::VARIABLE_DECLARATION | k::PARAMETER_DECLARATION => return "in this declaration",
-            k::FUNCTION_DEFINITION | k::FUNCTION_DECLARATION => return "in this function header",
-            k::BLOCK => return "in this function body",
-            k::MODULE => return "at the top level",
-            _ => parent = p.parent(),
-        }
+/// Writes a tree as an S-expression, with an explicit stack (a tree may nest deeper than
+/// the call stack allows). Indentation stops growing at [`SEXP_MAX_INDENT`] levels, so
+/// that the output of a deep tree stays linear in its size.
+fn write_sexp(root: Node<'_>, out: &mut String) {
+    const SEXP_MAX_INDENT: usize = 100;
+    enum Step<'t> {
+        Open(Node<'t>, Option<&'static str>, usize),
+        Close(usize),
     }
-    "at the top level"
+    let mut stack = vec![Step::Open(root, None, 0)];
+    let mut children = Vec::new();
+    while let Some(step) = stack.pop() {
+        let (node, field, depth) = match step {
+            Step::Close(depth) => {
+                out.push(')');
+                if depth == 0 {
+                    out.push('\n');
+                }
+                continue;
+            }
+            Step::Open(node, field, depth) => (node, field, depth),
+        };
+        if depth > 0 {
+            out.push('\n');
+        }
+        for _ in 0..depth.min(SEXP_MAX_INDENT) {
+            out.push_str("  ");
+        }
+        if let Some(field) = field {
+            let _ = write!(out, "{field}: ");
+        }
+        let kind = if node.is_missing() {
+            format!("MISSING {}", node.kind())
+        } else {
+            node.kind().to_owned()
+        };
+        let (start, end) = (node.start_position(), node.end_position());
+        let _ = write!(
+            out,
+            "({kind} [{}, {}] - [{}, {}]",
+            start.row, start.column, end.row, end.column
+        );
+        stack.push(Step::Close(depth));
+        let mut cursor = node.walk();
+        if cursor.goto_first_child() {
+            loop {
+                let child = cursor.node();
+                if child.is_named() || child.is_missing() {
+                    children.push(Step::Open(child, cursor.field_name(), depth + 1));
+                }
+                if !cursor.goto_next_sibling() {
+                    break;
+                }
+            }
+        }
+        stack.extend(children.drain(..).rev());
+    }
+}
+
+/// Every ERROR and MISSING node under `root`, outermost first, with an explicit stack; each
+/// is described in the words of its nearest enclosing construct.
+fn collect_errors(root: Node<'_>, text: &str, out: &mut Vec<SyntaxError>) {
+    let mut stack = vec![(root, "at the top level")];
+    let mut children = Vec::new();
+    while let Some((node, context)) = stack.pop() {
+        if node.is_missing() {
+            let expected = describe_token(node.kind());
+            out.push(SyntaxError {
+                kind: SyntaxErrorKind::Missing(node.kind().to_owned()),
+                range: node.byte_range(),
+                message: format!("expected {expected} here"),
+            });
+            continue;
+        }
+        if node.is_error() {
+            let snippet: String = text[node.byte_range()].chars().take(40).collect();
+            let snippet = snippet.lines().next().unwrap_or("").trim();
+            out.push(SyntaxError {
+                kind: SyntaxErrorKind::Unexpected,
+                range: node.byte_range(),
+                message: if snippet.is_empty() {
+                    format!("unexpected input {context}")
+                } else {
+                    format!("unexpected `{snippet}` {context}")
+                },
+            });
+            continue;
+        }
+        let inner = match node.kind() {
+            k::INSTRUCTION => "in this instruction",
+            k::VARIABLE_DECLARATION | k::PARAMETER_DECLARATION => "in this declaration",
+            k::FUNCTION_DEFINITION | k::FUNCTION_DECLARATION => "in this function header",
+            k::BLOCK => "in this function body",
+            k::MODULE => "at the top level",
+            _ => context,
+        };
+        let mut cursor = node.walk();
+        children.extend(
+            node.children(&mut cursor)
+                .filter(|child| child.has_error() || child.is_missing())
+                .map(|child| (child, inner)),
+        );
+        stack.extend(children.drain(..).rev());
+    }
 }
 
 fn describe_token(kind: &str) -> String {

@@ -29,6 +29,10 @@ pub struct LineCol {
 #[derive(Debug, Clone)]
 pub struct LineIndex {
     line_starts: Vec<usize>,
+    /// The lines holding a non-ASCII character, in order. On the other lines a
+    /// column is a byte count in every unit, found without reading the line
+    /// (so that positions on a megabyte-long line cost nothing).
+    non_ascii_lines: Vec<usize>,
     len: usize,
 }
 
@@ -36,17 +40,31 @@ impl LineIndex {
     pub fn new(text: &str) -> Self {
         let bytes = text.as_bytes();
         let mut line_starts = vec![0];
-        let mut i = 0;
-        while i < bytes.len() {
-            if bytes[i] == b'\n' {
+        let mut non_ascii_lines = Vec::new();
+        let mut ascii = true;
+        for (i, &byte) in bytes.iter().enumerate() {
+            if byte == b'\n' {
+                if !ascii {
+                    non_ascii_lines.push(line_starts.len() - 1);
+                }
+                ascii = true;
                 line_starts.push(i + 1);
+            } else if byte >= 0x80 {
+                ascii = false;
             }
-            i += 1;
+        }
+        if !ascii {
+            non_ascii_lines.push(line_starts.len() - 1);
         }
         LineIndex {
             line_starts,
+            non_ascii_lines,
             len: text.len(),
         }
+    }
+
+    fn is_ascii_line(&self, line: usize) -> bool {
+        self.non_ascii_lines.binary_search(&line).is_err()
     }
 
     pub fn line_count(&self) -> usize {
@@ -63,7 +81,11 @@ impl LineIndex {
         let offset = floor_char_boundary(text, offset.min(self.len));
         let line = self.line_starts.partition_point(|&start| start <= offset) - 1;
         let start = self.line_starts[line];
-        let col = column_width(&text[start..offset], encoding);
+        let col = if self.is_ascii_line(line) {
+            offset - start
+        } else {
+            column_width(&text[start..offset], encoding)
+        };
         LineCol {
             line: line as u32,
             col: col as u32,
@@ -81,6 +103,9 @@ impl LineIndex {
         }
         let start = self.line_starts[line];
         let end = self.content_end(text, line);
+        if self.is_ascii_line(line) {
+            return start + (pos.col as usize).min(end - start);
+        }
         let mut remaining = pos.col as usize;
         for (i, ch) in text[start..end].char_indices() {
             let width = char_width(ch, encoding);
@@ -144,6 +169,27 @@ mod tests {
         assert_eq!(index.line_count(), 4);
         assert_eq!(index.line_start(1), 3);
         assert_eq!(index.line_start(2), 11);
+    }
+
+    #[test]
+    fn ascii_lines_and_others_agree_with_counting() {
+        let text = "ab\r\né𝄞x\nplain\n\nlast é";
+        let index = LineIndex::new(text);
+        for enc in [
+            PositionEncoding::Utf8,
+            PositionEncoding::Utf16,
+            PositionEncoding::Chars,
+        ] {
+            for (offset, _) in text.char_indices().filter(|&(_, c)| c != '\n') {
+                let lc = index.line_col(text, offset, enc);
+                let start = index.line_start(lc.line as usize);
+                assert_eq!(lc.col as usize, column_width(&text[start..offset], enc));
+                assert_eq!(index.offset(text, lc, enc), offset, "{offset} {enc:?}");
+            }
+            // Past the end of an ASCII line: its end, before the line break.
+            let past = LineCol { line: 0, col: 99 };
+            assert_eq!(index.offset(text, past, enc), 2);
+        }
     }
 
     #[test]

@@ -247,7 +247,13 @@ fn walk(
     }
     if is_atomic(kind_name(node)) || node.child_count() == 0 {
         if node.start_byte() < node.end_byte() {
-            let field = cursor.field_name();
+            // Only names are classified by their field; asking the cursor costs a walk up
+            // through hidden repetition nodes (long in a million-element initializer).
+            let field = if matches!(kind_name(node), k::REGISTER | k::IDENTIFIER) {
+                cursor.field_name()
+            } else {
+                None
+            };
             out.push(SyntaxToken {
                 kind: classify(node, field, ancestors, src),
                 range: node.byte_range(),

@@ -90,7 +90,17 @@ pub fn run(args: &HoverArgs) -> ExitCode {
         let host = ptx_embed::HostDocument::new(&text, &options);
         ptx_embed::ide::hover(&host, offset, &config).map(|h| h.markdown)
     } else {
-        hover(&Parse::new(text), offset, &config).map(|h| h.markdown)
+        let parse = Parse::new(text);
+        if let Some(range) = parse.too_deep() {
+            let line = parse.text()[..range.start].matches('\n').count() + 1;
+            eprintln!(
+                "{}:{line}: the code nests more than {} levels deep here; it is not analysed",
+                args.file.display(),
+                ptx_syntax::MAX_NESTING
+            );
+            return ExitCode::from(1);
+        }
+        hover(&parse, offset, &config).map(|h| h.markdown)
     };
     match markdown {
         Some(markdown) => {

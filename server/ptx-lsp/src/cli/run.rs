@@ -103,6 +103,15 @@ pub(super) fn run(args: &RunArgs) -> ExitCode {
         }
     };
     let parse = Parse::new(text.as_str());
+    if let Some(range) = parse.too_deep() {
+        let line = text[..range.start].matches('\n').count() + 1;
+        eprintln!(
+            "error: {}:{line}: the code nests more than {} levels deep here; it is not run",
+            args.file.display(),
+            ptx_syntax::MAX_NESTING
+        );
+        return ExitCode::from(1);
+    }
     let result = match &args.entry {
         Some(entry) => {
             let grid = match args

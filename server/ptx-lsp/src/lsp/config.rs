@@ -8,7 +8,8 @@
 //!   "diagnostics": { "enable": true, "disabled": ["qualifier-order"] },
 //!   "docs": { "indexPath": "/home/me/.cache/ptx-lsp/spec" },
 //!   "inlayHints": { "registerCounts": true },
-//!   "hostExtensions": ["impl", "cu.inc"], "hostSemanticTokens": false }
+//!   "hostExtensions": ["impl", "cu.inc"], "hostSemanticTokens": false,
+//!   "run": { "timeLimitMs": 10000 } }
 //! ```
 //!
 //! Unknown keys are ignored; a malformed value leaves the previous setting in
@@ -38,6 +39,22 @@ pub(crate) struct Config {
     /// Semantic tokens for the asm templates of CUDA/C++ files (off by default: editors that
     /// keep one semantic-token provider per file would drop the C++ server's).
     pub host_semantic_tokens: bool,
+    pub run: RunConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct RunConfig {
+    /// A `ptx/run` still running after this many milliseconds is stopped.
+    pub time_limit_ms: u64,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            time_limit_ms: 10_000,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

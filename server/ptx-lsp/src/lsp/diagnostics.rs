@@ -154,7 +154,12 @@ pub(crate) async fn for_snapshot(
     let cache = state.diagnostics.cache(&uri);
     let host_state = state.clone();
     let checked = dispatch::analysis("diagnostics", move || {
-        let host = host_state.host_document(&snapshot);
+        // A file too large to analyse is not read for asm statements either.
+        let host = if snapshot.too_large() {
+            None
+        } else {
+            host_state.host_document(&snapshot)
+        };
         check(&snapshot, &config, &cache, host.as_deref())
     })
     .await?;

@@ -4,11 +4,19 @@
 //! runs on tokio's blocking pool (a 2 MB file can take a while and must not
 //! stall the message loop), inside `catch_unwind`. A panic is logged to
 //! stderr with the request's name and answered with an `InternalError`; the
-//! server keeps serving (architecture invariant 5).
+//! server keeps serving (architecture invariant 5). The threads have stacks
+//! of [`STACK_BYTES`], for analyses that recurse as deep as the syntax tree
+//! nests, up to [`ptx_syntax::MAX_NESTING`] (deeper trees are not walked).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use tower_lsp::jsonrpc;
+
+use super::documents::Snapshot;
+
+/// The stack of every thread that runs analyses: 64 KiB per level of
+/// nesting the analyses accept, reserved address space rather than memory.
+pub(crate) const STACK_BYTES: usize = 64 << 20;
 
 /// Analyses slower than this are logged (with their time) to stderr.
 const SLOW: std::time::Duration = std::time::Duration::from_millis(50);
@@ -32,6 +40,25 @@ where
             Err(internal_error(name, "the analysis task failed"))
         }
     }
+}
+
+/// Runs a feature's analysis of `gate` (a snapshot) like [`analysis`], unless the
+/// document is not analysed (see [`Snapshot::analysable`]): then the answer
+/// is empty (`T::default()`, `null` for most requests) and nothing walks the
+/// tree. The diagnostics say why.
+pub(crate) async fn feature<T, F>(name: &'static str, gate: Snapshot, work: F) -> jsonrpc::Result<T>
+where
+    T: Default + Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    analysis(name, move || {
+        if gate.analysable() {
+            work()
+        } else {
+            T::default()
+        }
+    })
+    .await
 }
 
 /// Runs `work` here, turning a panic into an error (for the few analyses

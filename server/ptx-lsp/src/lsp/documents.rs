@@ -1,19 +1,24 @@
 //! The open documents, and immutable snapshots of them for analyses.
 //!
-//! A [`Document`] (rope + incrementally parsed tree) lives in a `DashMap`
-//! keyed by URI. Notification handlers mutate it synchronously; request
-//! handlers take a [`Snapshot`] (a cheap clone of the parse and line index)
-//! and run the analysis without holding any lock.
+//! A [`Document`] (rope + the tree of an earlier version) lives in a `DashMap`
+//! keyed by URI. Notification handlers edit it synchronously, on the message
+//! loop; that costs only the edits, never a parse. Request handlers take a
+//! [`Snapshot`] (a few reference counts) on the loop, and the text is parsed on
+//! the worker thread that first reads the snapshot's parse: a slow parse (a
+//! megabyte of random bytes) delays the requests that need it, never the loop.
+//! All snapshots of one version share that one parse.
 
+use std::ops::Deref;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use dashmap::DashMap;
-use ptx_syntax::{Document, LineIndex, Parse, PositionEncoding, TextEdit};
+use ptx_syntax::{Document, LineIndex, Parse, PendingParse, PositionEncoding, TextEdit};
 use tower_lsp::lsp_types::Url;
 
-/// Files larger than this are kept in sync but not analysed: a clear
-/// diagnostic says so instead of the server spending seconds per keystroke.
+/// Files larger than this are kept in sync but not analysed (nor parsed): a
+/// clear diagnostic says so, and every other request answers nothing, instead
+/// of the server spending seconds and gigabytes per keystroke.
 pub(crate) const MAX_ANALYZED_BYTES: usize = 32 * 1024 * 1024;
 
 /// One open document and what is cached for its current version.
@@ -23,11 +28,56 @@ pub(crate) struct OpenDocument {
     /// for another generation are stale, even if the version number repeats
     /// after a close and reopen.
     pub generation: u64,
-    pub line_index: Arc<LineIndex>,
+    /// The parse and line index of the current version, made on first use.
+    pub current: Arc<Version>,
     /// The last semantic tokens sent, for delta requests: result id and data.
     pub semantic_tokens: Option<(String, Arc<Vec<u32>>)>,
     /// A CUDA/C++ file: only its asm statements are analysed (see `ptx_embed`).
     pub host: bool,
+}
+
+/// One version of a document's text, with its parse and line index made by
+/// the first thread that needs them.
+pub(crate) struct Version {
+    pending: Arc<PendingParse>,
+    line_index: OnceLock<LineIndex>,
+}
+
+impl Version {
+    fn new(pending: Arc<PendingParse>) -> Arc<Self> {
+        Arc::new(Version {
+            pending,
+            line_index: OnceLock::new(),
+        })
+    }
+}
+
+/// The parse of a snapshot's version: reading it (`&snapshot.parse` where a
+/// `&Parse` is expected) parses the text if no one has yet. Only worker
+/// threads read it.
+#[derive(Clone)]
+pub(crate) struct LazyParse(Arc<Version>);
+
+impl Deref for LazyParse {
+    type Target = Parse;
+
+    fn deref(&self) -> &Parse {
+        self.0.pending.get()
+    }
+}
+
+/// The line index of a snapshot's version, made on first use.
+#[derive(Clone)]
+pub(crate) struct LazyLineIndex(Arc<Version>);
+
+impl Deref for LazyLineIndex {
+    type Target = LineIndex;
+
+    fn deref(&self) -> &LineIndex {
+        self.0
+            .line_index
+            .get_or_init(|| LineIndex::new(self.0.pending.text()))
+    }
 }
 
 /// An immutable view of one version of a document.
@@ -36,8 +86,8 @@ pub(crate) struct Snapshot {
     pub uri: Url,
     pub version: i32,
     pub generation: u64,
-    pub parse: Parse,
-    pub line_index: Arc<LineIndex>,
+    pub parse: LazyParse,
+    pub line_index: LazyLineIndex,
     pub encoding: PositionEncoding,
     /// A CUDA/C++ file (see [`OpenDocument::host`]).
     pub host: bool,
@@ -53,12 +103,42 @@ impl std::fmt::Debug for Snapshot {
 }
 
 impl Snapshot {
+    /// The text (made into one string on first use, without parsing it).
     pub fn text(&self) -> &str {
-        self.parse.text()
+        self.parse.0.pending.text()
+    }
+
+    /// A snapshot of a text that is not open anywhere (for tests).
+    #[cfg(test)]
+    pub fn of_text(text: &str, encoding: PositionEncoding) -> Snapshot {
+        let version = Version::new(Document::new(text, 1).pending());
+        Snapshot {
+            uri: "file:///t.ptx".parse().expect("a valid URL"),
+            version: 1,
+            generation: 1,
+            parse: LazyParse(version.clone()),
+            line_index: LazyLineIndex(version),
+            encoding,
+            host: false,
+        }
+    }
+
+    /// The length of the text in bytes, known without parsing.
+    pub fn len(&self) -> usize {
+        self.parse.0.pending.len()
     }
 
     pub fn too_large(&self) -> bool {
-        self.text().len() > MAX_ANALYZED_BYTES
+        self.len() > MAX_ANALYZED_BYTES
+    }
+
+    /// Whether the features may walk this version: not too large, and (this
+    /// parses it) not nesting deeper than the analyses' stacks allow. The
+    /// checker reports either case with a diagnostic.
+    /// A CUDA/C++ file is never walked as PTX (its asm statements are gated
+    /// one by one).
+    pub fn analysable(&self) -> bool {
+        !self.too_large() && (self.host || self.parse.too_deep().is_none())
     }
 }
 
@@ -85,14 +165,13 @@ impl Documents {
                 && ptx_embed::file_kind(uri.path(), text, host_extensions)
                     == ptx_embed::FileKind::Host);
         let document = Document::new(text, version);
-        let line_index = Arc::new(LineIndex::new(document.text()));
         let generation = self.next_generation();
         self.map.insert(
             uri,
             OpenDocument {
+                current: Version::new(document.pending()),
                 document,
                 generation,
-                line_index,
                 semantic_tokens: None,
                 host,
             },
@@ -110,9 +189,9 @@ impl Documents {
         let Some(mut open) = self.map.get_mut(uri) else {
             return false;
         };
-        open.document.apply_edits(edits, encoding, version);
+        open.document.edit(edits, encoding, version);
         open.generation = self.next_generation();
-        open.line_index = Arc::new(LineIndex::new(open.document.text()));
+        open.current = Version::new(open.document.pending());
         true
     }
 
@@ -130,8 +209,8 @@ impl Documents {
             uri: uri.clone(),
             version: open.document.version(),
             generation: open.generation,
-            parse: open.document.parse().clone(),
-            line_index: open.line_index.clone(),
+            parse: LazyParse(open.current.clone()),
+            line_index: LazyLineIndex(open.current.clone()),
             encoding,
             host: open.host,
         })

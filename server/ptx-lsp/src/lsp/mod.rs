@@ -25,6 +25,7 @@ mod documents;
 mod from_proto;
 mod notifications;
 mod requests;
+mod runs;
 mod server;
 mod to_proto;
 mod transport;
@@ -37,12 +38,21 @@ use std::task::{Context, Poll};
 use tower_lsp::jsonrpc::{Request, Response};
 use tower_lsp::Server;
 
+pub(crate) use dispatch::STACK_BYTES;
+
+/// Messages handled at the same time. tower-lsp stops reading once this many
+/// handlers are unfinished (its default is 4); runs take at most
+/// [`runs::MAX_CONCURRENT_RUNS`] of these, and a slow parse holds only the
+/// requests that need it.
+const MAX_CONCURRENT_MESSAGES: usize = 64;
+
 /// Runs the server on stdin/stdout until the client sends `exit` (or closes
 /// stdin). The exit code follows the spec: 0 after `shutdown`, 1 otherwise.
 pub fn serve() -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("ptx-lsp")
+        .thread_stack_size(dispatch::STACK_BYTES)
         .build()
     {
         Ok(runtime) => runtime,
@@ -51,25 +61,8 @@ pub fn serve() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let shutdown_requested = runtime.block_on(async {
-        let (service, socket) = server::build();
-        let shutdown = service.inner().shutdown_flag();
-        let exit = Arc::new(tokio::sync::Notify::new());
-        let service = ExitWatch {
-            inner: service,
-            exit: exit.clone(),
-        };
-        let (input, output) = transport::spawn(tokio::io::stdin(), tokio::io::stdout());
-        let serving = Server::new(input, output, socket).serve(service);
-        tokio::select! {
-            () = serving => {}
-            () = exit.notified() => {
-                // Give the writer a moment to flush anything still queued.
-                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-            }
-        }
-        shutdown.load(Ordering::SeqCst)
-    });
+    let shutdown_requested =
+        runtime.block_on(serve_streams(tokio::io::stdin(), tokio::io::stdout()));
     // Background analyses may still be running: do not wait for them.
     runtime.shutdown_background();
     if shutdown_requested {
@@ -77,6 +70,35 @@ pub fn serve() -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+/// Serves one client on a pair of byte streams until it sends `exit` or its
+/// input ends; returns whether `shutdown` was received. (The fuzz target of
+/// the transport and message handling calls this with in-memory streams.)
+pub async fn serve_streams<I, O>(input: I, output: O) -> bool
+where
+    I: tokio::io::AsyncRead + Unpin + Send + 'static,
+    O: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (service, socket) = server::build();
+    let shutdown = service.inner().shutdown_flag();
+    let exit = Arc::new(tokio::sync::Notify::new());
+    let service = ExitWatch {
+        inner: service,
+        exit: exit.clone(),
+    };
+    let (input, output) = transport::spawn(input, output);
+    let serving = Server::new(input, output, socket)
+        .concurrency_level(MAX_CONCURRENT_MESSAGES)
+        .serve(service);
+    tokio::select! {
+        () = serving => {}
+        () = exit.notified() => {
+            // Give the writer a moment to flush anything still queued.
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+    shutdown.load(Ordering::SeqCst)
 }
 
 /// Forwards every message to the LSP service and wakes `serve` when the

@@ -16,6 +16,7 @@ use tower_lsp::{Client, ClientSocket, LanguageServer, LspService};
 use super::config::Config;
 use super::diagnostics::DiagnosticsState;
 use super::documents::{Documents, Snapshot};
+use super::runs::Runs;
 use super::{notifications, requests};
 
 /// Everything the handlers share. Handlers that spawn work clone the `Arc`.
@@ -40,6 +41,8 @@ pub(crate) struct State {
     /// The asm statements of each open CUDA/C++ document, for the generation they were read
     /// from.
     hosts: dashmap::DashMap<Url, (u64, Arc<ptx_embed::HostDocument>)>,
+    /// The `ptx/run` requests in progress.
+    pub runs: Arc<Runs>,
 }
 
 impl State {
@@ -238,6 +241,7 @@ pub(crate) fn build() -> (LspService<Server>, ClientSocket) {
             spec: Mutex::new(None),
             shutdown: Arc::new(AtomicBool::new(false)),
             hosts: dashmap::DashMap::new(),
+            runs: Arc::default(),
         }),
     })
     .custom_method("ptx/registerCount", Server::register_count)
@@ -262,6 +266,7 @@ impl LanguageServer for Server {
 
     async fn shutdown(&self) -> Result<()> {
         self.state.mark_shutdown();
+        self.state.runs.stop_all();
         Ok(())
     }
 

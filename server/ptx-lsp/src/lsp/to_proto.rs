@@ -283,21 +283,11 @@ pub(crate) fn semantic_token_list(data: &[u32]) -> Vec<lsp::SemanticToken> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
-    use ptx_syntax::{LineIndex, Parse, PositionEncoding};
+    use ptx_syntax::PositionEncoding;
 
     fn snapshot(text: &str, encoding: PositionEncoding) -> Snapshot {
-        Snapshot {
-            uri: "file:///t.ptx".parse().unwrap(),
-            version: 1,
-            generation: 1,
-            parse: Parse::new(text),
-            line_index: Arc::new(LineIndex::new(text)),
-            encoding,
-            host: false,
-        }
+        Snapshot::of_text(text, encoding)
     }
 
     /// Columns after a non-ASCII comment: UTF-16 code units, not chars or bytes.

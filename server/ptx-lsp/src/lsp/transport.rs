@@ -8,7 +8,8 @@
 //! unchanged; anything else gets the JSON-RPC error response (`-32700` parse
 //! error, `-32600` invalid request) from this module, and reading goes on.
 //! Headers without a usable `Content-Length` are skipped up to the next
-//! blank line. One task owns stdout and writes whole frames, from tower-lsp
+//! blank line, and a `Content-Length` header found in the middle of a line
+//! starts a new frame there (see [`read_frame`]). One task owns stdout and writes whole frames, from tower-lsp
 //! and from this module, never interleaving two messages.
 //!
 //! Messages are also normalised: `"params": null` is removed (see
@@ -120,15 +121,20 @@ fn frame(body: &[u8]) -> Vec<u8> {
 }
 
 /// Reads one frame; `None` at the end of the stream.
+///
+/// A `Content-Length` header is recognised anywhere in a line, not only at
+/// its start: after a frame whose length was wrong (a client counting
+/// characters instead of bytes), the rest of its body runs into the next
+/// header line, and reading resumes at that header instead of waiting for a
+/// blank line that may never come.
 async fn read_frame<R: AsyncBufRead + Unpin>(reader: &mut R) -> io::Result<Option<Frame>> {
     let mut length: Option<usize> = None;
     let mut header = String::new();
     let mut saw_header = false;
     loop {
-        let mut line = Vec::new();
-        if reader.read_until(b'\n', &mut line).await? == 0 {
+        let Some(line) = read_header_line(reader).await? else {
             return Ok(None);
-        }
+        };
         let line = String::from_utf8_lossy(&line);
         let line = line.trim_end_matches(['\r', '\n']);
         if line.is_empty() {
@@ -139,14 +145,18 @@ async fn read_frame<R: AsyncBufRead + Unpin>(reader: &mut R) -> io::Result<Optio
             continue;
         }
         saw_header = true;
-        if header.len() < 200 {
-            header.push_str(line);
-            header.push('\n');
-        }
-        if let Some((name, value)) = line.split_once(':') {
-            if name.trim().eq_ignore_ascii_case("content-length") {
-                length = value.trim().parse().ok();
+        if let Some(at) = line.to_ascii_lowercase().find(CONTENT_LENGTH) {
+            if at > 0 {
+                eprintln!(
+                    "ptx-lsp: skipped {at} bytes before a header (a previous length was wrong)"
+                );
+                header.clear();
             }
+            length = line[at + CONTENT_LENGTH.len()..].trim().parse().ok();
+        }
+        if header.len() < 200 {
+            header.extend(line.chars().take(200));
+            header.push('\n');
         }
     }
     match length {
@@ -156,6 +166,33 @@ async fn read_frame<R: AsyncBufRead + Unpin>(reader: &mut R) -> io::Result<Optio
             Ok(Some(Frame::Body(body)))
         }
         _ => Ok(Some(Frame::BadHeader(header))),
+    }
+}
+
+const CONTENT_LENGTH: &str = "content-length:";
+
+/// Header lines longer than this keep only their end (where a header that
+/// follows garbage is); reading never buffers more than this.
+const MAX_HEADER_LINE: usize = 4096;
+
+/// One line (with its `\n`), or its last [`MAX_HEADER_LINE`] bytes when it is
+/// longer; `None` at the end of the stream.
+async fn read_header_line<R: AsyncBufRead + Unpin>(reader: &mut R) -> io::Result<Option<Vec<u8>>> {
+    let mut line = Vec::new();
+    loop {
+        let read = (&mut *reader)
+            .take(MAX_HEADER_LINE as u64)
+            .read_until(b'\n', &mut line)
+            .await?;
+        if read == 0 {
+            return Ok((!line.is_empty()).then_some(line));
+        }
+        if line.ends_with(b"\n") {
+            return Ok(Some(line));
+        }
+        if line.len() > MAX_HEADER_LINE {
+            line.drain(..line.len() - MAX_HEADER_LINE);
+        }
     }
 }
 
@@ -206,6 +243,11 @@ fn check_message(body: &[u8]) -> Result<(), Value> {
 /// method that needs parameters gets tower-lsp's usual "missing params"
 /// error. Any other message is passed on byte for byte.
 fn normalize(body: Vec<u8>) -> Vec<u8> {
+    // A message with `"params": null` is a few dozen bytes: a large one (a
+    // whole document) is not decoded a second time.
+    if body.len() > 4096 {
+        return body;
+    }
     let Ok(Value::Object(mut object)) = serde_json::from_slice::<Value>(&body) else {
         return body;
     };
@@ -238,6 +280,19 @@ mod tests {
                 Frame::Body(b"{}".to_vec()),
                 Frame::BadHeader("X-Junk: 1\n".into()),
                 Frame::Body(b"[1]".to_vec()),
+            ]
+        );
+        // Lengths 2 bytes short and long: reading resumes at the next header.
+        // (The header the long body swallowed is lost with its message.)
+        let input = b"Content-Length: 3\r\n\r\n[1,2]Content-Length: 2\r\n\r\n{}Content-Length: 5\r\n\r\n[]Content-Length: 3\r\n\r\n[7]Content-Length: 3\r\n\r\n[8]";
+        assert_eq!(
+            frames(input).await,
+            [
+                Frame::Body(b"[1,".to_vec()),
+                Frame::Body(b"{}".to_vec()),
+                Frame::Body(b"[]Con".to_vec()),
+                Frame::BadHeader("tent-Length: 3\n".into()),
+                Frame::Body(b"[8]".to_vec()),
             ]
         );
         // A truncated body is the end of the stream, not a hang or a panic.

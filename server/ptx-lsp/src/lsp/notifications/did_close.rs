@@ -1,4 +1,5 @@
-//! `textDocument/didClose`: forgets the document and clears its diagnostics.
+//! `textDocument/didClose`: forgets the document, stops its runs and clears
+//! its diagnostics.
 
 use std::sync::Arc;
 
@@ -10,6 +11,7 @@ pub(crate) async fn handle(state: &Arc<State>, params: DidCloseTextDocumentParam
     let uri = params.text_document.uri;
     // Synchronously first, so that no later message sees the closed document.
     state.documents.close(&uri);
+    state.runs.stop_document(&uri);
     state.diagnostics.forget(&uri);
     state.forget_host(&uri);
     if state.push_diagnostics() {

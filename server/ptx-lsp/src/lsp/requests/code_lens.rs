@@ -218,10 +218,7 @@ pub(crate) async fn handle(
     params: CodeLensParams,
 ) -> Result<Option<Vec<CodeLens>>> {
     let snapshot = super::snapshot(state, &params.text_document.uri)?;
-    dispatch::analysis("textDocument/codeLens", move || {
-        if snapshot.too_large() {
-            return None;
-        }
+    dispatch::feature("textDocument/codeLens", snapshot.clone(), move || {
         Some(lenses(&snapshot))
     })
     .await

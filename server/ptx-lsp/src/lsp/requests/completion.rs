@@ -83,7 +83,7 @@ pub(crate) async fn handle(
     let config = state.config();
     let snippets = state.snippet_support();
     let state = state.clone();
-    dispatch::analysis("textDocument/completion", move || {
+    dispatch::feature("textDocument/completion", snapshot.clone(), move || {
         let offset = from_proto::offset(&snapshot, position.position);
         let completion_config = CompletionConfig {
             target_override: config.target.clone(),

@@ -14,7 +14,7 @@ pub(crate) async fn handle(
 ) -> Result<Option<GotoDefinitionResponse>> {
     let position = params.text_document_position_params;
     let snapshot = super::snapshot(state, &position.text_document.uri)?;
-    dispatch::analysis("textDocument/definition", move || {
+    dispatch::feature("textDocument/definition", snapshot.clone(), move || {
         let offset = from_proto::offset(&snapshot, position.position);
         let token = ptx_ide::navigation::name_range_at(&snapshot.parse, offset);
         let targets = ptx_ide::navigation::goto_definition(&snapshot.parse, offset);

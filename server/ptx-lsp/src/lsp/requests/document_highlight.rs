@@ -16,22 +16,26 @@ pub(crate) async fn handle(
 ) -> Result<Option<Vec<DocumentHighlight>>> {
     let position = params.text_document_position_params;
     let snapshot = super::snapshot(state, &position.text_document.uri)?;
-    dispatch::analysis("textDocument/documentHighlight", move || {
-        let offset = from_proto::offset(&snapshot, position.position);
-        let highlights = ptx_ide::navigation::document_highlights(&snapshot.parse, offset);
-        Some(
-            highlights
-                .iter()
-                .map(|h| DocumentHighlight {
-                    range: to_proto::range(&snapshot, &h.range),
-                    kind: Some(match h.access {
-                        Access::Declaration => DocumentHighlightKind::TEXT,
-                        Access::Write => DocumentHighlightKind::WRITE,
-                        Access::Read => DocumentHighlightKind::READ,
-                    }),
-                })
-                .collect(),
-        )
-    })
+    dispatch::feature(
+        "textDocument/documentHighlight",
+        snapshot.clone(),
+        move || {
+            let offset = from_proto::offset(&snapshot, position.position);
+            let highlights = ptx_ide::navigation::document_highlights(&snapshot.parse, offset);
+            Some(
+                highlights
+                    .iter()
+                    .map(|h| DocumentHighlight {
+                        range: to_proto::range(&snapshot, &h.range),
+                        kind: Some(match h.access {
+                            Access::Declaration => DocumentHighlightKind::TEXT,
+                            Access::Write => DocumentHighlightKind::WRITE,
+                            Access::Read => DocumentHighlightKind::READ,
+                        }),
+                    })
+                    .collect(),
+            )
+        },
+    )
     .await
 }

@@ -13,7 +13,7 @@ pub(crate) async fn handle(
     params: FoldingRangeParams,
 ) -> Result<Option<Vec<FoldingRange>>> {
     let snapshot = super::snapshot(state, &params.text_document.uri)?;
-    dispatch::analysis("textDocument/foldingRange", move || {
+    dispatch::feature("textDocument/foldingRange", snapshot.clone(), move || {
         let folds = ptx_ide::folding::folding_ranges(&snapshot.parse);
         Some(
             folds

@@ -50,7 +50,7 @@ pub(crate) async fn document(
 ) -> Result<Option<Vec<TextEdit>>> {
     let snapshot = super::snapshot(state, &params.text_document.uri)?;
     let options = options(&params.options);
-    dispatch::analysis("textDocument/formatting", move || {
+    dispatch::feature("textDocument/formatting", snapshot.clone(), move || {
         let edits = ptx_ide::formatting::format_document(&snapshot.parse, &options);
         convert(&snapshot, edits)
     })
@@ -63,10 +63,14 @@ pub(crate) async fn range(
 ) -> Result<Option<Vec<TextEdit>>> {
     let snapshot = super::snapshot(state, &params.text_document.uri)?;
     let options = options(&params.options);
-    dispatch::analysis("textDocument/rangeFormatting", move || {
-        let range = from_proto::text_range(&snapshot, params.range);
-        let edits = ptx_ide::formatting::format_range(&snapshot.parse, range, &options);
-        convert(&snapshot, edits)
-    })
+    dispatch::feature(
+        "textDocument/rangeFormatting",
+        snapshot.clone(),
+        move || {
+            let range = from_proto::text_range(&snapshot, params.range);
+            let edits = ptx_ide::formatting::format_range(&snapshot.parse, range, &options);
+            convert(&snapshot, edits)
+        },
+    )
     .await
 }

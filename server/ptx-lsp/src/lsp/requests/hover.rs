@@ -17,7 +17,7 @@ pub(crate) async fn handle(state: &Arc<State>, params: HoverParams) -> Result<Op
     let config = state.config();
     let spec = state.spec_index();
     let state = state.clone();
-    dispatch::analysis("textDocument/hover", move || {
+    dispatch::feature("textDocument/hover", snapshot.clone(), move || {
         let offset = from_proto::offset(&snapshot, position.position);
         let spec = spec.as_ref().and_then(|lazy| lazy.get());
         let hover_config = HoverConfig {

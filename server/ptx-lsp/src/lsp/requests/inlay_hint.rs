@@ -21,7 +21,7 @@ pub(crate) async fn handle(
         .diagnostics
         .run_marks(&params.text_document.uri, snapshot.generation);
     let state = state.clone();
-    dispatch::analysis("textDocument/inlayHint", move || {
+    dispatch::feature("textDocument/inlayHint", snapshot.clone(), move || {
         let range = from_proto::text_range(&snapshot, params.range);
         let host = state.host_document(&snapshot);
         let hints = match (register_counts, host) {

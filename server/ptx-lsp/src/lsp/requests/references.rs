@@ -16,7 +16,7 @@ pub(crate) async fn handle(
     let position = params.text_document_position;
     let include_declaration = params.context.include_declaration;
     let snapshot = super::snapshot(state, &position.text_document.uri)?;
-    dispatch::analysis("textDocument/references", move || {
+    dispatch::feature("textDocument/references", snapshot.clone(), move || {
         let offset = from_proto::offset(&snapshot, position.position);
         let references =
             ptx_ide::navigation::find_references(&snapshot.parse, offset, include_declaration);

@@ -24,7 +24,7 @@ pub(crate) struct Params {
 
 pub(crate) async fn handle(state: &Arc<State>, params: Params) -> Result<Value> {
     let snapshot = super::snapshot(state, &params.text_document.uri)?;
-    dispatch::analysis("ptx/registerCount", move || {
+    dispatch::feature("ptx/registerCount", snapshot.clone(), move || {
         let offset = from_proto::offset(&snapshot, params.position);
         let instruction = snapshot
             .parse

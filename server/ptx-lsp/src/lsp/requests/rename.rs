@@ -18,6 +18,9 @@ pub(crate) async fn prepare(
 ) -> Result<Option<PrepareRenameResponse>> {
     let snapshot = super::snapshot(state, &params.text_document.uri)?;
     dispatch::analysis("textDocument/prepareRename", move || {
+        if !snapshot.analysable() {
+            return Ok(None);
+        }
         let offset = from_proto::offset(&snapshot, params.position);
         match ptx_ide::navigation::prepare_rename(&snapshot.parse, offset) {
             Ok(range) => Ok(Some(PrepareRenameResponse::Range(to_proto::range(
@@ -37,6 +40,9 @@ pub(crate) async fn handle(
     let snapshot = super::snapshot(state, &position.text_document.uri)?;
     let new_name = params.new_name;
     dispatch::analysis("textDocument/rename", move || {
+        if !snapshot.analysable() {
+            return Ok(None);
+        }
         let offset = from_proto::offset(&snapshot, position.position);
         let edits = ptx_ide::navigation::rename(&snapshot.parse, offset, &new_name)
             .map_err(|error| Error::invalid_params(error.0))?;

@@ -16,14 +16,19 @@
 //! "steps", "buffers": [{"arg", "hex"}], "lines": [{"range", "text", "executions"}],
 //! "error": null | {"kind", "message", "range", "thread"}}`. A fault is part of
 //! the result (with the registers so far empty), not a JSON-RPC error.
+//!
+//! Runs are bounded (see [`crate::lsp::runs`]): a few at a time, each stopped
+//! when cancelled, when its document closes, at shutdown, or after the time
+//! limit (then the fault says so).
 
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use ptx_interp::{
-    parse_arg, run_kernel, run_snippet, KernelOptions, RunErrorKind, SnippetOptions,
-    DEFAULT_MAX_STEPS,
+    parse_arg, run_kernel_stoppable, run_snippet_stoppable, KernelOptions, RunErrorKind,
+    SnippetOptions, DEFAULT_MAX_STEPS,
 };
 use ptx_syntax::Parse;
 use serde::Deserialize;
@@ -64,8 +69,37 @@ pub(crate) async fn handle(state: &Arc<State>, params: Value) -> Result<Value> {
         .clone();
     let snapshot = super::snapshot(state, &uri)?;
     let generation = snapshot.generation;
-    let (value, values, error) =
-        dispatch::analysis("ptx/run", move || run(&snapshot, &params)).await??;
+    // Dropped when this handler ends or is cancelled: that stops the run.
+    let ticket = state.runs.start(&uri).map_err(request_failed)?;
+    let flag = ticket.flag();
+    let limit = Duration::from_millis(state.config().run.time_limit_ms);
+    let mut work = Box::pin(dispatch::analysis("ptx/run", move || {
+        run(&snapshot, &params, flag)
+    }));
+    let (outcome, timed_out) = match tokio::time::timeout(limit, &mut work).await {
+        Ok(outcome) => (outcome, false),
+        Err(_) => {
+            // The interpreter stops within a few thousand steps.
+            ticket.stop();
+            (work.await, true)
+        }
+    };
+    let (mut value, values, mut error) = outcome??;
+    if timed_out {
+        let message = format!(
+            "stopped after {} ms, the time limit of a run (setting run.timeLimitMs)",
+            limit.as_millis()
+        );
+        value["error"]["message"] = Value::String(message.clone());
+        if let Some(diagnostic) = &mut error {
+            diagnostic.message = message;
+        }
+    }
+    drop(ticket);
+    if state.documents.generation(&uri) != Some(generation) {
+        // Closed or edited meanwhile: the values belong to no text on screen.
+        return Ok(value);
+    }
     static SERIAL: AtomicU64 = AtomicU64::new(1);
     state.diagnostics.set_run_marks(
         &uri,
@@ -84,19 +118,35 @@ pub(crate) async fn handle(state: &Arc<State>, params: Value) -> Result<Value> {
     Ok(value)
 }
 
+/// LSP's `RequestFailed`: the request was valid but cannot be served.
+fn request_failed(message: String) -> Error {
+    Error {
+        code: tower_lsp::jsonrpc::ErrorCode::ServerError(-32803),
+        message: message.into(),
+        data: None,
+    }
+}
+
 /// The `ptx/run` result, the per-line values to show as inlay hints (byte
 /// offset, text) and the fault as a diagnostic.
 type RunOutput = (Value, Vec<(usize, String)>, Option<lsp::Diagnostic>);
 
-fn run(snapshot: &Snapshot, params: &RunParams) -> Result<RunOutput> {
+fn run(snapshot: &Snapshot, params: &RunParams, stop: Arc<AtomicBool>) -> Result<RunOutput> {
     // A region runs on its own text; offsets are shifted back afterwards.
     let (parse, base) = match params.range {
         Some(range) => {
             let range = from_proto::text_range(snapshot, range);
             (Parse::new(&snapshot.text()[range.clone()]), range.start)
         }
-        None => (snapshot.parse.clone(), 0),
+        None => (Parse::clone(&snapshot.parse), 0),
     };
+    if snapshot.too_large() || parse.too_deep().is_some() {
+        return Err(request_failed(format!(
+            "not run: the code is larger than {} MiB or nests more than {} levels deep",
+            crate::lsp::documents::MAX_ANALYZED_BYTES >> 20,
+            ptx_syntax::MAX_NESTING
+        )));
+    }
     let max_steps = params.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
     let hint_thread = params.hint_thread.unwrap_or(0);
     let result = match &params.entry {
@@ -107,7 +157,7 @@ fn run(snapshot: &Snapshot, params: &RunParams) -> Result<RunOutput> {
                 .map(|a| parse_arg(a))
                 .collect::<std::result::Result<Vec<_>, _>>()
                 .map_err(Error::invalid_params)?;
-            run_kernel(
+            run_kernel_stoppable(
                 &parse,
                 &KernelOptions {
                     entry: entry.clone(),
@@ -119,9 +169,10 @@ fn run(snapshot: &Snapshot, params: &RunParams) -> Result<RunOutput> {
                     dynamic_smem: params.dynamic_smem,
                     contract: true,
                 },
+                Some(stop),
             )
         }
-        None => run_snippet(
+        None => run_snippet_stoppable(
             &parse,
             &SnippetOptions {
                 threads: params.threads.unwrap_or(1),
@@ -130,6 +181,7 @@ fn run(snapshot: &Snapshot, params: &RunParams) -> Result<RunOutput> {
                 hint_thread,
                 contract: true,
             },
+            Some(stop),
         ),
     };
     let shift = |r: &ptx_syntax::TextRange| (r.start + base)..(r.end + base);

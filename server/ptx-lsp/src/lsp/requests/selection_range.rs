@@ -14,7 +14,7 @@ pub(crate) async fn handle(
     params: SelectionRangeParams,
 ) -> Result<Option<Vec<SelectionRange>>> {
     let snapshot = super::snapshot(state, &params.text_document.uri)?;
-    dispatch::analysis("textDocument/selectionRange", move || {
+    dispatch::feature("textDocument/selectionRange", snapshot.clone(), move || {
         let offsets: Vec<usize> = params
             .positions
             .iter()

@@ -28,10 +28,7 @@ async fn compute(
     snapshot: Snapshot,
 ) -> Result<Arc<Vec<u32>>> {
     let state = state.clone();
-    dispatch::analysis(name, move || {
-        if snapshot.too_large() {
-            return Arc::new(Vec::new());
-        }
+    dispatch::feature(name, snapshot.clone(), move || {
         // A CUDA/C++ file: the PTX tokens of its asm templates only.
         let tokens = match state.host_document(&snapshot) {
             Some(host) => ptx_embed::ide::semantic_tokens(&host),
@@ -94,20 +91,24 @@ pub(crate) async fn range(
 ) -> Result<Option<SemanticTokensRangeResult>> {
     let snapshot = super::snapshot(state, &params.text_document.uri)?;
     let state = state.clone();
-    dispatch::analysis("textDocument/semanticTokens/range", move || {
-        let range = from_proto::text_range(&snapshot, params.range);
-        let tokens = match state.host_document(&snapshot) {
-            Some(host) => ptx_embed::ide::semantic_tokens(&host)
-                .into_iter()
-                .filter(|t| t.range.start < range.end && range.start < t.range.end)
-                .collect(),
-            None => ptx_ide::semantic_tokens::semantic_tokens(&snapshot.parse, Some(range)),
-        };
-        let data = to_proto::semantic_tokens(&snapshot, &tokens);
-        Some(SemanticTokensRangeResult::Tokens(SemanticTokens {
-            result_id: None,
-            data: to_proto::semantic_token_list(&data),
-        }))
-    })
+    dispatch::feature(
+        "textDocument/semanticTokens/range",
+        snapshot.clone(),
+        move || {
+            let range = from_proto::text_range(&snapshot, params.range);
+            let tokens = match state.host_document(&snapshot) {
+                Some(host) => ptx_embed::ide::semantic_tokens(&host)
+                    .into_iter()
+                    .filter(|t| t.range.start < range.end && range.start < t.range.end)
+                    .collect(),
+                None => ptx_ide::semantic_tokens::semantic_tokens(&snapshot.parse, Some(range)),
+            };
+            let data = to_proto::semantic_tokens(&snapshot, &tokens);
+            Some(SemanticTokensRangeResult::Tokens(SemanticTokens {
+                result_id: None,
+                data: to_proto::semantic_token_list(&data),
+            }))
+        },
+    )
     .await
 }

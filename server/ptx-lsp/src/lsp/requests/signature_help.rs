@@ -25,7 +25,7 @@ pub(crate) async fn handle(
 ) -> Result<Option<SignatureHelp>> {
     let position = params.text_document_position_params;
     let snapshot = super::snapshot(state, &position.text_document.uri)?;
-    dispatch::analysis("textDocument/signatureHelp", move || {
+    dispatch::feature("textDocument/signatureHelp", snapshot.clone(), move || {
         let offset = from_proto::offset(&snapshot, position.position);
         let help = ptx_ide::signature::signature_help(&snapshot.parse, offset)?;
         let parameters = help

@@ -18,7 +18,7 @@ pub(crate) async fn handle(
     let snapshots = state.documents.all(state.encoding());
     dispatch::analysis("workspace/symbol", move || {
         let mut out = Vec::new();
-        for snapshot in &snapshots {
+        for snapshot in snapshots.iter().filter(|s| !s.host && s.analysable()) {
             for flat in ptx_ide::symbols::workspace_symbols(&snapshot.parse, &params.query) {
                 #[allow(deprecated)] // `deprecated` must still be filled in.
                 out.push(SymbolInformation {
