@@ -812,7 +812,6 @@ mod tests {
 //                                ^^^^^^ error: a mask `0xFF(name)` in an initial value needs `.version 7.1` or newer
 .extern .global .b64 redeclared;
 .global .b32 redeclared;
-//           ^^^^^^^^^^ error: `redeclared` was declared before with another type, state space or shape
 //           ^^^^^^^^^^ error: variable `redeclared` is already declared in this scope
 .file 1 "a.cu"
 .file 1 "b.cu"
