@@ -97,7 +97,12 @@ fn read_fixture(text: &str) -> Option<Fixture> {
             f.version = rest.trim().to_string();
         } else if let Some(rest) = line.strip_prefix(".reg") {
             let rest = rest.trim().trim_end_matches(';');
-            let (ty, names) = rest.split_once(char::is_whitespace)?;
+            let (ty, mut names) = rest.split_once(char::is_whitespace)?;
+            if ty.starts_with(".v") {
+                // `.reg .v4 .b32 %v;`: a vector register, which no constraint binds (its
+                // type is kept as `.v4`, so lines naming it are left out).
+                names = names.trim().split_once(char::is_whitespace)?.1;
+            }
             for name in names.split(',') {
                 let name = name.trim().trim_start_matches('%');
                 let key = match name.split_once('<') {
