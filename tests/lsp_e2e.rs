@@ -274,6 +274,9 @@ fn inlay_hints_and_register_count_request() {
         count["vectors"][0]["registers"].as_u64().unwrap() >= 1,
         "{count}"
     );
+    // The document's target is judged on the form in hand.
+    assert_eq!(count["target"]["name"], "sm_100a", "{count}");
+    assert_eq!(count["target"]["available"], true, "{count}");
     let nothing = client.request(
         "ptx/registerCount",
         json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}),

@@ -74,6 +74,9 @@ fn opcode_of(instruction: &str) -> Option<String> {
     ptx_regs::Opcode::parse(instruction).ok().map(|op| op.text)
 }
 
+/// The most opcodes [`availability`] remembers.
+const CACHE_LIMIT: usize = 4096;
+
 /// Where the form of `instruction` (with or without operands) is available: every target on
 /// which `check` accepts it, and the oldest version it accepts it with. Cached per opcode.
 pub fn availability(instruction: &str) -> Availability {
@@ -106,6 +109,11 @@ pub fn availability(instruction: &str) -> Availability {
     });
     let result = Availability { targets, since };
     if let Ok(mut c) = cache.lock() {
+        // Bounded: a long session that hovers many distinct forms starts over instead of
+        // growing without end (an entry costs a few checks to rebuild).
+        if c.len() >= CACHE_LIMIT {
+            c.clear();
+        }
         c.insert(opcode, result.clone());
     }
     result

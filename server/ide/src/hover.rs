@@ -85,6 +85,8 @@ enum Site<'a> {
     Opcode {
         parts: Vec<Token<'a>>,
         index: usize,
+        /// The instruction's operands as written, joined with `, ` (empty where unknown).
+        operands: String,
     },
     /// A register or special register name used somewhere (with its component, if any).
     Register {
@@ -218,7 +220,12 @@ fn locate_instruction<'a>(i: Instruction<'a>, offset: usize) -> Option<Site<'a>>
     if i.opcode().is_some_and(|t| contains(&t.range(), offset)) {
         let parts: Vec<Token<'a>> = i.mnemonic().into_iter().chain(i.qualifiers()).collect();
         let index = parts.iter().position(|q| on(q, offset))?;
-        return Some(Site::Opcode { parts, index });
+        let operands: Vec<&str> = i.operands().iter().map(|o| o.text()).collect();
+        return Some(Site::Opcode {
+            parts,
+            index,
+            operands: operands.join(", "),
+        });
     }
     let operand = i
         .operands()
@@ -330,7 +337,11 @@ fn locate_text<'a>(parse: &Parse, module: &Module<'a>, offset: usize) -> Option<
                 end,
             });
             let index = parts.iter().position(|p| on(p, offset))?;
-            Some(Site::Opcode { parts, index })
+            Some(Site::Opcode {
+                parts,
+                index,
+                operands: String::new(),
+            })
         }
         ContextKind::Operand { .. } => Some(Site::Identifier { token, at: offset }),
         _ => None,
@@ -340,10 +351,14 @@ fn locate_text<'a>(parse: &Parse, module: &Module<'a>, offset: usize) -> Option<
 fn render_site(module: &Module<'_>, site: &Site<'_>, facts: &ModuleFacts) -> Option<HoverResult> {
     let isa = Isa::get();
     match site {
-        Site::Opcode { parts, index } => {
+        Site::Opcode {
+            parts,
+            index,
+            operands,
+        } => {
             // The parts joined: blanks may stand before a qualifier (`mov .s32`).
             let name: String = parts.iter().map(|p| p.text).collect();
-            let h = OpcodeHover::new(isa, &name)?;
+            let h = OpcodeHover::new(isa, &name)?.with_operands(operands.clone());
             let components = h.instruction.opcode.split('.').count();
             let (range, kind, markdown) = if *index == 0 {
                 (
@@ -598,7 +613,7 @@ fn function_markdown(f: &Function<'_>) -> String {
 /// Appends the imported spec's own text for the same item under a rule.
 fn append_spec(result: &mut HoverResult, site: &Site<'_>, spec: &ptx_docs::SpecIndex) {
     let section = match site {
-        Site::Opcode { parts, index } => {
+        Site::Opcode { parts, index, .. } => {
             let name: String = parts.iter().map(|p| p.text).collect();
             let entry = OpcodeHover::new(Isa::get(), &name)
                 .and_then(|h| {

@@ -114,9 +114,10 @@ fn form_availability(out: &mut String, written: &str, facts: &ModuleFacts) {
     }
 }
 
-/// Register counts of the vector operands of `opcode_text`, if `ptx-regs` knows them.
-pub fn register_counts(out: &mut String, opcode_text: &str) {
-    let Ok(counts) = ptx_regs::register_counts(opcode_text) else {
+/// Register counts of the vector operands of `opcode_text` with its written `operands` (which
+/// may be empty), if `ptx-regs` knows them.
+pub fn register_counts(out: &mut String, opcode_text: &str, operands: &str) {
+    let Ok(counts) = ptx_regs::register_counts(&format!("{opcode_text} {operands}")) else {
         return;
     };
     if counts.vectors.is_empty() {
@@ -175,6 +176,9 @@ pub struct OpcodeHover<'a> {
     pub written: String,
     /// Whether the written qualifiers match a form.
     pub matched: bool,
+    /// The written operands (`%rd1, %rd2, …`; empty when not known): they tell which operands
+    /// are fragments (a wgmma A operand given as a descriptor is not).
+    pub operands: String,
 }
 
 impl<'a> OpcodeHover<'a> {
@@ -188,6 +192,7 @@ impl<'a> OpcodeHover<'a> {
                 form: Some(m.form),
                 written: written.to_string(),
                 matched: true,
+                operands: String::new(),
             });
         }
         if let Some((instruction, form)) = outcome.closest {
@@ -203,6 +208,7 @@ impl<'a> OpcodeHover<'a> {
                 form,
                 written: written.to_string(),
                 matched: false,
+                operands: String::new(),
             });
         }
         let instruction = isa.instruction_for(written)?;
@@ -211,7 +217,14 @@ impl<'a> OpcodeHover<'a> {
             form: instruction.forms.first(),
             written: written.to_string(),
             matched: false,
+            operands: String::new(),
         })
+    }
+
+    /// The same hover, knowing the instruction's written operands.
+    pub fn with_operands(mut self, operands: String) -> OpcodeHover<'a> {
+        self.operands = operands;
+        self
     }
 }
 
@@ -266,7 +279,7 @@ pub fn opcode(h: &OpcodeHover<'_>, facts: &ModuleFacts) -> String {
         let base = h.form.map_or(&inst.requirement, |f| &f.requirement);
         requirement(&mut out, base, facts);
     }
-    register_counts(&mut out, &h.written);
+    register_counts(&mut out, &h.written, &h.operands);
     if let Some(d) = description.filter(|d| !d.example.is_empty()) {
         out.push_str("**Example**\n\n");
         code(&mut out, &d.example.join("\n"));
@@ -331,7 +344,7 @@ pub fn qualifier(h: &OpcodeHover<'_>, qualifier: &str, facts: &ModuleFacts) -> S
         || bare.starts_with('m')
         || bare.contains("pack");
     if is_shape {
-        register_counts(&mut out, &h.written);
+        register_counts(&mut out, &h.written, &h.operands);
     }
     link(&mut out, &inst.section, &inst.title, &inst.anchor);
     out

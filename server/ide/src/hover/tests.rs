@@ -528,3 +528,41 @@ fn mangled_function_names_are_shown_demangled() {
     );
     assert!(h.markdown.contains("_Z6helperfi"), "{}", h.markdown);
 }
+
+/// A wgmma whose A operand is a shared-memory descriptor (a 64-bit register) has no A
+/// fragment; given in registers (`{…}`), A is a 4-register fragment.
+#[test]
+fn wgmma_descriptor_a_is_no_fragment() {
+    let registers_of = |a: &str| {
+        let src = format!(
+            ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{{\n  \
+             .reg .f32 %f<9>;\n  .reg .b32 %r<5>;\n  .reg .b64 %rd<3>;\n  \
+             wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 \
+             {{%f1, %f2, %f3, %f4}}, {a}, %rd2, 1, 1, 1, 1;\n  ret;\n}}\n"
+        );
+        let offset = src.find("wgmma").unwrap() + 1;
+        let h = hover(&Parse::new(&src), offset, &HoverConfig::default()).expect("a hover");
+        let start = h
+            .markdown
+            .find("**Registers**")
+            .expect("a register section");
+        h.markdown[start..]
+            .lines()
+            .filter(|l| l.starts_with("- operand"))
+            .map(|l| l.split(" — ").next().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        registers_of("%rd1"),
+        ["- operand 1 (`d`): 4 × 32-bit"],
+        "descriptor A"
+    );
+    assert_eq!(
+        registers_of("{%r1, %r2, %r3, %r4}"),
+        [
+            "- operand 1 (`d`): 4 × 32-bit",
+            "- operand 2 (`a`): 4 × 32-bit"
+        ],
+        "A in registers"
+    );
+}
