@@ -14,6 +14,7 @@ mod asynccopy;
 mod contract;
 mod control;
 mod cvt;
+mod debug;
 mod decode;
 mod engine;
 mod float;
@@ -34,6 +35,10 @@ mod wmma;
 
 use ptx_syntax::TextRange;
 
+pub use debug::{
+    BreakpointSpec, BreakpointState, DebugTarget, Evaluated, FrameView, Outcome, RegView, Resume,
+    Resumed, Session, StopReason, WarpView,
+};
 pub use memory::MAX_SHARED_PER_CTA;
 pub use run::{
     parse_arg, run_kernel, run_kernel_stoppable, run_snippet, run_snippet_stoppable, ArgSpec,
