@@ -1462,8 +1462,9 @@ impl<'p> Session<'p> {
         (&self.m.mem.shared, &self.m.mem.dynamic_shared)
     }
 
-    /// The buffer arguments: parameter name, address and current bytes.
-    pub fn buffers(&self) -> Vec<(String, u64, &[u8])> {
+    /// The buffer arguments: argument index, parameter name, address and
+    /// current bytes.
+    pub fn buffers(&self) -> Vec<(usize, String, u64, &[u8])> {
         let prog = self.m.prog;
         let params = &prog.functions[prog.main].kernel_params;
         self.target
@@ -1479,7 +1480,7 @@ impl<'p> Session<'p> {
                     .find(|r| r.base == addr)
                     .map_or(&[][..], |r| &r.bytes[..len.min(r.bytes.len())]);
                 let name = params.get(arg).map_or_else(String::new, |p| p.name.clone());
-                (name, addr, bytes)
+                (arg, name, addr, bytes)
             })
             .collect()
     }

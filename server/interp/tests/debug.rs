@@ -145,7 +145,7 @@ fn line_breakpoints_stop_every_warp_then_every_cta() {
         go(&mut s, Resume::Continue, 0),
         expect!["finished (faulted: false)"],
     );
-    let (_, _, bytes) = s.buffers()[0];
+    let (_, _, _, bytes) = s.buffers()[0];
     assert_eq!(&bytes[4..8], &[2, 0, 0, 0]);
     assert_eq!(&bytes[252..256], &[126, 0, 0, 0]);
 }

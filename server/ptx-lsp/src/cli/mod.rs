@@ -64,6 +64,10 @@ enum Command {
     Docs(docs::DocsArgs),
     /// Run a snippet (a file without `.entry`) or a kernel and print every register.
     Run(run::RunArgs),
+    /// Speak the Debug Adapter Protocol on stdin/stdout: step through a snippet or
+    /// a kernel in the interpreter (launch arguments: `program`, `entry`, `grid`,
+    /// `block`, `args`, `threads`, `set`, `dynamicSmem`, `maxSteps`, `stopOnEntry`).
+    Dap,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -114,6 +118,7 @@ pub fn main() -> ExitCode {
         Command::Hover(args) => hover::run(&args),
         Command::Docs(args) => docs::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Dap => crate::dap::serve(),
         Command::Regs(args) => regs::run(
             &args.instruction,
             args.target.as_deref(),

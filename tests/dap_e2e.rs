@@ -1,0 +1,473 @@
+//! End-to-end tests of `ptx-lsp dap`: the real binary over stdio, driven
+//! through a whole debug session as an editor drives it (initialize, launch,
+//! breakpoints, configurationDone, stops, threads, stack, scopes, variables,
+//! evaluate, steps, continue to the end), plus conditional, hit-count and
+//! log breakpoints, a fault, a pause and a restart.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::Duration;
+
+use expect_test::expect;
+use serde_json::{json, Value};
+
+/// Every wait for a message gives up after this long (a hang fails the test).
+const PATIENCE: Duration = Duration::from_secs(60);
+
+fn fixtures() -> String {
+    format!("{}/../../tests/fixtures/dap", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture(name: &str) -> String {
+    format!("{}/{name}", fixtures())
+}
+
+/// Text with the fixtures' folder written `<fixtures>`.
+fn portable(text: &str) -> String {
+    text.replace(&fixtures(), "<fixtures>")
+}
+
+struct Dap {
+    child: Child,
+    stdin: ChildStdin,
+    messages: Receiver<Value>,
+    seq: i64,
+    /// Events seen while waiting for something else.
+    events: Vec<Value>,
+}
+
+impl Dap {
+    fn spawn() -> Dap {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ptx-lsp"))
+            .arg("dap")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start ptx-lsp dap");
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, messages) = channel();
+        std::thread::spawn(move || loop {
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                if stdout.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some(n) = line.strip_prefix("Content-Length: ") {
+                    length = n.parse().unwrap();
+                }
+            }
+            let mut body = vec![0; length];
+            if stdout.read_exact(&mut body).is_err() {
+                return;
+            }
+            if tx.send(serde_json::from_slice(&body).unwrap()).is_err() {
+                return;
+            }
+        });
+        Dap {
+            child,
+            stdin,
+            messages,
+            seq: 1,
+            events: Vec::new(),
+        }
+    }
+
+    fn next(&mut self) -> Value {
+        self.messages
+            .recv_timeout(PATIENCE)
+            .expect("a message from the debug adapter")
+    }
+
+    fn send(&mut self, command: &str, arguments: Value) -> i64 {
+        let seq = self.seq;
+        self.seq += 1;
+        let body =
+            json!({"seq": seq, "type": "request", "command": command, "arguments": arguments})
+                .to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        self.stdin.flush().unwrap();
+        seq
+    }
+
+    /// Sends a request and returns its whole response.
+    fn response(&mut self, command: &str, arguments: Value) -> Value {
+        let seq = self.send(command, arguments);
+        loop {
+            let message = self.next();
+            if message["type"] == "response" && message["request_seq"] == seq {
+                assert_eq!(message["command"], command);
+                return message;
+            }
+            assert_eq!(message["type"], "event", "{message}");
+            self.events.push(message);
+        }
+    }
+
+    /// Sends a request that must succeed and returns its body.
+    fn request(&mut self, command: &str, arguments: Value) -> Value {
+        let response = self.response(command, arguments);
+        assert_eq!(response["success"], true, "{response}");
+        response.get("body").cloned().unwrap_or(Value::Null)
+    }
+
+    /// Waits for an event (taking it from those already seen first).
+    fn event(&mut self, name: &str) -> Value {
+        if let Some(i) = self.events.iter().position(|e| e["event"] == name) {
+            return self.events.remove(i)["body"].clone();
+        }
+        loop {
+            let message = self.next();
+            if message["type"] == "event" && message["event"] == name {
+                return message.get("body").cloned().unwrap_or(Value::Null);
+            }
+            self.events.push(message);
+        }
+    }
+
+    /// The outputs seen so far, in order, joined.
+    fn outputs(&mut self) -> String {
+        let mut out = String::new();
+        self.events.retain(|e| {
+            if e["event"] == "output" {
+                out.push_str(e["body"]["output"].as_str().unwrap_or(""));
+                false
+            } else {
+                true
+            }
+        });
+        out
+    }
+
+    fn start(launch: Value, breakpoints: Value) -> Dap {
+        Dap::start_with(launch, breakpoints, json!([]))
+    }
+
+    fn start_with(launch: Value, breakpoints: Value, functions: Value) -> Dap {
+        let mut dap = Dap::spawn();
+        let caps = dap.request(
+            "initialize",
+            json!({"adapterID": "ptx", "linesStartAt1": true, "columnsStartAt1": true}),
+        );
+        assert_eq!(caps["supportsConfigurationDoneRequest"], true);
+        assert_eq!(caps["supportsConditionalBreakpoints"], true);
+        dap.request("launch", launch);
+        dap.event("initialized");
+        let set = dap.request(
+            "setBreakpoints",
+            json!({"source": {"path": "x"}, "breakpoints": breakpoints}),
+        );
+        assert!(
+            set["breakpoints"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|b| b["verified"] == true),
+            "{set}"
+        );
+        let set = dap.request("setFunctionBreakpoints", json!({"breakpoints": functions}));
+        assert!(
+            set["breakpoints"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|b| b["verified"] == true),
+            "{set}"
+        );
+        dap.request("configurationDone", json!({}));
+        dap
+    }
+
+    /// Where warp `thread` (a DAP thread id) stands: `function:line` frames.
+    fn stack(&mut self, thread: u64) -> String {
+        let trace = self.request("stackTrace", json!({"threadId": thread}));
+        trace["stackFrames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| format!("{}:{}", f["name"].as_str().unwrap(), f["line"]))
+            .collect::<Vec<_>>()
+            .join(" < ")
+    }
+
+    fn frame_id(&mut self, thread: u64) -> Value {
+        let trace = self.request("stackTrace", json!({"threadId": thread}));
+        trace["stackFrames"][0]["id"].clone()
+    }
+
+    fn evaluate(&mut self, frame: &Value, expression: &str) -> String {
+        let response = self.response(
+            "evaluate",
+            json!({"expression": expression, "frameId": frame, "context": "watch"}),
+        );
+        if response["success"] == true {
+            response["body"]["result"].as_str().unwrap().to_owned()
+        } else {
+            format!("error: {}", response["message"].as_str().unwrap())
+        }
+    }
+
+    fn variables(&mut self, reference: &Value) -> String {
+        let body = self.request("variables", json!({"variablesReference": reference}));
+        body["variables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                format!(
+                    "{} = {}",
+                    v["name"].as_str().unwrap(),
+                    v["value"].as_str().unwrap()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn finish(mut self) {
+        self.request("disconnect", json!({}));
+        drop(self.stdin);
+        let status = self.child.wait().unwrap();
+        assert!(status.success());
+    }
+}
+
+fn kernel_launch() -> Value {
+    json!({
+        "program": fixture("kernel.ptx"),
+        "entry": "k",
+        "grid": [2, 1, 1],
+        "block": "64",
+        "args": [format!("buf:u32:{}", vec!["0"; 64].join(",")), "u32:64"],
+    })
+}
+
+fn kernel_launch_big() -> Value {
+    let mut launch = kernel_launch();
+    launch["args"] = json!(["zeros:256", "u32:64"]);
+    launch
+}
+
+#[test]
+fn a_whole_session_on_a_kernel() {
+    let mut dap = Dap::start(kernel_launch_big(), json!([{"line": 7}, {"line": 21}]));
+    let stopped = dap.event("stopped");
+    assert_eq!(stopped["reason"], "breakpoint");
+    assert_eq!(stopped["threadId"], 1);
+    let threads = dap.request("threads", json!({}));
+    expect![[r#"[{"id":1,"name":"cta (0,0,0) warp 0"},{"id":2,"name":"cta (0,0,0) warp 1"}]"#]]
+        .assert_eq(&threads["threads"].to_string());
+    expect!["twice (lane 0):7 < k (lane 0):17"].assert_eq(&dap.stack(1));
+
+    let frame = dap.frame_id(1);
+    let scopes = dap.request("scopes", json!({"frameId": frame}));
+    let names: Vec<&str> = scopes["scopes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    expect![[r#"["Registers (lane 0)", "Predicates", "Special registers", "Warp 0", "Shared memory", "Global buffers"]"#]]
+        .assert_eq(&format!("{names:?}"));
+    let registers = scopes["scopes"][0]["variablesReference"].clone();
+    expect![[r#"
+        out = 0
+        in = 0"#]]
+    .assert_eq(&dap.variables(&registers));
+    let warp = scopes["scopes"][3]["variablesReference"].clone();
+    expect![[r#"
+        focused lane = 0
+        active mask = 0xffffffff
+        threads = 0xffffffff
+        exited = 0x00000000
+        waiting at a barrier = 0x00000000
+        line 7 = lanes 0-31 (issues next)
+        divergence = none: all live lanes are together"#]]
+    .assert_eq(&dap.variables(&warp));
+
+    let mut evaluated = Vec::new();
+    for e in ["in", "in@lane 7", "in * 2 + 1", "%tid.x"] {
+        evaluated.push(format!("{e} => {}", dap.evaluate(&frame, e)));
+    }
+    expect![[r#"
+        in => 0
+        in@lane 7 => 7
+        in * 2 + 1 => 1
+        %tid.x => 0"#]]
+    .assert_eq(&evaluated.join("\n"));
+
+    // Step over the add to the ret, out to the caller, then one instruction.
+    dap.request("next", json!({"threadId": 1}));
+    assert_eq!(dap.event("stopped")["reason"], "step");
+    expect!["twice (lane 0):8 < k (lane 0):17"].assert_eq(&dap.stack(1));
+    dap.request("stepOut", json!({"threadId": 1}));
+    assert_eq!(dap.event("stopped")["reason"], "step");
+    expect!["k (lane 0):18"].assert_eq(&dap.stack(1));
+    dap.request("stepIn", json!({"threadId": 1}));
+    assert_eq!(dap.event("stopped")["reason"], "step");
+    expect!["k (lane 0):19"].assert_eq(&dap.stack(1));
+
+    dap.request("continue", json!({"threadId": 1}));
+    let stopped = dap.event("stopped");
+    assert_eq!(stopped["reason"], "breakpoint");
+    expect!["k (lane 0):21"].assert_eq(&dap.stack(1));
+    let frame = dap.frame_id(1);
+    expect!["[0, 0, 0, 0]"].assert_eq(&dap.evaluate(&frame, "[buf] as u32[4]"));
+    expect!["(0.0, 0.0)"].assert_eq(&dap.evaluate(&frame, "%r2 as f16x2"));
+
+    // Global buffers: typed elements, and the memory behind them.
+    let scopes = dap.request("scopes", json!({"frameId": frame}));
+    let buffers = scopes["scopes"][5]["variablesReference"].clone();
+    let list = dap.request("variables", json!({"variablesReference": buffers}));
+    let buf = list["variables"][0].clone();
+    expect![[r#""u32[64] at 0x7f0000000000""#]].assert_eq(&buf["value"].to_string());
+    let page = dap.request(
+        "variables",
+        json!({"variablesReference": buf["variablesReference"], "filter": "indexed", "start": 2, "count": 3}),
+    );
+    expect![[r#"[{"name":"[2]","value":"0","variablesReference":0},{"name":"[3]","value":"0","variablesReference":0},{"name":"[4]","value":"0","variablesReference":0}]"#]].assert_eq(&page["variables"].to_string());
+    let memory = dap.request(
+        "readMemory",
+        json!({"memoryReference": buf["memoryReference"], "offset": 4, "count": 8}),
+    );
+    expect![[r#"{"address":"0x7f0000000004","data":"AAAAAAAAAAA="}"#]]
+        .assert_eq(&memory.to_string());
+
+    // setVariable on a register of the focused lane.
+    let registers = scopes["scopes"][0]["variablesReference"].clone();
+    let set = dap.request(
+        "setVariable",
+        json!({"variablesReference": registers, "name": "%r2", "value": "0x1234"}),
+    );
+    assert_eq!(set["value"], "0x00001234");
+    assert_eq!(dap.evaluate(&frame, "%r2"), "0x00001234");
+
+    dap.request(
+        "setBreakpoints",
+        json!({"source": {"path": "x"}, "breakpoints": []}),
+    );
+    dap.request("continue", json!({"threadId": 1}));
+    assert_eq!(dap.event("exited")["exitCode"], 0);
+    dap.event("terminated");
+    expect![[r#"
+        the launch finished after 50 warp instructions
+        buffer buf at 0x7f0000000000 (256 bytes): 00000000020000000400000006000000080000000a0000000c0000000e00000010000000120000001400000016000000180000001a0000001c0000001e000000…
+    "#]].assert_eq(&dap.outputs());
+    dap.finish();
+}
+
+#[test]
+fn conditional_hit_count_and_log_breakpoints() {
+    let mut dap = Dap::start(
+        kernel_launch_big(),
+        json!([
+            {"line": 19, "condition": "%tid.x == 37 && %r2 > 10"},
+            {"line": 18, "logMessage": "tid {%tid.x}: r2={%r2 as u}", "hitCondition": "% 2"},
+            {"line": 26, "hitCondition": "3"},
+        ]),
+    );
+    let stopped = dap.event("stopped");
+    assert_eq!(stopped["reason"], "breakpoint");
+    assert_eq!(stopped["threadId"], 2);
+    expect!["k (lane 5):19"].assert_eq(&dap.stack(2));
+    expect![[r#"
+        tid 32: r2=64
+    "#]]
+    .assert_eq(&dap.outputs());
+    dap.request("continue", json!({"threadId": 2}));
+    dap.event("stopped");
+    expect!["k (lane 0):26"].assert_eq(&dap.stack(1));
+    let threads = dap.request("threads", json!({}));
+    expect![[r#"[{"id":1,"name":"cta (1,0,0) warp 0"},{"id":2,"name":"cta (1,0,0) warp 1"}]"#]]
+        .assert_eq(&threads["threads"].to_string());
+
+    // A condition that does not compile is an unverified breakpoint.
+    let set = dap.request(
+        "setBreakpoints",
+        json!({"source": {"path": "x"}, "breakpoints": [{"line": 19, "condition": "%tid.x =="}]}),
+    );
+    expect![[r#"[{"id":7,"line":19,"message":"condition: the expression ends too early","source":{"name":"kernel.ptx","path":"<fixtures>/kernel.ptx"},"verified":false}]"#]].assert_eq(&portable(&set["breakpoints"].to_string()));
+    dap.finish();
+}
+
+#[test]
+fn function_breakpoints_stop_at_a_func() {
+    let mut dap = Dap::start_with(
+        kernel_launch(),
+        json!([]),
+        json!([{"name": "twice", "condition": "in == 33"}]),
+    );
+    assert_eq!(dap.event("stopped")["reason"], "breakpoint");
+    expect!["twice (lane 1):7 < k (lane 1):17"].assert_eq(&dap.stack(2));
+    let set = dap.request(
+        "setFunctionBreakpoints",
+        json!({"breakpoints": [{"name": "k"}, {"name": "missing"}]}),
+    );
+    expect![[r#"[{"id":2,"line":16,"source":{"name":"kernel.ptx","path":"<fixtures>/kernel.ptx"},"verified":true},{"id":3,"message":"no kernel or .func named `missing`","verified":false}]"#]].assert_eq(&portable(&set["breakpoints"].to_string()));
+    dap.request("continue", json!({"threadId": 2}));
+    assert_eq!(dap.event("stopped")["reason"], "breakpoint");
+    expect!["k (lane 0):16"].assert_eq(&dap.stack(1));
+    dap.finish();
+}
+
+#[test]
+fn a_fault_stops_at_its_line_with_the_reason() {
+    let mut dap = Dap::start(
+        json!({"program": fixture("fault.ptx"), "threads": 2}),
+        json!([]),
+    );
+    let stopped = dap.event("stopped");
+    expect![[r#"{"allThreadsStopped":true,"description":"Fault in cta (0,0,0) warp 0 lane 0","preserveFocusHint":false,"reason":"exception","text":"4-byte access at global address 0xc is out of bounds","threadId":1}"#]].assert_eq(&stopped.to_string());
+    expect!["snippet (lane 0):5"].assert_eq(&dap.stack(1));
+    dap.request("continue", json!({"threadId": 1}));
+    assert_eq!(dap.event("exited")["exitCode"], 1);
+    dap.event("terminated");
+    dap.finish();
+}
+
+#[test]
+fn pause_stop_on_entry_and_restart() {
+    let mut dap = Dap::start(
+        json!({"program": fixture("loop.ptx"), "stopOnEntry": true, "maxSteps": 4000000000u64}),
+        json!([]),
+    );
+    assert_eq!(dap.event("stopped")["reason"], "entry");
+    expect!["snippet (lane 0):3"].assert_eq(&dap.stack(1));
+    dap.request("continue", json!({"threadId": 1}));
+    std::thread::sleep(Duration::from_millis(100));
+    dap.request("pause", json!({"threadId": 1}));
+    assert_eq!(dap.event("stopped")["reason"], "pause");
+    let frame = dap.frame_id(1);
+    let i: u64 = dap.evaluate(&frame, "%i as u").parse().unwrap();
+    assert!(i > 0);
+    dap.request("restart", json!({}));
+    assert_eq!(dap.event("stopped")["reason"], "entry");
+    let frame = dap.frame_id(1);
+    assert_eq!(dap.evaluate(&frame, "%i as u"), "0");
+    dap.finish();
+}
+
+#[test]
+fn a_bad_launch_is_an_error_response() {
+    let mut dap = Dap::spawn();
+    dap.request("initialize", json!({"adapterID": "ptx"}));
+    let response = dap.response(
+        "launch",
+        json!({"program": fixture("kernel.ptx"), "entry": "nope"}),
+    );
+    assert_eq!(response["success"], false);
+    expect!["<fixtures>/kernel.ptx: no .entry named `nope` (entries: k)"]
+        .assert_eq(&portable(response["message"].as_str().unwrap()));
+    let response = dap.response("launch", json!({}));
+    expect!["the launch configuration needs `program`: the PTX file to debug"]
+        .assert_eq(&portable(response["message"].as_str().unwrap()));
+    dap.finish();
+}
