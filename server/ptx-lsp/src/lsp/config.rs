@@ -9,7 +9,7 @@
 //!   "docs": { "indexPath": "/home/me/.cache/ptx-lsp/spec" },
 //!   "inlayHints": { "registerCounts": true },
 //!   "hostExtensions": ["impl", "cu.inc"], "hostSemanticTokens": false,
-//!   "run": { "timeLimitMs": 10000 } }
+//!   "run": { "timeLimitMs": 10000, "debugLens": false } }
 //! ```
 //!
 //! Unknown keys are ignored; a malformed value leaves the previous setting in
@@ -47,12 +47,16 @@ pub(crate) struct Config {
 pub(crate) struct RunConfig {
     /// A `ptx/run` still running after this many milliseconds is stopped.
     pub time_limit_ms: u64,
+    /// Beside each "Run" lens, a "Debug" lens whose command `ptx.debug` takes
+    /// the same arguments (for clients that start `ptx-lsp dap` from it).
+    pub debug_lens: bool,
 }
 
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
             time_limit_ms: 10_000,
+            debug_lens: false,
         }
     }
 }
