@@ -13,8 +13,9 @@ import {
   ServerOptions,
 } from "vscode-languageclient/node";
 
+import { completeLaunch, lensLaunch } from "./debugConfig";
 import { documentSelector } from "./documents";
-import { resolveServerPath } from "./serverPath";
+import { resolveServerPath, ServerPath } from "./serverPath";
 
 let client: LanguageClient | undefined;
 let log: vscode.OutputChannel | undefined;
@@ -32,17 +33,72 @@ function settings(): Record<string, unknown> {
     },
     docs: { indexPath: config.get<string | null>("docs.indexPath", null) },
     inlayHints: { registerCounts: config.get<boolean>("inlayHints.registerCounts", true) },
+    // The "Debug" lens beside "Run" starts `ptx-lsp dap` through `ptx.debug`.
+    run: { debugLens: true },
   };
 }
 
-async function start(context: vscode.ExtensionContext): Promise<void> {
-  const found = resolveServerPath({
+function findServer(context: vscode.ExtensionContext): ServerPath {
+  return resolveServerPath({
     env: process.env.PTX_LSP_PATH,
     setting: vscode.workspace.getConfiguration("ptx").get<string | null>("server.path", null),
     extensionDir: context.extensionPath,
     platform: process.platform,
     exists: (file) => fs.existsSync(file),
   });
+}
+
+// The debugger is the same binary: `ptx-lsp dap` on stdio.
+function debugAdapterFactory(context: vscode.ExtensionContext): vscode.DebugAdapterDescriptorFactory {
+  return {
+    createDebugAdapterDescriptor(): vscode.ProviderResult<vscode.DebugAdapterDescriptor> {
+      const found = findServer(context);
+      if (!found.ok) {
+        throw new Error(found.message);
+      }
+      return new vscode.DebugAdapterExecutable(found.path, ["dap"]);
+    },
+  };
+}
+
+function activePtxFile(): string | undefined {
+  const document = vscode.window.activeTextEditor?.document;
+  return document && document.languageId === "ptx" && document.uri.scheme === "file"
+    ? document.uri.fsPath
+    : undefined;
+}
+
+const debugConfigurations: vscode.DebugConfigurationProvider = {
+  resolveDebugConfiguration(_folder, config) {
+    const launch = completeLaunch(config as Record<string, unknown>, activePtxFile());
+    if (!launch) {
+      vscode.window.showInformationMessage("PTX: open a .ptx file to debug, or set `program`.");
+      return undefined;
+    }
+    return launch as vscode.DebugConfiguration;
+  },
+};
+
+// Starts a debug session with a "Debug" lens's parameters.
+async function debugCode(params: Record<string, unknown>): Promise<void> {
+  const document = params.textDocument as { uri?: string } | undefined;
+  const uri = document?.uri ? vscode.Uri.parse(document.uri) : undefined;
+  if (!uri || uri.scheme !== "file") {
+    vscode.window.showErrorMessage("PTX: only files on disk can be debugged; save the file first.");
+    return;
+  }
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+  if (open?.isDirty) {
+    await open.save();
+  }
+  await vscode.debug.startDebugging(
+    vscode.workspace.getWorkspaceFolder(uri),
+    lensLaunch(params, uri.fsPath) as vscode.DebugConfiguration,
+  );
+}
+
+async function start(context: vscode.ExtensionContext): Promise<void> {
+  const found = findServer(context);
   if (!found.ok) {
     const open = "Open Settings";
     const choice = await vscode.window.showErrorMessage(found.message, open);
@@ -184,6 +240,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("ptx.showLog", () => log?.show()),
     vscode.commands.registerCommand("ptx.run", runCode),
     vscode.commands.registerCommand("ptx.runSelectThread", selectRunThread),
+    vscode.commands.registerCommand("ptx.debug", debugCode),
+    vscode.debug.registerDebugAdapterDescriptorFactory("ptx", debugAdapterFactory(context)),
+    vscode.debug.registerDebugConfigurationProvider("ptx", debugConfigurations),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (
         event.affectsConfiguration("ptx.server.path") ||
