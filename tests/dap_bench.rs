@@ -23,7 +23,9 @@ const KERNEL: &str = "tests/corpus/triton/triton_softmax_native.ptx";
 
 fn launch() -> Value {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let input: Vec<String> = (0..8000).map(|i| format!("{}", (i % 97) as f32 / 10.0)).collect();
+    let input: Vec<String> = (0..8000)
+        .map(|i| format!("{}", (i % 97) as f32 / 10.0))
+        .collect();
     json!({
         "program": root.join(KERNEL).to_string_lossy(),
         "entry": "softmax_kernel",
@@ -39,7 +41,10 @@ fn launch() -> Value {
 fn line_of(needle: &str) -> u64 {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let text = std::fs::read_to_string(root.join(KERNEL)).expect("the kernel");
-    text.lines().position(|l| l.contains(needle)).expect("the line") as u64 + 1
+    text.lines()
+        .position(|l| l.contains(needle))
+        .expect("the line") as u64
+        + 1
 }
 
 fn summary(name: &str, mut ms: Vec<f64>) {

@@ -244,3 +244,88 @@ fn a_bad_launch_is_an_error_response() {
         .assert_eq(&portable(response["message"].as_str().unwrap()));
     dap.finish();
 }
+
+#[test]
+fn malformed_and_out_of_place_requests_get_errors_not_a_crash() {
+    let mut dap = Dap::spawn();
+    dap.send_raw(b"Content-Length: 5\r\n\r\nhello");
+    let output = dap.event("output");
+    assert_eq!(output["category"], "stderr");
+    let early = dap.response("stackTrace", json!({"threadId": 1}));
+    expect!["`stackTrace` before a launch"].assert_eq(early["message"].as_str().unwrap());
+    dap.request("initialize", json!({"adapterID": "ptx"}));
+    dap.request("launch", kernel_launch_big());
+    dap.event("initialized");
+    dap.request("configurationDone", json!({}));
+    dap.event("terminated");
+    let mut errors = Vec::new();
+    for (command, arguments) in [
+        ("bogus", json!({})),
+        ("stackTrace", json!({"threadId": 999})),
+        ("scopes", json!({"frameId": 123456789})),
+        ("variables", json!({"variablesReference": 4242})),
+        (
+            "setVariable",
+            json!({"variablesReference": 1, "name": "%r1", "value": "1"}),
+        ),
+        ("readMemory", json!({"memoryReference": "zz", "count": 4})),
+        ("evaluate", json!({"expression": "%r1"})),
+    ] {
+        let response = dap.response(command, arguments);
+        assert_eq!(response["success"], false, "{response}");
+        errors.push(format!(
+            "{command}: {}",
+            response["message"].as_str().unwrap()
+        ));
+    }
+    expect![[r#"
+        bogus: `bogus` is not supported
+        stackTrace: no such thread
+        scopes: no such frame
+        variables: the variables are gone: the session ran on
+        setVariable: the variables are gone: the session ran on
+        readMemory: bad address `zz`
+        evaluate: the launch has ended"#]]
+    .assert_eq(&errors.join("\n"));
+    dap.finish();
+}
+
+#[test]
+fn bad_watch_expressions_are_errors() {
+    let mut dap = Dap::start(
+        json!({"program": fixture("fault.ptx"), "stopOnEntry": true}),
+        json!([]),
+    );
+    dap.event("stopped");
+    let frame = dap.frame_id(1);
+    let mut out = Vec::new();
+    for e in [
+        "",
+        "(",
+        "%v +",
+        "[%a] as q9",
+        "%v@lane 99",
+        "1 / 0",
+        "-%v",
+        "%v as f32[2]",
+        "é",
+        "[0x10]",
+        "%v == -2147483648 * 2",
+    ] {
+        out.push(format!("{e:?} => {}", dap.evaluate(&frame, e)));
+    }
+    expect![[r#"
+        "" => error: the expression ends too early
+        "(" => error: the expression ends too early
+        "%v +" => error: the expression ends too early
+        "[%a] as q9" => error: unknown view `q9`
+        "%v@lane 99" => error: `@lane 99`: a lane is 0 to 31
+        "1 / 0" => error: division by zero
+        "-%v" => 0
+        "%v as f32[2]" => error: a count (`as f32[8]`) needs a memory operand `[ADDR]`
+        "é" => error: unexpected `é` in `é`
+        "[0x10]" => error: 4-byte access at global address 0x10 is out of bounds
+        "%v == -2147483648 * 2" => 0"#]]
+    .assert_eq(&out.join("\n"));
+    dap.finish();
+}

@@ -96,6 +96,12 @@ impl Dap {
         seq
     }
 
+    /// Writes bytes as they are (for malformed input).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
     /// Sends a request and returns its whole response.
     pub fn response(&mut self, command: &str, arguments: Value) -> Value {
         let seq = self.send(command, arguments);
@@ -237,4 +243,3 @@ impl Dap {
         assert!(status.success());
     }
 }
-

@@ -528,7 +528,10 @@ fn tokenize(text: &str) -> Result<Vec<Token>, String> {
             let op = OPS
                 .iter()
                 .find(|op| text[i..].starts_with(**op))
-                .ok_or_else(|| format!("unexpected `{c}` in `{text}`"))?;
+                .ok_or_else(|| {
+                    let c = text[i..].chars().next().unwrap_or(c);
+                    format!("unexpected `{c}` in `{text}`")
+                })?;
             out.push(Token::Op(op));
             i += op.len();
         }
@@ -1039,7 +1042,7 @@ impl<'p> Session<'p> {
                 let v = self.eval(inner, w, lane)?;
                 match (op, v) {
                     ('-', Val::Float(f)) => Val::Float(-f),
-                    ('-', Val::Int(i)) => Val::Int(-i),
+                    ('-', Val::Int(i)) => Val::Int(i.wrapping_neg()),
                     ('!', v) => Val::Int(i128::from(!v.truthy())),
                     (_, v) => Val::Int(!v.int()),
                 }

@@ -973,13 +973,13 @@ impl<'t> Engine<'t> {
         // Read in chunks; stop at the first byte that cannot be read.
         let mut data = Vec::with_capacity(count);
         'chunks: while data.len() < count {
-            let at = addr + data.len() as u64;
+            let at = addr.wrapping_add(data.len() as u64);
             let n = (count - data.len()).min(4096);
             match self.session.read_memory(warp, lane, at, n) {
                 Ok(bytes) => data.extend_from_slice(&bytes),
                 Err(_) => {
                     for i in 0..n as u64 {
-                        match self.session.read_memory(warp, lane, at + i, 1) {
+                        match self.session.read_memory(warp, lane, at.wrapping_add(i), 1) {
                             Ok(b) => data.extend_from_slice(&b),
                             Err(_) => break 'chunks,
                         }

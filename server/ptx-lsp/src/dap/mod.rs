@@ -88,6 +88,10 @@ fn run(mut input: impl std::io::BufRead, output: Box<dyn Write + Send>) -> ExitC
             break;
         }
     }
+    // The client is gone: a launch still running stops at once.
+    if let Some(flag) = pause.lock().ok().and_then(|slot| slot.clone()) {
+        flag.store(true, Ordering::Relaxed);
+    }
     drop(tx);
     let _ = engine.join();
     ExitCode::SUCCESS
