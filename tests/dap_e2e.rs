@@ -48,7 +48,7 @@ fn a_whole_session_on_a_kernel() {
         .iter()
         .map(|s| s["name"].as_str().unwrap())
         .collect();
-    expect![[r#"["Registers (lane 0)", "Predicates", "Special registers", "Warp 0", "Shared memory", "Global buffers"]"#]]
+    expect![[r#"["Registers (lane 0)", "Predicates", "Special registers", "Warp 0", "Shared memory", "mbarriers", "Global buffers"]"#]]
         .assert_eq(&format!("{names:?}"));
     let registers = scopes["scopes"][0]["variablesReference"].clone();
     expect![[r#"
@@ -98,7 +98,13 @@ fn a_whole_session_on_a_kernel() {
 
     // Global buffers: typed elements, and the memory behind them.
     let scopes = dap.request("scopes", json!({"frameId": frame}));
-    let buffers = scopes["scopes"][5]["variablesReference"].clone();
+    let buffers = scopes["scopes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "Global buffers")
+        .unwrap()["variablesReference"]
+        .clone();
     let list = dap.request("variables", json!({"variablesReference": buffers}));
     let buf = list["variables"][0].clone();
     expect![[r#""u32[64] at 0x7f0000000000""#]].assert_eq(&buf["value"].to_string());

@@ -56,6 +56,17 @@ pub struct Mbarrier {
     tx: i64,
 }
 
+impl Mbarrier {
+    /// Its state in words: phase, arrivals still pending of those expected,
+    /// and the transaction count.
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "phase {}, {} of {} arrivals pending, tx-count {}",
+            self.phase, self.pending, self.expected, self.tx
+        )
+    }
+}
+
 pub fn decode(m: &str, q: &Quals, n_dst: usize, src: &[Src]) -> Option<Result<Op, String>> {
     let op = match m {
         "cp" if q.has("async") => {

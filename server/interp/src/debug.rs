@@ -1269,7 +1269,8 @@ impl<'p> Session<'p> {
                     },
                     logs: Vec::new(),
                 };
-                if self.pause.swap(false, Ordering::Relaxed) {
+                if self.pause.load(Ordering::Relaxed) {
+                    self.pause.store(false, Ordering::Relaxed);
                     return Resumed {
                         logs,
                         ..stop(StopReason::Pause)
@@ -1457,6 +1458,18 @@ impl<'p> Session<'p> {
         ] {
             out.push((name.to_owned(), self.m.special(w, lane, s)));
         }
+        out
+    }
+
+    /// The CTA's mbarriers: shared-memory offset and state, by offset.
+    pub fn mbarriers(&self) -> Vec<(u64, String)> {
+        let mut out: Vec<(u64, String)> = self
+            .m
+            .mbarriers
+            .iter()
+            .map(|(&offset, b)| (offset, b.describe()))
+            .collect();
+        out.sort_unstable();
         out
     }
 

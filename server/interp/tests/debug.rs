@@ -422,3 +422,24 @@ fn pause_stops_a_long_loop() {
         .unwrap();
     assert!(i > 0 && i < 100_000_000, "{i}");
 }
+
+#[test]
+fn mbarrier_states_are_shown() {
+    let target = snippet(
+        ".shared .align 8 .b64 mb;\n.reg .b32 %n;\n.reg .b64 %st;\n    mov.u32 %n, 32;\n    mbarrier.init.shared.b64 [mb], %n;\n    mbarrier.arrive.shared.b64 %st, [mb];\n    mov.u32 %n, 0;\n",
+        1,
+    );
+    let mut s = Session::new(&target);
+    s.set_breakpoints(&[BreakpointSpec {
+        line: 7,
+        ..Default::default()
+    }]);
+    check(
+        go(&mut s, Resume::Continue, 0),
+        expect!["Breakpoint([1]) cta [0, 0, 0] warp 0 lane 0 at :7"],
+    );
+    check(
+        format!("{:?}", s.mbarriers()),
+        expect![[r#"[(0, "phase 0, 31 of 32 arrivals pending, tx-count 0")]"#]],
+    );
+}

@@ -204,6 +204,7 @@ enum Node {
     },
     Warp(usize),
     Shared,
+    Mbarriers,
     /// Static (false) or dynamic (true) shared memory as 32-bit words.
     SharedWords(bool),
     Buffers,
@@ -656,6 +657,7 @@ impl<'t> Engine<'t> {
         );
         scope(self, format!("Warp {warp}"), Node::Warp(warp), false);
         scope(self, "Shared memory".into(), Node::Shared, true);
+        scope(self, "mbarriers".into(), Node::Mbarriers, false);
         if self.kernel {
             scope(self, "Global buffers".into(), Node::Buffers, true);
         }
@@ -736,6 +738,12 @@ impl<'t> Engine<'t> {
                 }
                 out
             }
+            Node::Mbarriers => self
+                .session
+                .mbarriers()
+                .into_iter()
+                .map(|(offset, state)| plain(format!("shared {offset:#x}"), state))
+                .collect(),
             Node::SharedWords(dynamic) => {
                 let (fixed, dyn_bytes) = self.session.shared();
                 let bytes = if dynamic { dyn_bytes } else { fixed };
