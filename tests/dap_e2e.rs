@@ -235,6 +235,25 @@ fn pause_stop_on_entry_and_restart() {
 }
 
 #[test]
+fn run_without_debugging_ignores_breakpoints() {
+    let mut launch = kernel_launch_big();
+    launch["noDebug"] = json!(true);
+    let mut dap = Dap::spawn();
+    dap.request("initialize", json!({"adapterID": "ptx"}));
+    dap.request("launch", launch);
+    dap.event("initialized");
+    let set = dap.request(
+        "setBreakpoints",
+        json!({"source": {"path": "x"}, "breakpoints": [{"line": 16}]}),
+    );
+    assert_eq!(set["breakpoints"][0]["verified"], false);
+    dap.request("configurationDone", json!({}));
+    assert_eq!(dap.event("exited")["exitCode"], 0);
+    dap.event("terminated");
+    dap.finish();
+}
+
+#[test]
 fn a_bad_launch_is_an_error_response() {
     let mut dap = Dap::spawn();
     dap.request("initialize", json!({"adapterID": "ptx"}));

@@ -6,7 +6,7 @@
 //! `"x,y,z"`), `args` (`u32:5`, `buf:f32:1,2`, `zeros:64` ...),
 //! `dynamicSmem`, `threads` and `set` (snippets: `["%r1=5"]`,
 //! `[["%r1", "5"]]` or `{"%r1": "5"}`), `maxSteps`, `noContract`,
-//! `stopOnEntry`, and `range` (an LSP range: only that region of the file
+//! `stopOnEntry`, `noDebug` (run to the end, breakpoints ignored), and `range` (an LSP range: only that region of the file
 //! runs, as the Run lens of a `// @run` region does).
 
 use ptx_interp::{
@@ -24,6 +24,8 @@ pub(crate) struct Loaded {
     pub buffer_types: Vec<Option<String>>,
     /// Whether this is a kernel launch (false: a snippet).
     pub kernel: bool,
+    /// "Run without debugging": no breakpoints, no stop on entry.
+    pub no_debug: bool,
 }
 
 fn number(args: &Value, key: &str) -> Result<Option<u64>, String> {
@@ -151,10 +153,15 @@ pub(crate) fn load(args: &Value) -> Result<Loaded, String> {
         .get("noContract")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    let stop_on_entry = args
-        .get("stopOnEntry")
+    let no_debug = args
+        .get("noDebug")
         .and_then(Value::as_bool)
         .unwrap_or(false);
+    let stop_on_entry = !no_debug
+        && args
+            .get("stopOnEntry")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
     let entry = args
         .get("entry")
         .or_else(|| args.get("kernel"))
@@ -215,5 +222,6 @@ pub(crate) fn load(args: &Value) -> Result<Loaded, String> {
         stop_on_entry,
         buffer_types,
         kernel: entry.is_some(),
+        no_debug,
     })
 }
