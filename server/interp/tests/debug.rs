@@ -367,6 +367,10 @@ fn faults_stop_at_their_line() {
             64,
         ),
         (".reg .b32 %v;\nmov.u32 %v, 1;\nbrkpt;\n", 1),
+        (
+            ".reg .b32 %v;\nmov.u32 %v, 1;\ntcgen05.fence::before_thread_sync;\n",
+            1,
+        ),
     ];
     let mut out = Vec::new();
     for (text, threads) in cases {
@@ -378,14 +382,16 @@ fn faults_stop_at_their_line() {
     check(
         out.join("\n"),
         expect![[r#"
-        Fault("4-byte access at global address 0xc is out of bounds") cta [0, 0, 0] warp 0 lane 0 at :4
-        finished (faulted: true)
-        Fault("misaligned 4-byte access at shared address 0x2") cta [0, 0, 0] warp 0 lane 0 at :4
-        finished (faulted: true)
-        Fault("deadlock: no barrier can complete, so the GPU would hang: threads 0-31 wait at barrier 0 on line 9 (it needs all 64 threads of the CTA that have not exited, 32 arrived); threads 32-63 wait at barrier 1 on line 6 (it needs all 64 threads of the CTA that have not exited, 32 arrived)") cta [0, 0, 0] warp 0 lane 0 at :9
-        finished (faulted: true)
-        Fault("`brkpt` stops the kernel") cta [0, 0, 0] warp 0 lane 0 at :3
-        finished (faulted: true)"#]],
+            Fault("4-byte access at global address 0xc is out of bounds") cta [0, 0, 0] warp 0 lane 0 at :4
+            finished (faulted: true)
+            Fault("misaligned 4-byte access at shared address 0x2") cta [0, 0, 0] warp 0 lane 0 at :4
+            finished (faulted: true)
+            Fault("deadlock: no barrier can complete, so the GPU would hang: threads 0-31 wait at barrier 0 on line 9 (it needs all 64 threads of the CTA that have not exited, 32 arrived); threads 32-63 wait at barrier 1 on line 6 (it needs all 64 threads of the CTA that have not exited, 32 arrived)") cta [0, 0, 0] warp 0 lane 0 at :9
+            finished (faulted: true)
+            Fault("`brkpt` stops the kernel") cta [0, 0, 0] warp 0 lane 0 at :3
+            finished (faulted: true)
+            Fault("`tcgen05.fence::before_thread_sync` is not supported by the interpreter") cta [0, 0, 0] warp 0 lane 0 at :3
+            finished (faulted: true)"#]],
     );
 }
 
