@@ -34,7 +34,7 @@ function settings(): Record<string, unknown> {
     docs: { indexPath: config.get<string | null>("docs.indexPath", null) },
     inlayHints: { registerCounts: config.get<boolean>("inlayHints.registerCounts", true) },
     // The "Debug" lens beside "Run" starts `ptx-lsp dap` through `ptx.debug`.
-    run: { debugLens: true },
+    run: { debugLens: config.get<boolean>("run.debugLens", true) },
   };
 }
 

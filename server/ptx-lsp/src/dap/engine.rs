@@ -408,7 +408,6 @@ impl<'t> Engine<'t> {
                     StopReason::Pause => body["reason"] = json!("pause"),
                     StopReason::Breakpoint(ids) => {
                         body["reason"] = json!("breakpoint");
-                        body["description"] = json!(format!("Breakpoint hit by {at}"));
                         body["hitBreakpointIds"] = json!(ids);
                     }
                     StopReason::Fault(message) => {
