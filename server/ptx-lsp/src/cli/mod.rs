@@ -64,9 +64,14 @@ enum Command {
     Docs(docs::DocsArgs),
     /// Run a snippet (a file without `.entry`) or a kernel and print every register.
     Run(run::RunArgs),
-    /// Speak the Debug Adapter Protocol on stdin/stdout: step through a snippet or
-    /// a kernel in the interpreter (launch arguments: `program`, `entry`, `grid`,
-    /// `block`, `args`, `threads`, `set`, `dynamicSmem`, `maxSteps`, `stopOnEntry`).
+    /// Speak the Debug Adapter Protocol on stdin/stdout: a debugger on the interpreter.
+    ///
+    /// Steps through a snippet or a kernel without a GPU. The launch arguments are
+    /// the options of `run`: `program` (the file), `entry` (a kernel; without it the
+    /// file runs as a snippet), `grid`, `block`, `args` (the `--arg` specs),
+    /// `dynamicSmem`, `threads`, `set` (`["%r1=5"]`), `maxSteps`, `noContract`,
+    /// `stopOnEntry`, `noDebug`. Threads are the warps of the running CTA; watch
+    /// expressions: `%r1`, `%f2 as f16x2`, `[buf+16] as f32[8]`, `%r1@lane 7`.
     Dap,
 }
 
