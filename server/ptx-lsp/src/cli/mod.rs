@@ -22,6 +22,7 @@ macro_rules! outln {
 }
 
 mod check;
+mod compiler;
 mod docs;
 mod hover;
 mod regs;
@@ -64,6 +65,12 @@ enum Command {
     Docs(docs::DocsArgs),
     /// Run a snippet (a file without `.entry`) or a kernel and print every register.
     Run(run::RunArgs),
+    /// Registers, spills, stack, shared memory and occupancy of every function, from ptxas.
+    Resources(compiler::ResourcesArgs),
+    /// The machine code (SASS) of a file or one kernel, each instruction with its PTX line.
+    Sass(compiler::SassArgs),
+    /// Which ptxas, cuobjdump and nvdisasm are found, and where.
+    Toolchain(compiler::ToolchainArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -114,6 +121,9 @@ pub fn main() -> ExitCode {
         Command::Hover(args) => hover::run(&args),
         Command::Docs(args) => docs::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Resources(args) => compiler::run_resources(&args),
+        Command::Sass(args) => compiler::run_sass(&args),
+        Command::Toolchain(args) => compiler::run_toolchain(&args),
         Command::Regs(args) => regs::run(
             &args.instruction,
             args.target.as_deref(),

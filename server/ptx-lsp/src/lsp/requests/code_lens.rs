@@ -218,8 +218,11 @@ pub(crate) async fn handle(
     params: CodeLensParams,
 ) -> Result<Option<Vec<CodeLens>>> {
     let snapshot = super::snapshot(state, &params.text_document.uri)?;
+    let state = state.clone();
     dispatch::feature("textDocument/codeLens", snapshot.clone(), move || {
-        Some(lenses(&snapshot))
+        let mut out = lenses(&snapshot);
+        out.extend(crate::lsp::compiler::lenses(&state, &snapshot));
+        Some(out)
     })
     .await
 }
