@@ -22,6 +22,8 @@ pub mod verbose;
 pub use compile::{compile, CompileError, CompileOptions, Compiled};
 pub use discover::{discover, Search, Tool, ToolKind, Toolchain};
 pub use occupancy::{occupancy, Limiter, Occupancy, SmLimits};
-pub use resources::{document_target, module_view, FunctionView, ModuleView, ResourceOptions};
+pub use resources::{
+    document_target, module_view, text_for_target, FunctionView, ModuleView, ResourceOptions,
+};
 pub use sass::{disassemble, Sass, SassFunction, SassLine};
 pub use verbose::{parse_log, FunctionResources, PtxasDiagnostic, PtxasReport, PtxasSeverity};

@@ -175,6 +175,26 @@ pub fn document_target(parse: &Parse) -> Option<String> {
         .find(|t| t.starts_with("sm_"))
 }
 
+/// The text to give ptxas for `target`: the document itself, or, when it has no `.target`
+/// directive (ptxas requires one), the document with ` .target TARGET` at the end of its
+/// `.version` line, so that every line keeps its number.
+pub fn text_for_target<'a>(parse: &'a Parse, target: &str) -> std::borrow::Cow<'a, str> {
+    let text = parse.text();
+    if !parse.module().directives(DirectiveKind::Target).is_empty() {
+        return text.into();
+    }
+    let Some(version) = parse
+        .module()
+        .directives(DirectiveKind::Version)
+        .first()
+        .map(|d| d.range())
+    else {
+        return text.into();
+    };
+    let end = version.end;
+    format!("{} .target {target}{}", &text[..end], &text[end..]).into()
+}
+
 /// Places `report` (of compiling `parse`'s text for `target`) on the document's functions.
 pub fn module_view(
     parse: &Parse,
@@ -329,5 +349,16 @@ ptxas info    : Used 255 registers, used 0 barriers\n";
             Some(BlockSource::Option)
         );
         assert_eq!(with_block.functions[3].block, Some(64));
+    }
+
+    #[test]
+    fn a_target_is_added_on_the_version_line() {
+        let bare = Parse::new(".version 8.0\n.address_size 64\n.entry k()\n{\n\tret;\n}\n");
+        assert_eq!(
+            text_for_target(&bare, "sm_80"),
+            ".version 8.0 .target sm_80\n.address_size 64\n.entry k()\n{\n\tret;\n}\n"
+        );
+        let with = Parse::new(PTX);
+        assert_eq!(text_for_target(&with, "sm_100a"), PTX);
     }
 }

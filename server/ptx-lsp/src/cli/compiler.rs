@@ -131,7 +131,8 @@ fn compile_file(
         line_info,
         time_limit: TIME_LIMIT,
     };
-    let compiled = compile(&ptxas.path, parse.text(), &options, &AtomicBool::new(false))
+    let source = ptx_toolchain::text_for_target(&parse, &target);
+    let compiled = compile(&ptxas.path, &source, &options, &AtomicBool::new(false))
         .map_err(|e| fail(format!("{}: {e}", file.display())))?;
     Ok(Compilation {
         parse,

@@ -198,7 +198,8 @@ pub(crate) fn ensure(state: &State, snapshot: &Snapshot) -> Option<Arc<Compiled>
             state.snapshot(&snapshot.uri)?;
             continue;
         }
-        let done = Arc::new(run_ptxas(state, text, &target, key, &cancel)?);
+        let source = ptx_toolchain::text_for_target(&snapshot.parse, &target);
+        let done = Arc::new(run_ptxas(state, &source, &target, key, &cancel)?);
         let mut slot = state.compiler.slots.get_mut(&snapshot.uri)?;
         if matches!(slot.value(), Slot::Running { key: k, .. } if *k == key) {
             *slot = Slot::Done(done.clone());

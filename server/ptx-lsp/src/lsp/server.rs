@@ -249,7 +249,7 @@ impl Server {
         requests::sass::handle(&self.state, params).await
     }
 
-    async fn toolchain(&self, _: serde_json::Value) -> Result<serde_json::Value> {
+    async fn toolchain(&self) -> Result<serde_json::Value> {
         requests::sass::toolchain(&self.state).await
     }
 
