@@ -14,6 +14,7 @@ import {
 } from "vscode-languageclient/node";
 
 import { documentSelector } from "./documents";
+import * as sass from "./sass";
 import { resolveServerPath } from "./serverPath";
 
 let client: LanguageClient | undefined;
@@ -32,6 +33,14 @@ function settings(): Record<string, unknown> {
     },
     docs: { indexPath: config.get<string | null>("docs.indexPath", null) },
     inlayHints: { registerCounts: config.get<boolean>("inlayHints.registerCounts", true) },
+    compiler: {
+      enable: config.get<boolean>("compiler.enable", true),
+      path: config.get<string | null>("compiler.path", null),
+      diagnostics: config.get<boolean>("compiler.diagnostics", false),
+      blockSize: config.get<number | null>("compiler.blockSize", null),
+      dynamicSharedBytes: config.get<number>("compiler.dynamicSharedBytes", 0),
+      sassCounts: config.get<boolean>("compiler.sassCounts", false),
+    },
   };
 }
 
@@ -184,6 +193,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("ptx.showLog", () => log?.show()),
     vscode.commands.registerCommand("ptx.run", runCode),
     vscode.commands.registerCommand("ptx.runSelectThread", selectRunThread),
+    vscode.commands.registerCommand("ptx.showSass", (args) => sass.showSass(client, args)),
+    vscode.commands.registerCommand("ptx.sassGoToPtx", sass.goToPtx),
+    vscode.commands.registerCommand("ptx.ptxGoToSass", sass.goToSass),
+    vscode.workspace.registerTextDocumentContentProvider(sass.SCHEME, sass.provider),
+    vscode.languages.registerDefinitionProvider({ scheme: sass.SCHEME }, sass.definitions),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (
         event.affectsConfiguration("ptx.server.path") ||
