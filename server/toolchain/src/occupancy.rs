@@ -153,7 +153,7 @@ impl Occupancy {
 pub fn bytes(n: u64) -> String {
     if n >= 1024 {
         let kb = n as f64 / 1024.0;
-        if n % 1024 == 0 {
+        if n.is_multiple_of(1024) {
             format!("{} KB", n / 1024)
         } else {
             format!("{kb:.1} KB")

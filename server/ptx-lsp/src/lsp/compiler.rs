@@ -4,6 +4,9 @@
 //! occupancy), optionally as diagnostics with source `ptxas`, and on request as SASS
 //! (`ptx/sass`) linked to the PTX lines.
 //!
+//! After each compilation the SASS is disassembled in the background as well, so that the SASS
+//! view opens without waiting for `nvdisasm`.
+//!
 //! Results are cached by content and target: a save that changes nothing compiles nothing, and
 //! the last result stays on screen while the text is edited (placed by function name on the
 //! current text). A newer compilation of a document cancels the one running (its `ptxas` is
@@ -140,9 +143,18 @@ pub(crate) fn schedule(state: &Arc<State>, uri: &Url) {
             if state.snapshot(&uri).map(|s| s.generation) != Some(snapshot.generation) {
                 return; // a newer text is on its way
             }
-            let compiled = ensure(&state, &snapshot);
-            if compiled.is_some() {
-                runtime.spawn(async move { state.refresh_compiler_views(&uri).await });
+            let Some(compiled) = ensure(&state, &snapshot) else {
+                return;
+            };
+            let refresh = state.clone();
+            let refreshed = uri.clone();
+            runtime.spawn(async move { refresh.refresh_compiler_views(&refreshed).await });
+            // The disassembly is made now too, so that the SASS view opens at once.
+            if compiled.cubin.is_some()
+                && compiled.sass(&state).is_ok()
+                && state.config().compiler.sass_counts
+            {
+                runtime.spawn(async move { state.refresh_client_views() });
             }
         });
 }
