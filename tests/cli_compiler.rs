@@ -133,6 +133,14 @@ fn resources_match_ptxas_on_every_corpus_kernel() {
                 "{rel}: {}",
                 stderr(&out)
             );
+            // A file ptxas rejects is one the checker rejects too (a ptxas-only error would
+            // be a checker bug).
+            let check = ptx_lsp(&["check", &rel]);
+            assert_eq!(
+                check.status.code(),
+                Some(1),
+                "{rel}: ptxas rejects it, the checker does not"
+            );
             continue;
         };
         assert!(out.status.success(), "{rel}: {}", stderr(&out));
