@@ -302,6 +302,7 @@ async function main() {
     await checkFormatting(page, workspace);
     await checkCompletion(page);
     await checkRun(page, userData);
+    await checkCompilerView(page);
     console.log("vscode e2e: all checks passed");
   } catch (error) {
     if (browser) {
@@ -568,6 +569,23 @@ async function checkRun(page, userData) {
   // ...and the editor shows each line's values as inlay hints.
   await poll("the run values as inlay hints", async () => (await editorText(page)).includes("0x0000000c"));
   await screenshot(page, "run-values");
+}
+
+// The compiler view (ptxas and nvdisasm installed by tools/install-cuda-tool.sh, found in
+// ~/.cache): a lens with the kernel's registers and occupancy, which opens its SASS beside.
+async function checkCompilerView(page) {
+  console.log("check: the resource lens and the SASS view");
+  await openFile(page, "resources.ptx");
+  const lens = page.locator(".codelens-decoration a", { hasText: "registers" }).first();
+  await lens.waitFor({ state: "visible", timeout: 120_000 });
+  const title = await lens.innerText();
+  assert.ok(title.includes("occupancy"), title);
+  await screenshot(page, "resource-lens");
+  await lens.click();
+  await page.locator(".tabs-container .tab", { hasText: "scale.sass" }).first().waitFor({ state: "visible" });
+  const sass = page.locator(".editor-group-container", { hasText: "EXIT" }).first();
+  await sass.waitFor({ state: "visible" });
+  await screenshot(page, "sass-view");
 }
 
 main().catch((error) => {
