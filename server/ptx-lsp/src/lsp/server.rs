@@ -47,6 +47,8 @@ pub(crate) struct State {
     pub compiler: super::compiler::CompilerViews,
     /// The client can be asked to refresh code lenses.
     refresh_code_lenses: AtomicBool,
+    /// Per document, the semantic tokens of its unchanged pieces.
+    pub semantic_caches: dashmap::DashMap<Url, Arc<Mutex<ptx_ide::semantic_tokens::SemanticCache>>>,
 }
 
 impl State {
@@ -281,6 +283,7 @@ pub(crate) fn build() -> (LspService<Server>, ClientSocket) {
             runs: Arc::default(),
             compiler: Default::default(),
             refresh_code_lenses: AtomicBool::new(false),
+            semantic_caches: dashmap::DashMap::new(),
         }),
     })
     .custom_method("ptx/registerCount", Server::register_count)

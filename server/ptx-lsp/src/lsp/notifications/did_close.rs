@@ -13,6 +13,7 @@ pub(crate) async fn handle(state: &Arc<State>, params: DidCloseTextDocumentParam
     state.documents.close(&uri);
     state.runs.stop_document(&uri);
     state.compiler.forget(&uri);
+    state.semantic_caches.remove(&uri);
     state.diagnostics.forget(&uri);
     state.forget_host(&uri);
     if state.push_diagnostics() {
