@@ -46,3 +46,5 @@ command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node.js 18+ (s
 
 echo "== editors/vscode: end-to-end test in a real VS Code (code-server, headless Chromium)"
 PTX_LSP_BINARY="$server" bash editors/vscode/scripts/e2e.sh
+
+echo "== tests/run-all.sh: every test passed in ${SECONDS} s"
