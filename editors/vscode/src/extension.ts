@@ -15,6 +15,7 @@ import {
 
 import { completeLaunch, lensLaunch } from "./debugConfig";
 import { documentSelector } from "./documents";
+import * as sass from "./sass";
 import { resolveServerPath, ServerPath } from "./serverPath";
 
 let client: LanguageClient | undefined;
@@ -35,6 +36,14 @@ function settings(): Record<string, unknown> {
     inlayHints: { registerCounts: config.get<boolean>("inlayHints.registerCounts", true) },
     // The "Debug" lens beside "Run" starts `ptx-lsp dap` through `ptx.debug`.
     run: { debugLens: config.get<boolean>("run.debugLens", true) },
+    compiler: {
+      enable: config.get<boolean>("compiler.enable", true),
+      path: config.get<string | null>("compiler.path", null),
+      diagnostics: config.get<boolean>("compiler.diagnostics", false),
+      blockSize: config.get<number | null>("compiler.blockSize", null),
+      dynamicSharedBytes: config.get<number>("compiler.dynamicSharedBytes", 0),
+      sassCounts: config.get<boolean>("compiler.sassCounts", false),
+    },
   };
 }
 
@@ -243,6 +252,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("ptx.debug", debugCode),
     vscode.debug.registerDebugAdapterDescriptorFactory("ptx", debugAdapterFactory(context)),
     vscode.debug.registerDebugConfigurationProvider("ptx", debugConfigurations),
+    vscode.commands.registerCommand("ptx.showSass", (args) => sass.showSass(client, args)),
+    vscode.commands.registerCommand("ptx.sassGoToPtx", sass.goToPtx),
+    vscode.commands.registerCommand("ptx.ptxGoToSass", sass.goToSass),
+    vscode.workspace.registerTextDocumentContentProvider(sass.SCHEME, sass.provider),
+    vscode.languages.registerDefinitionProvider({ scheme: sass.SCHEME }, sass.definitions),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (
         event.affectsConfiguration("ptx.server.path") ||

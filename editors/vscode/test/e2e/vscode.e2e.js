@@ -4,7 +4,8 @@
 // language mode, the Problems panel, a hover, target-filtered completion, a
 // quick fix, the register-count inlay hint, formatting, and the values of a
 // "Run" code lens, a debug session started from the "Debug" lens (stopped at a
-// breakpoint: the warps, the registers, a step); and, in a CUDA file, the PTX inside an `asm()` statement:
+// breakpoint: the warps, the registers, a step); and, in a CUDA file, the PTX
+// inside an `asm()` statement:
 // its diagnostic in the Problems panel (and nothing on the C++ around it),
 // hovers on a qualifier, an opcode and an operand placeholder, and a quick fix
 // that edits the string literal. Every step saves a screenshot under the
@@ -303,6 +304,7 @@ async function main() {
     await checkFormatting(page, workspace);
     await checkCompletion(page);
     await checkRun(page, userData);
+    await checkCompilerView(page);
     await checkDebug(page);
     console.log("vscode e2e: all checks passed");
   } catch (error) {
@@ -627,6 +629,23 @@ async function checkDebug(page) {
   await poll("the launch's summary in the Debug Console", async () =>
     (await page.locator(".repl").first().innerText()).includes("the launch finished"));
   await screenshot(page, "debug-ended");
+}
+
+// The compiler view (ptxas and nvdisasm installed by tools/install-cuda-tool.sh, found in
+// ~/.cache): a lens with the kernel's registers and occupancy, which opens its SASS beside.
+async function checkCompilerView(page) {
+  console.log("check: the resource lens and the SASS view");
+  await openFile(page, "resources.ptx");
+  const lens = page.locator(".codelens-decoration a", { hasText: "registers" }).first();
+  await lens.waitFor({ state: "visible", timeout: 120_000 });
+  const title = await lens.innerText();
+  assert.ok(title.includes("occupancy"), title);
+  await screenshot(page, "resource-lens");
+  await lens.click();
+  await page.locator(".tabs-container .tab", { hasText: "scale.sass" }).first().waitFor({ state: "visible" });
+  const sass = page.locator(".editor-group-container", { hasText: "EXIT" }).first();
+  await sass.waitFor({ state: "visible" });
+  await screenshot(page, "sass-view");
 }
 
 main().catch((error) => {

@@ -22,6 +22,7 @@ macro_rules! outln {
 }
 
 mod check;
+mod compiler;
 mod docs;
 mod hover;
 mod regs;
@@ -73,6 +74,12 @@ enum Command {
     /// `stopOnEntry`, `noDebug`. Threads are the warps of the running CTA; watch
     /// expressions: `%r1`, `%f2 as f16x2`, `[buf+16] as f32[8]`, `%r1@lane 7`.
     Dap,
+    /// Registers, spills, stack, shared memory and occupancy of every function, from ptxas.
+    Resources(compiler::ResourcesArgs),
+    /// The machine code (SASS) of a file or one kernel, each instruction with its PTX line.
+    Sass(compiler::SassArgs),
+    /// Which ptxas, cuobjdump and nvdisasm are found, and where.
+    Toolchain(compiler::ToolchainArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -124,6 +131,9 @@ pub fn main() -> ExitCode {
         Command::Docs(args) => docs::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Dap => crate::dap::serve(),
+        Command::Resources(args) => compiler::run_resources(&args),
+        Command::Sass(args) => compiler::run_sass(&args),
+        Command::Toolchain(args) => compiler::run_toolchain(&args),
         Command::Regs(args) => regs::run(
             &args.instruction,
             args.target.as_deref(),

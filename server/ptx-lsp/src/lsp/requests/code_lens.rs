@@ -229,8 +229,11 @@ pub(crate) async fn handle(
 ) -> Result<Option<Vec<CodeLens>>> {
     let snapshot = super::snapshot(state, &params.text_document.uri)?;
     let debug = state.config().run.debug_lens;
+    let state = state.clone();
     dispatch::feature("textDocument/codeLens", snapshot.clone(), move || {
-        Some(lenses(&snapshot, debug))
+        let mut out = lenses(&snapshot, debug);
+        out.extend(crate::lsp::compiler::lenses(&state, &snapshot));
+        Some(out)
     })
     .await
 }
