@@ -194,6 +194,8 @@ pub struct Machine<'p> {
     pub hint: Option<(usize, u32)>,
     pub lines: HashMap<u32, LineRecord>,
     pub tensor: TensorMemory,
+    /// `wgmma` operations in flight.
+    pub wgmma: crate::warpgroup::State,
     /// Predicates offered to `bar.red` by each thread, by barrier.
     pub barrier_votes: HashMap<u32, Vec<crate::control::Vote>>,
     /// The CTA's named barriers 0..15.
@@ -234,6 +236,7 @@ impl<'p> Machine<'p> {
             hint: None,
             lines: HashMap::new(),
             tensor: TensorMemory::default(),
+            wgmma: Default::default(),
             barrier_votes: HashMap::new(),
             barriers: vec![Default::default(); 16],
             mbarriers: HashMap::new(),
@@ -295,6 +298,7 @@ impl<'p> Machine<'p> {
             reset(params, self.prog.func_param_size);
         }
         self.tensor = TensorMemory::default();
+        self.wgmma = Default::default();
         self.barrier_votes.clear();
         self.barriers = vec![Default::default(); 16];
         self.mbarriers.clear();
@@ -563,6 +567,16 @@ impl<'p> Machine<'p> {
             }
             Op::CallIndirect { reg, rets, args } => {
                 return self.call_indirect(w, pc, lanes, active, *reg, rets, args);
+            }
+            Op::Wgmma(crate::warpgroup::WgmmaOp::Wait(n)) => {
+                // The warp stays at the wait, letting the others run, until
+                // its groups' operations have been issued by every warp.
+                if active != 0 && !crate::warpgroup::ready(self, w, *n)? {
+                    self.yielded = true;
+                    return Ok(());
+                }
+                self.warps[w].jump(pc, lanes, pc + 1);
+                return Ok(());
             }
             Op::Barrier(barrier) => {
                 crate::control::barrier(self, w, pc, inst, barrier, active)?;
@@ -851,6 +865,7 @@ impl<'p> Machine<'p> {
             Op::Tensor(op) => crate::tensor::exec(self, w, inst, op, active),
             Op::Wmma(op) => crate::wmma::exec(self, w, inst, op, active),
             Op::Matrix(op) => crate::matrix::exec(self, w, inst, op, active),
+            Op::Wgmma(op) => crate::warpgroup::exec(self, w, inst, op, active),
             Op::Async(op) => crate::asynccopy::exec(self, w, inst, op, active),
             Op::Video(op) => crate::video::exec(self, w, inst, op, active),
             Op::MovVector => {

@@ -10,6 +10,7 @@
 //! Semantics are checked against an H100: see `fixtures/` and
 //! `tests/gpu_fixtures.rs`.
 
+mod accumulate;
 mod asynccopy;
 mod contract;
 mod control;
@@ -30,6 +31,7 @@ mod softfloat;
 mod tensor;
 mod video;
 mod warp;
+mod warpgroup;
 mod wmma;
 
 use ptx_syntax::TextRange;
@@ -267,6 +269,7 @@ pub(crate) enum Op {
     Tensor(tensor::TensorOp),
     Wmma(wmma::WmmaOp),
     Matrix(matrix::MatrixOp),
+    Wgmma(warpgroup::WgmmaOp),
     Async(asynccopy::AsyncOp),
     Video(video::VideoOp),
     ScalarVideo(video::ScalarOp),
@@ -314,6 +317,7 @@ pub(crate) fn decode_op(
         .or_else(|| tensor::decode(mnemonic, quals, src))
         .or_else(|| wmma::decode(mnemonic, quals, src))
         .or_else(|| matrix::decode(mnemonic, quals, n_dst, src))
+        .or_else(|| warpgroup::decode(mnemonic, quals, src))
         .or_else(|| video::decode(mnemonic, quals, src));
     match decoded {
         Some(result) => result,
