@@ -8,7 +8,7 @@
 //! toward zero to whole units of 2^(emax - bits), the units are summed
 //! exactly and the sum is cut toward zero to its precision (f32's, or 14
 //! significant bits for fp8 inputs), which becomes the accumulator of the
-//! next group. An f16 destination is that f32 sum rounded to nearest f16. Integer forms are exact (`.satfinite` clamps, otherwise
+//! next group. An f16 destination is the aligned sum rounded to nearest f16. Integer forms are exact (`.satfinite` clamps, otherwise
 //! the sum wraps); `.b1` adds the population counts of `a AND b`.
 
 use crate::ir::Ty;
@@ -29,7 +29,7 @@ pub struct Fusion {
 /// all the products of one instruction (16 or 8) with the accumulator,
 /// keeping 25 bits below the largest exponent, into an f32; e4m3 and e5m2
 /// sum all 32, keeping 13 bits, and the sum keeps 13 bits below its
-/// leading bit (14 significant bits).
+/// leading bit (14 significant bits) when the destination is f32.
 pub fn fusion(a: Ty) -> Fusion {
     match a {
         Ty::E4m3 | Ty::E5m2 => Fusion {
@@ -141,9 +141,17 @@ fn float_dot(mma: &Mma, a: &[u64], b: &[u64], flip_b: u64, acc: u64, scale_d: bo
         }
         return out.infinity(first < 0.0);
     }
-    let fusion = fusion(mma.a);
+    let mut fusion = fusion(mma.a);
+    if mma.d == Ty::F16 {
+        // Measured: an f16 destination rounds the whole aligned sum, uncut
+        // (ties of the f32 cut show it; fp8 inputs keep more than 14 bits).
+        fusion.precision = 127;
+    }
     let mut accumulator = c;
     let mut bits = 0u64;
+    // The last group's exact aligned sum; `None` when every term was zero.
+    let mut exact: Option<f64> = None;
+    let mut negative_zero = false;
     let mut start = 0;
     while start < products.len() {
         let end = (start + fusion.group).min(products.len());
@@ -161,11 +169,12 @@ fn float_dot(mma: &Mma, a: &[u64], b: &[u64], flip_b: u64, acc: u64, scale_d: bo
         bits = match emax {
             None => {
                 // Only zeros: -0 when every term is -0.
-                let negative = products[start..end]
+                negative_zero = products[start..end]
                     .iter()
                     .chain([&accumulator])
                     .all(|t| t.is_sign_negative());
-                softfloat::F32.zero(negative)
+                exact = None;
+                softfloat::F32.zero(negative_zero)
             }
             Some(emax) => {
                 let unit = emax - fusion.bits;
@@ -181,10 +190,12 @@ fn float_dot(mma: &Mma, a: &[u64], b: &[u64], flip_b: u64, acc: u64, scale_d: bo
                     let drop = lead - fusion.precision;
                     sum = (sum.unsigned_abs() >> drop << drop) as i128 * sum.signum();
                 }
+                let value = sum as f64 * softfloat::pow2(unit);
+                exact = Some(value);
                 if sum == 0 {
                     0
                 } else {
-                    softfloat::F32.encode(sum as f64 * softfloat::pow2(unit), Rounding::Zero)
+                    softfloat::F32.encode(value, Rounding::Zero)
                 }
             }
         };
@@ -192,7 +203,13 @@ fn float_dot(mma: &Mma, a: &[u64], b: &[u64], flip_b: u64, acc: u64, scale_d: bo
         start = end;
     }
     if mma.d == Ty::F16 {
-        return softfloat::F16.encode(accumulator, Rounding::Nearest);
+        // Measured: the aligned sum itself is rounded to nearest f16 (not
+        // its f32 cut, which differs at ties).
+        return match exact {
+            Some(value) if value != 0.0 => softfloat::F16.encode(value, Rounding::Nearest),
+            Some(_) => 0,
+            None => softfloat::F16.zero(negative_zero),
+        };
     }
     bits
 }

@@ -867,6 +867,7 @@ impl<'p> Machine<'p> {
             Op::Matrix(op) => crate::matrix::exec(self, w, inst, op, active),
             Op::Wgmma(op) => crate::warpgroup::exec(self, w, inst, op, active),
             Op::Async(op) => crate::asynccopy::exec(self, w, inst, op, active),
+            Op::Bulk(op) => crate::bulk::exec(self, w, inst, op, active),
             Op::Video(op) => crate::video::exec(self, w, inst, op, active),
             Op::MovVector => {
                 let sources = Src::elements(inst.src.first());

@@ -12,6 +12,7 @@
 
 mod accumulate;
 mod asynccopy;
+mod bulk;
 mod contract;
 mod control;
 mod cvt;
@@ -271,6 +272,7 @@ pub(crate) enum Op {
     Matrix(matrix::MatrixOp),
     Wgmma(warpgroup::WgmmaOp),
     Async(asynccopy::AsyncOp),
+    Bulk(bulk::BulkOp),
     Video(video::VideoOp),
     ScalarVideo(video::ScalarOp),
     /// `cvt.pack.sat`
@@ -306,7 +308,8 @@ pub(crate) fn decode_op(
     if mnemonic == "mov" && quals.vector > 1 {
         return Ok(Op::MovVector);
     }
-    let decoded = asynccopy::decode(mnemonic, quals, n_dst, src)
+    let decoded = bulk::decode(mnemonic, quals, src)
+        .or_else(|| asynccopy::decode(mnemonic, quals, n_dst, src))
         .or_else(|| control::decode(mnemonic, quals, src))
         .or_else(|| int::decode(mnemonic, quals, n_dst, src))
         .or_else(|| float::decode(mnemonic, quals, src))
