@@ -58,7 +58,11 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
     if m != "cp" || !q.has("async") || !q.has("bulk") {
         return None;
     }
-    if q.has("tensor") || q.words.iter().any(|w| w.starts_with("im2col") || w == "tile") {
+    if q.has("tensor")
+        || q.words
+            .iter()
+            .any(|w| w.starts_with("im2col") || w == "tile")
+    {
         return Some(Err(
             "cp.async.bulk.tensor (TMA with tensor maps) is not supported by the interpreter"
                 .into(),
@@ -79,7 +83,11 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
     let spaces = spaces(q);
     let [dst, from] = match spaces.as_slice() {
         [d, s] => [*d, *s],
-        _ => return Some(Err("cp.async.bulk needs a destination and a source space".into())),
+        _ => {
+            return Some(Err(
+                "cp.async.bulk needs a destination and a source space".into()
+            ))
+        }
     };
     let mbarrier = q.words.iter().any(|w| w.starts_with("mbarrier"));
     if dst == Space::Shared && !mbarrier {
@@ -102,7 +110,9 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
         .find(|(w, _)| q.has(w))
         .map(|(_, r)| r);
         let Some(op) = op else {
-            return Some(Err("cp.reduce.async.bulk needs a reduction operation".into()));
+            return Some(Err(
+                "cp.reduce.async.bulk needs a reduction operation".into()
+            ));
         };
         let Some(ty) = q.types.last().copied() else {
             return Some(Err("cp.reduce.async.bulk needs a type".into()));

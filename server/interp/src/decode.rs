@@ -771,7 +771,18 @@ impl<'a> Decoder<'a> {
         // take float literals.
         let integer_immediates = matches!(
             mnemonic,
-            "wmma" | "wgmma" | "cp" | "tcgen05" | "shfl" | "ld" | "ldu" | "st" | "vote" | "match" | "redux" | "bar"
+            "wmma"
+                | "wgmma"
+                | "cp"
+                | "tcgen05"
+                | "shfl"
+                | "ld"
+                | "ldu"
+                | "st"
+                | "vote"
+                | "match"
+                | "redux"
+                | "bar"
         );
         let float_ty = |index: usize| -> Option<Ty> {
             if integer_immediates && !matches!(mnemonic, "st") {

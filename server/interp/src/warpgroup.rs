@@ -142,7 +142,12 @@ fn decode_mma(q: &Quals, src: &[Src]) -> Result<Mma, String> {
         Ty::Tf32 => 8,
         Ty::E4m3 | Ty::E5m2 | Ty::S8 | Ty::U8 => 32,
         B1 => 256,
-        _ => return Err(format!("wgmma.mma_async: .{} inputs are not supported", a.name())),
+        _ => {
+            return Err(format!(
+                "wgmma.mma_async: .{} inputs are not supported",
+                a.name()
+            ))
+        }
     };
     let types_ok = match a {
         Ty::F16 => b == a && matches!(d, Ty::F16 | Ty::F32),
@@ -160,7 +165,10 @@ fn decode_mma(q: &Quals, src: &[Src]) -> Result<Mma, String> {
         ));
     }
     if k != want_k || n == 0 || n > 256 || !n.is_multiple_of(8) {
-        return Err(format!("wgmma.mma_async: .m64n{n}k{k} is not a shape for .{}", a.name()));
+        return Err(format!(
+            "wgmma.mma_async: .m64n{n}k{k} is not a shape for .{}",
+            a.name()
+        ));
     }
     if b1 && !(q.has("and") && q.has("popc")) {
         return Err("wgmma.mma_async with .b1 needs .and.popc".into());
@@ -172,7 +180,11 @@ fn decode_mma(q: &Quals, src: &[Src]) -> Result<Mma, String> {
     let scale = |i: usize| imm(imms.get(i)).unwrap_or(1);
     let (negate_a, negate_b, trans_a, trans_b) = if float {
         let transposable = matches!(a, Ty::F16 | Ty::Bf16);
-        let want = 2 + if transposable { 2 - usize::from(a_regs) } else { 0 };
+        let want = 2 + if transposable {
+            2 - usize::from(a_regs)
+        } else {
+            0
+        };
         if imms.len() != want || imms.iter().any(|s| !matches!(s, Src::Imm(_))) {
             return Err(format!(
                 "wgmma.mma_async: expects {want} immediates after scale-d, found {}",
@@ -278,7 +290,11 @@ fn issue(m: &mut Machine<'_>, w: usize, inst: &Inst, mma: &Mma, active: u32) -> 
         )));
     }
     let group = w / 4;
-    if m.warps.len() < 4 * group + 4 || m.warps[4 * group..4 * group + 4].iter().any(|x| x.valid != u32::MAX) {
+    if m.warps.len() < 4 * group + 4
+        || m.warps[4 * group..4 * group + 4]
+            .iter()
+            .any(|x| x.valid != u32::MAX)
+    {
         return Err(Fault::new(
             "wgmma.mma_async needs a whole warpgroup (four full warps, 128 threads)",
         ));
@@ -306,7 +322,11 @@ fn issue(m: &mut Machine<'_>, w: usize, inst: &Inst, mma: &Mma, active: u32) -> 
     let part = Part {
         a,
         d: d_parts.iter().map(|p| read_dst(m, w, p)).collect(),
-        desc_a: if mma.a_regs { 0 } else { m.read_lane(w, &inst.src[0], 0) },
+        desc_a: if mma.a_regs {
+            0
+        } else {
+            m.read_lane(w, &inst.src[0], 0)
+        },
         desc_b: m.read_lane(w, &inst.src[1], 0),
         scale_d: m.read_lane(w, &inst.src[2], 0) & 1 == 1,
     };
@@ -338,7 +358,10 @@ pub fn ready(m: &mut Machine<'_>, w: usize, n: u64) -> Result<bool, Fault> {
     size_warps(&mut m.wgmma, warps);
     let group = w / 4;
     let state = &mut m.wgmma;
-    state.groups[w].retain(|ops| ops.iter().any(|seq| state.pending.contains_key(&(group, *seq))));
+    state.groups[w].retain(|ops| {
+        ops.iter()
+            .any(|seq| state.pending.contains_key(&(group, *seq)))
+    });
     if state.groups[w].len() as u64 <= n {
         return Ok(true);
     }
@@ -402,7 +425,8 @@ impl Descriptor {
     /// elements are `size` bytes (0: single bits, eight to a byte; `k` is
     /// then a multiple of 8), K-major or MN-major.
     fn address(&self, mn: u64, k: u64, size: u64, mn_major: bool) -> u64 {
-        let per16 = if size == 0 { 128 } else { 16 / size };
+        // Elements in 16 bytes (single bits: 128).
+        let per16 = 16u64.checked_div(size).unwrap_or(128);
         let offset = if !mn_major {
             let kb = if size == 0 { k / 8 } else { k * size };
             if self.swizzle == 0 {
@@ -459,9 +483,12 @@ fn load_matrix(
         }
         for (y, slot) in row.iter_mut().enumerate() {
             let addr = desc.address(x as u64, y as u64, size, mn_major);
-            *slot = m.mem.load(thread, Space::Shared, addr, size as usize).map_err(|e| {
-                Fault::new(format!("wgmma.mma_async: descriptor {bits:#018x}: {e}"))
-            })?;
+            *slot = m
+                .mem
+                .load(thread, Space::Shared, addr, size as usize)
+                .map_err(|e| {
+                    Fault::new(format!("wgmma.mma_async: descriptor {bits:#018x}: {e}"))
+                })?;
         }
     }
     Ok(out)
@@ -506,7 +533,12 @@ fn sign_bit(ty: Ty) -> u64 {
 }
 
 /// The whole operation once every warp has issued it: D of each warp.
-fn compute(m: &mut Machine<'_>, w: usize, mma: &Mma, parts: &[Part]) -> Result<Vec<Vec<Lanes>>, Fault> {
+fn compute(
+    m: &mut Machine<'_>,
+    w: usize,
+    mma: &Mma,
+    parts: &[Part],
+) -> Result<Vec<Vec<Lanes>>, Fault> {
     let (n, k) = (mma.n, mma.k);
     let a: Vec<Vec<u64>> = if mma.a_regs {
         let width = element_width(mma.a);
@@ -537,7 +569,12 @@ fn compute(m: &mut Machine<'_>, w: usize, mma: &Mma, parts: &[Part]) -> Result<V
         for (col, b_line) in b.iter().enumerate() {
             let (lane, reg, half) = d_holder(mma.d, row % 16, col);
             let acc = if scale_d {
-                part.d[reg][lane] >> (16 * half) & if mma.d == Ty::F16 { 0xffff } else { 0xffff_ffff }
+                part.d[reg][lane] >> (16 * half)
+                    & if mma.d == Ty::F16 {
+                        0xffff
+                    } else {
+                        0xffff_ffff
+                    }
             } else {
                 0
             };
