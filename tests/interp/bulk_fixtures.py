@@ -49,6 +49,7 @@ def cases():
         A = [[gen() for _ in range(128)] for _ in range(64)]
         B = [[gen() for _ in range(64)] for _ in range(128)]
         out.append((f"wgmma_pipeline_{kind}", "wgmma_pipeline", ["buf:hex:" + tiles((A, B)).hex(), "zeros:16384"]))
+    out.append(("cluster_of_one", "cluster_of_one", ["zeros:12288"]))
     return out
 
 
@@ -68,6 +69,7 @@ def run(path):
     check(cuda.cuModuleLoadData(ctypes.byref(module), ctypes.c_char_p(text)), "cuModuleLoadData")
     with open(path, "w") as f:
         for name, entry, args in cases():
+            grid = 2 if entry == "cluster_of_one" else 1
             fn = ctypes.c_void_p()
             check(cuda.cuModuleGetFunction(ctypes.byref(fn), module, entry.encode()), "cuModuleGetFunction")
             dev, keep, ptrs = [], [], []
@@ -81,11 +83,11 @@ def run(path):
                 ptrs.append(ctypes.cast(ctypes.pointer(cell), ctypes.c_void_p).value)
             params = (ctypes.c_void_p * len(ptrs))(*ptrs)
             u = ctypes.c_uint
-            check(cuda.cuLaunchKernel(fn, u(1), u(1), u(1), u(128), u(1), u(1), u(0), None, params, None),
+            check(cuda.cuLaunchKernel(fn, u(grid), u(1), u(1), u(128), u(1), u(1), u(0), None, params, None),
                   "cuLaunchKernel")
             check(cuda.cuCtxSynchronize(), "cuCtxSynchronize")
             bufs = [{"arg": i, "hex": cp.asnumpy(d).tobytes().hex()} for i, d in enumerate(dev)]
-            f.write(json.dumps({"name": name, "file": PTX, "entry": entry, "grid": [1, 1, 1],
+            f.write(json.dumps({"name": name, "file": PTX, "entry": entry, "grid": [grid, 1, 1],
                                 "block": [128, 1, 1], "smem": 0, "args": args, "buffers": bufs}) + "\n")
 
 

@@ -379,6 +379,35 @@ def gen_probe(ty, which, cta, i, j):
     return 0
 
 
+SPECIAL_POOL = {
+    "f16": [0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x7bff, 0xfbff, 0x0001, 0x8001, 0x03ff, 0x3c00, 0xbc00],
+    "bf16": [0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x7f7f, 0xff7f, 0x0001, 0x8001, 0x3f80, 0xbf80],
+    "tf32": [0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x7f7fe000, 0xff7fe000,
+             0x00002000, 0x80002000, 0x3f800000, 0xbf800000],
+    "e4m3": [0x00, 0x80, 0x7f, 0xff, 0x7e, 0xfe, 0x01, 0x81, 0x38, 0xb8],
+    "e5m2": [0x00, 0x80, 0x7c, 0xfc, 0x7e, 0x7b, 0xfb, 0x01, 0x81, 0x3c, 0xbc],
+}
+
+
+def gen_special(ty, which, cta, i, j):
+    """Mostly ordinary values with special ones (zeros, infinities, NaNs,
+    largest finite, subnormals) mixed in; accumulators likewise (f32: also
+    near the largest finite, to reach overflow)."""
+    r = rng.random()
+    if which == "c":
+        if ty == "f32":
+            pool = [0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x7f7fffff, 0xff7fffff,
+                    0x7f000000, 0x00000001, 0x3f800000]
+            return rng.choice(pool) if r < 0.5 else struct.unpack("<I", struct.pack("<f", rng.uniform(-8, 8)))[0]
+        pool = SPECIAL_POOL["f16"]
+        return rng.choice(pool) if r < 0.5 else rand_float("f16", 3)
+    if r < 0.12:
+        return rng.choice(SPECIAL_POOL[ty])
+    if r < 0.5:
+        return rng.choice(SPECIAL_POOL[ty][:2])  # signed zeros, for the sign of zero sums
+    return rand_float(ty)
+
+
 def add(name, gen, **c):
     c.setdefault("sa", 1)
     c.setdefault("sb", 1)
@@ -461,6 +490,13 @@ def generate():
         scale_d=1)
     add("scale_tf32_neg", "rand", n=32, d="f32", a="tf32", b="tf32", areg=False, aswz="32", bswz="32", sa=-1,
         sb=-1, scale_d=1)
+    # Special values: zeros of both signs, infinities, NaNs, overflow.
+    for d, a, b in [("f32", "f16", "f16"), ("f16", "f16", "f16"), ("f32", "bf16", "bf16"),
+                    ("f32", "tf32", "tf32"), ("f32", "e4m3", "e4m3"), ("f32", "e5m2", "e5m2"),
+                    ("f16", "e5m2", "e4m3")]:
+        for sd in (0, 1):
+            add(f"special_{d}_{a}_{b}_sd{sd}", "special", n=64, d=d, a=a, b=b, areg=False, aswz="none",
+                bswz="none", scale_d=sd)
     # Probes: A one-hot, B every image slot's own number (decodes the B layout).
     for bmaj in ("K", "MN"):
         for swz in ("none", "32", "64", "128"):
@@ -535,7 +571,7 @@ def emit_all():
                     args.append(kinds[0])
             mats = [p[2][0] for p in parts]
         else:
-            gen = {"int": gen_int, "rand": gen_rand, "probe": gen_probe}[c["gen"]]
+            gen = {"int": gen_int, "rand": gen_rand, "probe": gen_probe, "special": gen_special}[c["gen"]]
             ctas = 1
             size, args, mats = build(c, gen, 1)
         text += kernel(c["name"], c, size) + "\n"
@@ -670,6 +706,8 @@ def main():
         with open(os.path.join(ROOT, PTX), "w") as f:
             f.write(text)
         names = [c["name"] for c, *_ in built if c["gen"] != "study"]
+        if os.environ.get("ONLY"):
+            names = [n for n in names if n.startswith(os.environ["ONLY"])]
         study = [c["name"] for c, *_ in built if c["gen"] == "study"]
         groups = [names[i:i + 400] for i in range(0, len(names), 400)]
         lines = []
@@ -702,7 +740,7 @@ def main():
         with open(sys.argv[2], "w") as f:
             f.write("\n".join(lines) + "\n")
         print(len(lines), "launches", flush=True)
-        if len(sys.argv) > 3:
+        if len(sys.argv) > 3 and not os.environ.get("ONLY"):
             p = subprocess.run([sys.executable, __file__, "--child", sys.argv[2] + ".study", ",".join(study),
                                 sys.argv[3]], capture_output=True, text=True, timeout=900)
             print("study rc", p.returncode, p.stderr.strip()[-600:], flush=True)

@@ -8,7 +8,9 @@
 //! toward zero to whole units of 2^(emax - bits), the units are summed
 //! exactly and the sum is cut toward zero to its precision (f32's, or 14
 //! significant bits for fp8 inputs), which becomes the accumulator of the
-//! next group. An f16 destination is the aligned sum rounded to nearest f16. Integer forms are exact (`.satfinite` clamps, otherwise
+//! next group. An f16 destination is the aligned sum rounded to nearest f16.
+//! A subnormal input counts with its type's least normal exponent; an f32
+//! sum beyond the range is an infinity, one below it +0. Integer forms are exact (`.satfinite` clamps, otherwise
 //! the sum wraps); `.b1` adds the population counts of `a AND b`.
 
 use crate::ir::Ty;
@@ -67,6 +69,18 @@ fn exponent(x: f64) -> i32 {
     } else {
         biased - 1023
     }
+}
+
+/// The exponent an input contributes to the alignment: its own, or the
+/// smallest normal exponent of its type for a subnormal (measured: e5m2 ×
+/// subnormal e4m3 products align as if the subnormal's exponent were -6).
+fn input_exponent(x: f64, ty: Ty) -> i32 {
+    let least = match ty {
+        Ty::F16 | Ty::E5m2 => -14,
+        Ty::E4m3 => -6,
+        _ => -126,
+    };
+    exponent(x).max(least)
 }
 
 /// One element of D: row `a` of A, column `b` of B (`flip_b` XORed into
@@ -158,7 +172,7 @@ fn float_dot(mma: &Mma, a: &[u64], b: &[u64], flip_b: u64, acc: u64, scale_d: bo
         let mut emax: Option<i32> = None;
         for i in start..end {
             if products[i] != 0.0 {
-                let e = exponent(xs[i]) + exponent(ys[i]);
+                let e = input_exponent(xs[i], mma.a) + input_exponent(ys[i], mma.b);
                 emax = Some(emax.map_or(e, |m| m.max(e)));
             }
         }
@@ -194,8 +208,19 @@ fn float_dot(mma: &Mma, a: &[u64], b: &[u64], flip_b: u64, acc: u64, scale_d: bo
                 exact = Some(value);
                 if sum == 0 {
                     0
+                } else if value.abs() >= softfloat::pow2(128) {
+                    // Measured: a sum beyond the f32 range is an infinity,
+                    // though in-range sums are cut toward zero.
+                    softfloat::F32.infinity(value < 0.0)
                 } else {
-                    softfloat::F32.encode(value, Rounding::Zero)
+                    // A sum below the f32 range is +0 (measured: tf32
+                    // products of two subnormals).
+                    let bits = softfloat::F32.encode(value, Rounding::Zero);
+                    if bits & 0x7fff_ffff == 0 {
+                        0
+                    } else {
+                        bits
+                    }
                 }
             }
         };

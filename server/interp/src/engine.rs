@@ -238,7 +238,7 @@ impl<'p> Machine<'p> {
             tensor: TensorMemory::default(),
             wgmma: Default::default(),
             barrier_votes: HashMap::new(),
-            barriers: vec![Default::default(); 16],
+            barriers: vec![Default::default(); 17],
             mbarriers: HashMap::new(),
             yielded: false,
             stop: None,
@@ -300,7 +300,7 @@ impl<'p> Machine<'p> {
         self.tensor = TensorMemory::default();
         self.wgmma = Default::default();
         self.barrier_votes.clear();
-        self.barriers = vec![Default::default(); 16];
+        self.barriers = vec![Default::default(); 17];
         self.mbarriers.clear();
         self.yielded = false;
     }
@@ -417,8 +417,13 @@ impl<'p> Machine<'p> {
                             .sum::<u32>()
                     ),
                 };
+                let name = if *id as u64 == crate::control::CLUSTER_BARRIER {
+                    "barrier.cluster.wait".to_owned()
+                } else {
+                    format!("barrier {id}")
+                };
                 format!(
-                    "threads {} wait at barrier {id} on line {} (it needs {wanted})",
+                    "threads {} wait at {name} on line {} (it needs {wanted})",
                     ranges(threads),
                     self.prog.line_of(*pc)
                 )
@@ -868,6 +873,7 @@ impl<'p> Machine<'p> {
             Op::Wgmma(op) => crate::warpgroup::exec(self, w, inst, op, active),
             Op::Async(op) => crate::asynccopy::exec(self, w, inst, op, active),
             Op::Bulk(op) => crate::bulk::exec(self, w, inst, op, active),
+            Op::Cluster(op) => crate::cluster::exec(self, w, inst, op, active),
             Op::Video(op) => crate::video::exec(self, w, inst, op, active),
             Op::MovVector => {
                 let sources = Src::elements(inst.src.first());
@@ -936,7 +942,7 @@ impl<'p> Machine<'p> {
                 .saturating_mul(128)
                 .saturating_add(1024),
             Special::Smid | Special::Gridid | Special::Zero => 0,
-            Special::Nsmid => 1,
+            Special::Nsmid | Special::One => 1,
         })
     }
 

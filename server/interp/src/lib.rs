@@ -13,6 +13,7 @@
 mod accumulate;
 mod asynccopy;
 mod bulk;
+mod cluster;
 mod contract;
 mod control;
 mod cvt;
@@ -273,6 +274,7 @@ pub(crate) enum Op {
     Wgmma(warpgroup::WgmmaOp),
     Async(asynccopy::AsyncOp),
     Bulk(bulk::BulkOp),
+    Cluster(cluster::ClusterOp),
     Video(video::VideoOp),
     ScalarVideo(video::ScalarOp),
     /// `cvt.pack.sat`
@@ -321,6 +323,7 @@ pub(crate) fn decode_op(
         .or_else(|| wmma::decode(mnemonic, quals, src))
         .or_else(|| matrix::decode(mnemonic, quals, n_dst, src))
         .or_else(|| warpgroup::decode(mnemonic, quals, src))
+        .or_else(|| cluster::decode(mnemonic, quals, src))
         .or_else(|| video::decode(mnemonic, quals, src));
     match decoded {
         Some(result) => result,

@@ -321,6 +321,6 @@ fn wgmma_agrees_with_the_gpu() {
 #[test]
 fn bulk_copies_agree_with_the_gpu() {
     let (report, runs) = report("bulk_kernels.jsonl");
-    assert_eq!(runs, 3);
+    assert_eq!(runs, 4);
     expect_test::expect_file!["../fixtures/bulk_kernels.expected"].assert_eq(&report);
 }
