@@ -177,7 +177,7 @@ async function showRegisterCount(): Promise<void> {
 interface RunResult {
   threads: { tid: number; ctaid: number; registers: Record<string, string> }[];
   steps: number;
-  buffers: { arg: number; hex: string }[];
+  buffers: { arg: number; hex: string; type?: string; values?: string[]; more?: number }[];
   lines: { range: { start: { line: number } }; text: string; executions: number }[];
   error: { kind: string; message: string; range?: { start: { line: number } }; thread?: number } | null;
 }
@@ -218,7 +218,19 @@ async function runCode(params: Record<string, unknown>): Promise<void> {
     }
   }
   for (const buffer of result.buffers) {
-    runOutput.appendLine(`buffer of argument ${buffer.arg}: ${buffer.hex}`);
+    if (buffer.values) {
+      // Typed buffers as numbers, eight to a line, each line led by its first index.
+      runOutput.appendLine(`buffer of argument ${buffer.arg} (${buffer.type}, ${buffer.values.length + (buffer.more ?? 0)} elements):`);
+      for (let i = 0; i < buffer.values.length; i += 8) {
+        runOutput.appendLine(`  [${i}] ${buffer.values.slice(i, i + 8).join("  ")}`);
+      }
+      if (buffer.more) {
+        runOutput.appendLine(`  … ${buffer.more} more (every byte is in the hex below)`);
+        runOutput.appendLine(`  hex: ${buffer.hex}`);
+      }
+    } else {
+      runOutput.appendLine(`buffer of argument ${buffer.arg}: ${buffer.hex}`);
+    }
   }
   runOutput.show(true);
 }

@@ -216,6 +216,8 @@ pub struct Machine<'p> {
     pub hint: Option<(usize, u32)>,
     pub lines: HashMap<u32, LineRecord>,
     pub tensor: TensorMemory,
+    /// `wgmma` operations in flight.
+    pub wgmma: crate::warpgroup::State,
     /// Predicates offered to `bar.red` by each thread, by barrier.
     pub barrier_votes: HashMap<u32, Vec<crate::control::Vote>>,
     /// The CTA's named barriers 0..15.
@@ -267,8 +269,9 @@ impl<'p> Machine<'p> {
             hint: None,
             lines: HashMap::new(),
             tensor: TensorMemory::default(),
+            wgmma: Default::default(),
             barrier_votes: HashMap::new(),
-            barriers: vec![Default::default(); 16],
+            barriers: vec![Default::default(); 17],
             mbarriers: HashMap::new(),
             yielded: false,
             stop: None,
@@ -328,8 +331,9 @@ impl<'p> Machine<'p> {
             reset(params, self.prog.func_param_size);
         }
         self.tensor = TensorMemory::default();
+        self.wgmma = Default::default();
         self.barrier_votes.clear();
-        self.barriers = vec![Default::default(); 16];
+        self.barriers = vec![Default::default(); 17];
         self.mbarriers.clear();
         self.yielded = false;
     }
@@ -446,8 +450,13 @@ impl<'p> Machine<'p> {
                             .sum::<u32>()
                     ),
                 };
+                let name = if *id as u64 == crate::control::CLUSTER_BARRIER {
+                    "barrier.cluster.wait".to_owned()
+                } else {
+                    format!("barrier {id}")
+                };
                 format!(
-                    "threads {} wait at barrier {id} on line {} (it needs {wanted})",
+                    "threads {} wait at {name} on line {} (it needs {wanted})",
                     ranges(threads),
                     self.prog.line_of(*pc)
                 )
@@ -632,6 +641,16 @@ impl<'p> Machine<'p> {
             }
             Op::CallIndirect { reg, rets, args } => {
                 return self.call_indirect(w, pc, lanes, active, *reg, rets, args);
+            }
+            Op::Wgmma(crate::warpgroup::WgmmaOp::Wait(n)) => {
+                // The warp stays at the wait, letting the others run, until
+                // its groups' operations have been issued by every warp.
+                if active != 0 && !crate::warpgroup::ready(self, w, *n)? {
+                    self.yielded = true;
+                    return Ok(());
+                }
+                self.warps[w].jump(pc, lanes, pc + 1);
+                return Ok(());
             }
             Op::Barrier(barrier) => {
                 crate::control::barrier(self, w, pc, inst, barrier, active)?;
@@ -920,7 +939,10 @@ impl<'p> Machine<'p> {
             Op::Tensor(op) => crate::tensor::exec(self, w, inst, op, active),
             Op::Wmma(op) => crate::wmma::exec(self, w, inst, op, active),
             Op::Matrix(op) => crate::matrix::exec(self, w, inst, op, active),
+            Op::Wgmma(op) => crate::warpgroup::exec(self, w, inst, op, active),
             Op::Async(op) => crate::asynccopy::exec(self, w, inst, op, active),
+            Op::Bulk(op) => crate::bulk::exec(self, w, inst, op, active),
+            Op::Cluster(op) => crate::cluster::exec(self, w, inst, op, active),
             Op::Video(op) => crate::video::exec(self, w, inst, op, active),
             Op::MovVector => {
                 let sources = Src::elements(inst.src.first());
@@ -989,7 +1011,7 @@ impl<'p> Machine<'p> {
                 .saturating_mul(128)
                 .saturating_add(1024),
             Special::Smid | Special::Gridid | Special::Zero => 0,
-            Special::Nsmid => 1,
+            Special::Nsmid | Special::One => 1,
         })
     }
 

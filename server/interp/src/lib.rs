@@ -10,7 +10,10 @@
 //! Semantics are checked against an H100: see `fixtures/` and
 //! `tests/gpu_fixtures.rs`.
 
+mod accumulate;
 mod asynccopy;
+mod bulk;
+mod cluster;
 mod contract;
 mod control;
 mod cvt;
@@ -31,6 +34,7 @@ mod softfloat;
 mod tensor;
 mod video;
 mod warp;
+mod warpgroup;
 mod wmma;
 
 use ptx_syntax::TextRange;
@@ -272,7 +276,10 @@ pub(crate) enum Op {
     Tensor(tensor::TensorOp),
     Wmma(wmma::WmmaOp),
     Matrix(matrix::MatrixOp),
+    Wgmma(warpgroup::WgmmaOp),
     Async(asynccopy::AsyncOp),
+    Bulk(bulk::BulkOp),
+    Cluster(cluster::ClusterOp),
     Video(video::VideoOp),
     ScalarVideo(video::ScalarOp),
     /// `cvt.pack.sat`
@@ -308,7 +315,8 @@ pub(crate) fn decode_op(
     if mnemonic == "mov" && quals.vector > 1 {
         return Ok(Op::MovVector);
     }
-    let decoded = asynccopy::decode(mnemonic, quals, n_dst, src)
+    let decoded = bulk::decode(mnemonic, quals, src)
+        .or_else(|| asynccopy::decode(mnemonic, quals, n_dst, src))
         .or_else(|| control::decode(mnemonic, quals, src))
         .or_else(|| int::decode(mnemonic, quals, n_dst, src))
         .or_else(|| float::decode(mnemonic, quals, src))
@@ -319,6 +327,8 @@ pub(crate) fn decode_op(
         .or_else(|| tensor::decode(mnemonic, quals, src))
         .or_else(|| wmma::decode(mnemonic, quals, src))
         .or_else(|| matrix::decode(mnemonic, quals, n_dst, src))
+        .or_else(|| warpgroup::decode(mnemonic, quals, src))
+        .or_else(|| cluster::decode(mnemonic, quals, src))
         .or_else(|| video::decode(mnemonic, quals, src));
     match decoded {
         Some(result) => result,

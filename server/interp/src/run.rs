@@ -25,7 +25,7 @@ pub enum ArgSpec {
 }
 
 /// Parses `u32:5`, `f32:1.5`, `raw:0102` (the bytes of a by-value struct),
-/// `buf:f32:1,2.5`, `buf:hex:00ff`, `zeros:64`.
+/// `buf:f32:1,2.5`, `buf:f32:0*256` (a value repeated), `buf:hex:00ff`, `zeros:64`.
 pub fn parse_arg(text: &str) -> Result<ArgSpec, String> {
     let (kind, rest) = text.split_once(':').ok_or_else(|| {
         format!("argument `{text}`: expected TYPE:VALUE, buf:..., or zeros:BYTES")
@@ -73,8 +73,24 @@ pub fn parse_arg(text: &str) -> Result<ArgSpec, String> {
                 scalar_type(ty).ok_or_else(|| format!("argument `{text}`: unknown type `{ty}`"))?;
             let mut bytes = Vec::new();
             for value in values.split(',').map(str::trim).filter(|v| !v.is_empty()) {
+                // `V*N`: the value V, N times (`0*256`).
+                let (value, count) = match value.rsplit_once('*') {
+                    Some((v, n)) => (
+                        v.trim(),
+                        parse_int(n.trim())
+                            .filter(|n| *n <= 1 << 28)
+                            .ok_or_else(|| format!("argument `{text}`: bad count in `{value}`"))?,
+                    ),
+                    None => (value, 1),
+                };
                 let bits = parse_value(value, ty).map_err(|e| format!("argument `{text}`: {e}"))?;
-                bytes.extend_from_slice(&bits.to_le_bytes()[..ty.bytes().min(8)]);
+                let element = &bits.to_le_bytes()[..ty.bytes().min(8)];
+                if bytes.len() as u64 + count * element.len() as u64 > 1 << 30 {
+                    return Err(format!("argument `{text}`: buffer too large"));
+                }
+                for _ in 0..count {
+                    bytes.extend_from_slice(element);
+                }
             }
             Ok(ArgSpec::Buffer(bytes))
         }
@@ -552,6 +568,12 @@ mod tests {
             Ok(ArgSpec::Buffer(vec![1, 0, 2, 0]))
         );
         assert_eq!(parse_arg("buf:hex:00ff"), Ok(ArgSpec::Buffer(vec![0, 255])));
+        assert_eq!(
+            parse_arg("buf:u16:7*3,1"),
+            Ok(ArgSpec::Buffer(vec![7, 0, 7, 0, 7, 0, 1, 0]))
+        );
+        assert!(parse_arg("buf:u8:1*x").is_err());
+        assert!(parse_arg("buf:u8:1*999999999999").is_err());
         assert_eq!(parse_arg("zeros:3"), Ok(ArgSpec::Buffer(vec![0; 3])));
         assert!(parse_arg("bogus").is_err());
     }

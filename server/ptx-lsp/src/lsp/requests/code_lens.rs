@@ -171,9 +171,16 @@ fn lenses(snapshot: &Snapshot, debug: bool) -> Vec<CodeLens> {
             range.end <= function.range().start
                 && text[range.end..function.range().start].trim().is_empty()
         });
+        // Without a comment: the launch a `// @run` line would be generated with (buffers
+        // typed by the kernel's loads and stores, bounds set to the thread count).
+        let generated = || {
+            ptx_ide::run_template::run_template(parse, name.text)
+                .and_then(|line| parse_run_comment(&line).ok())
+                .unwrap_or_else(|| json!({"args": default_args(function)}))
+        };
         let mut params = match own.map(|i| parse_run_comment(comments[i].1)) {
             Some(Ok(params)) => params,
-            _ => json!({"args": default_args(function)}),
+            _ => generated(),
         };
         if let Some(i) = own {
             used[i] = true;
