@@ -553,6 +553,46 @@ fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
             );
             continue;
         }
+        // 5.4.4: each brace level but the innermost holds braced values, at most as many as
+        // its dimension ("Initial value type mismatch" for `v[2][2] = {1}` or `{{1, 2}, 3}`,
+        // "Greater number of elements in array initializer" for `{{1, 2}, {3, 4}, 1}`).
+        let mut shape: Vec<Option<usize>> = dims
+            .iter()
+            .map(|d| d.and_then(|t| t.text.parse().ok()))
+            .collect();
+        if let Some(n) = vector {
+            shape.push(Some(n));
+        }
+        if shape.len() > 1 && value.text.trim_start().starts_with('{') {
+            if let Some(message) = nested_shape(value.text, &shape) {
+                ctx.report(
+                    Diagnostic::error("initializer", value.range(), message).section("5.4.4"),
+                );
+                continue;
+            }
+        }
+        // A floating-point variable takes floating-point values ("Initial value type
+        // mismatch" for `.f32 v = 1`; the spec's 5.4.4 says nothing of it, ptxas 13.5 refuses
+        // every integer constant or constant expression there).
+        if matches!(ty, Some(".f32" | ".f64")) {
+            if let Some(integer) = leaves(value.text)
+                .into_iter()
+                .find(|l| is_integer_constant(l))
+            {
+                ctx.report(
+                    Diagnostic::error(
+                        "initializer",
+                        value.range(),
+                        format!(
+                            "`{integer}` is an integer value; this variable is {} (write it as a floating-point constant, e.g. `1.0`)",
+                            ty.unwrap_or_default()
+                        ),
+                    )
+                    .section("5.4.4"),
+                );
+                continue;
+            }
+        }
         // 5.4.4: only `.const` and `.global` variables take an initial value ("No initial
         // value is allowed for 'v' in this state space"), never an `.extern` one or an
         // `.f16` one.
@@ -601,6 +641,78 @@ fn float_literal(text: &str) -> Option<&str> {
                 && (w.contains('.')
                     || (b.len() > 1 && matches!(b[1], b'f' | b'F' | b'd' | b'D') && b[0] == b'0')
                     || (!w.starts_with("0x") && !w.starts_with("0X") && w.contains(['e', 'E'])))
+        })
+}
+
+/// The values of one brace level: `{a, {b, c}, d}` gives `a`, `{b, c}`, `d` (`None` unbraced).
+fn elements(text: &str) -> Option<Vec<&str>> {
+    let inner = text.trim().strip_prefix('{')?.strip_suffix('}')?;
+    if inner.trim().is_empty() {
+        return Some(Vec::new());
+    }
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, b) in inner.bytes().enumerate() {
+        match b {
+            b'{' | b'(' => depth += 1,
+            b'}' | b')' => depth = depth.saturating_sub(1),
+            b',' if depth == 0 => {
+                out.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(inner[start..].trim());
+    Some(out)
+}
+
+/// What is wrong with a braced initial value of a variable of `shape` (array dimensions,
+/// then a vector's length; `None` for an unsized dimension) of more than one level.
+fn nested_shape(text: &str, shape: &[Option<usize>]) -> Option<String> {
+    let values = elements(text)?;
+    let (first, rest) = shape.split_first()?;
+    if let Some(n) = first {
+        if values.len() > *n {
+            return Some(format!("{} values at a level that holds {n}", values.len()));
+        }
+    }
+    if rest.is_empty() {
+        return None;
+    }
+    for value in values {
+        if !value.starts_with('{') {
+            return Some(format!(
+                "`{value}` stands where a braced list of {} values belongs",
+                rest[0].map_or("the inner dimension's".to_owned(), |n| n.to_string())
+            ));
+        }
+        if let Some(message) = nested_shape(value, rest) {
+            return Some(message);
+        }
+    }
+    None
+}
+
+/// The innermost values of an initial value.
+fn leaves(text: &str) -> Vec<&str> {
+    match elements(text) {
+        Some(values) => values.into_iter().flat_map(leaves).collect(),
+        None => vec![text.trim()],
+    }
+}
+
+/// An integer constant or a constant expression of integers only (`1`, `-1`, `0x10`,
+/// `(1 << 4) + 3`).
+fn is_integer_constant(text: &str) -> bool {
+    let mut words = text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '$'))
+        .filter(|w| !w.is_empty())
+        .peekable();
+    words.peek().is_some()
+        && words.all(|w| {
+            let b = w.as_bytes();
+            b[0].is_ascii_digit() && !w.contains('.') && float_literal(w).is_none()
         })
 }
 
@@ -803,6 +915,16 @@ mod tests {
 //                       ^^^^^^^^ error: the initial value has 2 levels of braces; this variable has 1
 .global .u32 fl[2] = {1, 2.5};
 //                   ^^^^^^^^ error: `2.5` is a floating-point value; this variable is .u32
+.global .f32 fi = 1;
+//                ^ error: `1` is an integer value; this variable is .f32 (write it as a floating-point constant, e.g. `1.0`)
+.const .f64 fe[2] = {1.5, (1 << 4) + 3};
+//                  ^^^^^^^^^^^^^^^^^^^ error: `(1 << 4) + 3` is an integer value; this variable is .f64 (write it as a floating-point constant, e.g. `1.0`)
+.global .f32 fok[2] = {1.0, 0f3F800000};
+.global .u32 two[2][2] = {1};
+//                       ^^^ error: `1` stands where a braced list of 2 values belongs
+.global .u32 extra[2][2] = {{1, 2}, {3, 4}, 5};
+//                         ^^^^^^^^^^^^^^^^^^^ error: 3 values at a level that holds 2
+.global .u32 fewer[2][2] = {{1, 2}, {3}};
 .global .u64 ptr = s;
 //                 ^ error: `s` is a `.shared` variable: an initial value may use the address of a `.global` or `.const` variable only
 .global .u64 nowhere_ptr = nowhere;
