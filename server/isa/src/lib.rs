@@ -16,6 +16,7 @@
 pub mod availability;
 pub mod catalog;
 pub mod datafile;
+pub mod floors;
 pub mod matcher;
 pub mod model;
 pub mod notation;
@@ -29,6 +30,7 @@ use std::sync::OnceLock;
 pub use availability::Availability;
 pub use catalog::{Directive, SpecialRegister, StateSpace, TypeInfo};
 pub use datafile::SectionData;
+pub use floors::FragmentFloor;
 pub use matcher::{FormMatch, MatchError, MatchOutcome};
 pub use model::{Feature, Form, Instruction, QualSlot, Requirement, SlotKind, Unmet};
 pub use notation::{OperandKind, OperandSpec};
@@ -82,6 +84,7 @@ pub const OVERLAYS: &[(&str, &str)] = &[
 ];
 const TARGETS: &str = include_str!("../data/targets.txt");
 const SUMMARIES: &str = include_str!("../data/summaries.txt");
+const FRAGMENT_FLOORS: &str = include_str!("../data/fragment-floors.txt");
 
 /// The whole knowledge base.
 #[derive(Debug)]
@@ -89,6 +92,7 @@ pub struct Isa {
     instructions: Vec<Instruction>,
     targets: Vec<TargetInfo>,
     catalog: catalog::Catalog,
+    fragment_floors: Vec<FragmentFloor>,
 }
 
 impl Isa {
@@ -135,6 +139,7 @@ impl Isa {
             instructions,
             targets: target::parse_targets(TARGETS)?,
             catalog: catalog::Catalog::load()?,
+            fragment_floors: floors::parse("fragment-floors.txt", FRAGMENT_FLOORS)?,
         })
     }
 
@@ -220,6 +225,12 @@ impl Isa {
             .iter()
             .find(|(name, _)| *name == directive)
             .map(|(_, kind)| *kind)
+    }
+
+    /// Version and target floors of matrix-fragment forms, matched on the written words
+    /// (data/fragment-floors.txt), most specific first.
+    pub fn fragment_floors(&self) -> &[FragmentFloor] {
+        &self.fragment_floors
     }
 
     /// All `.target` strings.
