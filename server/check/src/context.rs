@@ -155,6 +155,8 @@ pub(crate) struct Ctx<'a> {
     pub branch_tables: Vec<(&'a str, usize)>,
     /// The current function's `.callprototype` labels and their signatures.
     pub prototypes: Vec<crate::handlers::calls::Callee<'a>>,
+    /// The function's `.callprototype` and `.calltargets` labels, with where each is given.
+    pub call_lists: Vec<(&'a str, usize)>,
     /// Instructions checked clean so far (`None`: every instruction is checked in full).
     pub memo: Option<crate::memo::CleanMemo>,
     diagnostics: Vec<Diagnostic>,
@@ -231,6 +233,7 @@ impl<'a> Ctx<'a> {
             functions: Vec::new(),
             branch_tables: Vec::new(),
             prototypes: Vec::new(),
+            call_lists: Vec::new(),
             memo: Some(crate::memo::CleanMemo::default()),
             diagnostics: Vec::new(),
             matches: HashMap::default(),

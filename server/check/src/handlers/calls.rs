@@ -141,6 +141,7 @@ pub(crate) fn branch_tables<'a>(
 ) {
     ctx.branch_tables.clear();
     ctx.prototypes.clear();
+    ctx.call_lists.clear();
     // Each list of statements sees its own labels and those of the lists around it (ptxas
     // "Unknown symbol" for a label inside a nested block).
     let mut stack: Vec<(Vec<Statement<'a>>, Vec<&'a str>)> =
@@ -163,6 +164,7 @@ pub(crate) fn branch_tables<'a>(
                 }
                 Statement::Directive(d) if d.kind() == ptx_syntax::DirectiveKind::CallPrototype => {
                     if let Some(name) = previous {
+                        ctx.call_lists.push((name.text, d.range().start));
                         let (results, params) = d.prototype();
                         ctx.prototypes.push(Callee {
                             name: name.text,
@@ -197,23 +199,22 @@ pub(crate) fn branch_tables<'a>(
                 // 11.5.3: a `.calltargets` list names device functions ("Illegal call target,
                 // device function expected").
                 Statement::Directive(d) if d.kind() == ptx_syntax::DirectiveKind::CallTargets => {
-                    // A call through the list is checked against the first listed function.
-                    if let (Some(name), Some(first)) = (previous, d.names().first()) {
-                        if let Some(f) = ctx
-                            .functions
-                            .iter()
-                            .find(|f| f.name == first.text && !f.entry)
-                        {
-                            let mut callee = f.clone();
-                            callee.name = name.text;
-                            ctx.prototypes.push(callee);
+                    // A call through the list is checked against every listed function
+                    // (ptxas 13.5 takes a kernel there too, as a function of its signature).
+                    if let Some(name) = previous {
+                        ctx.call_lists.push((name.text, d.range().start));
+                        for listed in d.names() {
+                            if let Some(f) = ctx.functions.iter().find(|f| f.name == listed.text) {
+                                let mut callee = f.clone();
+                                callee.name = name.text;
+                                callee.first = d.range().start;
+                                callee.entry = false;
+                                ctx.prototypes.push(callee);
+                            }
                         }
                     }
                     for target in d.names() {
-                        let function = ctx
-                            .functions
-                            .iter()
-                            .any(|f| f.name == target.text && !f.entry);
+                        let function = ctx.functions.iter().any(|f| f.name == target.text);
                         if !function {
                             ctx.report(
                                 Diagnostic::error(
@@ -354,8 +355,50 @@ fn call(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         // arguments ("Label expected for argument 0").
         let last = ops.last().map(|o| o.kind());
         if let Some(OperandKind::Identifier(proto)) = last {
-            if let Some(callee) = ctx.prototypes.iter().find(|p| p.name == proto).cloned() {
-                signature(ctx, info, scope, at, &callee);
+            let list_op = ops.last().map(|o| o.range()).unwrap_or_default();
+            let at_call = info.mnemonic.start;
+            match ctx.call_lists.iter().find(|(n, _)| *n == proto).copied() {
+                // ptxas 13.5: "Unknown symbol" for a list given after the call.
+                Some((_, declared)) if declared > at_call => ctx.report(
+                    Diagnostic::error(
+                        "call-signature",
+                        list_op,
+                        format!("`{proto}` is declared after this call; declare it first"),
+                    )
+                    .section("9.7.12.5"),
+                ),
+                Some(_) => {
+                    let callees: Vec<Callee<'_>> = ctx
+                        .prototypes
+                        .iter()
+                        .filter(|p| p.name == proto)
+                        .cloned()
+                        .collect();
+                    for callee in callees {
+                        let before = ctx.diagnostic_count();
+                        signature(ctx, info, scope, at, &callee);
+                        if ctx.diagnostic_count() > before {
+                            break;
+                        }
+                    }
+                }
+                // A label that is neither ("Call target not recognized").
+                None if scope
+                    .lookup(proto)
+                    .is_some_and(|s| s.kind == SymbolKind::Label) =>
+                {
+                    ctx.report(
+                        Diagnostic::error(
+                            "call-signature",
+                            list_op,
+                            format!(
+                                "`{proto}` labels no `.callprototype` or `.calltargets`: an indirect call names one"
+                            ),
+                        )
+                        .section("9.7.12.5"),
+                    );
+                }
+                None => {}
             }
             return;
         }

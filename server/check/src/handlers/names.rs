@@ -161,8 +161,20 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
         .filter(|f| !f.entry && f.has_outside_abi())
         .map(|f| f.name)
         .collect();
+    // An `.extern` function made an alias of a function of the module is resolved.
+    let aliases: Vec<&str> = items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Directive(d) if d.kind() == ptx_syntax::DirectiveKind::Alias => {
+                d.names().first().map(|t| t.text)
+            }
+            _ => None,
+        })
+        .collect();
     externs.retain(|name| {
-        !SYSTEM_CALLS.contains(name) && !defined.iter().any(|(defined, _)| defined == name)
+        !SYSTEM_CALLS.contains(name)
+            && !defined.iter().any(|(defined, _)| defined == name)
+            && !aliases.contains(name)
     });
     ctx.unresolved_functions = externs;
     frame
