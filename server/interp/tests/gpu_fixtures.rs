@@ -128,7 +128,7 @@ fn snippets_agree_with_the_gpu() {
     let mut exact_rows = 0usize;
     let mut total_rows = 0usize;
     let mut mismatches: Vec<(String, String)> = Vec::new();
-    let mut approx_max: BTreeMap<String, (u64, usize, String, f64)> = BTreeMap::new();
+    let mut approx_max: BTreeMap<String, (u64, usize, String, f64, usize)> = BTreeMap::new();
     let mut families: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let case: Value = serde_json::from_str(line).expect("a JSON line");
@@ -155,6 +155,7 @@ fn snippets_agree_with_the_gpu() {
             let expect = row["expect"].as_array().cloned().unwrap_or_default();
             let result = run_snippet(&parse, &options);
             let mut worst_ulp = 0u64;
+            let mut differs = false;
             let mut worst_abs = 0f64;
             let mut worst = String::new();
             let mut detail = String::new();
@@ -170,6 +171,7 @@ fn snippets_agree_with_the_gpu() {
                                 .and_then(|th| th.registers.iter().find(|reg| &reg.name == name));
                             let got_text = got.map(|g| g.text()).unwrap_or_default();
                             if got_text != *want {
+                                differs = true;
                                 if let Some(format) = &approx {
                                     let distance = ulps(bits(&got_text), bits(want), format);
                                     let (x, y) =
@@ -197,8 +199,11 @@ fn snippets_agree_with_the_gpu() {
                 let entry =
                     approx_max
                         .entry(instruction.clone())
-                        .or_insert((0, 0, String::new(), 0.0));
+                        .or_insert((0, 0, String::new(), 0.0, 0));
                 entry.3 = entry.3.max(worst_abs);
+                if result.is_ok() && !differs {
+                    entry.4 += 1;
+                }
                 if worst_ulp > entry.0 || entry.2.is_empty() && !worst.is_empty() {
                     entry.0 = worst_ulp;
                     entry.2 = worst;
@@ -227,20 +232,20 @@ fn snippets_agree_with_the_gpu() {
         println!("  {family}: {ok}/{all}");
     }
     println!("approximate instructions (max ulp difference from the GPU over rows):");
-    for (instruction, (ulp, n, example, absolute)) in &approx_max {
+    for (instruction, (ulp, n, example, absolute, exact)) in &approx_max {
         let shown = if *ulp == u64::MAX {
             "special-value mismatch".to_owned()
         } else {
             ulp.to_string()
         };
         println!(
-            "  {instruction}: max {shown} ulp, max absolute {absolute:.3e} ({n} rows) {example}"
+            "  {instruction}: {exact}/{n} rows exact, max {shown} ulp, max absolute {absolute:.3e} {example}"
         );
     }
     let over: Vec<_> = approx_max
         .iter()
         .filter(|(instruction, (ulp, ..))| tolerance(instruction).is_some_and(|t| *ulp > t))
-        .map(|(instruction, (ulp, _, example, _))| format!("{instruction}: {ulp} ulp {example}"))
+        .map(|(instruction, (ulp, _, example, ..))| format!("{instruction}: {ulp} ulp {example}"))
         .collect();
     assert!(
         over.is_empty(),

@@ -192,6 +192,7 @@ fn check(run: &Value, parses: &mut HashMap<String, Parse>) -> String {
         let mut bad = 0usize;
         let mut first = None;
         let mut worst = 0u64;
+        let mut differ = 0usize;
         match tolerance {
             Some((format, limit)) => {
                 let size = element_size(format);
@@ -204,6 +205,7 @@ fn check(run: &Value, parses: &mut HashMap<String, Parse>) -> String {
                     let distance = ulp_key(a, format).abs_diff(ulp_key(b, format)) as u64;
                     if a != b {
                         worst = worst.max(distance);
+                        differ += 1;
                     }
                     if a != b && distance > limit {
                         bad += 1;
@@ -212,7 +214,7 @@ fn check(run: &Value, parses: &mut HashMap<String, Parse>) -> String {
                 }
                 if worst > 0 {
                     problems.push(format!(
-                        "arg {arg}: {format} within {worst} ulp (allowed {limit})"
+                        "arg {arg}: {format} within {worst} ulp in {differ} elements (allowed {limit})"
                     ));
                 }
             }
