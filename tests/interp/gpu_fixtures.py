@@ -1272,7 +1272,7 @@ def f16_bits(x):
 
 
 # ldmatrix + mma GEMM tile with small integers: every order of summation
-# gives the same result (float mma is modelled within a tolerance only).
+# gives the same result.
 KERNEL_RUNS += [
     ("mma_tile.ptx", "mma_tile", [3, 1, 1], [32, 1, 1],
      ["buf:u16:" + ",".join(str(f16_bits(krng.randrange(-3, 4))) for _ in range(48 * 32)),
