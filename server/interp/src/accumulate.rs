@@ -1,5 +1,8 @@
 //! The tensor core's dot products for `wgmma.mma_async`, as measured on an
-//! H100 (`tests/interp/wgmma_fixtures.py`, `fixtures/WGMMA.md`).
+//! H100 (`tests/interp/wgmma_fixtures.py`, `fixtures/WGMMA.md`); the
+//! floating-point forms of `mma.sync` and `wmma.mma` use the same rule
+//! ([`float`], [`float_in_steps`]), which matches every float row of their
+//! GPU fixtures (`fixtures/MISMATCHES.md`).
 //!
 //! Floating-point forms: the products of the inputs are exact; the
 //! accumulator and the products of one group are aligned to the largest
@@ -10,8 +13,9 @@
 //! significant bits for fp8 inputs), which becomes the accumulator of the
 //! next group. An f16 destination is the aligned sum rounded to nearest f16.
 //! A subnormal input counts with its type's least normal exponent; an f32
-//! sum beyond the range is an infinity, one below it +0. Integer forms are exact (`.satfinite` clamps, otherwise
-//! the sum wraps); `.b1` adds the population counts of `a AND b`.
+//! sum beyond the range is an infinity, one below it +0. Integer forms are
+//! exact (`.satfinite` clamps, otherwise the sum wraps); `.b1` adds the
+//! population counts of `a AND b`.
 
 use crate::ir::Ty;
 use crate::softfloat::{self, Format, Rounding};
@@ -123,20 +127,63 @@ fn int_dot(mma: &Mma, a: &[u64], b: &[u64], acc: u64, scale_d: bool) -> u64 {
 }
 
 fn float_dot(mma: &Mma, a: &[u64], b: &[u64], flip_b: u64, acc: u64, scale_d: bool) -> u64 {
-    let out: Format = if mma.d == Ty::F16 {
+    let types = Types {
+        d: mma.d,
+        c: mma.d,
+        a: mma.a,
+        b: mma.b,
+    };
+    let b: Vec<u64> = b.iter().map(|&y| y ^ flip_b).collect();
+    float(types, a, &b, scale_d.then_some(acc))
+}
+
+/// The types of a floating-point tensor-core dot product: destination,
+/// accumulator and the two inputs.
+#[derive(Debug, Clone, Copy)]
+pub struct Types {
+    pub d: Ty,
+    pub c: Ty,
+    pub a: Ty,
+    pub b: Ty,
+}
+
+/// [`float`] over `step` products at a time, as a tensor core that issues
+/// one instruction as several: each step's f32 result is the accumulator of
+/// the next, the last step writes the destination type.
+pub fn float_in_steps(types: Types, a: &[u64], b: &[u64], acc: Option<u64>, step: usize) -> u64 {
+    let step = step.max(1);
+    let mut types = types;
+    let mut acc = acc;
+    let mut start = 0;
+    while a.len() - start > step {
+        let end = start + step;
+        let partial = Types {
+            d: Ty::F32,
+            ..types
+        };
+        acc = Some(float(partial, &a[start..end], &b[start..end], acc));
+        types.c = Ty::F32;
+        start = end;
+    }
+    float(types, &a[start..], &b[start..], acc)
+}
+
+/// One element of `D = A·B + C` for the floating-point forms of `wgmma`,
+/// `mma.sync` and `wmma.mma`: a row of A and a column of B (raw bits) and
+/// the accumulator's bits (`None`: no accumulator, as `scale-d = 0`).
+pub fn float(types: Types, a: &[u64], b: &[u64], acc: Option<u64>) -> u64 {
+    let out: Format = if types.d == Ty::F16 {
         softfloat::F16
     } else {
         softfloat::F32
     };
-    let c = if !scale_d {
-        0.0
-    } else if mma.d == Ty::F16 {
-        softfloat::F16.to_f64(acc)
-    } else {
-        softfloat::F32.to_f64(acc)
+    let c = match acc {
+        None => 0.0,
+        Some(acc) if types.c == Ty::F16 => softfloat::F16.to_f64(acc),
+        Some(acc) => softfloat::F32.to_f64(acc),
     };
-    let xs: Vec<f64> = a.iter().map(|&x| input(x, mma.a)).collect();
-    let ys: Vec<f64> = b.iter().map(|&y| input(y ^ flip_b, mma.b)).collect();
+    let xs: Vec<f64> = a.iter().map(|&x| input(x, types.a)).collect();
+    let ys: Vec<f64> = b.iter().map(|&y| input(y, types.b)).collect();
     let products: Vec<f64> = xs.iter().zip(&ys).map(|(x, y)| x * y).collect();
     // Special values: any NaN (or 0 × ∞, ∞ - ∞) gives the canonical NaN, an
     // infinity of one sign that infinity.
@@ -155,8 +202,8 @@ fn float_dot(mma: &Mma, a: &[u64], b: &[u64], flip_b: u64, acc: u64, scale_d: bo
         }
         return out.infinity(first < 0.0);
     }
-    let mut fusion = fusion(mma.a);
-    if mma.d == Ty::F16 {
+    let mut fusion = fusion(types.a);
+    if types.d == Ty::F16 {
         // Measured: an f16 destination rounds the whole aligned sum, uncut
         // (ties of the f32 cut show it; fp8 inputs keep more than 14 bits).
         fusion.precision = 127;
@@ -172,7 +219,7 @@ fn float_dot(mma: &Mma, a: &[u64], b: &[u64], flip_b: u64, acc: u64, scale_d: bo
         let mut emax: Option<i32> = None;
         for i in start..end {
             if products[i] != 0.0 {
-                let e = input_exponent(xs[i], mma.a) + input_exponent(ys[i], mma.b);
+                let e = input_exponent(xs[i], types.a) + input_exponent(ys[i], types.b);
                 emax = Some(emax.map_or(e, |m| m.max(e)));
             }
         }
@@ -227,7 +274,7 @@ fn float_dot(mma: &Mma, a: &[u64], b: &[u64], flip_b: u64, acc: u64, scale_d: bo
         accumulator = softfloat::F32.to_f64(bits);
         start = end;
     }
-    if mma.d == Ty::F16 {
+    if types.d == Ty::F16 {
         // Measured: the aligned sum itself is rounded to nearest f16 (not
         // its f32 cut, which differs at ties).
         return match exact {

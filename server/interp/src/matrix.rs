@@ -5,17 +5,14 @@
 //! Fragment layouts follow the spec's per-shape tables (section 9.7.14.5),
 //! written here with `g = laneid / 4` and `t = laneid % 4`; the
 //! `matrix.*` and `mma.*` GPU fixtures confirm them. Integer `mma` is exact.
-//! Floating-point `mma` with f16/bf16/tf32 inputs models the tensor core's
-//! fused sum: exact products and accumulator, each aligned to the largest
-//! exponent among them and cut toward zero three bits below the f32 precision,
-//! summed exactly and the sum cut toward zero into the destination format.
-//! The GPU's rule differs in some rows; `fixtures/MISMATCHES.md` gives the
-//! measured difference, which the fixture test enforces. `.f64` `mma` is a
+//! Floating-point `mma` with f16/bf16/tf32 inputs uses the tensor core's
+//! fused sum measured for `wgmma` (`src/accumulate.rs`); `.f64` `mma` is a
 //! chain of correctly rounded fused multiply-adds in `k` order.
 
+use crate::accumulate;
 use crate::engine::{lanes, Fault, Lanes, Machine};
 use crate::ir::{Dst, Inst, Quals, Space, Src, Ty};
-use crate::softfloat::{self, Format, Rounding};
+use crate::softfloat::{self, Rounding};
 use crate::Op;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -486,7 +483,9 @@ fn int_dot(mma: &Mma, a: &[u64], b: &[u64], c: u64) -> u64 {
 
 /// One element of `D = A·B + C` from a row of A, a column of B and an
 /// element of C (raw bits), for `wmma.mma`, whose tensor-core arithmetic is
-/// that of `mma.sync` with the same types; `rounding` applies to `.f64`.
+/// that of `mma.sync` with the same types; `rounding` applies to `.f64`,
+/// `step` is the number of floating-point products summed in one tensor-core
+/// step (the result of each step is the next one's f32 accumulator).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn dot(
     d: Ty,
@@ -498,6 +497,7 @@ pub(crate) fn dot(
     a_row: &[u64],
     b_col: &[u64],
     acc: u64,
+    step: usize,
 ) -> u64 {
     // The products read only the types; the shape is not used.
     let mma = Mma {
@@ -511,8 +511,23 @@ pub(crate) fn dot(
     match d {
         Ty::S32 => int_dot(&mma, a_row, b_col, acc),
         Ty::F64 => f64_dot(a_row, b_col, acc, rounding),
-        _ => float_dot(&mma, a_row, b_col, acc),
+        _ => {
+            let types = accumulate::Types { d, c, a, b };
+            accumulate::float_in_steps(types, a_row, b_col, Some(acc), step)
+        }
     }
+}
+
+/// The tensor core's floating-point dot product, as measured for `wgmma`
+/// (`src/accumulate.rs`).
+fn float_dot(mma: &Mma, a: &[u64], b: &[u64], c: u64) -> u64 {
+    let types = accumulate::Types {
+        d: mma.d,
+        c: mma.c,
+        a: mma.a,
+        b: mma.b,
+    };
+    accumulate::float(types, a, b, Some(c))
 }
 
 fn f64_dot(a: &[u64], b: &[u64], c: u64, rounding: Rounding) -> u64 {
@@ -548,76 +563,4 @@ fn f64_dot(a: &[u64], b: &[u64], c: u64, rounding: Rounding) -> u64 {
         };
     }
     acc
-}
-
-/// Bits of an input element as an exact `f64`.
-fn input(bits: u64, ty: Ty) -> f64 {
-    match ty {
-        Ty::F16 => softfloat::F16.to_f64(bits),
-        Ty::Bf16 => softfloat::BF16.to_f64(bits),
-        // The tensor core ignores the low 13 bits of a tf32 operand.
-        Ty::Tf32 => softfloat::F32.to_f64(bits & 0xffff_e000),
-        Ty::F32 => softfloat::F32.to_f64(bits),
-        _ => 0.0,
-    }
-}
-
-/// Bits below the destination's precision that the aligned sum keeps.
-const EXTRA_BITS: i32 = 3;
-
-fn float_dot(mma: &Mma, a: &[u64], b: &[u64], c: u64) -> u64 {
-    let format: Format = if mma.d == Ty::F16 {
-        softfloat::F16
-    } else {
-        softfloat::F32
-    };
-    let mut terms: Vec<f64> = a
-        .iter()
-        .zip(b)
-        .map(|(&x, &y)| input(x, mma.a) * input(y, mma.b))
-        .collect();
-    terms.push(input(c, mma.c));
-    if terms.iter().any(|t| t.is_nan()) {
-        return format.canonical_nan();
-    }
-    let infinities: Vec<f64> = terms.iter().copied().filter(|t| t.is_infinite()).collect();
-    if let Some(&first) = infinities.first() {
-        if infinities.iter().any(|&t| t != first) {
-            return format.canonical_nan();
-        }
-        return format.infinity(first < 0.0);
-    }
-    let Some(emax) = terms
-        .iter()
-        .filter(|t| **t != 0.0)
-        .map(|t| exponent(*t))
-        .max()
-    else {
-        // Only zeros: the sum is -0 only when every term is -0.
-        let negative = terms.iter().all(|t| t.is_sign_negative());
-        return format.zero(negative);
-    };
-    // Each term as a whole number of units 2^(emax - 23 - EXTRA_BITS), cut
-    // toward zero; the products of f16/bf16/tf32 are exact in f64.
-    let unit = emax - 23 - EXTRA_BITS;
-    let sum: i128 = terms
-        .iter()
-        .map(|t| (t * softfloat::pow2(-unit)).trunc() as i128)
-        .sum();
-    if sum == 0 {
-        return format.zero(false);
-    }
-    let value = sum as f64 * softfloat::pow2(unit);
-    format.encode(value, Rounding::Zero)
-}
-
-/// The binary exponent of a finite non-zero `f64`: 2^e ≤ |x| < 2^(e+1).
-fn exponent(x: f64) -> i32 {
-    let bits = x.abs().to_bits();
-    let biased = (bits >> 52) as i32;
-    if biased == 0 {
-        -1011 - bits.leading_zeros() as i32
-    } else {
-        biased - 1023
-    }
 }
