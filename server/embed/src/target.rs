@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 use tree_sitter::{Node, Tree};
 
+use crate::macros::GuardMacros;
+
 /// What a guard tells about the target: the least architecture it admits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ArchReq {
@@ -21,6 +23,12 @@ pub struct ArchReq {
 }
 
 impl ArchReq {
+    /// Every target: a condition that always holds (a macro the build defines).
+    pub const ANY: ArchReq = ArchReq {
+        number: 0,
+        suffix: None,
+    };
+
     pub fn name(self) -> String {
         match self.suffix {
             Some(c) => format!("sm_{}{c}", self.number),
@@ -43,15 +51,20 @@ pub fn guard_requirement(tree: &Tree, text: &str, offset: usize) -> Option<ArchR
     let node = tree
         .root_node()
         .descendant_for_byte_range(offset, offset + 1);
-    guard_requirement_from(node, text)
+    guard_requirement_from(node, text, &GuardMacros::default())
 }
 
 /// The requirement of the `#if` guards around the statement at `keyword` (see
 /// [`guard_requirement_from`]) and of an enclosing `NV_IF_TARGET(NV_PROVIDES_SM_90, …)` /
 /// `NV_IF_ELSE_TARGET(…)` branch of CUDA's `<nv/target>` macros.
-pub fn statement_guard(start: Option<Node>, text: &str, keyword: usize) -> Option<ArchReq> {
+pub fn statement_guard(
+    start: Option<Node>,
+    text: &str,
+    keyword: usize,
+    macros: &GuardMacros,
+) -> Option<ArchReq> {
     match (
-        guard_requirement_from(start, text),
+        guard_requirement_from(start, text, macros),
         nv_target_guard(text, keyword),
     ) {
         (Some(a), Some(b)) => Some(a.stronger(b)),
@@ -220,8 +233,13 @@ fn nv_query(query: &str) -> Option<ArchReq> {
     None
 }
 
-/// [`guard_requirement`] from the innermost node at the statement.
-pub fn guard_requirement_from(start: Option<Node>, text: &str) -> Option<ArchReq> {
+/// [`guard_requirement`] from the innermost node at the statement, reading the project's
+/// target macros (`macros`) as their targets.
+pub fn guard_requirement_from(
+    start: Option<Node>,
+    text: &str,
+    macros: &GuardMacros,
+) -> Option<ArchReq> {
     let mut node = start;
     let mut child: Option<Node> = None;
     let mut req: Option<ArchReq> = None;
@@ -238,12 +256,12 @@ pub fn guard_requirement_from(start: Option<Node>, text: &str) -> Option<ArchReq
             let here = match n.kind() {
                 "preproc_if" | "preproc_elif" => n
                     .child_by_field_name("condition")
-                    .and_then(|c| condition(&text[c.start_byte()..c.end_byte()])),
+                    .and_then(|c| condition_with(&text[c.start_byte()..c.end_byte()], macros)),
                 "preproc_ifdef" => {
                     let negated = text[n.start_byte()..].starts_with("#ifndef");
                     n.child_by_field_name("name")
                         .filter(|_| !negated)
-                        .and_then(|c| feature_macro(&text[c.start_byte()..c.end_byte()]))
+                        .and_then(|c| feature_macro(&text[c.start_byte()..c.end_byte()], macros))
                 }
                 _ => None,
             };
@@ -313,7 +331,7 @@ pub fn host_only_from(start: Option<Node>, text: &str) -> bool {
 /// not one this layer reads as a target (`#if (__CUDA_FP8_INTERNAL_CAN_RELY_ON_PTX_…__)`,
 /// whose macro another header defines per architecture)? Then it may never be compiled for
 /// a given target. `#ifndef` (include guards) does not count.
-pub fn under_opaque_condition(start: Option<Node>, text: &str) -> bool {
+pub fn under_opaque_condition(start: Option<Node>, text: &str, macros: &GuardMacros) -> bool {
     let mut node = start;
     let mut child: Option<Node> = None;
     while let Some(n) = node {
@@ -323,13 +341,15 @@ pub fn under_opaque_condition(start: Option<Node>, text: &str) -> bool {
         });
         if !in_condition {
             let opaque = match n.kind() {
-                "preproc_if" | "preproc_elif" => n
-                    .child_by_field_name("condition")
-                    .is_some_and(|c| condition(&text[c.start_byte()..c.end_byte()]).is_none()),
+                "preproc_if" | "preproc_elif" => {
+                    n.child_by_field_name("condition").is_some_and(|c| {
+                        condition_with(&text[c.start_byte()..c.end_byte()], macros).is_none()
+                    })
+                }
                 "preproc_ifdef" => {
                     !text[n.start_byte()..].starts_with("#ifndef")
                         && n.child_by_field_name("name").is_some_and(|c| {
-                            feature_macro(&text[c.start_byte()..c.end_byte()]).is_none()
+                            feature_macro(&text[c.start_byte()..c.end_byte()], macros).is_none()
                         })
                 }
                 _ => false,
@@ -391,18 +411,25 @@ fn ptx_isa_atom(t: &str) -> Option<u32> {
 
 /// Reads a preprocessor condition.
 pub fn condition(text: &str) -> Option<ArchReq> {
+    condition_with(text, &GuardMacros::default())
+}
+
+/// Reads a preprocessor condition in which the project's target macros (`macros`) stand for
+/// their targets. A condition that holds for every target (a macro the build defines) reads
+/// as [`ArchReq::ANY`].
+pub fn condition_with(text: &str, macros: &GuardMacros) -> Option<ArchReq> {
     if text.contains("\\\n") {
         // A condition continued over several lines.
-        return condition_within(&text.replace("\\\r\n", " ").replace("\\\n", " "), 0);
+        return condition_within(&text.replace("\\\r\n", " ").replace("\\\n", " "), 0, macros);
     }
-    condition_within(text, 0)
+    condition_within(text, 0, macros)
 }
 
 /// Conditions nested deeper than this (parentheses alternating `||` and `&&`) are read
 /// as unknown rather than followed on the call stack.
 const MAX_CONDITION_DEPTH: usize = 64;
 
-fn condition_within(text: &str, depth: usize) -> Option<ArchReq> {
+fn condition_within(text: &str, depth: usize, macros: &GuardMacros) -> Option<ArchReq> {
     if depth > MAX_CONDITION_DEPTH {
         return None;
     }
@@ -414,7 +441,7 @@ fn condition_within(text: &str, depth: usize) -> Option<ArchReq> {
         let reqs: Option<Vec<ArchReq>> = ors
             .iter()
             .filter(|a| !names_other_compiler(a))
-            .map(|a| condition_within(a, depth + 1))
+            .map(|a| condition_within(a, depth + 1, macros))
             .collect();
         return reqs?
             .into_iter()
@@ -425,10 +452,10 @@ fn condition_within(text: &str, depth: usize) -> Option<ArchReq> {
         // Unknown conjuncts only narrow further: the known ones still hold.
         return ands
             .iter()
-            .filter_map(|a| condition_within(a, depth + 1))
+            .filter_map(|a| condition_within(a, depth + 1, macros))
             .reduce(ArchReq::stronger);
     }
-    atom(t)
+    atom(t, macros)
 }
 
 /// Macros that hold only under a CUDA compiler other than nvcc (NVIDIA HPC SDK's nvc++,
@@ -447,12 +474,12 @@ fn names_other_compiler(alternative: &str) -> bool {
     OTHER_COMPILERS.iter().any(|m| t.starts_with(m))
 }
 
-fn atom(t: &str) -> Option<ArchReq> {
+fn atom(t: &str, macros: &GuardMacros) -> Option<ArchReq> {
     let t = strip_parens(t.trim());
     if let Some(inner) = t.strip_prefix("defined") {
-        return feature_macro(strip_parens(inner.trim()));
+        return feature_macro(strip_parens(inner.trim()), macros);
     }
-    if let Some(r) = feature_macro(t) {
+    if let Some(r) = feature_macro(t, macros) {
         return Some(r);
     }
     // Strict comparisons would need the next existing target; they are not read.
@@ -468,7 +495,12 @@ fn atom(t: &str) -> Option<ArchReq> {
         if t[at..].starts_with(">=") && op == "==" {
             continue;
         }
-        let n: u32 = value.trim_end_matches(['u', 'U', 'l', 'L']).parse().ok()?;
+        let value = value.trim_end_matches(['u', 'U', 'l', 'L']);
+        // A number, or a macro defined as one (`__CUDA_ARCH__ >= GGML_CUDA_CC_AMPERE`).
+        let n: u32 = match value.parse() {
+            Ok(n) => n,
+            Err(_) => *macros.numbers.get(strip_parens(value))?,
+        };
         let suffix = match name {
             "__CUDA_ARCH__" => None,
             "__CUDA_ARCH_SPECIFIC__" => Some('a'),
@@ -487,8 +519,17 @@ fn atom(t: &str) -> Option<ArchReq> {
 }
 
 /// `__CUDA_ARCH_FEAT_SM90_ALL` → sm_90a, `__CUDA_AND_AT_LEAST_SM_90__` → sm_90;
-/// `__CUDA_ARCH_FAMILY_SPECIFIC_FEAT…` is not read.
-fn feature_macro(t: &str) -> Option<ArchReq> {
+/// `__CUDA_ARCH_FAMILY_SPECIFIC_FEAT…` is not read. A project macro defined only under a
+/// target guard stands for that guard's targets; one the build defines holds everywhere.
+fn feature_macro(t: &str, macros: &GuardMacros) -> Option<ArchReq> {
+    if !macros.is_empty() {
+        if let Some(&r) = macros.arch.get(t) {
+            return Some(r);
+        }
+        if macros.defined.contains(t) {
+            return Some(ArchReq::ANY);
+        }
+    }
     // `__CUDA_AND_AT_LEAST_SM_90__` (CUDA's own headers): sm_90 or newer.
     if let Some(n) = t
         .strip_prefix("__CUDA_AND_AT_LEAST_SM_")
@@ -572,11 +613,25 @@ fn split_top<'a>(t: &'a str, sep: &str) -> Vec<&'a str> {
 /// folders above it and their `include/` folders (where a project's include root usually
 /// is); headers found nowhere there (the toolkit's, the system's) are not read.
 pub fn included_inline_macros(file: &Path, text: &str) -> Vec<String> {
+    included_macros(file, text, &[]).inline
+}
+
+/// What the headers a file includes define that matters to its asm statements.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IncludedMacros {
+    /// Macros that expand to `inline`, `static` or a template head.
+    pub inline: Vec<String>,
+    /// Target macros and named numbers of the headers ([`GuardMacros`]), on top of `defines`.
+    pub guards: GuardMacros,
+}
+
+/// [`included_inline_macros`], and the headers' target macros ([`GuardMacros`]) on top of
+/// the build's `-D` flags (`defines`).
+pub fn included_macros(file: &Path, text: &str, defines: &[(String, String)]) -> IncludedMacros {
     const MAX_DEPTH: usize = 4;
-    const MAX_FILES: usize = 128;
-    const MAX_UP: usize = 6;
     let mut seen: Vec<PathBuf> = Vec::new();
     let mut out: Vec<String> = Vec::new();
+    let mut headers: Vec<String> = Vec::new();
     // Breadth first: the nearest headers are read before the file budget runs out.
     let mut queue: std::collections::VecDeque<(PathBuf, String, usize)> =
         std::collections::VecDeque::from([(file.to_path_buf(), text.to_string(), 0)]);
@@ -588,55 +643,107 @@ pub fn included_inline_macros(file: &Path, text: &str) -> Vec<String> {
                 }
             }
         }
-        if depth >= MAX_DEPTH {
-            continue;
+        if depth < MAX_DEPTH {
+            push_includes(&path, &text, &mut seen, &mut queue, depth);
         }
-        for line in text.lines() {
-            let Some(rest) = line.trim_start().strip_prefix('#') else {
-                continue;
-            };
-            let Some(rest) = rest.trim_start().strip_prefix("include") else {
-                continue;
-            };
-            let rest = rest.trim();
-            let name = match rest.as_bytes().first() {
-                Some(b'"') => rest[1..].split('"').next(),
-                Some(b'<') => rest[1..].split('>').next(),
-                _ => None,
-            };
-            let Some(name) = name else { continue };
-            let found = path
-                .ancestors()
-                .skip(1)
-                .take(MAX_UP)
-                .flat_map(|dir| [dir.join(name), dir.join("include").join(name)])
-                .find(|candidate| candidate.is_file());
-            let Some(found) = found else { continue };
-            let found = std::fs::canonicalize(&found).unwrap_or(found);
-            if seen.contains(&found) || seen.len() >= MAX_FILES {
-                continue;
-            }
-            seen.push(found.clone());
-            if let Ok(included) = std::fs::read_to_string(&found) {
-                queue.push_back((found, included, depth + 1));
-            }
+        if depth > 0 {
+            headers.push(text);
         }
     }
-    out
+    // `-DNAME=__forceinline__` makes an inline macro too.
+    for (name, value) in defines {
+        let inline = value
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| matches!(w, "inline" | "__inline__" | "__forceinline__" | "static"));
+        if inline && !out.contains(name) {
+            out.push(name.clone());
+        }
+    }
+    IncludedMacros {
+        inline: out,
+        guards: GuardMacros::from_texts(headers.iter().map(String::as_str), defines),
+    }
+}
+
+/// Headers read per file at most, and folders looked up above it for each.
+const MAX_FILES: usize = 128;
+const MAX_UP: usize = 6;
+
+/// Queues the headers that the `#include` lines of `text` (the file at `path`) name and that
+/// are found beside it or in an `include/` folder of its parents.
+fn push_includes(
+    path: &Path,
+    text: &str,
+    seen: &mut Vec<PathBuf>,
+    queue: &mut std::collections::VecDeque<(PathBuf, String, usize)>,
+    depth: usize,
+) {
+    for line in text.lines() {
+        let Some(rest) = line.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("include") else {
+            continue;
+        };
+        let rest = rest.trim();
+        let name = match rest.as_bytes().first() {
+            Some(b'"') => rest[1..].split('"').next(),
+            Some(b'<') => rest[1..].split('>').next(),
+            _ => None,
+        };
+        let Some(name) = name else { continue };
+        let found = path
+            .ancestors()
+            .skip(1)
+            .take(MAX_UP)
+            .flat_map(|dir| [dir.join(name), dir.join("include").join(name)])
+            .find(|candidate| candidate.is_file());
+        let Some(found) = found else { continue };
+        let found = std::fs::canonicalize(&found).unwrap_or(found);
+        if seen.contains(&found) || seen.len() >= MAX_FILES {
+            continue;
+        }
+        seen.push(found.clone());
+        if let Ok(included) = std::fs::read_to_string(&found) {
+            queue.push_back((found, included, depth + 1));
+        }
+    }
 }
 
 /// The GPU targets a `compile_commands.json` entry compiles `file` for, in the order given.
 /// Looks for the database in the file's folder and its parents (and their `build/`).
 pub fn compile_commands_targets(file: &Path) -> Vec<String> {
-    let Some(db) = find_database(file) else {
-        return Vec::new();
+    compile_commands_flags(file).targets
+}
+
+/// What a `compile_commands.json` entry for a file tells about its compilation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BuildFlags {
+    /// The GPU targets, in the order given ([`targets_from_args`]).
+    pub targets: Vec<String>,
+    /// The macros defined with `-D NAME[=VALUE]` (`-DNAME` defines it as `1`, as nvcc does).
+    pub defines: Vec<(String, String)>,
+}
+
+/// The [`BuildFlags`] of `file`'s entry in the nearest `compile_commands.json` (see
+/// [`compile_commands_targets`]); empty when it has none.
+pub fn compile_commands_flags(file: &Path) -> BuildFlags {
+    let Some(args) = compile_commands_args(file) else {
+        return BuildFlags::default();
     };
-    let Ok(text) = std::fs::read_to_string(&db) else {
-        return Vec::new();
-    };
+    BuildFlags {
+        targets: targets_from_args(&args),
+        defines: defines_from_args(&args),
+    }
+}
+
+/// The arguments of `file`'s entry in the nearest `compile_commands.json`.
+fn compile_commands_args(file: &Path) -> Option<Vec<String>> {
+    let db = find_database(file)?;
+    let text = std::fs::read_to_string(&db).ok()?;
     let Ok(serde_json::Value::Array(entries)) = serde_json::from_str::<serde_json::Value>(&text)
     else {
-        return Vec::new();
+        return None;
     };
     let canonical = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
     for e in entries {
@@ -659,9 +766,41 @@ pub fn compile_commands_targets(file: &Path) -> Vec<String> {
             }
             _ => continue,
         };
-        return targets_from_args(&args);
+        return Some(args);
     }
-    Vec::new()
+    None
+}
+
+/// Macros defined by compiler options: `-DNAME`, `-DNAME=VALUE`, `-D NAME=VALUE`,
+/// `--define-macro NAME=VALUE` (quotes around the value, as a shell command line keeps
+/// them, are removed).
+pub fn defines_from_args(args: &[String]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        let definition = if a == "-D" || a == "--define-macro" {
+            i += 1;
+            args.get(i).map(String::as_str)
+        } else if let Some(d) = a.strip_prefix("--define-macro=") {
+            Some(d)
+        } else {
+            a.strip_prefix("-D")
+        };
+        if let Some(d) = definition {
+            let d = d.trim_matches(['"', '\'']);
+            let (name, value) = d.split_once('=').unwrap_or((d, "1"));
+            let valid =
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if valid {
+                let value = value.trim_matches(['"', '\'']).to_string();
+                out.retain(|(n, _)| n != name);
+                out.push((name.to_string(), value));
+            }
+        }
+        i += 1;
+    }
+    out
 }
 
 fn find_database(file: &Path) -> Option<PathBuf> {
@@ -764,7 +903,7 @@ mod tests {
         let opaque = |needle: &str| {
             let at = text.find(needle).unwrap();
             let node = tree.root_node().descendant_for_byte_range(at, at + 1);
-            under_opaque_condition(node, text)
+            under_opaque_condition(node, text, &GuardMacros::default())
         };
         assert!(opaque("asm(\"a"));
         assert!(opaque("asm(\"b"));
