@@ -210,7 +210,9 @@ pub fn find_with_macros(
             statement = match reparse_at(&mut parser, text, keyword, &tree) {
                 Ok(s) => Some(s),
                 Err(why) => {
-                    if !is_asm_label(text, keyword) && !in_host_only_code(innermost, text) {
+                    if !is_asm_label(text, keyword)
+                        && !in_host_only_code(innermost, text, &guard_macros)
+                    {
                         let end = keyword
                             + text[keyword..]
                                 .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -227,7 +229,7 @@ pub fn find_with_macros(
         if let Some(mut s) = statement.filter(|s| s.extended || !is_asm_label(text, keyword)) {
             // The guards, walked up once from the node found above.
             s.guard = crate::target::statement_guard(innermost, text, keyword, &guard_macros);
-            s.host_only = crate::target::host_only_from(innermost, text);
+            s.host_only = crate::target::host_only_from(innermost, text, &guard_macros);
             s.newer_ptx = crate::target::needs_newer_ptx_from(innermost, text);
             s.compiled_on_use = s.in_macro || compiled_on_use(innermost, text, &macros);
             s.opaque_condition =
@@ -245,8 +247,8 @@ fn has_directive(text: &str) -> bool {
         .any(|l| l.trim_start().starts_with('#'))
 }
 
-fn in_host_only_code(node: Option<Node>, text: &str) -> bool {
-    crate::target::host_only_from(node, text)
+fn in_host_only_code(node: Option<Node>, text: &str, macros: &GuardMacros) -> bool {
+    crate::target::host_only_from(node, text, macros)
 }
 
 /// Is the code at `start` compiled only where it is used: inside a template, or in a function

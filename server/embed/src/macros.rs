@@ -39,6 +39,9 @@ pub struct GuardMacros {
     pub numbers: BTreeMap<String, u32>,
     /// Defined for every compilation by the build (`-DNAME`): `defined(NAME)` holds.
     pub defined: BTreeSet<String>,
+    /// Defined only in compilations for AMD GPUs (under `defined(GGML_USE_HIP)`, `__gfx906__`
+    /// …): code under them is not compiled by nvcc.
+    pub amd: BTreeSet<String>,
 }
 
 /// One `#define` of an object-like macro and the conditions of the branches around it
@@ -57,7 +60,10 @@ impl GuardMacros {
     /// Is anything known at all? (Most files have no such macro: the guard readers then
     /// skip every lookup.)
     pub fn is_empty(&self) -> bool {
-        self.arch.is_empty() && self.numbers.is_empty() && self.defined.is_empty()
+        self.arch.is_empty()
+            && self.numbers.is_empty()
+            && self.defined.is_empty()
+            && self.amd.is_empty()
     }
 
     /// The macros of `texts` (a file and the headers it includes), on top of what the build
@@ -131,6 +137,27 @@ impl GuardMacros {
             next.numbers = out.numbers.clone();
             for &name in &names {
                 next.arch.remove(name);
+                next.amd.remove(name);
+            }
+            // AMD-only: every definition lies in a branch that only an AMD compilation takes.
+            let mut amd: BTreeMap<&str, bool> = BTreeMap::new();
+            for d in definitions
+                .iter()
+                .filter(|d| names.contains(d.name.as_str()))
+            {
+                let only = d
+                    .conditions
+                    .iter()
+                    .flatten()
+                    .any(|c| crate::target::amd_only(c, &out));
+                amd.entry(d.name.as_str())
+                    .and_modify(|all| *all &= only)
+                    .or_insert(only);
+            }
+            for (name, only) in amd {
+                if only && (self.amd.contains(name) || !self.arch.contains_key(name)) {
+                    next.amd.insert(name.to_string());
+                }
             }
             let mut unknown: BTreeSet<&str> = BTreeSet::new();
             let mut found: BTreeMap<&str, ArchReq> = BTreeMap::new();

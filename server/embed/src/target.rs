@@ -293,16 +293,85 @@ const HOST_MACROS: &[&str] = &[
     "!defined __CUDA_ARCH__",
 ];
 
+/// Macros that only a compiler for AMD GPUs defines (HIP, ROCm), or that projects define for
+/// their HIP builds (PyTorch's `USE_ROCM`, ggml's `GGML_USE_HIP`): asm under them is AMD GPU
+/// assembly (`v_dot2_f32_f16`), not PTX. Names starting with `__gfx` (`__gfx906__`) are
+/// AMD targets too.
+const AMD_MACROS: &[&str] = &[
+    "__HIP_PLATFORM_AMD__",
+    "__HIP_PLATFORM_HCC__",
+    "__HIPCC__",
+    "__HIP__",
+    "__HIP_DEVICE_COMPILE__",
+    "__AMDGCN__",
+    "__AMDGPU__",
+    "USE_ROCM",
+    "GGML_USE_HIP",
+];
+
+/// Is `name` a macro that only AMD GPU compilations define (see [`AMD_MACROS`]), or one the
+/// project defines only under such a macro?
+pub(crate) fn amd_macro(name: &str, macros: &GuardMacros) -> bool {
+    AMD_MACROS.contains(&name) || name.starts_with("__gfx") || macros.amd.contains(name)
+}
+
+/// Does the condition hold only in a compilation for AMD GPUs (`defined(USE_ROCM)`,
+/// `defined(GGML_USE_HIP) && defined(RDNA3)`)?
+pub(crate) fn amd_only(text: &str, macros: &GuardMacros) -> bool {
+    if text.contains("\\\n") {
+        let joined = text.replace("\\\r\n", " ").replace("\\\n", " ");
+        return amd_only_within(&joined, 0, macros);
+    }
+    amd_only_within(text, 0, macros)
+}
+
+fn amd_only_within(text: &str, depth: usize, macros: &GuardMacros) -> bool {
+    if depth > MAX_CONDITION_DEPTH {
+        return false;
+    }
+    let t = strip_parens(text.trim());
+    let ors = split_top(t, "||");
+    if ors.len() > 1 {
+        return ors.iter().all(|a| amd_only_within(a, depth + 1, macros));
+    }
+    let ands = split_top(t, "&&");
+    if ands.len() > 1 {
+        return ands.iter().any(|a| amd_only_within(a, depth + 1, macros));
+    }
+    match t.strip_prefix("defined") {
+        Some(inner) => amd_macro(strip_parens(inner.trim()), macros),
+        None => amd_macro(t, macros),
+    }
+}
+
+/// Is the condition exactly "not AMD" (`!defined(USE_ROCM)`), so that its `#else` branch is
+/// compiled only for AMD GPUs?
+fn not_amd(text: &str, macros: &GuardMacros) -> bool {
+    let t = strip_parens(text.trim());
+    if split_top(t, "||").len() > 1 || split_top(t, "&&").len() > 1 {
+        return false;
+    }
+    let Some(rest) = t.strip_prefix('!') else {
+        return false;
+    };
+    let rest = strip_parens(rest.trim());
+    match rest.strip_prefix("defined") {
+        Some(inner) => amd_macro(strip_parens(inner.trim()), macros),
+        None => amd_macro(rest, macros),
+    }
+}
+
 /// Is the statement at `offset` inside an `#if` branch that only a host compiler takes?
 pub fn host_only(tree: &Tree, text: &str, offset: usize) -> bool {
     let node = tree
         .root_node()
         .descendant_for_byte_range(offset, offset + 1);
-    host_only_from(node, text)
+    host_only_from(node, text, &GuardMacros::default())
 }
 
-/// [`host_only`] from the innermost node at the statement.
-pub fn host_only_from(start: Option<Node>, text: &str) -> bool {
+/// [`host_only`] from the innermost node at the statement; also a branch compiled only for
+/// AMD GPUs, whose asm is not PTX either.
+pub fn host_only_from(start: Option<Node>, text: &str, macros: &GuardMacros) -> bool {
     let mut node = start;
     let mut child: Option<Node> = None;
     while let Some(n) = node {
@@ -310,6 +379,24 @@ pub fn host_only_from(start: Option<Node>, text: &str) -> bool {
             n.child_by_field_name("alternative")
                 .is_some_and(|a| a.id() == c.id())
         });
+        if matches!(n.kind(), "preproc_if" | "preproc_elif" | "preproc_ifdef") {
+            let condition = n
+                .child_by_field_name("condition")
+                .or_else(|| n.child_by_field_name("name"))
+                .map_or("", |c| &text[c.start_byte()..c.end_byte()]);
+            let ifdef = n.kind() == "preproc_ifdef";
+            let ifndef = ifdef && text[n.start_byte()..].starts_with("#ifndef");
+            let amd = if in_alternative {
+                // The `#else` of `#if !defined(USE_ROCM)` or `#ifndef USE_ROCM`.
+                (ifndef && amd_macro(condition.trim(), macros))
+                    || (!ifdef && not_amd(condition, macros))
+            } else {
+                !ifndef && amd_only(condition, macros)
+            };
+            if amd {
+                return true;
+            }
+        }
         if !in_alternative && matches!(n.kind(), "preproc_if" | "preproc_elif" | "preproc_ifdef") {
             let head = n
                 .child_by_field_name("condition")
