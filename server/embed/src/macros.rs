@@ -72,6 +72,15 @@ impl GuardMacros {
         texts: impl IntoIterator<Item = &'a str>,
         defines: &[(String, String)],
     ) -> GuardMacros {
+        let definitions: Vec<Definition> = texts.into_iter().flat_map(definitions).collect();
+        GuardMacros::from_definitions(&definitions, defines)
+    }
+
+    /// Like [`from_texts`](Self::from_texts), from the definitions already read.
+    pub(crate) fn from_definitions(
+        definitions: &[Definition],
+        defines: &[(String, String)],
+    ) -> GuardMacros {
         let mut base = GuardMacros::default();
         for (name, value) in defines {
             base.defined.insert(name.clone());
@@ -79,8 +88,7 @@ impl GuardMacros {
                 base.numbers.insert(name.clone(), n);
             }
         }
-        let definitions: Vec<Definition> = texts.into_iter().flat_map(definitions).collect();
-        base.extended(&definitions)
+        base.extended(definitions)
     }
 
     /// These macros with the definitions of one more text (the file itself) added: a macro

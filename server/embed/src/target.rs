@@ -7,7 +7,9 @@
 //! family targets) with a number, a feature macro, and `&&`/`||` of those. Anything else
 //! gives no information, and then no target is assumed at all.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use tree_sitter::{Node, Tree};
 
@@ -718,23 +720,25 @@ pub fn included_macros(file: &Path, text: &str, defines: &[(String, String)]) ->
     const MAX_DEPTH: usize = 4;
     let mut seen: Vec<PathBuf> = Vec::new();
     let mut out: Vec<String> = Vec::new();
-    let mut headers: Vec<String> = Vec::new();
+    let mut definitions: Vec<crate::macros::Definition> = Vec::new();
     // Breadth first: the nearest headers are read before the file budget runs out.
-    let mut queue: std::collections::VecDeque<(PathBuf, String, usize)> =
-        std::collections::VecDeque::from([(file.to_path_buf(), text.to_string(), 0)]);
-    while let Some((path, text, depth)) = queue.pop_front() {
+    let mut queue: std::collections::VecDeque<(PathBuf, Arc<HeaderScan>, usize)> =
+        std::collections::VecDeque::from([(
+            file.to_path_buf(),
+            Arc::new(HeaderScan::new(text)),
+            0,
+        )]);
+    while let Some((path, scan, depth)) = queue.pop_front() {
         if depth > 0 {
-            for m in crate::find::inline_macros(&text) {
-                if !out.contains(&m) {
-                    out.push(m);
+            for m in &scan.inline {
+                if !out.contains(m) {
+                    out.push(m.clone());
                 }
             }
+            definitions.extend(scan.definitions.iter().cloned());
         }
         if depth < MAX_DEPTH {
-            push_includes(&path, &text, &mut seen, &mut queue, depth);
-        }
-        if depth > 0 {
-            headers.push(text);
+            push_includes(&path, &scan.includes, &mut seen, &mut queue, depth);
         }
     }
     // `-DNAME=__forceinline__` makes an inline macro too.
@@ -748,7 +752,64 @@ pub fn included_macros(file: &Path, text: &str, defines: &[(String, String)]) ->
     }
     IncludedMacros {
         inline: out,
-        guards: GuardMacros::from_texts(headers.iter().map(String::as_str), defines),
+        guards: GuardMacros::from_definitions(&definitions, defines),
+    }
+}
+
+/// What a header gives to the files that include it: the headers it includes, its inline
+/// macros and its macro definitions with their conditions.
+#[derive(Debug)]
+struct HeaderScan {
+    includes: Vec<String>,
+    inline: Vec<String>,
+    definitions: Vec<crate::macros::Definition>,
+}
+
+impl HeaderScan {
+    fn new(text: &str) -> HeaderScan {
+        let includes = text
+            .lines()
+            .filter_map(|line| {
+                let rest = line.trim_start().strip_prefix('#')?;
+                let rest = rest.trim_start().strip_prefix("include")?.trim();
+                match rest.as_bytes().first() {
+                    Some(b'"') => rest[1..].split('"').next(),
+                    Some(b'<') => rest[1..].split('>').next(),
+                    _ => None,
+                }
+                .map(str::to_string)
+            })
+            .collect();
+        HeaderScan {
+            includes,
+            inline: crate::find::inline_macros(text),
+            definitions: crate::macros::definitions(text),
+        }
+    }
+
+    /// The scan of the header at `path` (canonical), read once per process while the file's
+    /// size and modification time stay the same: the files of a project include the same
+    /// headers over and over.
+    fn of_file(path: &Path) -> Option<Arc<HeaderScan>> {
+        type Key = (PathBuf, u64, Option<std::time::SystemTime>);
+        static CACHE: OnceLock<Mutex<HashMap<Key, Arc<HeaderScan>>>> = OnceLock::new();
+        /// Headers remembered at most; the cache starts over when it is full.
+        const MAX_CACHED: usize = 4096;
+        let meta = std::fs::metadata(path).ok()?;
+        let key = (path.to_path_buf(), meta.len(), meta.modified().ok());
+        let cache = CACHE.get_or_init(Default::default);
+        if let Some(scan) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+            return Some(scan);
+        }
+        let text = std::fs::read_to_string(path).ok()?;
+        let scan = Arc::new(HeaderScan::new(&text));
+        if let Ok(mut c) = cache.lock() {
+            if c.len() >= MAX_CACHED {
+                c.clear();
+            }
+            c.insert(key, scan.clone());
+        }
+        Some(scan)
     }
 }
 
@@ -756,29 +817,16 @@ pub fn included_macros(file: &Path, text: &str, defines: &[(String, String)]) ->
 const MAX_FILES: usize = 128;
 const MAX_UP: usize = 6;
 
-/// Queues the headers that the `#include` lines of `text` (the file at `path`) name and that
-/// are found beside it or in an `include/` folder of its parents.
+/// Queues the headers named by `includes` (the `#include`s of the file at `path`) that are
+/// found beside it or in an `include/` folder of its parents.
 fn push_includes(
     path: &Path,
-    text: &str,
+    includes: &[String],
     seen: &mut Vec<PathBuf>,
-    queue: &mut std::collections::VecDeque<(PathBuf, String, usize)>,
+    queue: &mut std::collections::VecDeque<(PathBuf, Arc<HeaderScan>, usize)>,
     depth: usize,
 ) {
-    for line in text.lines() {
-        let Some(rest) = line.trim_start().strip_prefix('#') else {
-            continue;
-        };
-        let Some(rest) = rest.trim_start().strip_prefix("include") else {
-            continue;
-        };
-        let rest = rest.trim();
-        let name = match rest.as_bytes().first() {
-            Some(b'"') => rest[1..].split('"').next(),
-            Some(b'<') => rest[1..].split('>').next(),
-            _ => None,
-        };
-        let Some(name) = name else { continue };
+    for name in includes {
         let found = path
             .ancestors()
             .skip(1)
@@ -791,8 +839,8 @@ fn push_includes(
             continue;
         }
         seen.push(found.clone());
-        if let Ok(included) = std::fs::read_to_string(&found) {
-            queue.push_back((found, included, depth + 1));
+        if let Some(scan) = HeaderScan::of_file(&found) {
+            queue.push_back((found, scan, depth + 1));
         }
     }
 }
