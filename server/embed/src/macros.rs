@@ -369,6 +369,11 @@ mod tests {
 #  define HAS_CP_ASYNC
 #endif
 #define CC_AMPERE 800
+#define CC_BLACKWELL 1200
+#define CC_RUBIN 1300
+#if !defined(LIB_USE_HIP) && __CUDA_ARCH__ >= CC_BLACKWELL && __CUDA_ARCH__ < CC_RUBIN
+#  define HAS_BLOCK_SCALED_MMA
+#endif
 ";
         let m = GuardMacros::from_texts([config, header], &[]);
         assert_eq!(
@@ -376,6 +381,7 @@ mod tests {
             [
                 "CUTE_TMA_ENABLED=sm_90",
                 "CUTE_WIDE_ENABLED=sm_90a",
+                "HAS_BLOCK_SCALED_MMA=sm_120",
                 "HAS_CP_ASYNC=sm_80",
                 "LIB_SM100_ENABLED=sm_100",
                 "LIB_SM90A_ENABLED=sm_90a",

@@ -584,9 +584,9 @@ fn atom(t: &str, macros: &GuardMacros) -> Option<ArchReq> {
         if t[at..].starts_with(">=") && op == "==" {
             continue;
         }
-        let value = value.trim_end_matches(['u', 'U', 'l', 'L']);
-        // A number, or a macro defined as one (`__CUDA_ARCH__ >= GGML_CUDA_CC_AMPERE`).
-        let n: u32 = match value.parse() {
+        // A number (with its suffix), or a macro defined as one (`__CUDA_ARCH__ >=
+        // GGML_CUDA_CC_AMPERE`; a name may end in `L` too).
+        let n: u32 = match value.trim_end_matches(['u', 'U', 'l', 'L']).parse() {
             Ok(n) => n,
             Err(_) => *macros.numbers.get(strip_parens(value))?,
         };
