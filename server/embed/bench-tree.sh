@@ -7,15 +7,20 @@
 # CPU time is printed beside the wall time: on a machine shared with other jobs the wall time
 # measures the load as much as the program, and CPU time / cores is the wall time the program
 # would take alone if its threads kept every core busy.
-# Usage: nice -n 10 server/embed/bench-tree.sh TREE [RUNS] [TOP]   (RUNS defaults to 5, TOP to 8)
+# Usage: nice -n 10 server/embed/bench-tree.sh TREE [RUNS] [TOP]   (RUNS defaults to 5, TOP to 8;
+# PTX_LSP=BINARY measures that binary instead of building the release one)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 tree="$(realpath "$1")"
 runs="${2:-5}"
 top="${3:-8}"
 cd "$root"
-cargo build -q --release -p ptx-lsp
-bin="$(realpath "${CARGO_TARGET_DIR:-target}/release/ptx-lsp")"
+if [ -n "${PTX_LSP:-}" ]; then
+  bin="$(realpath "$PTX_LSP")"
+else
+  cargo build -q --release -p ptx-lsp
+  bin="$(realpath "${CARGO_TARGET_DIR:-target}/release/ptx-lsp")"
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 (grep -rlE '\basm\b|__asm__' "$tree" --include='*.h' --include='*.hpp' --include='*.cuh' \
