@@ -243,16 +243,15 @@ fn check_all(args: &CheckArgs, jobs: &[Job]) -> Vec<Outcome> {
     }
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<Outcome>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
-    let work = || loop {
-        let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) else {
-            break;
-        };
-        let job = &jobs[i];
-        // The process ends after the report: releasing the tree of a single file node by
-        // node would cost more than printing it (a few % of a large file's check).
-        let outcome = check_one(args, job, jobs.len() == 1);
-        if let Ok(mut slot) = slots[i].lock() {
-            *slot = Some(outcome);
+    let work = || {
+        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let job = &jobs[i];
+            // The process ends after the report: releasing the tree of a single file node by
+            // node would cost more than printing it (a few % of a large file's check).
+            let outcome = check_one(args, job, jobs.len() == 1);
+            if let Ok(mut slot) = slots[i].lock() {
+                *slot = Some(outcome);
+            }
         }
     };
     std::thread::scope(|scope| {
