@@ -63,6 +63,9 @@ const FUNCTION_ATTRIBUTES = [
   '.maxnreg', '.maxntid', '.reqntid', '.minnctapersm', '.maxnctapersm', '.noreturn',
   '.reqnctapercluster', '.explicitcluster', '.maxclusterrank', '.blocksareclusters',
   '.abi_preserve', '.abi_preserve_control',
+  // Not in the PTX ISA 9.1 spec; ptxas 13.5 takes it on kernels and device functions from
+  // `.version 8.8`.
+  '.local_maxnreg',
 ];
 
 module.exports = grammar({
@@ -123,7 +126,8 @@ module.exports = grammar({
       '.file',
       field('index', $.integer_literal),
       field('path', $.string_literal),
-      optional(seq(',', field('timestamp', $.integer_literal), ',', field('file_size', $.integer_literal))),
+      // ptxas 13.5 also takes the time stamp alone (`.file 1 "a.cu", 1700000000`).
+      optional(seq(',', field('timestamp', $.integer_literal), optional(seq(',', field('file_size', $.integer_literal))))),
     ),
 
     loc_directive: $ => seq(

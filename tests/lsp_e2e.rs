@@ -500,6 +500,34 @@ fn completion_is_marked_by_target() {
 }
 
 #[test]
+fn a_debug_lens_follows_each_run_lens_when_asked_for() {
+    let text = "// @run threads=2\n.reg .b32 %r<4>;\nmov.u32 %r2, %tid.x;\n";
+    let uri = file_uri("snippet.ptx");
+    let mut client = LspClient::initialized(json!({}), json!({"run": {"debugLens": true}}));
+    client.open(&uri, text);
+    let lenses = client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let commands: Vec<(&str, &str)> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["command"]["title"].as_str().unwrap(),
+                l["command"]["command"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(commands, [("▶ Run", "ptx.run"), ("Debug", "ptx.debug")]);
+    assert_eq!(
+        lenses[0]["command"]["arguments"],
+        lenses[1]["command"]["arguments"]
+    );
+}
+
+#[test]
 fn run_code_lenses_and_the_run_request() {
     let text =
         "// @run threads=2 %r1=5\n.reg .b32 %r<4>;\nmov.u32 %r2, %tid.x;\nadd.s32 %r3, %r1, %r2;\n";

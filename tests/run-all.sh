@@ -2,7 +2,8 @@
 # Runs every test of the project that needs nothing but the repository: the Rust
 # workspace (unit, snapshot, corpus and end-to-end tests), the tree-sitter grammar's own
 # tests and the editor clients' tests. The tools those need are installed by the scripts
-# in tools/ when they are missing (tree-sitter CLI into ~/.cargo/bin; Neovim and
+# in tools/ when they are missing (tree-sitter CLI into ~/.cargo/bin; NVIDIA's ptxas,
+# nvdisasm and cuobjdump from PyPI, Neovim and
 # code-server into ~/.cache; Debian's chromium, emacs and elpa-eglot with apt-get).
 # The tests that compare the project with a copy of the PTX ISA document are not part of
 # this run: tests/spec-tests.sh runs them, given the document's folder in PTX_ISA_DIR.
@@ -12,6 +13,11 @@ cd "$(dirname "$0")/.."
 tree_sitter=$(bash tools/install-tree-sitter.sh)
 echo "== grammar: tree-sitter test"
 (cd grammar && "$tree_sitter" test)
+
+echo "== NVIDIA's ptxas, nvdisasm and cuobjdump from PyPI (into ~/.cache), for the compiler view's tests"
+for tool in ptxas nvdisasm cuobjdump; do
+  bash tools/install-cuda-tool.sh "$tool" >/dev/null
+done
 
 echo "== cargo test --workspace"
 cargo test --workspace
@@ -40,3 +46,5 @@ command -v npm >/dev/null 2>&1 || { echo "npm is missing: install Node.js 18+ (s
 
 echo "== editors/vscode: end-to-end test in a real VS Code (code-server, headless Chromium)"
 PTX_LSP_BINARY="$server" bash editors/vscode/scripts/e2e.sh
+
+echo "== tests/run-all.sh: every test passed in ${SECONDS} s"

@@ -10,7 +10,11 @@
 -- Settings (all optional) go in `settings.ptx` / `init_options`:
 --   target = 'sm_100a', version = '8.7',
 --   diagnostics = { enable = true, disabled = { 'qualifier-order' } },
---   docs = { indexPath = '~/.cache/ptx-lsp' }, inlayHints = { registerCounts = true }
+--   docs = { indexPath = '~/.cache/ptx-lsp' }, inlayHints = { registerCounts = true },
+--   compiler = { enable = true, path = '/usr/local/cuda', diagnostics = false,
+--                blockSize = 256, dynamicSharedBytes = 0, sassCounts = false }
+-- With a ptxas installed, a lens above each kernel shows its registers, spills and
+-- occupancy; :PtxSass shows the machine code (see lua/ptx/sass.lua).
 local run_ns = vim.api.nvim_create_namespace('ptx_run')
 
 --- Runs `ptx/run` with a code lens's parameters and shows the selected
@@ -47,7 +51,12 @@ end
 
 ---@type vim.lsp.Config
 return {
-  commands = { ['ptx.run'] = run },
+  commands = {
+    ['ptx.run'] = run,
+    ['ptx.showSass'] = function(command, ctx)
+      require('ptx.sass').from_lens(command, ctx)
+    end,
+  },
   cmd = { vim.env.PTX_LSP_PATH or 'ptx-lsp', 'serve' },
   filetypes = vim.g.ptx_inline_asm_enable == false and { 'ptx' } or { 'ptx', 'cuda', 'cpp', 'c' },
   root_markers = { '.git' },

@@ -252,6 +252,85 @@ if sclient then
   end
 end
 
+-- The compiler view (ptxas and nvdisasm from tools/install-cuda-tool.sh): a resource lens
+-- above the kernel, :PtxSass beside the buffer, and jumps both ways.
+local kfile = dir .. '/resources.ptx'
+vim.fn.writefile({
+  '.version 8.0',
+  '.target sm_90',
+  '.address_size 64',
+  '.visible .entry scale(.param .u64 p)',
+  '{',
+  '\t.reg .b32 %r<4>;',
+  '\t.reg .b64 %rd<4>;',
+  '\tld.param.u64 %rd1, [p];',
+  '\tcvta.to.global.u64 %rd2, %rd1;',
+  '\tmov.u32 %r1, %tid.x;',
+  '\tmul.wide.u32 %rd3, %r1, 4;',
+  '\tadd.s64 %rd2, %rd2, %rd3;',
+  '\tst.global.u32 [%rd2], %r1;',
+  '\tret;',
+  '}',
+}, kfile)
+vim.cmd.edit(kfile)
+local kbuf = vim.api.nvim_get_current_buf()
+vim.wait(20000, function()
+  return #vim.lsp.get_clients({ bufnr = kbuf, name = 'ptx_lsp' }) > 0
+end, 50)
+local kclient = vim.lsp.get_clients({ bufnr = kbuf, name = 'ptx_lsp' })[1]
+local resource_lens
+if kclient then
+  vim.wait(60000, function()
+    local lenses = kclient:request_sync('textDocument/codeLens',
+      { textDocument = { uri = vim.uri_from_bufnr(kbuf) } }, 10000, kbuf)
+    for _, lens in ipairs(lenses and lenses.result or {}) do
+      if lens.command and lens.command.title:find('registers', 1, true) then
+        resource_lens = lens
+        return true
+      end
+    end
+    return false
+  end, 200)
+end
+check(resource_lens ~= nil and resource_lens.command.command == 'ptx.showSass',
+  'a resource lens above the kernel: ' .. (resource_lens and resource_lens.command.title or 'none'))
+if resource_lens then
+  kclient:exec_cmd(resource_lens.command, { bufnr = kbuf })
+  local sass = require('ptx.sass')
+  local view
+  vim.wait(60000, function()
+    for v, info in pairs(sass.views) do
+      if info.source == kbuf then
+        view = v
+        return true
+      end
+    end
+    return false
+  end, 100)
+  local text = view and table.concat(vim.api.nvim_buf_get_lines(view, 0, -1, false), '\n') or ''
+  check(text:find('EXIT', 1, true) ~= nil and vim.fn.bufwinid(view) ~= -1,
+    'the lens opens the SASS of the kernel beside the buffer')
+  -- The store of line 13 is an STG instruction.
+  local row
+  for i, line in ipairs(view and sass.views[view].lines or {}) do
+    if line == 13 then
+      row = i
+    end
+  end
+  check(row ~= nil and vim.api.nvim_buf_get_lines(view, row - 1, row, false)[1]:find('STG', 1, true) ~= nil,
+    'line 13 (st.global) became an STG instruction')
+  if row then
+    vim.api.nvim_set_current_win(vim.fn.bufwinid(view))
+    vim.api.nvim_win_set_cursor(0, { row, 0 })
+    sass.to_ptx(view)
+    check(vim.api.nvim_get_current_buf() == kbuf and vim.api.nvim_win_get_cursor(0)[1] == 13,
+      'Enter on it goes to line 13 of the PTX buffer')
+    vim.cmd('PtxSassLine')
+    check(vim.api.nvim_win_get_cursor(vim.fn.bufwinid(view))[1] == row,
+      ':PtxSassLine goes back to its instruction')
+  end
+end
+
 vim.fn.delete(dir, 'rf')
 if failures > 0 then
   say(failures .. ' check(s) failed')

@@ -13,8 +13,10 @@ import {
   ServerOptions,
 } from "vscode-languageclient/node";
 
+import { completeLaunch, lensLaunch } from "./debugConfig";
 import { documentSelector } from "./documents";
-import { resolveServerPath } from "./serverPath";
+import * as sass from "./sass";
+import { resolveServerPath, ServerPath } from "./serverPath";
 
 let client: LanguageClient | undefined;
 let log: vscode.OutputChannel | undefined;
@@ -32,17 +34,80 @@ function settings(): Record<string, unknown> {
     },
     docs: { indexPath: config.get<string | null>("docs.indexPath", null) },
     inlayHints: { registerCounts: config.get<boolean>("inlayHints.registerCounts", true) },
+    // The "Debug" lens beside "Run" starts `ptx-lsp dap` through `ptx.debug`.
+    run: { debugLens: config.get<boolean>("run.debugLens", true) },
+    compiler: {
+      enable: config.get<boolean>("compiler.enable", true),
+      path: config.get<string | null>("compiler.path", null),
+      diagnostics: config.get<boolean>("compiler.diagnostics", false),
+      blockSize: config.get<number | null>("compiler.blockSize", null),
+      dynamicSharedBytes: config.get<number>("compiler.dynamicSharedBytes", 0),
+      sassCounts: config.get<boolean>("compiler.sassCounts", false),
+    },
   };
 }
 
-async function start(context: vscode.ExtensionContext): Promise<void> {
-  const found = resolveServerPath({
+function findServer(context: vscode.ExtensionContext): ServerPath {
+  return resolveServerPath({
     env: process.env.PTX_LSP_PATH,
     setting: vscode.workspace.getConfiguration("ptx").get<string | null>("server.path", null),
     extensionDir: context.extensionPath,
     platform: process.platform,
     exists: (file) => fs.existsSync(file),
   });
+}
+
+// The debugger is the same binary: `ptx-lsp dap` on stdio.
+function debugAdapterFactory(context: vscode.ExtensionContext): vscode.DebugAdapterDescriptorFactory {
+  return {
+    createDebugAdapterDescriptor(): vscode.ProviderResult<vscode.DebugAdapterDescriptor> {
+      const found = findServer(context);
+      if (!found.ok) {
+        throw new Error(found.message);
+      }
+      return new vscode.DebugAdapterExecutable(found.path, ["dap"]);
+    },
+  };
+}
+
+function activePtxFile(): string | undefined {
+  const document = vscode.window.activeTextEditor?.document;
+  return document && document.languageId === "ptx" && document.uri.scheme === "file"
+    ? document.uri.fsPath
+    : undefined;
+}
+
+const debugConfigurations: vscode.DebugConfigurationProvider = {
+  resolveDebugConfiguration(_folder, config) {
+    const launch = completeLaunch(config as Record<string, unknown>, activePtxFile());
+    if (!launch) {
+      vscode.window.showInformationMessage("PTX: open a .ptx file to debug, or set `program`.");
+      return undefined;
+    }
+    return launch as vscode.DebugConfiguration;
+  },
+};
+
+// Starts a debug session with a "Debug" lens's parameters.
+async function debugCode(params: Record<string, unknown>): Promise<void> {
+  const document = params.textDocument as { uri?: string } | undefined;
+  const uri = document?.uri ? vscode.Uri.parse(document.uri) : undefined;
+  if (!uri || uri.scheme !== "file") {
+    vscode.window.showErrorMessage("PTX: only files on disk can be debugged; save the file first.");
+    return;
+  }
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+  if (open?.isDirty) {
+    await open.save();
+  }
+  await vscode.debug.startDebugging(
+    vscode.workspace.getWorkspaceFolder(uri),
+    lensLaunch(params, uri.fsPath) as vscode.DebugConfiguration,
+  );
+}
+
+async function start(context: vscode.ExtensionContext): Promise<void> {
+  const found = findServer(context);
   if (!found.ok) {
     const open = "Open Settings";
     const choice = await vscode.window.showErrorMessage(found.message, open);
@@ -112,7 +177,7 @@ async function showRegisterCount(): Promise<void> {
 interface RunResult {
   threads: { tid: number; ctaid: number; registers: Record<string, string> }[];
   steps: number;
-  buffers: { arg: number; hex: string }[];
+  buffers: { arg: number; hex: string; type?: string; values?: string[]; more?: number }[];
   lines: { range: { start: { line: number } }; text: string; executions: number }[];
   error: { kind: string; message: string; range?: { start: { line: number } }; thread?: number } | null;
 }
@@ -153,7 +218,19 @@ async function runCode(params: Record<string, unknown>): Promise<void> {
     }
   }
   for (const buffer of result.buffers) {
-    runOutput.appendLine(`buffer of argument ${buffer.arg}: ${buffer.hex}`);
+    if (buffer.values) {
+      // Typed buffers as numbers, eight to a line, each line led by its first index.
+      runOutput.appendLine(`buffer of argument ${buffer.arg} (${buffer.type}, ${buffer.values.length + (buffer.more ?? 0)} elements):`);
+      for (let i = 0; i < buffer.values.length; i += 8) {
+        runOutput.appendLine(`  [${i}] ${buffer.values.slice(i, i + 8).join("  ")}`);
+      }
+      if (buffer.more) {
+        runOutput.appendLine(`  … ${buffer.more} more (every byte is in the hex below)`);
+        runOutput.appendLine(`  hex: ${buffer.hex}`);
+      }
+    } else {
+      runOutput.appendLine(`buffer of argument ${buffer.arg}: ${buffer.hex}`);
+    }
   }
   runOutput.show(true);
 }
@@ -184,6 +261,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("ptx.showLog", () => log?.show()),
     vscode.commands.registerCommand("ptx.run", runCode),
     vscode.commands.registerCommand("ptx.runSelectThread", selectRunThread),
+    vscode.commands.registerCommand("ptx.debug", debugCode),
+    vscode.debug.registerDebugAdapterDescriptorFactory("ptx", debugAdapterFactory(context)),
+    vscode.debug.registerDebugConfigurationProvider("ptx", debugConfigurations),
+    vscode.commands.registerCommand("ptx.showSass", (args) => sass.showSass(client, args)),
+    vscode.commands.registerCommand("ptx.sassGoToPtx", sass.goToPtx),
+    vscode.commands.registerCommand("ptx.ptxGoToSass", sass.goToSass),
+    vscode.workspace.registerTextDocumentContentProvider(sass.SCHEME, sass.provider),
+    vscode.languages.registerDefinitionProvider({ scheme: sass.SCHEME }, sass.definitions),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (
         event.affectsConfiguration("ptx.server.path") ||

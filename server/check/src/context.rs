@@ -143,6 +143,9 @@ pub(crate) struct Ctx<'a> {
     /// Functions declared `.extern` and defined nowhere in the file, which ptxas cannot
     /// resolve when it assembles the file as a whole program (filled by the module frame).
     pub unresolved_functions: Vec<&'a str>,
+    /// Functions whose signature ptxas's ABI cannot pass (a call of one, or its address, is
+    /// refused; filled by the module frame).
+    pub outside_abi_functions: Vec<&'a str>,
     /// Whether the statements being checked are a kernel's (`.entry`) body.
     pub in_entry: bool,
     /// The functions of the module, by first declaration (filled by the module frame).
@@ -152,6 +155,8 @@ pub(crate) struct Ctx<'a> {
     pub branch_tables: Vec<(&'a str, usize)>,
     /// The current function's `.callprototype` labels and their signatures.
     pub prototypes: Vec<crate::handlers::calls::Callee<'a>>,
+    /// The function's `.callprototype` and `.calltargets` labels, with where each is given.
+    pub call_lists: Vec<(&'a str, usize)>,
     /// Instructions checked clean so far (`None`: every instruction is checked in full).
     pub memo: Option<crate::memo::CleanMemo>,
     diagnostics: Vec<Diagnostic>,
@@ -223,10 +228,12 @@ impl<'a> Ctx<'a> {
             snippet,
             address_size_64,
             unresolved_functions: Vec::new(),
+            outside_abi_functions: Vec::new(),
             in_entry: false,
             functions: Vec::new(),
             branch_tables: Vec::new(),
             prototypes: Vec::new(),
+            call_lists: Vec::new(),
             memo: Some(crate::memo::CleanMemo::default()),
             diagnostics: Vec::new(),
             matches: HashMap::default(),

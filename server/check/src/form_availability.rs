@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use ptx_isa::availability::judged_targets;
-use ptx_isa::{Availability, Isa, PtxVersion, Requirement, Unmet};
+use ptx_isa::{Availability, Isa, PtxVersion, Unmet};
 use ptx_regs::{RegCounts, RegError};
 
 use crate::util::describe_targets;
@@ -43,8 +43,7 @@ fn availability_errors(opcode: &str, target: &str, version: PtxVersion) -> Vec<D
     let words: Vec<&str> = opcode.split('.').collect();
     let range = PREFIX.len()..PREFIX.len() + opcode.len();
     for floor in crate::handlers::fragment_floors::matching(&words) {
-        let requirement = Requirement::floor(floor.since, floor.targets);
-        for unmet in requirement.check(version, &[target]) {
+        for unmet in floor.requirement.check(version, &[target]) {
             let (code, message) = match unmet {
                 Unmet::Version { needed } => (
                     "version-too-old",

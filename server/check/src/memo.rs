@@ -12,7 +12,8 @@
 //! resolved to what the rules read of it, plus its place among the instruction's distinct
 //! names: a register or variable, its declared type, vector and state space (and for a
 //! variable whether it is an input parameter of the function, which may not be written); a
-//! label, nothing more; a function, whether it is an `.extern` defined nowhere. Undeclared
+//! label, nothing more; a function, whether it is an `.extern` defined nowhere and whether
+//! its signature is one ptxas's ABI cannot pass. Undeclared
 //! names and special registers stay as written, and a name keeps its `%` (the grammar reads
 //! `%r1` as a register and `r1` as an identifier). The key of a `.param::func` access also
 //! says whether it is in a kernel, where such accesses differ.
@@ -52,6 +53,8 @@ pub(crate) struct Names<'s, 'a> {
     pub inputs: &'s [TextRange],
     /// Functions declared `.extern` and defined nowhere in the module.
     pub unresolved: &'s [&'a str],
+    /// Functions whose signature ptxas's ABI cannot pass.
+    pub outside_abi: &'s [&'a str],
     /// Whether the instruction is in a kernel (`.entry`): some accesses differ there.
     pub in_entry: bool,
 }
@@ -210,6 +213,7 @@ impl CleanMemo {
                 self.key.push(FUNCTION);
                 self.key.push(ordinal);
                 self.key.push(u8::from(names.unresolved.contains(&name)));
+                self.key.push(u8::from(names.outside_abi.contains(&name)));
             }
         }
         true
@@ -295,6 +299,15 @@ mod tests {
     }
 
     #[test]
+    fn the_address_of_a_passable_function_does_not_hide_one_of_an_unpassable_one() {
+        let text = format!(
+            "{HEADER}.visible .func g(.param .b16 x)\n{{\n\tret;\n}}\n.visible .func f(.param .u16 x)\n{{\n\tret;\n}}\n\
+             .visible .entry a()\n{{\n\t.reg .b64 %rd<2>;\n\tmov.u64 %rd1, g;\n\tmov.u64 %rd1, f;\n\tret;\n}}\n"
+        );
+        assert_eq!(error_lines(&text), [16]);
+    }
+
+    #[test]
     fn a_register_keeps_its_sigil() {
         // `%rm` is a register operand and `isshrd` an identifier one, which not every rule
         // reads alike: the first line must not vouch for the second.
@@ -336,6 +349,7 @@ mod tests {
                     scope: &scope,
                     inputs: &[],
                     unresolved: &[],
+                    outside_abi: &[],
                     in_entry: true,
                 };
                 assert!(memo.prepare(text, names));

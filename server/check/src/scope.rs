@@ -96,9 +96,13 @@ impl<'a> Frame<'a> {
         };
         // `.extern` declarations may be repeated and completed by a definition.
         let external = parts.linkage.iter().any(|l| l.text == ".extern");
-        // ptxas 13.5 also completes an earlier `.extern` with a `.visible` definition (a
-        // `.static` one is rejected: "'.extern' variable cannot be resolved by a '.static'").
-        let visible = parts.linkage.iter().any(|l| l.text == ".visible");
+        // ptxas 13.5 also completes an earlier `.extern` with a `.visible`, `.weak` or
+        // `.common` definition (a `.static` one is rejected: "'.extern' variable cannot be
+        // resolved by a '.static'").
+        let visible = parts
+            .linkage
+            .iter()
+            .any(|l| matches!(l.text, ".visible" | ".weak" | ".common"));
         for declarator in parts.declarators {
             let Some(name) = declarator.name() else {
                 continue;

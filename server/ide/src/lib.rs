@@ -10,6 +10,7 @@ pub mod formatting;
 pub mod hover;
 pub mod inlay_hints;
 pub mod navigation;
+pub mod run_template;
 pub mod selection;
 pub mod semantic_tokens;
 pub mod signature;

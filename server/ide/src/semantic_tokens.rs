@@ -5,8 +5,9 @@
 //! register, whether a name in an operand is a label, a parameter, a variable
 //! or a function. Editors can then colour PTX without a TextMate grammar.
 
-use std::collections::HashSet;
-use std::sync::OnceLock;
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, OnceLock};
 
 use ptx_syntax::{NameRole, Parse, SyntaxToken, TextRange, TokenKind};
 
@@ -131,6 +132,79 @@ pub fn semantic_tokens(parse: &Parse, range: Option<TextRange>) -> Vec<Highlight
         .collect()
 }
 
+/// The tokens of each top-level piece of a document (a function, a declaration, a section,
+/// with the comments before the next one), kept between requests: after an edit only the
+/// pieces whose text changed are highlighted again. A piece's tokens depend on its own text
+/// and on the module-level names (functions, globals), so both are in its key.
+#[derive(Debug, Default)]
+pub struct SemanticCache {
+    /// Key → tokens with ranges relative to the piece's start.
+    pieces: HashMap<u64, Arc<Vec<HighlightToken>>>,
+}
+
+/// The most pieces a cache keeps (the pieces of the latest request are kept in any case).
+const CACHE_PIECES: usize = 20_000;
+
+/// [`semantic_tokens`] of the whole document, reusing the tokens of unchanged pieces.
+pub fn semantic_tokens_cached(parse: &Parse, cache: &mut SemanticCache) -> Vec<HighlightToken> {
+    let src = parse.text();
+    let items = parse.module().items();
+    // Where each piece starts: the document's start and every top-level item's.
+    let mut starts: Vec<usize> = vec![0];
+    let mut module_names = std::collections::hash_map::DefaultHasher::new();
+    for item in &items {
+        let (range, name) = match item {
+            ptx_syntax::Item::Function(f) => (f.range(), f.name().map(|n| n.text)),
+            ptx_syntax::Item::Variable(v) => (v.range(), None),
+            ptx_syntax::Item::Directive(d) => (d.range(), None),
+            ptx_syntax::Item::Statement(s) => (s.range(), None),
+        };
+        if range.start > *starts.last().unwrap_or(&0) {
+            starts.push(range.start);
+        }
+        match (item, name) {
+            (ptx_syntax::Item::Function(_), Some(name)) => name.hash(&mut module_names),
+            (ptx_syntax::Item::Function(_), None) => {}
+            _ => src[range].hash(&mut module_names),
+        }
+    }
+    let module_names = module_names.finish();
+    let mut out = Vec::new();
+    let mut used: HashMap<u64, Arc<Vec<HighlightToken>>> = HashMap::new();
+    for (i, &start) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).copied().unwrap_or(src.len());
+        let mut key = std::collections::hash_map::DefaultHasher::new();
+        module_names.hash(&mut key);
+        src[start..end].hash(&mut key);
+        let key = key.finish();
+        let tokens = match cache.pieces.get(&key).or_else(|| used.get(&key)) {
+            Some(tokens) => tokens.clone(),
+            None => Arc::new(
+                semantic_tokens(parse, Some(start..end))
+                    .into_iter()
+                    .filter(|t| start <= t.range.start && t.range.start < end.max(start + 1))
+                    .map(|t| HighlightToken {
+                        range: t.range.start - start..t.range.end - start,
+                        ..t
+                    })
+                    .collect(),
+            ),
+        };
+        out.extend(tokens.iter().map(|t| HighlightToken {
+            range: t.range.start + start..t.range.end + start,
+            kind: t.kind,
+            modifiers: t.modifiers,
+        }));
+        used.insert(key, tokens);
+    }
+    // Keep what this text used, and older pieces up to the limit (an undo brings them back).
+    if cache.pieces.len() + used.len() > CACHE_PIECES {
+        cache.pieces.clear();
+    }
+    cache.pieces.extend(used);
+    out
+}
+
 fn highlight(
     token: &SyntaxToken,
     text: &str,
@@ -229,6 +303,62 @@ pub fn is_special_register(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cached tokens are the whole-document tokens, on the corpus files, before and
+    /// after an edit inside one function, and when a module-level name changes.
+    #[test]
+    fn cached_pieces_equal_the_whole_document() {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+        let mut files = Vec::new();
+        for dir in ["nvcc", "triton"] {
+            for entry in std::fs::read_dir(corpus.join(dir)).unwrap().flatten() {
+                // The files under 300 KB (the larger ones take long in a debug build).
+                let small = entry.metadata().is_ok_and(|m| m.len() < 300_000);
+                if small && entry.path().extension().is_some_and(|e| e == "ptx") {
+                    files.push(entry.path());
+                }
+            }
+        }
+        assert!(files.len() > 20);
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let mut cache = SemanticCache::default();
+            let parse = Parse::new(text.as_str());
+            assert_eq!(
+                semantic_tokens_cached(&parse, &mut cache),
+                semantic_tokens(&parse, None),
+                "{}",
+                file.display()
+            );
+            // An edit in the middle: a register renamed on one line.
+            let Some(at) = text[text.len() / 2..]
+                .find("%r")
+                .map(|i| i + text.len() / 2)
+            else {
+                continue;
+            };
+            let edited = format!("{}%zz{}", &text[..at], &text[at + 2..]);
+            let parse = Parse::new(edited.as_str());
+            assert_eq!(
+                semantic_tokens_cached(&parse, &mut cache),
+                semantic_tokens(&parse, None),
+                "{} after an edit",
+                file.display()
+            );
+        }
+        // A global added: references to it elsewhere change their kind.
+        let before = ".global .u32 g;\n.entry k()\n{\n\tld.global.u32 %r1, [h];\n}\n";
+        let after = ".global .u32 h;\n.entry k()\n{\n\tld.global.u32 %r1, [h];\n}\n";
+        let mut cache = SemanticCache::default();
+        for text in [before, after] {
+            let parse = Parse::new(text);
+            assert_eq!(
+                semantic_tokens_cached(&parse, &mut cache),
+                semantic_tokens(&parse, None),
+                "{text}"
+            );
+        }
+    }
     use expect_test::{expect, Expect};
 
     fn check(text: &str, expect: Expect) {

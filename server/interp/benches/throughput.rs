@@ -112,17 +112,26 @@ fn measure(name: &str, text: &str) {
 }
 
 /// The real kernels of `fixtures/real_kernels.jsonl` (those of 50,000
-/// thread-instructions or more), each launch timed whole: decoding the entry
-/// and its callees, allocating memory, running every CTA.
+/// thread-instructions or more) and the bulk-copy and wgmma pipeline kernels
+/// of `fixtures/bulk_kernels.jsonl`, each launch timed whole: decoding the
+/// entry and its callees, allocating memory, running every CTA.
 fn real_kernels() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(root.join("fixtures/real_kernels.jsonl"))
-        .expect("fixtures/real_kernels.jsonl");
     let mut parses: std::collections::HashMap<String, Parse> = Default::default();
     // `REAL_KERNEL=name` measures that run alone (for profiling).
     let only = std::env::var("REAL_KERNEL").ok();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let run: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+    let mut runs = Vec::new();
+    for (fixture, least) in [("real_kernels.jsonl", 50_000), ("bulk_kernels.jsonl", 0)] {
+        let text = std::fs::read_to_string(root.join("fixtures").join(fixture))
+            .unwrap_or_else(|e| panic!("fixtures/{fixture}: {e}"));
+        runs.extend(
+            text.lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| (l.to_owned(), least)),
+        );
+    }
+    for (line, least) in runs {
+        let run: serde_json::Value = serde_json::from_str(&line).expect("a JSON line");
         if only.as_deref().is_some_and(|o| run["name"] != o) {
             continue;
         }
@@ -157,7 +166,7 @@ fn real_kernels() {
         let Ok(first) = run_kernel(parse, &options) else {
             continue;
         };
-        if first.thread_instructions < 50_000 {
+        if first.thread_instructions < least {
             continue;
         }
         let mut best = f64::INFINITY;

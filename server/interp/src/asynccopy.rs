@@ -56,13 +56,22 @@ pub struct Mbarrier {
     tx: i64,
 }
 
+impl Mbarrier {
+    /// Its state in words: phase, arrivals still pending of those expected,
+    /// and the transaction count.
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "phase {}, {} of {} arrivals pending, tx-count {}",
+            self.phase, self.pending, self.expected, self.tx
+        )
+    }
+}
+
 pub fn decode(m: &str, q: &Quals, n_dst: usize, src: &[Src]) -> Option<Result<Op, String>> {
     let op = match m {
         "cp" if q.has("async") => {
             if q.words.iter().any(|w| w.starts_with("bulk")) || q.has("tensor") {
-                return Some(Err(
-                    "cp.async.bulk (TMA) is not supported by the interpreter".into(),
-                ));
+                return None;
             }
             if q.has("commit_group") || q.has("wait_group") || q.has("wait_all") {
                 AsyncOp::Fence
@@ -239,6 +248,20 @@ fn copy(
                 .map_err(|e| Fault::at(lane, e))?;
         }
     }
+    Ok(())
+}
+
+/// Completes `bytes` of transactions on the mbarrier at shared (or generic)
+/// address `addr`: a bulk copy's completion.
+pub fn complete_tx(m: &mut Machine<'_>, addr: u64, bytes: u64, lane: u32) -> Result<(), Fault> {
+    // A generic address into the shared window, or a shared-space address.
+    let offset = match resolve(Space::Generic, addr) {
+        (Space::Shared, offset) => offset,
+        _ => addr,
+    };
+    let b = barrier(m, offset, lane)?;
+    b.tx -= bytes as i64;
+    complete_if_done(b);
     Ok(())
 }
 

@@ -771,7 +771,18 @@ impl<'a> Decoder<'a> {
         // take float literals.
         let integer_immediates = matches!(
             mnemonic,
-            "wmma" | "tcgen05" | "shfl" | "ld" | "ldu" | "st" | "vote" | "match" | "redux" | "bar"
+            "wmma"
+                | "wgmma"
+                | "cp"
+                | "tcgen05"
+                | "shfl"
+                | "ld"
+                | "ldu"
+                | "st"
+                | "vote"
+                | "match"
+                | "redux"
+                | "bar"
         );
         let float_ty = |index: usize| -> Option<Ty> {
             if integer_immediates && !matches!(mnemonic, "st") {
@@ -1356,6 +1367,7 @@ fn destination_count(mnemonic: &str, quals: &Quals) -> usize {
         | "brkpt" | "nanosleep" | "prefetch" | "prefetchu" | "pmevent" | "stmatrix" | "discard"
         | "applypriority" | "cp" | "griddepcontrol" | "setmaxnreg" => 0,
         "wmma" if quals.has("store") => 0,
+        "wgmma" if !quals.has("mma_async") => 0,
         "mbarrier"
             if quals.has("init")
                 || quals.has("inval")

@@ -92,6 +92,28 @@ impl Warp {
         self.valid & !self.exited & !self.blocked
     }
 
+    /// The program counter of `lane` (meaningless once it exited).
+    pub(crate) fn lane_pc(&self, lane: u32) -> u32 {
+        if self.converged && self.valid >> lane & 1 == 1 && self.exited >> lane & 1 == 0 {
+            self.pc
+        } else {
+            self.pcs[lane as usize]
+        }
+    }
+
+    /// The calls `lane` is inside, outermost first: the called function and
+    /// the instruction the call returns to.
+    pub(crate) fn calls(&self, lane: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.stacks[lane as usize]
+            .iter()
+            .map(|f| (f.func, f.return_pc))
+    }
+
+    /// How many calls deep `lane` is.
+    pub(crate) fn depth(&self, lane: u32) -> usize {
+        self.stacks[lane as usize].len()
+    }
+
     fn materialize(&mut self) {
         if self.converged {
             for lane in 0..32 {
@@ -194,6 +216,8 @@ pub struct Machine<'p> {
     pub hint: Option<(usize, u32)>,
     pub lines: HashMap<u32, LineRecord>,
     pub tensor: TensorMemory,
+    /// `wgmma` operations in flight.
+    pub wgmma: crate::warpgroup::State,
     /// Predicates offered to `bar.red` by each thread, by barrier.
     pub barrier_votes: HashMap<u32, Vec<crate::control::Vote>>,
     /// The CTA's named barriers 0..15.
@@ -211,6 +235,17 @@ pub struct Machine<'p> {
 /// How often a run looks at its stop flag: rarely enough to cost nothing,
 /// often enough to stop within a millisecond or so.
 pub const STOP_CHECK_STEPS: u64 = 4096;
+
+/// What one [`Machine::issue`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Issue {
+    /// An instruction ran.
+    Issued,
+    /// The warp waits (an incomplete mbarrier phase) so that others run.
+    Yielded,
+    /// No lane of the warp can run: all exited or wait at a barrier.
+    Idle,
+}
 
 /// A fault tied to its instruction and thread.
 #[derive(Debug, Clone)]
@@ -234,8 +269,9 @@ impl<'p> Machine<'p> {
             hint: None,
             lines: HashMap::new(),
             tensor: TensorMemory::default(),
+            wgmma: Default::default(),
             barrier_votes: HashMap::new(),
-            barriers: vec![Default::default(); 16],
+            barriers: vec![Default::default(); 17],
             mbarriers: HashMap::new(),
             yielded: false,
             stop: None,
@@ -295,8 +331,9 @@ impl<'p> Machine<'p> {
             reset(params, self.prog.func_param_size);
         }
         self.tensor = TensorMemory::default();
+        self.wgmma = Default::default();
         self.barrier_votes.clear();
-        self.barriers = vec![Default::default(); 16];
+        self.barriers = vec![Default::default(); 17];
         self.mbarriers.clear();
         self.yielded = false;
     }
@@ -413,8 +450,13 @@ impl<'p> Machine<'p> {
                             .sum::<u32>()
                     ),
                 };
+                let name = if *id as u64 == crate::control::CLUSTER_BARRIER {
+                    "barrier.cluster.wait".to_owned()
+                } else {
+                    format!("barrier {id}")
+                };
                 format!(
-                    "threads {} wait at barrier {id} on line {} (it needs {wanted})",
+                    "threads {} wait at {name} on line {} (it needs {wanted})",
                     ranges(threads),
                     self.prog.line_of(*pc)
                 )
@@ -435,66 +477,102 @@ impl<'p> Machine<'p> {
 
     /// Runs warp `w` until it blocks or ends; true when it stopped to wait.
     fn run_warp(&mut self, w: usize) -> Result<bool, Located> {
-        let prog = self.prog;
         loop {
-            if std::mem::take(&mut self.yielded) {
-                return Ok(true);
-            }
-            let (pc, lanes) = self.warps[w].select();
-            if lanes == 0 {
-                return Ok(false);
-            }
-            let Some(inst) = prog.insts.get(pc as usize) else {
-                // Cannot happen: every body ends in `ret` or `exit`.
-                self.warps[w].exited |= lanes;
-                continue;
-            };
-            if !inst.implicit {
-                self.steps += 1;
-                self.clock += 1;
-                self.thread_instructions += u64::from(lanes.count_ones());
-            }
-            let stopped = self.steps.is_multiple_of(STOP_CHECK_STEPS)
-                && self
-                    .stop
-                    .as_ref()
-                    .is_some_and(|stop| stop.load(std::sync::atomic::Ordering::Relaxed));
-            if stopped {
-                return Err(self.locate(w, pc, lanes, Fault::new("the run was stopped")));
-            }
-            if self.steps > self.max_steps {
-                return Err(self.locate(
-                    w,
-                    pc,
-                    lanes,
-                    Fault::new(format!(
-                        "step limit of {} instructions reached",
-                        self.max_steps
-                    )),
-                ));
-            }
-            let active = match inst.guard {
-                Some((reg, negated)) => {
-                    let regs = &self.warps[w].regs[reg as usize * 32..reg as usize * 32 + 32];
-                    let mut on = 0u32;
-                    for (lane, value) in regs.iter().enumerate() {
-                        if (*value & 1 == 1) != negated {
-                            on |= 1 << lane;
-                        }
-                    }
-                    lanes & on
-                }
-                None => lanes,
-            };
-            if let Err(fault) = self.step(w, pc, inst, lanes, active) {
-                return Err(self.locate(w, pc, active, fault));
-            }
-            if let Some((hw, hl)) = self.hint {
-                if hw == w && active >> hl & 1 == 1 {
-                    self.record(w, pc, hl, inst);
-                }
+            match self.issue(w)? {
+                Issue::Issued => {}
+                Issue::Yielded => return Ok(true),
+                Issue::Idle => return Ok(false),
             }
         }
+    }
+
+    /// Where warp `w` issues next: the program counter and the lanes there
+    /// (no lanes when none can run).
+    pub fn next_issue(&mut self, w: usize) -> (u32, u32) {
+        self.warps[w].select()
+    }
+
+    /// Issues one instruction of warp `w` (the body of [`Machine::run_warp`],
+    /// also driven one at a time by a debug session).
+    #[inline(always)]
+    pub fn issue(&mut self, w: usize) -> Result<Issue, Located> {
+        let prog = self.prog;
+        if std::mem::take(&mut self.yielded) {
+            return Ok(Issue::Yielded);
+        }
+        let (pc, lanes) = self.warps[w].select();
+        if lanes == 0 {
+            return Ok(Issue::Idle);
+        }
+        let Some(inst) = prog.insts.get(pc as usize) else {
+            // Cannot happen: every body ends in `ret` or `exit`.
+            self.warps[w].exited |= lanes;
+            return Ok(Issue::Issued);
+        };
+        if !inst.implicit {
+            self.steps += 1;
+            self.clock += 1;
+            self.thread_instructions += u64::from(lanes.count_ones());
+        }
+        let stopped = self.steps.is_multiple_of(STOP_CHECK_STEPS)
+            && self
+                .stop
+                .as_ref()
+                .is_some_and(|stop| stop.load(std::sync::atomic::Ordering::Relaxed));
+        if stopped {
+            return Err(self.locate(w, pc, lanes, Fault::new("the run was stopped")));
+        }
+        if self.steps > self.max_steps {
+            return Err(self.locate(
+                w,
+                pc,
+                lanes,
+                Fault::new(format!(
+                    "step limit of {} instructions reached",
+                    self.max_steps
+                )),
+            ));
+        }
+        let active = self.guarded(w, inst, lanes);
+        if let Err(fault) = self.step(w, pc, inst, lanes, active) {
+            return Err(self.locate(w, pc, active, fault));
+        }
+        if let Some((hw, hl)) = self.hint {
+            if hw == w && active >> hl & 1 == 1 {
+                self.record(w, pc, hl, inst);
+            }
+        }
+        Ok(Issue::Issued)
+    }
+
+    /// The lanes of `lanes` whose guard predicate lets `inst` run.
+    #[inline(always)]
+    pub fn guarded(&self, w: usize, inst: &Inst, lanes: u32) -> u32 {
+        match inst.guard {
+            Some((reg, negated)) => {
+                let regs = &self.warps[w].regs[reg as usize * 32..reg as usize * 32 + 32];
+                let mut on = 0u32;
+                for (lane, value) in regs.iter().enumerate() {
+                    if (*value & 1 == 1) != negated {
+                        on |= 1 << lane;
+                    }
+                }
+                lanes & on
+            }
+            None => lanes,
+        }
+    }
+
+    /// Completes the barriers whose threads have all arrived (see
+    /// [`Machine::run_cta`]); true if some thread was released.
+    pub fn release(&mut self) -> bool {
+        self.release_barriers()
+    }
+
+    /// The fault of a CTA whose live threads all wait at barriers that
+    /// cannot complete.
+    pub fn deadlock_fault(&self) -> Located {
+        self.deadlock()
     }
 
     fn locate(&self, w: usize, pc: u32, lanes: u32, fault: Fault) -> Located {
@@ -563,6 +641,16 @@ impl<'p> Machine<'p> {
             }
             Op::CallIndirect { reg, rets, args } => {
                 return self.call_indirect(w, pc, lanes, active, *reg, rets, args);
+            }
+            Op::Wgmma(crate::warpgroup::WgmmaOp::Wait(n)) => {
+                // The warp stays at the wait, letting the others run, until
+                // its groups' operations have been issued by every warp.
+                if active != 0 && !crate::warpgroup::ready(self, w, *n)? {
+                    self.yielded = true;
+                    return Ok(());
+                }
+                self.warps[w].jump(pc, lanes, pc + 1);
+                return Ok(());
             }
             Op::Barrier(barrier) => {
                 crate::control::barrier(self, w, pc, inst, barrier, active)?;
@@ -851,7 +939,10 @@ impl<'p> Machine<'p> {
             Op::Tensor(op) => crate::tensor::exec(self, w, inst, op, active),
             Op::Wmma(op) => crate::wmma::exec(self, w, inst, op, active),
             Op::Matrix(op) => crate::matrix::exec(self, w, inst, op, active),
+            Op::Wgmma(op) => crate::warpgroup::exec(self, w, inst, op, active),
             Op::Async(op) => crate::asynccopy::exec(self, w, inst, op, active),
+            Op::Bulk(op) => crate::bulk::exec(self, w, inst, op, active),
+            Op::Cluster(op) => crate::cluster::exec(self, w, inst, op, active),
             Op::Video(op) => crate::video::exec(self, w, inst, op, active),
             Op::MovVector => {
                 let sources = Src::elements(inst.src.first());
@@ -920,7 +1011,7 @@ impl<'p> Machine<'p> {
                 .saturating_mul(128)
                 .saturating_add(1024),
             Special::Smid | Special::Gridid | Special::Zero => 0,
-            Special::Nsmid => 1,
+            Special::Nsmid | Special::One => 1,
         })
     }
 

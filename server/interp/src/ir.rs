@@ -236,6 +236,9 @@ pub enum Special {
     AggrSmemSize,
     /// `%envregN`, `%cluster_ctarank` and the like: zero.
     Zero,
+    /// `%cluster_nctarank`, `%cluster_nctaid`: one (every CTA is its own
+    /// cluster: the interpreter launches no clusters of several CTAs).
+    One,
 }
 
 impl Special {
@@ -268,7 +271,11 @@ impl Special {
             "%dynamic_smem_size" => Special::DynamicSmemSize,
             "%total_smem_size" => Special::TotalSmemSize,
             "%aggr_smem_size" => Special::AggrSmemSize,
-            "%cluster_ctarank" | "%is_explicit_cluster" => Special::Zero,
+            "%cluster_ctarank" | "%cluster_ctaid" | "%is_explicit_cluster" => Special::Zero,
+            "%cluster_nctarank" | "%cluster_nctaid" => Special::One,
+            // A cluster of one CTA: the cluster grid is the CTA grid.
+            "%clusterid" => Special::Ctaid(dim),
+            "%nclusterid" => Special::Nctaid(dim),
             _ if name.starts_with("%envreg") || name.starts_with("%pm") => Special::Zero,
             _ => return None,
         })

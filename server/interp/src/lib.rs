@@ -10,10 +10,14 @@
 //! Semantics are checked against an H100: see `fixtures/` and
 //! `tests/gpu_fixtures.rs`.
 
+mod accumulate;
 mod asynccopy;
+mod bulk;
+mod cluster;
 mod contract;
 mod control;
 mod cvt;
+mod debug;
 mod decode;
 mod engine;
 mod float;
@@ -30,10 +34,15 @@ mod softfloat;
 mod tensor;
 mod video;
 mod warp;
+mod warpgroup;
 mod wmma;
 
 use ptx_syntax::TextRange;
 
+pub use debug::{
+    BreakpointSpec, BreakpointState, DebugTarget, Evaluated, FrameView, Outcome, RegView, Resume,
+    Resumed, Session, StopReason, WarpView,
+};
 pub use memory::MAX_SHARED_PER_CTA;
 pub use run::{
     parse_arg, run_kernel, run_kernel_stoppable, run_snippet, run_snippet_stoppable, ArgSpec,
@@ -267,7 +276,10 @@ pub(crate) enum Op {
     Tensor(tensor::TensorOp),
     Wmma(wmma::WmmaOp),
     Matrix(matrix::MatrixOp),
+    Wgmma(warpgroup::WgmmaOp),
     Async(asynccopy::AsyncOp),
+    Bulk(bulk::BulkOp),
+    Cluster(cluster::ClusterOp),
     Video(video::VideoOp),
     ScalarVideo(video::ScalarOp),
     /// `cvt.pack.sat`
@@ -303,7 +315,8 @@ pub(crate) fn decode_op(
     if mnemonic == "mov" && quals.vector > 1 {
         return Ok(Op::MovVector);
     }
-    let decoded = asynccopy::decode(mnemonic, quals, n_dst, src)
+    let decoded = bulk::decode(mnemonic, quals, src)
+        .or_else(|| asynccopy::decode(mnemonic, quals, n_dst, src))
         .or_else(|| control::decode(mnemonic, quals, src))
         .or_else(|| int::decode(mnemonic, quals, n_dst, src))
         .or_else(|| float::decode(mnemonic, quals, src))
@@ -314,6 +327,8 @@ pub(crate) fn decode_op(
         .or_else(|| tensor::decode(mnemonic, quals, src))
         .or_else(|| wmma::decode(mnemonic, quals, src))
         .or_else(|| matrix::decode(mnemonic, quals, n_dst, src))
+        .or_else(|| warpgroup::decode(mnemonic, quals, src))
+        .or_else(|| cluster::decode(mnemonic, quals, src))
         .or_else(|| video::decode(mnemonic, quals, src));
     match decoded {
         Some(result) => result,

@@ -25,7 +25,7 @@ pub enum ArgSpec {
 }
 
 /// Parses `u32:5`, `f32:1.5`, `raw:0102` (the bytes of a by-value struct),
-/// `buf:f32:1,2.5`, `buf:hex:00ff`, `zeros:64`.
+/// `buf:f32:1,2.5`, `buf:f32:0*256` (a value repeated), `buf:hex:00ff`, `zeros:64`.
 pub fn parse_arg(text: &str) -> Result<ArgSpec, String> {
     let (kind, rest) = text.split_once(':').ok_or_else(|| {
         format!("argument `{text}`: expected TYPE:VALUE, buf:..., or zeros:BYTES")
@@ -73,8 +73,24 @@ pub fn parse_arg(text: &str) -> Result<ArgSpec, String> {
                 scalar_type(ty).ok_or_else(|| format!("argument `{text}`: unknown type `{ty}`"))?;
             let mut bytes = Vec::new();
             for value in values.split(',').map(str::trim).filter(|v| !v.is_empty()) {
+                // `V*N`: the value V, N times (`0*256`).
+                let (value, count) = match value.rsplit_once('*') {
+                    Some((v, n)) => (
+                        v.trim(),
+                        parse_int(n.trim())
+                            .filter(|n| *n <= 1 << 28)
+                            .ok_or_else(|| format!("argument `{text}`: bad count in `{value}`"))?,
+                    ),
+                    None => (value, 1),
+                };
                 let bits = parse_value(value, ty).map_err(|e| format!("argument `{text}`: {e}"))?;
-                bytes.extend_from_slice(&bits.to_le_bytes()[..ty.bytes().min(8)]);
+                let element = &bits.to_le_bytes()[..ty.bytes().min(8)];
+                if bytes.len() as u64 + count * element.len() as u64 > 1 << 30 {
+                    return Err(format!("argument `{text}`: buffer too large"));
+                }
+                for _ in 0..count {
+                    bytes.extend_from_slice(element);
+                }
             }
             Ok(ArgSpec::Buffer(bytes))
         }
@@ -264,18 +280,22 @@ fn line_values(m: &Machine<'_>) -> Vec<LineValues> {
     lines
 }
 
-/// Runs the top-level statements of `parse` (a file without `.entry`).
-pub fn run_snippet(parse: &Parse, options: &SnippetOptions) -> Result<RunResult, RunError> {
-    run_snippet_stoppable(parse, options, None)
+/// What a run starts from: the decoded program, the initial memory, the
+/// launch shape, start values of registers and where the buffers are.
+#[derive(Debug, Clone)]
+pub(crate) struct Setup {
+    pub program: Program,
+    pub memory: Memory,
+    pub launch: Launch,
+    /// Start values given to every thread (snippets): register and bits.
+    pub sets: Vec<(u32, u64)>,
+    pub grid: [u32; 3],
+    /// Buffer arguments: argument index, address, length.
+    pub buffers: Vec<(usize, u64, usize)>,
 }
 
-/// Like [`run_snippet`]; once `stop` is set (by another thread: a cancelled
-/// request, a time limit), the run ends soon after with a fault.
-pub fn run_snippet_stoppable(
-    parse: &Parse,
-    options: &SnippetOptions,
-    stop: Option<Arc<AtomicBool>>,
-) -> Result<RunResult, RunError> {
+/// Checks the options of a snippet run and decodes its program.
+pub(crate) fn prepare_snippet(parse: &Parse, options: &SnippetOptions) -> Result<Setup, RunError> {
     if options.threads == 0 || options.threads > 1024 {
         return Err(RunError::usage("--threads must be between 1 and 1024"));
     }
@@ -317,43 +337,19 @@ pub fn run_snippet_stoppable(
         ctaid: [0, 0, 0],
         dynamic_smem: dynamic_smem(&program, None)?,
     };
-    let mut m = Machine::new(&program, memory, launch, options.max_steps);
-    m.stop = stop;
-    m.start_cta([0, 0, 0]);
-    for warp in &mut m.warps {
-        for &(reg, bits) in &sets {
-            for lane in 0..32 {
-                warp.regs[reg as usize * 32 + lane] = bits;
-            }
-        }
-    }
-    if options.hint_thread < options.threads {
-        m.hint = Some((
-            (options.hint_thread / 32) as usize,
-            options.hint_thread % 32,
-        ));
-    }
-    m.run_cta().map_err(|e| located(&program, e, 0))?;
-    Ok(RunResult {
-        threads: thread_states(&m, 0),
-        steps: m.steps,
-        thread_instructions: m.thread_instructions,
+    Ok(Setup {
+        program,
+        memory,
+        launch,
+        sets,
+        grid: [1, 1, 1],
         buffers: Vec::new(),
-        lines: line_values(&m),
     })
 }
 
-/// Launches `options.entry` of `parse` on a grid, CTAs one after another.
-pub fn run_kernel(parse: &Parse, options: &KernelOptions) -> Result<RunResult, RunError> {
-    run_kernel_stoppable(parse, options, None)
-}
-
-/// Like [`run_kernel`]; once `stop` is set, the run ends soon after with a fault.
-pub fn run_kernel_stoppable(
-    parse: &Parse,
-    options: &KernelOptions,
-    stop: Option<Arc<AtomicBool>>,
-) -> Result<RunResult, RunError> {
+/// Checks the options of a kernel launch, decodes its program and places
+/// its arguments.
+pub(crate) fn prepare_kernel(parse: &Parse, options: &KernelOptions) -> Result<Setup, RunError> {
     let threads: u64 = options.block.iter().map(|&d| u64::from(d)).product();
     if threads == 0 || threads > 1024 {
         return Err(RunError::usage(
@@ -432,6 +428,80 @@ pub fn run_kernel_stoppable(
         dynamic_smem: dynamic_smem(&program, options.dynamic_smem)?,
     };
     memory.dynamic_shared_name = program.dynamic_shared.clone().unwrap_or_default();
+    Ok(Setup {
+        program,
+        memory,
+        launch,
+        sets: Vec::new(),
+        grid: options.grid,
+        buffers,
+    })
+}
+
+/// Runs the top-level statements of `parse` (a file without `.entry`).
+pub fn run_snippet(parse: &Parse, options: &SnippetOptions) -> Result<RunResult, RunError> {
+    run_snippet_stoppable(parse, options, None)
+}
+
+/// Like [`run_snippet`]; once `stop` is set (by another thread: a cancelled
+/// request, a time limit), the run ends soon after with a fault.
+pub fn run_snippet_stoppable(
+    parse: &Parse,
+    options: &SnippetOptions,
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<RunResult, RunError> {
+    let Setup {
+        program,
+        memory,
+        launch,
+        sets,
+        ..
+    } = prepare_snippet(parse, options)?;
+    let mut m = Machine::new(&program, memory, launch, options.max_steps);
+    m.stop = stop;
+    m.start_cta([0, 0, 0]);
+    for warp in &mut m.warps {
+        for &(reg, bits) in &sets {
+            for lane in 0..32 {
+                warp.regs[reg as usize * 32 + lane] = bits;
+            }
+        }
+    }
+    if options.hint_thread < options.threads {
+        m.hint = Some((
+            (options.hint_thread / 32) as usize,
+            options.hint_thread % 32,
+        ));
+    }
+    m.run_cta().map_err(|e| located(&program, e, 0))?;
+    Ok(RunResult {
+        threads: thread_states(&m, 0),
+        steps: m.steps,
+        thread_instructions: m.thread_instructions,
+        buffers: Vec::new(),
+        lines: line_values(&m),
+    })
+}
+
+/// Launches `options.entry` of `parse` on a grid, CTAs one after another.
+pub fn run_kernel(parse: &Parse, options: &KernelOptions) -> Result<RunResult, RunError> {
+    run_kernel_stoppable(parse, options, None)
+}
+
+/// Like [`run_kernel`]; once `stop` is set, the run ends soon after with a fault.
+pub fn run_kernel_stoppable(
+    parse: &Parse,
+    options: &KernelOptions,
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<RunResult, RunError> {
+    let threads: u64 = options.block.iter().map(|&d| u64::from(d)).product();
+    let Setup {
+        program,
+        memory,
+        launch,
+        buffers,
+        ..
+    } = prepare_kernel(parse, options)?;
     let mut m = Machine::new(&program, memory, launch, options.max_steps);
     m.stop = stop;
     let mut first_threads = Vec::new();
@@ -498,6 +568,12 @@ mod tests {
             Ok(ArgSpec::Buffer(vec![1, 0, 2, 0]))
         );
         assert_eq!(parse_arg("buf:hex:00ff"), Ok(ArgSpec::Buffer(vec![0, 255])));
+        assert_eq!(
+            parse_arg("buf:u16:7*3,1"),
+            Ok(ArgSpec::Buffer(vec![7, 0, 7, 0, 7, 0, 1, 0]))
+        );
+        assert!(parse_arg("buf:u8:1*x").is_err());
+        assert!(parse_arg("buf:u8:1*999999999999").is_err());
         assert_eq!(parse_arg("zeros:3"), Ok(ArgSpec::Buffer(vec![0; 3])));
         assert!(parse_arg("bogus").is_err());
     }

@@ -267,8 +267,14 @@ fn check(run: &Value, parses: &mut HashMap<String, Parse>) -> String {
 
 /// The report of every launch of a fixture file, and the number of launches.
 fn report(fixture: &str) -> (String, usize) {
-    let text = std::fs::read_to_string(root().join("server/interp/fixtures").join(fixture))
+    let bytes = std::fs::read(root().join("server/interp/fixtures").join(fixture))
         .unwrap_or_else(|e| panic!("fixtures/{fixture}: {e}"));
+    let bytes = if fixture.ends_with(".zz") {
+        miniz_oxide::inflate::decompress_to_vec_zlib(&bytes).expect("zlib data")
+    } else {
+        bytes
+    };
+    let text = String::from_utf8(bytes).expect("UTF-8 text");
     let mut parses = HashMap::new();
     let mut report = String::new();
     let mut runs = 0;
@@ -296,4 +302,25 @@ fn wmma_agrees_with_the_gpu() {
     let (report, runs) = report("wmma_kernels.jsonl");
     assert!(runs >= 200, "only {runs} wmma launches");
     expect_test::expect_file!["../fixtures/wmma_kernels.expected"].assert_eq(&report);
+}
+
+/// `wgmma` on the H100 (`tests/interp/wgmma_fixtures.py`): every K-major and
+/// MN-major layout and swizzle mode of A and B, start addresses inside a
+/// swizzle atom with and without the base offset, every N for f16 and s8,
+/// every input type with register and descriptor A, negation and scale-d.
+/// Floats are compared bit for bit against the measured accumulation model.
+#[test]
+fn wgmma_agrees_with_the_gpu() {
+    let (report, runs) = report("wgmma_kernels.jsonl.zz");
+    assert!(runs >= 200, "only {runs} wgmma launches");
+    expect_test::expect_file!["../fixtures/wgmma_kernels.expected"].assert_eq(&report);
+}
+
+/// Bulk copies with mbarrier transaction counts and a wgmma pipeline fed by
+/// them (`tests/interp/bulk_fixtures.py`).
+#[test]
+fn bulk_copies_agree_with_the_gpu() {
+    let (report, runs) = report("bulk_kernels.jsonl");
+    assert_eq!(runs, 4);
+    expect_test::expect_file!["../fixtures/bulk_kernels.expected"].assert_eq(&report);
 }

@@ -288,7 +288,7 @@ fn mbarrier_phases_drops_and_transactions() {
 }
 
 #[test]
-fn cp_async_zero_fills_and_bulk_copies_are_unsupported() {
+fn cp_async_zero_fills_and_bulk_copies_complete_on_their_barrier() {
     let text = "
 .global .align 16 .b32 src[4] = {1, 2, 3, 4};
 .shared .align 16 .b32 dst[4];
@@ -304,13 +304,35 @@ fn cp_async_zero_fills_and_bulk_copies_are_unsupported() {
     assert_eq!(reg(&r, 0, "%a"), "0x00000001");
     assert_eq!(reg(&r, 0, "%b"), "0x00000002");
     assert_eq!(reg(&r, 0, "%c"), "0x00000000");
+    // The phase completes when the copy's bytes meet the expected count.
     let bulk = "
+.global .align 16 .b32 src[4] = {1, 2, 3, 4};
 .shared .align 16 .b32 dst[4];
 .shared .align 8 .b64 mb;
-.reg .b64 %g;
+.reg .b32 %a;
+.reg .b64 %g, %s;
+.reg .pred %before, %after;
+    mov.u64 %g, src;
+    mbarrier.init.shared.b64 [mb], 1;
+    mbarrier.arrive.expect_tx.shared.b64 %s, [mb], 16;
+    mbarrier.test_wait.parity.shared.b64 %before, [mb], 0;
     cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [%g], 16, [mb];
+    mbarrier.test_wait.parity.shared.b64 %after, [mb], 0;
+    ld.shared.b32 %a, [dst+12];
 ";
-    let error = run_snippet(&Parse::new(bulk), &SnippetOptions::default()).expect_err("bulk");
+    let r = run(bulk, 1, &[]);
+    assert_eq!(reg(&r, 0, "%before"), "0");
+    assert_eq!(reg(&r, 0, "%after"), "1");
+    assert_eq!(reg(&r, 0, "%a"), "0x00000004");
+    // Tensor-map copies (TMA) are not modelled.
+    let tensor = "
+.shared .align 16 .b32 dst[4];
+.shared .align 8 .b64 mb;
+.reg .b32 %x;
+.reg .b64 %g;
+    cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [%g, {%x}], [mb];
+";
+    let error = run_snippet(&Parse::new(tensor), &SnippetOptions::default()).expect_err("tensor");
     assert!(error.message.contains("not supported"), "{}", error.message);
     assert!(error.range.is_some());
 }

@@ -16,6 +16,7 @@
 pub mod availability;
 pub mod catalog;
 pub mod datafile;
+pub mod floors;
 pub mod matcher;
 pub mod model;
 pub mod notation;
@@ -29,6 +30,7 @@ use std::sync::OnceLock;
 pub use availability::Availability;
 pub use catalog::{Directive, SpecialRegister, StateSpace, TypeInfo};
 pub use datafile::SectionData;
+pub use floors::FragmentFloor;
 pub use matcher::{FormMatch, MatchError, MatchOutcome};
 pub use model::{Feature, Form, Instruction, QualSlot, Requirement, SlotKind, Unmet};
 pub use notation::{OperandKind, OperandSpec};
@@ -82,6 +84,7 @@ pub const OVERLAYS: &[(&str, &str)] = &[
 ];
 const TARGETS: &str = include_str!("../data/targets.txt");
 const SUMMARIES: &str = include_str!("../data/summaries.txt");
+const FRAGMENT_FLOORS: &str = include_str!("../data/fragment-floors.txt");
 
 /// The whole knowledge base.
 #[derive(Debug)]
@@ -89,6 +92,7 @@ pub struct Isa {
     instructions: Vec<Instruction>,
     targets: Vec<TargetInfo>,
     catalog: catalog::Catalog,
+    fragment_floors: Vec<FragmentFloor>,
 }
 
 impl Isa {
@@ -135,6 +139,7 @@ impl Isa {
             instructions,
             targets: target::parse_targets(TARGETS)?,
             catalog: catalog::Catalog::load()?,
+            fragment_floors: floors::parse("fragment-floors.txt", FRAGMENT_FLOORS)?,
         })
     }
 
@@ -205,21 +210,51 @@ impl Isa {
             .contains(name)
     }
 
-    /// The kind of function (`entry` or `func`) that ptxas 13.5 takes a directive on between
-    /// its signature and its body (data/function-directives.txt); `None` for other names.
+    /// The kind of function (`entry`, `func`, or `any` for both) that ptxas 13.5 takes a
+    /// directive on between its signature and its body (data/function-directives.txt); `None`
+    /// for other names.
     pub fn function_directive_kind(&self, directive: &str) -> Option<&'static str> {
-        static KINDS: OnceLock<Vec<(&'static str, &'static str)>> = OnceLock::new();
-        KINDS
+        function_directive(directive).map(|(kind, ..)| kind)
+    }
+
+    /// The fewest and the most values that a directive between a function's signature and
+    /// its body takes (data/function-directives.txt).
+    pub fn function_directive_values(&self, directive: &str) -> Option<(usize, usize)> {
+        function_directive(directive).map(|(_, min, max, _)| (min, max))
+    }
+
+    /// The `.version` that introduced a function directive the spec does not describe
+    /// (data/function-directives.txt).
+    pub fn function_directive_since(&self, directive: &str) -> Option<PtxVersion> {
+        function_directive(directive).and_then(|(.., since)| PtxVersion::parse(since?))
+    }
+
+    /// Version and target floors of matrix-fragment forms, matched on the written words
+    /// (data/fragment-floors.txt), most specific first.
+    pub fn fragment_floors(&self) -> &[FragmentFloor] {
+        &self.fragment_floors
+    }
+
+    /// The field `field` of an opaque type (`.texref`, `.samplerref`, `.surfref`) that an
+    /// initial value may set, with the symbols it takes (empty: a number); `None` when the type
+    /// has no such field (data/opaque-fields.txt).
+    pub fn opaque_field(&self, ty: &str, field: &str) -> Option<&'static [&'static str]> {
+        type Fields = Vec<(&'static str, &'static str, Vec<&'static str>)>;
+        static FIELDS: OnceLock<Fields> = OnceLock::new();
+        FIELDS
             .get_or_init(|| {
-                include_str!("../data/function-directives.txt")
+                include_str!("../data/opaque-fields.txt")
                     .lines()
                     .filter(|l| !l.starts_with('#'))
-                    .filter_map(|l| l.split_once(' '))
+                    .filter_map(|l| {
+                        let mut words = l.split_whitespace();
+                        Some((words.next()?, words.next()?, words.collect()))
+                    })
                     .collect()
             })
             .iter()
-            .find(|(name, _)| *name == directive)
-            .map(|(_, kind)| *kind)
+            .find(|(t, f, _)| *t == ty && *f == field)
+            .map(|(_, _, values)| values.as_slice())
     }
 
     /// All `.target` strings.
@@ -261,4 +296,40 @@ impl Isa {
     pub fn state_spaces(&self) -> &[StateSpace] {
         &self.catalog.state_spaces
     }
+}
+
+/// A line of data/function-directives.txt: the kind of function, the value counts and the
+/// version that introduced the directive where the spec's directive facts do not give it.
+fn function_directive(
+    directive: &str,
+) -> Option<(&'static str, usize, usize, Option<&'static str>)> {
+    type Rows = Vec<(
+        &'static str,
+        &'static str,
+        usize,
+        usize,
+        Option<&'static str>,
+    )>;
+    static ROWS: OnceLock<Rows> = OnceLock::new();
+    ROWS.get_or_init(|| {
+        include_str!("../data/function-directives.txt")
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| {
+                let mut words = l.split_whitespace();
+                let (name, kind, counts) = (words.next()?, words.next()?, words.next()?);
+                let (min, max) = counts.split_once('-').unwrap_or((counts, counts));
+                Some((
+                    name,
+                    kind,
+                    min.parse().ok()?,
+                    max.parse().ok()?,
+                    words.next(),
+                ))
+            })
+            .collect()
+    })
+    .iter()
+    .find(|(name, ..)| *name == directive)
+    .map(|&(_, kind, min, max, since)| (kind, min, max, since))
 }

@@ -33,6 +33,7 @@ fn render(isa: &Isa) -> String {
     writeln!(out, "{:#?}", isa.directives()).unwrap();
     writeln!(out, "{:#?}", isa.types()).unwrap();
     writeln!(out, "{:#?}", isa.state_spaces()).unwrap();
+    writeln!(out, "{:#?}", isa.fragment_floors()).unwrap();
     for r in isa.special_registers() {
         for name in std::iter::once(&r.name).chain(&r.components) {
             let found = isa.special_register(name).map(|s| s.name.as_str());
@@ -43,7 +44,7 @@ fn render(isa: &Isa) -> String {
 }
 
 /// Size in bytes and FNV-1a hash of the rendering; see the module comment to refresh.
-const EXPECTED: &str = "3088808 bytes, fnv1a 190814f8b7f98616";
+const EXPECTED: &str = "3104963 bytes, fnv1a 78ba7a17d026e3d5";
 
 #[test]
 fn loaded_knowledge_base_is_unchanged() {

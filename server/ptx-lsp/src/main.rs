@@ -5,6 +5,7 @@
 //! analysis crates and prints the result.
 
 mod cli;
+mod dap;
 mod lsp;
 mod project;
 

@@ -20,7 +20,7 @@ pub use ast::{
 };
 pub use document::{Document, PendingParse, TextEdit};
 pub use parse::{Nesting, Parse, SyntaxError, SyntaxErrorKind, TreeStats, MAX_NESTING};
-pub use position::{LineCol, LineIndex, PositionEncoding};
+pub use position::{LineCol, LineCursor, LineIndex, PositionEncoding};
 pub use tokens::{NameRole, SyntaxToken, TokenKind};
 
 /// A half-open byte range into a document's text.

@@ -36,6 +36,48 @@ pub struct LineIndex {
     len: usize,
 }
 
+/// See [`LineIndex::cursor`]. Offsets given in ascending order are converted in amortized
+/// constant time; an offset before the previous one starts the search over (still correct).
+#[derive(Debug, Clone)]
+pub struct LineCursor<'a> {
+    index: &'a LineIndex,
+    line: usize,
+    /// Position in `non_ascii_lines` of the first entry not before `line`.
+    non_ascii: usize,
+}
+
+impl LineCursor<'_> {
+    /// The same as [`LineIndex::line_col`].
+    pub fn line_col(&mut self, text: &str, offset: usize, encoding: PositionEncoding) -> LineCol {
+        let index = self.index;
+        let offset = floor_char_boundary(text, offset.min(index.len));
+        if index.line_starts[self.line] > offset {
+            self.line = 0;
+            self.non_ascii = 0;
+        }
+        while self.line + 1 < index.line_starts.len() && index.line_starts[self.line + 1] <= offset
+        {
+            self.line += 1;
+        }
+        while self.non_ascii < index.non_ascii_lines.len()
+            && index.non_ascii_lines[self.non_ascii] < self.line
+        {
+            self.non_ascii += 1;
+        }
+        let start = index.line_starts[self.line];
+        let ascii = index.non_ascii_lines.get(self.non_ascii) != Some(&self.line);
+        let col = if ascii {
+            offset - start
+        } else {
+            column_width(&text[start..offset], encoding)
+        };
+        LineCol {
+            line: self.line as u32,
+            col: col as u32,
+        }
+    }
+}
+
 impl LineIndex {
     pub fn new(text: &str) -> Self {
         let bytes = text.as_bytes();
@@ -89,6 +131,16 @@ impl LineIndex {
         LineCol {
             line: line as u32,
             col: col as u32,
+        }
+    }
+
+    /// A cursor for converting many offsets in ascending order (each conversion costs
+    /// what it moves, instead of two binary searches).
+    pub fn cursor(&self) -> LineCursor<'_> {
+        LineCursor {
+            index: self,
+            line: 0,
+            non_ascii: 0,
         }
     }
 
@@ -162,6 +214,30 @@ mod tests {
     use super::*;
 
     const TEXT: &str = "a\r\né𝄞x\nlast\n";
+
+    #[test]
+    fn the_cursor_agrees_with_line_col_in_any_order() {
+        let text = "ab\r\né𝄞x\nplain\n\nlast é\nz";
+        let index = LineIndex::new(text);
+        let mut offsets: Vec<usize> = (0..=text.len()).collect();
+        for enc in [PositionEncoding::Utf8, PositionEncoding::Utf16] {
+            let mut cursor = index.cursor();
+            for &offset in &offsets {
+                assert_eq!(
+                    cursor.line_col(text, offset, enc),
+                    index.line_col(text, offset, enc)
+                );
+            }
+            // Backwards too (each step starts over).
+            for &offset in offsets.iter().rev() {
+                assert_eq!(
+                    cursor.line_col(text, offset, enc),
+                    index.line_col(text, offset, enc)
+                );
+            }
+        }
+        offsets.clear();
+    }
 
     #[test]
     fn lines_end_at_lf_and_crlf() {

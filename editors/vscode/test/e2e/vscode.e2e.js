@@ -3,7 +3,9 @@
 // Debian's Chromium with playwright-core. It checks what a person sees: the
 // language mode, the Problems panel, a hover, target-filtered completion, a
 // quick fix, the register-count inlay hint, formatting, and the values of a
-// "Run" code lens; and, in a CUDA file, the PTX inside an `asm()` statement:
+// "Run" code lens, a debug session started from the "Debug" lens (stopped at a
+// breakpoint: the warps, the registers, a step); and, in a CUDA file, the PTX
+// inside an `asm()` statement:
 // its diagnostic in the Problems panel (and nothing on the C++ around it),
 // hovers on a qualifier, an opcode and an operand placeholder, and a quick fix
 // that edits the string literal. Every step saves a screenshot under the
@@ -302,6 +304,8 @@ async function main() {
     await checkFormatting(page, workspace);
     await checkCompletion(page);
     await checkRun(page, userData);
+    await checkCompilerView(page);
+    await checkDebug(page);
     console.log("vscode e2e: all checks passed");
   } catch (error) {
     if (browser) {
@@ -568,6 +572,80 @@ async function checkRun(page, userData) {
   // ...and the editor shows each line's values as inlay hints.
   await poll("the run values as inlay hints", async () => (await editorText(page)).includes("0x0000000c"));
   await screenshot(page, "run-values");
+}
+
+/** Expands a tree row (a thread of the call stack, a scope) unless it is open. */
+async function expand(row) {
+  await row.waitFor({ state: "visible" });
+  if ((await row.getAttribute("aria-expanded")) !== "true") {
+    await row.locator(".monaco-tl-twistie").first().click();
+  }
+  await poll("the row to open", async () => (await row.getAttribute("aria-expanded")) === "true");
+}
+
+// The "Debug" lens of a kernel with a `// @run` launch: a breakpoint stops
+// it; the call stack lists the warps, the Variables view the focused lane's
+// registers; a step moves to the next line; continuing ends the session.
+async function checkDebug(page) {
+  console.log("check: the Debug code lens stops a kernel at a breakpoint");
+  await openFile(page, "debug_kernel.ptx");
+  await goTo(page, 22, 5);
+  await runCommand(page, "Debug: Toggle Breakpoint");
+  const lens = page.locator(".codelens-decoration a", { hasText: "Debug" }).first();
+  await lens.waitFor({ state: "visible" });
+  await lens.click();
+  // The call stack lists the warps of the CTA; the stopped warp's frame is
+  // on the breakpoint's line.
+  const callStack = page.locator(".debug-call-stack").first();
+  const stackText = async () => (await callStack.innerText()).replace(/\u00a0/g, " ");
+  await poll("the warps in the call stack", async () => {
+    const text = (await stackText()).toLowerCase();
+    return text.includes("cta (0,0,0) warp 0") && text.includes("cta (0,0,0) warp 1");
+  });
+  const thread = callStack.locator(".monaco-list-row", { hasText: /warp 0/i }).first();
+  await expand(thread);
+  await poll("the stopped frame on line 22", async () => (await stackText()).includes("22:1"));
+  // The Variables view: the focused lane's registers.
+  const variables = page.locator(".debug-variables").first();
+  const registers = variables.locator(".monaco-list-row", { hasText: "Registers (lane 0)" }).first();
+  await registers.waitFor({ state: "visible" });
+  await expand(registers);
+  await poll("the focused lane's registers", async () => {
+    const text = (await variables.innerText()).replace(/\u00a0/g, " ");
+    return text.includes("%rd3") && text.includes("0x00007f0000000000");
+  });
+  await page.locator(".debug-top-stack-frame-line").first().waitFor({ state: "attached" });
+  await screenshot(page, "debug-stopped");
+  await runCommand(page, "Debug: Step Over");
+  await poll("the step to the next line", async () => (await stackText()).includes("23:1"));
+  await screenshot(page, "debug-step");
+  // Without the breakpoint the launch runs to its end, with a summary in
+  // the Debug Console.
+  await goTo(page, 22, 5);
+  await runCommand(page, "Debug: Toggle Breakpoint");
+  await runCommand(page, "Debug: Continue");
+  await poll("the end of the debug session", async () =>
+    (await page.locator(".debug-toolbar").count()) === 0 || !(await page.locator(".debug-toolbar").first().isVisible()));
+  await poll("the launch's summary in the Debug Console", async () =>
+    (await page.locator(".repl").first().innerText()).includes("the launch finished"));
+  await screenshot(page, "debug-ended");
+}
+
+// The compiler view (ptxas and nvdisasm installed by tools/install-cuda-tool.sh, found in
+// ~/.cache): a lens with the kernel's registers and occupancy, which opens its SASS beside.
+async function checkCompilerView(page) {
+  console.log("check: the resource lens and the SASS view");
+  await openFile(page, "resources.ptx");
+  const lens = page.locator(".codelens-decoration a", { hasText: "registers" }).first();
+  await lens.waitFor({ state: "visible", timeout: 120_000 });
+  const title = await lens.innerText();
+  assert.ok(title.includes("occupancy"), title);
+  await screenshot(page, "resource-lens");
+  await lens.click();
+  await page.locator(".tabs-container .tab", { hasText: "scale.sass" }).first().waitFor({ state: "visible" });
+  const sass = page.locator(".editor-group-container", { hasText: "EXIT" }).first();
+  await sass.waitFor({ state: "visible" });
+  await screenshot(page, "sass-view");
 }
 
 main().catch((error) => {

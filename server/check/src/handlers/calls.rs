@@ -7,6 +7,11 @@
 //!   size; a `.param` variable of that size whose type is not an integer where the formal is a
 //!   float, an array of the same size and alignment for an array ("Type of argument does not
 //!   match formal parameter", "Alignment of argument does not match");
+//! * a call whose callee (or prototype) has a scalar `.u8`/`.s8`/`.u16`/`.s16` or `.pred`
+//!   parameter or result, and a `mov` of such a function's address, are refused ("In ABI
+//!   compilation, passing predicate, 8-bit and 16-bit parameters to device functions is not
+//!   supported", "... returning ... values"); the spec sets no such limit (5.1.6.4 only
+//!   describes parameters), so this follows ptxas;
 //! * `brx.idx` takes a 32-bit index and a label that names a `.branchtargets` list, whose
 //!   entries are labels of the function ("Unknown symbol").
 
@@ -54,6 +59,13 @@ impl<'a> Formal<'a> {
     fn bits(&self) -> Option<u64> {
         Some(type_bits(self.ty?)? * self.array.unwrap_or(1))
     }
+
+    /// A parameter the ABI of ptxas 13.5 cannot pass: a scalar signed or unsigned integer of 8
+    /// or 16 bits, or a predicate (measured: `.b8`, `.b16`, `.f16` and arrays of any type
+    /// pass; `.u8`, `.s8`, `.u16`, `.s16` and `.pred` fail, as `.param` or `.reg`).
+    fn outside_abi(&self) -> bool {
+        self.array.is_none() && matches!(self.ty, Some(".u8" | ".s8" | ".u16" | ".s16" | ".pred"))
+    }
 }
 
 /// A function of the module, as its first declaration gives it.
@@ -68,6 +80,21 @@ pub(crate) struct Callee<'a> {
 }
 
 impl<'a> Callee<'a> {
+    /// The first result and the first parameter that ptxas's ABI cannot pass
+    /// ([`Formal::outside_abi`]).
+    pub(crate) fn outside_abi(&self) -> (Option<&Formal<'a>>, Option<&Formal<'a>>) {
+        (
+            self.results.iter().find(|f| f.outside_abi()),
+            self.params.iter().find(|f| f.outside_abi()),
+        )
+    }
+
+    /// Whether a call of this function (or taking its address) is refused by ptxas's ABI.
+    pub(crate) fn has_outside_abi(&self) -> bool {
+        let (r, p) = self.outside_abi();
+        r.is_some() || p.is_some()
+    }
+
     pub(crate) fn of(function: &Function<'a>, name: &'a str, first: usize) -> Callee<'a> {
         Callee {
             name,
@@ -114,6 +141,7 @@ pub(crate) fn branch_tables<'a>(
 ) {
     ctx.branch_tables.clear();
     ctx.prototypes.clear();
+    ctx.call_lists.clear();
     // Each list of statements sees its own labels and those of the lists around it (ptxas
     // "Unknown symbol" for a label inside a nested block).
     let mut stack: Vec<(Vec<Statement<'a>>, Vec<&'a str>)> =
@@ -136,6 +164,7 @@ pub(crate) fn branch_tables<'a>(
                 }
                 Statement::Directive(d) if d.kind() == ptx_syntax::DirectiveKind::CallPrototype => {
                     if let Some(name) = previous {
+                        ctx.call_lists.push((name.text, d.range().start));
                         let (results, params) = d.prototype();
                         ctx.prototypes.push(Callee {
                             name: name.text,
@@ -170,23 +199,22 @@ pub(crate) fn branch_tables<'a>(
                 // 11.5.3: a `.calltargets` list names device functions ("Illegal call target,
                 // device function expected").
                 Statement::Directive(d) if d.kind() == ptx_syntax::DirectiveKind::CallTargets => {
-                    // A call through the list is checked against the first listed function.
-                    if let (Some(name), Some(first)) = (previous, d.names().first()) {
-                        if let Some(f) = ctx
-                            .functions
-                            .iter()
-                            .find(|f| f.name == first.text && !f.entry)
-                        {
-                            let mut callee = f.clone();
-                            callee.name = name.text;
-                            ctx.prototypes.push(callee);
+                    // A call through the list is checked against every listed function
+                    // (ptxas 13.5 takes a kernel there too, as a function of its signature).
+                    if let Some(name) = previous {
+                        ctx.call_lists.push((name.text, d.range().start));
+                        for listed in d.names() {
+                            if let Some(f) = ctx.functions.iter().find(|f| f.name == listed.text) {
+                                let mut callee = f.clone();
+                                callee.name = name.text;
+                                callee.first = d.range().start;
+                                callee.entry = false;
+                                ctx.prototypes.push(callee);
+                            }
                         }
                     }
                     for target in d.names() {
-                        let function = ctx
-                            .functions
-                            .iter()
-                            .any(|f| f.name == target.text && !f.entry);
+                        let function = ctx.functions.iter().any(|f| f.name == target.text);
                         if !function {
                             ctx.report(
                                 Diagnostic::error(
@@ -211,7 +239,60 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     match info.words[0] {
         "call" => call(ctx, info, scope),
         "brx" => brx(ctx, info, scope),
+        "mov" => function_address(ctx, info),
         _ => {}
+    }
+}
+
+/// The ABI report of a call (or address) of `callee`, at `range`.
+fn report_outside_abi(
+    ctx: &mut Ctx<'_>,
+    range: ptx_syntax::TextRange,
+    callee: &Callee<'_>,
+    what: &str,
+) {
+    let (result, param) = callee.outside_abi();
+    let (formal, role) = match (param, result) {
+        (Some(p), _) => (p, "parameter"),
+        (None, Some(r)) => (r, "result"),
+        (None, None) => return,
+    };
+    let ty = formal.ty.unwrap_or("?");
+    let instead = if ty == ".pred" {
+        "pass a `.b32` (or `.u32`) and convert with `setp`/`selp`"
+    } else {
+        "declare it `.b8`/`.b16`, or widen it to 32 bits"
+    };
+    ctx.report(
+        Diagnostic::error(
+            "call-abi",
+            range,
+            format!(
+                "{what} `{}` has a {ty} {role}: ptxas's ABI passes no predicate and no signed or \
+                 unsigned 8- or 16-bit scalar to or from a device function ({instead})",
+                callee.name
+            ),
+        )
+        .section("9.7.12.5"),
+    );
+}
+
+/// `mov` of the address of a function whose signature the ABI cannot pass (ptxas 13.5
+/// refuses the module as it does a call of it).
+fn function_address(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    for op in info.operands.iter().skip(1) {
+        let OperandKind::Identifier(name) = op.kind() else {
+            continue;
+        };
+        let Some(callee) = ctx
+            .functions
+            .iter()
+            .find(|f| f.name == name && !f.entry && f.has_outside_abi())
+            .cloned()
+        else {
+            continue;
+        };
+        report_outside_abi(ctx, op.range(), &callee, "the address of");
     }
 }
 
@@ -274,8 +355,50 @@ fn call(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         // arguments ("Label expected for argument 0").
         let last = ops.last().map(|o| o.kind());
         if let Some(OperandKind::Identifier(proto)) = last {
-            if let Some(callee) = ctx.prototypes.iter().find(|p| p.name == proto).cloned() {
-                signature(ctx, info, scope, at, &callee);
+            let list_op = ops.last().map(|o| o.range()).unwrap_or_default();
+            let at_call = info.mnemonic.start;
+            match ctx.call_lists.iter().find(|(n, _)| *n == proto).copied() {
+                // ptxas 13.5: "Unknown symbol" for a list given after the call.
+                Some((_, declared)) if declared > at_call => ctx.report(
+                    Diagnostic::error(
+                        "call-signature",
+                        list_op,
+                        format!("`{proto}` is declared after this call; declare it first"),
+                    )
+                    .section("9.7.12.5"),
+                ),
+                Some(_) => {
+                    let callees: Vec<Callee<'_>> = ctx
+                        .prototypes
+                        .iter()
+                        .filter(|p| p.name == proto)
+                        .cloned()
+                        .collect();
+                    for callee in callees {
+                        let before = ctx.diagnostic_count();
+                        signature(ctx, info, scope, at, &callee);
+                        if ctx.diagnostic_count() > before {
+                            break;
+                        }
+                    }
+                }
+                // A label that is neither ("Call target not recognized").
+                None if scope
+                    .lookup(proto)
+                    .is_some_and(|s| s.kind == SymbolKind::Label) =>
+                {
+                    ctx.report(
+                        Diagnostic::error(
+                            "call-signature",
+                            list_op,
+                            format!(
+                                "`{proto}` labels no `.callprototype` or `.calltargets`: an indirect call names one"
+                            ),
+                        )
+                        .section("9.7.12.5"),
+                    );
+                }
+                None => {}
             }
             return;
         }
@@ -360,6 +483,14 @@ fn signature(
         );
         return;
     }
+    if callee.has_outside_abi() {
+        let what = if matches!(callee_op.kind(), OperandKind::Register(_)) {
+            "the prototype"
+        } else {
+            "the called function"
+        };
+        report_outside_abi(ctx, callee_op.range(), callee, what);
+    }
     for (actual, formal) in results
         .iter()
         .zip(&callee.results)
@@ -388,6 +519,37 @@ fn mismatch(
                 "`{}` is a constant; the parameter is an array",
                 actual.text()
             ));
+        }
+        // A constant's kind against the formal's type: an integer constant for a float
+        // parameter, or a float constant for an integer one ("Type of argument does not match
+        // formal parameter"; bit-size parameters take either).
+        OperandKind::Integer(_) | OperandKind::Float(_) | OperandKind::Expression => {
+            let float = matches!(actual.kind(), OperandKind::Float(_))
+                || matches!(actual.kind(), OperandKind::Expression)
+                    && actual
+                        .text()
+                        .split(|c: char| !c.is_ascii_alphanumeric() && c != '.')
+                        .any(|w| {
+                            w.contains('.')
+                                || w.len() > 2
+                                    && (w.starts_with("0f")
+                                        || w.starts_with("0d")
+                                        || w.starts_with("0F")
+                                        || w.starts_with("0D"))
+                        });
+            let ty = formal.ty?;
+            let wrong = if float { is_integer(ty) } else { is_float(ty) };
+            return wrong.then(|| {
+                format!(
+                    "`{}` is {} constant; the parameter is {ty}",
+                    actual.text(),
+                    if float {
+                        "a floating-point"
+                    } else {
+                        "an integer"
+                    }
+                )
+            });
         }
         _ => return None,
     };
@@ -519,6 +681,60 @@ mod tests {
 }
 .func g(.param .b32 a)
 {
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn calls_ptxas_abi_refuses() {
+        check_diagnostics(
+            r#"
+.version 8.6
+.target sm_90
+.address_size 64
+.func f(.param .u16 a)
+{
+  ret;
+}
+.func (.reg .pred r) g()
+{
+  ret;
+}
+.func h(.param .b16 a, .reg .b8 b, .param .f16 c, .param .u8 d[2])
+{
+  ret;
+}
+.func real(.param .f32 x, .reg .u32 y, .param .b32 z)
+{
+  ret;
+}
+.visible .entry k()
+{
+  .reg .b8 %c<2>;
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<2>;
+  .reg .pred %p<2>;
+  .param .u16 p16;
+  .param .b16 b16;
+  .param .f16 f16;
+  .param .u8 u8s[2];
+  call f, (p16);
+//     ^ error: the called function `f` has a .u16 parameter: ptxas's ABI passes no predicate and no signed or unsigned 8- or 16-bit scalar to or from a device function (declare it `.b8`/`.b16`, or widen it to 32 bits)
+  call (%p1), g;
+//            ^ error: the called function `g` has a .pred result: ptxas's ABI passes no predicate and no signed or unsigned 8- or 16-bit scalar to or from a device function (pass a `.b32` (or `.u32`) and convert with `setp`/`selp`)
+  call h, (b16, %c1, f16, u8s);
+  mov.u64 %rd1, f;
+//              ^ error: the address of `f` has a .u16 parameter: ptxas's ABI passes no predicate and no signed or unsigned 8- or 16-bit scalar to or from a device function (declare it `.b8`/`.b16`, or widen it to 32 bits)
+  mov.u64 %rd1, h;
+proto: .callprototype _ (.param .s8 _);
+  call %rd1, (1), proto;
+//     ^^^^ error: the prototype `proto` has a .s8 parameter: ptxas's ABI passes no predicate and no signed or unsigned 8- or 16-bit scalar to or from a device function (declare it `.b8`/`.b16`, or widen it to 32 bits)
+  call real, (1.0, 1, 1.0);
+  call real, (1, 1.0, 0f3F800000);
+//            ^ error: `1` is an integer constant; the parameter is .f32
+//               ^^^ error: `1.0` is a floating-point constant; the parameter is .u32
   ret;
 }
 "#,

@@ -7,10 +7,12 @@ use ptx_syntax::{DirectiveKind, Function, Item, Statement, VariableDecl};
 
 use crate::context::Ctx;
 use crate::Diagnostic;
+use ptx_isa::PtxVersion;
 
 pub(crate) fn check(ctx: &mut Ctx<'_>) {
     let items = ctx.module.items();
     let globals = Globals::of(&items);
+    let mut aliased: Vec<&str> = Vec::new();
     for item in &items {
         match item {
             Item::Variable(decl) => {
@@ -24,7 +26,28 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
                 }
             }
             Item::Statement(Statement::Variable(decl)) => variable(ctx, decl),
-            Item::Directive(d) if d.kind() == DirectiveKind::Alias => alias(ctx, d, &globals),
+            // ptxas 13.5: a syntax error at module scope.
+            Item::Directive(d)
+                if matches!(
+                    d.kind(),
+                    DirectiveKind::CallPrototype
+                        | DirectiveKind::CallTargets
+                        | DirectiveKind::BranchTargets
+                ) =>
+            {
+                ctx.report(
+                    Diagnostic::error(
+                        "directive",
+                        d.keyword().range(),
+                        format!("`{}` stands inside a function body", d.keyword().text),
+                    )
+                    .section("11.5"),
+                );
+            }
+            Item::Directive(d) if d.kind() == DirectiveKind::Section => section(ctx, d),
+            Item::Directive(d) if d.kind() == DirectiveKind::Alias => {
+                alias(ctx, d, &globals, &mut aliased);
+            }
             // 11.5.2: `.loc` belongs inside a function body (ptxas: a syntax error outside).
             Item::Directive(d) if d.kind() == DirectiveKind::Loc => ctx.report(
                 Diagnostic::error(
@@ -38,7 +61,101 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
         }
     }
     redeclarations(ctx, &items);
+    function_linkages(ctx, &items);
     files(ctx, &items);
+}
+
+/// The results and parameters of a function as its prototype's comparisons read them: state
+/// space, type and array dimensions of each.
+fn prototype_shape(f: &Function<'_>) -> Vec<String> {
+    f.return_parameters()
+        .iter()
+        .map(|p| (true, p))
+        .chain(f.parameters().iter().map(|p| (false, p)))
+        .map(|(result, p)| {
+            let parts = p.parts();
+            let dims: Vec<String> = parts
+                .declarators
+                .iter()
+                .flat_map(|d| d.dimensions())
+                .map(|t| t.map_or(String::new(), |t| t.text.to_owned()))
+                .collect();
+            format!(
+                "{}{} {} {} {}",
+                if result { "->" } else { "" },
+                parts.state_space.map_or("", |t| t.text),
+                parts.ty.map_or("", |t| t.text),
+                p.alignment().map_or("", |t| t.text),
+                dims.join(",")
+            )
+        })
+        .collect()
+}
+
+/// A function declared (without a body) and then defined: ptxas 13.5 takes the definition
+/// with the declaration's linkage or with none, and refuses another ("Inconsistent
+/// redefinition of variable 'f'" for `.weak .func f();` then `.visible .func f() {…}`). An
+/// `.extern` declaration is extern_definition's report (names.rs).
+fn function_linkages(ctx: &mut Ctx<'_>, items: &[Item<'_>]) {
+    let mut declared: Vec<(&str, Option<&str>)> = Vec::new();
+    let mut shapes: Vec<(&str, Vec<String>)> = Vec::new();
+    for item in items {
+        let Item::Function(function) = item else {
+            continue;
+        };
+        let Some(name) = function.name() else {
+            continue;
+        };
+        // Every declaration of a function has the first one's prototype ("Inconsistent
+        // prototypes of 'f', parameter types differ"; parameter names may differ).
+        let shape = prototype_shape(function);
+        match shapes.iter().find(|(n, _)| *n == name.text) {
+            Some((_, first)) if *first != shape => {
+                ctx.report(
+                    Diagnostic::error(
+                        "redeclaration",
+                        name.range(),
+                        format!(
+                            "`{}` was declared before with another prototype (results, parameters, their state spaces, types, alignments and sizes must match)",
+                            name.text
+                        ),
+                    )
+                    .section("11.6"),
+                );
+                continue;
+            }
+            Some(_) => {}
+            None => shapes.push((name.text, shape)),
+        }
+        let linkage = function
+            .linkage()
+            .iter()
+            .map(|t| t.text)
+            .find(|t| matches!(*t, ".visible" | ".weak" | ".extern" | ".common"));
+        if function.body().is_none() {
+            declared.push((name.text, linkage));
+            continue;
+        }
+        let Some(&(_, first)) = declared.iter().find(|(n, _)| *n == name.text) else {
+            continue;
+        };
+        if first == Some(".extern") || linkage.is_none() || linkage == first {
+            continue;
+        }
+        ctx.report(
+            Diagnostic::error(
+                "redeclaration",
+                name.range(),
+                format!(
+                    "`{}` was declared {} and is defined {}: a definition keeps its declaration's linkage (or writes none)",
+                    name.text,
+                    first.map_or("without linkage".to_owned(), |l| format!("`{l}`")),
+                    linkage.map_or("without linkage".to_owned(), |l| format!("`{l}`")),
+                ),
+            )
+            .section("11.6"),
+        );
+    }
 }
 
 /// The module's variables and functions by name (first declaration).
@@ -96,6 +213,10 @@ impl<'a> Globals<'a> {
 /// value symbol"); the mask operator `0xFF(v)` needs PTX ISA 7.1.
 fn initial_names(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, globals: &Globals<'_>) {
     let ty = decl.ty().map(|t| t.text);
+    // An opaque variable's initial value names fields (`variable` checks them).
+    if matches!(ty, Some(".texref" | ".samplerref" | ".surfref")) {
+        return;
+    }
     for declarator in decl.declarators() {
         let Some(value) = declarator.initializer() else {
             continue;
@@ -192,7 +313,12 @@ fn initial_names(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, globals: &Globals<'
 
 /// `.alias a, b;` (11.6.x): `a` is a function declared with `b`'s prototype (not a variable, not
 /// a kernel, not `b` itself, not defined), `b` a function defined in the module.
-fn alias(ctx: &mut Ctx<'_>, directive: &ptx_syntax::Directive<'_>, globals: &Globals<'_>) {
+fn alias<'a>(
+    ctx: &mut Ctx<'_>,
+    directive: &ptx_syntax::Directive<'a>,
+    globals: &Globals<'_>,
+    aliased: &mut Vec<&'a str>,
+) {
     let names = directive.names();
     let [alias, target] = names.as_slice() else {
         return;
@@ -200,6 +326,16 @@ fn alias(ctx: &mut Ctx<'_>, directive: &ptx_syntax::Directive<'_>, globals: &Glo
     let report = |ctx: &mut Ctx<'_>, range, message: String| {
         ctx.report(Diagnostic::error("alias", range, message).section("11.6.5"));
     };
+    // ptxas 13.5: "'a' is already aliased to 'f' and cannot be redefined".
+    if aliased.contains(&alias.text) {
+        report(
+            ctx,
+            alias.range(),
+            format!("`{}` is already an alias", alias.text),
+        );
+        return;
+    }
+    aliased.push(alias.text);
     if globals.variable_space(alias.text).is_some() || globals.variable_space(target.text).is_some()
     {
         report(
@@ -263,28 +399,25 @@ fn alias(ctx: &mut Ctx<'_>, directive: &ptx_syntax::Directive<'_>, globals: &Glo
         );
         return;
     };
-    let shape = |f: &Function<'_>| -> Vec<String> {
-        f.return_parameters()
-            .iter()
-            .chain(f.parameters().iter())
-            .map(|p| {
-                let parts = p.parts();
-                let dims: Vec<String> = parts
-                    .declarators
-                    .iter()
-                    .flat_map(|d| d.dimensions())
-                    .map(|t| t.map_or(String::new(), |t| t.text.to_owned()))
-                    .collect();
-                format!(
-                    "{} {} {}",
-                    parts.state_space.map_or("", |t| t.text),
-                    parts.ty.map_or("", |t| t.text),
-                    dims.join(",")
-                )
-            })
-            .collect()
-    };
-    if shape(a) != shape(b) {
+    // ptxas 13.5 aliases only a function defined in this module and not `.weak` ("Function
+    // 'f' with .weak scope cannot be aliased", "... with .extern scope ..."); the spec's
+    // 11.6.5 says the aliasee is a non-entry function.
+    if let Some(linkage) = b
+        .linkage()
+        .iter()
+        .find(|t| matches!(t.text, ".weak" | ".extern"))
+    {
+        report(
+            ctx,
+            target.range(),
+            format!(
+                "`{}` is declared `{}`: an alias needs a function defined here that is not `.weak`",
+                target.text, linkage.text
+            ),
+        );
+        return;
+    }
+    if prototype_shape(a) != prototype_shape(b) {
         report(
             ctx,
             directive.range(),
@@ -299,7 +432,8 @@ fn alias(ctx: &mut Ctx<'_>, directive: &ptx_syntax::Directive<'_>, globals: &Glo
 /// A variable declared again with another type, state space or shape ("Inconsistent
 /// redefinition of variable").
 fn redeclarations(ctx: &mut Ctx<'_>, items: &[Item<'_>]) {
-    let mut seen: Vec<(&str, String, bool)> = Vec::new();
+    type Shape<'a> = (String, Vec<Option<&'a str>>);
+    let mut seen: Vec<(&str, Shape<'_>, bool)> = Vec::new();
     for item in items {
         let Item::Variable(decl) = item else { continue };
         let parts = decl.parts();
@@ -308,17 +442,29 @@ fn redeclarations(ctx: &mut Ctx<'_>, items: &[Item<'_>]) {
         let external = parts.linkage.iter().any(|t| t.text == ".extern");
         for d in &parts.declarators {
             let Some(name) = d.name() else { continue };
-            // An unsized `[]` (of an `.extern` array) is completed by any size.
-            let shape = format!(
-                "{} {} {} {}",
-                parts.state_space.map_or("", |t| t.text),
-                parts.vector.map_or("", |t| t.text),
-                parts.ty.map_or("", |t| t.text),
-                d.dimensions().len()
+            let shape: Shape<'_> = (
+                format!(
+                    "{} {} {}",
+                    parts.state_space.map_or("", |t| t.text),
+                    parts.vector.map_or("", |t| t.text),
+                    parts.ty.map_or("", |t| t.text),
+                ),
+                d.dimensions().iter().map(|t| t.map(|t| t.text)).collect(),
             );
+            // An unsized `[]` (of an `.extern` array) is completed by any size; sizes
+            // written on both sides must agree ("Inconsistent redefinition of variable").
+            let same = |first: &Shape<'_>| {
+                first.0 == shape.0
+                    && first.1.len() == shape.1.len()
+                    && first
+                        .1
+                        .iter()
+                        .zip(&shape.1)
+                        .all(|(a, b)| a.is_none() || b.is_none() || a == b)
+            };
             match seen.iter().find(|(n, _, _)| *n == name.text) {
                 Some((_, first, first_external))
-                    if first != &shape && (external || *first_external) =>
+                    if !same(first) && (external || *first_external) =>
                 {
                     ctx.report(
                         Diagnostic::error(
@@ -464,6 +610,27 @@ fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
             .section("5.3"),
         );
     }
+    // 5.3: texture, sampler and surface variables live in `.global` ("Texture and surface
+    // variables must be declared in .global space"); their initial value sets named fields.
+    if let Some(opaque) = ty.filter(|t| matches!(*t, ".texref" | ".samplerref" | ".surfref")) {
+        if space.text != ".global" {
+            ctx.report(
+                Diagnostic::error(
+                    "state-space",
+                    space.range(),
+                    format!("a `{opaque}` variable is `.global`, not `{}`", space.text),
+                )
+                .section("5.3"),
+            );
+            return;
+        }
+        for declarator in &parts.declarators {
+            if let Some(value) = declarator.initializer() {
+                opaque_fields(ctx, opaque, &value);
+            }
+        }
+        return;
+    }
     let linkage: Vec<&str> = parts.linkage.iter().map(|t| t.text).collect();
     // 11.6.4 `.common` ("`.common` variables must be declared in .global space").
     if linkage.contains(&".common") && space.text != ".global" {
@@ -553,6 +720,46 @@ fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
             );
             continue;
         }
+        // 5.4.4: each brace level but the innermost holds braced values, at most as many as
+        // its dimension ("Initial value type mismatch" for `v[2][2] = {1}` or `{{1, 2}, 3}`,
+        // "Greater number of elements in array initializer" for `{{1, 2}, {3, 4}, 1}`).
+        let mut shape: Vec<Option<usize>> = dims
+            .iter()
+            .map(|d| d.and_then(|t| t.text.parse().ok()))
+            .collect();
+        if let Some(n) = vector {
+            shape.push(Some(n));
+        }
+        if shape.len() > 1 && value.text.trim_start().starts_with('{') {
+            if let Some(message) = nested_shape(value.text, &shape) {
+                ctx.report(
+                    Diagnostic::error("initializer", value.range(), message).section("5.4.4"),
+                );
+                continue;
+            }
+        }
+        // A floating-point variable takes floating-point values ("Initial value type
+        // mismatch" for `.f32 v = 1`; the spec's 5.4.4 says nothing of it, ptxas 13.5 refuses
+        // every integer constant or constant expression there).
+        if matches!(ty, Some(".f32" | ".f64")) {
+            if let Some(integer) = leaves(value.text)
+                .into_iter()
+                .find(|l| is_integer_constant(l))
+            {
+                ctx.report(
+                    Diagnostic::error(
+                        "initializer",
+                        value.range(),
+                        format!(
+                            "`{integer}` is an integer value; this variable is {} (write it as a floating-point constant, e.g. `1.0`)",
+                            ty.unwrap_or_default()
+                        ),
+                    )
+                    .section("5.4.4"),
+                );
+                continue;
+            }
+        }
         // 5.4.4: only `.const` and `.global` variables take an initial value ("No initial
         // value is allowed for 'v' in this state space"), never an `.extern` one or an
         // `.f16` one.
@@ -604,6 +811,78 @@ fn float_literal(text: &str) -> Option<&str> {
         })
 }
 
+/// The values of one brace level: `{a, {b, c}, d}` gives `a`, `{b, c}`, `d` (`None` unbraced).
+fn elements(text: &str) -> Option<Vec<&str>> {
+    let inner = text.trim().strip_prefix('{')?.strip_suffix('}')?;
+    if inner.trim().is_empty() {
+        return Some(Vec::new());
+    }
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, b) in inner.bytes().enumerate() {
+        match b {
+            b'{' | b'(' => depth += 1,
+            b'}' | b')' => depth = depth.saturating_sub(1),
+            b',' if depth == 0 => {
+                out.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(inner[start..].trim());
+    Some(out)
+}
+
+/// What is wrong with a braced initial value of a variable of `shape` (array dimensions,
+/// then a vector's length; `None` for an unsized dimension) of more than one level.
+fn nested_shape(text: &str, shape: &[Option<usize>]) -> Option<String> {
+    let values = elements(text)?;
+    let (first, rest) = shape.split_first()?;
+    if let Some(n) = first {
+        if values.len() > *n {
+            return Some(format!("{} values at a level that holds {n}", values.len()));
+        }
+    }
+    if rest.is_empty() {
+        return None;
+    }
+    for value in values {
+        if !value.starts_with('{') {
+            return Some(format!(
+                "`{value}` stands where a braced list of {} values belongs",
+                rest[0].map_or("the inner dimension's".to_owned(), |n| n.to_string())
+            ));
+        }
+        if let Some(message) = nested_shape(value, rest) {
+            return Some(message);
+        }
+    }
+    None
+}
+
+/// The innermost values of an initial value.
+fn leaves(text: &str) -> Vec<&str> {
+    match elements(text) {
+        Some(values) => values.into_iter().flat_map(leaves).collect(),
+        None => vec![text.trim()],
+    }
+}
+
+/// An integer constant or a constant expression of integers only (`1`, `-1`, `0x10`,
+/// `(1 << 4) + 3`).
+fn is_integer_constant(text: &str) -> bool {
+    let mut words = text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '$'))
+        .filter(|w| !w.is_empty())
+        .peekable();
+    words.peek().is_some()
+        && words.all(|w| {
+            let b = w.as_bytes();
+            b[0].is_ascii_digit() && !w.contains('.') && float_literal(w).is_none()
+        })
+}
+
 /// The number of values at the top level of `{a, b, c}` (`None` unbraced).
 fn top_level_count(text: &str) -> Option<usize> {
     let inner = text.trim().strip_prefix('{')?.strip_suffix('}')?;
@@ -650,6 +929,34 @@ fn function(ctx: &mut Ctx<'_>, function: &Function<'_>) {
         ptx_syntax::FunctionKind::Entry => "entry",
         ptx_syntax::FunctionKind::Func => "func",
     };
+    // 11.6.4: `.common` is for variables (ptxas 13.5: a syntax error on a function).
+    if let Some(common) = function.linkage().iter().find(|t| t.text == ".common") {
+        ctx.report(
+            Diagnostic::error(
+                "directive",
+                common.range(),
+                "`.common` applies to `.global` variables, not to functions",
+            )
+            .section("11.6.4"),
+        );
+    }
+    header_pragmas(ctx, function, kind);
+    // 5.3: a sampler parameter needs the independent texturing mode, as a sampler variable
+    // does ("Instruction or declaration violates .target texmode_unified setting").
+    if !ctx.targets.iter().any(|t| t.name == "texmode_independent") {
+        for param in function.parameters() {
+            if let Some(ty) = param.ty().filter(|t| t.text == ".samplerref") {
+                ctx.report(
+                    Diagnostic::error(
+                        "state-space",
+                        ty.range(),
+                        "a `.samplerref` needs `.target …, texmode_independent`: in the unified mode a texture carries its sampler",
+                    )
+                    .section("5.3"),
+                );
+            }
+        }
+    }
     let attributes = function.attributes();
     for (name, values) in &attributes {
         // The version and target each directive needs (the knowledge base's 11.x facts).
@@ -702,8 +1009,59 @@ fn function(ctx: &mut Ctx<'_>, function: &Function<'_>) {
                 .section("11.8.1"),
             );
         }
+        // How many values the directive takes (ptxas 13.5: a syntax error otherwise).
+        if let Some((min, max)) = ctx.isa.function_directive_values(name.text) {
+            if values.len() < min || values.len() > max {
+                let wanted = match (min, max) {
+                    (0, 0) => "no value".to_owned(),
+                    (a, b) if a == b => format!("{a} value{}", if a == 1 { "" } else { "s" }),
+                    (a, b) => format!("{a} to {b} values"),
+                };
+                ctx.report(
+                    Diagnostic::error(
+                        "directive",
+                        name.range(),
+                        format!("`{}` takes {wanted}, not {}", name.text, values.len()),
+                    )
+                    .section("11.4"),
+                );
+                continue;
+            }
+        }
+        // ptxas 13.5 takes most directives twice, not these ("Attribute '.abi_preserve'
+        // specified multiple times in function"; a syntax error for `.noreturn`).
+        if matches!(
+            name.text,
+            ".noreturn" | ".abi_preserve" | ".abi_preserve_control"
+        ) && attributes
+            .iter()
+            .any(|(n, _)| n.text == name.text && n.range().start < name.range().start)
+        {
+            ctx.report(
+                Diagnostic::error(
+                    "directive",
+                    name.range(),
+                    format!("`{}` is given twice", name.text),
+                )
+                .section("11.4"),
+            );
+            continue;
+        }
+        if let Some(since) = ctx.isa.function_directive_since(name.text) {
+            if ctx.version.is_some_and(|v| v < since) {
+                ctx.report(
+                    Diagnostic::error(
+                        "version-too-old",
+                        name.range(),
+                        format!("`{}` needs `.version {since}` or newer", name.text),
+                    )
+                    .section("11.4"),
+                );
+                continue;
+            }
+        }
         if let Some(wanted) = ctx.isa.function_directive_kind(name.text) {
-            if wanted != kind {
+            if wanted != kind && wanted != "any" {
                 ctx.report(
                     Diagnostic::error(
                         "directive",
@@ -733,17 +1091,6 @@ fn function(ctx: &mut Ctx<'_>, function: &Function<'_>) {
                 .section("11.4.3"),
             ),
             ".maxntid" | ".reqntid" | ".reqnctapercluster" | ".maxclusterrank" => {
-                // 11.4.2: up to three dimensions (ptxas: a syntax error at the fourth).
-                if values.len() > 3 {
-                    ctx.report(
-                        Diagnostic::error(
-                            "directive",
-                            name.range(),
-                            format!("`{}` takes at most three values (x, y, z)", name.text),
-                        )
-                        .section("11.4"),
-                    );
-                }
                 // "Conflicting directives: .maxntid and .reqntid cannot both be specified".
                 if name.text == ".reqntid" && attributes.iter().any(|(n, _)| n.text == ".maxntid") {
                     ctx.report(
@@ -755,20 +1102,152 @@ fn function(ctx: &mut Ctx<'_>, function: &Function<'_>) {
                         .section("11.4"),
                     );
                 }
-                for value in values {
-                    if value.text.trim() == "0" {
-                        ctx.report(
-                            Diagnostic::error(
-                                "directive",
-                                value.range(),
-                                format!("`{}` takes positive counts, not 0", name.text),
-                            )
-                            .section("11.4"),
-                        );
-                    }
+                // "Conflicting directives: .reqnctapercluster and .maxclusterrank cannot both
+                // be specified".
+                if name.text == ".maxclusterrank"
+                    && attributes
+                        .iter()
+                        .any(|(n, _)| n.text == ".reqnctapercluster")
+                {
+                    ctx.report(
+                        Diagnostic::error(
+                            "directive",
+                            name.range(),
+                            "`.maxclusterrank` and `.reqnctapercluster` cannot both be given",
+                        )
+                        .section("11.8"),
+                    );
+                }
+                // ptxas 13.5 takes 0 in `.reqnctapercluster` and `.maxclusterrank` but not in
+                // the thread counts ("Positive non-zero value expected for maxntid").
+                if matches!(name.text, ".maxntid" | ".reqntid") {
+                    zero_counts(ctx, name, values);
                 }
             }
+            ".maxnreg" | ".minnctapersm" => zero_counts(ctx, name, values),
             _ => {}
+        }
+    }
+}
+
+/// The fields an opaque variable's initial value sets (`{ width = 64, filter_mode = linear }`)
+/// against the knowledge base's fields of the type.
+fn opaque_fields(ctx: &mut Ctx<'_>, ty: &str, value: &ptx_syntax::Token<'_>) {
+    let Some(fields) = elements(value.text) else {
+        return;
+    };
+    for field in fields {
+        let Some((name, set)) = field.split_once('=') else {
+            continue;
+        };
+        let (name, set) = (name.trim(), set.trim());
+        let message = match ctx.isa.opaque_field(ty, name) {
+            None => format!("a `{ty}` has no field `{name}`"),
+            Some(symbols) if !symbols.is_empty() && !symbols.contains(&set) => format!(
+                "`{name}` of a `{ty}` is one of {}, not `{set}`",
+                symbols.join(", ")
+            ),
+            Some(_) => continue,
+        };
+        ctx.report(Diagnostic::error("initializer", value.range(), message).section("5.3"));
+        return;
+    }
+}
+
+/// `.pragma` between a function's signature and its body: ptxas 13.5 takes none on a
+/// `.func` (a syntax error), and on a `.entry` not the pragmas that belong inside a body
+/// ("Pragma 'used_bytes_mask 0xff' is allowed only within function scope").
+fn header_pragmas(ctx: &mut Ctx<'_>, function: &Function<'_>, kind: &str) {
+    let Some(body) = function.body() else {
+        return;
+    };
+    let range = function.range();
+    let head = &ctx.text[range.start..body.range().start];
+    let Some(close) = head.rfind(')') else {
+        return;
+    };
+    let mut at = range.start + close;
+    while let Some(found) = ctx.text[at..body.range().start].find(".pragma") {
+        let start = at + found;
+        let end = ctx.text[start..body.range().start]
+            .find(';')
+            .map_or(body.range().start, |i| start + i);
+        // Not inside a `//` comment.
+        let line_start = ctx.text[..start].rfind('\n').map_or(0, |i| i + 1);
+        if ctx.text[line_start..start].contains("//") {
+            at = start + 7;
+            continue;
+        }
+        let text = ctx.text[start..end].trim_end();
+        let inner = text.trim_start_matches(".pragma").trim().trim_matches('"');
+        let message = if kind == "func" {
+            Some("a `.func` takes no `.pragma` before its body; put it inside the body".to_owned())
+        } else if inner.starts_with("used_bytes_mask") || inner.starts_with("enable_smem_spilling")
+        {
+            Some(format!(
+                "the `{}` pragma belongs inside the function body",
+                inner.split_whitespace().next().unwrap_or(inner)
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = message {
+            ctx.report(Diagnostic::error("directive", start..start + 7, message).section("11.3"));
+        }
+        at = end;
+    }
+}
+
+/// 11.5.4 `.section`: a data line's difference of two labels (`.b32 $L1 - $L0`) needs PTX
+/// ISA 7.5 ("Feature 'labels1 - labels2 expression in .section' requires PTX ISA .version 7.5").
+fn section(ctx: &mut Ctx<'_>, d: &ptx_syntax::Directive<'_>) {
+    if ctx.version.is_none_or(|v| v >= PtxVersion::new(7, 5)) {
+        return;
+    }
+    let range = d.range();
+    let text = &ctx.text[range.clone()];
+    let mut offset = range.start;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let at = offset + (line.len() - trimmed.len());
+        offset += line.len();
+        let Some(rest) = trimmed.strip_prefix(".b") else {
+            continue;
+        };
+        let values = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+        let is_name = |w: &str| {
+            w.trim()
+                .starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        };
+        let difference = values.split(',').any(|v| {
+            v.split_once('-')
+                .is_some_and(|(a, b)| is_name(a) && is_name(b))
+        });
+        if difference {
+            ctx.report(
+                Diagnostic::error(
+                    "version-too-old",
+                    at..at + trimmed.trim_end().len(),
+                    "a difference of two labels in `.section` data needs `.version 7.5` or newer",
+                )
+                .section("11.5.4"),
+            );
+        }
+    }
+}
+
+/// A directive's count of 0 ("Positive non-zero value expected for maxnreg").
+fn zero_counts(ctx: &mut Ctx<'_>, name: &ptx_syntax::Token<'_>, values: &[ptx_syntax::Token<'_>]) {
+    for value in values {
+        if value.text.trim() == "0" {
+            ctx.report(
+                Diagnostic::error(
+                    "directive",
+                    value.range(),
+                    format!("`{}` takes positive counts, not 0", name.text),
+                )
+                .section("11.4"),
+            );
         }
     }
 }
@@ -803,6 +1282,16 @@ mod tests {
 //                       ^^^^^^^^ error: the initial value has 2 levels of braces; this variable has 1
 .global .u32 fl[2] = {1, 2.5};
 //                   ^^^^^^^^ error: `2.5` is a floating-point value; this variable is .u32
+.global .f32 fi = 1;
+//                ^ error: `1` is an integer value; this variable is .f32 (write it as a floating-point constant, e.g. `1.0`)
+.const .f64 fe[2] = {1.5, (1 << 4) + 3};
+//                  ^^^^^^^^^^^^^^^^^^^ error: `(1 << 4) + 3` is an integer value; this variable is .f64 (write it as a floating-point constant, e.g. `1.0`)
+.global .f32 fok[2] = {1.0, 0f3F800000};
+.global .u32 two[2][2] = {1};
+//                       ^^^ error: `1` stands where a braced list of 2 values belongs
+.global .u32 extra[2][2] = {{1, 2}, {3, 4}, 5};
+//                         ^^^^^^^^^^^^^^^^^^^ error: 3 values at a level that holds 2
+.global .u32 fewer[2][2] = {{1, 2}, {3}};
 .global .u64 ptr = s;
 //                 ^ error: `s` is a `.shared` variable: an initial value may use the address of a `.global` or `.const` variable only
 .global .u64 nowhere_ptr = nowhere;
@@ -860,6 +1349,115 @@ mod tests {
 .visible .global .b32 w;
 .alias w, v;
 // <- error: `.alias` names functions; a variable cannot be aliased
+"#,
+        );
+    }
+
+    #[test]
+    fn linkage_prototypes_opaque_variables_and_directive_counts() {
+        check_diagnostics(
+            r#"
+.version 8.7
+.target sm_90, texmode_independent
+.address_size 64
+.const .texref in_const;
+// <- error: a `.texref` variable is `.global`, not `.const`
+.global .texref tex = { width = 64, filter_mode = linear, addr_mode_0 = clamp_to_edge };
+.global .surfref surf = { addr_mode_0 = wrap };
+//                      ^^^^^^^^^^^^^^^^^^^^^^ error: a `.surfref` has no field `addr_mode_0`
+.global .samplerref smp = { filter_mode = bogus };
+//                        ^^^^^^^^^^^^^^^^^^^^^^^ error: `filter_mode` of a `.samplerref` is one of nearest, linear, not `bogus`
+.extern .global .b32 later;
+.weak .global .b32 later;
+.extern .global .b32 sized[4];
+.visible .global .b32 sized[8];
+//                    ^^^^^ error: `sized` was declared before with another type, state space or shape
+.weak .func w(.param .b32 x);
+.visible .func w(.param .b32 x)
+//             ^ error: `w` was declared `.weak` and is defined `.visible`: a definition keeps its declaration's linkage (or writes none)
+{
+  ret;
+}
+.func p(.param .b32 x);
+.func p(.param .u32 y)
+//    ^ error: `p` was declared before with another prototype (results, parameters, their state spaces, types, alignments and sizes must match)
+{
+  ret;
+}
+.func q(.param .b32 x);
+.func q(.param .b32 y)
+{
+  ret;
+}
+.common .func c();
+// <- error: `.common` applies to `.global` variables, not to functions
+pr: .callprototype _ (.param .b32 _);
+//  ^^^^^^^^^^^^^^ error: `.callprototype` stands inside a function body
+.visible .func f()
+.pragma "nounroll";
+// <- error: a `.func` takes no `.pragma` before its body; put it inside the body
+{
+  ret;
+}
+.visible .func g()
+.noreturn
+.noreturn
+// <- error: `.noreturn` is given twice
+{
+  trap;
+}
+.visible .func h()
+.local_maxnreg 32
+// <- error: `.local_maxnreg` needs `.version 8.8` or newer
+{
+  ret;
+}
+.weak .func wt()
+{
+  ret;
+}
+.visible .func al();
+.alias al, wt;
+//         ^^ error: `wt` is declared `.weak`: an alias needs a function defined here that is not `.weak`
+.visible .entry k(.param .samplerref sp)
+.pragma "used_bytes_mask 0xff";
+// <- error: the `used_bytes_mask` pragma belongs inside the function body
+.maxnreg 16, 16
+// <- error: `.maxnreg` takes 1 value, not 2
+.explicitcluster 1
+// <- error: `.explicitcluster` takes no value, not 1
+.reqnctapercluster 0
+.maxclusterrank 0
+// <- error: `.maxclusterrank` and `.reqnctapercluster` cannot both be given
+.minnctapersm 0
+//            ^ error: `.minnctapersm` takes positive counts, not 0
+{
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn section_label_differences_need_7_5() {
+        check_diagnostics(
+            r#"
+.version 7.4
+.target sm_80
+.address_size 64
+.section .debug_info
+{
+$L0:
+.b32 $L0
+.b32 $L0-$L0
+// <- error: a difference of two labels in `.section` data needs `.version 7.5` or newer
+}
+.visible .func f()
+.local_maxnreg 32
+// <- error: `.local_maxnreg` needs `.version 8.8` or newer
+{
+  ret;
+}
 "#,
         );
     }

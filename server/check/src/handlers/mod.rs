@@ -328,6 +328,7 @@ fn check_instruction<'a>(
         scope,
         inputs: &flow.inputs,
         unresolved: &ctx.unresolved_functions,
+        outside_abi: &ctx.outside_abi_functions,
         in_entry: ctx.in_entry,
     };
     let keyed = match ctx.memo.as_mut() {

@@ -54,12 +54,26 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
     let mut duplicates = Vec::new();
     let mut defined: Vec<(&str, ptx_syntax::TextRange)> = Vec::new();
     let mut externs: Vec<&'a str> = Vec::new();
+    // `.extern` arrays of unknown size, and the names that some other declaration defines.
+    let mut unsized_externs: Vec<Token<'a>> = Vec::new();
+    let mut defined_variables: Vec<&'a str> = Vec::new();
     ctx.functions.clear();
     for item in items {
         match item {
             Item::Variable(decl) => {
                 let ty = frame.declare_variable(decl, &mut duplicates);
                 check_variable_type(ctx, ty);
+                let parts = decl.parts();
+                let external = parts.linkage.iter().any(|t| t.text == ".extern");
+                let shared = parts.state_space.is_some_and(|s| s.text == ".shared");
+                for d in &parts.declarators {
+                    let Some(name) = d.name() else { continue };
+                    if !external {
+                        defined_variables.push(name.text);
+                    } else if !shared && d.dimensions().iter().any(Option::is_none) {
+                        unsized_externs.push(name);
+                    }
+                }
             }
             Item::Function(function) => {
                 let Some(name) = function.name() else {
@@ -118,8 +132,49 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
         }
     }
     report_duplicates(ctx, duplicates);
+    // 11.6.1: an `.extern` variable is defined in another module. ptxas 13.5, assembling the
+    // file as a whole program, ignores `.extern` on one whose size it knows (a warning) but
+    // stops with "Unresolved extern variable" on an array of unknown size (`[]`) that no
+    // declaration of the file defines; `.extern .shared` arrays of unknown size are the
+    // dynamically sized shared memory and need no definition.
+    for name in unsized_externs {
+        if defined_variables.contains(&name.text) {
+            continue;
+        }
+        ctx.report(
+            Diagnostic::error(
+                "unresolved-variable",
+                name.range(),
+                format!(
+                    "`{}` is an `.extern` array of unknown size defined nowhere in this file: \
+                     ptxas cannot resolve it when it assembles the file as a whole program \
+                     (define it here with a size, or assemble with `ptxas -c` and link it)",
+                    name.text
+                ),
+            )
+            .section("11.6.1"),
+        );
+    }
+    ctx.outside_abi_functions = ctx
+        .functions
+        .iter()
+        .filter(|f| !f.entry && f.has_outside_abi())
+        .map(|f| f.name)
+        .collect();
+    // An `.extern` function made an alias of a function of the module is resolved.
+    let aliases: Vec<&str> = items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Directive(d) if d.kind() == ptx_syntax::DirectiveKind::Alias => {
+                d.names().first().map(|t| t.text)
+            }
+            _ => None,
+        })
+        .collect();
     externs.retain(|name| {
-        !SYSTEM_CALLS.contains(name) && !defined.iter().any(|(defined, _)| defined == name)
+        !SYSTEM_CALLS.contains(name)
+            && !defined.iter().any(|(defined, _)| defined == name)
+            && !aliases.contains(name)
     });
     ctx.unresolved_functions = externs;
     frame
@@ -288,6 +343,13 @@ L1:
 //    ^ error: `f` is declared `.extern` (defined in another module) and cannot be defined here
 .extern .global .u32 x;
 .visible .global .u32 x;
+.extern .global .align 4 .b8 unsized[];
+//                           ^^^^^^^ error: `unsized` is an `.extern` array of unknown size defined nowhere in this file: ptxas cannot resolve it when it assembles the file as a whole program (define it here with a size, or assemble with `ptxas -c` and link it)
+.extern .const .b32 sized[4], rows[][4];
+//                            ^^^^ error: `rows` is an `.extern` array of unknown size defined nowhere in this file: ptxas cannot resolve it when it assembles the file as a whole program (define it here with a size, or assemble with `ptxas -c` and link it)
+.extern .global .b8 later[];
+.visible .global .b8 later[16];
+.extern .shared .align 16 .b8 dynamic[];
 .visible .entry k() { ret; }
 "#,
         );

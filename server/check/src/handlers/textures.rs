@@ -672,6 +672,16 @@ fn surface(rules: &mut Rules<'_, '_, '_, '_>, address: usize, coordinates: Optio
         _ => None,
     });
     if let Some(lanes) = lanes {
+        // A vector moves at most 128 bits ("Vector type too large, exceeds 128 bit limit"
+        // for `.v4.b64`).
+        if lanes * bits as usize > 128 {
+            let message = format!(
+                "`{}` moves {lanes} × {bits} bits; a vector is at most 128 bits",
+                rules.opcode()
+            );
+            rules.error("vector-length", info.opcode_range(), message);
+            return;
+        }
         if is_vector(&data) && data.elements().len() != lanes {
             let message = format!(
                 "`{}` moves {lanes} elements; this vector has {}",

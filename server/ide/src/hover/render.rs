@@ -250,6 +250,14 @@ pub fn opcode(h: &OpcodeHover<'_>, facts: &ModuleFacts) -> String {
     if !h.matched && inst.forms.iter().any(|f| !f.pseudo) {
         out.push_str("*The written qualifiers match none of the syntax forms.*\n\n");
     }
+    // The instruction in hand first (where it is available, its registers), the docs after.
+    if h.matched {
+        form_availability(&mut out, &h.written, facts);
+    } else {
+        let base = h.form.map_or(&inst.requirement, |f| &f.requirement);
+        requirement(&mut out, base, facts);
+    }
+    register_counts(&mut out, &h.written, &h.operands);
     let forms: Vec<&str> = h
         .form
         .into_iter()
@@ -273,13 +281,6 @@ pub fn opcode(h: &OpcodeHover<'_>, facts: &ModuleFacts) -> String {
     if let Some(form) = h.form {
         qualifier_sets(&mut out, form);
     }
-    if h.matched {
-        form_availability(&mut out, &h.written, facts);
-    } else {
-        let base = h.form.map_or(&inst.requirement, |f| &f.requirement);
-        requirement(&mut out, base, facts);
-    }
-    register_counts(&mut out, &h.written, &h.operands);
     if let Some(d) = description.filter(|d| !d.example.is_empty()) {
         out.push_str("**Example**\n\n");
         code(&mut out, &d.example.join("\n"));

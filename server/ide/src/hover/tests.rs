@@ -81,6 +81,14 @@ fn opcode() {
 
             **ld** — Loads a scalar or a vector (`.v2`, `.v4`, `.v8`) from memory into registers. The state space (`.global`, `.shared`, `.local`, `.param`, `.const`) may be omitted for generic addressing. Memory-model qualifiers (`.relaxed`/`.acquire` with a scope, `.volatile`, `.mmio`) order the load relative to other threads, and cache qualifiers tune how the line is kept in L1/L2.
 
+            **Availability**: this form needs sm_80 or newer and PTX 7.4
+
+            ✓ available on this target (`.target sm_100a`)
+
+            **Registers**
+
+            - operand 1 (`d`): 4 × 32-bit — .v4 = 4 registers of 32 bits, one per .u32 element
+
             **Syntax**
 
             ```ptx
@@ -103,14 +111,6 @@ fn opcode() {
             .vec = { .v2, .v4, .v8 }
             .type = { .b8, .b16, .b32, .b64, .b128, .u8, .u16, .u32, .u64, .s8, .s16, .s32, .s64, .f32, .f64 }
             ```
-
-            **Availability**: this form needs sm_80 or newer and PTX 7.4
-
-            ✓ available on this target (`.target sm_100a`)
-
-            **Registers**
-
-            - operand 1 (`d`): 4 × 32-bit — .v4 = 4 registers of 32 bits, one per .u32 element
 
             **Example**
 

@@ -22,6 +22,7 @@ macro_rules! outln {
 }
 
 mod check;
+mod compiler;
 mod docs;
 mod hover;
 mod regs;
@@ -64,6 +65,21 @@ enum Command {
     Docs(docs::DocsArgs),
     /// Run a snippet (a file without `.entry`) or a kernel and print every register.
     Run(run::RunArgs),
+    /// Speak the Debug Adapter Protocol on stdin/stdout: a debugger on the interpreter.
+    ///
+    /// Steps through a snippet or a kernel without a GPU. The launch arguments are
+    /// the options of `run`: `program` (the file), `entry` (a kernel; without it the
+    /// file runs as a snippet), `grid`, `block`, `args` (the `--arg` specs),
+    /// `dynamicSmem`, `threads`, `set` (`["%r1=5"]`), `maxSteps`, `noContract`,
+    /// `stopOnEntry`, `noDebug`. Threads are the warps of the running CTA; watch
+    /// expressions: `%r1`, `%f2 as f16x2`, `[buf+16] as f32[8]`, `%r1@lane 7`.
+    Dap,
+    /// Registers, spills, stack, shared memory and occupancy of every function, from ptxas.
+    Resources(compiler::ResourcesArgs),
+    /// The machine code (SASS) of a file or one kernel, each instruction with its PTX line.
+    Sass(compiler::SassArgs),
+    /// Which ptxas, cuobjdump and nvdisasm are found, and where.
+    Toolchain(compiler::ToolchainArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -114,6 +130,10 @@ pub fn main() -> ExitCode {
         Command::Hover(args) => hover::run(&args),
         Command::Docs(args) => docs::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Dap => crate::dap::serve(),
+        Command::Resources(args) => compiler::run_resources(&args),
+        Command::Sass(args) => compiler::run_sass(&args),
+        Command::Toolchain(args) => compiler::run_toolchain(&args),
         Command::Regs(args) => regs::run(
             &args.instruction,
             args.target.as_deref(),

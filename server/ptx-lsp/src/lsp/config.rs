@@ -9,7 +9,9 @@
 //!   "docs": { "indexPath": "/home/me/.cache/ptx-lsp/spec" },
 //!   "inlayHints": { "registerCounts": true },
 //!   "hostExtensions": ["impl", "cu.inc"], "hostSemanticTokens": false,
-//!   "run": { "timeLimitMs": 10000 } }
+//!   "run": { "timeLimitMs": 10000, "debugLens": false },
+//!   "compiler": { "enable": true, "path": "/usr/local/cuda", "diagnostics": false,
+//!                 "blockSize": 256, "dynamicSharedBytes": 0, "sassCounts": false } }
 //! ```
 //!
 //! Unknown keys are ignored; a malformed value leaves the previous setting in
@@ -40,6 +42,39 @@ pub(crate) struct Config {
     /// keep one semantic-token provider per file would drop the C++ server's).
     pub host_semantic_tokens: bool,
     pub run: RunConfig,
+    pub compiler: CompilerConfig,
+}
+
+/// The compiler view (see [`crate::lsp::compiler`]).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct CompilerConfig {
+    /// Compile PTX documents with the user's ptxas on open and save (nothing happens when
+    /// no ptxas is found).
+    pub enable: bool,
+    /// A ptxas, or a CUDA toolkit folder (or its `bin/`), to use before the usual places.
+    pub path: Option<String>,
+    /// Show ptxas's errors and warnings that the checker does not report (source `ptxas`).
+    pub diagnostics: bool,
+    /// Threads per block for occupancy, for kernels without `.reqntid`/`.maxntid`.
+    pub block_size: Option<u32>,
+    /// Dynamic shared memory per block, in bytes, for occupancy.
+    pub dynamic_shared_bytes: u64,
+    /// Inlay hints with the number of SASS instructions each PTX line became.
+    pub sass_counts: bool,
+}
+
+impl Default for CompilerConfig {
+    fn default() -> Self {
+        CompilerConfig {
+            enable: true,
+            path: None,
+            diagnostics: false,
+            block_size: None,
+            dynamic_shared_bytes: 0,
+            sass_counts: false,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -47,12 +82,16 @@ pub(crate) struct Config {
 pub(crate) struct RunConfig {
     /// A `ptx/run` still running after this many milliseconds is stopped.
     pub time_limit_ms: u64,
+    /// Beside each "Run" lens, a "Debug" lens whose command `ptx.debug` takes
+    /// the same arguments (for clients that start `ptx-lsp dap` from it).
+    pub debug_lens: bool,
 }
 
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
             time_limit_ms: 10_000,
+            debug_lens: false,
         }
     }
 }

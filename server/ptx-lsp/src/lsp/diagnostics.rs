@@ -173,6 +173,13 @@ pub(crate) async fn for_snapshot(
 /// fault of the latest run of that same text.
 pub(crate) fn shown(state: &State, uri: &Url, checked: &Checked) -> Vec<lsp::Diagnostic> {
     let mut shown = checked.lsp.to_vec();
+    if let Some(snapshot) = state
+        .snapshot(uri)
+        .filter(|s| s.generation == checked.generation)
+    {
+        let extra = super::compiler::ptxas_diagnostics(state, &snapshot, &shown);
+        shown.extend(extra);
+    }
     if let Some(error) = state
         .diagnostics
         .run_marks(uri, checked.generation)
@@ -181,6 +188,24 @@ pub(crate) fn shown(state: &State, uri: &Url, checked: &Checked) -> Vec<lsp::Dia
         shown.push(error);
     }
     shown
+}
+
+/// Publishes the diagnostics of the document's current text again (push mode), when they are
+/// computed already.
+pub(crate) async fn publish_current(state: &Arc<State>, uri: &Url) {
+    let Some(snapshot) = state.snapshot(uri) else {
+        return;
+    };
+    if let Some(checked) = state.diagnostics.cached(&snapshot) {
+        state
+            .client
+            .publish_diagnostics(
+                uri.clone(),
+                shown(state, uri, &checked),
+                Some(snapshot.version),
+            )
+            .await;
+    }
 }
 
 /// Asks for the document to be checked (and, in push mode, published).

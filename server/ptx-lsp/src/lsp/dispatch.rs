@@ -75,7 +75,7 @@ pub(crate) fn catch_panic<T>(name: &'static str, work: impl FnOnce() -> T) -> js
     })
 }
 
-fn internal_error(name: &str, message: &str) -> jsonrpc::Error {
+pub(crate) fn internal_error(name: &str, message: &str) -> jsonrpc::Error {
     jsonrpc::Error {
         code: jsonrpc::ErrorCode::InternalError,
         message: format!("{name} failed: {message}").into(),

@@ -18,6 +18,7 @@
 //!   tower-lsp (which would stop reading after one).
 
 mod capabilities;
+mod compiler;
 mod config;
 mod diagnostics;
 mod dispatch;

@@ -43,6 +43,12 @@ pub(crate) struct State {
     hosts: dashmap::DashMap<Url, (u64, Arc<ptx_embed::HostDocument>)>,
     /// The `ptx/run` requests in progress.
     pub runs: Arc<Runs>,
+    /// The background ptxas compilations and the tools found.
+    pub compiler: super::compiler::CompilerViews,
+    /// The client can be asked to refresh code lenses.
+    refresh_code_lenses: AtomicBool,
+    /// Per document, the semantic tokens of its unchanged pieces.
+    pub semantic_caches: dashmap::DashMap<Url, Arc<Mutex<ptx_ide::semantic_tokens::SemanticCache>>>,
 }
 
 impl State {
@@ -100,6 +106,31 @@ impl State {
             tokio::spawn(async move {
                 let _ = state.client.workspace_diagnostic_refresh().await;
             });
+        }
+    }
+
+    pub fn set_code_lens_refresh(&self, supported: bool) {
+        self.refresh_code_lenses.store(supported, Ordering::Relaxed);
+    }
+
+    /// After a background compilation of `uri`: the client re-requests code lenses (and inlay
+    /// hints), and ptxas's diagnostics, when shown, are published again.
+    pub async fn refresh_compiler_views(self: &Arc<Self>, uri: &Url) {
+        if self.refresh_code_lenses.load(Ordering::Relaxed) {
+            let state = self.clone();
+            tokio::spawn(async move {
+                let _ = state.client.code_lens_refresh().await;
+            });
+        }
+        if self.config().compiler.sass_counts {
+            self.refresh_client_views();
+        }
+        if self.config().compiler.diagnostics {
+            if self.push_diagnostics() {
+                super::diagnostics::publish_current(self, uri).await;
+            } else {
+                self.refresh_client_views();
+            }
         }
     }
 
@@ -222,6 +253,14 @@ impl Server {
         requests::register_count::handle(&self.state, params).await
     }
 
+    async fn sass(&self, params: requests::sass::Params) -> Result<serde_json::Value> {
+        requests::sass::handle(&self.state, params).await
+    }
+
+    async fn toolchain(&self) -> Result<serde_json::Value> {
+        requests::sass::toolchain(&self.state).await
+    }
+
     async fn run(&self, params: serde_json::Value) -> Result<serde_json::Value> {
         requests::run::handle(&self.state, params).await
     }
@@ -248,10 +287,15 @@ pub(crate) fn build() -> (LspService<Server>, ClientSocket) {
             shutdown: Arc::new(AtomicBool::new(false)),
             hosts: dashmap::DashMap::new(),
             runs: Arc::default(),
+            compiler: Default::default(),
+            refresh_code_lenses: AtomicBool::new(false),
+            semantic_caches: dashmap::DashMap::new(),
         }),
     })
     .custom_method("ptx/registerCount", Server::register_count)
-    .custom_method("ptx/run", Server::run);
+    .custom_method("ptx/run", Server::run)
+    .custom_method("ptx/sass", Server::sass)
+    .custom_method("ptx/toolchain", Server::toolchain);
     let builder = if super::test_requests_enabled() {
         builder.custom_method("ptx/internal/panic", Server::test_panic)
     } else {
@@ -273,6 +317,7 @@ impl LanguageServer for Server {
     async fn shutdown(&self) -> Result<()> {
         self.state.mark_shutdown();
         self.state.runs.stop_all();
+        self.state.compiler.stop_all();
         Ok(())
     }
 
@@ -282,6 +327,10 @@ impl LanguageServer for Server {
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
         notifications::did_change::handle(&self.state, params);
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        super::compiler::schedule(&self.state, &params.text_document.uri);
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {

@@ -193,8 +193,22 @@ pub(crate) fn semantic_tokens(snapshot: &Snapshot, tokens: &[HighlightToken]) ->
     let text = snapshot.text();
     let mut data = Vec::with_capacity(tokens.len() * 5);
     let (mut last_line, mut last_col) = (0u32, 0u32);
+    // Tokens come in source order: one pass of a line cursor places them all.
+    let mut cursor = snapshot.line_index.cursor();
+    let mut position = |offset: usize| {
+        let LineCol { line, col } = cursor.line_col(text, offset, snapshot.encoding);
+        Position::new(line, col)
+    };
+    // The type index of each kind, once.
+    let kinds: Vec<(HighlightKind, u32)> = HighlightKind::ALL
+        .iter()
+        .map(|k| (*k, type_index(*k)))
+        .collect();
     for token in tokens {
-        let kind = type_index(token.kind);
+        let kind = kinds
+            .iter()
+            .find(|(k, _)| *k == token.kind)
+            .map_or_else(|| type_index(token.kind), |(_, i)| *i);
         // One piece per line the token covers.
         let mut start = token.range.start;
         while start < token.range.end {
@@ -207,8 +221,8 @@ pub(crate) fn semantic_tokens(snapshot: &Snapshot, tokens: &[HighlightToken]) ->
                 line_end
             };
             if piece_end > start {
-                let from = position(snapshot, start);
-                let to = position(snapshot, piece_end);
+                let from = position(start);
+                let to = position(piece_end);
                 let delta_line = from.line - last_line;
                 let delta_col = if delta_line == 0 {
                     from.character - last_col

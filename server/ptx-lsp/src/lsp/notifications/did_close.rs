@@ -12,6 +12,8 @@ pub(crate) async fn handle(state: &Arc<State>, params: DidCloseTextDocumentParam
     // Synchronously first, so that no later message sees the closed document.
     state.documents.close(&uri);
     state.runs.stop_document(&uri);
+    state.compiler.forget(&uri);
+    state.semantic_caches.remove(&uri);
     state.diagnostics.forget(&uri);
     state.forget_host(&uri);
     if state.push_diagnostics() {

@@ -19,6 +19,7 @@ pub(crate) fn handle(state: &Arc<State>, params: DidOpenTextDocumentParams) {
         )
     });
     if opened.is_ok() {
+        crate::lsp::compiler::schedule(state, &document.uri);
         diagnostics::schedule(state, document.uri);
     }
 }

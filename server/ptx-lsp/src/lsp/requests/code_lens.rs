@@ -10,6 +10,8 @@
 //! the end of the file); a comment directly above an `.entry` gives that
 //! kernel's launch instead. Kernels without one run on one thread, with
 //! zero-valued scalars and a zeroed 1 KiB buffer for each 64-bit parameter.
+//! With the `run.debugLens` setting, a "Debug" lens (command `ptx.debug`,
+//! the same arguments) follows each "Run" lens.
 
 use std::sync::Arc;
 
@@ -113,7 +115,7 @@ fn default_args(function: &ptx_syntax::Function<'_>) -> Vec<Value> {
         .collect()
 }
 
-fn lenses(snapshot: &Snapshot) -> Vec<CodeLens> {
+fn lenses(snapshot: &Snapshot, debug: bool) -> Vec<CodeLens> {
     let parse: &Parse = &snapshot.parse;
     let text = snapshot.text();
     let uri = snapshot.uri.to_string();
@@ -130,14 +132,21 @@ fn lenses(snapshot: &Snapshot) -> Vec<CodeLens> {
         .into_iter()
         .filter(|f| f.kind() == FunctionKind::Entry && f.body().is_some())
         .collect();
-    let lens = |range: &TextRange, title: String, params: Value| CodeLens {
+    let lens = |range: &TextRange, title: String, command: &str, params: Value| CodeLens {
         range: to_proto::range(snapshot, range),
         command: Some(Command {
             title,
-            command: "ptx.run".into(),
+            command: command.into(),
             arguments: Some(vec![params]),
         }),
         data: None,
+    };
+    // "Run", and "Debug" beside it when the client asked for it.
+    let run_lenses = |out: &mut Vec<CodeLens>, range: &TextRange, title: String, params: Value| {
+        out.push(lens(range, title, "ptx.run", params.clone()));
+        if debug {
+            out.push(lens(range, "Debug".into(), "ptx.debug", params));
+        }
     };
     let blocked = |range: &TextRange, at: &TextRange, why: &str| CodeLens {
         range: to_proto::range(snapshot, range),
@@ -162,9 +171,16 @@ fn lenses(snapshot: &Snapshot) -> Vec<CodeLens> {
             range.end <= function.range().start
                 && text[range.end..function.range().start].trim().is_empty()
         });
+        // Without a comment: the launch a `// @run` line would be generated with (buffers
+        // typed by the kernel's loads and stores, bounds set to the thread count).
+        let generated = || {
+            ptx_ide::run_template::run_template(parse, name.text)
+                .and_then(|line| parse_run_comment(&line).ok())
+                .unwrap_or_else(|| json!({"args": default_args(function)}))
+        };
         let mut params = match own.map(|i| parse_run_comment(comments[i].1)) {
             Some(Ok(params)) => params,
-            _ => json!({"args": default_args(function)}),
+            _ => generated(),
         };
         if let Some(i) = own {
             used[i] = true;
@@ -177,11 +193,12 @@ fn lenses(snapshot: &Snapshot) -> Vec<CodeLens> {
         }
         params["textDocument"] = json!({"uri": uri});
         params["entry"] = json!(name.text);
-        out.push(lens(
+        run_lenses(
+            &mut out,
             &function.range(),
             format!("▶ Run {}", name.text),
             params,
-        ));
+        );
     }
     for (i, (range, comment)) in comments.iter().enumerate() {
         if used[i] {
@@ -194,7 +211,7 @@ fn lenses(snapshot: &Snapshot) -> Vec<CodeLens> {
             Ok(mut params) => {
                 params["textDocument"] = json!({"uri": uri});
                 params["range"] = json!(to_proto::range(snapshot, &(range.start..end)));
-                out.push(lens(range, "▶ Run".into(), params));
+                run_lenses(&mut out, range, "▶ Run".into(), params);
                 continue;
             }
             Err(message) => format!("@run: {message}"),
@@ -218,8 +235,12 @@ pub(crate) async fn handle(
     params: CodeLensParams,
 ) -> Result<Option<Vec<CodeLens>>> {
     let snapshot = super::snapshot(state, &params.text_document.uri)?;
+    let debug = state.config().run.debug_lens;
+    let state = state.clone();
     dispatch::feature("textDocument/codeLens", snapshot.clone(), move || {
-        Some(lenses(&snapshot))
+        let mut out = lenses(&snapshot, debug);
+        out.extend(crate::lsp::compiler::lenses(&state, &snapshot));
+        Some(out)
     })
     .await
 }

@@ -37,13 +37,23 @@ pub(crate) async fn handle(state: &Arc<State>, params: HoverParams) -> Result<Op
                 range: Some(to_proto::range(&snapshot, &result.range)),
             });
         }
-        let result = ptx_ide::hover::hover(&snapshot.parse, offset, &hover_config)?;
+        let result = ptx_ide::hover::hover(&snapshot.parse, offset, &hover_config);
+        // On a function's name, ptxas's figures for it follow (when compiled).
+        let compiled = crate::lsp::compiler::hover(&state, &snapshot, offset);
+        let (markdown, range) = match (result, compiled) {
+            (Some(ours), Some((figures, _))) => {
+                (format!("{}\n\n---\n\n{figures}", ours.markdown), ours.range)
+            }
+            (Some(ours), None) => (ours.markdown, ours.range),
+            (None, Some((figures, range))) => (figures, range),
+            (None, None) => return None,
+        };
         Some(Hover {
             contents: HoverContents::Markup(MarkupContent {
                 kind: MarkupKind::Markdown,
-                value: result.markdown,
+                value: markdown,
             }),
-            range: Some(to_proto::range(&snapshot, &result.range)),
+            range: Some(to_proto::range(&snapshot, &range)),
         })
     })
     .await

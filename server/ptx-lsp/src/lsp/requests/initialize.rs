@@ -40,6 +40,12 @@ pub(crate) fn handle(state: &Arc<State>, params: InitializeParams) -> Result<Ini
             .and_then(|d| d.refresh_support)
             .unwrap_or(false),
     );
+    state.set_code_lens_refresh(
+        workspace
+            .and_then(|w| w.code_lens.as_ref())
+            .and_then(|c| c.refresh_support)
+            .unwrap_or(false),
+    );
     if let Some(options) = &params.initialization_options {
         match Config::from_json(options) {
             Ok(Some(config)) => state.set_config(config),

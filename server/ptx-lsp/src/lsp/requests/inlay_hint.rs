@@ -16,6 +16,7 @@ pub(crate) async fn handle(
     params: InlayHintParams,
 ) -> Result<Option<Vec<InlayHint>>> {
     let register_counts = state.config().inlay_hints.register_counts;
+    let sass_counts_on = state.config().compiler.sass_counts;
     let snapshot = super::snapshot(state, &params.text_document.uri)?;
     let run = state
         .diagnostics
@@ -37,6 +38,45 @@ pub(crate) async fn handle(
                 .collect(),
             (true, None) => ptx_ide::inlay_hints::inlay_hints(&snapshot.parse, range.clone()),
         };
+        // SASS instructions per PTX line, at the end of the line.
+        let sass = if sass_counts_on && !snapshot.host {
+            crate::lsp::compiler::sass_counts(&state, &snapshot).unwrap_or_default()
+        } else {
+            Default::default()
+        };
+        let text = snapshot.text();
+        // The end of each line (before its `\r\n` or `\n`), when there are counts to place.
+        let mut ends = Vec::new();
+        if !sass.is_empty() {
+            let bytes = text.as_bytes();
+            for (i, b) in bytes.iter().enumerate() {
+                if *b == b'\n' {
+                    ends.push(if i > 0 && bytes[i - 1] == b'\r' {
+                        i - 1
+                    } else {
+                        i
+                    });
+                }
+            }
+            ends.push(text.len());
+        }
+        let line_ends: Vec<(usize, u32)> = sass
+            .iter()
+            .filter_map(|(line, n)| Some((*ends.get((*line as usize).checked_sub(1)?)?, *n)))
+            .filter(|(offset, _)| range.contains(offset) || *offset == range.end)
+            .collect();
+        let sass_hints = line_ends.into_iter().map(|(offset, n)| InlayHint {
+            position: to_proto::position(&snapshot, offset),
+            label: InlayHintLabel::String(format!("{n} SASS")),
+            kind: None,
+            text_edits: None,
+            tooltip: Some(InlayHintTooltip::String(
+                "machine instructions ptxas made of this line".into(),
+            )),
+            padding_left: Some(true),
+            padding_right: None,
+            data: None,
+        });
         let run_values = run
             .iter()
             .flat_map(|marks| marks.values.iter())
@@ -67,6 +107,7 @@ pub(crate) async fn handle(
                     data: None,
                 })
                 .chain(run_values)
+                .chain(sass_hints)
                 .collect(),
         )
     })

@@ -18,6 +18,7 @@ pub(crate) mod references;
 pub(crate) mod register_count;
 pub(crate) mod rename;
 pub(crate) mod run;
+pub(crate) mod sass;
 pub(crate) mod selection_range;
 pub(crate) mod semantic_tokens;
 pub(crate) mod signature_help;

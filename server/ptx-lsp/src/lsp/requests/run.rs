@@ -225,7 +225,18 @@ fn run(snapshot: &Snapshot, params: &RunParams, stop: Arc<AtomicBool>) -> Result
                 .iter()
                 .map(|b| {
                     let hex: String = b.bytes.iter().map(|x| format!("{x:02x}")).collect();
-                    json!({"arg": b.arg, "hex": hex})
+                    // A buffer given as `buf:TYPE:…` is also shown as numbers of that type.
+                    let ty = params
+                        .args
+                        .get(b.arg)
+                        .and_then(|a| a.strip_prefix("buf:"))
+                        .and_then(|a| a.split(':').next());
+                    match ty.and_then(|ty| typed_values(&b.bytes, ty)) {
+                        Some((ty, values, more)) => json!({
+                            "arg": b.arg, "hex": hex, "type": ty, "values": values, "more": more,
+                        }),
+                        None => json!({"arg": b.arg, "hex": hex}),
+                    }
                 })
                 .collect();
             Ok((
@@ -268,5 +279,86 @@ fn run(snapshot: &Snapshot, params: &RunParams, stop: Arc<AtomicBool>) -> Result
                 diagnostic,
             ))
         }
+    }
+}
+
+/// The most elements of a buffer listed as numbers (the hex has them all).
+const MAX_TYPED_VALUES: usize = 1024;
+
+/// `bytes` as numbers of `ty` (`f32`, `s32`, `u8`, …): the type, the first
+/// [`MAX_TYPED_VALUES`] values as text, and how many more there are. `None` for types
+/// without a plain number form.
+fn typed_values(bytes: &[u8], ty: &str) -> Option<(String, Vec<String>, usize)> {
+    let size = match ty {
+        "u8" | "s8" | "b8" => 1,
+        "u16" | "s16" | "b16" | "f16" => 2,
+        "u32" | "s32" | "b32" | "f32" => 4,
+        "u64" | "s64" | "b64" | "f64" => 8,
+        _ => return None,
+    };
+    let count = bytes.len() / size;
+    let values = bytes
+        .chunks_exact(size)
+        .take(MAX_TYPED_VALUES)
+        .map(|c| {
+            let mut raw = [0u8; 8];
+            raw[..size].copy_from_slice(c);
+            let bits = u64::from_le_bytes(raw);
+            let signed = |width: u32| (((bits << (64 - width)) as i64) >> (64 - width)).to_string();
+            match ty {
+                "f32" => format!("{:?}", f32::from_bits(bits as u32)),
+                "f64" => format!("{:?}", f64::from_bits(bits)),
+                "f16" => format!("{:?}", half_to_f32(bits as u16)),
+                "s8" => signed(8),
+                "s16" => signed(16),
+                "s32" => signed(32),
+                "s64" => signed(64),
+                _ => bits.to_string(),
+            }
+        })
+        .collect();
+    Some((
+        ty.to_owned(),
+        values,
+        count.saturating_sub(MAX_TYPED_VALUES),
+    ))
+}
+
+/// An IEEE half-precision value as `f32` (exact).
+fn half_to_f32(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exponent = i32::from((h >> 10) & 0x1f);
+    let mantissa = f32::from(h & 0x3ff);
+    match exponent {
+        0 => sign * mantissa * 2f32.powi(-24),
+        31 if mantissa == 0.0 => sign * f32::INFINITY,
+        31 => f32::NAN,
+        e => sign * (1.0 + mantissa / 1024.0) * 2f32.powi(e - 15),
+    }
+}
+
+#[cfg(test)]
+mod typed_tests {
+    use super::*;
+
+    #[test]
+    fn buffers_as_numbers() {
+        let bytes: Vec<u8> = [1.5f32, -2.0]
+            .iter()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        assert_eq!(
+            typed_values(&bytes, "f32"),
+            Some(("f32".into(), vec!["1.5".into(), "-2.0".into()], 0))
+        );
+        assert_eq!(
+            typed_values(&[0xff, 0x7f, 0x00, 0x3c], "f16").unwrap().1,
+            ["NaN", "1.0"]
+        );
+        assert_eq!(typed_values(&[0xff, 1], "s8").unwrap().1, ["-1", "1"]);
+        let many = vec![0u8; 4 * (MAX_TYPED_VALUES + 5)];
+        let (_, values, more) = typed_values(&many, "u32").unwrap();
+        assert_eq!((values.len(), more), (MAX_TYPED_VALUES, 5));
+        assert_eq!(typed_values(&bytes, "hex"), None);
     }
 }

@@ -28,11 +28,25 @@ async fn compute(
     snapshot: Snapshot,
 ) -> Result<Arc<Vec<u32>>> {
     let state = state.clone();
+    let cache = state
+        .semantic_caches
+        .entry(snapshot.uri.clone())
+        .or_default()
+        .clone();
     dispatch::feature(name, snapshot.clone(), move || {
         // A CUDA/C++ file: the PTX tokens of its asm templates only.
         let tokens = match state.host_document(&snapshot) {
             Some(host) => ptx_embed::ide::semantic_tokens(&host),
-            None => ptx_ide::semantic_tokens::semantic_tokens(&snapshot.parse, None),
+            None => {
+                // Pieces unchanged since the last request keep their tokens. A poisoned
+                // cache (an earlier request panicked) starts afresh.
+                let mut cache = cache.lock().unwrap_or_else(|poisoned| {
+                    let mut guard = poisoned.into_inner();
+                    *guard = Default::default();
+                    guard
+                });
+                ptx_ide::semantic_tokens::semantic_tokens_cached(&snapshot.parse, &mut cache)
+            }
         };
         Arc::new(to_proto::semantic_tokens(&snapshot, &tokens))
     })

@@ -1,0 +1,168 @@
+//! The compiler view over LSP with NVIDIA's ptxas and nvdisasm from PyPI (installed into
+//! `~/.cache` by `tools/install-cuda-tool.sh`; the test fails, never skips, without them):
+//! resource lenses after open and save, hovers on kernel names, ptxas's own diagnostics,
+//! SASS instruction counts as inlay hints, and `ptx/sass` / `ptx/toolchain`.
+
+#[path = "lsp_common/mod.rs"]
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{json, Value};
+
+/// Asks for code lenses until one says what ptxas found (a compilation runs in the
+/// background after open and save).
+fn lenses_with(client: &mut LspClient, uri: &str, wanted: impl Fn(&str) -> bool) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let lenses = client.request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        );
+        let titles: Vec<String> = lenses
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["command"]["title"].as_str().unwrap_or("").to_owned())
+            .collect();
+        if titles.iter().any(|t| wanted(t)) {
+            return titles;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no such lens: {titles:?}\n{}",
+            client.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn lenses_hover_sass_and_toolchain() {
+    let path = corpus("nvcc/hopper_asm_sm_90a.ptx");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let uri = format!("file://{}", path.canonicalize().unwrap().display());
+    let mut client = LspClient::initialized(
+        json!({"workspace": {"codeLens": {"refreshSupport": true}}}),
+        json!({"compiler": {"sassCounts": true}}),
+    );
+    let tools = client.request("ptx/toolchain", Value::Null);
+    assert!(
+        tools["ptxas"]["path"].is_string() && tools["nvdisasm"]["path"].is_string(),
+        "install ptxas and nvdisasm with tools/install-cuda-tool.sh: {tools}"
+    );
+    client.open(&uri, &text);
+    let kernel = "_Z13hopper_kernelmPKfPfmmi";
+    let titles = lenses_with(&mut client, &uri, |t| t.contains("registers"));
+    let lens = titles.iter().find(|t| t.contains("registers")).unwrap();
+    assert!(lens.contains("occupancy"), "{lens}");
+    assert!(
+        titles
+            .iter()
+            .any(|t| t.starts_with("▶ Run") || t.starts_with("Cannot run")),
+        "{titles:?}"
+    );
+
+    // Hover on the kernel's name: our text, then ptxas's figures.
+    let name_at = offset_of(&text, ".entry _Z13", 0) + 10;
+    let hover = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": position(&text, name_at)}),
+    );
+    let markdown = hover["contents"]["value"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{hover}"));
+    assert!(markdown.contains("**ptxas** (`sm_90a`)"), "{markdown}");
+    assert!(markdown.contains("- registers per thread: "), "{markdown}");
+    assert!(markdown.contains("**Occupancy** (block of "), "{markdown}");
+
+    // The SASS of the kernel, each line with its PTX line or null.
+    let sass = client.request(
+        "ptx/sass",
+        json!({"textDocument": {"uri": uri}, "kernel": kernel}),
+    );
+    let body = sass["text"].as_str().unwrap_or_else(|| panic!("{sass}"));
+    assert_eq!(
+        body.lines().count(),
+        sass["lines"].as_array().unwrap().len()
+    );
+    assert!(body.contains("EXIT"), "{body}");
+    assert_eq!(sass["functions"][0]["name"], kernel);
+    let missing = client.request(
+        "ptx/sass",
+        json!({"textDocument": {"uri": uri}, "kernel": "nosuch"}),
+    );
+    assert!(missing["error"].as_str().unwrap().contains("nosuch"));
+
+    // SASS counts at the ends of lines, once the disassembly is there.
+    let lines = text.lines().count() as u32;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let hints = client.request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": lines, "character": 0}}}),
+        );
+        let sass_hints = hints
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| h["label"].as_str().is_some_and(|l| l.ends_with(" SASS")))
+            .count();
+        if sass_hints > 10 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no SASS counts: {hints}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // An edit leaves the last figures on screen, marked; a save compiles again.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": format!("{text}\n// edited\n")}]}),
+    );
+    lenses_with(&mut client, &uri, |t| t.ends_with("(as last saved)"));
+    client.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    lenses_with(&mut client, &uri, |t| {
+        t.contains("registers") && !t.ends_with("(as last saved)")
+    });
+    assert!(client.shutdown_and_exit().success());
+}
+
+#[test]
+fn ptxas_diagnostics_are_a_second_source() {
+    // ptxas warns about a `.maxnreg` over the limit; the checker does not.
+    let text = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() .maxnreg 300\n{\n\tret;\n}\n";
+    let uri = file_uri("maxnreg.ptx");
+    let mut client = LspClient::initialized(json!({}), json!({"compiler": {"diagnostics": true}}));
+    client.open(&uri, text);
+    let found = client.wait_notification(Duration::from_secs(120), |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == uri.as_str()
+            && m["params"]["diagnostics"]
+                .as_array()
+                .is_some_and(|d| d.iter().any(|d| d["source"] == "ptxas"))
+    });
+    let message = found.unwrap_or_else(|| panic!("no ptxas diagnostic\n{}", client.stderr()));
+    let d = &message["params"]["diagnostics"][0];
+    assert_eq!(d["severity"], 2, "{d}");
+    assert!(d["message"].as_str().unwrap().contains("maxnreg"), "{d}");
+    assert!(client.shutdown_and_exit().success());
+
+    // Off by default: the same file shows nothing from ptxas.
+    let mut client = LspClient::initialized(json!({}), Value::Null);
+    client.open(&uri, text);
+    let diagnostics = client.diagnostics(&uri, Some(1));
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let late = client.wait_notification(Duration::from_secs(3), |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["diagnostics"]
+                .as_array()
+                .is_some_and(|d| !d.is_empty())
+    });
+    assert!(late.is_none(), "{late:?}");
+    assert!(client.shutdown_and_exit().success());
+}
