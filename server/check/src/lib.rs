@@ -179,8 +179,14 @@ pub const CODES: &[(&str, &str)] = &[
 pub fn check(parse: &Parse, options: &CheckOptions) -> Vec<Diagnostic> {
     /// Below this many bytes per thread, a thread costs more than it saves.
     const MIN_PART: usize = 128 * 1024;
+    let parts = parse.text().len() / MIN_PART;
+    if parts < 2 {
+        // Most documents (and every asm statement's): no need to ask how many cores there
+        // are, which reads the cgroup files on Linux.
+        return check_with_threads(parse, options, 1);
+    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    check_with_threads(parse, options, cores.min(parse.text().len() / MIN_PART))
+    check_with_threads(parse, options, cores.min(parts))
 }
 
 /// Like [`check`], with the functions shared out between up to `threads` threads, each

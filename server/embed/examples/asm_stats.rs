@@ -52,8 +52,9 @@ fn main() {
             continue;
         }
         let options = EmbedOptions {
-            inline_macros: ptx_embed::included_inline_macros(std::path::Path::new(file), &text),
-            ..options.clone()
+            target: options.target.clone(),
+            version: options.version.clone(),
+            ..EmbedOptions::for_file(std::path::Path::new(file), &text)
         };
         let doc = HostDocument::new(&text, &options);
         statements += doc.statements.len() + doc.unreadable.len();

@@ -13,6 +13,7 @@ use ptx_syntax::TextRange;
 use tree_sitter::{Node, Parser, Tree};
 
 use crate::literal::{decode_literal, Decoded};
+use crate::macros::GuardMacros;
 
 /// One operand of an asm statement, `[symbol] "constraint" (expression)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,6 +151,18 @@ pub fn find_incremental(
     previous: Option<(&str, &Tree)>,
     inline_macros: &[String],
 ) -> (Tree, Vec<RawAsm>, Vec<Unreadable>) {
+    find_with_macros(text, previous, inline_macros, &GuardMacros::default())
+}
+
+/// Like [`find_incremental`], reading `#if` guards with the target macros of the headers and
+/// the build (`guard_macros`) and those this file defines.
+pub fn find_with_macros(
+    text: &str,
+    previous: Option<(&str, &Tree)>,
+    inline_macros: &[String],
+    guard_macros: &GuardMacros,
+) -> (Tree, Vec<RawAsm>, Vec<Unreadable>) {
+    let guard_macros = guard_macros.with_text(text);
     let mut macros = self::inline_macros(text);
     macros.extend(inline_macros.iter().cloned());
     let mut parser = cuda_parser();
@@ -197,7 +210,9 @@ pub fn find_incremental(
             statement = match reparse_at(&mut parser, text, keyword, &tree) {
                 Ok(s) => Some(s),
                 Err(why) => {
-                    if !is_asm_label(text, keyword) && !in_host_only_code(innermost, text) {
+                    if !is_asm_label(text, keyword)
+                        && !in_host_only_code(innermost, text, &guard_macros)
+                    {
                         let end = keyword
                             + text[keyword..]
                                 .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -213,11 +228,12 @@ pub fn find_incremental(
         }
         if let Some(mut s) = statement.filter(|s| s.extended || !is_asm_label(text, keyword)) {
             // The guards, walked up once from the node found above.
-            s.guard = crate::target::statement_guard(innermost, text, keyword);
-            s.host_only = crate::target::host_only_from(innermost, text);
+            s.guard = crate::target::statement_guard(innermost, text, keyword, &guard_macros);
+            s.host_only = crate::target::host_only_from(innermost, text, &guard_macros);
             s.newer_ptx = crate::target::needs_newer_ptx_from(innermost, text);
             s.compiled_on_use = s.in_macro || compiled_on_use(innermost, text, &macros);
-            s.opaque_condition = crate::target::under_opaque_condition(innermost, text);
+            s.opaque_condition =
+                crate::target::under_opaque_condition(innermost, text, &guard_macros);
             found.push(s);
         }
     }
@@ -231,8 +247,8 @@ fn has_directive(text: &str) -> bool {
         .any(|l| l.trim_start().starts_with('#'))
 }
 
-fn in_host_only_code(node: Option<Node>, text: &str) -> bool {
-    crate::target::host_only_from(node, text)
+fn in_host_only_code(node: Option<Node>, text: &str, macros: &GuardMacros) -> bool {
+    crate::target::host_only_from(node, text, macros)
 }
 
 /// Is the code at `start` compiled only where it is used: inside a template, or in a function

@@ -22,13 +22,18 @@ pub mod check;
 pub mod find;
 pub mod ide;
 pub mod literal;
+pub mod macros;
 pub mod source_map;
 pub mod target;
 
 pub use find::{AsmOperand, RawAsm, Unread, Unreadable};
+pub use macros::GuardMacros;
 use ptx_syntax::{Parse, TextRange};
 pub use source_map::SourceMap;
-pub use target::{compile_commands_targets, included_inline_macros, ArchReq};
+pub use target::{
+    compile_commands_flags, compile_commands_targets, included_inline_macros, included_macros,
+    ArchReq, BuildFlags, IncludedMacros,
+};
 
 /// Extensions that always name C, C++ or CUDA source.
 const HOST_EXTENSIONS: &[&str] = &[
@@ -175,9 +180,33 @@ pub struct EmbedOptions {
     pub version: Option<String>,
     /// The targets `compile_commands.json` compiles the file for.
     pub build_targets: Vec<String>,
+    /// The macros its `-D` flags define there (already part of `guard_macros` and
+    /// `inline_macros`; kept to tell when they change).
+    pub build_defines: Vec<(String, String)>,
     /// Macros of the headers the file includes that expand to `inline`, `static` or a
     /// template head ([`included_inline_macros`]); the file's own are found anyway.
     pub inline_macros: Vec<String>,
+    /// Macros of the headers and the build (`-D`) that stand for targets in `#if` guards
+    /// ([`GuardMacros`]); the file's own are found anyway.
+    pub guard_macros: GuardMacros,
+}
+
+impl EmbedOptions {
+    /// The options that a file's surroundings give: the targets and `-D` macros of its
+    /// `compile_commands.json` entry, and the macros of the headers it includes. The target
+    /// and version the user sets are left to the caller.
+    pub fn for_file(path: &std::path::Path, text: &str) -> EmbedOptions {
+        let build = compile_commands_flags(path);
+        let included = included_macros(path, text, &build.defines);
+        EmbedOptions {
+            target: None,
+            version: None,
+            build_targets: build.targets,
+            build_defines: build.defines,
+            inline_macros: included.inline,
+            guard_macros: included.guards,
+        }
+    }
 }
 
 /// What a `%...` in the template stands for.
@@ -249,10 +278,11 @@ impl HostDocument {
         previous: Option<&HostDocument>,
     ) -> HostDocument {
         let previous = previous.filter(|p| p.options == *options);
-        let (tree, raws, unreadable) = find::find_incremental(
+        let (tree, raws, unreadable) = find::find_with_macros(
             text,
             previous.map(|p| (p.text.as_str(), &p.tree)),
             &options.inline_macros,
+            &options.guard_macros,
         );
         let reusable: std::collections::HashMap<&str, &Statement> = previous
             .map(|p| p.statements.iter().map(|s| (s.parse.text(), s)).collect())

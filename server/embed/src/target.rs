@@ -7,9 +7,13 @@
 //! family targets) with a number, a feature macro, and `&&`/`||` of those. Anything else
 //! gives no information, and then no target is assumed at all.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use tree_sitter::{Node, Tree};
+
+use crate::macros::GuardMacros;
 
 /// What a guard tells about the target: the least architecture it admits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -21,6 +25,12 @@ pub struct ArchReq {
 }
 
 impl ArchReq {
+    /// Every target: a condition that always holds (a macro the build defines).
+    pub const ANY: ArchReq = ArchReq {
+        number: 0,
+        suffix: None,
+    };
+
     pub fn name(self) -> String {
         match self.suffix {
             Some(c) => format!("sm_{}{c}", self.number),
@@ -43,15 +53,20 @@ pub fn guard_requirement(tree: &Tree, text: &str, offset: usize) -> Option<ArchR
     let node = tree
         .root_node()
         .descendant_for_byte_range(offset, offset + 1);
-    guard_requirement_from(node, text)
+    guard_requirement_from(node, text, &GuardMacros::default())
 }
 
 /// The requirement of the `#if` guards around the statement at `keyword` (see
 /// [`guard_requirement_from`]) and of an enclosing `NV_IF_TARGET(NV_PROVIDES_SM_90, …)` /
 /// `NV_IF_ELSE_TARGET(…)` branch of CUDA's `<nv/target>` macros.
-pub fn statement_guard(start: Option<Node>, text: &str, keyword: usize) -> Option<ArchReq> {
+pub fn statement_guard(
+    start: Option<Node>,
+    text: &str,
+    keyword: usize,
+    macros: &GuardMacros,
+) -> Option<ArchReq> {
     match (
-        guard_requirement_from(start, text),
+        guard_requirement_from(start, text, macros),
         nv_target_guard(text, keyword),
     ) {
         (Some(a), Some(b)) => Some(a.stronger(b)),
@@ -220,8 +235,13 @@ fn nv_query(query: &str) -> Option<ArchReq> {
     None
 }
 
-/// [`guard_requirement`] from the innermost node at the statement.
-pub fn guard_requirement_from(start: Option<Node>, text: &str) -> Option<ArchReq> {
+/// [`guard_requirement`] from the innermost node at the statement, reading the project's
+/// target macros (`macros`) as their targets.
+pub fn guard_requirement_from(
+    start: Option<Node>,
+    text: &str,
+    macros: &GuardMacros,
+) -> Option<ArchReq> {
     let mut node = start;
     let mut child: Option<Node> = None;
     let mut req: Option<ArchReq> = None;
@@ -238,12 +258,12 @@ pub fn guard_requirement_from(start: Option<Node>, text: &str) -> Option<ArchReq
             let here = match n.kind() {
                 "preproc_if" | "preproc_elif" => n
                     .child_by_field_name("condition")
-                    .and_then(|c| condition(&text[c.start_byte()..c.end_byte()])),
+                    .and_then(|c| condition_with(&text[c.start_byte()..c.end_byte()], macros)),
                 "preproc_ifdef" => {
                     let negated = text[n.start_byte()..].starts_with("#ifndef");
                     n.child_by_field_name("name")
                         .filter(|_| !negated)
-                        .and_then(|c| feature_macro(&text[c.start_byte()..c.end_byte()]))
+                        .and_then(|c| feature_macro(&text[c.start_byte()..c.end_byte()], macros))
                 }
                 _ => None,
             };
@@ -275,16 +295,85 @@ const HOST_MACROS: &[&str] = &[
     "!defined __CUDA_ARCH__",
 ];
 
+/// Macros that only a compiler for AMD GPUs defines (HIP, ROCm), or that projects define for
+/// their HIP builds (PyTorch's `USE_ROCM`, ggml's `GGML_USE_HIP`): asm under them is AMD GPU
+/// assembly (`v_dot2_f32_f16`), not PTX. Names starting with `__gfx` (`__gfx906__`) are
+/// AMD targets too.
+const AMD_MACROS: &[&str] = &[
+    "__HIP_PLATFORM_AMD__",
+    "__HIP_PLATFORM_HCC__",
+    "__HIPCC__",
+    "__HIP__",
+    "__HIP_DEVICE_COMPILE__",
+    "__AMDGCN__",
+    "__AMDGPU__",
+    "USE_ROCM",
+    "GGML_USE_HIP",
+];
+
+/// Is `name` a macro that only AMD GPU compilations define (see [`AMD_MACROS`]), or one the
+/// project defines only under such a macro?
+pub(crate) fn amd_macro(name: &str, macros: &GuardMacros) -> bool {
+    AMD_MACROS.contains(&name) || name.starts_with("__gfx") || macros.amd.contains(name)
+}
+
+/// Does the condition hold only in a compilation for AMD GPUs (`defined(USE_ROCM)`,
+/// `defined(GGML_USE_HIP) && defined(RDNA3)`)?
+pub(crate) fn amd_only(text: &str, macros: &GuardMacros) -> bool {
+    if text.contains("\\\n") {
+        let joined = text.replace("\\\r\n", " ").replace("\\\n", " ");
+        return amd_only_within(&joined, 0, macros);
+    }
+    amd_only_within(text, 0, macros)
+}
+
+fn amd_only_within(text: &str, depth: usize, macros: &GuardMacros) -> bool {
+    if depth > MAX_CONDITION_DEPTH {
+        return false;
+    }
+    let t = strip_parens(text.trim());
+    let ors = split_top(t, "||");
+    if ors.len() > 1 {
+        return ors.iter().all(|a| amd_only_within(a, depth + 1, macros));
+    }
+    let ands = split_top(t, "&&");
+    if ands.len() > 1 {
+        return ands.iter().any(|a| amd_only_within(a, depth + 1, macros));
+    }
+    match t.strip_prefix("defined") {
+        Some(inner) => amd_macro(strip_parens(inner.trim()), macros),
+        None => amd_macro(t, macros),
+    }
+}
+
+/// Is the condition exactly "not AMD" (`!defined(USE_ROCM)`), so that its `#else` branch is
+/// compiled only for AMD GPUs?
+fn not_amd(text: &str, macros: &GuardMacros) -> bool {
+    let t = strip_parens(text.trim());
+    if split_top(t, "||").len() > 1 || split_top(t, "&&").len() > 1 {
+        return false;
+    }
+    let Some(rest) = t.strip_prefix('!') else {
+        return false;
+    };
+    let rest = strip_parens(rest.trim());
+    match rest.strip_prefix("defined") {
+        Some(inner) => amd_macro(strip_parens(inner.trim()), macros),
+        None => amd_macro(rest, macros),
+    }
+}
+
 /// Is the statement at `offset` inside an `#if` branch that only a host compiler takes?
 pub fn host_only(tree: &Tree, text: &str, offset: usize) -> bool {
     let node = tree
         .root_node()
         .descendant_for_byte_range(offset, offset + 1);
-    host_only_from(node, text)
+    host_only_from(node, text, &GuardMacros::default())
 }
 
-/// [`host_only`] from the innermost node at the statement.
-pub fn host_only_from(start: Option<Node>, text: &str) -> bool {
+/// [`host_only`] from the innermost node at the statement; also a branch compiled only for
+/// AMD GPUs, whose asm is not PTX either.
+pub fn host_only_from(start: Option<Node>, text: &str, macros: &GuardMacros) -> bool {
     let mut node = start;
     let mut child: Option<Node> = None;
     while let Some(n) = node {
@@ -292,6 +381,24 @@ pub fn host_only_from(start: Option<Node>, text: &str) -> bool {
             n.child_by_field_name("alternative")
                 .is_some_and(|a| a.id() == c.id())
         });
+        if matches!(n.kind(), "preproc_if" | "preproc_elif" | "preproc_ifdef") {
+            let condition = n
+                .child_by_field_name("condition")
+                .or_else(|| n.child_by_field_name("name"))
+                .map_or("", |c| &text[c.start_byte()..c.end_byte()]);
+            let ifdef = n.kind() == "preproc_ifdef";
+            let ifndef = ifdef && text[n.start_byte()..].starts_with("#ifndef");
+            let amd = if in_alternative {
+                // The `#else` of `#if !defined(USE_ROCM)` or `#ifndef USE_ROCM`.
+                (ifndef && amd_macro(condition.trim(), macros))
+                    || (!ifdef && not_amd(condition, macros))
+            } else {
+                !ifndef && amd_only(condition, macros)
+            };
+            if amd {
+                return true;
+            }
+        }
         if !in_alternative && matches!(n.kind(), "preproc_if" | "preproc_elif" | "preproc_ifdef") {
             let head = n
                 .child_by_field_name("condition")
@@ -313,7 +420,7 @@ pub fn host_only_from(start: Option<Node>, text: &str) -> bool {
 /// not one this layer reads as a target (`#if (__CUDA_FP8_INTERNAL_CAN_RELY_ON_PTX_…__)`,
 /// whose macro another header defines per architecture)? Then it may never be compiled for
 /// a given target. `#ifndef` (include guards) does not count.
-pub fn under_opaque_condition(start: Option<Node>, text: &str) -> bool {
+pub fn under_opaque_condition(start: Option<Node>, text: &str, macros: &GuardMacros) -> bool {
     let mut node = start;
     let mut child: Option<Node> = None;
     while let Some(n) = node {
@@ -323,13 +430,15 @@ pub fn under_opaque_condition(start: Option<Node>, text: &str) -> bool {
         });
         if !in_condition {
             let opaque = match n.kind() {
-                "preproc_if" | "preproc_elif" => n
-                    .child_by_field_name("condition")
-                    .is_some_and(|c| condition(&text[c.start_byte()..c.end_byte()]).is_none()),
+                "preproc_if" | "preproc_elif" => {
+                    n.child_by_field_name("condition").is_some_and(|c| {
+                        condition_with(&text[c.start_byte()..c.end_byte()], macros).is_none()
+                    })
+                }
                 "preproc_ifdef" => {
                     !text[n.start_byte()..].starts_with("#ifndef")
                         && n.child_by_field_name("name").is_some_and(|c| {
-                            feature_macro(&text[c.start_byte()..c.end_byte()]).is_none()
+                            feature_macro(&text[c.start_byte()..c.end_byte()], macros).is_none()
                         })
                 }
                 _ => false,
@@ -391,18 +500,25 @@ fn ptx_isa_atom(t: &str) -> Option<u32> {
 
 /// Reads a preprocessor condition.
 pub fn condition(text: &str) -> Option<ArchReq> {
+    condition_with(text, &GuardMacros::default())
+}
+
+/// Reads a preprocessor condition in which the project's target macros (`macros`) stand for
+/// their targets. A condition that holds for every target (a macro the build defines) reads
+/// as [`ArchReq::ANY`].
+pub fn condition_with(text: &str, macros: &GuardMacros) -> Option<ArchReq> {
     if text.contains("\\\n") {
         // A condition continued over several lines.
-        return condition_within(&text.replace("\\\r\n", " ").replace("\\\n", " "), 0);
+        return condition_within(&text.replace("\\\r\n", " ").replace("\\\n", " "), 0, macros);
     }
-    condition_within(text, 0)
+    condition_within(text, 0, macros)
 }
 
 /// Conditions nested deeper than this (parentheses alternating `||` and `&&`) are read
 /// as unknown rather than followed on the call stack.
 const MAX_CONDITION_DEPTH: usize = 64;
 
-fn condition_within(text: &str, depth: usize) -> Option<ArchReq> {
+fn condition_within(text: &str, depth: usize, macros: &GuardMacros) -> Option<ArchReq> {
     if depth > MAX_CONDITION_DEPTH {
         return None;
     }
@@ -414,7 +530,7 @@ fn condition_within(text: &str, depth: usize) -> Option<ArchReq> {
         let reqs: Option<Vec<ArchReq>> = ors
             .iter()
             .filter(|a| !names_other_compiler(a))
-            .map(|a| condition_within(a, depth + 1))
+            .map(|a| condition_within(a, depth + 1, macros))
             .collect();
         return reqs?
             .into_iter()
@@ -425,10 +541,10 @@ fn condition_within(text: &str, depth: usize) -> Option<ArchReq> {
         // Unknown conjuncts only narrow further: the known ones still hold.
         return ands
             .iter()
-            .filter_map(|a| condition_within(a, depth + 1))
+            .filter_map(|a| condition_within(a, depth + 1, macros))
             .reduce(ArchReq::stronger);
     }
-    atom(t)
+    atom(t, macros)
 }
 
 /// Macros that hold only under a CUDA compiler other than nvcc (NVIDIA HPC SDK's nvc++,
@@ -447,12 +563,12 @@ fn names_other_compiler(alternative: &str) -> bool {
     OTHER_COMPILERS.iter().any(|m| t.starts_with(m))
 }
 
-fn atom(t: &str) -> Option<ArchReq> {
+fn atom(t: &str, macros: &GuardMacros) -> Option<ArchReq> {
     let t = strip_parens(t.trim());
     if let Some(inner) = t.strip_prefix("defined") {
-        return feature_macro(strip_parens(inner.trim()));
+        return feature_macro(strip_parens(inner.trim()), macros);
     }
-    if let Some(r) = feature_macro(t) {
+    if let Some(r) = feature_macro(t, macros) {
         return Some(r);
     }
     // Strict comparisons would need the next existing target; they are not read.
@@ -468,7 +584,12 @@ fn atom(t: &str) -> Option<ArchReq> {
         if t[at..].starts_with(">=") && op == "==" {
             continue;
         }
-        let n: u32 = value.trim_end_matches(['u', 'U', 'l', 'L']).parse().ok()?;
+        // A number (with its suffix), or a macro defined as one (`__CUDA_ARCH__ >=
+        // GGML_CUDA_CC_AMPERE`; a name may end in `L` too).
+        let n: u32 = match value.trim_end_matches(['u', 'U', 'l', 'L']).parse() {
+            Ok(n) => n,
+            Err(_) => *macros.numbers.get(strip_parens(value))?,
+        };
         let suffix = match name {
             "__CUDA_ARCH__" => None,
             "__CUDA_ARCH_SPECIFIC__" => Some('a'),
@@ -487,8 +608,17 @@ fn atom(t: &str) -> Option<ArchReq> {
 }
 
 /// `__CUDA_ARCH_FEAT_SM90_ALL` → sm_90a, `__CUDA_AND_AT_LEAST_SM_90__` → sm_90;
-/// `__CUDA_ARCH_FAMILY_SPECIFIC_FEAT…` is not read.
-fn feature_macro(t: &str) -> Option<ArchReq> {
+/// `__CUDA_ARCH_FAMILY_SPECIFIC_FEAT…` is not read. A project macro defined only under a
+/// target guard stands for that guard's targets; one the build defines holds everywhere.
+fn feature_macro(t: &str, macros: &GuardMacros) -> Option<ArchReq> {
+    if !macros.is_empty() {
+        if let Some(&r) = macros.arch.get(t) {
+            return Some(r);
+        }
+        if macros.defined.contains(t) {
+            return Some(ArchReq::ANY);
+        }
+    }
     // `__CUDA_AND_AT_LEAST_SM_90__` (CUDA's own headers): sm_90 or newer.
     if let Some(n) = t
         .strip_prefix("__CUDA_AND_AT_LEAST_SM_")
@@ -572,71 +702,183 @@ fn split_top<'a>(t: &'a str, sep: &str) -> Vec<&'a str> {
 /// folders above it and their `include/` folders (where a project's include root usually
 /// is); headers found nowhere there (the toolkit's, the system's) are not read.
 pub fn included_inline_macros(file: &Path, text: &str) -> Vec<String> {
+    included_macros(file, text, &[]).inline
+}
+
+/// What the headers a file includes define that matters to its asm statements.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IncludedMacros {
+    /// Macros that expand to `inline`, `static` or a template head.
+    pub inline: Vec<String>,
+    /// Target macros and named numbers of the headers ([`GuardMacros`]), on top of `defines`.
+    pub guards: GuardMacros,
+}
+
+/// [`included_inline_macros`], and the headers' target macros ([`GuardMacros`]) on top of
+/// the build's `-D` flags (`defines`).
+pub fn included_macros(file: &Path, text: &str, defines: &[(String, String)]) -> IncludedMacros {
     const MAX_DEPTH: usize = 4;
-    const MAX_FILES: usize = 128;
-    const MAX_UP: usize = 6;
     let mut seen: Vec<PathBuf> = Vec::new();
     let mut out: Vec<String> = Vec::new();
+    let mut definitions: Vec<crate::macros::Definition> = Vec::new();
     // Breadth first: the nearest headers are read before the file budget runs out.
-    let mut queue: std::collections::VecDeque<(PathBuf, String, usize)> =
-        std::collections::VecDeque::from([(file.to_path_buf(), text.to_string(), 0)]);
-    while let Some((path, text, depth)) = queue.pop_front() {
+    let mut queue: std::collections::VecDeque<(PathBuf, Arc<HeaderScan>, usize)> =
+        std::collections::VecDeque::from([(
+            file.to_path_buf(),
+            Arc::new(HeaderScan::new(text)),
+            0,
+        )]);
+    while let Some((path, scan, depth)) = queue.pop_front() {
         if depth > 0 {
-            for m in crate::find::inline_macros(&text) {
-                if !out.contains(&m) {
-                    out.push(m);
+            for m in &scan.inline {
+                if !out.contains(m) {
+                    out.push(m.clone());
                 }
             }
+            definitions.extend(scan.definitions.iter().cloned());
         }
-        if depth >= MAX_DEPTH {
-            continue;
-        }
-        for line in text.lines() {
-            let Some(rest) = line.trim_start().strip_prefix('#') else {
-                continue;
-            };
-            let Some(rest) = rest.trim_start().strip_prefix("include") else {
-                continue;
-            };
-            let rest = rest.trim();
-            let name = match rest.as_bytes().first() {
-                Some(b'"') => rest[1..].split('"').next(),
-                Some(b'<') => rest[1..].split('>').next(),
-                _ => None,
-            };
-            let Some(name) = name else { continue };
-            let found = path
-                .ancestors()
-                .skip(1)
-                .take(MAX_UP)
-                .flat_map(|dir| [dir.join(name), dir.join("include").join(name)])
-                .find(|candidate| candidate.is_file());
-            let Some(found) = found else { continue };
-            let found = std::fs::canonicalize(&found).unwrap_or(found);
-            if seen.contains(&found) || seen.len() >= MAX_FILES {
-                continue;
-            }
-            seen.push(found.clone());
-            if let Ok(included) = std::fs::read_to_string(&found) {
-                queue.push_back((found, included, depth + 1));
-            }
+        if depth < MAX_DEPTH {
+            push_includes(&path, &scan.includes, &mut seen, &mut queue, depth);
         }
     }
-    out
+    // `-DNAME=__forceinline__` makes an inline macro too.
+    for (name, value) in defines {
+        let inline = value
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| matches!(w, "inline" | "__inline__" | "__forceinline__" | "static"));
+        if inline && !out.contains(name) {
+            out.push(name.clone());
+        }
+    }
+    IncludedMacros {
+        inline: out,
+        guards: GuardMacros::from_definitions(&definitions, defines),
+    }
+}
+
+/// What a header gives to the files that include it: the headers it includes, its inline
+/// macros and its macro definitions with their conditions.
+#[derive(Debug)]
+struct HeaderScan {
+    includes: Vec<String>,
+    inline: Vec<String>,
+    definitions: Vec<crate::macros::Definition>,
+}
+
+impl HeaderScan {
+    fn new(text: &str) -> HeaderScan {
+        let includes = text
+            .lines()
+            .filter_map(|line| {
+                let rest = line.trim_start().strip_prefix('#')?;
+                let rest = rest.trim_start().strip_prefix("include")?.trim();
+                match rest.as_bytes().first() {
+                    Some(b'"') => rest[1..].split('"').next(),
+                    Some(b'<') => rest[1..].split('>').next(),
+                    _ => None,
+                }
+                .map(str::to_string)
+            })
+            .collect();
+        HeaderScan {
+            includes,
+            inline: crate::find::inline_macros(text),
+            definitions: crate::macros::definitions(text),
+        }
+    }
+
+    /// The scan of the header at `path` (canonical), read once per process while the file's
+    /// size and modification time stay the same: the files of a project include the same
+    /// headers over and over.
+    fn of_file(path: &Path) -> Option<Arc<HeaderScan>> {
+        type Key = (PathBuf, u64, Option<std::time::SystemTime>);
+        static CACHE: OnceLock<Mutex<HashMap<Key, Arc<HeaderScan>>>> = OnceLock::new();
+        /// Headers remembered at most; the cache starts over when it is full.
+        const MAX_CACHED: usize = 4096;
+        let meta = std::fs::metadata(path).ok()?;
+        let key = (path.to_path_buf(), meta.len(), meta.modified().ok());
+        let cache = CACHE.get_or_init(Default::default);
+        if let Some(scan) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+            return Some(scan);
+        }
+        let text = std::fs::read_to_string(path).ok()?;
+        let scan = Arc::new(HeaderScan::new(&text));
+        if let Ok(mut c) = cache.lock() {
+            if c.len() >= MAX_CACHED {
+                c.clear();
+            }
+            c.insert(key, scan.clone());
+        }
+        Some(scan)
+    }
+}
+
+/// Headers read per file at most, and folders looked up above it for each.
+const MAX_FILES: usize = 128;
+const MAX_UP: usize = 6;
+
+/// Queues the headers named by `includes` (the `#include`s of the file at `path`) that are
+/// found beside it or in an `include/` folder of its parents.
+fn push_includes(
+    path: &Path,
+    includes: &[String],
+    seen: &mut Vec<PathBuf>,
+    queue: &mut std::collections::VecDeque<(PathBuf, Arc<HeaderScan>, usize)>,
+    depth: usize,
+) {
+    for name in includes {
+        let found = path
+            .ancestors()
+            .skip(1)
+            .take(MAX_UP)
+            .flat_map(|dir| [dir.join(name), dir.join("include").join(name)])
+            .find(|candidate| candidate.is_file());
+        let Some(found) = found else { continue };
+        let found = std::fs::canonicalize(&found).unwrap_or(found);
+        if seen.contains(&found) || seen.len() >= MAX_FILES {
+            continue;
+        }
+        seen.push(found.clone());
+        if let Some(scan) = HeaderScan::of_file(&found) {
+            queue.push_back((found, scan, depth + 1));
+        }
+    }
 }
 
 /// The GPU targets a `compile_commands.json` entry compiles `file` for, in the order given.
 /// Looks for the database in the file's folder and its parents (and their `build/`).
 pub fn compile_commands_targets(file: &Path) -> Vec<String> {
-    let Some(db) = find_database(file) else {
-        return Vec::new();
+    compile_commands_flags(file).targets
+}
+
+/// What a `compile_commands.json` entry for a file tells about its compilation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BuildFlags {
+    /// The GPU targets, in the order given ([`targets_from_args`]).
+    pub targets: Vec<String>,
+    /// The macros defined with `-D NAME[=VALUE]` (`-DNAME` defines it as `1`, as nvcc does).
+    pub defines: Vec<(String, String)>,
+}
+
+/// The [`BuildFlags`] of `file`'s entry in the nearest `compile_commands.json` (see
+/// [`compile_commands_targets`]); empty when it has none.
+pub fn compile_commands_flags(file: &Path) -> BuildFlags {
+    let Some(args) = compile_commands_args(file) else {
+        return BuildFlags::default();
     };
-    let Ok(text) = std::fs::read_to_string(&db) else {
-        return Vec::new();
-    };
+    BuildFlags {
+        targets: targets_from_args(&args),
+        defines: defines_from_args(&args),
+    }
+}
+
+/// The arguments of `file`'s entry in the nearest `compile_commands.json`.
+fn compile_commands_args(file: &Path) -> Option<Vec<String>> {
+    let db = find_database(file)?;
+    let text = std::fs::read_to_string(&db).ok()?;
     let Ok(serde_json::Value::Array(entries)) = serde_json::from_str::<serde_json::Value>(&text)
     else {
-        return Vec::new();
+        return None;
     };
     let canonical = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
     for e in entries {
@@ -659,9 +901,41 @@ pub fn compile_commands_targets(file: &Path) -> Vec<String> {
             }
             _ => continue,
         };
-        return targets_from_args(&args);
+        return Some(args);
     }
-    Vec::new()
+    None
+}
+
+/// Macros defined by compiler options: `-DNAME`, `-DNAME=VALUE`, `-D NAME=VALUE`,
+/// `--define-macro NAME=VALUE` (quotes around the value, as a shell command line keeps
+/// them, are removed).
+pub fn defines_from_args(args: &[String]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        let definition = if a == "-D" || a == "--define-macro" {
+            i += 1;
+            args.get(i).map(String::as_str)
+        } else if let Some(d) = a.strip_prefix("--define-macro=") {
+            Some(d)
+        } else {
+            a.strip_prefix("-D")
+        };
+        if let Some(d) = definition {
+            let d = d.trim_matches(['"', '\'']);
+            let (name, value) = d.split_once('=').unwrap_or((d, "1"));
+            let valid =
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if valid {
+                let value = value.trim_matches(['"', '\'']).to_string();
+                out.retain(|(n, _)| n != name);
+                out.push((name.to_string(), value));
+            }
+        }
+        i += 1;
+    }
+    out
 }
 
 fn find_database(file: &Path) -> Option<PathBuf> {
@@ -764,7 +1038,7 @@ mod tests {
         let opaque = |needle: &str| {
             let at = text.find(needle).unwrap();
             let node = tree.root_node().descendant_for_byte_range(at, at + 1);
-            under_opaque_condition(node, text)
+            under_opaque_condition(node, text, &GuardMacros::default())
         };
         assert!(opaque("asm(\"a"));
         assert!(opaque("asm(\"b"));

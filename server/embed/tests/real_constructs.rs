@@ -407,3 +407,54 @@ __global__ void k(unsigned* out) {
         "#]],
     );
 }
+
+/// Branches compiled only for AMD GPUs (HIP builds of CUDA code: PyTorch's `USE_ROCM`,
+/// ggml's `GGML_USE_HIP` and the macros it defines from it, `__gfx906__`) hold AMD GPU
+/// assembly, which nvcc never sees: not read as PTX. The CUDA branches beside them are.
+#[test]
+fn amd_gpu_branches_are_not_ptx() {
+    report(
+        r#"
+#if defined(GGML_USE_HIP) && (defined(RDNA2) || defined(__gfx906__))
+#define LIB_V_DOT2_AVAILABLE
+#endif
+__device__ __forceinline__ void mad(float& acc, unsigned v, unsigned u) {
+#ifdef LIB_V_DOT2_AVAILABLE
+    asm volatile("v_dot2_f32_f16 %0, %1, %2, %0" : "+v"(acc) : "v"(v), "v"(u));
+#else
+    asm volatile("fma.rn.f32 %0, %1, %2, %0;" : "+f"(acc) : "f"(__int_as_float(v)), "f"(__int_as_float(u)));
+#endif
+}
+__device__ __forceinline__ unsigned lop(unsigned x) {
+  unsigned r;
+#if defined(USE_ROCM)
+  asm volatile("v_and_or_b32 %0, %1, %2, %3" : "=v"(r) : "v"(x), "v"(15), "v"(7));
+#else
+  asm volatile("lop3.b32 %0, %1, %2, %3, 0xea;" : "=r"(r) : "r"(x), "n"(15), "n"(7));
+#endif
+#if !defined(USE_ROCM)
+  asm volatile("add.u32 %0, %0, 1;" : "+r"(r));
+#else
+  asm volatile("v_add_u32 %0, %0, 1" : "+v"(r));
+#endif
+#ifndef __HIP_PLATFORM_AMD__
+  asm volatile("add.u32 %0, %0, 2;" : "+r"(r));
+#else
+  asm volatile("v_add_u32 %0, %0, 2" : "+v"(r));
+#endif
+#if defined(USE_ROCM) && defined(NOT_AMD_AT_ALL) || defined(SOMETHING_ELSE)
+  asm volatile("add.u32 %0, %0, 3;" : "+r"(r));
+#endif
+  return r;
+}
+"#,
+        None,
+        expect![[r#"
+            "fma.rn.f32 %0, %1, %2, %0;" opaque=false target=None
+            "lop3.b32 %0, %1, %2, %3, 0xea;" opaque=false target=None
+            "add.u32 %0, %0, 1;" opaque=false target=None
+            "add.u32 %0, %0, 2;" opaque=false target=None
+            "add.u32 %0, %0, 3;" opaque=false target=None
+        "#]],
+    );
+}

@@ -230,16 +230,28 @@ fn check_all(args: &CheckArgs, jobs: &[Job]) -> Vec<Outcome> {
         .map_or(1, |n| n.get())
         .min(jobs.len())
         .max(1);
+    // The largest files first, so that no core is left with a large file alone at the end
+    // (a 3 MB CUDA header takes as long as dozens of small ones); the outcomes keep the
+    // order of the jobs.
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    if threads > 1 {
+        let sizes: Vec<u64> = jobs
+            .iter()
+            .map(|j| std::fs::metadata(&j.path).map_or(0, |m| m.len()))
+            .collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
+    }
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<Outcome>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
-    let work = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(job) = jobs.get(i) else { break };
-        // The process ends after the report: releasing the tree of a single file node by
-        // node would cost more than printing it (a few % of a large file's check).
-        let outcome = check_one(args, job, jobs.len() == 1);
-        if let Ok(mut slot) = slots[i].lock() {
-            *slot = Some(outcome);
+    let work = || {
+        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let job = &jobs[i];
+            // The process ends after the report: releasing the tree of a single file node by
+            // node would cost more than printing it (a few % of a large file's check).
+            let outcome = check_one(args, job, jobs.len() == 1);
+            if let Ok(mut slot) = slots[i].lock() {
+                *slot = Some(outcome);
+            }
         }
     };
     std::thread::scope(|scope| {
@@ -294,8 +306,7 @@ fn check_one(args: &CheckArgs, job: &Job, forget_tree: bool) -> Outcome {
             let embed_options = ptx_embed::EmbedOptions {
                 target,
                 version,
-                build_targets: ptx_embed::compile_commands_targets(&job.path),
-                inline_macros: ptx_embed::included_inline_macros(&job.path, &text),
+                ..ptx_embed::EmbedOptions::for_file(&job.path, &text)
             };
             let host = ptx_embed::HostDocument::new(&text, &embed_options);
             let diagnostics = ptx_embed::check::check(&host, &disabled);

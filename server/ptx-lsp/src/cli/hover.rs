@@ -84,8 +84,7 @@ pub fn run(args: &HoverArgs) -> ExitCode {
         let options = ptx_embed::EmbedOptions {
             target: args.target.clone(),
             version: args.ptx_version.clone(),
-            build_targets: ptx_embed::compile_commands_targets(&args.file),
-            inline_macros: ptx_embed::included_inline_macros(&args.file, &text),
+            ..ptx_embed::EmbedOptions::for_file(&args.file, &text)
         };
         let host = ptx_embed::HostDocument::new(&text, &options);
         ptx_embed::ide::hover(&host, offset, &config).map(|h| h.markdown)

@@ -174,26 +174,32 @@ impl State {
             }
         }
         let config = self.config().with_project_file(&snapshot.uri);
-        let build_targets = snapshot
-            .uri
-            .to_file_path()
-            .map(|path| ptx_embed::compile_commands_targets(&path))
+        let path = snapshot.uri.to_file_path().ok();
+        let build = path
+            .as_deref()
+            .map(ptx_embed::compile_commands_flags)
             .unwrap_or_default();
-        // The included headers are read when the document is first analysed; later versions
-        // keep what was found then.
-        let inline_macros = match previous.as_ref() {
-            Some((_, host)) => host.options().inline_macros.clone(),
-            None => snapshot
-                .uri
-                .to_file_path()
-                .map(|path| ptx_embed::included_inline_macros(&path, snapshot.text()))
+        // The included headers are read when the document is first analysed (or when the
+        // build's `-D` macros change); later versions keep what was found then.
+        let included = match previous.as_ref() {
+            Some((_, host)) if host.options().build_defines == build.defines => {
+                ptx_embed::IncludedMacros {
+                    inline: host.options().inline_macros.clone(),
+                    guards: host.options().guard_macros.clone(),
+                }
+            }
+            _ => path
+                .as_deref()
+                .map(|p| ptx_embed::included_macros(p, snapshot.text(), &build.defines))
                 .unwrap_or_default(),
         };
         let options = ptx_embed::EmbedOptions {
             target: config.target.clone(),
             version: config.version.clone(),
-            build_targets,
-            inline_macros,
+            build_targets: build.targets,
+            build_defines: build.defines,
+            inline_macros: included.inline,
+            guard_macros: included.guards,
         };
         // Only the statements an edit touched are parsed and checked again.
         let host = Arc::new(ptx_embed::HostDocument::new_incremental(
