@@ -30,7 +30,7 @@ use tower_lsp::lsp_types::{self as lsp, Url};
 use super::documents::Snapshot;
 use super::server::State;
 
-/// How long a document must stay unsaved before its compilation starts.
+/// How long after an open or save its compilation starts.
 pub(crate) const QUIET: Duration = Duration::from_millis(150);
 /// `ptxas` or `nvdisasm` running longer than this is stopped.
 const TIME_LIMIT: Duration = Duration::from_secs(120);
@@ -140,8 +140,10 @@ pub(crate) fn schedule(state: &Arc<State>, uri: &Url) {
         .name("ptx-lsp-ptxas".into())
         .spawn(move || {
             std::thread::sleep(QUIET);
-            if state.snapshot(&uri).map(|s| s.generation) != Some(snapshot.generation) {
-                return; // a newer text is on its way
+            // The text as saved (or opened) is compiled even when edits follow at once: it is
+            // what the file holds. A later save of another text cancels this compilation.
+            if state.snapshot(&uri).is_none() {
+                return; // closed
             }
             let Some(compiled) = ensure(&state, &snapshot) else {
                 return;
