@@ -8,6 +8,10 @@
 #[allow(dead_code, unused_imports)]
 #[path = "../../server/ptx-lsp/src/lsp/mod.rs"]
 mod lsp;
+// The settings file of a repository, which the server's settings read.
+#[allow(dead_code)]
+#[path = "../../server/ptx-lsp/src/project.rs"]
+mod project;
 
 use libfuzzer_sys::fuzz_target;
 use tokio::io::AsyncReadExt;

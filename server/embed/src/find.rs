@@ -341,7 +341,12 @@ fn function_head_before(text: &str, at: usize) -> &str {
 /// without `;` (`CUTLASS_NAMESPACE_BEGIN(x)`) the parser may take the template head for part
 /// of something else and start the function after it.
 fn template_before(text: &str, at: usize) -> bool {
-    let before = blank_comments(&text[at.saturating_sub(512)..at]);
+    // The 512 bytes before `at`, starting on a character boundary.
+    let mut from = at.saturating_sub(512);
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    let before = blank_comments(&text[from..at]);
     let before = before.trim_end();
     // The text since the last statement or declaration end.
     let start = before.rfind([';', '}', '{']).map_or(0, |i| i + 1);
@@ -1038,4 +1043,27 @@ fn in_define(tree: &Tree, offset: usize) -> bool {
         node = n.parent();
     }
     false
+}
+
+#[cfg(test)]
+mod boundary_tests {
+    use super::*;
+
+    /// A multi-byte character 512 bytes before a function once split a slice in the middle
+    /// of the character (found by the `embed` fuzz target).
+    #[test]
+    fn template_heads_are_looked_for_on_character_boundaries() {
+        for pad in 0..4 {
+            let text = format!(
+                "{}{}template <int N> {}void f() {{}}",
+                "x".repeat(pad),
+                "é".repeat(300),
+                " ".repeat(pad)
+            );
+            let at = text.find("void").unwrap();
+            assert!(template_before(&text, at));
+            let plain = format!("{}{}void f() {{}}", "x".repeat(pad), "é".repeat(300));
+            assert!(!template_before(&plain, plain.find("void").unwrap()));
+        }
+    }
 }
