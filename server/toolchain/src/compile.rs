@@ -87,27 +87,7 @@ pub fn compile(
         .stdout(log_file)
         .stderr(log_err);
     let start = Instant::now();
-    let mut child = command
-        .spawn()
-        .map_err(|e| io(&format!("cannot run {}", ptxas.display()), &e))?;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) => {}
-            Err(e) => return Err(io("cannot wait for ptxas", &e)),
-        }
-        let cancelled = cancel.load(Ordering::Relaxed);
-        if cancelled || start.elapsed() > options.time_limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(if cancelled {
-                CompileError::Cancelled
-            } else {
-                CompileError::TimedOut(options.time_limit)
-            });
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let status = run_until_done(&mut command, ptxas, cancel, options.time_limit)?;
     let text = std::fs::read(&log).map_err(|e| io("cannot read ptxas's output", &e))?;
     let text = String::from_utf8_lossy(&text).replace(&input.display().to_string(), "<input>");
     let cubin = if status.success() {
@@ -121,6 +101,39 @@ pub fn compile(
         success: status.success(),
         elapsed: start.elapsed(),
     })
+}
+
+/// Runs `command` (the tool at `tool`) to its end, polling it: `cancel` or the time limit kills
+/// it. Shared by the ptxas and nvdisasm runs.
+pub(crate) fn run_until_done(
+    command: &mut Command,
+    tool: &Path,
+    cancel: &AtomicBool,
+    time_limit: Duration,
+) -> Result<std::process::ExitStatus, CompileError> {
+    let start = Instant::now();
+    let mut child = command
+        .spawn()
+        .map_err(|e| io(&format!("cannot run {}", tool.display()), &e))?;
+    loop {
+        if let Some(status) = child
+            .try_wait()
+            .map_err(|e| io(&format!("cannot wait for {}", tool.display()), &e))?
+        {
+            return Ok(status);
+        }
+        let cancelled = cancel.load(Ordering::Relaxed);
+        if cancelled || start.elapsed() > time_limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(if cancelled {
+                CompileError::Cancelled
+            } else {
+                CompileError::TimedOut(time_limit)
+            });
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 fn io(what: &str, error: &std::io::Error) -> CompileError {

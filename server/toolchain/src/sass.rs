@@ -9,12 +9,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::compile::{CompileError, Scratch};
+use crate::compile::{run_until_done, CompileError, Scratch};
 
 /// One line of the view.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -185,34 +185,14 @@ pub fn disassemble(
     std::fs::write(&input, cubin).map_err(|e| io("cannot write the cubin", e))?;
     let out = std::fs::File::create(&output).map_err(|e| io("cannot create the listing", e))?;
     let err = std::fs::File::create(&errors).map_err(|e| io("cannot create the listing", e))?;
-    let start = Instant::now();
-    let mut child = Command::new(nvdisasm)
+    let mut command = Command::new(nvdisasm);
+    command
         .args(["-gp", "-c"])
         .arg(&input)
         .stdin(Stdio::null())
         .stdout(out)
-        .stderr(err)
-        .spawn()
-        .map_err(|e| io(&format!("cannot run {}", nvdisasm.display()), e))?;
-    let status = loop {
-        if let Some(status) = child
-            .try_wait()
-            .map_err(|e| io("cannot wait for nvdisasm", e))?
-        {
-            break status;
-        }
-        let cancelled = cancel.load(Ordering::Relaxed);
-        if cancelled || start.elapsed() > time_limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(if cancelled {
-                CompileError::Cancelled
-            } else {
-                CompileError::TimedOut(time_limit)
-            });
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
+        .stderr(err);
+    let status = run_until_done(&mut command, nvdisasm, cancel, time_limit)?;
     if !status.success() {
         let text = std::fs::read_to_string(&errors).unwrap_or_default();
         return Err(CompileError::Io(format!(
