@@ -23,12 +23,6 @@ use serde_json::{json, Value};
 const EDITS: usize = 60;
 const REQUESTS: usize = 60;
 
-fn percentile(samples: &mut [Duration], p: f64) -> Duration {
-    samples.sort();
-    let index = ((samples.len() as f64 - 1.0) * p).round() as usize;
-    samples[index]
-}
-
 fn report(name: &str, samples: &mut [Duration]) {
     println!(
         "  {name:<34} p50 {:>9.2} ms   p99 {:>9.2} ms   (n={})",

@@ -20,11 +20,6 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-fn percentile(samples: &mut [Duration], p: f64) -> Duration {
-    samples.sort();
-    samples[((samples.len() as f64 - 1.0) * p).round() as usize]
-}
-
 /// Requests code lenses until `wanted` holds for one of them; the time it took.
 fn until_lens(client: &mut LspClient, uri: &str, wanted: impl Fn(&str) -> bool) -> Duration {
     let start = Instant::now();

@@ -47,11 +47,6 @@ struct Open {
 
 const SNIPPET: &str = ".reg .b32 %r<4>;\n.reg .f32 %f<2>;\nmov.u32 %r1, %tid.x;\nmul.lo.u32 %r2, %r1, 3;\nadd.u32 %r3, %r2, 7;\ncvt.rn.f32.u32 %f1, %r3;\n";
 
-fn percentile(samples: &mut [Duration], p: f64) -> Duration {
-    samples.sort();
-    samples[((samples.len() as f64 - 1.0) * p).round() as usize]
-}
-
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }

@@ -394,3 +394,9 @@ pub fn published(diagnostics: &[Value]) -> Vec<(u64, u64, u64, u64, String, Stri
         })
         .collect()
 }
+
+/// The `p` quantile (0 to 1) of `samples`, which it sorts: the sample at that rank.
+pub fn percentile(samples: &mut [std::time::Duration], p: f64) -> std::time::Duration {
+    samples.sort();
+    samples[((samples.len() as f64 - 1.0) * p).round() as usize]
+}
