@@ -171,6 +171,14 @@ impl LspClient {
 
     /// Waits for the response with `id`, queueing notifications.
     pub fn response(&mut self, id: &Value) -> Value {
+        // It may have come while another response was awaited.
+        if let Some(i) = self
+            .notifications
+            .iter()
+            .position(|m| m.get("id") == Some(id) && m.get("method").is_none())
+        {
+            return self.notifications.remove(i).unwrap_or_default();
+        }
         let deadline = Instant::now() + TIMEOUT;
         loop {
             let message = self.next_message(deadline).unwrap_or_else(|| {
