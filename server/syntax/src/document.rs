@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use ropey::Rope;
 use tree_sitter::{InputEdit, Point, Tree};
 
-use crate::parse::Parse;
+use crate::parse::{NestingMemo, Parse};
 use crate::position::{char_width, LineCol, PositionEncoding};
 
 /// One change: replace `range` (or the whole text when `None`) by `text`.
@@ -31,6 +31,8 @@ pub struct Document {
     /// parse starts from. `None` before the first parse and after a full replacement.
     tree: Option<Tree>,
     current: Arc<PendingParse>,
+    /// The latest nesting walk made of an earlier version (see [`crate::parse::NestingMemo`]).
+    nesting: Option<Arc<NestingMemo>>,
 }
 
 /// The parse of one version of a document, made by the first caller of
@@ -41,6 +43,7 @@ pub struct PendingParse {
     /// the text).
     text: OnceLock<Arc<String>>,
     old_tree: Mutex<Option<Tree>>,
+    nesting: Option<Arc<NestingMemo>>,
     parse: OnceLock<Parse>,
 }
 
@@ -54,11 +57,12 @@ impl std::fmt::Debug for PendingParse {
 }
 
 impl PendingParse {
-    fn new(rope: Rope, old_tree: Option<Tree>) -> Self {
+    fn new(rope: Rope, old_tree: Option<Tree>, nesting: Option<Arc<NestingMemo>>) -> Self {
         PendingParse {
             rope,
             text: OnceLock::new(),
             old_tree: Mutex::new(old_tree),
+            nesting,
             parse: OnceLock::new(),
         }
     }
@@ -75,7 +79,7 @@ impl PendingParse {
             let tree = crate::new_parser()
                 .parse(text.as_bytes(), old_tree.as_ref())
                 .expect("a parser with a language and no timeout always returns a tree");
-            Parse::from_parts(tree, text)
+            Parse::from_parts(tree, text).with_nesting_seed(self.nesting.clone())
         })
     }
 
@@ -123,10 +127,11 @@ impl Document {
     pub fn new(text: &str, version: i32) -> Self {
         let rope = Rope::from_str(text);
         Document {
-            current: Arc::new(PendingParse::new(rope.clone(), None)),
+            current: Arc::new(PendingParse::new(rope.clone(), None, None)),
             rope,
             version,
             tree: None,
+            nesting: None,
         }
     }
 
@@ -167,6 +172,9 @@ impl Document {
             // too deep to analyse: editing a tree walks down its depth on this thread (the
             // server's message loop), so such a text is parsed afresh instead.
             self.tree = (parse.known_too_deep() != Some(true)).then(|| parse.tree().clone());
+            if let Some(memo) = parse.nesting_memo() {
+                self.nesting = Some(memo);
+            }
         }
         for edit in edits {
             match edit.range {
@@ -198,7 +206,11 @@ impl Document {
                 }
             }
         }
-        self.current = Arc::new(PendingParse::new(self.rope.clone(), self.tree.clone()));
+        self.current = Arc::new(PendingParse::new(
+            self.rope.clone(),
+            self.tree.clone(),
+            self.nesting.clone(),
+        ));
         self.version = version;
     }
 
@@ -268,6 +280,54 @@ mod tests {
         assert_eq!(doc.text(), ".version 8.8\nmov.u32 %r1, 42;\n");
         assert_eq!(doc.version(), 2);
         assert_eq!(doc.parse().sexp(), Parse::new(doc.text()).sexp());
+    }
+
+    /// After each edit, the nesting of the reparsed tree (which reuses the walk of the
+    /// unchanged top-level nodes) is the nesting of the same text parsed afresh.
+    #[test]
+    fn nesting_after_edits_equals_a_fresh_walk() {
+        let deep = format!(
+            ".func g()\n{}\nret;\n{}\n",
+            "{\n".repeat(crate::MAX_NESTING + 5),
+            "}\n".repeat(crate::MAX_NESTING + 5)
+        );
+        let functions: String = (0..6)
+            .map(|i| {
+                let nest = "{ ".repeat(i * 3) + &"}".repeat(i * 3);
+                format!(".func f{i}()\n{{\n.reg .b32 %r<4>;\nadd.s32 %r1, %r2, ((1+2)*3);\n{nest}\nret;\n}}\n")
+            })
+            .collect();
+        let text = format!(".version 9.1\n.target sm_90\n.address_size 64\n{functions}");
+        let mut doc = Document::new(&text, 1);
+        let fresh = |doc: &Document| Parse::new(doc.text()).nesting().clone();
+        assert_eq!(doc.parse().nesting(), &fresh(&doc));
+        // Edits inside one function, between functions, one making a function nest past
+        // the limit and one undoing it; each checked against a fresh parse.
+        let lines = doc.text().lines().count() as u32;
+        let edits: Vec<(u32, u32, &str)> = vec![
+            (5, 0, " "),
+            (5, 0, ""),
+            (9, 0, "{ { { { { { { { } } } } } } } }\n"),
+            (lines / 2, 0, "\n"),
+            (lines, 0, &deep),
+            (3, 0, "// a comment\n"),
+            (lines + 2, 0, ""),
+        ];
+        for (version, (line, width, insert)) in edits.into_iter().enumerate() {
+            let end = if insert.is_empty() { 1 } else { width };
+            doc.apply_edits(
+                &[TextEdit {
+                    range: Some((at(line, 0), at(line, end))),
+                    text: insert.into(),
+                }],
+                PositionEncoding::Utf8,
+                2 + version as i32,
+            );
+            let parse = doc.parse();
+            assert_eq!(parse.nesting(), &fresh(&doc), "after edit {version}");
+            assert_eq!(parse.too_deep(), Parse::new(doc.text()).too_deep());
+        }
+        assert!(doc.parse().too_deep().is_some());
     }
 
     #[test]

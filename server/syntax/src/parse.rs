@@ -1,5 +1,6 @@
 //! One parsed text: the tree, the text it came from, and what is wrong with it.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 
@@ -19,8 +20,35 @@ pub struct Parse {
     /// The trees of the further chunks of a chunked parse, in text order (usually empty).
     more: Vec<Tree>,
     text: Arc<String>,
-    /// Computed on first use and shared by the clones.
-    nesting: Arc<OnceLock<Nesting>>,
+    /// Computed on first use and shared by the clones, with what the next parse of an
+    /// edited text can reuse of it.
+    nesting: Arc<OnceLock<(Nesting, Option<Arc<NestingMemo>>)>>,
+    /// The memo of the nesting walk of an earlier version of the text.
+    seed: Option<Arc<NestingMemo>>,
+}
+
+/// How deeply each top-level node of a tree nests, kept so that the parse of an edited text
+/// walks only the top-level nodes whose text changed. A top-level node is known by its kind
+/// and a hash of its text: the same text at the top level parses to the same subtree.
+#[derive(Default)]
+pub struct NestingMemo {
+    nodes: HashMap<(u16, u64), NodeNesting>,
+}
+
+impl std::fmt::Debug for NestingMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NestingMemo")
+            .field("nodes", &self.nodes.len())
+            .finish()
+    }
+}
+
+/// One top-level node's nesting, its ranges relative to the node's start.
+#[derive(Debug, Clone)]
+struct NodeNesting {
+    depth: usize,
+    deepest: TextRange,
+    past_limit: Option<TextRange>,
 }
 
 /// Trees nesting deeper than this (blocks in blocks, parentheses, long operator chains)
@@ -83,6 +111,7 @@ impl Parse {
             more: Vec::new(),
             text,
             nesting: Arc::default(),
+            seed: None,
         }
     }
 
@@ -177,6 +206,7 @@ impl Parse {
             more: trees,
             text,
             nesting: Arc::default(),
+            seed: None,
         }
     }
 
@@ -189,6 +219,7 @@ impl Parse {
             more: Vec::new(),
             text,
             nesting: Arc::default(),
+            seed: None,
         }
     }
 
@@ -198,23 +229,44 @@ impl Parse {
             more: Vec::new(),
             text,
             nesting: Arc::default(),
+            seed: None,
         }
     }
 
-    /// How deeply the tree nests (computed once per parse, without recursion).
+    /// How deeply the tree nests (computed once per parse, without recursion; a parse of an
+    /// edited text walks only the top-level nodes the edit changed).
     pub fn nesting(&self) -> &Nesting {
-        self.nesting.get_or_init(|| {
-            let mut nesting = Nesting::default();
-            for tree in std::iter::once(&self.tree).chain(&self.more) {
-                let chunk = tree_nesting(tree);
-                let past_limit = nesting.past_limit.take().or(chunk.past_limit.clone());
-                if chunk.depth > nesting.depth {
-                    nesting = chunk;
+        &self
+            .nesting
+            .get_or_init(|| {
+                if !self.more.is_empty() {
+                    let mut nesting = Nesting::default();
+                    for tree in std::iter::once(&self.tree).chain(&self.more) {
+                        let chunk = tree_nesting(tree);
+                        let past_limit = nesting.past_limit.take().or(chunk.past_limit.clone());
+                        if chunk.depth > nesting.depth {
+                            nesting = chunk;
+                        }
+                        nesting.past_limit = past_limit;
+                    }
+                    return (nesting, None);
                 }
-                nesting.past_limit = past_limit;
-            }
-            nesting
-        })
+                let (nesting, memo) = memo_nesting(&self.tree, &self.text, self.seed.as_deref());
+                (nesting, Some(Arc::new(memo)))
+            })
+            .0
+    }
+
+    /// What the parse of this text after an edit can reuse of this parse's nesting walk,
+    /// once that walk has been made.
+    pub fn nesting_memo(&self) -> Option<Arc<NestingMemo>> {
+        self.nesting.get().and_then(|(_, memo)| memo.clone())
+    }
+
+    /// This parse, given the memo of an earlier version's nesting walk to reuse.
+    pub(crate) fn with_nesting_seed(mut self, memo: Option<Arc<NestingMemo>>) -> Self {
+        self.seed = memo;
+        self
     }
 
     /// Where the tree nests deeper than [`MAX_NESTING`], if it does: the first node past
@@ -228,7 +280,7 @@ impl Parse {
     pub fn known_too_deep(&self) -> Option<bool> {
         self.nesting
             .get()
-            .map(|nesting| nesting.past_limit.is_some())
+            .map(|(nesting, _)| nesting.past_limit.is_some())
     }
 
     /// How many trees the parse consists of (1 unless made by [`Parse::new_parallel`]).
@@ -375,9 +427,73 @@ fn tree_stats(tree: &Tree) -> TreeStats {
 
 /// The depth of a tree's deepest node (see [`Nesting`]), walked with a cursor.
 fn tree_nesting(tree: &Tree) -> Nesting {
+    let mut nesting = node_nesting(tree.root_node(), 0);
+    if nesting.depth == 0 {
+        nesting.deepest = TextRange::default();
+    }
+    nesting
+}
+
+/// [`tree_nesting`] of a single tree, taking the top-level nodes that `seed` knows from it
+/// and walking the others; with the memo of this walk.
+fn memo_nesting(tree: &Tree, text: &str, seed: Option<&NestingMemo>) -> (Nesting, NestingMemo) {
+    use std::hash::{Hash, Hasher};
+    let root = tree.root_node();
+    let mut memo = NestingMemo::default();
     let mut nesting = Nesting::default();
-    let mut cursor = tree.walk();
-    let mut depth = 0;
+    if root.byte_range().len() < SMALL_SUBTREE {
+        return (nesting, memo);
+    }
+    let mut cursor = root.walk();
+    if !cursor.goto_first_child() {
+        return (nesting, memo);
+    }
+    loop {
+        let node = cursor.node();
+        let start = node.start_byte();
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        text.as_bytes()
+            .get(node.byte_range())
+            .unwrap_or_default()
+            .hash(&mut hasher);
+        let key = (node.kind_id(), hasher.finish());
+        let known = seed.and_then(|seed| seed.nodes.get(&key));
+        let own = match known {
+            Some(known) => known.clone(),
+            None => {
+                let walked = node_nesting(node, 1);
+                let relative = |r: TextRange| (r.start - start)..(r.end - start);
+                NodeNesting {
+                    depth: walked.depth,
+                    deepest: relative(walked.deepest),
+                    past_limit: walked.past_limit.map(relative),
+                }
+            }
+        };
+        let absolute = |r: &TextRange| (r.start + start)..(r.end + start);
+        if own.depth > nesting.depth {
+            nesting.depth = own.depth;
+            nesting.deepest = absolute(&own.deepest);
+        }
+        if nesting.past_limit.is_none() {
+            nesting.past_limit = own.past_limit.as_ref().map(absolute);
+        }
+        memo.nodes.insert(key, own);
+        if !cursor.goto_next_sibling() {
+            return (nesting, memo);
+        }
+    }
+}
+
+/// The nesting of the subtree of `top`, which stands at depth `base`.
+fn node_nesting(top: Node<'_>, base: usize) -> Nesting {
+    let mut nesting = Nesting {
+        depth: base,
+        deepest: top.byte_range(),
+        past_limit: (base > MAX_NESTING).then(|| top.byte_range()),
+    };
+    let mut cursor = top.walk();
+    let mut depth = base;
     loop {
         let node = cursor.node();
         if depth > nesting.depth {

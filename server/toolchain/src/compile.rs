@@ -112,9 +112,11 @@ pub(crate) fn run_until_done(
     time_limit: Duration,
 ) -> Result<std::process::ExitStatus, CompileError> {
     let start = Instant::now();
-    let mut child = command
+    let child = command
         .spawn()
         .map_err(|e| io(&format!("cannot run {}", tool.display()), &e))?;
+    // Stopped while the editor's own work runs (see `pause`).
+    let mut child = crate::pause::Tracked::new(child);
     loop {
         if let Some(status) = child
             .try_wait()
@@ -124,8 +126,7 @@ pub(crate) fn run_until_done(
         }
         let cancelled = cancel.load(Ordering::Relaxed);
         if cancelled || start.elapsed() > time_limit {
-            let _ = child.kill();
-            let _ = child.wait();
+            child.kill();
             return Err(if cancelled {
                 CompileError::Cancelled
             } else {

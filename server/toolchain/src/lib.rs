@@ -7,6 +7,7 @@
 //!   the diagnostics that `ptxas` printed;
 //! - [`occupancy`]: resident blocks and warps per SM for a block size, from each architecture's
 //!   per-SM limits (data/sm_limits.tsv), with what limits it;
+//! - [`pause`]: the running tools stop while the editor's own work runs;
 //! - [`sass`]: `nvdisasm` output split into functions, each SASS instruction linked to its PTX line.
 //!
 //! Everything here is absent, never broken, without the tools: callers get `None` or an error
@@ -15,6 +16,7 @@
 pub mod compile;
 pub mod discover;
 pub mod occupancy;
+pub mod pause;
 pub mod resources;
 pub mod sass;
 pub mod verbose;

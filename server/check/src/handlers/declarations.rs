@@ -3,6 +3,8 @@
 //! entry and performance directives of functions (PTX ISA 5.4, 11.4–11.6). Each rule was
 //! measured with ptxas 13.5 on the whole-module set (fixtures/modules).
 
+use std::collections::HashMap;
+
 use ptx_syntax::{DirectiveKind, Function, Item, Statement, VariableDecl};
 
 use crate::context::Ctx;
@@ -19,12 +21,9 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
                 variable(ctx, decl);
                 initial_names(ctx, decl, &globals);
             }
-            Item::Function(function) => {
-                self::function(ctx, function);
-                if let Some(body) = function.body() {
-                    block(ctx, &body.statements(), &mut Vec::new());
-                }
-            }
+            // The body's declarations are checked with the rest of the body (see [`body`]),
+            // so that an edit elsewhere reuses their diagnostics.
+            Item::Function(function) => self::function(ctx, function),
             Item::Statement(Statement::Variable(decl)) => variable(ctx, decl),
             // ptxas 13.5: a syntax error at module scope.
             Item::Directive(d)
@@ -97,8 +96,10 @@ fn prototype_shape(f: &Function<'_>) -> Vec<String> {
 /// redefinition of variable 'f'" for `.weak .func f();` then `.visible .func f() {…}`). An
 /// `.extern` declaration is extern_definition's report (names.rs).
 fn function_linkages(ctx: &mut Ctx<'_>, items: &[Item<'_>]) {
-    let mut declared: Vec<(&str, Option<&str>)> = Vec::new();
-    let mut shapes: Vec<(&str, Vec<String>)> = Vec::new();
+    use std::collections::hash_map::Entry;
+    let mut declared: HashMap<&str, Option<&str>> = HashMap::new();
+    // The first declaration of each name, with its prototype once a second one needs it.
+    let mut first: HashMap<&str, (Function<'_>, Option<Vec<String>>)> = HashMap::new();
     for item in items {
         let Item::Function(function) = item else {
             continue;
@@ -108,9 +109,10 @@ fn function_linkages(ctx: &mut Ctx<'_>, items: &[Item<'_>]) {
         };
         // Every declaration of a function has the first one's prototype ("Inconsistent
         // prototypes of 'f', parameter types differ"; parameter names may differ).
-        let shape = prototype_shape(function);
-        match shapes.iter().find(|(n, _)| *n == name.text) {
-            Some((_, first)) if *first != shape => {
+        if let Entry::Occupied(mut entry) = first.entry(name.text) {
+            let (earlier, shape) = entry.get_mut();
+            let earlier = shape.get_or_insert_with(|| prototype_shape(earlier));
+            if *earlier != prototype_shape(function) {
                 ctx.report(
                     Diagnostic::error(
                         "redeclaration",
@@ -124,8 +126,8 @@ fn function_linkages(ctx: &mut Ctx<'_>, items: &[Item<'_>]) {
                 );
                 continue;
             }
-            Some(_) => {}
-            None => shapes.push((name.text, shape)),
+        } else {
+            first.insert(name.text, (*function, None));
         }
         let linkage = function
             .linkage()
@@ -133,10 +135,10 @@ fn function_linkages(ctx: &mut Ctx<'_>, items: &[Item<'_>]) {
             .map(|t| t.text)
             .find(|t| matches!(*t, ".visible" | ".weak" | ".extern" | ".common"));
         if function.body().is_none() {
-            declared.push((name.text, linkage));
+            declared.entry(name.text).or_insert(linkage);
             continue;
         }
-        let Some(&(_, first)) = declared.iter().find(|(n, _)| *n == name.text) else {
+        let Some(&first) = declared.get(name.text) else {
             continue;
         };
         if first == Some(".extern") || linkage.is_none() || linkage == first {
@@ -511,6 +513,11 @@ fn files(ctx: &mut Ctx<'_>, items: &[Item<'_>]) {
             seen.push(index);
         }
     }
+}
+
+/// The declarations and directives in a function body.
+pub(crate) fn body<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>]) {
+    block(ctx, statements, &mut Vec::new());
 }
 
 fn block<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>], locs: &mut Vec<&'a str>) {

@@ -243,6 +243,9 @@ fn check_function<'a>(ctx: &mut Ctx<'a>, scope: &mut Scope<'a>, function: Functi
         return;
     };
     let statements = body.statements();
+    if !ctx.snippet {
+        declarations::body(ctx, &statements);
+    }
     let mut labels = Frame::default();
     let mut blocks = Vec::new();
     labels.declare_all_labels(&statements, &mut blocks);

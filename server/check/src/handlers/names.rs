@@ -52,12 +52,14 @@ pub(crate) fn check_variable_type(ctx: &mut Ctx<'_>, ty: Option<ptx_syntax::Toke
 pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'a> {
     let mut frame = Frame::default();
     let mut duplicates = Vec::new();
-    let mut defined: Vec<(&str, ptx_syntax::TextRange)> = Vec::new();
+    let mut defined: std::collections::HashMap<&str, ptx_syntax::TextRange> =
+        std::collections::HashMap::new();
     let mut externs: Vec<&'a str> = Vec::new();
     // `.extern` arrays of unknown size, and the names that some other declaration defines.
     let mut unsized_externs: Vec<Token<'a>> = Vec::new();
     let mut defined_variables: Vec<&'a str> = Vec::new();
     ctx.functions.clear();
+    let mut callees: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for item in items {
         match item {
             Item::Variable(decl) => {
@@ -79,7 +81,7 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
                 let Some(name) = function.name() else {
                     continue;
                 };
-                if !ctx.functions.iter().any(|f| f.name == name.text) {
+                if callees.insert(name.text) {
                     ctx.functions.push(super::calls::Callee::of(
                         function,
                         name.text,
@@ -116,7 +118,7 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
                     );
                 }
                 if function.body().is_some() {
-                    if let Some((_, first)) = defined.iter().find(|(n, _)| *n == name.text) {
+                    if let Some(first) = defined.get(name.text) {
                         duplicates.push(Duplicate {
                             name: name.text.to_owned(),
                             kind: SymbolKind::Function,
@@ -124,7 +126,7 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
                             first: first.clone(),
                         });
                     } else {
-                        defined.push((name.text, name.range()));
+                        defined.insert(name.text, name.range());
                     }
                 }
             }
@@ -172,9 +174,7 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
         })
         .collect();
     externs.retain(|name| {
-        !SYSTEM_CALLS.contains(name)
-            && !defined.iter().any(|(defined, _)| defined == name)
-            && !aliases.contains(name)
+        !SYSTEM_CALLS.contains(name) && !defined.contains_key(name) && !aliases.contains(name)
     });
     ctx.unresolved_functions = externs;
     frame

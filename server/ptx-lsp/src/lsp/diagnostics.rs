@@ -154,6 +154,7 @@ pub(crate) async fn for_snapshot(
     let cache = state.diagnostics.cache(&uri);
     let host_state = state.clone();
     let checked = dispatch::analysis("diagnostics", move || {
+        let _pause = ptx_toolchain::pause::interactive();
         // A file too large to analyse is not read for asm statements either.
         let host = if snapshot.too_large() {
             None
@@ -226,6 +227,9 @@ pub(crate) fn schedule(state: &Arc<State>, uri: Url) {
             };
             let version = snapshot.version;
             let generation = snapshot.generation;
+            // A background `ptxas` stops until these diagnostics are out (it would take a
+            // core from the check on a small machine).
+            let pause = ptx_toolchain::pause::interactive();
             if let Ok(checked) = for_snapshot(&state, snapshot).await {
                 let current = state.documents.generation(&uri) == Some(generation);
                 if current && state.push_diagnostics() {
@@ -239,6 +243,7 @@ pub(crate) fn schedule(state: &Arc<State>, uri: Url) {
                         .await;
                 }
             }
+            drop(pause);
             let again = match state.diagnostics.schedules.get_mut(&uri) {
                 Some(mut schedule) if schedule.dirty => {
                     schedule.dirty = false;
