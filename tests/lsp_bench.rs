@@ -150,6 +150,12 @@ fn bench_text(
     report("edit → publishDiagnostics", &mut samples);
 
     let target = position(text, request_at);
+    // `--edits-only`: the edit latency alone (for profiling the server's edit path).
+    let methods = if std::env::args().any(|a| a == "--edits-only") {
+        &[]
+    } else {
+        methods
+    };
     for (method, label) in methods {
         let mut samples = Vec::new();
         for _ in 0..REQUESTS {

@@ -5,7 +5,8 @@
 //! after a quiet period is checked at once (no added latency for a single
 //! keystroke); changes that arrive while a check runs only mark the document
 //! dirty, and one more check of the latest text follows [`DEBOUNCE`] after
-//! the running one ends. A result is published only if the document is still
+//! the running one ends (at once when the change came after the check, while
+//! its result was being published). A result is published only if the document is still
 //! at the generation it was computed for, so stale diagnostics never reach
 //! the client, and the last published set always belongs to the latest text.
 
@@ -59,6 +60,11 @@ pub(crate) struct RunMarks {
 struct Schedule {
     running: bool,
     dirty: bool,
+    /// The running check is done and its result is being published: a change arriving now
+    /// is checked at once (it is the first of a new burst, not part of the one just checked).
+    publishing: bool,
+    /// A change arrived while publishing.
+    urgent: bool,
 }
 
 impl DiagnosticsState {
@@ -215,6 +221,7 @@ pub(crate) fn schedule(state: &Arc<State>, uri: Url) {
         let mut schedule = state.diagnostics.schedules.entry(uri.clone()).or_default();
         if schedule.running {
             schedule.dirty = true;
+            schedule.urgent |= schedule.publishing;
             return;
         }
         schedule.running = true;
@@ -230,7 +237,11 @@ pub(crate) fn schedule(state: &Arc<State>, uri: Url) {
             // A background `ptxas` stops until these diagnostics are out (it would take a
             // core from the check on a small machine).
             let pause = ptx_toolchain::pause::interactive();
-            if let Ok(checked) = for_snapshot(&state, snapshot).await {
+            let checked = for_snapshot(&state, snapshot).await;
+            if let Some(mut schedule) = state.diagnostics.schedules.get_mut(&uri) {
+                schedule.publishing = true;
+            }
+            if let Ok(checked) = checked {
                 let current = state.documents.generation(&uri) == Some(generation);
                 if current && state.push_diagnostics() {
                     state
@@ -245,20 +256,22 @@ pub(crate) fn schedule(state: &Arc<State>, uri: Url) {
             }
             drop(pause);
             let again = match state.diagnostics.schedules.get_mut(&uri) {
-                Some(mut schedule) if schedule.dirty => {
-                    schedule.dirty = false;
-                    true
-                }
                 Some(mut schedule) => {
-                    schedule.running = false;
-                    false
+                    let again = schedule.dirty.then_some(schedule.urgent);
+                    schedule.dirty = false;
+                    schedule.publishing = false;
+                    schedule.urgent = false;
+                    schedule.running = again.is_some();
+                    again
                 }
-                None => false,
+                None => None,
             };
-            if !again {
-                break;
+            match again {
+                None => break,
+                // A burst of changes during the check: wait for it to settle.
+                Some(false) => tokio::time::sleep(DEBOUNCE).await,
+                Some(true) => {}
             }
-            tokio::time::sleep(DEBOUNCE).await;
         }
     });
 }
