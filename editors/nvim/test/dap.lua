@@ -131,7 +131,12 @@ local function take(pred, what)
     return false
   end, 10)
   check(found ~= nil, 'received ' .. what)
-  return found or {}
+  if not found then
+    -- Nothing after this can pass: stop rather than wait for every message.
+    say(failures .. ' check(s) failed')
+    os.exit(1)
+  end
+  return found
 end
 
 local function request(command, arguments)
