@@ -388,6 +388,13 @@ fn data_breakpoints_stop_after_the_access_with_old_and_new_values() {
     expect![[r#"{"accessTypes":["write","read","readWrite"],"canPersist":true,"dataId":"mem:global:0x7f0000000094:4:u32|buf[37]","description":"buf[37] (4 bytes at 0x7f0000000094)"}"#]]
         .assert_eq(&element.to_string());
 
+    // A whole buffer, from the list.
+    let whole = dap.request(
+        "dataBreakpointInfo",
+        json!({"variablesReference": buffers, "name": "buf"}),
+    );
+    expect![[r#"{"accessTypes":["write","read","readWrite"],"canPersist":true,"dataId":"mem:global:0x7f0000000000:256:u32|buf","description":"buf (256 bytes at 0x7f0000000000)"}"#]].assert_eq(&whole.to_string());
+
     // A register of lane 3 of warp 0, from the Registers scope.
     dap.evaluate(&frame, "@lane 3");
     let frame = dap.frame_id(1);

@@ -1316,6 +1316,30 @@ impl<'t> Engine<'t> {
                     }
                     None => Err(format!("`{name}` is not a word of shared memory")),
                 },
+                Some(Node::Buffers) => {
+                    let found = self
+                        .session
+                        .buffers()
+                        .into_iter()
+                        .find(|(_, n, _, _)| n == name)
+                        .map(|(arg, _, addr, bytes)| (arg, addr, bytes.len()));
+                    match found {
+                        Some((arg, addr, len)) => {
+                            let ty = self
+                                .buffer_types
+                                .get(arg)
+                                .cloned()
+                                .flatten()
+                                .unwrap_or_else(|| "u32".to_owned());
+                            let count = len / element_bytes(&ty);
+                            Ok((
+                                format!("[{addr:#x}] as {ty}[{count}]"),
+                                Some(name.to_owned()),
+                            ))
+                        }
+                        None => Err(format!("no buffer `{name}`")),
+                    }
+                }
                 Some(_) => Err(format!("`{name}` cannot be watched: it is not a place")),
                 None => Err("the variables are gone: the session ran on".into()),
             }
