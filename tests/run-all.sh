@@ -29,11 +29,12 @@ cargo build -q -p ptx-lsp
 echo "== inline asm of real CUDA headers (downloaded from PyPI into ~/.cache)"
 bash tests/real-headers.sh "$server"
 
-echo "== editors/nvim: tree-sitter parser and headless client test"
+echo "== editors/nvim: tree-sitter parser, headless client test and the debug adapter from Neovim"
 # No skip: a missing Neovim or C compiler fails the run.
 nvim_bin=$(bash tools/install-nvim.sh)
 bash editors/nvim/build-parser.sh >/dev/null
 PTX_LSP_PATH="$server" "$nvim_bin" --headless -u NONE -l editors/nvim/test/test.lua
+PTX_LSP_PATH="$server" "$nvim_bin" --headless -u NONE -l editors/nvim/test/dap.lua
 
 echo "== editors/emacs: Eglot client test (Debian's emacs and elpa-eglot)"
 bash tools/install-debian.sh emacs-nox elpa-eglot

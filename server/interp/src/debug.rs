@@ -11,6 +11,9 @@
 //! expression language over registers, special registers, kernel parameter
 //! names and memory (see [`Session::evaluate`]).
 
+mod data;
+mod layout;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -23,12 +26,18 @@ use crate::run::{parse_value, prepare_kernel, prepare_snippet, Setup};
 use crate::softfloat;
 use crate::{KernelOptions, RunError, SnippetOptions};
 
+pub use data::{Access, DataBreakpointSpec, DataInfo};
+pub use layout::{cell_text, CellView, LayoutView, MatrixView};
+pub(crate) use layout::{Fragment, Holder, Place};
+
 /// A program and launch ready to be debugged; each [`Session`] started from
 /// it begins afresh (a restart is a new session).
 #[derive(Debug, Clone)]
 pub struct DebugTarget {
     setup: Setup,
     max_steps: u64,
+    /// The program's text (instruction text for the layout view).
+    source: String,
 }
 
 impl DebugTarget {
@@ -37,6 +46,7 @@ impl DebugTarget {
         Ok(DebugTarget {
             setup: prepare_snippet(parse, options)?,
             max_steps: options.max_steps,
+            source: parse.text().to_owned(),
         })
     }
 
@@ -45,6 +55,7 @@ impl DebugTarget {
         Ok(DebugTarget {
             setup: prepare_kernel(parse, options)?,
             max_steps: options.max_steps,
+            source: parse.text().to_owned(),
         })
     }
 
@@ -212,6 +223,12 @@ pub enum StopReason {
     Pause,
     /// A fault at the instruction about to run; the launch cannot go on.
     Fault(String),
+    /// Data breakpoints (their ids) hit by the instruction just run: what
+    /// it accessed, where, and the old and new values.
+    Data {
+        ids: Vec<usize>,
+        description: String,
+    },
 }
 
 /// Where a resumed session ended up.
@@ -776,6 +793,7 @@ pub struct Session<'p> {
     cur: usize,
     round_yielded: bool,
     breakpoints: Vec<Breakpoint>,
+    data: Vec<data::DataBreakpoint>,
     /// Per instruction: a breakpoint is there.
     armed: Vec<bool>,
     next_id: usize,
@@ -784,6 +802,9 @@ pub struct Session<'p> {
     faulted: Option<String>,
     finished: bool,
     started: bool,
+    /// The last stop came after an instruction (a data breakpoint): the one
+    /// about to issue has not had its breakpoints checked yet.
+    after_access: bool,
 }
 
 impl<'p> Session<'p> {
@@ -804,12 +825,14 @@ impl<'p> Session<'p> {
             cur: 0,
             round_yielded: false,
             breakpoints: Vec::new(),
+            data: Vec::new(),
             armed: vec![false; setup.program.insts.len()],
             next_id: 1,
             pause: Arc::new(AtomicBool::new(false)),
             faulted: None,
             finished: false,
             started: false,
+            after_access: false,
         }
     }
 
@@ -1226,7 +1249,7 @@ impl<'p> Session<'p> {
         let start_depth = start_depth.unwrap_or(0);
         // The instruction the session stopped before runs without its
         // breakpoint firing again.
-        let mut first = self.started;
+        let mut first = self.started && !std::mem::take(&mut self.after_access);
         self.started = true;
         let mut focus_issued = false;
         loop {
@@ -1304,8 +1327,26 @@ impl<'p> Session<'p> {
                     }
                 }
             }
+            // Data breakpoints cost nothing here while none is set.
+            let watching = !self.data.is_empty();
+            let probes = if watching {
+                self.probe(w, pc, at)
+            } else {
+                Vec::new()
+            };
             match self.m.issue(w) {
-                Ok(Issue::Issued) => focus_issued |= w == focus,
+                Ok(Issue::Issued) => {
+                    focus_issued |= w == focus;
+                    if watching {
+                        match self.data_hit(w, pc, probes, logs) {
+                            Ok(stop) => {
+                                self.after_access = true;
+                                return stop;
+                            }
+                            Err(kept) => logs = kept,
+                        }
+                    }
+                }
                 Ok(Issue::Yielded) => {
                     self.round_yielded = true;
                     self.cur += 1;
@@ -1342,6 +1383,9 @@ impl<'p> Session<'p> {
         self.m
             .start_cta([next % gx, next / gx % gy, next / (gx * gy)]);
         apply_sets(&mut self.m, &self.target.setup.sets);
+        if !self.data.is_empty() {
+            self.refresh_data();
+        }
         self.cur = 0;
         self.round_yielded = false;
         true
@@ -1476,6 +1520,17 @@ impl<'p> Session<'p> {
     /// The CTA's static shared memory and its dynamic shared memory.
     pub fn shared(&self) -> (&[u8], &[u8]) {
         (&self.m.mem.shared, &self.m.mem.dynamic_shared)
+    }
+
+    /// The generic address of byte `offset` of the static (or dynamic)
+    /// shared memory.
+    pub fn shared_address(&self, dynamic: bool, offset: u64) -> u64 {
+        let base = if dynamic {
+            crate::memory::DYNAMIC_SHARED_BASE
+        } else {
+            0
+        };
+        crate::memory::to_generic(Space::Shared, base + offset)
     }
 
     /// The buffer arguments: argument index, parameter name, address and

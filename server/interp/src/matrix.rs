@@ -312,7 +312,7 @@ pub fn exec(
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Operand {
+pub(crate) enum Operand {
     A,
     B,
     C,
@@ -563,4 +563,90 @@ fn f64_dot(a: &[u64], b: &[u64], c: u64, rounding: Rounding) -> u64 {
         };
     }
     acc
+}
+
+/// The holders of every matrix element of `op`'s operands, from the same
+/// mappings [`exec`] uses (the fragment-layout view of a debug session).
+pub(crate) fn fragments(op: &MatrixOp) -> Vec<crate::debug::Fragment> {
+    use crate::debug::{Fragment, Holder, Place};
+    let tile = |name: String, place: Place, reg: usize, trans: bool| Fragment {
+        name,
+        place,
+        rows: 8,
+        cols: 8,
+        ty: Ty::B16,
+        bits: 16,
+        first_row: 0,
+        first_col: 0,
+        holders: (0..8)
+            .flat_map(|row| (0..8).map(move |col| (row, col)))
+            .map(|(row, col)| {
+                let (lane, half) = holder(row, col, trans);
+                Holder {
+                    row,
+                    col,
+                    lane: lane as u32,
+                    reg,
+                    part: half as u32,
+                }
+            })
+            .collect(),
+    };
+    match *op {
+        MatrixOp::Ldmatrix { count, trans, .. } => (0..count)
+            .map(|j| tile(format!("matrix {j}: 8×8 .b16"), Place::Dst(0), j, trans))
+            .collect(),
+        MatrixOp::Stmatrix { count, trans, .. } => (0..count)
+            .map(|j| tile(format!("matrix {j}: 8×8 .b16"), Place::Src(1), j, trans))
+            .collect(),
+        MatrixOp::Movmatrix => vec![
+            tile("source: 8×8 .b16".into(), Place::Src(0), 0, false),
+            tile("result: 8×8 .b16".into(), Place::Dst(0), 0, true),
+        ],
+        MatrixOp::Mma(mma) => {
+            let (m, n, k) = mma.shape.dims();
+            [
+                ("A", Place::Src(0), Operand::A, mma.a, (m, k)),
+                ("B", Place::Src(1), Operand::B, mma.b, (k, n)),
+                ("C", Place::Src(2), Operand::C, mma.c, (m, n)),
+                ("D", Place::Dst(0), Operand::C, mma.d, (m, n)),
+            ]
+            .into_iter()
+            .map(|(name, place, operand, ty, (rows, cols))| {
+                let per = per_register(ty);
+                let bits = match (per, ty) {
+                    (4, _) => 8,
+                    (2, _) => 16,
+                    (_, Ty::F64) => 64,
+                    _ => 32,
+                };
+                let count = registers(mma.shape, operand, ty) * per;
+                let holders = (0..32usize)
+                    .flat_map(|lane| (0..count).map(move |i| (lane, i)))
+                    .map(|(lane, i)| {
+                        let (row, col) = element(mma.shape, operand, ty, lane, i);
+                        Holder {
+                            row,
+                            col,
+                            lane: lane as u32,
+                            reg: i / per,
+                            part: (i % per) as u32,
+                        }
+                    })
+                    .collect();
+                Fragment {
+                    name: format!("{name}: {rows}×{cols} .{}", ty.name()),
+                    place,
+                    rows,
+                    cols,
+                    ty,
+                    bits,
+                    first_row: 0,
+                    first_col: 0,
+                    holders,
+                }
+            })
+            .collect()
+        }
+    }
 }

@@ -162,6 +162,7 @@ pub fn exec(
                 let addr = m.read_lane(w, &inst.src[0], lane);
                 let thread = m.thread(w, lane);
                 let total = size * vector as usize;
+                m.mem.note(thread, space, addr, total, false);
                 let bytes = m
                     .mem
                     .slice(thread, space, addr, total, total)
@@ -190,6 +191,7 @@ pub fn exec(
                 let thread = m.thread(w, lane);
                 let values: Vec<u64> = items.iter().map(|s| m.read_lane(w, s, lane)).collect();
                 let total = size * vector as usize;
+                m.mem.note(thread, space, addr, total, true);
                 let bytes = m
                     .mem
                     .slice(thread, space, addr, total, total)

@@ -51,6 +51,38 @@ pub struct Memory {
     pub dynamic_shared_name: String,
     pub local: Vec<Vec<u8>>,
     pub func_params: Vec<Vec<u8>>,
+    /// Ranges a debugger watches (data breakpoints); `None` when none is
+    /// set, so that a run without them pays one test per access.
+    pub watch: Option<Box<Watch>>,
+}
+
+/// A watched range: global memory (`space` Global, by address) or the CTA's
+/// shared memory (`space` Shared, by shared-space offset).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Watched {
+    pub space: Space,
+    pub start: u64,
+    pub len: u64,
+    /// Which accesses count.
+    pub reads: bool,
+    pub writes: bool,
+}
+
+/// An access that touched a watched range: its index, the thread, and
+/// whether it wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Touch {
+    pub watched: usize,
+    pub thread: usize,
+    pub write: bool,
+}
+
+/// The watched ranges and the accesses that touched them since the
+/// debugger last looked.
+#[derive(Debug, Clone, Default)]
+pub struct Watch {
+    pub ranges: Vec<Watched>,
+    pub touches: Vec<Touch>,
 }
 
 impl Memory {
@@ -66,6 +98,15 @@ impl Memory {
             .unwrap_or(GLOBAL_BUFFER_BASE);
         self.global.push(Region { base, bytes });
         base
+    }
+
+    /// Records an access of `size` bytes at `addr` of `space` by `thread` if
+    /// it touches a watched range (data breakpoints).
+    #[inline(always)]
+    pub fn note(&mut self, thread: usize, space: Space, addr: u64, size: usize, write: bool) {
+        if let Some(watch) = &mut self.watch {
+            watch.note(thread, space, addr, size, write);
+        }
     }
 
     /// The bytes `[addr, addr + size)` of `space` as seen by `thread`, after
@@ -162,6 +203,7 @@ impl Memory {
         addr: u64,
         size: usize,
     ) -> Result<u64, String> {
+        self.note(thread, space, addr, size, false);
         let bytes = self.slice(thread, space, addr, size, size)?;
         let mut buf = [0u8; 8];
         buf[..size.min(8)].copy_from_slice(&bytes[..size.min(8)]);
@@ -177,10 +219,37 @@ impl Memory {
         size: usize,
         value: u64,
     ) -> Result<(), String> {
+        self.note(thread, space, addr, size, true);
         let bytes = self.slice(thread, space, addr, size, size)?;
         let n = size.min(8);
         bytes[..n].copy_from_slice(&value.to_le_bytes()[..n]);
         Ok(())
+    }
+}
+
+impl Watch {
+    #[cold]
+    fn note(&mut self, thread: usize, space: Space, addr: u64, size: usize, write: bool) {
+        let (space, offset) = resolve(space, addr);
+        let space = if space == Space::Generic {
+            Space::Global
+        } else {
+            space
+        };
+        let end = offset.saturating_add(size as u64);
+        for (watched, range) in self.ranges.iter().enumerate() {
+            if range.space == space
+                && offset < range.start + range.len
+                && range.start < end
+                && if write { range.writes } else { range.reads }
+            {
+                self.touches.push(Touch {
+                    watched,
+                    thread,
+                    write,
+                });
+            }
+        }
     }
 }
 

@@ -78,6 +78,19 @@ impl TensorMemory {
         }
     }
 
+    /// The allocated column blocks: first column and count, by column.
+    pub fn allocations(&self) -> Vec<(u32, u32)> {
+        let mut out = self.allocations.clone();
+        out.sort_unstable();
+        out
+    }
+
+    /// The word at `lane`, `column` when that column is allocated.
+    pub fn word(&self, lane: u32, column: u32) -> Option<u32> {
+        (lane < LANES as u32 && column < COLUMNS as u32 && self.allocated(column))
+            .then(|| self.cells[lane as usize * COLUMNS + column as usize])
+    }
+
     fn cell(&mut self, lane: u32, column: u32) -> Result<&mut u32, String> {
         if lane as usize >= LANES || column as usize >= COLUMNS || !self.allocated(column) {
             return Err(format!(
@@ -408,6 +421,83 @@ fn reduce(red: Reduction, a: u32, b: u32) -> u32 {
             }
         }
     }
+}
+
+/// Whether `op` takes the `.16x32bx2` split offset as its second operand.
+pub(crate) fn has_split(op: &TensorOp) -> bool {
+    matches!(
+        op,
+        TensorOp::Ld {
+            shape: Shape::S16x32bx2,
+            ..
+        } | TensorOp::St {
+            shape: Shape::S16x32bx2,
+            ..
+        }
+    )
+}
+
+/// Which register of which thread holds each word (or 16-bit half, with
+/// `.pack::16b`/`.unpack::16b`) of the Tensor Memory tile a `tcgen05.ld` or
+/// `tcgen05.st` moves, from [`element`] as [`exec`] uses it: rows are lane
+/// offsets from the address, columns 32-bit (or 16-bit) column offsets.
+pub(crate) fn fragments(op: &TensorOp, split: u32) -> Option<Vec<crate::debug::Fragment>> {
+    use crate::debug::{Fragment, Holder, Place};
+    let (shape, num, packed, place) = match *op {
+        TensorOp::Ld {
+            shape, num, pack, ..
+        } => (shape, num, pack, Place::Dst(0)),
+        TensorOp::St { shape, num, unpack } => (
+            shape,
+            num,
+            unpack,
+            Place::Src(if shape == Shape::S16x32bx2 { 2 } else { 1 }),
+        ),
+        _ => return None,
+    };
+    let mut holders = Vec::new();
+    for t in 0..32 {
+        for r in 0..registers(shape, num) {
+            let (row, col) = element(shape, t, r, split);
+            if packed {
+                for half in 0..2 {
+                    holders.push(Holder {
+                        row: row as usize,
+                        col: 2 * col as usize + half,
+                        lane: t,
+                        reg: r as usize,
+                        part: half as u32,
+                    });
+                }
+            } else {
+                holders.push(Holder {
+                    row: row as usize,
+                    col: col as usize,
+                    lane: t,
+                    reg: r as usize,
+                    part: 0,
+                });
+            }
+        }
+    }
+    let rows = holders.iter().map(|h| h.row + 1).max().unwrap_or(0);
+    let cols = holders.iter().map(|h| h.col + 1).max().unwrap_or(0);
+    let (ty, bits, unit) = if packed {
+        (Ty::B16, 16, "16-bit")
+    } else {
+        (Ty::B32, 32, "32-bit")
+    };
+    Some(vec![Fragment {
+        name: format!("Tensor Memory tile: {rows} lanes × {cols} {unit} columns from the address"),
+        place,
+        rows,
+        cols,
+        ty,
+        bits,
+        first_row: 0,
+        first_col: 0,
+        holders,
+    }])
 }
 
 #[cfg(test)]

@@ -584,3 +584,78 @@ fn compute(
     }
     Ok(out)
 }
+
+/// The holders of the elements warp `w` keeps in registers for `op` (its
+/// 16 rows of D, and of A when A comes from registers), from the mappings
+/// the operation uses (the fragment-layout view of a debug session).
+pub(crate) fn fragments(op: &WgmmaOp, w: usize) -> Option<Vec<crate::debug::Fragment>> {
+    use crate::debug::{Fragment, Holder, Place};
+    let WgmmaOp::Mma(mma) = op else {
+        return None;
+    };
+    let band = 16 * (w % 4);
+    let mut out = Vec::new();
+    let d_bits = if mma.d == Ty::F16 { 16 } else { 32 };
+    let mut holders = Vec::new();
+    for r in 0..16 {
+        for n in 0..mma.n {
+            let (lane, reg, half) = d_holder(mma.d, r, n);
+            holders.push(Holder {
+                row: r,
+                col: n,
+                lane: lane as u32,
+                reg,
+                part: half as u32,
+            });
+        }
+    }
+    out.push(Fragment {
+        name: format!(
+            "D (rows {band}..{} of 64×{}): .{}",
+            band + 15,
+            mma.n,
+            mma.d.name()
+        ),
+        place: Place::Dst(0),
+        rows: 16,
+        cols: mma.n,
+        ty: mma.d,
+        bits: d_bits,
+        first_row: band,
+        first_col: 0,
+        holders,
+    });
+    if mma.a_regs {
+        let bits = element_width(mma.a) as u32;
+        let mut holders = Vec::new();
+        for r in 0..16 {
+            for k in 0..mma.k {
+                let (lane, reg, pos) = a_holder(mma.a, r, k);
+                holders.push(Holder {
+                    row: r,
+                    col: k,
+                    lane: lane as u32,
+                    reg,
+                    part: pos as u32,
+                });
+            }
+        }
+        out.push(Fragment {
+            name: format!(
+                "A (rows {band}..{} of 64×{}): .{}",
+                band + 15,
+                mma.k,
+                mma.a.name()
+            ),
+            place: Place::Src(0),
+            rows: 16,
+            cols: mma.k,
+            ty: if bits == 1 { Ty::B8 } else { mma.a },
+            bits,
+            first_row: band,
+            first_col: 0,
+            holders,
+        });
+    }
+    Some(out)
+}

@@ -641,3 +641,59 @@ pub fn exec(
         WmmaOp::Mma(op) => mma(m, w, inst, op, active),
     }
 }
+
+/// The holders of every matrix element of `op`'s fragments, from the
+/// measured distributions [`exec`] uses (the fragment-layout view of a
+/// debug session); f16 A and B fragments list each element's two copies.
+pub(crate) fn fragments(op: &WmmaOp) -> Vec<crate::debug::Fragment> {
+    use crate::debug::{Fragment, Holder, Place};
+    let show = |name: &str, place: Place, f: &Frag| {
+        let per = f.per_register();
+        let mut holders = Vec::new();
+        for lane in 0..32u32 {
+            for i in 0..f.registers() {
+                for e in 0..per {
+                    let (row, col) = f.element(lane, i, e);
+                    holders.push(Holder {
+                        row,
+                        col,
+                        lane,
+                        reg: i,
+                        part: e as u32,
+                    });
+                }
+            }
+        }
+        let bits = f.elem.bits();
+        let ty = match f.elem {
+            Elem::S4 | Elem::U4 | Elem::B1 => Ty::B8,
+            other => other.ty(),
+        };
+        Fragment {
+            name: format!(
+                "{name}: {}×{} .{}",
+                f.rows,
+                f.cols,
+                format!("{:?}", f.elem).to_lowercase()
+            ),
+            place,
+            rows: f.rows as usize,
+            cols: f.cols as usize,
+            ty,
+            bits,
+            first_row: 0,
+            first_col: 0,
+            holders,
+        }
+    };
+    match op {
+        WmmaOp::Load { frag, .. } => vec![show("fragment", Place::Dst(0), frag)],
+        WmmaOp::Store { frag, .. } => vec![show("fragment", Place::Src(1), frag)],
+        WmmaOp::Mma(mma) => vec![
+            show("A", Place::Src(0), &mma.a),
+            show("B", Place::Src(1), &mma.b),
+            show("C", Place::Src(2), &mma.c),
+            show("D", Place::Dst(0), &mma.d),
+        ],
+    }
+}

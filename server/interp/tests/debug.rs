@@ -449,3 +449,101 @@ fn mbarrier_states_are_shown() {
         expect![[r#"[(0, "phase 0, 31 of 32 arrivals pending, tx-count 0")]"#]],
     );
 }
+
+/// The fragment-layout view agrees with what `ldmatrix` does: each element
+/// of the matrices in shared memory (element `64j + 8r + c` of matrix `j`,
+/// row `r`, column `c` holds that number) is found in the lane and register
+/// half the view names, with and without `.trans`.
+#[test]
+fn the_ldmatrix_layout_names_where_each_element_landed() {
+    const LDMATRIX: &str = "\
+.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry lm()
+{
+    .shared .align 16 .b16 tile[128];
+    .reg .b32 %r<8>;
+    .reg .b32 %addr;
+    .reg .b16 %h;
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 2;
+    mov.u32 %addr, tile;
+    shl.b32 %r3, %r2, 1;
+    add.u32 %r3, %r3, %addr;
+    cvt.u16.u32 %h, %r2;
+    st.shared.u16 [%r3], %h;
+    add.u32 %r4, %r2, 1;
+    cvt.u16.u32 %h, %r4;
+    st.shared.u16 [%r3+2], %h;
+    add.u32 %r4, %r2, 2;
+    cvt.u16.u32 %h, %r4;
+    st.shared.u16 [%r3+4], %h;
+    add.u32 %r4, %r2, 3;
+    cvt.u16.u32 %h, %r4;
+    st.shared.u16 [%r3+6], %h;
+    bar.sync 0;
+    and.b32 %r5, %r1, 15;
+    shl.b32 %r5, %r5, 4;
+    add.u32 %r5, %r5, %addr;
+    ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r6, %r7}, [%r5];
+    ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r6, %r7}, [%r5];
+    ret;
+}
+";
+    let options = KernelOptions {
+        entry: "lm".to_owned(),
+        block: [32, 1, 1],
+        ..KernelOptions::default()
+    };
+    let target = DebugTarget::kernel(&Parse::new(LDMATRIX), &options).unwrap();
+    let mut session = Session::new(&target);
+    let (plain, _) = target.resolve_line(31).unwrap();
+    let (trans, _) = target.resolve_line(32).unwrap();
+    assert!(
+        session.layout(0, plain - 1).is_none(),
+        "not a matrix instruction"
+    );
+    session.set_breakpoints(&[
+        BreakpointSpec {
+            line: 32,
+            ..BreakpointSpec::default()
+        },
+        BreakpointSpec {
+            line: 33,
+            ..BreakpointSpec::default()
+        },
+    ]);
+    for pc in [plain, trans] {
+        let resumed = session.resume(Resume::Continue, 0);
+        assert!(matches!(resumed.outcome, Outcome::Stopped { .. }));
+        let layout = session.layout(0, pc).unwrap();
+        assert_eq!(layout.matrices.len(), 2);
+        for (j, matrix) in layout.matrices.iter().enumerate() {
+            assert_eq!(matrix.name, format!("matrix {j}: 8×8 .b16"));
+            for (r, row) in matrix.cells.iter().enumerate() {
+                for (c, cell) in row.iter().enumerate() {
+                    assert_eq!(cell.len(), 1);
+                    let value = u64::from_str_radix(&cell[0].value[2..], 16).unwrap();
+                    assert_eq!(
+                        value,
+                        (64 * j + 8 * r + c) as u64,
+                        "{pc} {j} {r} {c} {cell:?}"
+                    );
+                    assert!(cell[0].register.starts_with(["%r6", "%r7"][j]));
+                }
+            }
+        }
+    }
+    let layout = session.layout(0, plain).unwrap();
+    check(
+        layout.text().lines().take(5).collect::<Vec<_>>().join("\n"),
+        expect![[r#"
+            line 31: ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r6, %r7}, [%r5];
+            matrix 0: 8×8 .b16
+                      col 0      col 1      col 2      col 3      col 4      col 5      col 6      col 7
+               row 0  t0 %r6.lo  t0 %r6.hi  t1 %r6.lo  t1 %r6.hi  t2 %r6.lo  t2 %r6.hi  t3 %r6.lo  t3 %r6.hi
+               row 1  t4 %r6.lo  t4 %r6.hi  t5 %r6.lo  t5 %r6.hi  t6 %r6.lo  t6 %r6.hi  t7 %r6.lo  t7 %r6.hi"#]],
+    );
+}

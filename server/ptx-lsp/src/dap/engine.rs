@@ -4,7 +4,8 @@ use std::collections::HashMap;
 use std::sync::mpsc::Receiver;
 
 use ptx_interp::{
-    BreakpointSpec, BreakpointState, DebugTarget, Outcome, RegView, Resume, Session, StopReason,
+    cell_text, Access, BreakpointSpec, BreakpointState, DataBreakpointSpec, DebugTarget, Outcome,
+    RegView, Resume, Session, StopReason,
 };
 use serde_json::{json, Value};
 
@@ -18,6 +19,8 @@ struct Config {
     /// Line breakpoints as the client sent them (request arguments).
     lines: Vec<Value>,
     functions: Vec<Value>,
+    /// Data breakpoints as the client sent them.
+    data: Vec<Value>,
     configured: bool,
 }
 
@@ -34,6 +37,7 @@ pub(super) fn main(rx: &Receiver<Value>, out: &Out, pause: &PauseSlot) {
         invalidated: false,
         lines: Vec::new(),
         functions: Vec::new(),
+        data: Vec::new(),
         configured: false,
     };
     // The launch request to answer (none on a restart) and its arguments.
@@ -100,6 +104,7 @@ fn capabilities() -> Value {
     json!({
         "supportsConfigurationDoneRequest": true,
         "supportsFunctionBreakpoints": true,
+        "supportsDataBreakpoints": true,
         "supportsConditionalBreakpoints": true,
         "supportsHitConditionalBreakpoints": true,
         "supportsLogPoints": true,
@@ -168,6 +173,27 @@ fn before_launch(message: &Value, out: &Out, config: &mut Config) -> Option<Valu
             out.respond(message, Ok(json!({ "breakpoints": unverified })));
             None
         }
+        "setDataBreakpoints" => {
+            config.data = args
+                .get("breakpoints")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            let unverified: Vec<Value> = config
+                .data
+                .iter()
+                .map(|_| json!({"verified": false, "message": "not launched yet"}))
+                .collect();
+            out.respond(message, Ok(json!({ "breakpoints": unverified })));
+            None
+        }
+        "dataBreakpointInfo" => {
+            out.respond(
+                message,
+                Ok(json!({"dataId": null, "description": "not launched yet"})),
+            );
+            None
+        }
         "configurationDone" => {
             config.configured = true;
             out.respond(message, Ok(Value::Null));
@@ -212,12 +238,46 @@ enum Node {
     Buffer {
         warp: usize,
         lane: u32,
+        name: String,
         addr: u64,
         count: usize,
         ty: String,
     },
     Items(Vec<String>),
+    /// The CTA's Tensor Memory: its allocations.
+    TensorMemory,
+    /// One allocation's lanes: first column and column count.
+    TensorBlock(u32, u32),
+    /// One lane of an allocation, by column.
+    TensorLane {
+        lane: u32,
+        start: u32,
+        count: u32,
+    },
+    /// The fragment layout of the matrix instruction at `pc` for `warp`.
+    Layout {
+        warp: usize,
+        pc: u32,
+    },
+    /// One matrix of a layout.
+    LayoutMatrix {
+        warp: usize,
+        pc: u32,
+        index: usize,
+    },
+    /// One row of a matrix of a layout.
+    LayoutRow {
+        warp: usize,
+        pc: u32,
+        index: usize,
+        row: usize,
+    },
 }
+
+/// Tensor Memory lanes per CTA.
+const TENSOR_LANES: u32 = 128;
+/// Columns shown in a Tensor Memory lane's summary.
+const TENSOR_SUMMARY: u32 = 8;
 
 /// Shown words of shared memory and elements of a buffer at most, per node.
 const SHOWN: usize = 1024;
@@ -319,7 +379,7 @@ impl<'t> Engine<'t> {
         )
     }
 
-    fn apply_breakpoints(&mut self) -> (Value, Value) {
+    fn apply_breakpoints(&mut self) -> (Value, Value, Value) {
         if self.no_debug {
             let off = |n: usize| {
                 Value::Array(vec![
@@ -330,6 +390,7 @@ impl<'t> Engine<'t> {
             return (
                 off(self.config.lines.len()),
                 off(self.config.functions.len()),
+                off(self.config.data.len()),
             );
         }
         let lines = self.specs(&self.config.lines.clone());
@@ -352,7 +413,28 @@ impl<'t> Engine<'t> {
             })
             .collect();
         let function_states = self.session.set_function_breakpoints(&functions);
-        (self.states(&line_states), self.states(&function_states))
+        let data: Vec<DataBreakpointSpec> = self
+            .config
+            .data
+            .iter()
+            .map(|b| {
+                let text = |key: &str| b.get(key).and_then(Value::as_str).map(str::to_owned);
+                DataBreakpointSpec {
+                    data_id: text("dataId").unwrap_or_default(),
+                    access: text("accessType")
+                        .and_then(|a| Access::parse(&a))
+                        .unwrap_or(Access::Write),
+                    condition: text("condition"),
+                    hit_condition: text("hitCondition"),
+                }
+            })
+            .collect();
+        let data_states = self.session.set_data_breakpoints(&data);
+        (
+            self.states(&line_states),
+            self.states(&function_states),
+            self.states(&data_states),
+        )
     }
 
     fn lane(&self, warp: usize) -> u32 {
@@ -409,6 +491,16 @@ impl<'t> Engine<'t> {
                     StopReason::Breakpoint(ids) => {
                         body["reason"] = json!("breakpoint");
                         body["hitBreakpointIds"] = json!(ids);
+                    }
+                    StopReason::Data { ids, description } => {
+                        body["reason"] = json!("data breakpoint");
+                        body["hitBreakpointIds"] = json!(ids);
+                        body["description"] = json!(description);
+                        body["text"] = json!(description);
+                        self.out.event(
+                            "output",
+                            json!({"category": "console", "output": format!("{description}\n")}),
+                        );
                     }
                     StopReason::Fault(message) => {
                         body["reason"] = json!("exception");
@@ -537,7 +629,7 @@ impl<'t> Engine<'t> {
                     .and_then(Value::as_array)
                     .cloned()
                     .unwrap_or_default();
-                let (lines, _) = self.apply_breakpoints();
+                let (lines, _, _) = self.apply_breakpoints();
                 Ok(json!({ "breakpoints": lines }))
             }
             "setFunctionBreakpoints" => {
@@ -546,9 +638,19 @@ impl<'t> Engine<'t> {
                     .and_then(Value::as_array)
                     .cloned()
                     .unwrap_or_default();
-                let (_, functions) = self.apply_breakpoints();
+                let (_, functions, _) = self.apply_breakpoints();
                 Ok(json!({ "breakpoints": functions }))
             }
+            "setDataBreakpoints" => {
+                self.config.data = args
+                    .get("breakpoints")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                let (_, _, data) = self.apply_breakpoints();
+                Ok(json!({ "breakpoints": data }))
+            }
+            "dataBreakpointInfo" => Ok(self.data_breakpoint_info(args)),
             "setExceptionBreakpoints" => Ok(json!({"breakpoints": []})),
             "threads" => Ok(self.threads()),
             "stackTrace" => self.stack_trace(args),
@@ -674,6 +776,17 @@ impl<'t> Engine<'t> {
         if self.kernel {
             scope(self, "Global buffers".into(), Node::Buffers, true);
         }
+        if !self.session.tensor_allocations().is_empty() {
+            scope(self, "Tensor Memory".into(), Node::TensorMemory, true);
+        }
+        if let Some((pc, line)) = self.layout_at(warp, pc) {
+            scope(
+                self,
+                format!("Fragment layout (line {})", self.line_out(line)),
+                Node::Layout { warp, pc },
+                false,
+            );
+        }
         Ok(json!({ "scopes": scopes }))
     }
 
@@ -731,6 +844,12 @@ impl<'t> Engine<'t> {
                 .map(|(n, v)| plain(n, v.to_string()))
                 .collect(),
             Node::Warp(warp) => self.warp_variables(warp),
+            Node::TensorMemory
+            | Node::TensorBlock(..)
+            | Node::TensorLane { .. }
+            | Node::Layout { .. }
+            | Node::LayoutMatrix { .. }
+            | Node::LayoutRow { .. } => self.matrix_variables(&node),
             Node::Shared => {
                 let (fixed, dynamic) = self.session.shared();
                 let (fixed, dynamic) = (fixed.len(), dynamic.len());
@@ -806,6 +925,7 @@ impl<'t> Engine<'t> {
                     let reference = self.node(Node::Buffer {
                         warp,
                         lane,
+                        name: name.clone(),
                         addr,
                         count,
                         ty: ty.clone(),
@@ -828,6 +948,7 @@ impl<'t> Engine<'t> {
                 addr,
                 count,
                 ty,
+                ..
             } => {
                 let start = args.get("start").and_then(Value::as_u64).unwrap_or(0) as usize;
                 let want = args
@@ -853,6 +974,150 @@ impl<'t> Engine<'t> {
             }
         };
         Ok(json!({ "variables": vars }))
+    }
+
+    /// The matrix instruction whose layout a stop at `pc` shows: the one at
+    /// `pc`, or else the one just before it (stopped after it); with its line.
+    fn layout_at(&self, warp: usize, pc: u32) -> Option<(u32, usize)> {
+        [Some(pc), pc.checked_sub(1)]
+            .into_iter()
+            .flatten()
+            .find_map(|pc| self.session.layout(warp, pc).map(|l| (pc, l.line)))
+    }
+
+    fn matrix_variables(&mut self, node: &Node) -> Vec<Value> {
+        let plain = |name: String, value: String| json!({"name": name, "value": value, "variablesReference": 0});
+        match *node {
+            Node::TensorMemory => {
+                let blocks = self.session.tensor_allocations();
+                let mut out = Vec::new();
+                for (start, count) in blocks {
+                    let reference = self.node(Node::TensorBlock(start, count));
+                    out.push(json!({
+                        "name": format!("columns {start}..{}", start + count - 1),
+                        "value": format!("{TENSOR_LANES} lanes × {count} columns of 32 bits"),
+                        "variablesReference": reference,
+                        "evaluateName": format!("tmem {start}"),
+                    }));
+                }
+                out
+            }
+            Node::TensorBlock(start, count) => (0..TENSOR_LANES)
+                .map(|lane| {
+                    let words: Vec<String> = (start..start + count.min(TENSOR_SUMMARY))
+                        .map(|c| {
+                            self.session
+                                .tensor_word(lane, c)
+                                .map_or("-".into(), |w| format!("{w:#010x}"))
+                        })
+                        .collect();
+                    let more = if count > TENSOR_SUMMARY { ", …" } else { "" };
+                    let reference = self.node(Node::TensorLane { lane, start, count });
+                    json!({
+                        "name": format!("lane {lane}"),
+                        "value": format!("[{}{more}]", words.join(", ")),
+                        "variablesReference": reference,
+                        "indexedVariables": count,
+                    })
+                })
+                .collect(),
+            Node::TensorLane { lane, start, count } => (start..start + count)
+                .map(|column| {
+                    let bits = self.session.tensor_word(lane, column).unwrap_or(0);
+                    let r = RegView {
+                        name: format!("column {column}"),
+                        ty: "b32",
+                        bits: u64::from(bits),
+                        width: 32,
+                    };
+                    self.reg_variable(&r)
+                })
+                .collect(),
+            Node::Layout { warp, pc } => {
+                let Some(layout) = self.session.layout(warp, pc) else {
+                    return Vec::new();
+                };
+                let mut out = vec![plain(
+                    "instruction".into(),
+                    format!(
+                        "line {}: {}",
+                        self.line_out(layout.line),
+                        layout.instruction
+                    ),
+                )];
+                for (index, m) in layout.matrices.iter().enumerate() {
+                    let reference = self.node(Node::LayoutMatrix { warp, pc, index });
+                    let rows = m.cells.len();
+                    let cols = m.cells.first().map_or(0, Vec::len);
+                    out.push(json!({
+                        "name": m.name,
+                        "value": format!("{rows} rows × {cols} columns: lane and register of each element"),
+                        "variablesReference": reference,
+                    }));
+                }
+                out
+            }
+            Node::LayoutMatrix { warp, pc, index } => {
+                let Some(layout) = self.session.layout(warp, pc) else {
+                    return Vec::new();
+                };
+                let Some(m) = layout.matrices.get(index) else {
+                    return Vec::new();
+                };
+                let mut out = Vec::new();
+                for (row, cells) in m.cells.iter().enumerate() {
+                    let reference = self.node(Node::LayoutRow {
+                        warp,
+                        pc,
+                        index,
+                        row,
+                    });
+                    let summary: Vec<String> = cells.iter().map(|c| cell_text(c)).collect();
+                    out.push(json!({
+                        "name": format!("row {}", m.first_row + row),
+                        "value": summary.join(" | "),
+                        "variablesReference": reference,
+                    }));
+                }
+                out
+            }
+            Node::LayoutRow {
+                warp,
+                pc,
+                index,
+                row,
+            } => {
+                let Some(layout) = self.session.layout(warp, pc) else {
+                    return Vec::new();
+                };
+                let Some(m) = layout.matrices.get(index) else {
+                    return Vec::new();
+                };
+                m.cells
+                    .get(row)
+                    .map(|cells| {
+                        cells
+                            .iter()
+                            .enumerate()
+                            .map(|(col, cell)| {
+                                let value = if cell.is_empty() {
+                                    "-".to_owned()
+                                } else {
+                                    cell.iter()
+                                        .map(|c| {
+                                            format!("{} (lane {} {})", c.value, c.lane, c.register)
+                                        })
+                                        .collect::<Vec<_>>()
+                                        .join(" / ")
+                                };
+                                plain(format!("col {}", m.first_col + col), value)
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            }
+            _ => Vec::new(),
+        }
     }
 
     fn warp_variables(&mut self, warp: usize) -> Vec<Value> {
@@ -938,6 +1203,32 @@ impl<'t> Engine<'t> {
                 "variablesReference": 0,
             }));
         }
+        // `layout` (or `layout LINE`): the fragment layout of a matrix
+        // instruction, as a grid of `tLANE REGISTER` cells.
+        if let Some(rest) = expression.strip_prefix("layout") {
+            let at = match rest.trim() {
+                "" => self
+                    .layout_at(warp, pc)
+                    .map(|(pc, _)| pc)
+                    .ok_or("no matrix instruction here or just before: `layout LINE` names one")?,
+                line => {
+                    let line: u64 = line
+                        .parse()
+                        .map_err(|_| format!("`layout {line}`: expected a line number"))?;
+                    let (at, _) = self
+                        .target
+                        .resolve_line(self.line_in(line))
+                        .ok_or_else(|| format!("no instruction on line {line} or after it"))?;
+                    at
+                }
+            };
+            let layout = self
+                .session
+                .layout(warp, at)
+                .ok_or("that line is not a matrix instruction (mma, wmma, wgmma, ldmatrix, stmatrix, movmatrix, tcgen05.ld/st)")?;
+            let reference = self.node(Node::Layout { warp, pc: at });
+            return Ok(json!({"result": layout.text(), "variablesReference": reference}));
+        }
         let value = self.session.evaluate(&expression, warp, lane, pc)?;
         let reference = if value.items.is_empty() {
             0
@@ -955,6 +1246,118 @@ impl<'t> Engine<'t> {
             body["memoryReference"] = json!(format!("{addr:#x}"));
         }
         Ok(body)
+    }
+
+    /// Which variable or expression a data breakpoint can watch: a register
+    /// of the Registers scope, an element of a global buffer, a word of
+    /// shared memory, or an expression (`%r1`, `[buf+8] as f32`, an address
+    /// with `asAddress`).
+    fn data_breakpoint_info(&mut self, args: &Value) -> Value {
+        let name = args
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .trim();
+        let reference = args
+            .get("variablesReference")
+            .and_then(Value::as_u64)
+            .unwrap_or(0) as usize;
+        let warp = self.stopped;
+        let lane = self.lane(warp);
+        let mut at = (warp, lane, self.session.pc_of(warp, lane));
+        let index = |name: &str| {
+            name.strip_prefix('[')
+                .and_then(|n| n.strip_suffix(']'))
+                .and_then(|n| match n.strip_prefix("0x") {
+                    Some(hex) => u64::from_str_radix(hex, 16).ok(),
+                    None => n.parse().ok(),
+                })
+        };
+        let found: Result<(String, Option<String>), String> = if self.ended {
+            Err("the launch has ended".into())
+        } else if reference == 0 {
+            if let Ok(frame) = self.frame(args) {
+                at = frame;
+            }
+            match args.get("asAddress").and_then(Value::as_bool) {
+                Some(true) => {
+                    let bytes = args.get("bytes").and_then(Value::as_u64).unwrap_or(4);
+                    Ok((format!("[{name}] as u8[{bytes}]"), Some(name.to_owned())))
+                }
+                _ => Ok((name.to_owned(), None)),
+            }
+        } else {
+            match reference.checked_sub(1).and_then(|i| self.nodes.get(i)) {
+                Some(Node::Registers { warp, lane, pc, .. }) => {
+                    at = (*warp, *lane, *pc);
+                    Ok((name.to_owned(), Some(format!("{name}@lane {lane}"))))
+                }
+                Some(Node::Buffer {
+                    addr,
+                    count,
+                    ty,
+                    name: buffer,
+                    ..
+                }) => match index(name).filter(|&i| i < *count as u64) {
+                    Some(i) => Ok((
+                        format!("[{:#x}] as {ty}", addr + i * element_bytes(ty) as u64),
+                        Some(format!("{buffer}[{i}]")),
+                    )),
+                    None => Err(format!("`{name}` is not an element of `{buffer}`")),
+                },
+                Some(Node::SharedWords(dynamic)) => match index(name) {
+                    Some(offset) => {
+                        let addr = self.session.shared_address(*dynamic, offset);
+                        let space = if *dynamic { "dynamic shared" } else { "shared" };
+                        Ok((
+                            format!("[{addr:#x}] as u32"),
+                            Some(format!("{space}[{offset:#x}]")),
+                        ))
+                    }
+                    None => Err(format!("`{name}` is not a word of shared memory")),
+                },
+                Some(Node::Buffers) => {
+                    let found = self
+                        .session
+                        .buffers()
+                        .into_iter()
+                        .find(|(_, n, _, _)| n == name)
+                        .map(|(arg, _, addr, bytes)| (arg, addr, bytes.len()));
+                    match found {
+                        Some((arg, addr, len)) => {
+                            let ty = self
+                                .buffer_types
+                                .get(arg)
+                                .cloned()
+                                .flatten()
+                                .unwrap_or_else(|| "u32".to_owned());
+                            let count = len / element_bytes(&ty);
+                            Ok((
+                                format!("[{addr:#x}] as {ty}[{count}]"),
+                                Some(name.to_owned()),
+                            ))
+                        }
+                        None => Err(format!("no buffer `{name}`")),
+                    }
+                }
+                Some(_) => Err(format!("`{name}` cannot be watched: it is not a place")),
+                None => Err("the variables are gone: the session ran on".into()),
+            }
+        };
+        let info = found.and_then(|(expr, label)| {
+            let (warp, lane, pc) = at;
+            self.session
+                .data_info(&expr, label.as_deref(), warp, lane, pc)
+        });
+        match info {
+            Ok(info) => json!({
+                "dataId": info.data_id,
+                "description": info.description,
+                "accessTypes": ["write", "read", "readWrite"],
+                "canPersist": true,
+            }),
+            Err(message) => json!({"dataId": null, "description": message}),
+        }
     }
 
     fn set_variable(&mut self, args: &Value) -> Result<Value, String> {

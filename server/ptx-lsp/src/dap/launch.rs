@@ -8,6 +8,12 @@
 //! `[["%r1", "5"]]` or `{"%r1": "5"}`), `maxSteps`, `noContract`,
 //! `stopOnEntry`, `noDebug` (run to the end, breakpoints ignored), and `range` (an LSP range: only that region of the file
 //! runs, as the Run lens of a `// @run` region does).
+//!
+//! `target` (`sm_80`, `sm_100a`, ...) checks the file as if it said that
+//! `.target` before launching: an error that target brings (a form or
+//! qualifier it lacks) is a launch error naming the line. `cluster`
+//! (`[x, y, z]`) is accepted as long as it is one CTA: the interpreter runs
+//! every CTA as a cluster of one, so a larger cluster is a launch error.
 
 use ptx_interp::{
     parse_arg, DebugTarget, KernelOptions, RunError, SnippetOptions, DEFAULT_MAX_STEPS,
@@ -135,6 +141,43 @@ fn describe(error: &RunError, path: &str, text: &str) -> String {
     }
 }
 
+/// Errors that checking the file for `target` finds and checking it for
+/// its own `.target` does not: what the file uses that the target lacks.
+fn check_target(parse: &Parse, target: &str, path: &str, text: &str) -> Result<(), String> {
+    use ptx_check::{check, CheckOptions, Severity};
+    if ptx_isa::Isa::get().target(target).is_none() {
+        return Err(format!(
+            "`target`: `{target}` is not a target ptxas knows (e.g. sm_90a, sm_100a)"
+        ));
+    }
+    let errors = |target_override: Option<String>| {
+        let options = CheckOptions {
+            target_override,
+            ..CheckOptions::default()
+        };
+        check(parse, &options)
+            .into_iter()
+            .filter(|d| d.severity == Severity::Error)
+            .collect::<Vec<_>>()
+    };
+    let own = errors(None);
+    let lacking: Vec<String> = errors(Some(target.to_owned()))
+        .into_iter()
+        .filter(|d| !own.iter().any(|o| o.range == d.range && o.code == d.code))
+        .map(|d| {
+            let line = text[..d.range.start.min(text.len())].matches('\n').count() + 1;
+            format!("{path}:{line}: {} [{}]", d.message, d.code)
+        })
+        .collect();
+    match lacking.as_slice() {
+        [] => Ok(()),
+        found => Err(format!(
+            "the program does not fit target {target}:\n{}",
+            found.join("\n")
+        )),
+    }
+}
+
 /// Reads the program and prepares the launch.
 pub(crate) fn load(args: &Value) -> Result<Loaded, String> {
     let path = args
@@ -148,6 +191,20 @@ pub(crate) fn load(args: &Value) -> Result<Loaded, String> {
         text = region(&text, range)?;
     }
     let parse = Parse::new(text.as_str());
+    if let Some(target) = args.get("target").filter(|t| !t.is_null()) {
+        let target = target
+            .as_str()
+            .ok_or("`target` must be a name like `sm_90a`")?;
+        check_target(&parse, target, &path, &text)?;
+    }
+    let cluster = dims(args, "cluster")?;
+    if cluster.iter().map(|&d| u64::from(d)).product::<u64>() > 1 {
+        return Err(format!(
+            "`cluster` [{}, {}, {}]: the interpreter runs every CTA as a cluster of one \
+             (`%cluster_nctarank` is 1); launch with `cluster` [1, 1, 1] or leave it out",
+            cluster[0], cluster[1], cluster[2]
+        ));
+    }
     let max_steps = number(args, "maxSteps")?.unwrap_or(DEFAULT_MAX_STEPS);
     let contract = !args
         .get("noContract")

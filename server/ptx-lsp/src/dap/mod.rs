@@ -8,7 +8,10 @@
 //! running session's pause flag. DAP threads are the warps of the running
 //! CTA; each warp has a focused lane (the one that hit the breakpoint, or
 //! the one `@lane N` in the debug console picked) whose registers and call
-//! stack are shown.
+//! stack are shown. Data breakpoints watch buffer elements, shared memory and
+//! registers; a Tensor Memory scope and a fragment-layout scope (and `layout`
+//! in the console) show tcgen05 memory and which lane holds which matrix
+//! element of a matrix instruction.
 
 mod engine;
 mod launch;
