@@ -28,6 +28,7 @@ mod notifications;
 mod requests;
 mod runs;
 mod server;
+mod splice;
 mod to_proto;
 mod transport;
 

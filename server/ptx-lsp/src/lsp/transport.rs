@@ -95,6 +95,8 @@ where
     tokio::spawn(async move {
         let mut reader = BufReader::new(from_server);
         while let Ok(Some(Frame::Body(body))) = read_frame(&mut reader).await {
+            // A semantic-tokens response gets its array here (see `splice`).
+            let body = super::splice::splice(body);
             if frames_tx.send(frame(&body)).is_err() {
                 break;
             }

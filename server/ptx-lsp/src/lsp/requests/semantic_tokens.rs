@@ -64,10 +64,18 @@ pub(crate) async fn full(
     state
         .documents
         .set_semantic_tokens(&uri, result_id.clone(), data.clone());
-    Ok(Some(SemanticTokensResult::Tokens(SemanticTokens {
+    Ok(Some(SemanticTokensResult::Tokens(deferred(
+        result_id, data,
+    ))))
+}
+
+/// A full result whose array the transport writes (see [`crate::lsp::splice`]).
+fn deferred(result_id: String, data: Arc<Vec<u32>>) -> SemanticTokens {
+    crate::lsp::splice::defer(&result_id, data);
+    SemanticTokens {
         result_id: Some(result_id),
-        data: to_proto::semantic_token_list(&data),
-    })))
+        data: Vec::new(),
+    }
 }
 
 pub(crate) async fn delta(
@@ -92,10 +100,7 @@ pub(crate) async fn delta(
                 .into_iter()
                 .collect(),
         }),
-        None => SemanticTokensFullDeltaResult::Tokens(SemanticTokens {
-            result_id: Some(result_id),
-            data: to_proto::semantic_token_list(&data),
-        }),
+        None => SemanticTokensFullDeltaResult::Tokens(deferred(result_id, data)),
     }))
 }
 
