@@ -1,7 +1,8 @@
 //! One `ptxas` run over a PTX text, with a time limit and cancellation.
 //!
-//! The text is written to a private temporary folder, `ptxas -v [-lineinfo] -arch=TARGET` writes
-//! the cubin beside it, and the log (stdout and stderr, which `-v` and diagnostics use) is read
+//! The text is written to a private temporary folder, `ptxas -v [-lineinfo] -arch=TARGET
+//! [--split-compile 0]` writes the cubin beside it (every core optimising functions where
+//! that `ptxas` can), and the log (stdout and stderr, which `-v` and diagnostics use) is read
 //! back from files, so a chatty run can never block on a full pipe. The child is polled: a
 //! cancellation flag or the time limit kills it.
 
@@ -79,6 +80,10 @@ pub fn compile(
     if options.line_info {
         command.arg("-lineinfo");
     }
+    if splits_compilation(ptxas) {
+        // The functions are optimised on every core; the machine code is the same.
+        command.arg("--split-compile").arg("0");
+    }
     command
         .arg(&input)
         .arg("-o")
@@ -101,6 +106,24 @@ pub fn compile(
         success: status.success(),
         elapsed: start.elapsed(),
     })
+}
+
+/// Whether the `ptxas` at `ptxas` takes `--split-compile` (CUDA 12.0 and later); asked once
+/// per path (`ptxas --help`).
+fn splits_compilation(ptxas: &Path) -> bool {
+    static KNOWN: std::sync::Mutex<Vec<(PathBuf, bool)>> = std::sync::Mutex::new(Vec::new());
+    let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, splits)) = known.iter().find(|(path, _)| path == ptxas) {
+        return *splits;
+    }
+    let splits = Command::new(ptxas)
+        .arg("--help")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains("--split-compile"));
+    known.push((ptxas.to_owned(), splits));
+    splits
 }
 
 /// Runs `command` (the tool at `tool`) to its end, polling it: `cancel` or the time limit kills
