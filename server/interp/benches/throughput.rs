@@ -162,6 +162,7 @@ fn real_kernels() {
             hint_thread: 0,
             dynamic_smem: run["smem"].as_u64().map(|s| s as u32),
             contract: true,
+            cluster: None,
         };
         let Ok(first) = run_kernel(parse, &options) else {
             continue;
