@@ -263,3 +263,48 @@ fn dynamic_smem_sizes_the_extern_shared_array() {
     let output = run("300000");
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
 }
+
+#[test]
+fn cluster_launches_ctas_that_share_memory() {
+    // In clusters of four, each CTA reads rank 0's word through mapa.
+    let text = ".version 8.4\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n.shared .align 4 .b32 w;\nmov.u32 %r0, %cluster_ctarank;\nmov.u32 %r1, w;\nadd.u32 %r2, %r0, 10;\nst.shared.u32 [%r1], %r2;\nbarrier.cluster.arrive;\nbarrier.cluster.wait;\nmapa.shared::cluster.u32 %r3, %r1, 0;\nld.shared::cluster.u32 %r4, [%r3];\nadd.u32 %r4, %r4, %r0;\nbarrier.cluster.arrive;\nbarrier.cluster.wait;\nmov.u32 %r5, %ctaid.x;\nld.param.u64 %rd0, [out];\nmul.wide.u32 %rd1, %r5, 4;\nadd.u64 %rd0, %rd0, %rd1;\nst.global.u32 [%rd0], %r4;\nret;\n}\n";
+    let path = temp_file("cluster.ptx", text);
+    let file = path.to_str().expect("path");
+    let run = |cluster: &str| {
+        ptx_lsp(
+            &[
+                "run",
+                file,
+                "--entry",
+                "k",
+                "--grid",
+                "8",
+                "--block",
+                "32",
+                "--cluster",
+                cluster,
+                "--arg",
+                "zeros:32",
+                "--format",
+                "json",
+            ],
+            None,
+        )
+    };
+    let output = run("4");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("JSON");
+    assert_eq!(
+        json["buffers"][0]["hex"].as_str(),
+        Some("0a0000000b0000000c0000000d0000000a0000000b0000000c0000000d000000")
+    );
+    let output = run("3");
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(
+        message
+            .trim()
+            .ends_with(": --grid 8,1,1: each dimension must be a multiple of the cluster's 3,1,1"),
+        "{message}"
+    );
+}

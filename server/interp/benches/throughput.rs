@@ -112,18 +112,30 @@ fn measure(name: &str, text: &str) {
 }
 
 /// The real kernels of `fixtures/real_kernels.jsonl` (those of 50,000
-/// thread-instructions or more) and the bulk-copy and wgmma pipeline kernels
-/// of `fixtures/bulk_kernels.jsonl`, each launch timed whole: decoding the
-/// entry and its callees, allocating memory, running every CTA.
+/// thread-instructions or more), the bulk-copy and wgmma pipeline kernels
+/// of `fixtures/bulk_kernels.jsonl` and the cluster, TMA and Triton sm_90a
+/// matmul launches of `fixtures/cluster_kernels.jsonl.zz`, each launch timed
+/// whole: decoding the entry and its callees, allocating memory, running
+/// every CTA.
 fn real_kernels() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut parses: std::collections::HashMap<String, Parse> = Default::default();
     // `REAL_KERNEL=name` measures that run alone (for profiling).
     let only = std::env::var("REAL_KERNEL").ok();
     let mut runs = Vec::new();
-    for (fixture, least) in [("real_kernels.jsonl", 50_000), ("bulk_kernels.jsonl", 0)] {
-        let text = std::fs::read_to_string(root.join("fixtures").join(fixture))
+    for (fixture, least) in [
+        ("real_kernels.jsonl", 50_000),
+        ("bulk_kernels.jsonl", 0),
+        ("cluster_kernels.jsonl.zz", 0),
+    ] {
+        let bytes = std::fs::read(root.join("fixtures").join(fixture))
             .unwrap_or_else(|e| panic!("fixtures/{fixture}: {e}"));
+        let bytes = if fixture.ends_with(".zz") {
+            miniz_oxide::inflate::decompress_to_vec_zlib(&bytes).expect("zlib data")
+        } else {
+            bytes
+        };
+        let text = String::from_utf8(bytes).expect("UTF-8 text");
         runs.extend(
             text.lines()
                 .filter(|l| !l.trim().is_empty())
@@ -162,6 +174,14 @@ fn real_kernels() {
             hint_thread: 0,
             dynamic_smem: run["smem"].as_u64().map(|s| s as u32),
             contract: true,
+            cluster: run["cluster"].as_array().map(|c| {
+                let d: Vec<u32> = c
+                    .iter()
+                    .filter_map(|x| x.as_u64())
+                    .map(|x| x as u32)
+                    .collect();
+                [d[0], d[1], d[2]]
+            }),
         };
         let Ok(first) = run_kernel(parse, &options) else {
             continue;

@@ -15,8 +15,9 @@
 
 use crate::engine::{lanes, Fault, Machine};
 use crate::ir::{Inst, Quals, Space, Src, Ty};
-use crate::memory::resolve;
+use crate::memory::{resolve, split_cluster};
 use crate::Op;
+use std::collections::HashMap;
 
 #[derive(Debug, Clone)]
 pub enum AsyncOp {
@@ -140,11 +141,6 @@ pub fn decode(m: &str, q: &Quals, n_dst: usize, src: &[Src]) -> Option<Result<Op
             if matches!(op, MbarrierOp::TestWait { .. } | MbarrierOp::PendingCount) && n_dst == 0 {
                 return Some(Err("mbarrier: a destination is needed".into()));
             }
-            if q.has("shared::cluster") {
-                return Some(Err(
-                    "mbarrier on .shared::cluster addresses is not supported".into(),
-                ));
-            }
             AsyncOp::Mbarrier(op, q.space.unwrap_or(Space::Generic))
         }
         _ => return None,
@@ -265,11 +261,32 @@ pub fn complete_tx(m: &mut Machine<'_>, addr: u64, bytes: u64, lane: u32) -> Res
     Ok(())
 }
 
+/// The mbarrier table of the CTA a shared offset is in (another CTA of the
+/// cluster for a `mapa` address) and the offset inside that CTA.
+fn table<'a>(
+    m: &'a mut Machine<'_>,
+    offset: u64,
+    lane: u32,
+) -> Result<(&'a mut HashMap<u64, Mbarrier>, u64), Fault> {
+    let (rank, inside) = split_cluster(offset);
+    match rank {
+        Some(r) if r != m.rank => match m.peers.get_mut(r as usize).and_then(Option::as_mut) {
+            Some(cta) => Ok((&mut cta.mbarriers, inside)),
+            None => Err(Fault::at(
+                lane,
+                format!("mbarrier address {offset:#x} is in CTA rank {r}, outside the cluster"),
+            )),
+        },
+        _ => Ok((&mut m.mbarriers, inside)),
+    }
+}
+
 fn barrier<'a>(m: &'a mut Machine<'_>, offset: u64, lane: u32) -> Result<&'a mut Mbarrier, Fault> {
-    m.mbarriers.get_mut(&offset).ok_or_else(|| {
+    let (table, inside) = table(m, offset, lane)?;
+    table.get_mut(&inside).ok_or_else(|| {
         Fault::at(
             lane,
-            format!("mbarrier at shared offset {offset:#x} was not initialized"),
+            format!("mbarrier at shared offset {inside:#x} was not initialized"),
         )
     })
 }
@@ -402,8 +419,9 @@ fn mbarrier(
                             format!("mbarrier.init: count {count} is outside 1..2^20-1"),
                         ));
                     }
-                    m.mbarriers.insert(
-                        offset,
+                    let (table, inside) = table(m, offset, lane)?;
+                    table.insert(
+                        inside,
                         Mbarrier {
                             phase: 0,
                             pending: count as u32,
@@ -415,7 +433,8 @@ fn mbarrier(
             }
             MbarrierOp::Inval => {
                 barrier(m, offset, first)?;
-                m.mbarriers.remove(&offset);
+                let (table, inside) = table(m, offset, first)?;
+                table.remove(&inside);
             }
             MbarrierOp::ExpectTx | MbarrierOp::CompleteTx => {
                 let mut tx = 0i64;

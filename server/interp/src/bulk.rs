@@ -12,7 +12,7 @@
 
 use crate::engine::{lanes, Fault, Machine};
 use crate::ir::{Inst, Quals, Space, Src, Ty};
-use crate::memory::resolve;
+use crate::memory::{in_rank, resolve};
 use crate::Op;
 
 #[derive(Debug, Clone)]
@@ -24,6 +24,8 @@ pub enum BulkOp {
         src: Space,
         mbarrier: bool,
         reduce: Option<(Reduce, Ty)>,
+        /// `.multicast::cluster`: to the same offset in every CTA of a mask.
+        multicast: bool,
     },
     /// `prefetch`, `commit_group`, `wait_group`: nothing left to do.
     Nop,
@@ -71,12 +73,7 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
     if q.has("prefetch") || q.has("commit_group") || q.has("wait_group") {
         return Some(Ok(Op::Bulk(BulkOp::Nop)));
     }
-    if q.words.iter().any(|w| w.starts_with("multicast")) {
-        return Some(Err(
-            "cp.async.bulk .multicast::cluster needs clusters, which the interpreter does not run"
-                .into(),
-        ));
-    }
+    let multicast = q.words.iter().any(|w| w.starts_with("multicast"));
     if q.has("cp_mask") {
         return Some(Err("cp.async.bulk .cp_mask is not supported".into()));
     }
@@ -132,7 +129,7 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
     } else {
         None
     };
-    let needs = 3 + usize::from(mbarrier);
+    let needs = 3 + usize::from(mbarrier) + usize::from(multicast);
     if src.len() < needs {
         return Some(Err(format!("cp.async.bulk expects {needs} operands")));
     }
@@ -141,6 +138,7 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
         src: from,
         mbarrier,
         reduce,
+        multicast,
     })))
 }
 
@@ -198,6 +196,7 @@ pub fn exec(
         src,
         mbarrier,
         reduce,
+        multicast,
     } = op
     else {
         return Ok(());
@@ -223,6 +222,39 @@ pub fn exec(
             ));
         }
         let thread = m.thread(w, lane);
+        if *multicast {
+            let ctas = m.launch.cluster_size();
+            let mask = m.read_lane(w, &inst.src[4], lane) & 0xffff;
+            if mask >> ctas != 0 {
+                return Err(Fault::at(
+                    lane,
+                    format!(
+                        "cp.async.bulk: ctaMask {mask:#x} names CTAs outside the cluster of {ctas}"
+                    ),
+                ));
+            }
+            let bar = m.read_lane(w, &inst.src[3], lane);
+            let bar = match resolve(Space::Generic, bar) {
+                (Space::Shared, offset) => offset,
+                _ => bar,
+            };
+            let mut bytes = vec![0u8; size as usize];
+            for (i, byte) in bytes.iter_mut().enumerate() {
+                *byte = m
+                    .mem
+                    .load(thread, *src, from + i as u64, 1)
+                    .map_err(|e| Fault::at(lane, format!("cp.async.bulk source: {e}")))?
+                    as u8;
+            }
+            for rank in (0..ctas).filter(|r| mask >> r & 1 == 1) {
+                m.mem
+                    .slice(thread, Space::Shared, in_rank(to, rank), bytes.len(), 1)
+                    .map_err(|e| Fault::at(lane, format!("cp.async.bulk destination: {e}")))?
+                    .copy_from_slice(&bytes);
+                crate::asynccopy::complete_tx(m, in_rank(bar, rank), size, lane)?;
+            }
+            continue;
+        }
         let unit = match reduce {
             Some((_, ty)) => ty.bits().min(64) as u64 / 8,
             None => 8,

@@ -19,13 +19,7 @@ pub struct BarrierOp {
     pub reduction: Option<Reduction>,
     /// `bar.arrive`: counts the arrival without waiting.
     pub arrive: bool,
-    /// `barrier.cluster.wait`: every thread of the cluster (here the CTA,
-    /// a cluster of one) on its own barrier, [`CLUSTER_BARRIER`].
-    pub cluster: bool,
 }
-
-/// The barrier index of `barrier.cluster.wait`, after the 16 named ones.
-pub const CLUSTER_BARRIER: u64 = 16;
 
 /// One named barrier (0..15) of the CTA in its current phase.
 #[derive(Debug, Clone, Default)]
@@ -68,15 +62,8 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
         "ret" => Op::Ret,
         "trap" | "brkpt" => Op::Unsupported(format!("`{m}` stops the kernel")),
         "bar" | "barrier" if q.has("warp") => Op::Nop,
-        // A cluster is one CTA here: `barrier.cluster.arrive` needs nothing
-        // and `wait` waits for every thread of the CTA that has not exited
-        // (a thread that arrives and exits before waiting is not modelled).
-        "barrier" if q.has("cluster") && q.has("wait") => Op::Barrier(BarrierOp {
-            reduction: None,
-            arrive: false,
-            cluster: true,
-        }),
-        "barrier" if q.has("cluster") => Op::Nop,
+        // `barrier.cluster`: src/cluster.rs.
+        "barrier" if q.has("cluster") => return None,
         "bar" | "barrier" if q.has("arrive") => {
             if src.len() < 2 {
                 return Some(Err("bar.arrive needs a barrier and a thread count".into()));
@@ -84,7 +71,6 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
             Op::Barrier(BarrierOp {
                 reduction: None,
                 arrive: true,
-                cluster: false,
             })
         }
         "bar" | "barrier" => {
@@ -105,7 +91,6 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
             Op::Barrier(BarrierOp {
                 reduction,
                 arrive: false,
-                cluster: false,
             })
         }
         "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "pmevent" | "discard"
@@ -129,21 +114,15 @@ pub fn barrier(
         return Ok(());
     }
     let lane = active.trailing_zeros();
-    let id = if op.cluster {
-        CLUSTER_BARRIER
-    } else {
-        inst.src.first().map_or(0, |s| m.read_lane(w, s, lane))
-    };
-    if id > 15 && !op.cluster {
+    let id = inst.src.first().map_or(0, |s| m.read_lane(w, s, lane));
+    if id > 15 {
         return Err(Fault::at(
             lane,
             format!("barrier {id} does not exist (barriers are 0 to 15)"),
         ));
     }
     // `bar.red` has the predicate last: its thread count is the middle one.
-    let count_at = if op.cluster {
-        None
-    } else if op.reduction.is_some() {
+    let count_at = if op.reduction.is_some() {
         (inst.src.len() == 3).then_some(1)
     } else {
         (inst.src.len() >= 2).then_some(1)

@@ -52,8 +52,15 @@ impl DebugTarget {
 
     /// A kernel launch with the options of a run.
     pub fn kernel(parse: &Parse, options: &KernelOptions) -> Result<DebugTarget, RunError> {
+        let setup = prepare_kernel(parse, options)?;
+        if setup.launch.cluster_size() > 1 {
+            return Err(RunError::usage(
+                "a debug session runs one CTA at a time: launches with clusters of several \
+                 CTAs can be run, not debugged",
+            ));
+        }
         Ok(DebugTarget {
-            setup: prepare_kernel(parse, options)?,
+            setup,
             max_steps: options.max_steps,
             source: parse.text().to_owned(),
         })

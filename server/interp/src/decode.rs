@@ -62,6 +62,10 @@ pub struct FuncInfo {
     /// Its parameters and the `.param` variables of its body (offsets in the
     /// thread's function-parameter area), kept per call likewise.
     pub frame_params: Vec<std::ops::Range<usize>>,
+    /// `.reqnctapercluster X, Y, Z` of an entry.
+    pub cluster_dims: Option<[u32; 3]>,
+    /// `.explicitcluster`: the launch must give a cluster shape.
+    pub explicit_cluster: bool,
 }
 
 /// One parameter of an `.entry`.
@@ -255,7 +259,30 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
             range: function.range(),
             frame_local: 0..0,
             frame_params: Vec::new(),
+            cluster_dims: None,
+            explicit_cluster: false,
         };
+        for (directive, values) in function.attributes() {
+            match directive.text {
+                ".reqnctapercluster" => {
+                    let mut dims = [1u32; 3];
+                    for (slot, value) in dims.iter_mut().zip(&values) {
+                        match parse_int(value.text).and_then(|v| u32::try_from(v).ok()) {
+                            Some(v) if v > 0 => *slot = v,
+                            _ => {
+                                return error(
+                                    directive.start..value.end,
+                                    format!("bad .reqnctapercluster size `{}`", value.text),
+                                )
+                            }
+                        }
+                    }
+                    info.cluster_dims = Some(dims);
+                }
+                ".explicitcluster" => info.explicit_cluster = true,
+                _ => {}
+            }
+        }
         let param_start = decoder.program.func_param_size;
         for decl in function.return_parameters() {
             let slots = decoder.formal(&decl, index, &mut scope, false, &mut info)?;
@@ -290,6 +317,8 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
                 range: 0..parse.text().len(),
                 frame_local: 0..0,
                 frame_params: Vec::new(),
+                cluster_dims: None,
+                explicit_cluster: false,
             });
             decoder.body(index, Scope::default(), &statements, true)?;
             decoder.program.main = index;
@@ -1136,6 +1165,15 @@ impl<'a> Decoder<'a> {
                     return error(operand.range(), "empty address");
                 };
                 match self.address(first, scope) {
+                    // `[tensorMap, {c0, c1}]` (cp.async.bulk.tensor): the address
+                    // and the coordinates; read as a value it is the address.
+                    Some((base, offset)) if elements.len() == 2 => {
+                        let coords = self.src(&elements[1], scope, None)?;
+                        Ok(Src::Vector(vec![
+                            Src::Addr(Address { base, offset }),
+                            coords,
+                        ]))
+                    }
                     Some((base, offset)) => Ok(Src::Addr(Address { base, offset })),
                     None => error(
                         operand.range(),

@@ -199,6 +199,27 @@ pub struct Launch {
     pub ctaid: [u32; 3],
     /// Bytes of dynamic shared memory per CTA.
     pub dynamic_smem: u32,
+    /// CTAs per cluster in each dimension (`[1, 1, 1]` without clusters).
+    pub cluster: [u32; 3],
+    /// Whether the launch gave a cluster shape (`%is_explicit_cluster`).
+    pub explicit_cluster: bool,
+}
+
+impl Launch {
+    /// CTAs per cluster.
+    pub fn cluster_size(&self) -> u32 {
+        self.cluster.iter().product()
+    }
+
+    /// The `%ctaid` of rank `rank` of the cluster whose first CTA is `first`.
+    pub fn cta_of_rank(&self, first: [u32; 3], rank: u32) -> [u32; 3] {
+        let [cx, cy, _] = self.cluster;
+        [
+            first[0] + rank % cx,
+            first[1] + rank / cx % cy,
+            first[2] + rank / (cx * cy),
+        ]
+    }
 }
 
 /// The machine running one CTA at a time.
@@ -230,6 +251,15 @@ pub struct Machine<'p> {
     /// Set by another thread to end the run early (checked every
     /// [`STOP_CHECK_STEPS`] steps).
     pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// The running CTA's rank in its cluster.
+    pub rank: u32,
+    /// The other CTAs of the cluster by rank (`None` for the running one);
+    /// empty for clusters of one.
+    pub peers: Vec<Option<crate::cluster::CtaContext>>,
+    /// `barrier.cluster.arrive/wait` of the cluster.
+    pub cluster_barrier: crate::cluster::ClusterBarrier,
+    /// The hint of rank 0 while a cluster of several CTAs runs.
+    pub cluster_hint: Option<(usize, u32)>,
 }
 
 /// How often a run looks at its stop flag: rarely enough to cost nothing,
@@ -271,10 +301,14 @@ impl<'p> Machine<'p> {
             tensor: TensorMemory::default(),
             wgmma: Default::default(),
             barrier_votes: HashMap::new(),
-            barriers: vec![Default::default(); 17],
+            barriers: vec![Default::default(); 16],
             mbarriers: HashMap::new(),
             yielded: false,
             stop: None,
+            rank: 0,
+            peers: Vec::new(),
+            cluster_barrier: crate::cluster::ClusterBarrier::new(1),
+            cluster_hint: None,
         }
     }
 
@@ -333,9 +367,10 @@ impl<'p> Machine<'p> {
         self.tensor = TensorMemory::default();
         self.wgmma = Default::default();
         self.barrier_votes.clear();
-        self.barriers = vec![Default::default(); 17];
+        self.barriers = vec![Default::default(); 16];
         self.mbarriers.clear();
         self.yielded = false;
+        self.cluster_barrier.reset_rank(self.rank, warps as usize);
     }
 
     /// Runs the current CTA to completion.
@@ -347,7 +382,7 @@ impl<'p> Machine<'p> {
             }
             // A waiting warp goes on after the others had their turn;
             // barriers that completed release their threads.
-            let released = self.release_barriers();
+            let released = self.release();
             if yielded || released {
                 continue;
             }
@@ -450,11 +485,7 @@ impl<'p> Machine<'p> {
                             .sum::<u32>()
                     ),
                 };
-                let name = if *id as u64 == crate::control::CLUSTER_BARRIER {
-                    "barrier.cluster.wait".to_owned()
-                } else {
-                    format!("barrier {id}")
-                };
+                let name = format!("barrier {id}");
                 format!(
                     "threads {} wait at {name} on line {} (it needs {wanted})",
                     ranges(threads),
@@ -462,6 +493,28 @@ impl<'p> Machine<'p> {
                 )
             })
             .collect();
+        let mut parts = parts;
+        let r = self.rank as usize;
+        let cb = &self.cluster_barrier;
+        let mut cluster_threads = Vec::new();
+        let mut cluster_pc = 0;
+        for (w, &waiting) in cb.waiting.get(r).into_iter().flatten().enumerate() {
+            if waiting != 0 {
+                cluster_pc = cb.pcs[r][w];
+                cluster_threads.extend(lanes(waiting).map(|l| self.warps[w].base + l));
+            }
+        }
+        if !cluster_threads.is_empty() {
+            parts.push(format!(
+                "threads {} wait at barrier.cluster.wait on line {} (it needs every thread of \
+                 the cluster's {} CTAs that has not exited to arrive, {} arrived)",
+                ranges(&cluster_threads),
+                self.prog.line_of(cluster_pc),
+                self.launch.cluster_size(),
+                cb.arrived_count()
+            ));
+            groups.push((usize::MAX, cluster_pc, cluster_threads));
+        }
         let (pc, thread) = groups
             .first()
             .map_or((0, 0), |g| (g.1, g.2.first().copied().unwrap_or(0)));
@@ -476,7 +529,7 @@ impl<'p> Machine<'p> {
     }
 
     /// Runs warp `w` until it blocks or ends; true when it stopped to wait.
-    fn run_warp(&mut self, w: usize) -> Result<bool, Located> {
+    pub(crate) fn run_warp(&mut self, w: usize) -> Result<bool, Located> {
         loop {
             match self.issue(w)? {
                 Issue::Issued => {}
@@ -534,6 +587,11 @@ impl<'p> Machine<'p> {
             ));
         }
         let active = self.guarded(w, inst, lanes);
+        if self.wgmma.watching && active != 0 {
+            if let Err(fault) = crate::warpgroup::check_accumulators(self, w, inst) {
+                return Err(self.locate(w, pc, active, fault));
+            }
+        }
         if let Err(fault) = self.step(w, pc, inst, lanes, active) {
             return Err(self.locate(w, pc, active, fault));
         }
@@ -566,7 +624,8 @@ impl<'p> Machine<'p> {
     /// Completes the barriers whose threads have all arrived (see
     /// [`Machine::run_cta`]); true if some thread was released.
     pub fn release(&mut self) -> bool {
-        self.release_barriers()
+        let named = self.release_barriers();
+        self.release_cluster_barrier() || named
     }
 
     /// The fault of a CTA whose live threads all wait at barriers that
@@ -649,7 +708,26 @@ impl<'p> Machine<'p> {
                     self.yielded = true;
                     return Ok(());
                 }
+                if active != 0 {
+                    crate::warpgroup::covered(self, w, *n);
+                }
                 self.warps[w].jump(pc, lanes, pc + 1);
+                return Ok(());
+            }
+            Op::Wgmma(crate::warpgroup::WgmmaOp::Mma(_))
+                if active != 0 && crate::warpgroup::behind(self, w)? =>
+            {
+                self.yielded = true;
+                return Ok(());
+            }
+            Op::Cluster(crate::cluster::ClusterOp::Wait) => {
+                let pending = self.cluster_wait(w, pc, active)?;
+                let warp = &mut self.warps[w];
+                if pending != 0 && pending != warp.runnable() {
+                    warp.materialize();
+                }
+                warp.jump(pc, lanes, pc + 1);
+                warp.blocked |= pending;
                 return Ok(());
             }
             Op::Barrier(barrier) => {
@@ -942,6 +1020,7 @@ impl<'p> Machine<'p> {
             Op::Wgmma(op) => crate::warpgroup::exec(self, w, inst, op, active),
             Op::Async(op) => crate::asynccopy::exec(self, w, inst, op, active),
             Op::Bulk(op) => crate::bulk::exec(self, w, inst, op, active),
+            Op::Tma(op) => crate::tma::exec(self, w, inst, op, active),
             Op::Cluster(op) => crate::cluster::exec(self, w, inst, op, active),
             Op::Video(op) => crate::video::exec(self, w, inst, op, active),
             Op::MovVector => {
@@ -1011,7 +1090,20 @@ impl<'p> Machine<'p> {
                 .saturating_mul(128)
                 .saturating_add(1024),
             Special::Smid | Special::Gridid | Special::Zero => 0,
-            Special::Nsmid | Special::One => 1,
+            Special::Nsmid => 1,
+            Special::ClusterCtaid(d) => {
+                self.launch.ctaid[d as usize] % self.launch.cluster[d as usize]
+            }
+            Special::ClusterNctaid(d) => self.launch.cluster[d as usize],
+            Special::ClusterCtarank => self.rank,
+            Special::ClusterNctarank => self.launch.cluster.iter().product(),
+            Special::Clusterid(d) => {
+                self.launch.ctaid[d as usize] / self.launch.cluster[d as usize]
+            }
+            Special::Nclusterid(d) => {
+                self.launch.nctaid[d as usize] / self.launch.cluster[d as usize]
+            }
+            Special::IsExplicitCluster => u32::from(self.launch.explicit_cluster),
         })
     }
 

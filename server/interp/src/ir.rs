@@ -234,11 +234,22 @@ pub enum Special {
     TotalSmemSize,
     /// `%aggr_smem_size`: that and the memory reserved for the system.
     AggrSmemSize,
-    /// `%envregN`, `%cluster_ctarank` and the like: zero.
+    /// `%envregN`, `%pm*`: zero.
     Zero,
-    /// `%cluster_nctarank`, `%cluster_nctaid`: one (every CTA is its own
-    /// cluster: the interpreter launches no clusters of several CTAs).
-    One,
+    /// `%cluster_ctaid`: the CTA's position in its cluster.
+    ClusterCtaid(u8),
+    /// `%cluster_nctaid`: the cluster's shape.
+    ClusterNctaid(u8),
+    /// `%cluster_ctarank`: the CTA's linear rank in its cluster.
+    ClusterCtarank,
+    /// `%cluster_nctarank`: CTAs per cluster.
+    ClusterNctarank,
+    /// `%clusterid`: the cluster's position in the grid of clusters.
+    Clusterid(u8),
+    /// `%nclusterid`: the grid of clusters.
+    Nclusterid(u8),
+    /// `%is_explicit_cluster`: whether the launch gave a cluster shape.
+    IsExplicitCluster,
 }
 
 impl Special {
@@ -271,11 +282,13 @@ impl Special {
             "%dynamic_smem_size" => Special::DynamicSmemSize,
             "%total_smem_size" => Special::TotalSmemSize,
             "%aggr_smem_size" => Special::AggrSmemSize,
-            "%cluster_ctarank" | "%cluster_ctaid" | "%is_explicit_cluster" => Special::Zero,
-            "%cluster_nctarank" | "%cluster_nctaid" => Special::One,
-            // A cluster of one CTA: the cluster grid is the CTA grid.
-            "%clusterid" => Special::Ctaid(dim),
-            "%nclusterid" => Special::Nctaid(dim),
+            "%cluster_ctaid" => Special::ClusterCtaid(dim),
+            "%cluster_nctaid" => Special::ClusterNctaid(dim),
+            "%cluster_ctarank" => Special::ClusterCtarank,
+            "%cluster_nctarank" => Special::ClusterNctarank,
+            "%clusterid" => Special::Clusterid(dim),
+            "%nclusterid" => Special::Nclusterid(dim),
+            "%is_explicit_cluster" => Special::IsExplicitCluster,
             _ if name.starts_with("%envreg") || name.starts_with("%pm") => Special::Zero,
             _ => return None,
         })

@@ -32,6 +32,7 @@ mod pack;
 mod run;
 mod softfloat;
 mod tensor;
+mod tma;
 mod video;
 mod warp;
 mod warpgroup;
@@ -48,6 +49,7 @@ pub use memory::MAX_SHARED_PER_CTA;
 pub use run::{
     parse_arg, run_kernel, run_kernel_stoppable, run_snippet, run_snippet_stoppable, ArgSpec,
 };
+pub use tma::{ElemType, TensorMapSpec};
 
 /// The first statement the interpreter cannot execute, with why: in the snippet
 /// (`entry: None`) or in the kernel `entry` and the functions it calls. `None` when every
@@ -122,6 +124,9 @@ pub struct KernelOptions {
     pub dynamic_smem: Option<u32>,
     /// Fuse `mul` + `add` pairs where ptxas does (see [`SnippetOptions`]).
     pub contract: bool,
+    /// CTAs per cluster (`--cluster`); `None`: the kernel's
+    /// `.reqnctapercluster`, else clusters of one CTA.
+    pub cluster: Option<[u32; 3]>,
 }
 
 impl Default for KernelOptions {
@@ -135,6 +140,7 @@ impl Default for KernelOptions {
             hint_thread: 0,
             dynamic_smem: None,
             contract: true,
+            cluster: None,
         }
     }
 }
@@ -280,6 +286,7 @@ pub(crate) enum Op {
     Wgmma(warpgroup::WgmmaOp),
     Async(asynccopy::AsyncOp),
     Bulk(bulk::BulkOp),
+    Tma(tma::TmaOp),
     Cluster(cluster::ClusterOp),
     Video(video::VideoOp),
     ScalarVideo(video::ScalarOp),
@@ -316,7 +323,8 @@ pub(crate) fn decode_op(
     if mnemonic == "mov" && quals.vector > 1 {
         return Ok(Op::MovVector);
     }
-    let decoded = bulk::decode(mnemonic, quals, src)
+    let decoded = tma::decode(mnemonic, quals, src)
+        .or_else(|| bulk::decode(mnemonic, quals, src))
         .or_else(|| asynccopy::decode(mnemonic, quals, n_dst, src))
         .or_else(|| control::decode(mnemonic, quals, src))
         .or_else(|| int::decode(mnemonic, quals, n_dst, src))

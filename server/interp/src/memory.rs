@@ -54,6 +54,12 @@ pub struct Memory {
     /// Ranges a debugger watches (data breakpoints); `None` when none is
     /// set, so that a run without them pays one test per access.
     pub watch: Option<Box<Watch>>,
+    /// The running CTA's rank in its cluster.
+    pub rank: u32,
+    /// Static and dynamic shared memory of each CTA of the cluster by rank,
+    /// while another CTA runs (the running CTA's own are `shared` and
+    /// `dynamic_shared`); empty for clusters of one.
+    pub peer_shared: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
 /// A watched range: global memory (`space` Global, by address) or the CTA's
@@ -83,6 +89,28 @@ pub struct Touch {
 pub struct Watch {
     pub ranges: Vec<Watched>,
     pub touches: Vec<Touch>,
+}
+
+/// Where a shared-memory address keeps the CTA rank it names: `mapa` sets
+/// bits 26..31 to the rank plus one (zero: the running CTA), above every
+/// static and dynamic shared-memory offset.
+pub const CLUSTER_RANK_SHIFT: u32 = 26;
+
+/// The CTA rank a `.shared::cluster` offset names (`None`: the running CTA)
+/// and the offset inside that CTA's shared memory.
+pub fn split_cluster(offset: u64) -> (Option<u32>, u64) {
+    let tag = (offset >> CLUSTER_RANK_SHIFT) as u32;
+    let inside = offset & ((1 << CLUSTER_RANK_SHIFT) - 1);
+    if tag == 0 {
+        (None, inside)
+    } else {
+        (Some(tag - 1), inside)
+    }
+}
+
+/// The `.shared::cluster` offset of `offset` (a CTA's own) in CTA `rank`.
+pub fn in_rank(offset: u64, rank: u32) -> u64 {
+    (offset & ((1 << CLUSTER_RANK_SHIFT) - 1)) | u64::from(rank + 1) << CLUSTER_RANK_SHIFT
 }
 
 impl Memory {
@@ -149,23 +177,46 @@ impl Memory {
                 }
                 return Ok(&mut region.bytes[start as usize..(start + size64) as usize]);
             }
-            Space::Shared if offset >= DYNAMIC_SHARED_BASE => {
-                let start = offset - DYNAMIC_SHARED_BASE;
-                let len = self.dynamic_shared.len();
-                if start.checked_add(size64).is_none_or(|end| end > len as u64) {
-                    let name = if self.dynamic_shared_name.is_empty() {
-                        "dynamic shared memory".to_owned()
-                    } else {
-                        format!("`{}`", self.dynamic_shared_name)
-                    };
-                    return Err(format!(
-                        "{size}-byte access at offset {start} of {name} is out of bounds: \
-                         the launch gives it {len} bytes of dynamic shared memory (--dynamic-smem)"
-                    ));
+            Space::Shared => {
+                let (rank, offset) = split_cluster(offset);
+                let own = self.rank;
+                let ctas = self.peer_shared.len().max(1);
+                let (shared, dynamic) = match rank {
+                    Some(r) if r != own => match self.peer_shared.get_mut(r as usize) {
+                        Some((shared, dynamic)) => (shared, dynamic),
+                        None => {
+                            return Err(format!(
+                                "shared::cluster address {addr:#x} is in CTA rank {r}, outside \
+                                 the cluster of {ctas} CTAs"
+                            ))
+                        }
+                    },
+                    _ => (&mut self.shared, &mut self.dynamic_shared),
+                };
+                if offset >= DYNAMIC_SHARED_BASE {
+                    let start = offset - DYNAMIC_SHARED_BASE;
+                    let len = dynamic.len();
+                    if start.checked_add(size64).is_none_or(|end| end > len as u64) {
+                        let name = if self.dynamic_shared_name.is_empty() {
+                            "dynamic shared memory".to_owned()
+                        } else {
+                            format!("`{}`", self.dynamic_shared_name)
+                        };
+                        return Err(format!(
+                            "{size}-byte access at offset {start} of {name} is out of bounds: \
+                             the launch gives it {len} bytes of dynamic shared memory (--dynamic-smem)"
+                        ));
+                    }
+                    return Ok(&mut dynamic[start as usize..(start + size64) as usize]);
                 }
-                return Ok(&mut self.dynamic_shared[start as usize..(start + size64) as usize]);
+                if offset
+                    .checked_add(size64)
+                    .is_none_or(|end| end > shared.len() as u64)
+                {
+                    return Err(out_of_bounds());
+                }
+                return Ok(&mut shared[offset as usize..(offset + size64) as usize]);
             }
-            Space::Shared => &mut self.shared,
             Space::Const => &mut self.constant,
             Space::Local => match self.local.get_mut(thread) {
                 Some(local) => local,

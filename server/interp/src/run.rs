@@ -22,15 +22,24 @@ pub enum ArgSpec {
     Scalar(Vec<u8>),
     /// A global buffer with these initial bytes; its address is passed.
     Buffer(Vec<u8>),
+    /// A tensor map over a buffer argument (`tmap:...`): the 128-byte object
+    /// for a `.param .b8 [128]`, or its global address for a 64-bit parameter.
+    TensorMap(crate::tma::TensorMapSpec),
 }
 
 /// Parses `u32:5`, `f32:1.5`, `raw:0102` (the bytes of a by-value struct),
-/// `buf:f32:1,2.5`, `buf:f32:0*256` (a value repeated), `buf:hex:00ff`, `zeros:64`.
+/// `buf:f32:1,2.5`, `buf:f32:0*256` (a value repeated), `buf:hex:00ff`, `zeros:64`,
+/// and tensor maps `tmap:TYPE:DIMS:STRIDES:BOX:SWIZZLE:ARG[:estrides=E,..][:oob=nan]`
+/// (`tmap:f16:64,32:128:64,16:128:1`: f16 elements, 64 x 32 of them with rows
+/// 128 bytes apart, a 64 x 16 box, the 128-byte swizzle, over buffer argument 1).
 pub fn parse_arg(text: &str) -> Result<ArgSpec, String> {
     let (kind, rest) = text.split_once(':').ok_or_else(|| {
         format!("argument `{text}`: expected TYPE:VALUE, buf:..., or zeros:BYTES")
     })?;
     match kind {
+        "tmap" => crate::tma::TensorMapSpec::parse(rest)
+            .map(ArgSpec::TensorMap)
+            .map_err(|e| format!("argument `{text}`: {e}")),
         "raw" => {
             // The bytes of a by-value parameter (a struct `.b8 p[N]`).
             let digits: String = rest.chars().filter(|c| !c.is_whitespace()).collect();
@@ -187,6 +196,50 @@ fn dynamic_smem(program: &Program, requested: Option<u32>) -> Result<u32, RunErr
     }
 }
 
+/// Most CTAs in a cluster: the H100's limit with non-portable sizes allowed.
+pub const MAX_CLUSTER_SIZE: u32 = 16;
+
+/// The launch's cluster shape, from `--cluster` or the kernel's
+/// `.reqnctapercluster`, and whether it is explicit (`%is_explicit_cluster`).
+fn cluster_shape(program: &Program, options: &KernelOptions) -> Result<([u32; 3], bool), RunError> {
+    let entry = &program.functions[program.main];
+    let show = |d: [u32; 3]| format!("{},{},{}", d[0], d[1], d[2]);
+    let cluster = match (options.cluster, entry.cluster_dims) {
+        (Some(given), Some(declared)) if given != declared => {
+            return Err(RunError::usage(format!(
+                "--cluster {}: `{}` declares .reqnctapercluster {}",
+                show(given),
+                entry.name,
+                show(declared)
+            )))
+        }
+        (_, Some(declared)) => declared,
+        (Some(given), None) => given,
+        (None, None) if entry.explicit_cluster => {
+            return Err(RunError::usage(format!(
+                "`{}` is .explicitcluster: give the cluster shape with --cluster X,Y,Z",
+                entry.name
+            )))
+        }
+        (None, None) => return Ok(([1, 1, 1], false)),
+    };
+    let size = u64::from(cluster[0]) * u64::from(cluster[1]) * u64::from(cluster[2]);
+    if size == 0 || size > u64::from(MAX_CLUSTER_SIZE) {
+        return Err(RunError::usage(format!(
+            "cluster {}: a cluster has 1 to {MAX_CLUSTER_SIZE} CTAs",
+            show(cluster)
+        )));
+    }
+    if (0..3).any(|d| !options.grid[d].is_multiple_of(cluster[d])) {
+        return Err(RunError::usage(format!(
+            "--grid {}: each dimension must be a multiple of the cluster's {}",
+            show(options.grid),
+            show(cluster)
+        )));
+    }
+    Ok((cluster, true))
+}
+
 fn decode_error(error: DecodeError) -> RunError {
     RunError {
         kind: if error.range.is_empty() {
@@ -336,6 +389,8 @@ pub(crate) fn prepare_snippet(parse: &Parse, options: &SnippetOptions) -> Result
         nctaid: [1, 1, 1],
         ctaid: [0, 0, 0],
         dynamic_smem: dynamic_smem(&program, None)?,
+        cluster: [1, 1, 1],
+        explicit_cluster: false,
     };
     Ok(Setup {
         program,
@@ -387,8 +442,36 @@ pub(crate) fn prepare_kernel(parse: &Parse, options: &KernelOptions) -> Result<S
         });
     }
     let mut buffers = Vec::new();
+    let mut addresses = vec![None; options.args.len()];
+    for (index, arg) in options.args.iter().enumerate() {
+        if let ArgSpec::Buffer(bytes) = arg {
+            let addr = memory.allocate(bytes.clone());
+            buffers.push((index, addr, bytes.len()));
+            addresses[index] = Some(addr);
+        }
+    }
     for (index, (param, arg)) in entry.kernel_params.iter().zip(&options.args).enumerate() {
         let bytes = match arg {
+            ArgSpec::TensorMap(spec) => {
+                let Some(base) = addresses.get(spec.buffer).copied().flatten() else {
+                    return Err(RunError::usage(format!(
+                        "--arg {index}: the tensor map's buffer, argument {}, is not a buffer",
+                        spec.buffer
+                    )));
+                };
+                let object = spec.encode(base);
+                match param.size {
+                    128 => object,
+                    8 => memory.allocate(object).to_le_bytes().to_vec(),
+                    _ => {
+                        return Err(RunError::usage(format!(
+                            "--arg {index}: parameter `{}` holds neither a tensor map (.b8 [128]) \
+                             nor its address",
+                            param.name
+                        )))
+                    }
+                }
+            }
             ArgSpec::Scalar(bytes) => {
                 if bytes.len() != param.size {
                     return Err(RunError::usage(format!(
@@ -408,11 +491,7 @@ pub(crate) fn prepare_kernel(parse: &Parse, options: &KernelOptions) -> Result<S
                     param.ty.name()
                 )));
             }
-            ArgSpec::Buffer(bytes) => {
-                let addr = memory.allocate(bytes.clone());
-                buffers.push((index, addr, bytes.len()));
-                addr.to_le_bytes().to_vec()
-            }
+            ArgSpec::Buffer(_) => addresses[index].unwrap_or(0).to_le_bytes().to_vec(),
         };
         let start = param.offset as usize;
         let end = start + param.size;
@@ -421,11 +500,14 @@ pub(crate) fn prepare_kernel(parse: &Parse, options: &KernelOptions) -> Result<S
             memory.kernel_params[start..start + n].copy_from_slice(&bytes[..n]);
         }
     }
+    let (cluster, explicit_cluster) = cluster_shape(&program, options)?;
     let launch = Launch {
         ntid: options.block,
         nctaid: options.grid,
         ctaid: [0, 0, 0],
         dynamic_smem: dynamic_smem(&program, options.dynamic_smem)?,
+        cluster,
+        explicit_cluster,
     };
     memory.dynamic_shared_name = program.dynamic_shared.clone().unwrap_or_default();
     Ok(Setup {
@@ -506,6 +588,42 @@ pub fn run_kernel_stoppable(
     m.stop = stop;
     let mut first_threads = Vec::new();
     let mut lines = Vec::new();
+    if launch.cluster_size() > 1 {
+        let [gx, gy, gz] = options.grid;
+        let [cx, cy, cz] = launch.cluster;
+        let mut first = true;
+        for z in (0..gz).step_by(cz as usize) {
+            for y in (0..gy).step_by(cy as usize) {
+                for x in (0..gx).step_by(cx as usize) {
+                    if first && u64::from(options.hint_thread) < threads {
+                        m.cluster_hint = Some((
+                            (options.hint_thread / 32) as usize,
+                            options.hint_thread % 32,
+                        ));
+                    }
+                    m.start_cluster([x, y, z]);
+                    m.run_cluster().map_err(|(e, rank)| {
+                        let [x, y, z] = launch.cta_of_rank([x, y, z], rank);
+                        located(&program, e, x + gx * (y + gy * z))
+                    })?;
+                    if first {
+                        first_threads = thread_states(&m, 0);
+                        lines = line_values(&m);
+                        m.cluster_hint = None;
+                        m.hint = None;
+                        first = false;
+                    }
+                }
+            }
+        }
+        return Ok(RunResult {
+            threads: first_threads,
+            steps: m.steps,
+            thread_instructions: m.thread_instructions,
+            buffers: collect_buffers(&m, buffers),
+            lines,
+        });
+    }
     let mut linear = 0u32;
     for z in 0..options.grid[2] {
         for y in 0..options.grid[1] {
@@ -527,7 +645,18 @@ pub fn run_kernel_stoppable(
             }
         }
     }
-    let buffers = buffers
+    Ok(RunResult {
+        threads: first_threads,
+        steps: m.steps,
+        thread_instructions: m.thread_instructions,
+        buffers: collect_buffers(&m, buffers),
+        lines,
+    })
+}
+
+/// The final bytes of every buffer argument.
+fn collect_buffers(m: &Machine<'_>, buffers: Vec<(usize, u64, usize)>) -> Vec<BufferResult> {
+    buffers
         .into_iter()
         .map(|(arg, addr, len)| BufferResult {
             arg,
@@ -539,14 +668,7 @@ pub fn run_kernel_stoppable(
                 .map(|r| r.bytes[..len.min(r.bytes.len())].to_vec())
                 .unwrap_or_default(),
         })
-        .collect();
-    Ok(RunResult {
-        threads: first_threads,
-        steps: m.steps,
-        thread_instructions: m.thread_instructions,
-        buffers,
-        lines,
-    })
+        .collect()
 }
 
 #[cfg(test)]

@@ -65,7 +65,18 @@ pub struct State {
     groups: Vec<Vec<Vec<u64>>>,
     /// Operations still missing a warp: (warpgroup, sequence number).
     pending: HashMap<(usize, u64), Pending>,
+    /// Per warp: accumulator registers of operations issued since its last
+    /// `commit_group`.
+    open_acc: Vec<Vec<Accumulators>>,
+    /// Per warp: those of its committed groups no `wait_group` covered yet.
+    groups_acc: Vec<Vec<Vec<Accumulators>>>,
+    /// Whether any warp has accumulators in flight (the engine then checks
+    /// every instruction's registers against them).
+    pub watching: bool,
 }
+
+/// The D registers of one `mma_async` and the byte offset of the instruction.
+type Accumulators = (Vec<u32>, usize);
 
 #[derive(Debug, Clone, Default)]
 struct Pending {
@@ -241,6 +252,8 @@ fn size_warps(state: &mut State, warps: usize) {
         state.issued.resize(warps, 0);
         state.open.resize(warps, Vec::new());
         state.groups.resize(warps, Vec::new());
+        state.open_acc.resize(warps, Vec::new());
+        state.groups_acc.resize(warps, Vec::new());
     }
 }
 
@@ -260,6 +273,8 @@ pub fn exec(
         WgmmaOp::Commit => {
             let open = std::mem::take(&mut m.wgmma.open[w]);
             m.wgmma.groups[w].push(open);
+            let acc = std::mem::take(&mut m.wgmma.open_acc[w]);
+            m.wgmma.groups_acc[w].push(acc);
             Ok(())
         }
         WgmmaOp::Mma(mma) => issue(m, w, inst, mma, active),
@@ -330,6 +345,15 @@ fn issue(m: &mut Machine<'_>, w: usize, inst: &Inst, mma: &Mma, active: u32) -> 
         desc_b: m.read_lane(w, &inst.src[1], 0),
         scale_d: m.read_lane(w, &inst.src[2], 0) & 1 == 1,
     };
+    let regs: Vec<u32> = d_parts
+        .iter()
+        .filter_map(|d| match d {
+            Dst::Reg(r) => Some(*r),
+            _ => None,
+        })
+        .collect();
+    m.wgmma.open_acc[w].push((regs, inst.range.start));
+    m.wgmma.watching = true;
     let seq = m.wgmma.issued[w];
     m.wgmma.issued[w] += 1;
     m.wgmma.open[w].push(seq);
@@ -348,6 +372,94 @@ fn issue(m: &mut Machine<'_>, w: usize, inst: &Inst, mma: &Mma, active: u32) -> 
         }
     }
     Ok(())
+}
+
+/// Warp `w` passed `wgmma.wait_group n`: the accumulators of all but its
+/// newest `n` committed groups may be read.
+pub fn covered(m: &mut Machine<'_>, w: usize, n: u64) {
+    let state = &mut m.wgmma;
+    if let Some(groups) = state.groups_acc.get_mut(w) {
+        let keep = (n as usize).min(groups.len());
+        groups.drain(..groups.len() - keep);
+    }
+    state.watching = state.groups_acc.iter().flatten().any(|g| !g.is_empty())
+        || state.open_acc.iter().any(|o| !o.is_empty());
+}
+
+/// Faults when `inst` (not itself a `wgmma.mma_async`) reads or writes an
+/// accumulator register of an `mma_async` that no `wait_group` covered yet:
+/// the GPU's value is undefined until then.
+pub fn check_accumulators(m: &Machine<'_>, w: usize, inst: &Inst) -> Result<(), Fault> {
+    if matches!(inst.op, crate::Op::Wgmma(WgmmaOp::Mma(_))) {
+        return Ok(());
+    }
+    let state = &m.wgmma;
+    let inflight = state
+        .open_acc
+        .get(w)
+        .into_iter()
+        .chain(state.groups_acc.get(w).into_iter().flatten())
+        .flatten();
+    let mut used = Vec::new();
+    for src in &inst.src {
+        src_regs(src, &mut used);
+    }
+    for dst in &inst.dst {
+        for d in Dst::elements(Some(dst)) {
+            if let Dst::Reg(r) = d {
+                used.push(r);
+            }
+        }
+    }
+    if used.is_empty() {
+        return Ok(());
+    }
+    for (regs, at) in inflight {
+        if let Some(r) = used.iter().find(|r| regs.contains(r)) {
+            let line = m.prog.line_starts.partition_point(|&s| s <= *at).max(1);
+            return Err(Fault::new(format!(
+                "`{}` is an accumulator of the wgmma.mma_async on line {line}, used before a \
+                 wgmma.wait_group covers it (the GPU's value is undefined until then)",
+                m.prog.regs[*r as usize].name
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn src_regs(src: &Src, out: &mut Vec<u32>) {
+    match src {
+        Src::Reg(r) | Src::NotReg(r) => out.push(*r),
+        Src::Addr(a) => out.extend(a.base),
+        Src::Vector(items) => items.iter().for_each(|i| src_regs(i, out)),
+        _ => {}
+    }
+}
+
+/// Whether warp `w` must wait before issuing another `wgmma.mma_async`: an
+/// operation it issued still misses another warp of its warpgroup. The
+/// tensor core runs a warpgroup's operations in order, so a chained
+/// operation reads the accumulator the earlier one writes; here that one is
+/// computed when its last warp issues it, so the warp waits for that first.
+pub fn behind(m: &Machine<'_>, w: usize) -> Result<bool, Fault> {
+    let group = w / 4;
+    for ((g, _), pending) in &m.wgmma.pending {
+        if *g != group || pending.parts[w % 4].is_none() {
+            continue;
+        }
+        for (i, part) in pending.parts.iter().enumerate() {
+            let peer = 4 * group + i;
+            let gone = m.warps.get(peer).is_none_or(|x| x.valid & !x.exited == 0);
+            if part.is_none() && gone {
+                return Err(Fault::new(format!(
+                    "wgmma.mma_async: warp {peer} of the warpgroup exited without issuing \
+                     the wgmma.mma_async this warp issued before"
+                )));
+            }
+        }
+        return Ok(true);
+    }
+    Ok(false)
 }
 
 /// Whether warp `w` may pass `wgmma.wait_group n`: at most `n` of its
@@ -464,7 +576,14 @@ fn load_matrix(
     ty: Ty,
     mn_major: bool,
 ) -> Result<Vec<Vec<u64>>, Fault> {
-    let desc = Descriptor::new(bits);
+    let mut desc = Descriptor::new(bits);
+    // A descriptor holds 18 address bits. The interpreter's dynamic shared
+    // memory starts at DYNAMIC_SHARED_BASE (a multiple of 2^18), so its
+    // offsets are what a descriptor built from its addresses keeps: an
+    // address past the static shared memory is in the dynamic one.
+    if desc.start >= m.prog.shared_size as u64 && !m.mem.dynamic_shared.is_empty() {
+        desc.start += crate::memory::DYNAMIC_SHARED_BASE;
+    }
     let size = element_bytes(ty);
     let thread = m.thread(w, 0);
     let mut out = vec![vec![0u64; k]; mn];

@@ -277,6 +277,7 @@ fn kernels_agree_with_the_gpu() {
             hint_thread: 0,
             dynamic_smem: None,
             contract: true,
+            cluster: None,
         };
         let result =
             run_kernel(&Parse::new(source), &options).unwrap_or_else(|e| panic!("{file}: {e:?}"));

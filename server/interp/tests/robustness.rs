@@ -120,6 +120,7 @@ fn run_both(text: &str, threads: u32) {
             hint_thread: 0,
             dynamic_smem: None,
             contract: true,
+            cluster: None,
         };
         let _ = run_kernel(&parse, &options);
     }

@@ -44,6 +44,7 @@ pub fn interpret(form: &Form, rows: u32) -> Result<Vec<u64>, String> {
         hint_thread: 0,
         dynamic_smem: None,
         contract: true,
+        cluster: None,
     };
     let result = run_kernel(&parse, &options).map_err(|e| e.message)?;
     let bytes = &result.buffers.first().ok_or("no output buffer")?.bytes;

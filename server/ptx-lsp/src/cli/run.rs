@@ -1,5 +1,5 @@
 //! `ptx-lsp run [--threads N] [--set REG=VALUE]... [--max-steps N] [--no-contract] [--format human|json] FILE|-`
-//! and kernel mode `--entry NAME --grid X[,Y,Z] --block X[,Y,Z] --arg SPEC...`.
+//! and kernel mode `--entry NAME --grid X[,Y,Z] --block X[,Y,Z] [--cluster X[,Y,Z]] --arg SPEC...`.
 //!
 //! Runs a snippet (a file without `.entry`) or one kernel in the interpreter
 //! and prints every thread's registers (and, for kernels, every buffer's
@@ -52,8 +52,16 @@ pub(super) struct RunArgs {
     /// array). Default: what the static shared memory leaves of 227 KiB.
     #[arg(long, value_name = "BYTES", requires = "entry")]
     dynamic_smem: Option<u32>,
+    /// Kernel mode: CTAs per thread-block cluster, `X[,Y,Z]` (the grid must be a
+    /// multiple). Default: the kernel's `.reqnctapercluster`, else no clusters.
+    #[arg(long, value_name = "X[,Y,Z]", requires = "entry")]
+    cluster: Option<String>,
     /// Kernel mode: one argument per kernel parameter, in order: `u32:5`, `f32:1.5`,
-    /// `raw:0011` (by-value struct bytes), `buf:f32:1,2,3`, `buf:hex:00ff`, `zeros:BYTES`.
+    /// `raw:0011` (by-value struct bytes), `buf:f32:1,2,3`, `buf:hex:00ff`, `zeros:BYTES`,
+    /// or a tensor map over buffer argument ARG for `cp.async.bulk.tensor`:
+    /// `tmap:TYPE:DIMS:STRIDES:BOX:SWIZZLE:ARG[:estrides=E,..][:oob=nan]`, e.g.
+    /// `tmap:f16:64,32:128:64,16:128:1` (f16, 64 x 32 elements with rows 128 bytes
+    /// apart, a 64 x 16 box, 128-byte swizzle; STRIDES `-` for one dimension).
     #[arg(
         long = "arg",
         value_name = "SPEC",
@@ -130,6 +138,11 @@ pub(super) fn run(args: &RunArgs) -> ExitCode {
                 Ok(block) => block,
                 Err(message) => return usage(message),
             };
+            let cluster = match args.cluster.as_deref().map(|c| dims(c, "--cluster")) {
+                Some(Ok(cluster)) => Some(cluster),
+                Some(Err(message)) => return usage(message),
+                None => None,
+            };
             let mut specs = Vec::new();
             for arg in &args.args {
                 match parse_arg(arg) {
@@ -146,6 +159,7 @@ pub(super) fn run(args: &RunArgs) -> ExitCode {
                 hint_thread: 0,
                 dynamic_smem: args.dynamic_smem,
                 contract: !args.no_contract,
+                cluster,
             };
             run_kernel(&parse, &options)
         }

@@ -258,6 +258,7 @@ pub(crate) fn load(args: &Value) -> Result<Loaded, String> {
                     .map(|n| u32::try_from(n).map_err(|_| "`dynamicSmem` is too large".to_owned()))
                     .transpose()?,
                 contract,
+                cluster: None,
             };
             DebugTarget::kernel(&parse, &options).map_err(|e| describe(&e, &path, &text))?
         }

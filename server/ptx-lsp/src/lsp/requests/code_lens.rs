@@ -79,6 +79,9 @@ pub(crate) fn parse_run_comment(comment: &str) -> std::result::Result<Value, Str
             "block" => {
                 params.insert("block".into(), dims(value)?);
             }
+            "cluster" => {
+                params.insert("cluster".into(), dims(value)?);
+            }
             "arg" => args.push(json!(value)),
             reg if reg.starts_with('%') => set.push(json!([reg, value])),
             _ => return Err(format!("`{word}`: unknown option `{key}`")),

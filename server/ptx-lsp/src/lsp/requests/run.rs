@@ -56,6 +56,8 @@ pub(crate) struct RunParams {
     pub args: Vec<String>,
     /// Bytes of dynamic shared memory per CTA (kernel mode).
     pub dynamic_smem: Option<u32>,
+    /// CTAs per thread-block cluster (kernel mode).
+    pub cluster: Option<[u32; 3]>,
 }
 
 pub(crate) async fn handle(state: &Arc<State>, params: Value) -> Result<Value> {
@@ -168,6 +170,7 @@ fn run(snapshot: &Snapshot, params: &RunParams, stop: Arc<AtomicBool>) -> Result
                     hint_thread,
                     dynamic_smem: params.dynamic_smem,
                     contract: true,
+                    cluster: params.cluster,
                 },
                 Some(stop),
             )

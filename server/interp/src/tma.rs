@@ -1,0 +1,651 @@
+//! TMA tensor copies: `cp.async.bulk.tensor` (tile mode, 1 to 5
+//! dimensions) from global to shared memory, completing on an mbarrier, with
+//! `.multicast::cluster`; from shared to global memory in bulk groups, and
+//! `cp.reduce.async.bulk.tensor`; `cp.async.bulk.prefetch.tensor` checks its
+//! operands.
+//!
+//! Tensor maps are kernel arguments (`tmap:` specs, [`TensorMapSpec`]) that
+//! the launch encodes into a 128-byte object of the interpreter's own layout
+//! (the hardware's is opaque): the parameter itself for a `.param .b8 [128]`,
+//! or a global copy whose address is passed for a 64-bit parameter.
+//!
+//! The box lies in shared memory densely, the innermost dimension first, each
+//! dimension holding `ceil(box / element stride)` elements; with a 32, 64 or
+//! 128-byte swizzle, address bits 4.. (1, 2 or 3 of them) are XORed with the
+//! bits from 7 up of the shared-memory address. Elements outside the tensor
+//! read as zeros (or, with `oob=nan`, as the GPU's NaN fill) and are not
+//! written by stores. The transaction count of a load is the whole box. As on
+//! an H100, the first coordinate must start on a 16-byte boundary.
+
+use crate::engine::{lanes, Fault, Machine};
+use crate::ir::{Inst, Quals, Space, Src, Ty};
+use crate::mem::{atomic, AtomKind};
+use crate::memory::{in_rank, resolve, split_cluster};
+use crate::Op;
+
+/// An element type of a tensor map (`CUtensorMapDataType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ElemType {
+    U8,
+    U16,
+    U32,
+    S32,
+    U64,
+    S64,
+    F16,
+    F32,
+    F64,
+    Bf16,
+}
+
+const ELEM_TYPES: [(&str, ElemType); 10] = [
+    ("u8", ElemType::U8),
+    ("u16", ElemType::U16),
+    ("u32", ElemType::U32),
+    ("s32", ElemType::S32),
+    ("u64", ElemType::U64),
+    ("s64", ElemType::S64),
+    ("f16", ElemType::F16),
+    ("f32", ElemType::F32),
+    ("f64", ElemType::F64),
+    ("bf16", ElemType::Bf16),
+];
+
+impl ElemType {
+    pub fn bytes(self) -> usize {
+        match self {
+            ElemType::U8 => 1,
+            ElemType::U16 | ElemType::F16 | ElemType::Bf16 => 2,
+            ElemType::U32 | ElemType::S32 | ElemType::F32 => 4,
+            ElemType::U64 | ElemType::S64 | ElemType::F64 => 8,
+        }
+    }
+
+    fn ty(self) -> Ty {
+        match self {
+            ElemType::U8 => Ty::U8,
+            ElemType::U16 => Ty::U16,
+            ElemType::U32 => Ty::U32,
+            ElemType::S32 => Ty::S32,
+            ElemType::U64 => Ty::U64,
+            ElemType::S64 => Ty::S64,
+            ElemType::F16 => Ty::F16,
+            ElemType::F32 => Ty::F32,
+            ElemType::F64 => Ty::F64,
+            ElemType::Bf16 => Ty::Bf16,
+        }
+    }
+
+    fn code(self) -> u8 {
+        ELEM_TYPES.iter().position(|(_, t)| *t == self).unwrap_or(0) as u8
+    }
+}
+
+/// The parameters of `cuTensorMapEncodeTiled` that the interpreter models:
+/// `tmap:TYPE:DIMS:STRIDES:BOX:SWIZZLE:ARG[:estrides=E,..][:oob=zero|nan]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TensorMapSpec {
+    pub elem: ElemType,
+    /// Elements in each dimension, innermost first.
+    pub dims: Vec<u64>,
+    /// Bytes between consecutive indices of dimensions 1.. (`rank - 1` values).
+    pub strides: Vec<u64>,
+    /// The box's elements in each dimension.
+    pub box_dims: Vec<u32>,
+    /// Traversal strides (1 to 8).
+    pub element_strides: Vec<u32>,
+    /// 0 (none), 32, 64 or 128 bytes.
+    pub swizzle: u32,
+    /// Out-of-bounds elements read as the NaN fill instead of zeros.
+    pub oob_nan: bool,
+    /// The buffer argument (its index) that holds the tensor.
+    pub buffer: usize,
+}
+
+fn numbers(text: &str, what: &str) -> Result<Vec<u64>, String> {
+    text.split(',')
+        .map(|v| {
+            crate::decode::parse_int(v.trim())
+                .ok_or_else(|| format!("{what}: `{v}` is not a number"))
+        })
+        .collect()
+}
+
+impl TensorMapSpec {
+    /// Parses the part after `tmap:`, checking what `cuTensorMapEncodeTiled` checks.
+    pub fn parse(rest: &str) -> Result<TensorMapSpec, String> {
+        let parts: Vec<&str> = rest.split(':').collect();
+        if parts.len() < 6 {
+            return Err(
+                "expected tmap:TYPE:DIMS:STRIDES:BOX:SWIZZLE:ARG (STRIDES `-` for one dimension)"
+                    .into(),
+            );
+        }
+        let elem = ELEM_TYPES
+            .iter()
+            .find(|(n, _)| *n == parts[0])
+            .map(|(_, t)| *t)
+            .ok_or_else(|| {
+                format!(
+                    "unknown element type `{}` (one of u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16)",
+                    parts[0]
+                )
+            })?;
+        let dims = numbers(parts[1], "dimensions")?;
+        let rank = dims.len();
+        if !(1..=5).contains(&rank) {
+            return Err(format!("{rank} dimensions: a tensor map has 1 to 5"));
+        }
+        let strides = if parts[2] == "-" || parts[2].is_empty() {
+            Vec::new()
+        } else {
+            numbers(parts[2], "strides")?
+        };
+        if strides.len() != rank - 1 {
+            return Err(format!(
+                "{} strides for {rank} dimensions: give one per dimension after the first",
+                strides.len()
+            ));
+        }
+        let box_dims: Vec<u32> = numbers(parts[3], "box")?
+            .into_iter()
+            .map(|b| b as u32)
+            .collect();
+        if box_dims.len() != rank {
+            return Err(format!(
+                "{} box sizes for {rank} dimensions",
+                box_dims.len()
+            ));
+        }
+        let swizzle = match parts[4] {
+            "none" | "0" => 0,
+            "32" => 32,
+            "64" => 64,
+            "128" => 128,
+            other => return Err(format!("swizzle `{other}`: none, 32, 64 or 128")),
+        };
+        let buffer = crate::decode::parse_int(parts[5])
+            .ok_or_else(|| format!("`{}` is not an argument index", parts[5]))?
+            as usize;
+        let mut element_strides = vec![1u32; rank];
+        let mut oob_nan = false;
+        for option in &parts[6..] {
+            match option.split_once('=') {
+                Some(("estrides", v)) => {
+                    element_strides = numbers(v, "estrides")?
+                        .into_iter()
+                        .map(|e| e as u32)
+                        .collect();
+                }
+                Some(("oob", "zero")) => oob_nan = false,
+                Some(("oob", "nan")) => oob_nan = true,
+                Some(("interleave", "none")) => {}
+                Some(("interleave", _)) => {
+                    return Err("interleaved tensor maps are not supported".into())
+                }
+                Some(("l2", "none" | "64" | "128" | "256")) => {}
+                _ => return Err(format!("unknown option `{option}`")),
+            }
+        }
+        if element_strides.len() != rank || element_strides.iter().any(|e| !(1..=8).contains(e)) {
+            return Err(format!("estrides: {rank} values from 1 to 8"));
+        }
+        if dims.iter().any(|&d| d == 0 || d > 1 << 32) {
+            return Err("each dimension has 1 to 2^32 elements".into());
+        }
+        if strides
+            .iter()
+            .any(|&s| !s.is_multiple_of(16) || s >= 1 << 40)
+        {
+            return Err("strides must be multiples of 16 below 2^40".into());
+        }
+        if box_dims.iter().any(|&b| !(1..=256).contains(&b)) {
+            return Err("box sizes are 1 to 256".into());
+        }
+        let inner = box_dims[0] as usize * elem.bytes();
+        if !inner.is_multiple_of(16) {
+            return Err(format!(
+                "the box's inner dimension is {inner} bytes: it must be a multiple of 16"
+            ));
+        }
+        if swizzle != 0 && inner > swizzle as usize {
+            return Err(format!(
+                "the box's inner dimension ({inner} bytes) exceeds the {swizzle}-byte swizzle"
+            ));
+        }
+        if oob_nan && elem != ElemType::F32 {
+            return Err("oob=nan is measured for f32 tensors only".into());
+        }
+        Ok(TensorMapSpec {
+            elem,
+            dims,
+            strides,
+            box_dims,
+            element_strides,
+            swizzle,
+            oob_nan,
+            buffer,
+        })
+    }
+
+    /// Elements of the box in each dimension: the innermost dimension is
+    /// read whole (its element stride is ignored, as on the GPU), the others
+    /// every `element stride`-th index.
+    fn counts(&self) -> Vec<u64> {
+        self.box_dims
+            .iter()
+            .zip(&self.element_strides)
+            .enumerate()
+            .map(|(d, (&b, &e))| u64::from(if d == 0 { b } else { b.div_ceil(e) }))
+            .collect()
+    }
+
+    /// Bytes of the box's elements (a load's transaction count).
+    pub fn box_bytes(&self) -> u64 {
+        self.counts().iter().product::<u64>() * self.elem.bytes() as u64
+    }
+
+    /// Bytes from one row of the box to the next in shared memory: the
+    /// inner dimension, or the swizzle span when it is narrower.
+    fn pitch(&self) -> u64 {
+        let inner = u64::from(self.box_dims[0]) * self.elem.bytes() as u64;
+        inner.max(u64::from(self.swizzle))
+    }
+
+    /// The 128-byte object for a tensor at global address `base`.
+    pub fn encode(&self, base: u64) -> Vec<u8> {
+        let mut out = vec![0u8; 128];
+        out[0..4].copy_from_slice(MAGIC);
+        out[4] = self.dims.len() as u8;
+        out[5] = self.elem.code();
+        out[6] = (self.swizzle / 32) as u8;
+        out[7] = u8::from(self.oob_nan);
+        out[8..16].copy_from_slice(&base.to_le_bytes());
+        for (i, d) in self.dims.iter().enumerate() {
+            out[16 + 8 * i..24 + 8 * i].copy_from_slice(&d.to_le_bytes());
+        }
+        for (i, s) in self.strides.iter().enumerate() {
+            out[56 + 8 * i..64 + 8 * i].copy_from_slice(&s.to_le_bytes());
+        }
+        for (i, b) in self.box_dims.iter().enumerate() {
+            out[96 + 2 * i..98 + 2 * i].copy_from_slice(&(*b as u16).to_le_bytes());
+        }
+        for (i, e) in self.element_strides.iter().enumerate() {
+            out[106 + i] = *e as u8;
+        }
+        out
+    }
+
+    fn decode(bytes: &[u8]) -> Option<(TensorMapSpec, u64)> {
+        if bytes.len() < 128 || &bytes[0..4] != MAGIC {
+            return None;
+        }
+        let rank = bytes[4] as usize;
+        let elem = ELEM_TYPES.get(bytes[5] as usize)?.1;
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or([0; 8]));
+        if !(1..=5).contains(&rank) {
+            return None;
+        }
+        let spec = TensorMapSpec {
+            elem,
+            dims: (0..rank).map(|i| u64_at(16 + 8 * i)).collect(),
+            strides: (0..rank - 1).map(|i| u64_at(56 + 8 * i)).collect(),
+            box_dims: (0..rank)
+                .map(|i| u32::from(u16::from_le_bytes([bytes[96 + 2 * i], bytes[97 + 2 * i]])))
+                .collect(),
+            element_strides: (0..rank).map(|i| u32::from(bytes[106 + i])).collect(),
+            swizzle: u32::from(bytes[6]) * 32,
+            oob_nan: bytes[7] != 0,
+            buffer: 0,
+        };
+        Some((spec, u64_at(8)))
+    }
+}
+
+const MAGIC: &[u8; 4] = b"TMAP";
+
+/// The byte the GPU fills out-of-bounds f32 elements with under `oob=nan`
+/// (0x7ff77ff7 per element, measured on the GPU).
+const NAN_FILL: [u8; 2] = [0xf7, 0x7f];
+
+#[derive(Debug, Clone)]
+pub enum TmaOp {
+    /// global → shared, completing on an mbarrier; to every CTA of a mask with multicast.
+    Load { dims: usize, multicast: bool },
+    /// shared → global (bulk group), or a reduction into global memory.
+    Store {
+        dims: usize,
+        reduce: Option<AtomKind>,
+    },
+    /// `cp.async.bulk.prefetch.tensor`: operands checked, nothing copied.
+    Prefetch { dims: usize },
+}
+
+fn dims_of(q: &Quals) -> Option<usize> {
+    q.words.iter().find_map(|w| match w.as_str() {
+        "1d" => Some(1),
+        "2d" => Some(2),
+        "3d" => Some(3),
+        "4d" => Some(4),
+        "5d" => Some(5),
+        _ => None,
+    })
+}
+
+pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
+    if m != "cp" || !q.has("bulk") || !q.has("tensor") {
+        return None;
+    }
+    let Some(dims) = dims_of(q) else {
+        return Some(Err("cp.async.bulk.tensor needs .1d to .5d".into()));
+    };
+    if let Some(mode) = q
+        .words
+        .iter()
+        .find(|w| w.starts_with("im2col") || w.starts_with("tile::"))
+    {
+        return Some(Err(format!(
+            "cp.async.bulk.tensor .{mode} is not supported by the interpreter (tile mode is)"
+        )));
+    }
+    if q.words.iter().any(|w| w.starts_with("cta_group")) {
+        return Some(Err(
+            "cp.async.bulk.tensor .cta_group is not supported by the interpreter".into(),
+        ));
+    }
+    let op = if q.has("prefetch") {
+        TmaOp::Prefetch { dims }
+    } else if q.has("reduce") {
+        let kind = [
+            ("add", AtomKind::Add),
+            ("min", AtomKind::Min),
+            ("max", AtomKind::Max),
+            ("inc", AtomKind::Inc),
+            ("dec", AtomKind::Dec),
+            ("and", AtomKind::And),
+            ("or", AtomKind::Or),
+            ("xor", AtomKind::Xor),
+        ]
+        .into_iter()
+        .find(|(w, _)| q.has(w))
+        .map(|(_, k)| k);
+        let Some(kind) = kind else {
+            return Some(Err("cp.reduce.async.bulk.tensor needs an operation".into()));
+        };
+        TmaOp::Store {
+            dims,
+            reduce: Some(kind),
+        }
+    } else if q.words.iter().position(|w| w == "global")
+        < q.words.iter().position(|w| w.starts_with("shared"))
+    {
+        TmaOp::Store { dims, reduce: None }
+    } else {
+        TmaOp::Load {
+            dims,
+            multicast: q.words.iter().any(|w| w.starts_with("multicast")),
+        }
+    };
+    let needs = match op {
+        TmaOp::Load { multicast, .. } => 3 + usize::from(multicast),
+        TmaOp::Store { .. } => 2,
+        TmaOp::Prefetch { .. } => 1,
+    };
+    if src.len() < needs {
+        return Some(Err(format!(
+            "cp.async.bulk.tensor expects {needs} operands"
+        )));
+    }
+    Some(Ok(Op::Tma(op)))
+}
+
+/// The tensor map and coordinates of a `[tensorMap, {c0, ...}]` operand.
+fn map_and_coords(
+    m: &mut Machine<'_>,
+    w: usize,
+    src: &Src,
+    dims: usize,
+    lane: u32,
+) -> Result<(TensorMapSpec, u64, Vec<i64>), Fault> {
+    let Src::Vector(items) = src else {
+        return Err(Fault::at(
+            lane,
+            "cp.async.bulk.tensor: expected [tensorMap, {coordinates}]",
+        ));
+    };
+    let (Some(map), Some(Src::Vector(coords))) = (items.first(), items.get(1)) else {
+        return Err(Fault::at(
+            lane,
+            "cp.async.bulk.tensor: expected [tensorMap, {coordinates}]",
+        ));
+    };
+    let addr = m.read_lane(w, map, lane);
+    let coords: Vec<i64> = coords
+        .iter()
+        .map(|c| i64::from(m.read_lane(w, c, lane) as u32 as i32))
+        .collect();
+    let thread = m.thread(w, lane);
+    let bytes = m
+        .mem
+        .slice(thread, Space::Generic, addr, 128, 64)
+        .map_err(|e| Fault::at(lane, format!("tensor map: {e}")))?
+        .to_vec();
+    let Some((spec, base)) = TensorMapSpec::decode(&bytes) else {
+        return Err(Fault::at(
+            lane,
+            format!(
+                "the 128 bytes at {addr:#x} are not a tensor map (give one with a tmap: argument)"
+            ),
+        ));
+    };
+    if spec.dims.len() != dims || coords.len() != dims {
+        return Err(Fault::at(
+            lane,
+            format!(
+                "cp.async.bulk.tensor.{dims}d with a {}-dimensional tensor map and {} coordinates",
+                spec.dims.len(),
+                coords.len()
+            ),
+        ));
+    }
+    if (coords[0] * spec.elem.bytes() as i64).rem_euclid(16) != 0 {
+        return Err(Fault::at(
+            lane,
+            format!(
+                "cp.async.bulk.tensor: the first coordinate {} is {} bytes into the row, not a \
+                 multiple of 16 (the GPU stops with an illegal instruction)",
+                coords[0],
+                coords[0] * spec.elem.bytes() as i64
+            ),
+        ));
+    }
+    Ok((spec, base, coords))
+}
+
+/// The shared-memory address of byte `offset` of a box placed at `start`.
+fn swizzled(start: u64, offset: u64, swizzle: u32) -> u64 {
+    let (rank, inside) = split_cluster(start);
+    let addr = inside + offset;
+    let bits = match swizzle {
+        32 => 1,
+        64 => 3,
+        128 => 7,
+        _ => 0,
+    };
+    let addr = addr ^ ((addr >> 7) & bits) << 4;
+    match rank {
+        Some(r) => in_rank(addr, r),
+        None => addr,
+    }
+}
+
+/// Calls `f(byte offset in the box's shared-memory image, global address or
+/// None when out of bounds)` for every element of the box at `coords`. A
+/// store (`chunks`) writes whole 16-byte pieces of a row that start inside
+/// the tensor, as the GPU does, so elements just past the inner dimension's
+/// end count as inside.
+fn for_each_element(
+    spec: &TensorMapSpec,
+    base: u64,
+    coords: &[i64],
+    chunks: bool,
+    mut f: impl FnMut(u64, Option<u64>) -> Result<(), Fault>,
+) -> Result<(), Fault> {
+    let counts = spec.counts();
+    let total: u64 = counts.iter().product();
+    let size = spec.elem.bytes() as u64;
+    let per_chunk = (16 / size).max(1);
+    let pitch = spec.pitch();
+    let mut index = vec![0u64; counts.len()];
+    for linear in 0..total {
+        let mut addr = Some(base);
+        for (d, &i) in index.iter().enumerate() {
+            let step = if d == 0 {
+                1
+            } else {
+                u64::from(spec.element_strides[d])
+            };
+            let c = coords[d] + (i * step) as i64;
+            let inside = if d == 0 && chunks {
+                c >= 0 && ((coords[0] + (i / per_chunk * per_chunk) as i64) as u64) < spec.dims[0]
+            } else {
+                c >= 0 && (c as u64) < spec.dims[d]
+            };
+            if !inside {
+                addr = None;
+                break;
+            }
+            let stride = if d == 0 { size } else { spec.strides[d - 1] };
+            addr = addr.map(|a| a.wrapping_add(c as u64 * stride));
+        }
+        let row = linear / counts[0];
+        f(row * pitch + index[0] * size, addr)?;
+        for (d, i) in index.iter_mut().enumerate() {
+            *i += 1;
+            if *i < counts[d] {
+                break;
+            }
+            *i = 0;
+        }
+    }
+    Ok(())
+}
+
+pub fn exec(
+    m: &mut Machine<'_>,
+    w: usize,
+    inst: &Inst,
+    op: &TmaOp,
+    active: u32,
+) -> Result<(), Fault> {
+    for lane in lanes(active) {
+        let thread = m.thread(w, lane);
+        match *op {
+            TmaOp::Prefetch { dims } => {
+                map_and_coords(m, w, &inst.src[0], dims, lane)?;
+            }
+            TmaOp::Load { dims, multicast } => {
+                let (spec, base, coords) = map_and_coords(m, w, &inst.src[1], dims, lane)?;
+                let dst = shared_offset(m.read_lane(w, &inst.src[0], lane), lane)?;
+                let bar = shared_offset(m.read_lane(w, &inst.src[2], lane), lane)?;
+                let ctas = m.launch.cluster_size();
+                let targets: Vec<Option<u32>> = if multicast {
+                    let mask = m.read_lane(w, &inst.src[3], lane) & 0xffff;
+                    if mask >> ctas != 0 {
+                        return Err(Fault::at(
+                            lane,
+                            format!(
+                                "cp.async.bulk.tensor: ctaMask {mask:#x} names CTAs outside the \
+                                 cluster of {ctas}"
+                            ),
+                        ));
+                    }
+                    (0..ctas).filter(|r| mask >> r & 1 == 1).map(Some).collect()
+                } else {
+                    vec![None]
+                };
+                let size = spec.elem.bytes();
+                let rows = spec.box_bytes() / (u64::from(spec.box_dims[0]) * size as u64);
+                let inner = spec.box_dims[0] as usize * size;
+                let pitch = spec.pitch() as usize;
+                let mut data = vec![0u8; pitch * rows as usize];
+                for_each_element(&spec, base, &coords, false, |offset, addr| {
+                    let slot = &mut data[offset as usize..offset as usize + size];
+                    match addr {
+                        Some(a) => slot.copy_from_slice(
+                            m.mem
+                                .slice(thread, Space::Global, a, size, 1)
+                                .map_err(|e| Fault::at(lane, format!("tensor source: {e}")))?,
+                        ),
+                        None if spec.oob_nan => {
+                            for (i, b) in slot.iter_mut().enumerate() {
+                                *b = NAN_FILL[i % 2];
+                            }
+                        }
+                        None => {}
+                    }
+                    Ok(())
+                })?;
+                for target in targets {
+                    let (dst, bar) = match target {
+                        Some(r) => (in_rank(dst, r), in_rank(bar, r)),
+                        None => (dst, bar),
+                    };
+                    for (row, bytes) in data.chunks(pitch).enumerate() {
+                        for (i, chunk) in bytes[..inner].chunks(16).enumerate() {
+                            let offset = (row * pitch + i * 16) as u64;
+                            let at = swizzled(dst, offset, spec.swizzle);
+                            m.mem
+                                .slice(thread, Space::Shared, at, chunk.len(), 1)
+                                .map_err(|e| Fault::at(lane, format!("tensor destination: {e}")))?
+                                .copy_from_slice(chunk);
+                        }
+                    }
+                    crate::asynccopy::complete_tx(m, bar, spec.box_bytes(), lane)?;
+                }
+            }
+            TmaOp::Store { dims, reduce } => {
+                let (spec, base, coords) = map_and_coords(m, w, &inst.src[0], dims, lane)?;
+                let from = shared_offset(m.read_lane(w, &inst.src[1], lane), lane)?;
+                let size = spec.elem.bytes();
+                let ty = spec.elem.ty();
+                for_each_element(&spec, base, &coords, true, |offset, addr| {
+                    let Some(a) = addr else {
+                        return Ok(());
+                    };
+                    let at = swizzled(from, offset, spec.swizzle);
+                    let value = m
+                        .mem
+                        .load(thread, Space::Shared, at, size)
+                        .map_err(|e| Fault::at(lane, format!("tensor source: {e}")))?;
+                    let value = match reduce {
+                        Some(kind) => {
+                            let old = m
+                                .mem
+                                .load(thread, Space::Global, a, size)
+                                .map_err(|e| Fault::at(lane, format!("tensor destination: {e}")))?;
+                            atomic(kind, ty, old, value, 0, false)
+                        }
+                        None => value,
+                    };
+                    m.mem
+                        .store(thread, Space::Global, a, size, value)
+                        .map_err(|e| Fault::at(lane, format!("tensor destination: {e}")))
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A shared-memory operand (shared-space or generic address) as a shared offset.
+fn shared_offset(addr: u64, lane: u32) -> Result<u64, Fault> {
+    match resolve(Space::Generic, addr) {
+        (Space::Shared, offset) => Ok(offset),
+        (Space::Global, _) if addr < 1 << 32 => Ok(addr),
+        _ => Err(Fault::at(
+            lane,
+            format!("cp.async.bulk.tensor: address {addr:#x} is not in shared memory"),
+        )),
+    }
+}

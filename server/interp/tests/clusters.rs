@@ -1,0 +1,183 @@
+//! Cluster launches, the cluster barrier, tensor-map arguments and the
+//! `wgmma` accumulator rule: what runs, what is refused before the launch,
+//! and the faults where the GPU would hang, trap or leave a value undefined.
+
+use ptx_interp::{parse_arg, run_kernel, KernelOptions, RunErrorKind};
+use ptx_syntax::Parse;
+
+const HEADER: &str = ".version 8.4\n.target sm_90a\n.address_size 64\n";
+
+fn launch(
+    body: &str,
+    grid: u32,
+    block: u32,
+    cluster: Option<[u32; 3]>,
+    args: &[&str],
+) -> Result<ptx_interp::RunResult, ptx_interp::RunError> {
+    let parse = Parse::new(format!("{HEADER}{body}"));
+    run_kernel(
+        &parse,
+        &KernelOptions {
+            entry: "k".into(),
+            grid: [grid, 1, 1],
+            block: [block, 1, 1],
+            args: args
+                .iter()
+                .map(|a| parse_arg(a).expect("argument"))
+                .collect(),
+            cluster,
+            ..KernelOptions::default()
+        },
+    )
+}
+
+fn error(body: &str, grid: u32, block: u32, cluster: Option<[u32; 3]>) -> (RunErrorKind, String) {
+    match launch(body, grid, block, cluster, &["zeros:4096"]) {
+        Ok(_) => panic!("the launch completed"),
+        Err(e) => (e.kind, e.message),
+    }
+}
+
+const EXCHANGE: &str = ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n.shared .align 4 .b32 w;\nmov.u32 %r0, %cluster_ctarank;\nmov.u32 %r1, %cluster_nctarank;\nmov.u32 %r2, w;\nst.shared.u32 [%r2], %r0;\nbarrier.cluster.arrive;\nbarrier.cluster.wait;\nadd.u32 %r3, %r0, 1;\nrem.u32 %r3, %r3, %r1;\nmapa.shared::cluster.u32 %r4, %r2, %r3;\nld.shared::cluster.u32 %r5, [%r4];\nbarrier.cluster.arrive;\nbarrier.cluster.wait;\nmov.u32 %r6, %ctaid.x;\nld.param.u64 %rd0, [out];\nmul.wide.u32 %rd1, %r6, 4;\nadd.u64 %rd0, %rd0, %rd1;\nst.global.u32 [%rd0], %r5;\nret;\n}\n";
+
+#[test]
+fn ctas_of_a_cluster_read_each_other() {
+    let result = launch(EXCHANGE, 4, 32, Some([2, 1, 1]), &["zeros:16"]).expect("runs");
+    // Each CTA reads the next rank's word: ranks 1, 0 in both clusters.
+    assert_eq!(
+        result.buffers[0].bytes,
+        [1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]
+    );
+    // Without clusters every CTA is rank 0 of its own.
+    let result = launch(EXCHANGE, 4, 32, None, &["zeros:16"]).expect("runs");
+    assert_eq!(result.buffers[0].bytes, [0; 16]);
+}
+
+#[test]
+fn cluster_shapes_are_checked_before_the_launch() {
+    let (kind, message) = error(EXCHANGE, 3, 32, Some([2, 1, 1]));
+    assert_eq!(kind, RunErrorKind::Usage);
+    assert_eq!(
+        message,
+        "--grid 3,1,1: each dimension must be a multiple of the cluster's 2,1,1"
+    );
+    let (_, message) = error(EXCHANGE, 32, 32, Some([32, 1, 1]));
+    assert_eq!(message, "cluster 32,1,1: a cluster has 1 to 16 CTAs");
+    let declared = EXCHANGE.replace(
+        "(.param .u64 out)\n",
+        "(.param .u64 out)\n.reqnctapercluster 2\n",
+    );
+    let (_, message) = error(&declared, 4, 32, Some([4, 1, 1]));
+    assert_eq!(
+        message,
+        "--cluster 4,1,1: `k` declares .reqnctapercluster 2,1,1"
+    );
+    let explicit = EXCHANGE.replace(
+        "(.param .u64 out)\n",
+        "(.param .u64 out)\n.explicitcluster\n",
+    );
+    let (_, message) = error(&explicit, 4, 32, None);
+    assert_eq!(
+        message,
+        "`k` is .explicitcluster: give the cluster shape with --cluster X,Y,Z"
+    );
+}
+
+#[test]
+fn mapa_outside_the_cluster_faults() {
+    let body = ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<4>;\n.shared .b32 w;\nmov.u32 %r0, w;\nmapa.shared::cluster.u32 %r1, %r0, 2;\nret;\n}\n";
+    let (kind, message) = error(body, 2, 32, Some([2, 1, 1]));
+    assert_eq!(kind, RunErrorKind::Fault);
+    assert_eq!(message, "mapa: CTA rank 2 is outside the cluster of 2 CTAs");
+}
+
+#[test]
+fn a_cluster_wait_without_arrive_faults() {
+    let body = ".visible .entry k(.param .u64 out)\n{\nbarrier.cluster.wait;\nret;\n}\n";
+    let (_, message) = error(body, 2, 32, Some([2, 1, 1]));
+    assert_eq!(message, "barrier.cluster.wait without a barrier.cluster.arrive before it: the thread would wait for its own arrival (the GPU would hang)");
+}
+
+#[test]
+fn a_cluster_barrier_one_cta_never_reaches_deadlocks() {
+    // Rank 1 waits at a CTA barrier no thread can complete, so rank 0 waits
+    // at the cluster barrier for ever.
+    let body = ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<2>;\n.reg .pred %p;\nmov.u32 %r0, %cluster_ctarank;\nsetp.eq.u32 %p, %r0, 1;\n@%p bar.sync 0, 64;\nbarrier.cluster.arrive;\nbarrier.cluster.wait;\nret;\n}\n";
+    let (_, message) = error(body, 2, 32, Some([2, 1, 1]));
+    assert_eq!(message, "deadlock: no barrier can complete, so the GPU would hang: threads 0-31 wait at barrier.cluster.wait on line 12 (it needs every thread of the cluster's 2 CTAs that has not exited to arrive, 32 arrived)");
+}
+
+#[test]
+fn tensor_map_arguments_are_checked() {
+    let ok = parse_arg("tmap:f16:64,32:128:64,16:128:1").expect("a tensor map");
+    assert!(matches!(ok, ptx_interp::ArgSpec::TensorMap(_)));
+    for (spec, message) in [
+        (
+            "tmap:f16:64,32:128:64,16:64:1",
+            "the box's inner dimension (128 bytes) exceeds the 64-byte swizzle",
+        ),
+        (
+            "tmap:f16:64,32:120:64,16:none:1",
+            "strides must be multiples of 16 below 2^40",
+        ),
+        (
+            "tmap:f16:64,32:128:4,16:none:1",
+            "the box's inner dimension is 8 bytes: it must be a multiple of 16",
+        ),
+        (
+            "tmap:f16:64,32:-:64,16:none:1",
+            "0 strides for 2 dimensions: give one per dimension after the first",
+        ),
+        (
+            "tmap:f16:64:-:64:none:1:oob=nan",
+            "oob=nan is measured for f32 tensors only",
+        ),
+        ("tmap:f16:64:-:512:none:1", "box sizes are 1 to 256"),
+        (
+            "tmap:i8:64:-:64:none:1",
+            "unknown element type `i8` (one of u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16)",
+        ),
+    ] {
+        assert_eq!(
+            parse_arg(spec),
+            Err(format!("argument `{spec}`: {message}"))
+        );
+    }
+}
+
+#[test]
+fn a_tensor_map_needs_a_buffer_argument() {
+    let body = ".visible .entry k(.param .align 64 .b8 map[128], .param .u64 out)\n{\nret;\n}\n";
+    let parse = Parse::new(format!("{HEADER}{body}"));
+    let options = KernelOptions {
+        entry: "k".into(),
+        args: ["tmap:u32:64:-:16:none:0", "zeros:256"]
+            .iter()
+            .map(|a| parse_arg(a).expect("argument"))
+            .collect(),
+        ..KernelOptions::default()
+    };
+    let message = run_kernel(&parse, &options).expect_err("refused").message;
+    assert_eq!(
+        message,
+        "--arg 0: the tensor map's buffer, argument 0, is not a buffer"
+    );
+}
+
+#[test]
+fn an_accumulator_read_before_the_wait_faults() {
+    // Two f16 A/B descriptors of zeros and an m64n8k16 with an f32
+    // accumulator: reading %f0 between commit_group and wait_group faults.
+    let body = ".visible .entry k(.param .u64 out)\n{\n.reg .f32 %f<4>;\n.reg .b64 %rd<2>;\n.reg .pred %p;\n.shared .align 1024 .b8 tile[8192];\nmov.u64 %rd0, 0x4000004000000000;\nsetp.eq.u32 %p, 1, 1;\nwgmma.fence.sync.aligned;\nwgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f0, %f1, %f2, %f3}, %rd0, %rd0, %p, 1, 1, 0, 0;\nwgmma.commit_group.sync.aligned;\nadd.f32 %f1, %f0, %f0;\nwgmma.wait_group.sync.aligned 0;\nret;\n}\n";
+    let e = launch(body, 1, 128, None, &["zeros:16"]).expect_err("faults");
+    let text = format!("{HEADER}{body}");
+    let line = e.range.map(|r| text[..r.start].lines().count() + 1);
+    assert_eq!(line, Some(15), "the fault is at the read");
+    let message = e.message;
+    assert_eq!(message, "`%f0` is an accumulator of the wgmma.mma_async on line 13, used before a wgmma.wait_group covers it (the GPU's value is undefined until then)");
+    let fixed = body.replace(
+        "add.f32 %f1, %f0, %f0;\nwgmma.wait_group.sync.aligned 0;\n",
+        "wgmma.wait_group.sync.aligned 0;\nadd.f32 %f1, %f0, %f0;\n",
+    );
+    launch(&fixed, 1, 128, None, &["zeros:16"]).expect("runs");
+}
