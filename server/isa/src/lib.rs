@@ -214,19 +214,25 @@ impl Isa {
     /// directive on between its signature and its body (data/function-directives.txt); `None`
     /// for other names.
     pub fn function_directive_kind(&self, directive: &str) -> Option<&'static str> {
-        function_directive(directive).map(|(kind, ..)| kind)
+        function_directive(directive).map(|row| row.kind)
     }
 
     /// The fewest and the most values that a directive between a function's signature and
     /// its body takes (data/function-directives.txt).
     pub fn function_directive_values(&self, directive: &str) -> Option<(usize, usize)> {
-        function_directive(directive).map(|(_, min, max, _)| (min, max))
+        function_directive(directive).map(|row| (row.min, row.max))
     }
 
     /// The `.version` that introduced a function directive the spec does not describe
     /// (data/function-directives.txt).
     pub fn function_directive_since(&self, directive: &str) -> Option<PtxVersion> {
-        function_directive(directive).and_then(|(.., since)| PtxVersion::parse(since?))
+        function_directive(directive).and_then(|row| PtxVersion::parse(row.since?))
+    }
+
+    /// The place of a directive among those of a `.func`, which ptxas 13.5 takes only in rising
+    /// order and each once (data/function-directives.txt); `None` for a directive without one.
+    pub fn function_directive_slot(&self, directive: &str) -> Option<u8> {
+        function_directive(directive).and_then(|row| row.slot)
     }
 
     /// Version and target floors of matrix-fragment forms, matched on the written words
@@ -298,19 +304,21 @@ impl Isa {
     }
 }
 
-/// A line of data/function-directives.txt: the kind of function, the value counts and the
-/// version that introduced the directive where the spec's directive facts do not give it.
-fn function_directive(
-    directive: &str,
-) -> Option<(&'static str, usize, usize, Option<&'static str>)> {
-    type Rows = Vec<(
-        &'static str,
-        &'static str,
-        usize,
-        usize,
-        Option<&'static str>,
-    )>;
-    static ROWS: OnceLock<Rows> = OnceLock::new();
+/// A line of data/function-directives.txt.
+struct FunctionDirective {
+    name: &'static str,
+    /// `entry`, `func` or `any`.
+    kind: &'static str,
+    min: usize,
+    max: usize,
+    /// The version that introduced the directive where the spec's directive facts do not give it.
+    since: Option<&'static str>,
+    /// The directive's place among the directives of a `.func` (taken in rising order, each once).
+    slot: Option<u8>,
+}
+
+fn function_directive(directive: &str) -> Option<&'static FunctionDirective> {
+    static ROWS: OnceLock<Vec<FunctionDirective>> = OnceLock::new();
     ROWS.get_or_init(|| {
         include_str!("../data/function-directives.txt")
             .lines()
@@ -319,17 +327,17 @@ fn function_directive(
                 let mut words = l.split_whitespace();
                 let (name, kind, counts) = (words.next()?, words.next()?, words.next()?);
                 let (min, max) = counts.split_once('-').unwrap_or((counts, counts));
-                Some((
+                Some(FunctionDirective {
                     name,
                     kind,
-                    min.parse().ok()?,
-                    max.parse().ok()?,
-                    words.next(),
-                ))
+                    min: min.parse().ok()?,
+                    max: max.parse().ok()?,
+                    since: words.next().filter(|w| *w != "-"),
+                    slot: words.next().and_then(|w| w.parse().ok()),
+                })
             })
             .collect()
     })
     .iter()
-    .find(|(name, ..)| *name == directive)
-    .map(|&(_, kind, min, max, since)| (kind, min, max, since))
+    .find(|row| row.name == directive)
 }
