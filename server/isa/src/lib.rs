@@ -30,7 +30,7 @@ use std::sync::OnceLock;
 pub use availability::Availability;
 pub use catalog::{Directive, SpecialRegister, StateSpace, TypeInfo};
 pub use datafile::SectionData;
-pub use floors::FragmentFloor;
+pub use floors::{FragmentFloor, OperandShape, OperandShapeRule, QualifierRule, ShapePosition};
 pub use matcher::{FormMatch, MatchError, MatchOutcome};
 pub use model::{Feature, Form, Instruction, QualSlot, Requirement, SlotKind, Unmet};
 pub use notation::{OperandKind, OperandSpec};
@@ -85,6 +85,8 @@ pub const OVERLAYS: &[(&str, &str)] = &[
 const TARGETS: &str = include_str!("../data/targets.txt");
 const SUMMARIES: &str = include_str!("../data/summaries.txt");
 const FRAGMENT_FLOORS: &str = include_str!("../data/fragment-floors.txt");
+const QUALIFIER_RULES: &str = include_str!("../data/qualifier-rules.txt");
+const OPERAND_SHAPES: &str = include_str!("../data/operand-shapes.txt");
 
 /// The whole knowledge base.
 #[derive(Debug)]
@@ -93,6 +95,8 @@ pub struct Isa {
     targets: Vec<TargetInfo>,
     catalog: catalog::Catalog,
     fragment_floors: Vec<FragmentFloor>,
+    qualifier_rules: Vec<QualifierRule>,
+    operand_shapes: Vec<OperandShapeRule>,
 }
 
 impl Isa {
@@ -140,6 +144,8 @@ impl Isa {
             targets: target::parse_targets(TARGETS)?,
             catalog: catalog::Catalog::load()?,
             fragment_floors: floors::parse("fragment-floors.txt", FRAGMENT_FLOORS)?,
+            qualifier_rules: floors::parse_qualifier_rules("qualifier-rules.txt", QUALIFIER_RULES)?,
+            operand_shapes: floors::parse_operand_shapes("operand-shapes.txt", OPERAND_SHAPES)?,
         })
     }
 
@@ -239,6 +245,18 @@ impl Isa {
     /// (data/fragment-floors.txt), most specific first.
     pub fn fragment_floors(&self) -> &[FragmentFloor] {
         &self.fragment_floors
+    }
+
+    /// Qualifier rules that ptxas enforces as written, on top of each instruction's floor
+    /// (data/qualifier-rules.txt), in the file's order.
+    pub fn qualifier_rules(&self) -> &[QualifierRule] {
+        &self.qualifier_rules
+    }
+
+    /// Operand shapes that a qualifier or an opcode imposes on one operand
+    /// (data/operand-shapes.txt), in the file's order.
+    pub fn operand_shapes(&self) -> &[OperandShapeRule] {
+        &self.operand_shapes
     }
 
     /// The field `field` of an opaque type (`.texref`, `.samplerref`, `.surfref`) that an
