@@ -1,6 +1,7 @@
 //! Version and target floors of matrix-fragment forms, matched on an instruction's written
 //! words (data/fragment-floors.txt). They cover spellings that the syntax blocks do not list,
-//! so they are kept apart from the forms' own requirements.
+//! so they are kept apart from the forms' own requirements. Also the qualifier rules
+//! (data/qualifier-rules.txt): floors of single qualifiers that ptxas enforces as written.
 
 use crate::model::Requirement;
 use crate::target::TargetReq;
@@ -66,6 +67,154 @@ pub(crate) fn parse(name: &str, text: &str) -> Result<Vec<FragmentFloor>, String
     Ok(out)
 }
 
+/// A qualifier rule: an instruction with opcode [`QualifierRule::opcode`] that writes every one
+/// of [`QualifierRule::qualifiers`] needs [`QualifierRule::requirement`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QualifierRule {
+    /// The whole opcode (`ld`, `tcgen05.mma.sp`, `mbarrier.arrive`).
+    pub opcode: String,
+    /// The qualifiers that must all be written, without their dots (none: the opcode alone).
+    pub qualifiers: Vec<String>,
+    pub requirement: Requirement,
+    /// The spec section that describes the feature.
+    pub section: String,
+}
+
+/// Reads data/qualifier-rules.txt: `OPCODE QUALIFIERS... ; SINCE ; TARGETS ; SECTION` per line,
+/// `#` comment lines and blank lines skipped.
+pub(crate) fn parse_qualifier_rules(name: &str, text: &str) -> Result<Vec<QualifierRule>, String> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = |why: &str| format!("{name}:{}: {why}: `{line}`", n + 1);
+        let fields: Vec<&str> = line.split(" ; ").map(str::trim).collect();
+        let [words, since, targets, section] = fields[..] else {
+            return Err(bad("expected four fields separated by ` ; `"));
+        };
+        let mut words = words.split_whitespace().map(str::to_owned);
+        let opcode = words.next().ok_or_else(|| bad("no opcode"))?;
+        let since = PtxVersion::parse(since).ok_or_else(|| bad("bad version"))?;
+        let targets = TargetReq::parse(targets).ok_or_else(|| bad("bad targets"))?;
+        if section.is_empty() {
+            return Err(bad("empty section"));
+        }
+        out.push(QualifierRule {
+            opcode,
+            qualifiers: words.collect(),
+            requirement: Requirement {
+                since,
+                targets,
+                removed: Vec::new(),
+            },
+            section: section.to_owned(),
+        });
+    }
+    Ok(out)
+}
+
+/// Which operand an [`OperandShapeRule`] is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShapePosition {
+    /// The last operand.
+    Last,
+    /// The operand on the `.global` side of a `.dst.src` copy (operand 0 when `.global` is the
+    /// only state space).
+    GlobalSide,
+    /// `call`'s first operand that is not a parenthesised list.
+    Callee,
+    /// The operand at this index (from 0).
+    Index(usize),
+}
+
+/// What an operand must be (data/operand-shapes.txt).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperandShape {
+    /// A 64-bit cache policy: a `.b64`/`.u64`/`.s64` register or an integer constant.
+    Policy64,
+    /// `[tensorMap, {coordinates}]`: an address with a vector of coordinates.
+    TensorCoordinates,
+    /// A label (or other name), not a register or constant.
+    Label,
+    /// An integer constant.
+    Constant,
+    /// The sink `_`.
+    Sink,
+    /// A vector of N elements when the instruction has `.vN`, else a single value.
+    VectorQualifier,
+    /// `call`'s callee: a function name, or a 32- or 64-bit integer register followed (last)
+    /// by the name of a prototype or of a `.calltargets` list.
+    Callee,
+}
+
+/// A row of data/operand-shapes.txt: an instruction whose words start with
+/// [`OperandShapeRule::opcode`] and that has [`OperandShapeRule::when`] must have
+/// [`OperandShapeRule::shape`] at [`OperandShapeRule::position`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperandShapeRule {
+    /// The opcode's first words; empty for every opcode.
+    pub opcode: Vec<String>,
+    /// A qualifier (without its dot) the rule needs.
+    pub when: Option<String>,
+    pub position: ShapePosition,
+    pub shape: OperandShape,
+    /// The spec section; `None` for the section of the instruction's form.
+    pub section: Option<String>,
+}
+
+/// Reads data/operand-shapes.txt: `OPCODE ; WHEN ; POSITION ; SHAPE ; SECTION` per line.
+pub(crate) fn parse_operand_shapes(
+    name: &str,
+    text: &str,
+) -> Result<Vec<OperandShapeRule>, String> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = |why: &str| format!("{name}:{}: {why}: `{line}`", n + 1);
+        let fields: Vec<&str> = line.split(" ; ").map(str::trim).collect();
+        let [opcode, when, position, shape, section] = fields[..] else {
+            return Err(bad("expected five fields separated by ` ; `"));
+        };
+        let dash = |f: &str| (f != "-").then(|| f.to_owned());
+        let opcode = match opcode {
+            "*" => Vec::new(),
+            _ => opcode.split('.').map(str::to_owned).collect(),
+        };
+        if opcode.iter().any(String::is_empty) {
+            return Err(bad("empty opcode word"));
+        }
+        let position = match position {
+            "last" => ShapePosition::Last,
+            "global-side" => ShapePosition::GlobalSide,
+            "callee" => ShapePosition::Callee,
+            i => ShapePosition::Index(i.parse().map_err(|_| bad("bad position"))?),
+        };
+        let shape = match shape {
+            "policy64" => OperandShape::Policy64,
+            "tensor-coordinates" => OperandShape::TensorCoordinates,
+            "label" => OperandShape::Label,
+            "constant" => OperandShape::Constant,
+            "sink" => OperandShape::Sink,
+            "vector-qualifier" => OperandShape::VectorQualifier,
+            "callee" => OperandShape::Callee,
+            _ => return Err(bad("unknown shape")),
+        };
+        out.push(OperandShapeRule {
+            opcode,
+            when: dash(when),
+            position,
+            shape,
+            section: dash(section),
+        });
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,6 +234,65 @@ mod tests {
         assert!(wgmma.matches(&["wgmma", "mma_async", "sync", "aligned", "m64n8k16"]));
         assert!(!wgmma.matches(&["mma", "sync", "mma_async"]));
         assert_eq!(wgmma.requirement.since, PtxVersion::new(8, 0));
+    }
+
+    #[test]
+    fn the_embedded_qualifier_rules_parse() {
+        let rules = parse_qualifier_rules(
+            "qualifier-rules.txt",
+            include_str!("../data/qualifier-rules.txt"),
+        )
+        .expect("parses");
+        assert!(rules.len() >= 110, "{} rules", rules.len());
+        let cp_async = rules
+            .iter()
+            .find(|r| r.opcode == "cp.async")
+            .expect("cp.async");
+        assert!(cp_async.qualifiers.is_empty());
+        assert_eq!(cp_async.requirement.since, PtxVersion::new(7, 0));
+        let tf32 = rules
+            .iter()
+            .find(|r| r.qualifiers == ["rn", "satfinite", "tf32"])
+            .expect("cvt.rn.satfinite.tf32");
+        assert_eq!(
+            (tf32.opcode.as_str(), tf32.section.as_str()),
+            ("cvt", "9.7.9.21")
+        );
+        let err = parse_qualifier_rules("q.txt", "ld cluster ; 7.8 ; sm_90+\n").unwrap_err();
+        assert!(err.starts_with("q.txt:1: expected four fields"), "{err}");
+        let err =
+            parse_qualifier_rules("q.txt", "# c\nld cluster ; 7.8 ; nonsense!! ; 1\n").unwrap_err();
+        assert!(err.starts_with("q.txt:2: bad targets"), "{err}");
+    }
+
+    #[test]
+    fn the_embedded_operand_shapes_parse() {
+        let rules = parse_operand_shapes(
+            "operand-shapes.txt",
+            include_str!("../data/operand-shapes.txt"),
+        )
+        .expect("parses");
+        assert_eq!(rules.len(), 18);
+        assert_eq!(
+            rules[0],
+            OperandShapeRule {
+                opcode: Vec::new(),
+                when: Some("L2::cache_hint".to_owned()),
+                position: ShapePosition::Last,
+                shape: OperandShape::Policy64,
+                section: None,
+            }
+        );
+        let brx = rules
+            .iter()
+            .find(|r| r.opcode == ["brx", "idx"])
+            .expect("brx.idx");
+        assert_eq!(brx.position, ShapePosition::Index(1));
+        assert_eq!(brx.section.as_deref(), Some("9.7.12.4"));
+        let err = parse_operand_shapes("s.txt", "bra ; - ; first ; label ; 1\n").unwrap_err();
+        assert!(err.starts_with("s.txt:1: bad position"), "{err}");
+        let err = parse_operand_shapes("s.txt", "bra ; - ; 0 ; round ; 1\n").unwrap_err();
+        assert!(err.starts_with("s.txt:1: unknown shape"), "{err}");
     }
 
     #[test]

@@ -30,7 +30,7 @@ use std::sync::OnceLock;
 pub use availability::Availability;
 pub use catalog::{Directive, SpecialRegister, StateSpace, TypeInfo};
 pub use datafile::SectionData;
-pub use floors::FragmentFloor;
+pub use floors::{FragmentFloor, OperandShape, OperandShapeRule, QualifierRule, ShapePosition};
 pub use matcher::{FormMatch, MatchError, MatchOutcome};
 pub use model::{Feature, Form, Instruction, QualSlot, Requirement, SlotKind, Unmet};
 pub use notation::{OperandKind, OperandSpec};
@@ -85,6 +85,8 @@ pub const OVERLAYS: &[(&str, &str)] = &[
 const TARGETS: &str = include_str!("../data/targets.txt");
 const SUMMARIES: &str = include_str!("../data/summaries.txt");
 const FRAGMENT_FLOORS: &str = include_str!("../data/fragment-floors.txt");
+const QUALIFIER_RULES: &str = include_str!("../data/qualifier-rules.txt");
+const OPERAND_SHAPES: &str = include_str!("../data/operand-shapes.txt");
 
 /// The whole knowledge base.
 #[derive(Debug)]
@@ -93,6 +95,8 @@ pub struct Isa {
     targets: Vec<TargetInfo>,
     catalog: catalog::Catalog,
     fragment_floors: Vec<FragmentFloor>,
+    qualifier_rules: Vec<QualifierRule>,
+    operand_shapes: Vec<OperandShapeRule>,
 }
 
 impl Isa {
@@ -140,6 +144,8 @@ impl Isa {
             targets: target::parse_targets(TARGETS)?,
             catalog: catalog::Catalog::load()?,
             fragment_floors: floors::parse("fragment-floors.txt", FRAGMENT_FLOORS)?,
+            qualifier_rules: floors::parse_qualifier_rules("qualifier-rules.txt", QUALIFIER_RULES)?,
+            operand_shapes: floors::parse_operand_shapes("operand-shapes.txt", OPERAND_SHAPES)?,
         })
     }
 
@@ -214,25 +220,43 @@ impl Isa {
     /// directive on between its signature and its body (data/function-directives.txt); `None`
     /// for other names.
     pub fn function_directive_kind(&self, directive: &str) -> Option<&'static str> {
-        function_directive(directive).map(|(kind, ..)| kind)
+        function_directive(directive).map(|row| row.kind)
     }
 
     /// The fewest and the most values that a directive between a function's signature and
     /// its body takes (data/function-directives.txt).
     pub fn function_directive_values(&self, directive: &str) -> Option<(usize, usize)> {
-        function_directive(directive).map(|(_, min, max, _)| (min, max))
+        function_directive(directive).map(|row| (row.min, row.max))
     }
 
     /// The `.version` that introduced a function directive the spec does not describe
     /// (data/function-directives.txt).
     pub fn function_directive_since(&self, directive: &str) -> Option<PtxVersion> {
-        function_directive(directive).and_then(|(.., since)| PtxVersion::parse(since?))
+        function_directive(directive).and_then(|row| PtxVersion::parse(row.since?))
+    }
+
+    /// The place of a directive among those of a `.func`, which ptxas 13.5 takes only in rising
+    /// order and each once (data/function-directives.txt); `None` for a directive without one.
+    pub fn function_directive_slot(&self, directive: &str) -> Option<u8> {
+        function_directive(directive).and_then(|row| row.slot)
     }
 
     /// Version and target floors of matrix-fragment forms, matched on the written words
     /// (data/fragment-floors.txt), most specific first.
     pub fn fragment_floors(&self) -> &[FragmentFloor] {
         &self.fragment_floors
+    }
+
+    /// Qualifier rules that ptxas enforces as written, on top of each instruction's floor
+    /// (data/qualifier-rules.txt), in the file's order.
+    pub fn qualifier_rules(&self) -> &[QualifierRule] {
+        &self.qualifier_rules
+    }
+
+    /// Operand shapes that a qualifier or an opcode imposes on one operand
+    /// (data/operand-shapes.txt), in the file's order.
+    pub fn operand_shapes(&self) -> &[OperandShapeRule] {
+        &self.operand_shapes
     }
 
     /// The field `field` of an opaque type (`.texref`, `.samplerref`, `.surfref`) that an
@@ -298,19 +322,21 @@ impl Isa {
     }
 }
 
-/// A line of data/function-directives.txt: the kind of function, the value counts and the
-/// version that introduced the directive where the spec's directive facts do not give it.
-fn function_directive(
-    directive: &str,
-) -> Option<(&'static str, usize, usize, Option<&'static str>)> {
-    type Rows = Vec<(
-        &'static str,
-        &'static str,
-        usize,
-        usize,
-        Option<&'static str>,
-    )>;
-    static ROWS: OnceLock<Rows> = OnceLock::new();
+/// A line of data/function-directives.txt.
+struct FunctionDirective {
+    name: &'static str,
+    /// `entry`, `func` or `any`.
+    kind: &'static str,
+    min: usize,
+    max: usize,
+    /// The version that introduced the directive where the spec's directive facts do not give it.
+    since: Option<&'static str>,
+    /// The directive's place among the directives of a `.func` (taken in rising order, each once).
+    slot: Option<u8>,
+}
+
+fn function_directive(directive: &str) -> Option<&'static FunctionDirective> {
+    static ROWS: OnceLock<Vec<FunctionDirective>> = OnceLock::new();
     ROWS.get_or_init(|| {
         include_str!("../data/function-directives.txt")
             .lines()
@@ -319,17 +345,17 @@ fn function_directive(
                 let mut words = l.split_whitespace();
                 let (name, kind, counts) = (words.next()?, words.next()?, words.next()?);
                 let (min, max) = counts.split_once('-').unwrap_or((counts, counts));
-                Some((
+                Some(FunctionDirective {
                     name,
                     kind,
-                    min.parse().ok()?,
-                    max.parse().ok()?,
-                    words.next(),
-                ))
+                    min: min.parse().ok()?,
+                    max: max.parse().ok()?,
+                    since: words.next().filter(|w| *w != "-"),
+                    slot: words.next().and_then(|w| w.parse().ok()),
+                })
             })
             .collect()
     })
     .iter()
-    .find(|(name, ..)| *name == directive)
-    .map(|&(_, kind, min, max, since)| (kind, min, max, since))
+    .find(|row| row.name == directive)
 }

@@ -1080,6 +1080,33 @@ fn function(ctx: &mut Ctx<'_>, function: &Function<'_>) {
                 continue;
             }
         }
+        // On a `.func` ptxas 13.5 takes `.noreturn`, the `.abi_preserve` pair and
+        // `.local_maxnreg` in that order, each once (a syntax error otherwise).
+        if let Some(slot) = ctx
+            .isa
+            .function_directive_slot(name.text)
+            .filter(|_| kind == "func")
+        {
+            let misplaced = attributes.iter().find(|(n, _)| {
+                n.range().start < name.range().start
+                    && ctx
+                        .isa
+                        .function_directive_slot(n.text)
+                        .is_some_and(|s| s > slot || (s == slot && n.text == name.text))
+            });
+            if let Some((earlier, _)) = misplaced {
+                let message = if earlier.text == name.text {
+                    format!("`{}` is given twice on a `.func`", name.text)
+                } else {
+                    format!(
+                        "`{}` goes before `{}` on a `.func` (`.noreturn`, then `.abi_preserve`/`.abi_preserve_control`, then `.local_maxnreg`)",
+                        name.text, earlier.text
+                    )
+                };
+                ctx.report(Diagnostic::error("directive", name.range(), message).section("11.4"));
+                continue;
+            }
+        }
         match name.text {
             ".noreturn" if !function.return_parameters().is_empty() => ctx.report(
                 Diagnostic::error(

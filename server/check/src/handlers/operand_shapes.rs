@@ -1,207 +1,31 @@
 //! Operand shapes that a qualifier or an opcode imposes on one operand, driven by one table
-//! ([`RULES`]) rather than a match arm per instruction: which operand (by index, the last
-//! one, or the one on the `.global` side of a copy) must have which shape.
+//! (the knowledge base's data/operand-shapes.txt) rather than a match arm per instruction:
+//! which operand (by index, the last one, or the one on the `.global` side of a copy) must
+//! have which shape.
 //!
 //! Each row names its spec section; each was confirmed against ptxas 13.5 on the generated
 //! set (fixtures/generated), where ptxas reports a wrong shape as "Arguments mismatch".
 
+use ptx_isa::{OperandShape as Shape, ShapePosition as Position};
 use ptx_syntax::{Operand, OperandKind};
 
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
 use crate::Diagnostic;
 
-/// Which operand a rule is about.
-#[derive(Clone, Copy)]
-enum Position {
-    /// The last operand.
-    Last,
-    /// The operand on the `.global` side of `.dst.src` (`cp.async.bulk.tensor.1d.shared::cta.global`
-    /// reads the tensor from operand 1, `….global.shared::cta` writes it through operand 0); an
-    /// instruction with `.global` as its only state space has it at operand 0.
-    GlobalSide,
-    /// The operand at this index.
-    Index(usize),
-    /// The callee of `call`: its first operand that is not a parenthesised list.
-    Callee,
-}
-
-/// What the operand must be.
-#[derive(Clone, Copy)]
-enum Shape {
-    /// A 64-bit cache policy: a `.b64`/`.u64`/`.s64` register or an integer constant (not an
-    /// address, vector, predicate, float, other-width register or variable name).
-    Policy64,
-    /// A tensor: `[tensorMap, {coordinates}]`, an address with a vector of coordinates.
-    TensorCoordinates,
-    /// A label (or other name), not a register or constant.
-    Label,
-    /// An integer constant.
-    Constant,
-    /// The sink `_`.
-    Sink,
-    /// A vector of N elements when the instruction has `.vN`, else a single value.
-    VectorQualifier,
-    /// The callee of `call`: a function name, or for an indirect call a 32- or 64-bit integer
-    /// register followed (last) by the name of a prototype or of a `.calltargets` list.
-    Callee,
-}
-
-struct Rule {
-    /// The opcode's first words (`["cp", "async", "bulk", "tensor"]`); empty for every opcode.
-    opcode: &'static [&'static str],
-    /// Applies only when the instruction has this qualifier.
-    when: Option<&'static str>,
-    position: Position,
-    shape: Shape,
-    /// The rule's spec section; `None` takes the section of the instruction's form.
-    section: Option<&'static str>,
-}
-
-/// The rules. `.L2::cache_hint` (9.7.9.2, and each instruction that takes it: ld, st, atom, red,
-/// cp.async, cp.async.bulk*, multimem, prefetch…) adds a 64-bit cache-policy operand, always
-/// written last. The bulk tensor copies name their tensor as `[tensorMap, {coordinates}]`
-/// (9.7.9.27.1.2–4). multimem.ld_reduce/st/red move a vector of exactly N values with `.vN`
-/// and one value without (9.7.9.14). tensormap.replace's dimension ordinal (`.box_dim`,
-/// `.global_dim`, `.global_stride`, `.element_stride`) is an integer constant (9.7.9.28).
-/// mbarrier.arrive{_drop} on a `.shared::cluster` barrier returns no state: its destination
-/// is the sink `_` (9.7.13.15). The copy size of `cp.async` is a constant (9.7.9.25.3.1). Branches go to labels: `bra` (9.7.12.3), `brx.idx`'s target list
-/// (9.7.12.4); `call`'s callee (9.7.12.5).
-const RULES: &[Rule] = &[
-    Rule {
-        opcode: &[],
-        when: Some("L2::cache_hint"),
-        position: Position::Last,
-        shape: Shape::Policy64,
-        section: None,
-    },
-    Rule {
-        opcode: &["cp", "async", "bulk", "tensor"],
-        when: None,
-        position: Position::GlobalSide,
-        shape: Shape::TensorCoordinates,
-        section: Some("9.7.9.27.1.2"),
-    },
-    Rule {
-        opcode: &["cp", "reduce", "async", "bulk", "tensor"],
-        when: None,
-        position: Position::GlobalSide,
-        shape: Shape::TensorCoordinates,
-        section: Some("9.7.9.27.1.3"),
-    },
-    Rule {
-        opcode: &["cp", "async", "bulk", "prefetch", "tensor"],
-        when: None,
-        position: Position::GlobalSide,
-        shape: Shape::TensorCoordinates,
-        section: Some("9.7.9.27.1.4"),
-    },
-    Rule {
-        opcode: &["cp", "async", "ca"],
-        when: None,
-        position: Position::Index(2),
-        shape: Shape::Constant,
-        section: Some("9.7.9.25.3.1"),
-    },
-    Rule {
-        opcode: &["cp", "async", "cg"],
-        when: None,
-        position: Position::Index(2),
-        shape: Shape::Constant,
-        section: Some("9.7.9.25.3.1"),
-    },
-    Rule {
-        opcode: &["multimem", "ld_reduce"],
-        when: None,
-        position: Position::Index(0),
-        shape: Shape::VectorQualifier,
-        section: None,
-    },
-    Rule {
-        opcode: &["multimem", "st"],
-        when: None,
-        position: Position::Index(1),
-        shape: Shape::VectorQualifier,
-        section: None,
-    },
-    Rule {
-        opcode: &["multimem", "red"],
-        when: None,
-        position: Position::Index(1),
-        shape: Shape::VectorQualifier,
-        section: None,
-    },
-    Rule {
-        opcode: &["tensormap", "replace"],
-        when: Some("box_dim"),
-        position: Position::Index(1),
-        shape: Shape::Constant,
-        section: Some("9.7.9.28"),
-    },
-    Rule {
-        opcode: &["tensormap", "replace"],
-        when: Some("global_dim"),
-        position: Position::Index(1),
-        shape: Shape::Constant,
-        section: Some("9.7.9.28"),
-    },
-    Rule {
-        opcode: &["tensormap", "replace"],
-        when: Some("global_stride"),
-        position: Position::Index(1),
-        shape: Shape::Constant,
-        section: Some("9.7.9.28"),
-    },
-    Rule {
-        opcode: &["tensormap", "replace"],
-        when: Some("element_stride"),
-        position: Position::Index(1),
-        shape: Shape::Constant,
-        section: Some("9.7.9.28"),
-    },
-    Rule {
-        opcode: &["mbarrier", "arrive"],
-        when: Some("shared::cluster"),
-        position: Position::Index(0),
-        shape: Shape::Sink,
-        section: None,
-    },
-    Rule {
-        opcode: &["mbarrier", "arrive_drop"],
-        when: Some("shared::cluster"),
-        position: Position::Index(0),
-        shape: Shape::Sink,
-        section: None,
-    },
-    Rule {
-        opcode: &["bra"],
-        when: None,
-        position: Position::Index(0),
-        shape: Shape::Label,
-        section: Some("9.7.12.3"),
-    },
-    Rule {
-        opcode: &["brx", "idx"],
-        when: None,
-        position: Position::Index(1),
-        shape: Shape::Label,
-        section: Some("9.7.12.4"),
-    },
-    Rule {
-        opcode: &["call"],
-        when: None,
-        position: Position::Callee,
-        shape: Shape::Callee,
-        section: Some("9.7.12.5"),
-    },
-];
-
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
-    for rule in RULES {
-        if !info.words.starts_with(rule.opcode) {
+    let isa = ctx.isa;
+    for rule in isa.operand_shapes() {
+        if info.words.len() < rule.opcode.len()
+            || !rule
+                .opcode
+                .iter()
+                .zip(info.words.iter())
+                .all(|(a, b)| a.as_str() == *b)
+        {
             continue;
         }
-        if rule.when.is_some_and(|q| !info.has(q)) {
+        if rule.when.as_deref().is_some_and(|q| !info.has(q)) {
             continue;
         }
         let Some(index) = position(info, rule.position) else {
@@ -224,10 +48,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         let Some(problem) = misfit(op, rule.shape, scope, last, info) else {
             continue;
         };
-        let section = rule
-            .section
-            .map(str::to_owned)
-            .unwrap_or_else(|| info.section());
+        let section = rule.section.clone().unwrap_or_else(|| info.section());
         let opcode = info.opcode_text();
         let message = match rule.shape {
             Shape::Policy64 => format!(

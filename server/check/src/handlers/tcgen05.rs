@@ -64,6 +64,14 @@ impl<'a> Flow<'a> {
         if info.words[0] == "call" {
             self.has_call = true;
         }
+        // nvcc copies a loaded register (`mov.b32 %f1, %r1;`, a change of register type)
+        // before the wait and reads the copy after it: the copy waits for the load instead.
+        if let Some((from, to)) = self.pending_copy(info) {
+            if let Some(load) = self.pending_loads.remove(from) {
+                self.pending_loads.insert(to, load);
+            }
+            return;
+        }
         self.check_reads(ctx, info);
         if info.words[0] != "tcgen05" {
             self.forget_writes(info);
@@ -138,6 +146,25 @@ impl<'a> Flow<'a> {
                 );
             }
             Some(_) => {}
+        }
+    }
+
+    /// An unguarded `mov` of a register that a `tcgen05.ld` has not finished writing into
+    /// another register: (source, destination).
+    fn pending_copy(&self, info: &InstInfo<'a>) -> Option<(&'a str, &'a str)> {
+        if info.words[0] != "mov" || info.inst.guard().is_some() {
+            return None;
+        }
+        let [dest, source] = &info.operands[..] else {
+            return None;
+        };
+        match (dest.kind(), source.kind()) {
+            (OperandKind::Register(to), OperandKind::Register(from))
+                if self.pending_loads.contains_key(from) =>
+            {
+                Some((from, to))
+            }
+            _ => None,
         }
     }
 
@@ -507,6 +534,30 @@ mod tests {
 //             ^^^ warning: `%r1` is read before `tcgen05.wait::ld`: the `tcgen05.ld` that writes it may not have finished
   tcgen05.wait::ld.sync.aligned;
   add.s32 %r4, %r2, 1;
+  ret;
+}
+"#,
+        );
+    }
+
+    #[test]
+    fn a_copy_before_the_wait_waits_for_the_load() {
+        check_diagnostics(
+            r#"
+.version 8.6
+.target sm_100a
+.address_size 64
+.visible .entry k()
+{
+  .reg .b32 %r<8>;
+  .reg .f32 %f<4>;
+  tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1, %r2}, [%r3];
+  mov.b32 %f1, %r1;
+  mov.b32 %f2, %r2;
+  add.f32 %f3, %f2, %f2;
+//             ^^^ warning: `%f2` is read before `tcgen05.wait::ld`: the `tcgen05.ld` that writes it may not have finished
+  tcgen05.wait::ld.sync.aligned;
+  add.f32 %f3, %f1, %f1;
   ret;
 }
 "#,
