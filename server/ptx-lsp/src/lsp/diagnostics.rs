@@ -5,7 +5,9 @@
 //! after a quiet period is checked at once (no added latency for a single
 //! keystroke); changes that arrive while a check runs only mark the document
 //! dirty, and one more check of the latest text follows [`DEBOUNCE`] after
-//! the running one ends. A result is published only if the document is still
+//! the running one ends. A change that arrives only after the running check
+//! has its result (while it is published: typically the client's next edit,
+//! sent as soon as the diagnostics arrived) is checked at once. A result is published only if the document is still
 //! at the generation it was computed for, so stale diagnostics never reach
 //! the client, and the last published set always belongs to the latest text.
 
@@ -59,6 +61,19 @@ pub(crate) struct RunMarks {
 struct Schedule {
     running: bool,
     dirty: bool,
+}
+
+/// What the check loop does after publishing a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Next {
+    /// Nothing changed since: the loop ends.
+    Done,
+    /// The text changed while the check ran (an edit burst): check again after [`DEBOUNCE`].
+    AfterDebounce,
+    /// The text changed only after the check had its result (while it was being published,
+    /// e.g. the client's next edit, sent as soon as it saw the diagnostics): check at once,
+    /// as for the first change after a quiet period.
+    Now,
 }
 
 impl DiagnosticsState {
@@ -226,7 +241,14 @@ pub(crate) fn schedule(state: &Arc<State>, uri: Url) {
             };
             let version = snapshot.version;
             let generation = snapshot.generation;
-            if let Ok(checked) = for_snapshot(&state, snapshot).await {
+            let result = for_snapshot(&state, snapshot).await;
+            // Changes that came while the check ran; later ones come after its result.
+            let changed_during_check = state
+                .diagnostics
+                .schedules
+                .get(&uri)
+                .is_some_and(|s| s.dirty);
+            if let Ok(checked) = result {
                 let current = state.documents.generation(&uri) == Some(generation);
                 if current && state.push_diagnostics() {
                     state
@@ -239,21 +261,26 @@ pub(crate) fn schedule(state: &Arc<State>, uri: Url) {
                         .await;
                 }
             }
-            let again = match state.diagnostics.schedules.get_mut(&uri) {
+            let next = match state.diagnostics.schedules.get_mut(&uri) {
                 Some(mut schedule) if schedule.dirty => {
                     schedule.dirty = false;
-                    true
+                    if changed_during_check {
+                        Next::AfterDebounce
+                    } else {
+                        Next::Now
+                    }
                 }
                 Some(mut schedule) => {
                     schedule.running = false;
-                    false
+                    Next::Done
                 }
-                None => false,
+                None => Next::Done,
             };
-            if !again {
-                break;
+            match next {
+                Next::Done => break,
+                Next::AfterDebounce => tokio::time::sleep(DEBOUNCE).await,
+                Next::Now => {}
             }
-            tokio::time::sleep(DEBOUNCE).await;
         }
     });
 }
