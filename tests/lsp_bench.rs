@@ -1,5 +1,6 @@
 //! Latency and memory of the language server on the largest corpus files
-//! (a benchmark, not a test: `cargo bench -p ptx-lsp --bench lsp_bench`).
+//! (a benchmark, not a test: `cargo bench -p ptx-lsp --bench lsp_bench`; with
+//! `-- --cuda-header`, only the generated CUDA header).
 //! The figures are recorded in server/ptx-lsp/BENCHMARKS.md.
 //!
 //! For each file: open it, then make one-character edits one at a time (a
@@ -212,11 +213,15 @@ fn main() {
         ("textDocument/completion", "completion"),
     ];
 
+    // `-- --cuda-header`: only the generated CUDA header.
+    let cuda_only = std::env::args().any(|a| a == "--cuda-header");
     for file in [
         "nvcc/cub_algorithms_sm_90a.ptx",
         "nvcc/device_intrinsics_sm_80_debug.ptx",
     ] {
-        bench_file(file, &methods);
+        if !cuda_only {
+            bench_file(file, &methods);
+        }
     }
     bench_cuda_header(&[
         ("textDocument/hover", "hover"),

@@ -50,7 +50,10 @@ impl LspClient {
     /// Starts the server with command-line arguments and extra environment
     /// variables.
     pub fn spawn_with(args: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_ptx-lsp"));
+        let mut command = Command::new(
+            std::env::var("PTX_LSP_BENCH_BINARY")
+                .unwrap_or_else(|_| env!("CARGO_BIN_EXE_ptx-lsp").to_string()),
+        );
         command
             .args(args)
             .stdin(Stdio::piped())

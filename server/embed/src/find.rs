@@ -151,36 +151,520 @@ pub fn find_incremental(
     previous: Option<(&str, &Tree)>,
     inline_macros: &[String],
 ) -> (Tree, Vec<RawAsm>, Vec<Unreadable>) {
-    find_with_macros(text, previous, inline_macros, &GuardMacros::default())
+    // A text without asm keywords was not parsed: its tree is not one to start from.
+    let old = previous.and_then(|(old_text, tree)| {
+        let keywords = asm_keywords(old_text);
+        let parsed = Outline::new(old_text, &keywords).parser_input(old_text).0;
+        (!keywords.is_empty()).then_some((parsed, tree))
+    });
+    let found = find_with_macros(
+        text,
+        old.as_ref().map(|(parsed, tree)| (parsed.as_str(), *tree)),
+        inline_macros,
+        &GuardMacros::default(),
+    );
+    let tree = found
+        .tree
+        .unwrap_or_else(|| cuda_parser().parse("", None).expect("empty text parses"));
+    (tree, found.statements, found.unreadable)
+}
+
+/// What [`find_with_macros`] found in a host text.
+#[derive(Debug)]
+pub struct Found {
+    /// The tree of the text (parsed in part: see [`Outline`]); `None` when the text has no
+    /// asm keyword, and so nothing to find, and was not parsed.
+    pub tree: Option<Tree>,
+    /// The text the parser read (the host text with what it skips blanked, see
+    /// [`Outline`]): an incremental update takes the edit between two of these.
+    pub parsed: String,
+    pub statements: Vec<RawAsm>,
+    pub unreadable: Vec<Unreadable>,
+}
+
+/// What the C++ parser reads of a host text, and the statements read without it.
+///
+/// Most asm statements are a plain run of string literals followed by the operand lists,
+/// which this layer reads as text anyway ([`parse_sections`]); what the tree adds is only
+/// where the statement stands (function, template, `#if` branches). Such a statement is read
+/// here from the text, and the parser skips what lies inside its parentheses but the
+/// opening quote of its first literal and the closing quote of its last one: it sees `asm
+/// volatile("")` in the same place, at a fraction of the cost (the operand lists of
+/// tensor-core templates are a large part of such headers). Parameter lists of function
+/// definitions are skipped too ([`parameter_lists`]). Every other statement is parsed as
+/// written and read from the tree as before.
+struct Outline {
+    /// The statements read from the text, by keyword offset.
+    read: Vec<RawAsm>,
+    /// What the parser skips, in text order, not overlapping.
+    skipped: Vec<TextRange>,
+}
+
+impl Outline {
+    fn new(text: &str, keywords: &[usize]) -> Outline {
+        let mut read: Vec<RawAsm> = Vec::new();
+        let mut skipped = Vec::new();
+        for &keyword in keywords {
+            if read.last().is_some_and(|a| keyword < a.range.end) {
+                continue;
+            }
+            if let Some((raw, first, last)) = read_plain(text, keyword) {
+                // `(` … first `"` … last `"` … `)`: the parser reads `("")`.
+                let open = raw.keyword.end + text[raw.keyword.end..].find('(').unwrap_or(0);
+                skipped.push(open + 1..first);
+                skipped.push(first + 1..last);
+                skipped.push(last + 1..raw.range.end - 1);
+                read.push(raw);
+            }
+        }
+        skipped.extend(parameter_lists(text));
+        skipped.retain(|r| r.start < r.end);
+        skipped.sort_by_key(|r| r.start);
+        Outline { read, skipped }
+    }
+
+    /// What the parser gets: the text with the skipped ranges blanked (every byte but line
+    /// breaks and line continuations becomes a blank), and the ranges it reads, which leave
+    /// out the long skipped ranges. The parser still lexes blanks one by one, so a long run
+    /// is better left out; but it looks a position up among the ranges from the first one,
+    /// so they are kept few.
+    fn parser_input(&self, text: &str) -> (String, Vec<tree_sitter::Range>) {
+        /// Skipped ranges at least this long are left out of the ranges read.
+        const LEFT_OUT: usize = 1024;
+        let b = text.as_bytes();
+        let mut bytes = b.to_vec();
+        let mut bounds = Vec::new();
+        let mut at = 0;
+        for r in &self.skipped {
+            for i in r.clone() {
+                let keep = match b[i] {
+                    b'\n' | b'\r' => true,
+                    b'\\' => matches!(&b[i + 1..], [b'\n', ..] | [b'\r', b'\n', ..]),
+                    _ => false,
+                };
+                if !keep {
+                    bytes[i] = b' ';
+                }
+            }
+            if r.len() >= LEFT_OUT {
+                bounds.push((at, r.start));
+                at = r.end;
+            }
+        }
+        bounds.push((at, text.len()));
+        // Only whole characters between two ASCII bytes were replaced by ASCII: still UTF-8.
+        let parsed = String::from_utf8(bytes).unwrap_or_else(|_| text.to_string());
+        // Rows and columns of every bound, in one pass.
+        let (mut row, mut line_start, mut i) = (0usize, 0usize, 0usize);
+        let mut point = |offset: usize| {
+            while i < offset {
+                if b[i] == b'\n' {
+                    row += 1;
+                    line_start = i + 1;
+                }
+                i += 1;
+            }
+            tree_sitter::Point {
+                row,
+                column: offset - line_start,
+            }
+        };
+        let ranges = bounds
+            .into_iter()
+            .map(|(start, end)| {
+                let start_point = point(start);
+                let end_point = point(end);
+                tree_sitter::Range {
+                    start_byte: start,
+                    end_byte: end,
+                    start_point,
+                    end_point,
+                }
+            })
+            .collect();
+        (parsed, ranges)
+    }
+}
+
+/// The parameter lists of function definitions that the parser need not read (ranges inside
+/// the parentheses): a name, `(`, text without braces, `;`, preprocessor lines or asm
+/// keywords, `)`, and then (past blanks and comments) the `{` of the body. Which function a
+/// statement is in, and its head's words, are read from the host text; the parameters'
+/// types and names never matter, and tensor-core wrappers take a hundred and more.
+fn parameter_lists(text: &str) -> Vec<TextRange> {
+    /// Words before a `(` that is not a parameter list.
+    const NOT_FUNCTIONS: &[&str] = &[
+        "if",
+        "for",
+        "while",
+        "switch",
+        "catch",
+        "return",
+        "sizeof",
+        "alignof",
+        "alignas",
+        "decltype",
+        "noexcept",
+        "requires",
+        "constexpr",
+        "consteval",
+        "__attribute__",
+        "__declspec",
+        "asm",
+        "__asm",
+        "__asm__",
+        "volatile",
+        "__volatile__",
+        "throw",
+        "typeid",
+        "static_assert",
+        "case",
+        "else",
+        "do",
+        "operator",
+        "new",
+        "delete",
+        "defined",
+        "__launch_bounds__",
+        "_Pragma",
+        "__pragma",
+        "co_await",
+        "co_return",
+        "co_yield",
+    ];
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut line_start = true;
+    // The identifier just before (past blanks and comments).
+    let mut word: Option<TextRange> = None;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'\n' => {
+                line_start = true;
+                i += 1;
+                continue;
+            }
+            b' ' | b'\t' | b'\r' => {
+                i += 1;
+                continue;
+            }
+            b'#' if line_start => {
+                i = directive_end(b, i);
+                word = None;
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
+                continue;
+            }
+            _ => {}
+        }
+        line_start = false;
+        match c {
+            b'"' | b'\'' => {
+                i = skip_literal(b, i);
+                word = None;
+            }
+            c if c == b'_' || c.is_ascii_alphanumeric() => {
+                let start = i;
+                while i < b.len() && (b[i] == b'_' || b[i].is_ascii_alphanumeric()) {
+                    i += 1;
+                    // Digit separators: `1'000`.
+                    if c.is_ascii_digit()
+                        && b.get(i) == Some(&b'\'')
+                        && b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric)
+                    {
+                        i += 1;
+                    }
+                }
+                word = None;
+                if i < b.len() && b[i] == b'"' && text[start..i].ends_with('R') {
+                    i = skip_raw(text, i);
+                } else if !c.is_ascii_digit() {
+                    word = Some(start..i);
+                }
+            }
+            b'(' => {
+                let named = word
+                    .take()
+                    .is_some_and(|w| !NOT_FUNCTIONS.contains(&&text[w]));
+                match plain_group_end(text, i).filter(|_| named) {
+                    Some(close) if close > i + 1 && body_follows(text, close + 1) => {
+                        out.push(i + 1..close);
+                        i = close + 1;
+                    }
+                    _ => i += 1,
+                }
+            }
+            _ => {
+                word = None;
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The end of the preprocessor line starting at `i` (continued lines included), at its line
+/// break.
+fn directive_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && b[i] != b'\n' {
+        if b[i] == b'\\' && b.get(i + 1) == Some(&b'\n') {
+            i += 2;
+        } else if b[i] == b'\\' && b.get(i + 1) == Some(&b'\r') && b.get(i + 2) == Some(&b'\n') {
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
+    i
+}
+
+/// The `)` that closes the `(` at `open` when what lies between holds no braces, no `;`, no
+/// preprocessor line and no asm keyword (literals and comments skipped).
+fn plain_group_end(text: &str, open: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = open;
+    let mut line_start = false;
+    while i < b.len() {
+        match b[i] {
+            b'\n' => {
+                line_start = true;
+                i += 1;
+                continue;
+            }
+            b' ' | b'\t' | b'\r' => {
+                i += 1;
+                continue;
+            }
+            b'#' if line_start => return None,
+            _ => {}
+        }
+        line_start = false;
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = text[i + 2..].find("*/").map(|e| i + 2 + e + 2)?;
+                continue;
+            }
+            b'"' | b'\'' => {
+                if i > 0 && (b[i - 1] == b'_' || b[i - 1].is_ascii_alphanumeric()) {
+                    // A raw or prefixed literal.
+                    return None;
+                }
+                let end = skip_literal(b, i);
+                if b.get(end - 1) != Some(&b[i]) || end - i < 2 {
+                    return None;
+                }
+                i = end;
+                continue;
+            }
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            b'{' | b'}' | b';' | b'\\' => return None,
+            c if c == b'_' || c.is_ascii_alphabetic() => {
+                let start = i;
+                while i < b.len() && (b[i] == b'_' || b[i].is_ascii_alphanumeric()) {
+                    i += 1;
+                }
+                if matches!(&text[start..i], "asm" | "__asm" | "__asm__") {
+                    return None;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Does a `{` follow `at`, past blanks and comments?
+fn body_follows(text: &str, mut at: usize) -> bool {
+    let b = text.as_bytes();
+    loop {
+        while at < b.len() && b[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        if text[at..].starts_with("//") {
+            at += text[at..].find('\n').unwrap_or(text.len() - at);
+        } else if text[at..].starts_with("/*") {
+            match text[at + 2..].find("*/") {
+                Some(e) => at += 2 + e + 2,
+                None => return false,
+            }
+        } else {
+            return b.get(at) == Some(&b'{');
+        }
+    }
+}
+
+/// Reads the statement at `keyword` from the text when it has the plain form: `asm` or
+/// `__asm__`, `volatile` at most, `(`, ordinary string literals (comments and blanks between
+/// them) and then `:` or `)`, with no preprocessor line and no line continuation inside a
+/// literal. Exactly what the parser would read for it ([`read_asm`]), with the offsets of
+/// the first literal's opening quote and of the last one's closing quote; `None` for
+/// anything else, which is left to the parser.
+fn read_plain(text: &str, keyword: usize) -> Option<(RawAsm, usize, usize)> {
+    let b = text.as_bytes();
+    let word_end = keyword
+        + text[keyword..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(text.len() - keyword);
+    if !matches!(&text[keyword..word_end], "asm" | "__asm__") {
+        return None;
+    }
+    // Blanks, and backslashes that continue a line (in a `#define` body).
+    let blanks = |mut i: usize| {
+        while i < b.len() {
+            match b[i] {
+                b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+                b'\\' if matches!(&b[i + 1..], [b'\n', ..] | [b'\r', b'\n', ..]) => i += 1,
+                _ => break,
+            }
+        }
+        i
+    };
+    let mut i = blanks(word_end);
+    for qualifier in ["volatile", "__volatile__"] {
+        if text[i..].starts_with(qualifier)
+            && !b
+                .get(i + qualifier.len())
+                .is_some_and(|&c| c == b'_' || c.is_ascii_alphanumeric())
+        {
+            i = blanks(i + qualifier.len());
+            break;
+        }
+    }
+    if b.get(i) != Some(&b'(') {
+        return None;
+    }
+    let open = i;
+    let blanks_and_comments = |mut i: usize| loop {
+        i = blanks(i);
+        if text[i..].starts_with("//") {
+            i += text[i..].find('\n').unwrap_or(text.len() - i);
+        } else if text[i..].starts_with("/*") {
+            i = i + 2 + text[i + 2..].find("*/")? + 2;
+        } else {
+            return Some(i);
+        }
+    };
+    i = blanks_and_comments(open + 1)?;
+    let mut template = Decoded::default();
+    let first = i;
+    let mut after_template = None;
+    while b.get(i) == Some(&b'"') {
+        let end = skip_literal(b, i);
+        let literal = &text[i..end];
+        if end - i < 2
+            || !literal.ends_with('"')
+            || literal.contains("\\\n")
+            || literal.contains("\\\r")
+        {
+            return None;
+        }
+        let mut piece = Decoded::default();
+        decode_literal(text, i..end, &mut piece);
+        let at = template.text.len();
+        template.text.push_str(&piece.text);
+        template
+            .map
+            .push_slice(&piece.map, 0..piece.text.len(), at as isize);
+        after_template = Some(end);
+        i = blanks_and_comments(end)?;
+    }
+    let after_template = after_template?;
+    if !matches!(b.get(i), Some(b':' | b')')) {
+        return None;
+    }
+    let close = closing_paren(text, after_template)?;
+    if text[open..close]
+        .lines()
+        .any(|l| l.trim_start().starts_with('#'))
+    {
+        return None;
+    }
+    let raw = finish_asm(
+        text,
+        keyword..word_end,
+        template,
+        None,
+        after_template,
+        close,
+        false,
+    )?;
+    Some((raw, first, after_template - 1))
 }
 
 /// Like [`find_incremental`], reading `#if` guards with the target macros of the headers and
-/// the build (`guard_macros`) and those this file defines.
+/// the build (`guard_macros`) and those this file defines. `previous` is what an earlier
+/// call parsed ([`Found::parsed`]) and its tree.
 pub fn find_with_macros(
     text: &str,
     previous: Option<(&str, &Tree)>,
     inline_macros: &[String],
     guard_macros: &GuardMacros,
-) -> (Tree, Vec<RawAsm>, Vec<Unreadable>) {
+) -> Found {
+    let keywords = asm_keywords(text);
+    if keywords.is_empty() {
+        // Nothing to find: the text is not parsed at all.
+        return Found {
+            tree: None,
+            parsed: String::new(),
+            statements: Vec::new(),
+            unreadable: Vec::new(),
+        };
+    }
     let guard_macros = guard_macros.with_text(text);
     let mut macros = self::inline_macros(text);
     macros.extend(inline_macros.iter().cloned());
+    let outline = Outline::new(text, &keywords);
+    let (parsed, included) = outline.parser_input(text);
     let mut parser = cuda_parser();
-    let old = previous.map(|(old_text, old_tree)| {
+    let old = previous.map(|(old_parsed, old_tree)| {
         let mut tree = old_tree.clone();
-        tree.edit(&input_edit(old_text, text));
+        tree.edit(&input_edit(old_parsed, &parsed));
         tree
     });
     let tree = parser
-        .parse(text, old.as_ref())
-        .or_else(|| parser.parse(text, None))
+        .set_included_ranges(&included)
+        .ok()
+        .and_then(|()| parser.parse(&parsed, old.as_ref()))
+        .or_else(|| {
+            // Ranges the parser refused (none are expected): the whole text.
+            let _ = parser.set_included_ranges(&[]);
+            parser.parse(&parsed, None)
+        })
         .unwrap_or_else(|| parser.parse("", None).expect("empty text parses"));
-    // Every keyword outside comments and literals; each is either part of an asm node of the
-    // tree (found by walking up from the keyword, not by walking the whole tree) or
-    // re-parsed on its own.
+    // The statements re-parsed alone below are parsed whole.
+    let _ = parser.set_included_ranges(&[]);
+    let mut plain = outline.read.into_iter().peekable();
+    // Every keyword outside comments and literals; each is either read from the text above,
+    // or part of an asm node of the tree (found by walking up from the keyword, not by
+    // walking the whole tree), or re-parsed on its own.
     let mut found: Vec<RawAsm> = Vec::new();
     let mut unreadable = Vec::new();
-    for keyword in asm_keywords(text) {
+    for keyword in keywords {
         if found
             .last()
             .is_some_and(|a| a.range.start <= keyword && keyword < a.range.end)
@@ -190,8 +674,18 @@ pub fn find_with_macros(
         let innermost = tree
             .root_node()
             .descendant_for_byte_range(keyword, keyword + 1);
-        let mut node = innermost;
         let mut statement = None;
+        while plain.peek().is_some_and(|p| p.keyword.start < keyword) {
+            plain.next();
+        }
+        if plain.peek().is_some_and(|p| p.keyword.start == keyword) {
+            statement = plain.next().map(|mut s| {
+                // The parser reads a statement in a `#define` body by re-parsing it alone.
+                s.in_macro = in_define(&tree, keyword);
+                s
+            });
+        }
+        let mut node = innermost.filter(|_| statement.is_none());
         while let Some(n) = node {
             if n.kind() == "gnu_asm_expression" {
                 // A statement with an `#if` inside, or one the parser could not make sense
@@ -237,7 +731,12 @@ pub fn find_with_macros(
             found.push(s);
         }
     }
-    (tree, found, unreadable)
+    Found {
+        tree: Some(tree),
+        parsed,
+        statements: found,
+        unreadable,
+    }
 }
 
 /// Does `text` hold a preprocessor line (`#if` inside a statement)?
@@ -614,6 +1113,28 @@ fn read_asm(node: Node, text: &str, host: &str, shift: isize, in_macro: bool) ->
     let keyword = span(keyword, shift);
     let after_template = span(code, shift).end;
     let close = closing_paren(host, after_template)?;
+    finish_asm(
+        host,
+        keyword,
+        template,
+        opaque,
+        after_template,
+        close,
+        in_macro,
+    )
+}
+
+/// The statement from its keyword, template and the host offsets of the template's end and
+/// of the closing parenthesis: the operand sections are read from the host text.
+fn finish_asm(
+    host: &str,
+    keyword: TextRange,
+    template: Decoded,
+    mut opaque: Option<Unread>,
+    after_template: usize,
+    close: usize,
+    in_macro: bool,
+) -> Option<RawAsm> {
     let sections = parse_sections(host, after_template..close);
     // Text between the literals and the first `:` (a macro such as `STRINGIFY(name)` that the
     // grammar could not join to the literals) leaves the template unknown.
@@ -1064,6 +1585,79 @@ mod boundary_tests {
             assert!(template_before(&text, at));
             let plain = format!("{}{}void f() {{}}", "x".repeat(pad), "é".repeat(300));
             assert!(!template_before(&plain, plain.find("void").unwrap()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod outline_tests {
+    use super::*;
+
+    /// What the parser reads of each statement in the whole, unskipped text (the tree's node,
+    /// or the statement re-parsed alone), as before statements were read from the text.
+    fn read_by_parser(text: &str, tree: &Tree, keyword: usize) -> Option<RawAsm> {
+        let mut parser = cuda_parser();
+        let mut node = tree
+            .root_node()
+            .descendant_for_byte_range(keyword, keyword + 1);
+        while let Some(n) = node {
+            if n.kind() == "gnu_asm_expression" {
+                if n.start_byte() == keyword
+                    && !n.has_error()
+                    && !has_directive(&text[n.start_byte()..n.end_byte()])
+                {
+                    return read_asm(n, text, text, 0, false);
+                }
+                break;
+            }
+            node = n.parent();
+        }
+        reparse_at(&mut parser, text, keyword, tree).ok()
+    }
+
+    /// Every statement read from the text is read exactly as the parser reads it, and the
+    /// statements found are the same with and without the skipped ranges.
+    #[test]
+    fn plain_statements_read_as_the_parser_reads_them() {
+        let corpus = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/corpus/cuda/inline_asm_cases.cu"
+        );
+        let corpus = std::fs::read_to_string(corpus).expect("the CUDA corpus file");
+        let snippets = [
+            "__device__ void f(int a, int b) { int x; asm volatile(\"add.s32 %0, %1, %2;\" : \"=r\"(x) : \"r\"(a), \"r\"(b)); }",
+            "#define ADD(x, a) \\\n  asm(\"add.s32 %0, %1, 1;\" \\\n      : \"=r\"(x) : \"r\"(a))\n",
+            "void g() { asm(/* c */ \"mov.b32 %0, 1;\" // c\n \"\\n\" : \"=r\"(x)); }",
+            "void h() { __asm__ __volatile__(\"bar.sync 0;\"); asm(\"x\" \"y\" MACRO : ); }",
+            "template <int N> struct S { static void f(uint32_t& d0, uint32_t& d1) {\n#if defined(X)\n asm volatile(\"mov.b32 %0, %1;\" : \"=r\"(d0) : \"r\"(d1));\n#endif\n } };",
+            "int f(void) asm(\"name\"); void k() { asm(\"a\" : \"=r\"(x) \"r\"(y)); }",
+        ];
+        for text in std::iter::once(corpus.as_str()).chain(snippets) {
+            let keywords = asm_keywords(text);
+            let outline = Outline::new(text, &keywords);
+            assert!(!outline.read.is_empty());
+            let tree = cuda_parser().parse(text, None).expect("a tree");
+            for raw in &outline.read {
+                let mut by_parser =
+                    read_by_parser(text, &tree, raw.keyword.start).unwrap_or_else(|| {
+                        panic!("the parser reads the statement at {:?}", raw.keyword)
+                    });
+                by_parser.in_macro = false;
+                assert_eq!(*raw, by_parser, "statement at {:?}", raw.keyword);
+            }
+            // Found with the skipped ranges, and the parse of the whole text.
+            let found = find(text).1;
+            let unskipped: Vec<RawAsm> = keywords
+                .iter()
+                .filter(|&&k| found.iter().any(|f| f.keyword.start == k))
+                .filter_map(|&k| read_by_parser(text, &tree, k))
+                .collect();
+            assert_eq!(found.len(), unskipped.len());
+            for (a, b) in found.iter().zip(&unskipped) {
+                assert_eq!(a.template, b.template);
+                assert_eq!(a.operands, b.operands);
+                assert_eq!(a.range, b.range);
+            }
         }
     }
 }

@@ -254,9 +254,10 @@ pub struct HostDocument {
     pub statements: Vec<Statement>,
     /// `asm` keywords whose statement could not be read at all.
     pub unreadable: Vec<Unreadable>,
-    /// What the statements were read from, for the next incremental update.
-    text: String,
-    tree: tree_sitter::Tree,
+    /// What the C++ parser read ([`find::Found::parsed`]) and its tree (`None`: not parsed,
+    /// as the text has no asm keyword), for the next incremental update.
+    parsed: String,
+    tree: Option<tree_sitter::Tree>,
     options: EmbedOptions,
 }
 
@@ -278,12 +279,13 @@ impl HostDocument {
         previous: Option<&HostDocument>,
     ) -> HostDocument {
         let previous = previous.filter(|p| p.options == *options);
-        let (tree, raws, unreadable) = find::find_with_macros(
+        let found = find::find_with_macros(
             text,
-            previous.map(|p| (p.text.as_str(), &p.tree)),
+            previous.and_then(|p| Some((p.parsed.as_str(), p.tree.as_ref()?))),
             &options.inline_macros,
             &options.guard_macros,
         );
+        let (tree, raws, unreadable) = (found.tree, found.statements, found.unreadable);
         let reusable: std::collections::HashMap<&str, &Statement> = previous
             .map(|p| p.statements.iter().map(|s| (s.parse.text(), s)).collect())
             .unwrap_or_default();
@@ -300,7 +302,7 @@ impl HostDocument {
         HostDocument {
             statements,
             unreadable,
-            text: text.to_string(),
+            parsed: found.parsed,
             tree,
             options: options.clone(),
         }

@@ -875,35 +875,73 @@ pub fn compile_commands_flags(file: &Path) -> BuildFlags {
 /// The arguments of `file`'s entry in the nearest `compile_commands.json`.
 fn compile_commands_args(file: &Path) -> Option<Vec<String>> {
     let db = find_database(file)?;
-    let text = std::fs::read_to_string(&db).ok()?;
-    let Ok(serde_json::Value::Array(entries)) = serde_json::from_str::<serde_json::Value>(&text)
-    else {
-        return None;
-    };
+    let entries = Database::of_file(&db)?;
     let canonical = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
-    for e in entries {
-        let dir = PathBuf::from(e.get("directory").and_then(|d| d.as_str()).unwrap_or("."));
-        let Some(f) = e.get("file").and_then(|f| f.as_str()) else {
-            continue;
+    entries.args.get(&canonical).cloned()
+}
+
+/// A `compile_commands.json`: the arguments of each file (canonical path; the first entry of
+/// a file that has several).
+#[derive(Debug, Default)]
+struct Database {
+    args: HashMap<PathBuf, Vec<String>>,
+}
+
+impl Database {
+    fn new(text: &str) -> Database {
+        let mut args = HashMap::new();
+        let Ok(serde_json::Value::Array(entries)) = serde_json::from_str::<serde_json::Value>(text)
+        else {
+            return Database { args };
         };
-        let path = dir.join(f);
-        let path = std::fs::canonicalize(&path).unwrap_or(path);
-        if path != canonical {
-            continue;
-        }
-        let args: Vec<String> = match (e.get("arguments"), e.get("command")) {
-            (Some(serde_json::Value::Array(a)), _) => a
-                .iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect(),
-            (_, Some(serde_json::Value::String(c))) => {
-                c.split_whitespace().map(str::to_string).collect()
+        for e in entries {
+            let dir = PathBuf::from(e.get("directory").and_then(|d| d.as_str()).unwrap_or("."));
+            let Some(f) = e.get("file").and_then(|f| f.as_str()) else {
+                continue;
+            };
+            let path = dir.join(f);
+            let path = std::fs::canonicalize(&path).unwrap_or(path);
+            if args.contains_key(&path) {
+                continue;
             }
-            _ => continue,
-        };
-        return Some(args);
+            let list: Vec<String> = match (e.get("arguments"), e.get("command")) {
+                (Some(serde_json::Value::Array(a)), _) => a
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect(),
+                (_, Some(serde_json::Value::String(c))) => {
+                    c.split_whitespace().map(str::to_string).collect()
+                }
+                _ => continue,
+            };
+            args.insert(path, list);
+        }
+        Database { args }
     }
-    None
+
+    /// The database at `path`, read once per process while its size and modification time
+    /// stay the same: every file of a check, and every edit in the language server, asks
+    /// for its entry, and a project's database can hold thousands.
+    fn of_file(path: &Path) -> Option<Arc<Database>> {
+        type Key = (PathBuf, u64, Option<std::time::SystemTime>);
+        static CACHE: OnceLock<Mutex<HashMap<Key, Arc<Database>>>> = OnceLock::new();
+        /// Databases remembered at most; the cache starts over when it is full.
+        const MAX_CACHED: usize = 16;
+        let meta = std::fs::metadata(path).ok()?;
+        let key = (path.to_path_buf(), meta.len(), meta.modified().ok());
+        let cache = CACHE.get_or_init(Default::default);
+        if let Some(db) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+            return Some(db);
+        }
+        let db = Arc::new(Database::new(&std::fs::read_to_string(path).ok()?));
+        if let Ok(mut c) = cache.lock() {
+            if c.len() >= MAX_CACHED {
+                c.clear();
+            }
+            c.insert(key, db.clone());
+        }
+        Some(db)
+    }
 }
 
 /// Macros defined by compiler options: `-DNAME`, `-DNAME=VALUE`, `-D NAME=VALUE`,
