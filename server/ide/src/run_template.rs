@@ -27,7 +27,6 @@ pub fn run_template(parse: &Parse, entry: &str) -> Option<String> {
         .functions()
         .into_iter()
         .find(|f| f.kind() == FunctionKind::Entry && f.name().is_some_and(|n| n.text == entry))?;
-    let range = function.range();
     let block: Vec<u64> = function
         .attributes()
         .into_iter()
@@ -52,10 +51,7 @@ pub fn run_template(parse: &Parse, entry: &str) -> Option<String> {
         .collect();
     let mut origin: HashMap<String, usize> = HashMap::new();
     let mut uses: Vec<Use> = vec![Use::default(); params.len()];
-    for inst in module.instructions() {
-        if inst.range().start < range.start || inst.range().end > range.end {
-            continue;
-        }
+    for inst in function.instructions() {
         let Some(opcode) = inst.opcode_name() else {
             continue;
         };

@@ -185,6 +185,12 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
             // Functions named in module data (tables of function
             // addresses) can be called through a register too.
             let mut roots = vec![start];
+            let by_name: HashMap<&str, usize> = functions
+                .iter()
+                .enumerate()
+                .filter_map(|(i, f)| f.name().map(|n| (n.text, i)))
+                .rev()
+                .collect();
             for item in module.items() {
                 if let ptx_syntax::Item::Variable(decl) = item {
                     for declarator in decl.declarators() {
@@ -195,10 +201,7 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
                             .text
                             .split(|c: char| !(c.is_alphanumeric() || "_$.".contains(c)))
                         {
-                            if let Some(i) = functions
-                                .iter()
-                                .position(|f| f.name().is_some_and(|n| n.text == word))
-                            {
+                            if let Some(&i) = by_name.get(word) {
                                 roots.push(i);
                             }
                         }

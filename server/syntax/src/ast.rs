@@ -291,6 +291,13 @@ pub enum FunctionKind {
 }
 
 impl<'a> Function<'a> {
+    /// The instructions of the body, in text order (nested blocks included).
+    pub fn instructions(&self) -> Vec<Instruction<'a>> {
+        let mut out = Vec::new();
+        collect_instructions(self.node, self.src, &mut out);
+        out
+    }
+
     /// `.entry` or `.func`.
     pub fn kind(&self) -> FunctionKind {
         match self.node.field(k::FIELD_KIND).map(|n| n.kind_name()) {

@@ -118,6 +118,35 @@ fn default_args(function: &ptx_syntax::Function<'_>) -> Vec<Value> {
         .collect()
 }
 
+/// The launch generated for a kernel, remembered by the kernel's text: working it out reads
+/// the whole kernel (tens of milliseconds for a large one), and lenses are asked for again
+/// after every edit, almost always of another function.
+fn generated_launch(kernel: &str, make: impl FnOnce() -> Value) -> Value {
+    use std::collections::HashMap;
+    use std::hash::{Hash, Hasher};
+    const MAX_KEPT: usize = 4096;
+    static KEPT: std::sync::Mutex<Option<HashMap<u64, Value>>> = std::sync::Mutex::new(None);
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    kernel.hash(&mut hasher);
+    let key = hasher.finish();
+    if let Some(value) = KEPT
+        .lock()
+        .ok()
+        .and_then(|kept| kept.as_ref()?.get(&key).cloned())
+    {
+        return value;
+    }
+    let value = make();
+    if let Ok(mut kept) = KEPT.lock() {
+        let kept = kept.get_or_insert_with(HashMap::new);
+        if kept.len() >= MAX_KEPT {
+            kept.clear();
+        }
+        kept.insert(key, value.clone());
+    }
+    value
+}
+
 fn lenses(snapshot: &Snapshot, debug: bool) -> Vec<CodeLens> {
     let parse: &Parse = &snapshot.parse;
     let text = snapshot.text();
@@ -177,9 +206,11 @@ fn lenses(snapshot: &Snapshot, debug: bool) -> Vec<CodeLens> {
         // Without a comment: the launch a `// @run` line would be generated with (buffers
         // typed by the kernel's loads and stores, bounds set to the thread count).
         let generated = || {
-            ptx_ide::run_template::run_template(parse, name.text)
-                .and_then(|line| parse_run_comment(&line).ok())
-                .unwrap_or_else(|| json!({"args": default_args(function)}))
+            generated_launch(function.text(), || {
+                ptx_ide::run_template::run_template(parse, name.text)
+                    .and_then(|line| parse_run_comment(&line).ok())
+                    .unwrap_or_else(|| json!({"args": default_args(function)}))
+            })
         };
         let mut params = match own.map(|i| parse_run_comment(comments[i].1)) {
             Some(Ok(params)) => params,
