@@ -962,9 +962,12 @@ fn is_asm_label(text: &str, keyword: usize) -> bool {
         }
     };
     let word_before = |end: usize| {
+        // Past the last character that is not part of a name (which may be several bytes).
         let start = text[..end]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map_or(0, |p| p + 1);
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(0, |(p, c)| p + c.len_utf8());
         &text[start..end]
     };
     let Some(end) = before(keyword) else {
@@ -1613,6 +1616,20 @@ mod outline_tests {
             node = n.parent();
         }
         reparse_at(&mut parser, text, keyword, tree).ok()
+    }
+
+    /// A basic asm after a name that ends in a multi-byte character (found by the embed fuzz
+    /// target): the name's start is found on a character boundary.
+    #[test]
+    fn asm_label_after_a_multi_byte_character() {
+        for text in [
+            "\u{FFFD}counter3(void)\n#if defined(SOME_OS)\nasm(\"my_counter\");\n#endif\n",
+            "int äf(void) asm(\"name\");",
+            "é asm(\"nop;\");",
+        ] {
+            let _ = find(text);
+            let _ = is_asm_label(text, text.find("asm").unwrap());
+        }
     }
 
     /// Every statement read from the text is read exactly as the parser reads it, and the
