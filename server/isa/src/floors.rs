@@ -30,17 +30,40 @@ impl FragmentFloor {
     }
 }
 
+/// One line of a ` ; `-separated data file: its fields, and where it stands for errors.
+struct Record<'t> {
+    name: &'t str,
+    number: usize,
+    line: &'t str,
+    fields: Vec<&'t str>,
+}
+
+impl Record<'_> {
+    fn error(&self, why: &str) -> String {
+        format!("{}:{}: {why}: `{}`", self.name, self.number, self.line)
+    }
+}
+
+/// The records of a data file: every line but `#` comments and blank lines, split at ` ; `.
+fn records<'t>(name: &'t str, text: &'t str) -> impl Iterator<Item = Record<'t>> {
+    text.lines().enumerate().filter_map(move |(n, line)| {
+        let line = line.trim();
+        (!line.is_empty() && !line.starts_with('#')).then(|| Record {
+            name,
+            number: n + 1,
+            line,
+            fields: line.split(" ; ").map(str::trim).collect(),
+        })
+    })
+}
+
 /// Reads data/fragment-floors.txt: `WORDS ; SINCE ; TARGETS ; SECTION ; FEATURE` per line,
 /// `#` comment lines and blank lines skipped.
 pub(crate) fn parse(name: &str, text: &str) -> Result<Vec<FragmentFloor>, String> {
     let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let bad = |why: &str| format!("{name}:{}: {why}: `{line}`", n + 1);
-        let fields: Vec<&str> = line.split(" ; ").map(str::trim).collect();
+    for record in records(name, text) {
+        let bad = |why: &str| record.error(why);
+        let fields = &record.fields;
         let [words, since, targets, section, feature] = fields[..] else {
             return Err(bad("expected five fields separated by ` ; `"));
         };
@@ -84,13 +107,9 @@ pub struct QualifierRule {
 /// `#` comment lines and blank lines skipped.
 pub(crate) fn parse_qualifier_rules(name: &str, text: &str) -> Result<Vec<QualifierRule>, String> {
     let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let bad = |why: &str| format!("{name}:{}: {why}: `{line}`", n + 1);
-        let fields: Vec<&str> = line.split(" ; ").map(str::trim).collect();
+    for record in records(name, text) {
+        let bad = |why: &str| record.error(why);
+        let fields = &record.fields;
         let [words, since, targets, section] = fields[..] else {
             return Err(bad("expected four fields separated by ` ; `"));
         };
@@ -170,13 +189,9 @@ pub(crate) fn parse_operand_shapes(
     text: &str,
 ) -> Result<Vec<OperandShapeRule>, String> {
     let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let bad = |why: &str| format!("{name}:{}: {why}: `{line}`", n + 1);
-        let fields: Vec<&str> = line.split(" ; ").map(str::trim).collect();
+    for record in records(name, text) {
+        let bad = |why: &str| record.error(why);
+        let fields = &record.fields;
         let [opcode, when, position, shape, section] = fields[..] else {
             return Err(bad("expected five fields separated by ` ; `"));
         };

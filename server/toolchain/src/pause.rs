@@ -58,11 +58,6 @@ impl Drop for Interactive {
     }
 }
 
-/// Whether a guard lives now.
-pub fn paused() -> bool {
-    state().holders > 0
-}
-
 /// A started tool, known to the pause mechanism until it has been reaped.
 #[derive(Debug)]
 pub(crate) struct Tracked {
@@ -153,7 +148,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let marker = dir.join("ran");
         let guard = interactive();
-        assert!(paused());
+        assert!(state().holders > 0);
         let child = Command::new("sh")
             .arg("-c")
             .arg(format!("sleep 1; touch {}", marker.display()))
