@@ -159,31 +159,21 @@ fn before_launch(message: &Value, out: &Out, config: &mut Config) -> Option<Valu
             out.respond(message, Ok(json!({ "breakpoints": unverified })));
             None
         }
-        "setFunctionBreakpoints" => {
-            config.functions = args
+        "setFunctionBreakpoints" | "setDataBreakpoints" => {
+            let given = args
                 .get("breakpoints")
                 .and_then(Value::as_array)
                 .cloned()
                 .unwrap_or_default();
-            let unverified: Vec<Value> = config
-                .functions
+            let unverified: Vec<Value> = given
                 .iter()
                 .map(|_| json!({"verified": false, "message": "not launched yet"}))
                 .collect();
-            out.respond(message, Ok(json!({ "breakpoints": unverified })));
-            None
-        }
-        "setDataBreakpoints" => {
-            config.data = args
-                .get("breakpoints")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            let unverified: Vec<Value> = config
-                .data
-                .iter()
-                .map(|_| json!({"verified": false, "message": "not launched yet"}))
-                .collect();
+            if command(message) == "setFunctionBreakpoints" {
+                config.functions = given;
+            } else {
+                config.data = given;
+            }
             out.respond(message, Ok(json!({ "breakpoints": unverified })));
             None
         }
