@@ -2,7 +2,7 @@
 //! sections, comment runs, and the `// begin inline asm` … `// end inline asm`
 //! regions that nvcc writes around inline assembly.
 
-use ptx_syntax::{Block, Item, Parse, Statement, TextRange, TokenKind};
+use ptx_syntax::{Block, Item, Parse, Statement, TextRange};
 
 /// What a fold hides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -67,7 +67,9 @@ fn block_folds(block: Block<'_>, folds: &mut Vec<Fold>) {
 }
 
 /// Runs of line comments on consecutive lines, block comments, and inline
-/// assembly regions.
+/// assembly regions. Only the comments are read ([`Parse::comments`]): a
+/// run is broken by any token between two comments, which shows as text
+/// other than blanks in the gap between them.
 fn comment_folds(parse: &Parse, folds: &mut Vec<Fold>) {
     let src = parse.text();
     let mut run: Option<TextRange> = None;
@@ -81,27 +83,27 @@ fn comment_folds(parse: &Parse, folds: &mut Vec<Fold>) {
         }
     };
     let mut previous_end = 0;
-    for token in parse.tokens() {
-        if token.kind != TokenKind::Comment {
+    for range in parse.comments() {
+        let text = &src[range.clone()];
+        let gap = &src[previous_end..range.start];
+        let token_between = !gap.trim().is_empty();
+        if token_between {
             flush(&mut run, folds);
-            previous_end = token.range.end;
-            continue;
         }
-        let text = &src[token.range.clone()];
-        let gap = &src[previous_end..token.range.start];
-        let own_line = gap.contains('\n') || previous_end == 0;
-        previous_end = token.range.end;
+        let line_start = src[..range.start].rfind('\n').map_or(0, |n| n + 1);
+        let own_line = src[line_start..range.start].trim().is_empty();
+        previous_end = range.end;
         match text.trim_start_matches('/').trim() {
             "begin inline asm" => {
                 flush(&mut run, folds);
-                open_regions.push(token.range.start);
+                open_regions.push(range.start);
                 continue;
             }
             "end inline asm" => {
                 flush(&mut run, folds);
                 if let Some(start) = open_regions.pop() {
                     folds.push(Fold {
-                        range: start..token.range.end,
+                        range: start..range.end,
                         kind: FoldKind::Region,
                     });
                 }
@@ -112,18 +114,18 @@ fn comment_folds(parse: &Parse, folds: &mut Vec<Fold>) {
         if text.starts_with("/*") {
             flush(&mut run, folds);
             folds.push(Fold {
-                range: token.range.clone(),
+                range,
                 kind: FoldKind::Comment,
             });
             continue;
         }
-        let continues = own_line && gap.matches('\n').count() == 1;
+        let continues = own_line && !token_between && gap.matches('\n').count() == 1;
         match &mut run {
-            Some(range) if continues => range.end = token.range.end,
+            Some(run) if continues => run.end = range.end,
             _ => {
                 flush(&mut run, folds);
                 if own_line {
-                    run = Some(token.range.clone());
+                    run = Some(range);
                 }
             }
         }

@@ -62,9 +62,11 @@ pub fn format_range(
     range: TextRange,
     options: &FormatOptions,
 ) -> Option<Vec<FormatEdit>> {
-    Some(edits(parse.text(), segments(parse, options)?, |s| {
-        s.content_start <= range.end && range.start < s.orig.end.max(s.content_start + 1)
-    }))
+    Some(edits(
+        parse.text(),
+        segments_around(parse, options, &range)?,
+        |s| s.content_start <= range.end && range.start < s.orig.end.max(s.content_start + 1),
+    ))
 }
 
 /// A piece of output and the stretch of original text it replaces.
@@ -100,7 +102,7 @@ fn segments(parse: &Parse, options: &FormatOptions) -> Option<Vec<Segment>> {
     if parse.tree().root_node().has_error() {
         return None;
     }
-    let mut f = Formatter {
+    let f = Formatter {
         src: parse.text(),
         tokens: parse.tokens(),
         pos: 0,
@@ -108,23 +110,58 @@ fn segments(parse: &Parse, options: &FormatOptions) -> Option<Vec<Segment>> {
         segments: Vec::new(),
         indent: &options.indent,
     };
-    for item in parse.module().items() {
-        match item {
-            Item::Function(function) => f.function(function)?,
-            Item::Variable(decl) => f.statement(Statement::Variable(decl), 0)?,
-            Item::Directive(directive) => f.statement(Statement::Directive(directive), 0)?,
-            Item::Statement(statement) => f.statement(statement, 0)?,
-        }
+    f.items(&parse.module().items(), true)
+}
+
+/// The segments of the top-level items around `range`: those that overlap it
+/// and one more on each side, so that every segment that overlaps the range
+/// is the one [`segments`] makes (a segment starts where the previous item's
+/// output ended). Only the tokens of those items are read, so range
+/// formatting costs what the range holds, not what the document holds.
+fn segments_around(
+    parse: &Parse,
+    options: &FormatOptions,
+    range: &TextRange,
+) -> Option<Vec<Segment>> {
+    if parse.tree().root_node().has_error() {
+        return None;
     }
-    f.comments_before(f.src.len(), 0)?;
-    let tail = f.last_end..f.src.len();
-    let text = if f.segments.is_empty() { "" } else { "\n" };
-    f.segments.push(Segment {
-        content_start: tail.start,
-        orig: tail,
-        text: text.into(),
-    });
-    Some(f.segments)
+    let items = parse.module().items();
+    let first = items
+        .iter()
+        .position(|item| item.range().end >= range.start)
+        .unwrap_or(items.len());
+    let after = items
+        .iter()
+        .rposition(|item| item.range().start <= range.end)
+        .map_or(0, |last| last + 1);
+    let from = first.saturating_sub(1);
+    let to = (after + 1).min(items.len());
+    if from >= to {
+        return segments(parse, options);
+    }
+    let at_end = to == items.len();
+    let start = if from == 0 {
+        0
+    } else {
+        items[from].range().start
+    };
+    let end = if at_end {
+        parse.text().len()
+    } else {
+        items[to - 1].range().end
+    };
+    let mut tokens = parse.tokens_in(start..end);
+    tokens.retain(|t| t.range.start >= start && t.range.end <= end);
+    let f = Formatter {
+        src: parse.text(),
+        tokens,
+        pos: 0,
+        last_end: start,
+        segments: Vec::new(),
+        indent: &options.indent,
+    };
+    f.items(&items[from..to], at_end)
 }
 
 /// How a unit of output is placed on its line.
@@ -150,6 +187,30 @@ struct Formatter<'a> {
 }
 
 impl<'a> Formatter<'a> {
+    /// Formats `items`; with `to_end`, also what follows the last one up to
+    /// the end of the text (comments and the final line break).
+    fn items(mut self, items: &[Item<'_>], to_end: bool) -> Option<Vec<Segment>> {
+        for item in items {
+            match *item {
+                Item::Function(function) => self.function(function)?,
+                Item::Variable(decl) => self.statement(Statement::Variable(decl), 0)?,
+                Item::Directive(directive) => self.statement(Statement::Directive(directive), 0)?,
+                Item::Statement(statement) => self.statement(statement, 0)?,
+            }
+        }
+        if to_end {
+            self.comments_before(self.src.len(), 0)?;
+            let tail = self.last_end..self.src.len();
+            let text = if self.segments.is_empty() { "" } else { "\n" };
+            self.segments.push(Segment {
+                content_start: tail.start,
+                orig: tail,
+                text: text.into(),
+            });
+        }
+        Some(self.segments)
+    }
+
     fn indentation(&self, depth: usize) -> String {
         self.indent.repeat(depth)
     }

@@ -281,6 +281,16 @@ impl<'a> Item<'a> {
             },
         })
     }
+
+    /// The item's text range.
+    pub fn range(&self) -> TextRange {
+        match self {
+            Item::Function(function) => function.range(),
+            Item::Variable(decl) => decl.range(),
+            Item::Directive(directive) => directive.range(),
+            Item::Statement(statement) => statement.range(),
+        }
+    }
 }
 
 /// `.entry` or `.func`.

@@ -126,6 +126,67 @@ impl Parse {
         out
     }
 
+    /// The ranges of the comment tokens of the text, in source order: the same
+    /// as the [`TokenKind::Comment`] tokens of [`tokens`](Self::tokens), found
+    /// without walking every token. The text is scanned for `//` and `/*`
+    /// outside string literals and preprocessor lines, and each candidate is
+    /// confirmed by the tree (a comment node of exactly that range, or a line
+    /// comment inside a data block), so a look-up per comment replaces a walk
+    /// over the whole tree.
+    pub fn comments(&self) -> Vec<TextRange> {
+        let src = self.text();
+        let bytes = src.as_bytes();
+        let root = self.tree().root_node();
+        let line_end = |from: usize| {
+            bytes[from..]
+                .iter()
+                .position(|&b| b == b'\n' || b == b'\r')
+                .map_or(bytes.len(), |n| from + n)
+        };
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            let (candidate, next) = match bytes[i] {
+                b'"' => {
+                    let mut j = i + 1;
+                    while j < bytes.len() && !matches!(bytes[j], b'"' | b'\n') {
+                        j += if bytes[j] == b'\\' { 2 } else { 1 };
+                    }
+                    (None, j + 1)
+                }
+                b'#' => (None, line_end(i)),
+                b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                    let end = line_end(i);
+                    (Some(i..end), end)
+                }
+                b'/' if bytes.get(i + 1) == Some(&b'*') => match src[i + 2..].find("*/") {
+                    Some(n) => (Some(i..i + 2 + n + 2), i + 2 + n + 2),
+                    None => (None, i + 2),
+                },
+                _ => (None, i + 1),
+            };
+            if let Some(range) = candidate {
+                let confirmed = root
+                    .descendant_for_byte_range(range.start, range.end)
+                    .is_some_and(|node| match kind_name(node) {
+                        k::COMMENT => node.byte_range() == range,
+                        k::DATA_BLOCK => bytes[range.start + 1] == b'/',
+                        _ => false,
+                    });
+                if confirmed {
+                    out.push(range);
+                } else {
+                    // Not a comment to the tree (inside a token it reads otherwise):
+                    // look again from the next character.
+                    i += 1;
+                    continue;
+                }
+            }
+            i = next;
+        }
+        out
+    }
+
     /// The ranges of the token at `offset` and of every node around it,
     /// innermost first and without repeats; the last one is the whole text.
     pub fn enclosing_ranges(&self, offset: usize) -> Vec<TextRange> {

@@ -58,3 +58,52 @@ fn real_world_ptx_parses_cleanly() {
         failures.join("\n")
     );
 }
+
+/// `Parse::comments` (a text scan confirmed by the tree) finds exactly the
+/// comment tokens of `Parse::tokens`, on every corpus file, every checker
+/// fixture (many with syntax errors), and texts made to trip a text scan:
+/// comment markers in strings and preprocessor lines, unterminated block
+/// comments, comments in data blocks and inside instructions.
+#[test]
+fn comments_are_the_comment_tokens() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    ptx_files(&root.join("tests/corpus"), &mut files);
+    ptx_files(&root.join("server/check/fixtures"), &mut files);
+    files.sort();
+    let mut texts: Vec<String> = files
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .collect();
+    texts.extend(
+        [
+            ".file 1 \"/a//b.cu\" // after\n.pragma \"x/*y\";\n#include \"p//q\" // c\n",
+            "add.s32 %r1, /* in */ %r2, // end\n 1; /* unterminated\n",
+            ".section .debug_info\n{\n.b8 1,2 // one\n.b32 7 // two\n}\n/**/ //\n/***/x\n",
+            "\"unclosed // string\n// line\r\n/* a */ /* b\n*/",
+        ]
+        .map(String::from),
+    );
+    let mut comments = 0;
+    for text in &texts {
+        let parse = Parse::new(text.as_str());
+        let expected: Vec<_> = parse
+            .tokens()
+            .into_iter()
+            .filter(|t| t.kind == ptx_syntax::TokenKind::Comment)
+            .map(|t| t.range)
+            .collect();
+        assert_eq!(
+            parse.comments(),
+            expected,
+            "in:\n{}",
+            &text[..text.len().min(400)]
+        );
+        comments += expected.len();
+    }
+    assert!(
+        texts.len() > 1_000 && comments > 10_000,
+        "{} texts, {comments} comments",
+        texts.len()
+    );
+}
