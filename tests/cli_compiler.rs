@@ -310,3 +310,61 @@ fn resources_human_output_and_exit_codes() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `ptx-lsp sass FILE.cu`: each asm statement compiled as a kernel of its own, its machine
+/// code linked to host lines inside the statement; a statement ptxas rejects gets ptxas's
+/// error at its host line without hiding the others' code; one that cannot be compiled says
+/// why; `--line` picks one statement; the exit code is 1 when any statement has no code.
+#[test]
+fn sass_of_the_asm_statements_of_a_cuda_file() {
+    let file = root().join("tests/fixtures/sass/asm_statements.cu");
+    let file = file.to_str().unwrap();
+    let out = ptx_lsp(&["sass", file, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let statements = json["statements"].as_array().unwrap();
+    let lines: Vec<u64> = statements
+        .iter()
+        .map(|s| s["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [8, 20, 26]);
+    let first = &statements[0];
+    assert!(first["instructions"].as_u64().unwrap() >= 1, "{first}");
+    let linked: Vec<u64> = first["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    assert!(!linked.is_empty(), "{first}");
+    assert!(linked.iter().all(|l| (10..=11).contains(l)), "{first}");
+    let second = statements[1]["error"].as_str().unwrap();
+    assert!(
+        second.starts_with("ptxas: line 20: ") && second.contains("mul.wide"),
+        "{second}"
+    );
+    let third = statements[2]["error"].as_str().unwrap();
+    assert_eq!(third, "not compiled: `%4` names no operand");
+
+    let out = ptx_lsp(&["sass", file, "--line", "10"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(&format!("{file}:8: asm statement, sm_100a (")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .skip(1)
+            .all(|l| l.trim_start().starts_with("11 ") || l.trim_start().starts_with("10 ")),
+        "{text}"
+    );
+
+    let out = ptx_lsp(&["sass", file, "--line", "3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(":3: no asm statement on this line"),
+        "{}",
+        stderr(&out)
+    );
+}

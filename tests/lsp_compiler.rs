@@ -166,3 +166,61 @@ fn ptxas_diagnostics_are_a_second_source() {
     assert!(late.is_none(), "{late:?}");
     assert!(client.shutdown_and_exit().success());
 }
+
+/// In a CUDA document each asm statement gets a "SASS" lens whose command asks `ptx/sass`
+/// for that statement; the view's lines link to host lines inside the statement, and a
+/// statement ptxas rejects shows ptxas's error in the view instead of code.
+#[test]
+fn sass_of_asm_statements_in_a_cuda_document() {
+    let path = corpus("../fixtures/sass/asm_statements.cu");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let uri = format!("file://{}", path.canonicalize().unwrap().display());
+    let mut client = LspClient::initialized(json!({}), json!({}));
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "cuda-cpp", "version": 1, "text": text}}),
+    );
+    let lenses = client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let lenses = lenses.as_array().unwrap_or_else(|| panic!("{lenses}"));
+    let lines: Vec<u64> = lenses
+        .iter()
+        .map(|l| l["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [7, 19, 25], "{lenses:?}");
+    let command = &lenses[0]["command"];
+    assert_eq!(command["title"], "SASS");
+    assert_eq!(command["command"], "ptx.showSass");
+    let sass = client.request("ptx/sass", command["arguments"][0].clone());
+    let body = sass["text"].as_str().unwrap_or_else(|| panic!("{sass}"));
+    assert!(
+        body.starts_with("// asm statement, line 8 (sm_100a)\n"),
+        "{body}"
+    );
+    let linked: Vec<u64> = sass["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    assert!(
+        !linked.is_empty() && linked.iter().all(|l| (10..=11).contains(l)),
+        "{sass}"
+    );
+    assert_eq!(sass["functions"][0]["name"], "asm statement, line 8");
+
+    let all = client.request("ptx/sass", json!({"textDocument": {"uri": uri}}));
+    let body = all["text"].as_str().unwrap_or_else(|| panic!("{all}"));
+    assert_eq!(all["functions"].as_array().unwrap().len(), 3, "{all}");
+    assert!(
+        body.contains("// ptxas: line 20: ") && body.contains("mul.wide"),
+        "{body}"
+    );
+    assert!(
+        body.contains("// not compiled: `%4` names no operand"),
+        "{body}"
+    );
+    assert!(client.shutdown_and_exit().success());
+}

@@ -22,6 +22,7 @@ pub mod check;
 pub mod find;
 pub mod ide;
 pub mod literal;
+pub mod machine;
 pub mod macros;
 pub mod source_map;
 pub mod target;

@@ -7,6 +7,7 @@
 mod cli;
 mod dap;
 mod lsp;
+mod machine_code;
 mod project;
 
 use std::process::ExitCode;

@@ -58,11 +58,14 @@ pub(super) struct ResourcesArgs {
 
 #[derive(Debug, Args)]
 pub(super) struct SassArgs {
-    /// The PTX file.
+    /// The PTX file, or a CUDA file (the machine code of each asm statement).
     file: PathBuf,
     /// Only this function (an `.entry` or `.func` name).
     #[arg(long)]
     kernel: Option<String>,
+    /// In a CUDA file: only the asm statement on this line (1-based).
+    #[arg(long, value_name = "N")]
+    line: Option<u32>,
     /// Compile for this target instead of the file's `.target` (`sm_90a`).
     #[arg(long)]
     target: Option<String>,
@@ -222,6 +225,15 @@ pub(super) fn run_sass(args: &SassArgs) -> ExitCode {
              nvidia-cuda-nvdisasm` provides one",
         );
     };
+    let text = match super::read(&args.file) {
+        Ok(text) => text,
+        Err(code) => return code,
+    };
+    if ptx_embed::file_kind(&args.file.display().to_string(), &text, &[])
+        == ptx_embed::FileKind::Host
+    {
+        return host_sass(args, &text, &found, &nvdisasm.path);
+    }
     let c = match compile_file(&args.file, args.target.as_deref(), &found, true) {
         Ok(c) => c,
         Err(code) => return code,
@@ -271,4 +283,104 @@ pub(super) fn run_sass(args: &SassArgs) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// `ptx-lsp sass FILE.cu`: the machine code of each asm statement (`--line N`: only the
+/// statement on that line), each instruction with the host line it came from.
+fn host_sass(args: &SassArgs, text: &str, found: &Toolchain, nvdisasm: &Path) -> ExitCode {
+    let Some(ptxas) = found.ptxas.clone() else {
+        return fail(
+            "no ptxas found (looked in --toolkit, CUDA_HOME, CUDA_PATH, PATH, /usr/local/cuda \
+             and Python environments with the nvidia-cuda-nvcc wheel)",
+        );
+    };
+    if args.kernel.is_some() {
+        return fail(
+            "--kernel names a PTX function; in a CUDA file, choose a statement with --line",
+        );
+    }
+    let options = ptx_embed::EmbedOptions {
+        target: args.target.clone(),
+        ..ptx_embed::EmbedOptions::for_file(&args.file, text)
+    };
+    let host = ptx_embed::HostDocument::new(text, &options);
+    let cancel = AtomicBool::new(false);
+    let tools = crate::machine_code::Tools {
+        ptxas: &ptxas.path,
+        nvdisasm,
+        cancel: &cancel,
+        time_limit: TIME_LIMIT,
+    };
+    let mut statements = crate::machine_code::host_sass(text, &host, &tools);
+    if let Some(line) = args.line {
+        let last_line = |s: &crate::machine_code::StatementSass| {
+            s.line + u32::try_from(text[s.range.clone()].matches('\n').count()).unwrap_or(0)
+        };
+        statements.retain(|s| s.line <= line && line <= last_line(s));
+        if statements.is_empty() {
+            return fail(format!(
+                "{}:{line}: no asm statement on this line",
+                args.file.display()
+            ));
+        }
+    }
+    let failed = statements.iter().any(|s| s.outcome.is_err());
+    if args.format == Format::Json {
+        let json: Vec<serde_json::Value> = statements
+            .iter()
+            .map(|s| match &s.outcome {
+                Ok(sass) => serde_json::json!({
+                    "line": s.line,
+                    "target": s.target,
+                    "text": sass.text,
+                    "lines": sass.lines.iter().map(|l| l.ptx_line).collect::<Vec<_>>(),
+                    "instructions": sass.functions.iter().map(|f| f.instructions).sum::<u32>(),
+                }),
+                Err(error) => {
+                    serde_json::json!({"line": s.line, "target": s.target, "error": error})
+                }
+            })
+            .collect();
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "statements": json }))
+                .expect("plain data serializes")
+        );
+    } else {
+        if statements.is_empty() {
+            outln!("{}: no asm statements", args.file.display());
+        }
+        for s in &statements {
+            match &s.outcome {
+                Ok(sass) => {
+                    let n: u32 = sass.functions.iter().map(|f| f.instructions).sum();
+                    outln!(
+                        "{}:{}: asm statement, {} ({n} instruction{})",
+                        args.file.display(),
+                        s.line,
+                        s.target,
+                        if n == 1 { "" } else { "s" }
+                    );
+                    // (The first line names the kernel the statement was compiled as.)
+                    for (text, line) in sass.text.lines().zip(&sass.lines).skip(1) {
+                        match line.ptx_line.filter(|_| line.instruction) {
+                            Some(n) => outln!("{:>6}  {text}", n),
+                            None => outln!("        {text}"),
+                        }
+                    }
+                }
+                Err(error) => outln!(
+                    "{}:{}: asm statement, {}: {error}",
+                    args.file.display(),
+                    s.line,
+                    s.target
+                ),
+            }
+        }
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }

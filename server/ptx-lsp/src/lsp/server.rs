@@ -509,9 +509,9 @@ impl LanguageServer for Server {
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
-        // In CUDA/C++ files only the asm features answer (the C++ server owns the rest).
+        // In CUDA/C++ files only the asm statements get lenses (their machine code).
         if self.state.is_host(&params.text_document.uri) {
-            return Ok(None);
+            return requests::code_lens::host(&self.state, params).await;
         }
         requests::code_lens::handle(&self.state, params).await
     }

@@ -279,6 +279,51 @@ pub(crate) async fn handle(
     .await
 }
 
+/// Code lenses of a CUDA document: "SASS" above each asm statement (command `ptx.showSass`
+/// with the statement as the kernel of `ptx/sass`), when the compiler view is on and a ptxas
+/// and an nvdisasm are found; nothing otherwise.
+pub(crate) async fn host(
+    state: &Arc<State>,
+    params: CodeLensParams,
+) -> Result<Option<Vec<CodeLens>>> {
+    let snapshot = super::snapshot(state, &params.text_document.uri)?;
+    let state = state.clone();
+    dispatch::analysis("textDocument/codeLens", move || {
+        if !state.config().compiler.enable {
+            return None;
+        }
+        let tools = state
+            .compiler
+            .toolchain(state.config().compiler.path.as_deref());
+        if tools.ptxas.is_none() || tools.nvdisasm.is_none() {
+            return None;
+        }
+        let doc = state.host_document(&snapshot)?;
+        let lenses = doc
+            .statements
+            .iter()
+            .map(|statement| {
+                let range = to_proto::range(&snapshot, &statement.raw.keyword);
+                let name = super::sass::statement_name(range.start.line + 1);
+                CodeLens {
+                    range,
+                    command: Some(Command {
+                        title: "SASS".into(),
+                        command: "ptx.showSass".into(),
+                        arguments: Some(vec![json!({
+                            "textDocument": {"uri": snapshot.uri},
+                            "kernel": name,
+                        })]),
+                    }),
+                    data: None,
+                }
+            })
+            .collect();
+        Some(lenses)
+    })
+    .await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
