@@ -32,6 +32,13 @@ fn main() {
     let options = FormatOptions::default();
     let middle = text.len() / 2;
     let line = text[middle..].find('\n').map_or(middle, |i| middle + i + 1);
+    // The same text with one instruction's blank changed in the middle of the file: formatting
+    // it after formatting the original reuses every other item's output.
+    let mut edited_text = text.clone();
+    if let Some(i) = edited_text[line..].find(";\n") {
+        edited_text.insert(line + i + 1, ' ');
+    }
+    let edited = Parse::new(edited_text.as_str());
     let rows: Vec<Row> = vec![
         (
             "document symbols",
@@ -44,6 +51,10 @@ fn main() {
         (
             "formatting (whole file)",
             Box::new(|| format_document(&parse, &options).map_or(0, |e| e.len())),
+        ),
+        (
+            "formatting after a one-line edit",
+            Box::new(|| format_document(&edited, &options).map_or(0, |e| e.len())),
         ),
         (
             "range formatting (one line)",

@@ -99,69 +99,180 @@ fn edits(src: &str, segments: Vec<Segment>, wanted: impl Fn(&Segment) -> bool) -
 }
 
 fn segments(parse: &Parse, options: &FormatOptions) -> Option<Vec<Segment>> {
-    if parse.tree().root_node().has_error() {
-        return None;
-    }
-    let f = Formatter {
-        src: parse.text(),
-        tokens: parse.tokens(),
-        pos: 0,
-        last_end: 0,
-        segments: Vec::new(),
-        indent: &options.indent,
-    };
-    f.items(&parse.module().items(), true)
+    segments_where(parse, options, |_| true)
 }
 
-/// The segments of the top-level items around `range`: those that overlap it
-/// and one more on each side, so that every segment that overlaps the range
-/// is the one [`segments`] makes (a segment starts where the previous item's
-/// output ended). Only the tokens of those items are read, so range
-/// formatting costs what the range holds, not what the document holds.
+/// The segments of the top-level items around `range` (each item with the blank and the
+/// comments before it), and of the end of the text when the range reaches it: every segment
+/// that overlaps the range is one [`segments`] makes, and only those items are read.
 fn segments_around(
     parse: &Parse,
     options: &FormatOptions,
     range: &TextRange,
 ) -> Option<Vec<Segment>> {
+    segments_where(parse, options, |span| {
+        span.start <= range.end && range.start <= span.end
+    })
+}
+
+/// The segments of the top-level items whose span (from the end of the item before, or the
+/// start of the text, to its own end) `wanted` selects, and of what follows the last item
+/// when `wanted` selects that span. Each item is formatted on its own, from its span's text
+/// (through [`ItemMemo`]): a segment starts where the previous item's output ended, and the
+/// first unit of the text has no blank before it, so the span and whether it is the first
+/// decide the item's output.
+fn segments_where(
+    parse: &Parse,
+    options: &FormatOptions,
+    wanted: impl Fn(&TextRange) -> bool,
+) -> Option<Vec<Segment>> {
     if parse.tree().root_node().has_error() {
         return None;
     }
-    let items = parse.module().items();
-    let first = items
-        .iter()
-        .position(|item| item.range().end >= range.start)
-        .unwrap_or(items.len());
-    let after = items
-        .iter()
-        .rposition(|item| item.range().start <= range.end)
-        .map_or(0, |last| last + 1);
-    let from = first.saturating_sub(1);
-    let to = (after + 1).min(items.len());
-    if from >= to {
-        return segments(parse, options);
+    let mut out = Vec::new();
+    let mut span_start = 0;
+    let mut started = false;
+    for item in parse.module().items() {
+        let span = span_start..item.range().end;
+        if wanted(&span) {
+            let segments = item_segments(parse, options, &span, item, started)?;
+            out.extend(segments.iter().map(|s| Segment {
+                orig: s.orig.start + span.start..s.orig.end + span.start,
+                content_start: s.content_start + span.start,
+                text: s.text.clone(),
+            }));
+        }
+        // Every item emits at least one unit.
+        started = true;
+        span_start = span.end;
     }
-    let at_end = to == items.len();
-    let start = if from == 0 {
-        0
-    } else {
-        items[from].range().start
-    };
-    let end = if at_end {
-        parse.text().len()
-    } else {
-        items[to - 1].range().end
-    };
-    let mut tokens = parse.tokens_in(start..end);
-    tokens.retain(|t| t.range.start >= start && t.range.end <= end);
-    let f = Formatter {
-        src: parse.text(),
-        tokens,
-        pos: 0,
-        last_end: start,
-        segments: Vec::new(),
-        indent: &options.indent,
-    };
-    f.items(&items[from..to], at_end)
+    let tail = span_start..parse.text().len();
+    if wanted(&tail) {
+        let mut f = Formatter::new(parse, options, tail.clone(), started);
+        f.comments_before(tail.end, 0)?;
+        let text = if f.started || !f.segments.is_empty() {
+            "\n"
+        } else {
+            ""
+        };
+        f.segments.push(Segment {
+            content_start: f.last_end,
+            orig: f.last_end..tail.end,
+            text: text.into(),
+        });
+        out.extend(f.segments);
+    }
+    Some(out)
+}
+
+/// The segments of one top-level item and what precedes it in `span`, relative to the
+/// span's start; `None` when the formatter does not understand it.
+fn item_segments(
+    parse: &Parse,
+    options: &FormatOptions,
+    span: &TextRange,
+    item: Item<'_>,
+    started: bool,
+) -> Option<std::sync::Arc<Vec<Segment>>> {
+    let text = &parse.text()[span.clone()];
+    if let Some(hit) = ItemMemo::get(text, &options.indent, started) {
+        return Some(hit);
+    }
+    let mut f = Formatter::new(parse, options, span.clone(), started);
+    match item {
+        Item::Function(function) => f.function(function)?,
+        Item::Variable(decl) => f.statement(Statement::Variable(decl), 0)?,
+        Item::Directive(directive) => f.statement(Statement::Directive(directive), 0)?,
+        Item::Statement(statement) => f.statement(statement, 0)?,
+    }
+    let relative: Vec<Segment> = f
+        .segments
+        .into_iter()
+        .map(|s| Segment {
+            orig: s.orig.start - span.start..s.orig.end - span.start,
+            content_start: s.content_start - span.start,
+            text: s.text,
+        })
+        .collect();
+    Some(ItemMemo::put(text, &options.indent, started, relative))
+}
+
+/// Formatted top-level items of every document formatted so far, by their text (with the
+/// blank and comments before them), the indentation and whether output came before them:
+/// the same text formats the same way wherever it stands, so formatting an edited document
+/// again formats only the items whose text changed. Bounded: emptied when the texts it holds
+/// pass [`ItemMemo::MAX_BYTES`].
+struct ItemMemo {
+    items: std::collections::HashMap<u64, MemoEntry>,
+    bytes: usize,
+}
+
+/// What an [`ItemMemo`] key stands for, and the result.
+struct MemoEntry {
+    text: Box<str>,
+    indent: Box<str>,
+    started: bool,
+    segments: std::sync::Arc<Vec<Segment>>,
+}
+
+static ITEM_MEMO: std::sync::Mutex<Option<ItemMemo>> = std::sync::Mutex::new(None);
+
+impl ItemMemo {
+    const MAX_BYTES: usize = 64 << 20;
+
+    fn key(text: &str, indent: &str, started: bool) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = rustc_hash::FxHasher::default();
+        text.hash(&mut hasher);
+        indent.hash(&mut hasher);
+        started.hash(&mut hasher);
+        hasher.finish()
+    }
+
+    fn get(text: &str, indent: &str, started: bool) -> Option<std::sync::Arc<Vec<Segment>>> {
+        #[cfg(test)]
+        if tests::MEMO_OFF.with(std::cell::Cell::get) {
+            return None;
+        }
+        let key = Self::key(text, indent, started);
+        let memo = ITEM_MEMO.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = memo.as_ref()?.items.get(&key)?;
+        // The key is a hash: the text itself decides.
+        (*entry.text == *text && *entry.indent == *indent && entry.started == started)
+            .then(|| entry.segments.clone())
+    }
+
+    fn put(
+        text: &str,
+        indent: &str,
+        started: bool,
+        segments: Vec<Segment>,
+    ) -> std::sync::Arc<Vec<Segment>> {
+        let segments = std::sync::Arc::new(segments);
+        let mut memo = ITEM_MEMO.lock().unwrap_or_else(|e| e.into_inner());
+        let memo = memo.get_or_insert_with(|| ItemMemo {
+            items: std::collections::HashMap::new(),
+            bytes: 0,
+        });
+        let size = text.len() + segments.iter().map(|s| s.text.len()).sum::<usize>();
+        if memo.bytes + size > Self::MAX_BYTES {
+            memo.items.clear();
+            memo.bytes = 0;
+        }
+        if size <= Self::MAX_BYTES {
+            memo.bytes += size;
+            memo.items.insert(
+                Self::key(text, indent, started),
+                MemoEntry {
+                    text: text.into(),
+                    indent: indent.into(),
+                    started,
+                    segments: segments.clone(),
+                },
+            );
+        }
+        segments
+    }
 }
 
 /// How a unit of output is placed on its line.
@@ -182,33 +293,26 @@ struct Formatter<'a> {
     pos: usize,
     /// The end of the last unit emitted.
     last_end: usize,
+    /// Output came before the first of `segments` (so the first unit needs a blank).
+    started: bool,
     segments: Vec<Segment>,
     indent: &'a str,
 }
 
 impl<'a> Formatter<'a> {
-    /// Formats `items`; with `to_end`, also what follows the last one up to
-    /// the end of the text (comments and the final line break).
-    fn items(mut self, items: &[Item<'_>], to_end: bool) -> Option<Vec<Segment>> {
-        for item in items {
-            match *item {
-                Item::Function(function) => self.function(function)?,
-                Item::Variable(decl) => self.statement(Statement::Variable(decl), 0)?,
-                Item::Directive(directive) => self.statement(Statement::Directive(directive), 0)?,
-                Item::Statement(statement) => self.statement(statement, 0)?,
-            }
+    /// A formatter of the text in `span`: only the tokens inside it are read.
+    fn new(parse: &'a Parse, options: &'a FormatOptions, span: TextRange, started: bool) -> Self {
+        let mut tokens = parse.tokens_in(span.clone());
+        tokens.retain(|t| t.range.start >= span.start && t.range.end <= span.end);
+        Formatter {
+            src: parse.text(),
+            tokens,
+            pos: 0,
+            last_end: span.start,
+            started,
+            segments: Vec::new(),
+            indent: &options.indent,
         }
-        if to_end {
-            self.comments_before(self.src.len(), 0)?;
-            let tail = self.last_end..self.src.len();
-            let text = if self.segments.is_empty() { "" } else { "\n" };
-            self.segments.push(Segment {
-                content_start: tail.start,
-                orig: tail,
-                text: text.into(),
-            });
-        }
-        Some(self.segments)
     }
 
     fn indentation(&self, depth: usize) -> String {
@@ -218,7 +322,7 @@ impl<'a> Formatter<'a> {
     /// Emits one unit of output that replaces the original `start..end`.
     fn unit(&mut self, start: usize, end: usize, depth: usize, placement: Placement, body: String) {
         let gap = &self.src[self.last_end..start];
-        let separator = if self.segments.is_empty() {
+        let separator = if !self.started && self.segments.is_empty() {
             String::new()
         } else if placement == Placement::Comment && !gap.contains('\n') {
             gap.to_owned()

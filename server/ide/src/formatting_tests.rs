@@ -286,3 +286,55 @@ fn range_formatting_equals_the_whole_document_filtered() {
     }
     assert_eq!(compared, 900);
 }
+
+thread_local! {
+    /// Set by a test to format without the item memo (in its own thread only).
+    pub(super) static MEMO_OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Formatting an edited document reuses the memoized output of its unchanged items; the
+/// result must be what formatting it from scratch gives, after every one of a seeded
+/// series of edits (blanks, line breaks, comments, removed and duplicated lines).
+#[test]
+fn memoized_items_format_like_fresh_ones() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+    let original = std::fs::read_to_string(root.join("nvcc/device_intrinsics_sm_80.ptx")).unwrap();
+    let options = FormatOptions::default();
+    format_text(&Parse::new(original.as_str()), &options).expect("the corpus file formats");
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |bound: usize| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 33) as usize) % bound.max(1)
+    };
+    let mut formatted_some = 0;
+    for _ in 0..60 {
+        // Edits at line starts and after `;`, which keep the text parsing.
+        let mut text = original.clone();
+        let at = next(text.len());
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
+        let semicolon = text[at..].find(";\n").map_or(line_start, |i| at + i + 1);
+        match next(5) {
+            0 => text.insert_str(semicolon, "   "),
+            1 => text.insert_str(line_start, "\n\n"),
+            2 => text.insert_str(line_start, "// note\n"),
+            3 => text.insert_str(semicolon, " // after"),
+            _ => {
+                let line = text[line_start..line_end].to_owned();
+                if line.trim_start().starts_with("mov") || line.trim_start().starts_with("ld") {
+                    text.insert_str(line_start, &line);
+                }
+            }
+        }
+        let parse = Parse::new(text.as_str());
+        let memoized = format_text(&parse, &options);
+        MEMO_OFF.with(|off| off.set(true));
+        let fresh = format_text(&parse, &options);
+        MEMO_OFF.with(|off| off.set(false));
+        assert!(memoized == fresh, "memoized and fresh formatting differ");
+        formatted_some += usize::from(fresh.is_some());
+    }
+    assert!(formatted_some > 10, "{formatted_some}");
+}
