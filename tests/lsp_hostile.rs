@@ -298,3 +298,62 @@ fn framing_errors_resynchronize_on_the_next_header() {
     assert_eq!(client.diagnostics(&uri, Some(1)), Vec::<Value>::new());
     assert!(client.shutdown_and_exit().success());
 }
+
+/// Analyses check a cancellation flag: a cancelled whole-document request stops computing
+/// (the server goes idle and its log says the analysis was cancelled), and a change during
+/// the background check of the previous text cancels that check; the diagnostics of the new
+/// text still come.
+#[test]
+fn cancelled_analyses_stop_computing() {
+    let cub = std::fs::read_to_string(corpus("nvcc/cub_algorithms_sm_90a.ptx")).unwrap();
+    // Two copies in one module (the second's names repeat the first's: errors, which is fine).
+    let body = cub.split_once(".address_size 64").unwrap().1;
+    let text = format!("{cub}\n{body}");
+    let mut client = LspClient::initialized(json!({}), Value::Null);
+    let uri = file_uri("big.ptx");
+    client.open(&uri, &text);
+    // The check of version 1 takes seconds (parse and check of 3.8 MB in a debug build): a
+    // change half a second later comes while it runs.
+    std::thread::sleep(Duration::from_millis(500));
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "// edited\n"}]}),
+    );
+    client.diagnostics(&uri, Some(2));
+    assert!(
+        client.stderr().contains("diagnostics cancelled after"),
+        "{}",
+        client.stderr()
+    );
+    client.send(&json!({"jsonrpc": "2.0", "id": 9100, "method": "textDocument/semanticTokens/full", "params": {"textDocument": {"uri": uri}}}));
+    std::thread::sleep(Duration::from_millis(100));
+    client.notify("$/cancelRequest", json!({"id": 9100}));
+    let response = client.response(&json!(9100));
+    assert_eq!(response["error"]["code"], -32800, "{response}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !client
+        .stderr()
+        .contains("textDocument/semanticTokens/full cancelled after")
+    {
+        assert!(std::time::Instant::now() < deadline, "{}", client.stderr());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let before = cpu_seconds(client.pid());
+    std::thread::sleep(Duration::from_millis(1000));
+    let used = cpu_seconds(client.pid()) - before;
+    assert!(
+        used < 0.5,
+        "the cancelled analysis still burns CPU: {used} s in 1 s"
+    );
+    // The next full request is whole (nothing partial was kept).
+    let tokens = client.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert!(
+        tokens["data"].as_array().unwrap().len() > 1_000_000,
+        "{}",
+        tokens["data"].as_array().unwrap().len()
+    );
+    assert!(client.shutdown_and_exit().success());
+}

@@ -222,7 +222,10 @@ pub fn check_incremental(
     }
     cache.begin();
     let diagnostics = run(parse, options, Some(&mut *cache));
-    cache.end();
+    // A cancelled check saw only some functions: the cache keeps the others' results.
+    if !ptx_syntax::cancel::cancelled() {
+        cache.end();
+    }
     diagnostics
 }
 

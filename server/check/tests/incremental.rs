@@ -71,3 +71,28 @@ fn an_edit_in_one_function_rechecks_only_that_function() {
     assert_eq!(cache.last_stats(), (functions - 1, 1));
     assert!(diagnostics.iter().any(|d| d.code == "unknown-opcode"));
 }
+
+/// A check cancelled part-way (see `ptx_syntax::cancel`) stops early and leaves the cache
+/// sound: the next, uncancelled check of an edited text equals a fresh check.
+#[test]
+fn a_cancelled_check_leaves_the_cache_sound() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let options = CheckOptions::default();
+    let text = corpus("nvcc/cub_algorithms_sm_90a.ptx");
+    let mut cache = CheckCache::default();
+    check_incremental(&Parse::new(text.as_str()), &options, &mut cache);
+    let flag = Arc::new(AtomicBool::new(true));
+    for edited in edits(&text) {
+        let parse = Parse::new(edited.as_str());
+        {
+            let _scope = ptx_syntax::cancel::scope(flag.clone());
+            assert!(ptx_syntax::cancel::cancelled());
+            check_incremental(&parse, &options, &mut cache);
+        }
+        flag.store(false, Ordering::Relaxed);
+        let got = check_incremental(&parse, &options, &mut cache);
+        assert_eq!(got, check(&parse, &options));
+        flag.store(true, Ordering::Relaxed);
+    }
+}

@@ -133,6 +133,9 @@ fn segments_where(
     let mut span_start = 0;
     let mut started = false;
     for item in parse.module().items() {
+        if ptx_syntax::cancel::cancelled() {
+            return None;
+        }
         let span = span_start..item.range().end;
         if wanted(&span) {
             let segments = item_segments(parse, options, &span, item, started)?;
@@ -184,6 +187,10 @@ fn item_segments(
         Item::Variable(decl) => f.statement(Statement::Variable(decl), 0)?,
         Item::Directive(directive) => f.statement(Statement::Directive(directive), 0)?,
         Item::Statement(statement) => f.statement(statement, 0)?,
+    }
+    // A cancelled walk may have left tokens out: nothing of it is kept.
+    if ptx_syntax::cancel::cancelled() {
+        return None;
     }
     let relative: Vec<Segment> = f
         .segments

@@ -177,6 +177,11 @@ pub fn semantic_tokens_cached(parse: &Parse, cache: &mut SemanticCache) -> Vec<H
         module_names.hash(&mut key);
         src[start..end].hash(&mut key);
         let key = key.finish();
+        // A cancelled request's result is thrown away; its pieces may be partial, so none
+        // of them reaches the cache.
+        if ptx_syntax::cancel::cancelled() {
+            return out;
+        }
         let tokens = match cache.pieces.get(&key).or_else(|| used.get(&key)) {
             Some(tokens) => tokens.clone(),
             None => Arc::new(
@@ -196,6 +201,9 @@ pub fn semantic_tokens_cached(parse: &Parse, cache: &mut SemanticCache) -> Vec<H
             modifiers: t.modifiers,
         }));
         used.insert(key, tokens);
+    }
+    if ptx_syntax::cancel::cancelled() {
+        return out;
     }
     // Keep what this text used, and older pieces up to the limit (an undo brings them back).
     if cache.pieces.len() + used.len() > CACHE_PIECES {

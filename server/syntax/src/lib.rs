@@ -7,6 +7,7 @@
 //! which [`Parse::syntax_errors`] reports in plain words.
 
 mod ast;
+pub mod cancel;
 mod document;
 mod kinds;
 mod parse;

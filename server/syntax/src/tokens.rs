@@ -299,6 +299,10 @@ fn walk(
     if !overlaps(node, range) {
         return;
     }
+    // Between top-level items: a cancelled analysis stops here (its result is thrown away).
+    if ancestors.len() == 1 && crate::cancel::cancelled() {
+        return;
+    }
     if node.is_missing() {
         return;
     }

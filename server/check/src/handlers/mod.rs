@@ -212,6 +212,10 @@ fn check_items<'a>(
         .is_some()
         .then(|| incremental::environment(&ctx.module, ctx.options));
     for item in items {
+        // The result of a cancelled check is thrown away (see `ptx_syntax::cancel`).
+        if ptx_syntax::cancel::cancelled() {
+            return;
+        }
         match *item {
             Item::Function(function) => match (cache.as_deref_mut(), environment) {
                 (Some(cache), Some(environment)) => {

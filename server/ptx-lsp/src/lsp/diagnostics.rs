@@ -152,6 +152,15 @@ pub(crate) async fn for_snapshot(
     state: &Arc<State>,
     snapshot: Snapshot,
 ) -> tower_lsp::jsonrpc::Result<Checked> {
+    checked(state, snapshot, dispatch::Cancel::Close).await
+}
+
+/// Like [`for_snapshot`], for the background check: a change of the document cancels it.
+async fn checked(
+    state: &Arc<State>,
+    snapshot: Snapshot,
+    cancel: dispatch::Cancel,
+) -> tower_lsp::jsonrpc::Result<Checked> {
     if let Some(checked) = state.diagnostics.cached(&snapshot) {
         return Ok(checked);
     }
@@ -159,7 +168,7 @@ pub(crate) async fn for_snapshot(
     let uri = snapshot.uri.clone();
     let cache = state.diagnostics.cache(&uri);
     let host_state = state.clone();
-    let checked = dispatch::analysis("diagnostics", move || {
+    let checked = dispatch::analysis_of("diagnostics", Some(&uri), cancel, move || {
         let _pause = ptx_toolchain::pause::interactive();
         // A file too large to analyse is not read for asm statements either.
         let host = if snapshot.too_large() {
@@ -237,7 +246,7 @@ pub(crate) fn schedule(state: &Arc<State>, uri: Url) {
             // A background `ptxas` stops until these diagnostics are out (it would take a
             // core from the check on a small machine).
             let pause = ptx_toolchain::pause::interactive();
-            let checked = for_snapshot(&state, snapshot).await;
+            let checked = checked(&state, snapshot, dispatch::Cancel::Change).await;
             if let Some(mut schedule) = state.diagnostics.schedules.get_mut(&uri) {
                 schedule.publishing = true;
             }

@@ -9,10 +9,71 @@
 //! nests, up to [`ptx_syntax::MAX_NESTING`] (deeper trees are not walked).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
 use tower_lsp::jsonrpc;
+use tower_lsp::lsp_types::Url;
 
 use super::documents::Snapshot;
+
+/// What cancels an analysis besides its request being cancelled (see [`ptx_syntax::cancel`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cancel {
+    /// Its request is cancelled, or the server shuts down.
+    Request,
+    /// Also its document's closing.
+    Close,
+    /// Also any change of its document (a background check whose result a change makes
+    /// useless).
+    Change,
+}
+
+/// The cancellation flags of the analyses in progress, with their document and what
+/// cancels them.
+static IN_FLIGHT: Mutex<Vec<InFlight>> = Mutex::new(Vec::new());
+
+/// An analysis in progress: its document, what cancels it, its flag.
+type InFlight = (Option<Url>, Cancel, Weak<AtomicBool>);
+
+fn set_flags(which: impl Fn(&Option<Url>, Cancel) -> bool) {
+    let mut in_flight = IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
+    in_flight.retain(|(uri, cancel, flag)| match flag.upgrade() {
+        Some(flag) => {
+            if which(uri, *cancel) {
+                flag.store(true, Ordering::Relaxed);
+            }
+            true
+        }
+        None => false,
+    });
+}
+
+/// Cancels the analyses of `uri` that its closing makes useless.
+pub(crate) fn cancel_closed(uri: &Url) {
+    set_flags(|u, cancel| u.as_ref() == Some(uri) && cancel != Cancel::Request);
+}
+
+/// Cancels the analyses of `uri` that any change makes useless.
+pub(crate) fn cancel_changed(uri: &Url) {
+    set_flags(|u, cancel| u.as_ref() == Some(uri) && cancel == Cancel::Change);
+}
+
+/// Cancels every analysis of a document (shutdown). Runs stop through their own flag and
+/// answer with what they did (see `super::runs`).
+pub(crate) fn cancel_all() {
+    set_flags(|uri, _| uri.is_some());
+}
+
+/// Sets its flag when dropped: when tower-lsp drops a cancelled request's handler, the
+/// analysis it started learns of it.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
 
 /// The stack of every thread that runs analyses: 64 KiB per level of
 /// nesting the analyses accept, reserved address space rather than memory.
@@ -27,13 +88,58 @@ where
     T: Send + 'static,
     F: FnOnce() -> T + Send + 'static,
 {
-    let started = std::time::Instant::now();
-    let outcome = tokio::task::spawn_blocking(move || catch_panic(name, work)).await;
-    let elapsed = started.elapsed();
-    if elapsed >= SLOW {
-        eprintln!("ptx-lsp: {name} took {} ms", elapsed.as_millis());
+    analysis_of(name, None, Cancel::Request, work).await
+}
+
+/// Runs `work` on the blocking pool inside a cancellation scope (see
+/// [`ptx_syntax::cancel`]): the flag is set when the request is cancelled (its handler
+/// dropped), at shutdown, and as `cancel` says for the document `uri`. A panic becomes an
+/// error response; work that saw its flag set answers `RequestCancelled` (its result is
+/// partial).
+pub(crate) async fn analysis_of<T, F>(
+    name: &'static str,
+    uri: Option<&Url>,
+    cancel: Cancel,
+    work: F,
+) -> jsonrpc::Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    let flag = Arc::new(AtomicBool::new(false));
+    {
+        let mut in_flight = IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
+        // Finished analyses leave dead entries: drop them now and then.
+        if in_flight.len() >= 64 && in_flight.len().is_power_of_two() {
+            in_flight.retain(|(_, _, flag)| flag.strong_count() > 0);
+        }
+        in_flight.push((uri.cloned(), cancel, Arc::downgrade(&flag)));
     }
+    let _on_drop = CancelOnDrop(flag.clone());
+    let started = std::time::Instant::now();
+    let scoped = flag.clone();
+    // Logged by the worker: a cancelled request's handler (this future) is dropped.
+    let outcome = tokio::task::spawn_blocking(move || {
+        let result = {
+            let _scope = ptx_syntax::cancel::scope(scoped.clone());
+            catch_panic(name, work)
+        };
+        let elapsed = started.elapsed().as_millis();
+        if scoped.load(Ordering::Relaxed) {
+            eprintln!("ptx-lsp: {name} cancelled after {elapsed} ms");
+        } else if elapsed >= SLOW.as_millis() {
+            eprintln!("ptx-lsp: {name} took {elapsed} ms");
+        }
+        result
+    })
+    .await;
+    let cancelled = flag.load(Ordering::Relaxed);
     match outcome {
+        Ok(_) if cancelled => Err(jsonrpc::Error {
+            code: jsonrpc::ErrorCode::RequestCancelled,
+            message: format!("{name} was cancelled").into(),
+            data: None,
+        }),
         Ok(result) => result,
         Err(error) => {
             eprintln!("ptx-lsp: {name}: the analysis task failed: {error}");
@@ -51,7 +157,8 @@ where
     T: Default + Send + 'static,
     F: FnOnce() -> T + Send + 'static,
 {
-    analysis(name, move || {
+    let uri = gate.uri.clone();
+    analysis_of(name, Some(&uri), Cancel::Close, move || {
         if gate.analysable() {
             work()
         } else {

@@ -316,6 +316,7 @@ impl LanguageServer for Server {
 
     async fn shutdown(&self) -> Result<()> {
         self.state.mark_shutdown();
+        super::dispatch::cancel_all();
         self.state.runs.stop_all();
         self.state.compiler.stop_all();
         Ok(())

@@ -19,7 +19,11 @@ pub(crate) fn handle(state: &Arc<State>, params: DidChangeTextDocumentParams) {
         state.documents.change(&uri, &edits, encoding, version)
     });
     match applied {
-        Ok(true) => diagnostics::schedule(state, uri),
+        Ok(true) => {
+            // A background check of the previous text is no longer wanted.
+            dispatch::cancel_changed(&uri);
+            diagnostics::schedule(state, uri)
+        }
         Ok(false) => eprintln!("ptx-lsp: didChange for {uri}, which is not open"),
         Err(_) => {
             // The document may be half-edited: drop it rather than serve

@@ -1,5 +1,5 @@
-//! `textDocument/didClose`: forgets the document, stops its runs and clears
-//! its diagnostics.
+//! `textDocument/didClose`: forgets the document, stops its runs, cancels its analyses in
+//! progress and clears its diagnostics.
 
 use std::sync::Arc;
 
@@ -12,6 +12,7 @@ pub(crate) async fn handle(state: &Arc<State>, params: DidCloseTextDocumentParam
     // Synchronously first, so that no later message sees the closed document.
     state.documents.close(&uri);
     state.runs.stop_document(&uri);
+    crate::lsp::dispatch::cancel_closed(&uri);
     state.compiler.forget(&uri);
     state.semantic_caches.remove(&uri);
     state.diagnostics.forget(&uri);

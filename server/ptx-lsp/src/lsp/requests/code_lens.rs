@@ -15,7 +15,7 @@
 
 use std::sync::Arc;
 
-use ptx_syntax::{FunctionKind, Parse, TextRange, TokenKind};
+use ptx_syntax::{FunctionKind, Parse, TextRange};
 use serde_json::{json, Value};
 use tower_lsp::jsonrpc::Result;
 use tower_lsp::lsp_types::{CodeLens, CodeLensParams, Command};
@@ -152,10 +152,9 @@ fn lenses(snapshot: &Snapshot, debug: bool) -> Vec<CodeLens> {
     let text = snapshot.text();
     let uri = snapshot.uri.to_string();
     let comments: Vec<(TextRange, &str)> = parse
-        .tokens()
+        .comments()
         .into_iter()
-        .filter(|t| t.kind == TokenKind::Comment)
-        .map(|t| (t.range.clone(), &text[t.range]))
+        .map(|range| (range.clone(), &text[range]))
         .filter(|(_, c)| c.trim_start_matches('/').trim_start().starts_with("@run"))
         .collect();
     let entries: Vec<_> = parse
