@@ -135,3 +135,31 @@ fn the_hover_layout_is_the_one_the_debugger_shows() {
     }
     assert!(compared >= 40, "{compared} matrices compared");
 }
+
+/// A `.16x32bx2` split offset past Tensor Memory's 512 columns has no
+/// layout (and costs nothing): the hover is the opcode's alone.
+#[test]
+fn a_split_offset_past_the_last_column_has_no_layout() {
+    for offset in ["512", "4294967295", "0x100000000", "0xffffffffffffffff"] {
+        let text = format!(
+            ".version 8.7\n.target sm_100a\n.address_size 64\n.visible .entry k()\n{{\n    .reg .b32 %r<2>, %t;\n    tcgen05.ld.sync.aligned.16x32bx2.x2.b32 {{%r0, %r1}}, [%t], {offset};\n    ret;\n}}\n"
+        );
+        let at = text.find("tcgen05").unwrap() + 1;
+        let h = hover(&Parse::new(&text), at, &HoverConfig::default()).unwrap();
+        assert_eq!(h.kind, HoverKind::Opcode);
+        assert!(
+            !h.markdown.contains("Fragment layout"),
+            "{offset}: {}",
+            h.markdown
+        );
+    }
+    // The last column is still one.
+    let text = ".version 8.7\n.target sm_100a\n.address_size 64\n.visible .entry k()\n{\n    .reg .b32 %r<2>, %t;\n    tcgen05.ld.sync.aligned.16x32bx2.x2.b32 {%r0, %r1}, [%t], 511;\n    ret;\n}\n";
+    let at = text.find("tcgen05").unwrap() + 1;
+    let h = hover(&Parse::new(text), at, &HoverConfig::default()).unwrap();
+    assert!(
+        h.markdown.contains("(columns 0..31 of 513 shown)"),
+        "{}",
+        h.markdown
+    );
+}

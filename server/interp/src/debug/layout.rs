@@ -132,6 +132,10 @@ fn fragments_of(
                 Some(s) if crate::tensor::has_split(op) => split(s),
                 _ => 0,
             };
+            // No layout for an offset past Tensor Memory's last column.
+            if offset as usize >= crate::tensor::COLUMNS {
+                return None;
+            }
             crate::tensor::fragments(op, offset)?
         }
         _ => return None,
@@ -208,7 +212,7 @@ pub fn instruction_layout(inst: &Instruction<'_>, warp: usize) -> Option<Vec<Mat
     }
     let op = crate::decode_op(mnemonic, &quals, dst.len(), &src).ok()?;
     let fragments = fragments_of(&op, &src, warp, |s| match s {
-        Src::Imm(v) => *v as u32,
+        Src::Imm(v) => u32::try_from(*v).unwrap_or(u32::MAX),
         _ => 0,
     })?;
     Some(matrices(fragments, &dst, &src, |r, h, f| {
