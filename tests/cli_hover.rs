@@ -107,6 +107,40 @@ fn hover_prints_markdown_for_opcodes_qualifiers_and_registers() {
     );
 }
 
+/// The opcode hover of a matrix instruction ends with its fragment layout,
+/// named with the instruction's own registers.
+#[test]
+fn hover_shows_the_fragment_layout_of_a_matrix_instruction() {
+    let dir = temp_dir("layout");
+    let file = sample(&dir);
+    let out = ptx_lsp(&dir, &["hover", &file, "10:4"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let layout = &text[text.find("**Fragment layout**").expect("a layout section")..];
+    assert!(
+        layout.contains("Tensor Memory tile: 16 lanes × 20 16-bit columns from the address\n"),
+        "{layout}"
+    );
+    let row0 = layout
+        .lines()
+        .find(|l| l.trim_start().starts_with("row 0 "))
+        .unwrap();
+    assert!(
+        row0.trim()
+            .starts_with("row 0  t0 %r3.lo  t0 %r3.hi  t0 %r4.lo  t0 %r4.hi  -"),
+        "{row0}"
+    );
+    // The split half starts 8 columns of 32 bits (16 of 16 bits) on.
+    assert!(row0.contains("t16 %r3.lo"), "{row0}");
+    // Not on an instruction that is not a matrix instruction.
+    let out = ptx_lsp(&dir, &["hover", &file, "9:4"]);
+    assert!(
+        !stdout(&out).contains("Fragment layout"),
+        "{}",
+        stdout(&out)
+    );
+}
+
 #[test]
 fn hover_exit_codes() {
     let dir = temp_dir("exit");

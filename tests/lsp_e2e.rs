@@ -420,6 +420,14 @@ fn hover_completion_and_signature_help() {
             .contains("mbarrier"),
         "{hover}"
     );
+    // A matrix instruction's hover ends with its fragment layout.
+    let hover = client.request("textDocument/hover", at(&uri, &text, "ldmatrix.sync", 0));
+    let value = hover["contents"]["value"].as_str().unwrap();
+    let layout = &value[value.find("**Fragment layout**").expect("a layout section")..];
+    assert!(
+        layout.contains("matrix 3: 8×8 .b16") && layout.contains("row 7  t28 %r16.lo"),
+        "{layout}"
+    );
     let hover = client.request("textDocument/hover", at(&uri, &text, "%r1, %tid.x", 0));
     assert!(
         hover["contents"]["value"]

@@ -3,7 +3,7 @@
 # workspace (unit, snapshot, corpus and end-to-end tests), the tree-sitter grammar's own
 # tests and the editor clients' tests. The tools those need are installed by the scripts
 # in tools/ when they are missing (tree-sitter CLI into ~/.cargo/bin; NVIDIA's ptxas,
-# nvdisasm and cuobjdump from PyPI, Neovim and
+# nvdisasm and cuobjdump from PyPI, Neovim, nvim-dap (a git clone) and
 # code-server into ~/.cache; Debian's chromium, emacs and elpa-eglot with apt-get).
 # The tests that compare the project with a copy of the PTX ISA document are not part of
 # this run: tests/spec-tests.sh runs them, given the document's folder in PTX_ISA_DIR.
@@ -29,12 +29,14 @@ cargo build -q -p ptx-lsp
 echo "== inline asm of real CUDA headers (downloaded from PyPI into ~/.cache)"
 bash tests/real-headers.sh "$server"
 
-echo "== editors/nvim: tree-sitter parser, headless client test and the debug adapter from Neovim"
+echo "== editors/nvim: tree-sitter parser, headless client test and the debug adapter from Neovim and nvim-dap"
 # No skip: a missing Neovim or C compiler fails the run.
 nvim_bin=$(bash tools/install-nvim.sh)
 bash editors/nvim/build-parser.sh >/dev/null
 PTX_LSP_PATH="$server" "$nvim_bin" --headless -u NONE -l editors/nvim/test/test.lua
 PTX_LSP_PATH="$server" "$nvim_bin" --headless -u NONE -l editors/nvim/test/dap.lua
+nvim_dap=$(bash tools/install-nvim-dap.sh)
+PTX_LSP_PATH="$server" NVIM_DAP="$nvim_dap" "$nvim_bin" --headless -u NONE -l editors/nvim/test/nvim_dap.lua
 
 echo "== editors/emacs: Eglot client test (Debian's emacs and elpa-eglot)"
 bash tools/install-debian.sh emacs-nox elpa-eglot

@@ -7,6 +7,7 @@
 //! same item follow under a rule.
 
 pub mod descriptions;
+mod layout;
 pub(crate) mod render;
 pub mod symbols;
 
@@ -87,6 +88,8 @@ enum Site<'a> {
         index: usize,
         /// The instruction's operands as written, joined with `, ` (empty where unknown).
         operands: String,
+        /// The instruction, where the tree has one.
+        instruction: Option<Instruction<'a>>,
     },
     /// A register or special register name used somewhere (with its component, if any).
     Register {
@@ -225,6 +228,7 @@ fn locate_instruction<'a>(i: Instruction<'a>, offset: usize) -> Option<Site<'a>>
             parts,
             index,
             operands: operands.join(", "),
+            instruction: Some(i),
         });
     }
     let operand = i
@@ -341,6 +345,7 @@ fn locate_text<'a>(parse: &Parse, module: &Module<'a>, offset: usize) -> Option<
                 parts,
                 index,
                 operands: String::new(),
+                instruction: None,
             })
         }
         ContextKind::Operand { .. } => Some(Site::Identifier { token, at: offset }),
@@ -355,6 +360,7 @@ fn render_site(module: &Module<'_>, site: &Site<'_>, facts: &ModuleFacts) -> Opt
             parts,
             index,
             operands,
+            instruction,
         } => {
             // The parts joined: blanks may stand before a qualifier (`mov .s32`).
             let name: String = parts.iter().map(|p| p.text).collect();
@@ -382,6 +388,12 @@ fn render_site(module: &Module<'_>, site: &Site<'_>, facts: &ModuleFacts) -> Opt
                     )
                 }
             };
+            let mut markdown = markdown;
+            if kind == HoverKind::Opcode {
+                if let Some(layout) = instruction.as_ref().and_then(layout::fragment_layout) {
+                    markdown.push_str(&layout);
+                }
+            }
             Some(HoverResult {
                 range,
                 kind,

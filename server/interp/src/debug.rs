@@ -27,7 +27,7 @@ use crate::softfloat;
 use crate::{KernelOptions, RunError, SnippetOptions};
 
 pub use data::{Access, DataBreakpointSpec, DataInfo};
-pub use layout::{cell_text, CellView, LayoutView, MatrixView};
+pub use layout::{cell_text, instruction_layout, CellView, LayoutView, MatrixView};
 pub(crate) use layout::{Fragment, Holder, Place};
 
 /// A program and launch ready to be debugged; each [`Session`] started from

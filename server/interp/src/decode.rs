@@ -1401,7 +1401,7 @@ fn flatten<'a>(statements: &[Statement<'a>], out: &mut Vec<Statement<'a>>) {
 }
 
 /// How many leading operands are destinations.
-fn destination_count(mnemonic: &str, quals: &Quals) -> usize {
+pub(crate) fn destination_count(mnemonic: &str, quals: &Quals) -> usize {
     match mnemonic {
         "bar" | "barrier" => usize::from(quals.has("red")),
         "st" | "sust" | "sured" | "red" | "bra" | "ret" | "exit" | "membar" | "fence" | "trap"

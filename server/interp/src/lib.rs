@@ -41,9 +41,9 @@ mod wmma;
 use ptx_syntax::TextRange;
 
 pub use debug::{
-    cell_text, Access, BreakpointSpec, BreakpointState, CellView, DataBreakpointSpec, DataInfo,
-    DebugTarget, Evaluated, FrameView, LayoutView, MatrixView, Outcome, RegView, Resume, Resumed,
-    Session, StopReason, WarpView,
+    cell_text, instruction_layout, Access, BreakpointSpec, BreakpointState, CellView,
+    DataBreakpointSpec, DataInfo, DebugTarget, Evaluated, FrameView, LayoutView, MatrixView,
+    Outcome, RegView, Resume, Resumed, Session, StopReason, WarpView,
 };
 pub use memory::MAX_SHARED_PER_CTA;
 pub use run::{

@@ -17,7 +17,7 @@ use crate::ir::{Dst, Inst, Quals, Space, Src, Ty};
 use crate::{need, Op};
 
 const LANES: usize = 128;
-const COLUMNS: usize = 512;
+pub(crate) const COLUMNS: usize = 512;
 
 /// One CTA's Tensor Memory and its allocations.
 #[derive(Debug, Clone, Default)]
@@ -230,7 +230,16 @@ pub fn element(shape: Shape, t: u32, r: u32, split: u32) -> (u32, u32) {
         Shape::S16x64b => (t / 4 + 8 * (t % 2), 2 * r + (t / 2) % 2),
         Shape::S16x128b => (t / 4 + 8 * (r % 2), 4 * (r / 2) + t % 4),
         Shape::S16x256b => (t / 4 + 8 * ((r / 2) % 2), 8 * (r / 4) + 2 * (t % 4) + r % 2),
-        Shape::S16x32bx2 => (t % 16, r + if t >= 16 { split } else { 0 }),
+        // An offset past the last column faults as unallocated; clamped so
+        // that the column arithmetic cannot overflow.
+        Shape::S16x32bx2 => (
+            t % 16,
+            r + if t >= 16 {
+                split.min(COLUMNS as u32)
+            } else {
+                0
+            },
+        ),
     }
 }
 

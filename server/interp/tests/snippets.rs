@@ -145,6 +145,26 @@ fn unallocated_tensor_memory_is_a_fault() {
     assert_eq!(error.range, Some(15..text.len() - 1));
 }
 
+/// A `.16x32bx2` split offset past the last column reaches columns that
+/// are not allocated: a fault, for every offset up to the largest.
+#[test]
+fn a_split_offset_past_the_last_column_is_a_fault() {
+    for offset in ["512", "0xffffffff"] {
+        let text = format!(
+            ".shared .b32 slot;\n.reg .b32 %r<2>, %t, %a;\nmov.u32 %a, slot;\ntcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%a], 32;\nld.shared.b32 %t, [slot];\ntcgen05.ld.sync.aligned.16x32bx2.x2.pack::16b.b32 {{%r0, %r1}}, [%t], {offset};\n"
+        );
+        let options = SnippetOptions {
+            threads: 32,
+            ..SnippetOptions::default()
+        };
+        let error = run_snippet(&Parse::new(&text), &options).unwrap_err();
+        assert!(
+            error.message.contains("not allocated"),
+            "{offset}: {error:?}"
+        );
+    }
+}
+
 #[test]
 fn per_line_values_follow_the_selected_thread() {
     let text = ".reg .b32 %r<3>;\n.reg .pred %p;\nmov.u32 %r0, %tid.x;\nmov.u32 %r1, 0;\nL:\nadd.u32 %r1, %r1, %r0;\nadd.u32 %r2, %r2, 1;\nsetp.lt.u32 %p, %r2, 4;\n@%p bra L;\n";

@@ -4,7 +4,9 @@
 // language mode, the Problems panel, a hover, target-filtered completion, a
 // quick fix, the register-count inlay hint, formatting, and the values of a
 // "Run" code lens, a debug session started from the "Debug" lens (stopped at a
-// breakpoint: the warps, the registers, a step); and, in a CUDA file, the PTX
+// breakpoint: the warps, the registers, a step), the Tensor Memory scope of a
+// tcgen05 kernel, the fragment layout of an mma (in the debugger and in its
+// hover) and a data breakpoint's stop; and, in a CUDA file, the PTX
 // inside an `asm()` statement:
 // its diagnostic in the Problems panel (and nothing on the C++ around it),
 // hovers on a qualifier, an opcode and an operand placeholder, and a quick fix
@@ -14,7 +16,8 @@
 //   node test/e2e/vscode.e2e.js
 // Environment: PTX_VSIX (the .vsix to install; required), CODE_SERVER (the
 // code-server launcher; required), CHROMIUM (default /usr/bin/chromium),
-// E2E_ARTIFACTS (default ../../target/vscode-e2e). No environment variable or
+// E2E_ARTIFACTS (default ../../target/vscode-e2e), E2E_ONLY (a comma-separated
+// list of check functions to run; default all). No environment variable or
 // setting tells the extension where the server is: it must find the binary
 // bundled in the .vsix.
 
@@ -35,6 +38,9 @@ const codeServer = requiredEnv("CODE_SERVER");
 const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 const artifacts = path.resolve(process.env.E2E_ARTIFACTS || path.join(here, "..", "..", "..", "..", "target", "vscode-e2e"));
 const STEP_TIMEOUT = 60_000;
+// E2E_ONLY=checkDebug,checkHover runs only those checks (while working on them).
+const only = (process.env.E2E_ONLY || "").split(",").filter(Boolean);
+const wanted = (check) => only.length === 0 || only.includes(check);
 
 function requiredEnv(name) {
   const value = process.env[name];
@@ -295,17 +301,20 @@ async function main() {
     await page.locator(".monaco-workbench").click({ position: { x: 700, y: 450 } });
     await screenshot(page, "workbench");
 
-    await checkCudaAttach(page, userData);
-    await checkInlineAsm(page, workspace);
-    await checkLanguageAndProblems(page);
-    await checkHover(page);
-    await checkInlayHint(page);
-    await checkQuickFix(page, workspace);
-    await checkFormatting(page, workspace);
-    await checkCompletion(page);
-    await checkRun(page, userData);
-    await checkCompilerView(page);
-    await checkDebug(page);
+    if (wanted("checkCudaAttach")) await checkCudaAttach(page, userData);
+    if (wanted("checkInlineAsm")) await checkInlineAsm(page, workspace);
+    if (wanted("checkLanguageAndProblems")) await checkLanguageAndProblems(page);
+    if (wanted("checkHover")) await checkHover(page);
+    if (wanted("checkInlayHint")) await checkInlayHint(page);
+    if (wanted("checkQuickFix")) await checkQuickFix(page, workspace);
+    if (wanted("checkFormatting")) await checkFormatting(page, workspace);
+    if (wanted("checkCompletion")) await checkCompletion(page);
+    if (wanted("checkRun")) await checkRun(page, userData);
+    if (wanted("checkCompilerView")) await checkCompilerView(page);
+    if (wanted("checkDebug")) await checkDebug(page);
+    if (wanted("checkDebugTensorMemory")) await checkDebugTensorMemory(page);
+    if (wanted("checkDebugFragmentLayout")) await checkDebugFragmentLayout(page);
+    if (wanted("checkDebugDataBreakpoint")) await checkDebugDataBreakpoint(page);
     console.log("vscode e2e: all checks passed");
   } catch (error) {
     if (browser) {
@@ -629,6 +638,205 @@ async function checkDebug(page) {
   await poll("the launch's summary in the Debug Console", async () =>
     (await page.locator(".repl").first().innerText()).includes("the launch finished"));
   await screenshot(page, "debug-ended");
+}
+
+/** Waits until the debug session has ended (the debug toolbar is gone). */
+async function waitForSessionEnd(page) {
+  await poll("the end of the debug session", async () =>
+    (await page.locator(".debug-toolbar").count()) === 0 || !(await page.locator(".debug-toolbar").first().isVisible()));
+}
+
+/**
+ * Sets a breakpoint on `line` of `file`, starts the file's "Debug" lens and
+ * waits for the stop on that line in warp 0; returns the call stack and the
+ * Variables view.
+ */
+async function debugToLine(page, file, line) {
+  await roomForVariables(page);
+  await openFile(page, file);
+  await goTo(page, line, 5);
+  await runCommand(page, "Debug: Toggle Breakpoint");
+  const lens = page.locator(".codelens-decoration a", { hasText: "Debug" }).first();
+  await lens.waitFor({ state: "visible" });
+  await lens.click();
+  const callStack = page.locator(".debug-call-stack").first();
+  const stackText = async () => (await callStack.innerText()).replace(/\u00a0/g, " ");
+  // With one warp the call stack lists its frames; with several, under a
+  // row per warp (warp 0's opened here).
+  const thread = callStack.locator(".monaco-list-row", { hasText: /warp 0/i }).first();
+  await poll(`the stop on line ${line}`, async () => {
+    if ((await stackText()).includes(`${line}:1`)) return true;
+    if ((await thread.count()) > 0 && (await thread.getAttribute("aria-expanded")) === "false") {
+      await thread.locator(".monaco-tl-twistie").first().click();
+    }
+    return false;
+  });
+  await page.locator(".debug-top-stack-frame-line").first().waitFor({ state: "attached" });
+  // The Watch view folded: its height goes to the Variables view.
+  const watch = page.locator(".pane-header", { hasText: /^Watch/ });
+  if ((await watch.count()) > 0 && (await watch.first().getAttribute("aria-expanded")) === "true") {
+    await watch.first().click();
+  }
+  return { callStack, stackText, variables: page.locator(".debug-variables").first() };
+}
+
+/**
+ * Room for the debugger's views: a taller window and a side bar 700 pixels
+ * wide (dragged by its edge), so that an opened scope's rows are on screen
+ * (the Variables tree draws only the rows in view) and their values whole.
+ */
+async function roomForVariables(page) {
+  await page.setViewportSize({ width: 1600, height: 1400 });
+  const sidebar = page.locator('[id="workbench.parts.sidebar"]');
+  await sidebar.waitFor({ state: "visible" });
+  const box = await sidebar.boundingBox();
+  if (box.width < 650) {
+    const y = box.y + box.height / 2;
+    await page.mouse.move(box.x + box.width + 1, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 700, y, { steps: 10 });
+    await page.mouse.up();
+  }
+}
+
+/**
+ * Folds a tree row that the workbench opens by itself (the first scope, a
+ * moment after the stop) once it is open.
+ */
+async function collapse(row) {
+  await poll("the workbench to open the row", async () =>
+    (await row.count()) > 0 && (await row.first().getAttribute("aria-expanded")) === "true", 3_000).catch(() => {});
+  if ((await row.count()) > 0 && (await row.first().getAttribute("aria-expanded")) === "true") {
+    await row.first().locator(".monaco-tl-twistie").first().click();
+    await poll("the row to fold", async () => (await row.first().getAttribute("aria-expanded")) === "false");
+  }
+}
+
+/**
+ * Scrolls the Variables view down (the mouse wheel over it) until `row` is
+ * drawn: the tree draws only the rows in view. Returns the row.
+ */
+async function reveal(page, view, row) {
+  for (let i = 0; ; i++) {
+    if ((await row.count()) > 0 && (await row.first().isVisible())) return row.first();
+    if (i === 40) throw new Error(`no row ${row} in the Variables view`);
+    const box = await view.boundingBox();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel(0, 120);
+    await page.waitForTimeout(100);
+  }
+}
+
+/** Removes the breakpoint on `line` of the open file and ends the session. */
+async function stopDebugging(page, line) {
+  await goTo(page, line, 5);
+  await runCommand(page, "Debug: Toggle Breakpoint");
+  await runCommand(page, "Debug: Stop");
+  await waitForSessionEnd(page);
+}
+
+/** The Variables view's text, with the editor's non-breaking spaces as spaces. */
+async function variablesText(variables) {
+  return (await variables.innerText()).replace(/\u00a0/g, " ");
+}
+
+// A tcgen05 kernel (sm_100a) stopped after its `tcgen05.ld`: the Tensor
+// Memory scope lists the allocated columns, and each Tensor Memory lane the
+// words `tcgen05.st` wrote there (lane 5: 105 and 10, in hex).
+async function checkDebugTensorMemory(page) {
+  console.log("check: the Tensor Memory scope of a stopped tcgen05 kernel");
+  const { variables } = await debugToLine(page, "debug_tmem.ptx", 20);
+  await collapse(variables.locator(".monaco-list-row", { hasText: "Registers (lane 0)" }));
+  const rows = (text) => variables.locator(".monaco-list-row", { hasText: text });
+  await expand(await reveal(page, variables, rows("Tensor Memory")));
+  await poll("the allocated columns", async () => (await variablesText(variables)).includes("128 lanes × 32 columns of 32 bits"));
+  await expand(await reveal(page, variables, rows("columns 0..31")));
+  const lane5 = await reveal(page, variables, rows(/^lane 5\b/));
+  await poll("the words of Tensor Memory lane 5", async () =>
+    (await lane5.innerText()).replace(/\u00a0/g, " ").includes("[0x00000069, 0x0000000a, 0x00000000"));
+  // Lane 5's columns, each word with its typed views.
+  await expand(lane5);
+  await reveal(page, variables, rows(/^column 1\b/));
+  await poll("column 1 of lane 5", async () => /column 1\b[\s\S]*0x0000000a/.test(await variablesText(variables)));
+  await screenshot(page, "debug-tensor-memory");
+  await stopDebugging(page, 20);
+}
+
+// An `mma` (m16n8k16, f16 inputs, f32 accumulators) stopped just after it:
+// the "Fragment layout" scope shows each matrix row by row, each element
+// with its value and the lane and register that hold it. The hover on the
+// instruction shows the same grid of lanes and registers without running.
+async function checkDebugFragmentLayout(page) {
+  console.log("check: the fragment layout of an mma, in the debugger and in the hover");
+  const { variables } = await debugToLine(page, "debug_mma.ptx", 27);
+  await collapse(variables.locator(".monaco-list-row", { hasText: "Registers (lane 0)" }));
+  const rows = (text) => variables.locator(".monaco-list-row", { hasText: text });
+  await expand(await reveal(page, variables, rows("Fragment layout (line 26)")));
+  await poll("the matrices of the mma", async () => {
+    const text = await variablesText(variables);
+    return text.includes("A: 16×16 .f16") && text.includes("D: 16×8 .f32");
+  });
+  await expand(await reveal(page, variables, rows(/^D: 16×8/)));
+  // D's last row: which lane and register hold each element, and its value.
+  await expand(await reveal(page, variables, rows(/^row 15/)));
+  await reveal(page, variables, rows(/^col 7/));
+  await poll("the holders of D's row 15", async () => (await variablesText(variables)).includes("(lane 28 %d2)"));
+  await screenshot(page, "debug-fragment-layout");
+  await stopDebugging(page, 27);
+
+  await hoverAt(page, 26, 6, "the fragment layout in the hover of mma", (text) =>
+    text.includes("Fragment layout") && text.includes("t0 %a0.lo") && text.includes("t31 %d3"));
+  // Scroll the hover to its end, where the grids are (the mouse wheel over it).
+  const hover = page.locator(".monaco-hover:not(.hidden)").first();
+  const box = await hover.boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  // The last grid's last row in view: its box inside the hover's.
+  const last = hover.getByText(/row\s+15/).last();
+  await poll("the end of the hover in view", async () => {
+    await page.mouse.wheel(0, 400);
+    const outer = await hover.boundingBox({ timeout: 1_000 });
+    const inner = await last.boundingBox({ timeout: 1_000 });
+    return inner && inner.y + inner.height <= outer.y + outer.height + 2;
+  });
+  await screenshot(page, "hover-fragment-layout");
+  await page.keyboard.press("Escape");
+}
+
+// A data breakpoint from the Variables view: stopped before the kernel
+// stores, "Break on Value Change" on element [5] of the global buffer; the
+// launch then stops right after the store that changed it, and says which
+// line, warp and lane wrote what.
+async function checkDebugDataBreakpoint(page) {
+  console.log("check: a data breakpoint on a buffer element stops after the write");
+  const { stackText, variables } = await debugToLine(page, "debug_kernel.ptx", 17);
+  await collapse(variables.locator(".monaco-list-row", { hasText: "Registers (lane 0)" }));
+  // The line breakpoint goes: only the data breakpoint should stop the launch.
+  await goTo(page, 17, 5);
+  await runCommand(page, "Debug: Toggle Breakpoint");
+  const rows = (text) => variables.locator(".monaco-list-row", { hasText: text });
+  await expand(await reveal(page, variables, rows("Global buffers")));
+  await expand(await reveal(page, variables, rows(/^buf/)));
+  const element = await reveal(page, variables, rows(/^\[5\]/));
+  await retry("Break on Value Change", page, async () => {
+    await element.click({ button: "right" });
+    const item = page.getByRole("menuitem", { name: "Break on Value Change" }).first();
+    await item.waitFor({ state: "visible", timeout: ATTEMPT_TIMEOUT });
+    await item.click();
+  });
+  const breakpoints = page.locator(".debug-breakpoints").first();
+  await poll("the data breakpoint in the Breakpoints view", async () => (await breakpoints.innerText()).includes("buf[5]"));
+  await runCommand(page, "Debug: Continue");
+  // The stop is on the line after the store, and says what the store did
+  // (the call stack shows the description in capitals).
+  await poll("the stop after the store to buf[5]", async () => (await stackText()).includes("23:1"));
+  await poll("what the store wrote, in the stop's description", async () =>
+    (await stackText()).toLowerCase().includes("buf[5] written by line 22 (cta (0,0,0) warp 0 lane 5): 0 → 10"));
+  await poll("the same in the Debug Console", async () =>
+    (await page.locator(".repl").first().innerText()).includes("buf[5] written by line 22 (cta (0,0,0) warp 0 lane 5): 0 → 10"));
+  await screenshot(page, "debug-data-breakpoint");
+  await runCommand(page, "Debug: Stop");
+  await waitForSessionEnd(page);
+  await page.setViewportSize({ width: 1400, height: 900 });
 }
 
 // The compiler view (ptxas and nvdisasm installed by tools/install-cuda-tool.sh, found in

@@ -7,7 +7,10 @@
 //! module lists its operands' holders from the same functions its `exec`
 //! uses, so the picture cannot drift from the semantics.
 
-use crate::ir::{mask, Dst, Src, Ty};
+use ptx_syntax::{Instruction, Operand, OperandKind};
+
+use crate::decode::{destination_count, parse_int};
+use crate::ir::{mask, Address, Dst, Quals, Src, Ty};
 use crate::Op;
 
 use super::{format_as, Session};
@@ -110,29 +113,174 @@ fn elements_src(src: Option<&Src>) -> Vec<Option<u32>> {
         .collect()
 }
 
+/// The fragments of a decoded matrix instruction for warp `w` (of its
+/// warpgroup, for `wgmma`); `split` reads the `.16x32bx2` split offset
+/// operand of `tcgen05.ld`/`st`. `None` when `op` is not a matrix
+/// instruction.
+fn fragments_of(
+    op: &Op,
+    src: &[Src],
+    w: usize,
+    split: impl Fn(&Src) -> u32,
+) -> Option<Vec<Fragment>> {
+    let fragments = match op {
+        Op::Matrix(op) => crate::matrix::fragments(op),
+        Op::Wmma(op) => crate::wmma::fragments(op),
+        Op::Wgmma(op) => crate::warpgroup::fragments(op, w)?,
+        Op::Tensor(op) => {
+            let offset = match src.get(1) {
+                Some(s) if crate::tensor::has_split(op) => split(s),
+                _ => 0,
+            };
+            // No layout for an offset past Tensor Memory's last column.
+            if offset as usize >= crate::tensor::COLUMNS {
+                return None;
+            }
+            crate::tensor::fragments(op, offset)?
+        }
+        _ => return None,
+    };
+    (!fragments.is_empty()).then_some(fragments)
+}
+
+/// The matrices of `fragments`, each element's holder named and valued by
+/// `cell(register id, holder, fragment)`.
+fn matrices(
+    fragments: Vec<Fragment>,
+    dst: &[Dst],
+    src: &[Src],
+    cell: impl Fn(u32, &Holder, &Fragment) -> (String, String),
+) -> Vec<MatrixView> {
+    let mut matrices = Vec::new();
+    for f in fragments {
+        let regs = match f.place {
+            Place::Dst(i) => elements_dst(dst.get(i)),
+            Place::Src(i) => elements_src(src.get(i)),
+        };
+        let mut cells = vec![vec![Vec::new(); f.cols]; f.rows];
+        for h in &f.holders {
+            let Some(slot) = cells.get_mut(h.row).and_then(|r| r.get_mut(h.col)) else {
+                continue;
+            };
+            let (register, value) = match regs.get(h.reg).copied().flatten() {
+                Some(r) => cell(r, h, &f),
+                None => (format!("operand {}", h.reg), "?".into()),
+            };
+            slot.push(CellView {
+                lane: h.lane,
+                register,
+                value,
+            });
+        }
+        matrices.push(MatrixView {
+            name: f.name,
+            first_row: f.first_row,
+            first_col: f.first_col,
+            cells,
+        });
+    }
+    matrices
+}
+
+/// The fragment layout of a matrix instruction as written, without running
+/// anything: for each matrix operand, which lane's register (named as the
+/// instruction names it, with the part) holds each element. The same
+/// mapping the interpreter executes with; `warp` picks the warp of a
+/// warpgroup for `wgmma` (it holds rows `16·warp` to `16·warp + 15`). The
+/// cells' values are empty. `None` when the instruction is not a matrix
+/// instruction the interpreter models (or not a complete one).
+pub fn instruction_layout(inst: &Instruction<'_>, warp: usize) -> Option<Vec<MatrixView>> {
+    let mnemonic = inst.mnemonic()?.text;
+    if !matches!(
+        mnemonic,
+        "mma" | "wmma" | "wgmma" | "ldmatrix" | "stmatrix" | "movmatrix" | "tcgen05"
+    ) || inst.has_error()
+    {
+        return None;
+    }
+    let quals = Quals::new(inst.qualifiers().iter().map(|q| q.text));
+    let n_dst = destination_count(mnemonic, &quals);
+    let mut names = Vec::new();
+    let mut dst = Vec::new();
+    let mut src = Vec::new();
+    for (index, operand) in inst.operands().iter().enumerate() {
+        if index < n_dst {
+            dst.push(static_dst(operand, &mut names)?);
+        } else {
+            src.push(static_src(operand, &mut names));
+        }
+    }
+    let op = crate::decode_op(mnemonic, &quals, dst.len(), &src).ok()?;
+    let fragments = fragments_of(&op, &src, warp, |s| match s {
+        Src::Imm(v) => u32::try_from(*v).unwrap_or(u32::MAX),
+        _ => 0,
+    })?;
+    Some(matrices(fragments, &dst, &src, |r, h, f| {
+        (
+            format!("{}{}", names[r as usize], part_name(h.part, f.bits)),
+            String::new(),
+        )
+    }))
+}
+
+/// A register as a fresh id with its name.
+fn static_reg(text: &str, names: &mut Vec<String>) -> u32 {
+    names.push(text.to_string());
+    names.len() as u32 - 1
+}
+
+fn static_dst(operand: &Operand<'_>, names: &mut Vec<String>) -> Option<Dst> {
+    Some(match operand.kind() {
+        OperandKind::Register(_) | OperandKind::Identifier(_) | OperandKind::Component { .. } => {
+            Dst::Reg(static_reg(operand.text(), names))
+        }
+        OperandKind::Vector => Dst::Vector(
+            operand
+                .elements()
+                .iter()
+                .map(|e| static_dst(e, names))
+                .collect::<Option<_>>()?,
+        ),
+        OperandKind::Sink => Dst::Sink,
+        _ => return None,
+    })
+}
+
+/// A source as the decoder's operand kinds see it: registers, vectors,
+/// addresses and immediates (constants it cannot read count as 0).
+fn static_src(operand: &Operand<'_>, names: &mut Vec<String>) -> Src {
+    match operand.kind() {
+        OperandKind::Register(_) | OperandKind::Identifier(_) | OperandKind::Component { .. } => {
+            Src::Reg(static_reg(operand.text(), names))
+        }
+        OperandKind::Negated => Src::NotReg(static_reg(operand.text(), names)),
+        OperandKind::Vector => Src::Vector(
+            operand
+                .elements()
+                .iter()
+                .map(|e| static_src(e, names))
+                .collect(),
+        ),
+        OperandKind::Address { .. } => Src::Addr(Address {
+            base: None,
+            offset: 0,
+        }),
+        OperandKind::Integer(text) => Src::Imm(parse_int(text).unwrap_or(0)),
+        OperandKind::Sink => Src::Sink,
+        _ => Src::Imm(0),
+    }
+}
+
 impl Session<'_> {
     /// The fragments of the instruction at `pc`, if it is a matrix instruction.
     fn fragments(&self, w: usize, pc: u32) -> Option<Vec<Fragment>> {
         let inst = self.m.prog.insts.get(pc as usize)?;
-        let fragments = match &inst.op {
-            Op::Matrix(op) => crate::matrix::fragments(op),
-            Op::Wmma(op) => crate::wmma::fragments(op),
-            Op::Wgmma(op) => crate::warpgroup::fragments(op, w)?,
-            Op::Tensor(op) => {
-                // The `.16x32bx2` split offset is an operand: read it as the
-                // instruction does (first lane).
-                let split = match inst.src.get(1) {
-                    Some(s) if crate::tensor::has_split(op) => {
-                        let first = self.m.warps[w].valid.trailing_zeros().min(31);
-                        self.m.read_lane(w, s, first) as u32
-                    }
-                    _ => 0,
-                };
-                crate::tensor::fragments(op, split)?
-            }
-            _ => return None,
-        };
-        (!fragments.is_empty()).then_some(fragments)
+        // The `.16x32bx2` split offset is an operand: read it as the
+        // instruction does (first lane).
+        fragments_of(&inst.op, &inst.src, w, |s| {
+            let first = self.m.warps[w].valid.trailing_zeros().min(31);
+            self.m.read_lane(w, s, first) as u32
+        })
     }
 
     /// The layout of the matrix instruction at `pc` for warp `w`, with the
@@ -145,45 +293,18 @@ impl Session<'_> {
         let fragments = self.fragments(w, pc)?;
         let prog = self.m.prog;
         let inst = &prog.insts[pc as usize];
-        let mut matrices = Vec::new();
-        for f in fragments {
-            let regs = match f.place {
-                Place::Dst(i) => elements_dst(inst.dst.get(i)),
-                Place::Src(i) => elements_src(inst.src.get(i)),
-            };
-            let mut cells = vec![vec![Vec::new(); f.cols]; f.rows];
-            for h in &f.holders {
-                let Some(cell) = cells.get_mut(h.row).and_then(|r| r.get_mut(h.col)) else {
-                    continue;
-                };
-                let (register, value) = match regs.get(h.reg).copied().flatten() {
-                    Some(r) => {
-                        let bits = self.m.warps[w].regs[r as usize * 32 + h.lane as usize];
-                        let element = bits >> (h.part * f.bits).min(63) & mask(f.bits);
-                        (
-                            format!(
-                                "{}{}",
-                                prog.regs[r as usize].name,
-                                part_name(h.part, f.bits)
-                            ),
-                            format_as(element, f.ty),
-                        )
-                    }
-                    None => (format!("operand {}", h.reg), "?".into()),
-                };
-                cell.push(CellView {
-                    lane: h.lane,
-                    register,
-                    value,
-                });
-            }
-            matrices.push(MatrixView {
-                name: f.name,
-                first_row: f.first_row,
-                first_col: f.first_col,
-                cells,
-            });
-        }
+        let matrices = matrices(fragments, &inst.dst, &inst.src, |r, h, f| {
+            let bits = self.m.warps[w].regs[r as usize * 32 + h.lane as usize];
+            let element = bits >> (h.part * f.bits).min(63) & mask(f.bits);
+            (
+                format!(
+                    "{}{}",
+                    prog.regs[r as usize].name,
+                    part_name(h.part, f.bits)
+                ),
+                format_as(element, f.ty),
+            )
+        });
         let text = self.target.source.get(inst.range.clone()).unwrap_or("");
         Some(LayoutView {
             pc,
@@ -211,29 +332,49 @@ impl LayoutView {
         let mut out = format!("line {}: {}\n", self.line, self.instruction);
         for m in &self.matrices {
             out.push_str(&format!("{}\n", m.name));
-            let width = m
-                .cells
-                .iter()
-                .flatten()
-                .map(|c| cell_text(c).chars().count())
-                .max()
-                .unwrap_or(1);
-            let mut line = format!("{:>8} ", "");
-            for c in 0..m.cells.first().map_or(0, Vec::len) {
-                line.push_str(&format!(" {:<width$}", format!("col {}", m.first_col + c)));
+            out.push_str(&m.grid(usize::MAX, usize::MAX));
+        }
+        out
+    }
+}
+
+impl MatrixView {
+    /// The first `max_rows` rows and `max_cols` columns as a text grid of
+    /// `tLANE REGISTER` cells under `col N` headings, each row after
+    /// `row N`.
+    pub fn grid(&self, max_rows: usize, max_cols: usize) -> String {
+        let rows = &self.cells[..self.cells.len().min(max_rows)];
+        let cols = self.cells.first().map_or(0, Vec::len).min(max_cols);
+        let width = rows
+            .iter()
+            .flat_map(|r| &r[..cols])
+            .map(|c| cell_text(c).chars().count())
+            .max()
+            .unwrap_or(1);
+        let mut out = String::new();
+        let mut line = format!("{:>8} ", "");
+        for c in 0..cols {
+            line.push_str(&format!(
+                " {:<width$}",
+                format!("col {}", self.first_col + c)
+            ));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+        for (r, row) in rows.iter().enumerate() {
+            let mut line = format!("{:>8} ", format!("row {}", self.first_row + r));
+            for cell in &row[..cols] {
+                line.push_str(&format!(" {:<width$}", cell_text(cell)));
             }
             out.push_str(line.trim_end());
             out.push('\n');
-            for (r, row) in m.cells.iter().enumerate() {
-                let mut line = format!("{:>8} ", format!("row {}", m.first_row + r));
-                for cell in row {
-                    line.push_str(&format!(" {:<width$}", cell_text(cell)));
-                }
-                out.push_str(line.trim_end());
-                out.push('\n');
-            }
         }
         out
+    }
+
+    /// Rows and columns of the matrix (or the part of it shown).
+    pub fn size(&self) -> (usize, usize) {
+        (self.cells.len(), self.cells.first().map_or(0, Vec::len))
     }
 }
 
