@@ -347,3 +347,16 @@ fn clusters_and_tensor_copies_agree_with_the_gpu() {
     assert!(runs >= 43, "only {runs} launches");
     expect_test::expect_file!["../fixtures/cluster_kernels.expected"].assert_eq(&report);
 }
+
+/// Hopper kernels nobody here wrote by hand (`tests/interp/hopper_fixtures.py`
+/// and `tests/interp/kernels/cutlass_gemm.cu`): two CUTLASS 3.x warp-specialized
+/// GEMMs (TMA loads with multicast in clusters of two, wgmma, TMA epilogues,
+/// persistent tile schedulers, the cooperative and ping-pong schedules), their
+/// parameters a struct holding CUTLASS's own tensor maps, and Triton's
+/// FlashAttention-style forward kernel for sm_90a.
+#[test]
+fn hopper_gemms_and_attention_agree_with_the_gpu() {
+    let (report, runs) = report("hopper_kernels.jsonl.zz");
+    assert!(runs >= 4, "only {runs} launches");
+    expect_test::expect_file!["../fixtures/hopper_kernels.expected"].assert_eq(&report);
+}
