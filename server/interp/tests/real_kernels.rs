@@ -360,3 +360,15 @@ fn hopper_gemms_and_attention_agree_with_the_gpu() {
     assert!(runs >= 4, "only {runs} launches");
     expect_test::expect_file!["../fixtures/hopper_kernels.expected"].assert_eq(&report);
 }
+
+/// Sparse `wgmma.mma_async.sp` on the H100 (`tests/interp/wgmma_sp_fixtures.py`):
+/// probes with an identity B that show where the metadata puts each packed
+/// element (16-bit, tf32 and 8-bit types, A from registers and descriptors,
+/// both selectors), and random values of every type pair with negation,
+/// scale-d and accumulators.
+#[test]
+fn sparse_wgmma_agrees_with_the_gpu() {
+    let (report, runs) = report("wgmma_sp_kernels.jsonl.zz");
+    assert!(runs >= 60, "only {runs} sparse wgmma launches");
+    expect_test::expect_file!["../fixtures/wgmma_sp_kernels.expected"].assert_eq(&report);
+}
