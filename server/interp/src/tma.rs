@@ -82,7 +82,9 @@ impl ElemType {
 }
 
 /// The parameters of `cuTensorMapEncodeTiled` that the interpreter models:
-/// `tmap:TYPE:DIMS:STRIDES:BOX:SWIZZLE:ARG[:estrides=E,..][:oob=zero|nan]`.
+/// `tmap:TYPE:DIMS:STRIDES:BOX:SWIZZLE:ARG[:estrides=E,..][:oob=zero|nan]`;
+/// with `:lower=W,..:upper=W,..` those of `cuTensorMapEncodeIm2col`, BOX
+/// then being `CHANNELS,PIXELS`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TensorMapSpec {
     pub elem: ElemType,
@@ -100,6 +102,17 @@ pub struct TensorMapSpec {
     pub oob_nan: bool,
     /// The buffer argument (its index) that holds the tensor.
     pub buffer: usize,
+    /// An im2col map (`cuTensorMapEncodeIm2col`): the box is
+    /// `CHANNELS,PIXELS` and these are the bounding box's corners.
+    pub im2col: Option<Im2col>,
+}
+
+/// The pixel bounding box of an im2col tensor map: lower and upper corners
+/// in the W, H, D dimensions (innermost first, `rank - 2` values each).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Im2col {
+    pub lower: Vec<i32>,
+    pub upper: Vec<i32>,
 }
 
 fn numbers(text: &str, what: &str) -> Result<Vec<u64>, String> {
@@ -151,7 +164,13 @@ impl TensorMapSpec {
             .into_iter()
             .map(|b| b as u32)
             .collect();
-        if box_dims.len() != rank {
+        let is_im2col = parts[6..]
+            .iter()
+            .any(|o| o.starts_with("lower=") || o.starts_with("upper="));
+        if is_im2col && box_dims.len() != 2 {
+            return Err("an im2col map's box is CHANNELS,PIXELS".into());
+        }
+        if !is_im2col && box_dims.len() != rank {
             return Err(format!(
                 "{} box sizes for {rank} dimensions",
                 box_dims.len()
@@ -169,8 +188,20 @@ impl TensorMapSpec {
             as usize;
         let mut element_strides = vec![1u32; rank];
         let mut oob_nan = false;
+        let (mut lower, mut upper) = (None, None);
+        let corners = |v: &str, what: &str| -> Result<Vec<i32>, String> {
+            v.split(',')
+                .map(|x| {
+                    x.trim()
+                        .parse::<i32>()
+                        .map_err(|_| format!("{what}: `{x}` is not a number"))
+                })
+                .collect()
+        };
         for option in &parts[6..] {
             match option.split_once('=') {
+                Some(("lower", v)) => lower = Some(corners(v, "lower")?),
+                Some(("upper", v)) => upper = Some(corners(v, "upper")?),
                 Some(("estrides", v)) => {
                     element_strides = numbers(v, "estrides")?
                         .into_iter()
@@ -199,7 +230,39 @@ impl TensorMapSpec {
         {
             return Err("strides must be multiples of 16 below 2^40".into());
         }
-        if box_dims.iter().any(|&b| !(1..=256).contains(&b)) {
+        let im2col = match (lower, upper) {
+            (None, None) => None,
+            (Some(lower), Some(upper)) => {
+                // The corners' ranges of cuTensorMapEncodeIm2col: 16, 8 and
+                // 5 bits for 3, 4 and 5 dimensions.
+                let bits = match rank {
+                    3 => 15,
+                    4 => 7,
+                    5 => 4,
+                    _ => return Err("im2col maps have 3 to 5 dimensions".into()),
+                };
+                let range = -(1i32 << bits)..=(1i32 << bits) - 1;
+                if lower.len() != rank - 2 || upper.len() != rank - 2 {
+                    return Err(format!(
+                        "lower= and upper= give {} values each for {rank} dimensions",
+                        rank - 2
+                    ));
+                }
+                if lower.iter().chain(&upper).any(|c| !range.contains(c)) {
+                    return Err(format!(
+                        "im2col corners of a {rank}-dimensional map are {} to {}",
+                        range.start(),
+                        range.end()
+                    ));
+                }
+                if !(1..=256).contains(&box_dims[0]) || !(1..=1024).contains(&box_dims[1]) {
+                    return Err("an im2col box has 1 to 256 channels and 1 to 1024 pixels".into());
+                }
+                Some(Im2col { lower, upper })
+            }
+            _ => return Err("an im2col map needs both lower= and upper=".into()),
+        };
+        if im2col.is_none() && box_dims.iter().any(|&b| !(1..=256).contains(&b)) {
             return Err("box sizes are 1 to 256".into());
         }
         let inner = box_dims[0] as usize * elem.bytes();
@@ -225,6 +288,7 @@ impl TensorMapSpec {
             swizzle,
             oob_nan,
             buffer,
+            im2col,
         })
     }
 
@@ -232,6 +296,10 @@ impl TensorMapSpec {
     /// read whole (its element stride is ignored, as on the GPU), the others
     /// every `element stride`-th index.
     fn counts(&self) -> Vec<u64> {
+        if self.im2col.is_some() {
+            // CHANNELS elements of PIXELS pixels.
+            return self.box_dims.iter().map(|&b| u64::from(b)).collect();
+        }
         self.box_dims
             .iter()
             .zip(&self.element_strides)
@@ -273,6 +341,13 @@ impl TensorMapSpec {
         for (i, e) in self.element_strides.iter().enumerate() {
             out[106 + i] = *e as u8;
         }
+        if let Some(im2col) = &self.im2col {
+            out[111] = 1;
+            for (i, (l, u)) in im2col.lower.iter().zip(&im2col.upper).enumerate() {
+                out[112 + 2 * i..114 + 2 * i].copy_from_slice(&(*l as i16).to_le_bytes());
+                out[118 + 2 * i..120 + 2 * i].copy_from_slice(&(*u as i16).to_le_bytes());
+            }
+        }
         out
     }
 
@@ -286,17 +361,24 @@ impl TensorMapSpec {
         if !(1..=5).contains(&rank) {
             return None;
         }
+        let i16_at = |at: usize| i32::from(i16::from_le_bytes([bytes[at], bytes[at + 1]]));
+        let im2col = (bytes[111] == 1 && rank >= 3).then(|| Im2col {
+            lower: (0..rank - 2).map(|i| i16_at(112 + 2 * i)).collect(),
+            upper: (0..rank - 2).map(|i| i16_at(118 + 2 * i)).collect(),
+        });
+        let box_rank = if im2col.is_some() { 2 } else { rank };
         let spec = TensorMapSpec {
             elem,
             dims: (0..rank).map(|i| u64_at(16 + 8 * i)).collect(),
             strides: (0..rank - 1).map(|i| u64_at(56 + 8 * i)).collect(),
-            box_dims: (0..rank)
+            box_dims: (0..box_rank)
                 .map(|i| u32::from(u16::from_le_bytes([bytes[96 + 2 * i], bytes[97 + 2 * i]])))
                 .collect(),
             element_strides: (0..rank).map(|i| u32::from(bytes[106 + i])).collect(),
             swizzle: u32::from(bytes[6]) * 32,
             oob_nan: bytes[7] != 0,
             buffer: 0,
+            im2col,
         };
         Some((spec, u64_at(8)))
     }
@@ -310,8 +392,13 @@ const NAN_FILL: [u8; 2] = [0xf7, 0x7f];
 
 #[derive(Debug, Clone)]
 pub enum TmaOp {
-    /// global → shared, completing on an mbarrier; to every CTA of a mask with multicast.
-    Load { dims: usize, multicast: bool },
+    /// global → shared, completing on an mbarrier; to every CTA of a mask
+    /// with multicast; in im2col mode with the offsets operand.
+    Load {
+        dims: usize,
+        multicast: bool,
+        im2col: bool,
+    },
     /// shared → global (bulk group), or a reduction into global memory.
     Store {
         dims: usize,
@@ -339,13 +426,15 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
     let Some(dims) = dims_of(q) else {
         return Some(Err("cp.async.bulk.tensor needs .1d to .5d".into()));
     };
+    let im2col = q.has("im2col");
     if let Some(mode) = q
         .words
         .iter()
-        .find(|w| w.starts_with("im2col") || w.starts_with("tile::"))
+        .find(|w| (w.starts_with("im2col") && *w != "im2col") || w.starts_with("tile::"))
     {
         return Some(Err(format!(
-            "cp.async.bulk.tensor .{mode} is not supported by the interpreter (tile mode is)"
+            "cp.async.bulk.tensor .{mode} is not supported by the interpreter (tile and im2col \
+             loads are)"
         )));
     }
     if q.words.iter().any(|w| w.starts_with("cta_group")) {
@@ -381,13 +470,26 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
     {
         TmaOp::Store { dims, reduce: None }
     } else {
+        if im2col && !(3..=5).contains(&dims) {
+            return Some(Err("cp.async.bulk.tensor .im2col needs .3d to .5d".into()));
+        }
         TmaOp::Load {
             dims,
             multicast: q.words.iter().any(|w| w.starts_with("multicast")),
+            im2col,
         }
     };
+    if im2col && matches!(op, TmaOp::Store { .. }) {
+        return Some(Err(
+            "cp.async.bulk.tensor stores and reductions in im2col mode are not supported by the \
+             interpreter"
+                .into(),
+        ));
+    }
     let needs = match op {
-        TmaOp::Load { multicast, .. } => 3 + usize::from(multicast),
+        TmaOp::Load {
+            multicast, im2col, ..
+        } => 3 + usize::from(multicast) + usize::from(im2col),
         TmaOp::Store { .. } => 2,
         TmaOp::Prefetch { .. } => 1,
     };
@@ -405,6 +507,7 @@ fn map_and_coords(
     w: usize,
     src: &Src,
     dims: usize,
+    im2col: bool,
     lane: u32,
 ) -> Result<(TensorMapSpec, u64, Vec<i64>), Fault> {
     let Src::Vector(items) = src else {
@@ -445,6 +548,20 @@ fn map_and_coords(
                 "cp.async.bulk.tensor.{dims}d with a {}-dimensional tensor map and {} coordinates",
                 spec.dims.len(),
                 coords.len()
+            ),
+        ));
+    }
+    if spec.im2col.is_some() != im2col {
+        return Err(Fault::at(
+            lane,
+            format!(
+                "cp.async.bulk.tensor in {} mode with {} tensor map",
+                if im2col { "im2col" } else { "tile" },
+                if im2col {
+                    "a tiled"
+                } else {
+                    "an im2col (lower=/upper=)"
+                }
             ),
         ));
     }
@@ -531,6 +648,67 @@ fn for_each_element(
     Ok(())
 }
 
+/// Calls `f(byte offset in the shared-memory image, global address or None
+/// when out of bounds)` for every element of an im2col load, as measured on
+/// the GPU (`fixtures/CLUSTERS_TMA.md`): the pixels are the positions of the
+/// bounding box (from the lower corner to the dimension's size less one
+/// plus the upper corner, every traversal-stride-th), W fastest, then H, D
+/// and the image N; the load takes PIXELS of them starting at the
+/// coordinates' position and image, each pixel CHANNELS elements from the
+/// first coordinate at the position plus the offsets; past the last image
+/// and outside the tensor the elements are the fill.
+fn im2col_elements(
+    spec: &TensorMapSpec,
+    base: u64,
+    coords: &[i64],
+    offsets: &[i64],
+    mut f: impl FnMut(u64, Option<u64>) -> Result<(), Fault>,
+) -> Result<(), Fault> {
+    let Some(im2col) = &spec.im2col else {
+        return Ok(());
+    };
+    let rank = spec.dims.len();
+    let size = spec.elem.bytes() as u64;
+    let (channels, pixels) = (u64::from(spec.box_dims[0]), u64::from(spec.box_dims[1]));
+    let pitch = spec.pitch();
+    let mut position: Vec<i64> = coords[1..rank - 1].to_vec();
+    let mut image = coords[rank - 1];
+    let inside = |d: usize, c: i64| c >= 0 && (c as u64) < spec.dims[d];
+    for pixel in 0..pixels {
+        let mut addr = inside(rank - 1, image)
+            .then(|| base.wrapping_add(image as u64 * spec.strides[rank - 2]));
+        for (i, p) in position.iter().enumerate() {
+            let c = p + offsets[i];
+            addr = addr
+                .filter(|_| inside(i + 1, c))
+                .map(|a| a.wrapping_add(c as u64 * spec.strides[i]));
+        }
+        for channel in 0..channels {
+            let c = coords[0] + channel as i64;
+            let at = addr
+                .filter(|_| inside(0, c))
+                .map(|a| a.wrapping_add(c as u64 * size));
+            f(pixel * pitch + channel * size, at)?;
+        }
+        // The next position: W first; past the box's end, back to its lower
+        // corner and on to the next H (D, then image).
+        let mut carry = true;
+        for (i, p) in position.iter_mut().enumerate() {
+            *p += i64::from(spec.element_strides[i + 1]);
+            let last = spec.dims[i + 1] as i64 - 1 + i64::from(im2col.upper[i]);
+            if *p <= last {
+                carry = false;
+                break;
+            }
+            *p = i64::from(im2col.lower[i]);
+        }
+        if carry {
+            image += 1;
+        }
+    }
+    Ok(())
+}
+
 pub fn exec(
     m: &mut Machine<'_>,
     w: usize,
@@ -542,15 +720,40 @@ pub fn exec(
         let thread = m.thread(w, lane);
         match *op {
             TmaOp::Prefetch { dims } => {
-                map_and_coords(m, w, &inst.src[0], dims, lane)?;
+                map_and_coords(m, w, &inst.src[0], dims, false, lane)?;
             }
-            TmaOp::Load { dims, multicast } => {
-                let (spec, base, coords) = map_and_coords(m, w, &inst.src[1], dims, lane)?;
+            TmaOp::Load {
+                dims,
+                multicast,
+                im2col,
+            } => {
+                let (spec, base, coords) = map_and_coords(m, w, &inst.src[1], dims, im2col, lane)?;
+                // The im2col offsets (16-bit values, one per W/H/D dimension).
+                let offsets: Vec<i64> = if im2col {
+                    let items = Src::elements(inst.src.get(3));
+                    if items.len() != dims - 2 {
+                        return Err(Fault::at(
+                            lane,
+                            format!(
+                                "cp.async.bulk.tensor.{dims}d .im2col takes {} offsets, found {}",
+                                dims - 2,
+                                items.len()
+                            ),
+                        ));
+                    }
+                    items
+                        .iter()
+                        .map(|s| (m.read_lane(w, s, lane) & 0xffff) as i64)
+                        .collect()
+                } else {
+                    Vec::new()
+                };
                 let dst = shared_offset(m.read_lane(w, &inst.src[0], lane), lane)?;
                 let bar = shared_offset(m.read_lane(w, &inst.src[2], lane), lane)?;
                 let ctas = m.launch.cluster_size();
                 let targets: Vec<Option<u32>> = if multicast {
-                    let mask = m.read_lane(w, &inst.src[3], lane) & 0xffff;
+                    let at = 3 + usize::from(im2col);
+                    let mask = m.read_lane(w, &inst.src[at], lane) & 0xffff;
                     if mask >> ctas != 0 {
                         return Err(Fault::at(
                             lane,
@@ -569,7 +772,7 @@ pub fn exec(
                 let inner = spec.box_dims[0] as usize * size;
                 let pitch = spec.pitch() as usize;
                 let mut data = vec![0u8; pitch * rows as usize];
-                for_each_element(&spec, base, &coords, false, |offset, addr| {
+                let mut each = |offset: u64, addr: Option<u64>| {
                     let slot = &mut data[offset as usize..offset as usize + size];
                     match addr {
                         Some(a) => slot.copy_from_slice(
@@ -585,7 +788,12 @@ pub fn exec(
                         None => {}
                     }
                     Ok(())
-                })?;
+                };
+                if im2col {
+                    im2col_elements(&spec, base, &coords, &offsets, &mut each)?;
+                } else {
+                    for_each_element(&spec, base, &coords, false, &mut each)?;
+                }
                 for target in targets {
                     let (dst, bar) = match target {
                         Some(r) => (in_rank(dst, r), in_rank(bar, r)),
@@ -605,7 +813,7 @@ pub fn exec(
                 }
             }
             TmaOp::Store { dims, reduce } => {
-                let (spec, base, coords) = map_and_coords(m, w, &inst.src[0], dims, lane)?;
+                let (spec, base, coords) = map_and_coords(m, w, &inst.src[0], dims, false, lane)?;
                 let from = shared_offset(m.read_lane(w, &inst.src[1], lane), lane)?;
                 let size = spec.elem.bytes();
                 let ty = spec.elem.ty();

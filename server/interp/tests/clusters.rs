@@ -137,6 +137,32 @@ fn tensor_map_arguments_are_checked() {
             "tmap:i8:64:-:64:none:1",
             "unknown element type `i8` (one of u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16)",
         ),
+        // im2col maps (`lower=`/`upper=`): CHANNELS,PIXELS, corners per
+        // W/H/D dimension within the rank's range.
+        (
+            "tmap:f16:8,9,6,2:16,144,864:8,64:none:1:lower=-1,-1",
+            "an im2col map needs both lower= and upper=",
+        ),
+        (
+            "tmap:f16:8,9,6,2:16,144,864:8,64,1,1:none:1:lower=-1,-1:upper=-1,-1",
+            "an im2col map's box is CHANNELS,PIXELS",
+        ),
+        (
+            "tmap:f16:8,9,6,2:16,144,864:8,64:none:1:lower=-1:upper=-1",
+            "lower= and upper= give 2 values each for 4 dimensions",
+        ),
+        (
+            "tmap:f16:8,9,6,2:16,144,864:8,64:none:1:lower=-200,0:upper=0,0",
+            "im2col corners of a 4-dimensional map are -128 to 127",
+        ),
+        (
+            "tmap:f16:8,9,6,2:16,144,864:8,2048:none:1:lower=0,0:upper=0,0",
+            "an im2col box has 1 to 256 channels and 1 to 1024 pixels",
+        ),
+        (
+            "tmap:f16:64,32:128:64,16:none:1:lower=0:upper=0",
+            "im2col maps have 3 to 5 dimensions",
+        ),
     ] {
         assert_eq!(
             parse_arg(spec),

@@ -372,3 +372,16 @@ fn sparse_wgmma_agrees_with_the_gpu() {
     assert!(runs >= 60, "only {runs} sparse wgmma launches");
     expect_test::expect_file!["../fixtures/wgmma_sp_kernels.expected"].assert_eq(&report);
 }
+
+/// TMA im2col loads on the H100 (`tests/interp/im2col_fixtures.py`): 3D to
+/// 5D maps from cuTensorMapEncodeIm2col, bounding-box corners below and
+/// above the tensor, im2col offsets, traversal strides, pixels running on
+/// into the next rows and images and past the last one, channel ranges,
+/// swizzles, f32 NaN fill, and a first coordinate off a 16-byte boundary
+/// (the GPU stops).
+#[test]
+fn im2col_loads_agree_with_the_gpu() {
+    let (report, runs) = report("im2col_kernels.jsonl.zz");
+    assert!(runs >= 21, "only {runs} im2col launches");
+    expect_test::expect_file!["../fixtures/im2col_kernels.expected"].assert_eq(&report);
+}
