@@ -4,6 +4,7 @@ interpreter to match byte for byte.
 
     python3 tests/interp/hopper_fixtures.py --triton     # writes the attention PTX (Triton, sm_90a)
     python3 tests/interp/hopper_fixtures.py --run OUT.jsonl
+    python3 tests/interp/hopper_fixtures.py --run-desc OUT.jsonl   # Triton's device-built tensor maps
 
 `--triton` compiles the forward kernel of a FlashAttention-style fused
 attention (the structure of Triton's fused-attention tutorial: a loop over
@@ -128,6 +129,26 @@ def cases():
     return runs
 
 
+DESC = "tests/corpus/triton/triton_desc_copy_sm90.ptx"
+
+
+def desc_cases():
+    """Triton's copy through tensor maps it builds on the device
+    (`tensormap.replace` in shared memory, `tensormap.cp_fenceproxy` into
+    the global scratch, a TMA load and store of a 64 x 64 f16 box, each
+    element doubled): M x N tensors, one CTA per 64 rows."""
+    rng = random.Random(20261128)
+    runs = []
+    for rows, cols in [(256, 64), (160, 64), (128, 128)]:
+        a = b"".join(struct.pack("<e", rng.uniform(-2, 2)) for _ in range(rows * cols))
+        ctas = -(-rows // 64)
+        runs.append(dict(name=f"triton_desc_copy_{rows}x{cols}", file=DESC, entry="desc_copy",
+                         grid=[ctas, 1, 1], block=[128, 1, 1], smem=16384, cluster=None,
+                         args=[hexbuf(a), f"zeros:{rows * cols * 2}", f"u32:{rows}", f"u32:{cols}",
+                               f"zeros:{ctas * 256}", "u64:0"]))
+    return runs
+
+
 # ------------------------------------------------------------------ launching
 
 
@@ -182,9 +203,9 @@ def launch(r):
             for i in range(len(parsed)) if parsed[i][0] == "buf"]
 
 
-def run_all(path):
+def run_all(path, runs=None, output=3):
     lines = []
-    for r in cases():
+    for r in runs or cases():
         first, second = launch(r), launch(r)
         volatile = []
         for (arg, a), (_, b) in zip(first, second):
@@ -197,7 +218,7 @@ def run_all(path):
                     volatile.append([arg, start, k])
                     start = None
         # Only the output buffer is recorded; the inputs are in `args`.
-        out = [{"arg": arg, "hex": a.hex()} for arg, a in first if arg == 3]
+        out = [{"arg": arg, "hex": a.hex()} for arg, a in first if arg == output]
         lines.append(json.dumps(dict(r, buffers=out, volatile=volatile)))
         print("ok", r["name"], "volatile", volatile[:4], flush=True)
     with open(path, "w") as f:
@@ -209,6 +230,8 @@ def main():
         compile_attention()
     elif sys.argv[1:2] == ["--run"]:
         run_all(sys.argv[2])
+    elif sys.argv[1:2] == ["--run-desc"]:
+        run_all(sys.argv[2], desc_cases(), output=1)
     else:
         print(__doc__)
         sys.exit(2)

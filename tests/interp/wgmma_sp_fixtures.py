@@ -90,15 +90,18 @@ def kernel(name, c, size):
     return "\n".join(lines)
 
 
-def meta_word(ty):
+def meta_word(ty, any_order=False):
     """A metadata word of valid chunk indices: two different 2-bit positions
-    per 4-bit group (0b0100 or 0b1110 per group for tf32)."""
+    per 4-bit group, the lower first unless `any_order` (0b0100 or 0b1110
+    per group for tf32)."""
     word = 0
     for g in range(8):
         if ty == "tf32":
             nib = rng.choice([0b0100, 0b1110])
         else:
-            i0, i1 = sorted(rng.sample(range(4), 2))
+            i0, i1 = rng.sample(range(4), 2)
+            if not any_order:
+                i0, i1 = sorted((i0, i1))
             nib = i0 | i1 << 2
         word |= nib << (4 * g)
     return word
@@ -109,10 +112,11 @@ def build(c, gen, ctas):
     K, Kc = KD[aty], kc_of(aty)
     ea, eb = W.ESIZE[aty], W.ESIZE[bty]
     aswz = c.get("aswz", "128")
-    alb, asb = W.default_strides("K", aswz, ea, 64)
+    amaj = c.get("amaj", "K")
+    alb, asb = W.default_strides(amaj, aswz, ea, 64)
     blb, bsb = W.default_strides("K", "128", eb, n)
     a_start, b_start = 0, 8192
-    aaddr = {} if c["areg"] else W.layout_region("K", aswz, ea, 64, alb, asb, a_start, Kc)
+    aaddr = {} if c["areg"] else W.layout_region(amaj, aswz, ea, 64, alb, asb, a_start, Kc)
     baddr = W.layout_region("K", "128", eb, n, blb, bsb, b_start, K)
     top = max(list(aaddr.values()) + list(baddr.values())) + 16
     size = (top + 1023) // 1024 * 1024
@@ -141,8 +145,10 @@ def build(c, gen, ctas):
         imgs += img
         aregs += b"".join(v.to_bytes(4, "little") for row in regs for v in row)
         cs += b"".join(v.to_bytes(4, "little") for row in cregs for v in row)
-        metas += b"".join(meta_word(aty).to_bytes(4, "little") for _ in range(128))
+        metas += b"".join(meta_word(aty, c.get("any_order", False)).to_bytes(4, "little") for _ in range(128))
     da = W.desc_bits(a_start, alb, asb, aswz) if not c["areg"] else 0
+    if c.get("ta") and amaj != "MN":
+        raise ValueError("imm-trans-a needs an MN-major A")
     db = W.desc_bits(b_start, blb, bsb, "128")
     args = ["buf:hex:" + imgs.hex(), "buf:hex:" + aregs.hex() if c["areg"] else f"zeros:{128 * 16 * ctas}",
             "buf:hex:" + cs.hex() if c.get("scale_d") else f"zeros:{128 * 4 * R * ctas}",
@@ -202,6 +208,20 @@ def generate():
     for swz in ("none", "32", "64"):
         add(f"sp_adesc_swizzle_{swz}", "rand", ctas=1, n=32, d="f32", a="f16", b="f16", areg=False, aswz=swz,
             scale_d=True)
+    # Second round: metadata naming the higher position first, MN-major packed A.
+    add("sp_probe_f16_areg_sel0_anyorder", "probe", ctas=4, n=32, d="f32", a="f16", b="f16", areg=True,
+        any_order=True)
+    add("sp_probe_f16_adesc_sel1_anyorder", "probe", ctas=4, n=32, d="f32", a="f16", b="f16", areg=False,
+        sel=1, any_order=True)
+    add("sp_probe_s8_areg_sel0_anyorder", "probe", ctas=4, n=64, d="s32", a="s8", b="s8", areg=True,
+        any_order=True)
+    add("sp_rand_f32_bf16_anyorder", "rand", ctas=1, n=64, d="f32", a="bf16", b="bf16", areg=True,
+        any_order=True, scale_d=True)
+    for swz in ("128", "none"):
+        add(f"sp_probe_f16_adesc_mn_{swz}", "probe", ctas=2, n=32, d="f32", a="f16", b="f16", areg=False,
+            amaj="MN", aswz=swz, ta=1)
+        add(f"sp_rand_f32_f16_adesc_mn_{swz}", "rand", ctas=1, n=64, d="f32", a="f16", b="f16", areg=False,
+            amaj="MN", aswz=swz, ta=1, scale_d=True)
 
 
 def gen_of(name):

@@ -1426,7 +1426,7 @@ fn destination_count(mnemonic: &str, quals: &Quals) -> usize {
         "bar" | "barrier" => usize::from(quals.has("red")),
         "st" | "sust" | "sured" | "red" | "bra" | "ret" | "exit" | "membar" | "fence" | "trap"
         | "brkpt" | "nanosleep" | "prefetch" | "prefetchu" | "pmevent" | "stmatrix" | "discard"
-        | "applypriority" | "cp" | "griddepcontrol" | "setmaxnreg" => 0,
+        | "applypriority" | "cp" | "griddepcontrol" | "setmaxnreg" | "tensormap" => 0,
         "wmma" if quals.has("store") => 0,
         "wgmma" if !quals.has("mma_async") => 0,
         "mbarrier"

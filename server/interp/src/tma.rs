@@ -406,6 +406,118 @@ pub enum TmaOp {
     },
     /// `cp.async.bulk.prefetch.tensor`: operands checked, nothing copied.
     Prefetch { dims: usize },
+    /// `tensormap.replace`: one field of the tensor map at an address.
+    Replace { field: MapField, space: Space },
+    /// `tensormap.cp_fenceproxy`: the 128-byte map copied from shared to
+    /// global memory.
+    CopyMap,
+}
+
+/// A field `tensormap.replace` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapField {
+    GlobalAddress,
+    /// The zero-based rank (rank - 1).
+    Rank,
+    BoxDim(usize),
+    GlobalDim(usize),
+    /// The stride of dimension `ord + 1` in bytes.
+    GlobalStride(usize),
+    ElementStride(usize),
+    /// The element type (the interpreter's code).
+    ElemType(u8),
+    /// The swizzle span in bytes.
+    Swizzle(u32),
+    FillNan(bool),
+    /// An interleave layout of none: nothing to change.
+    NoInterleave,
+}
+
+/// Decodes `tensormap.replace` and `tensormap.cp_fenceproxy`.
+fn decode_tensormap(q: &Quals, src: &[Src]) -> Result<TmaOp, String> {
+    if q.has("cp_fenceproxy") {
+        if src.len() != 3 || !matches!(src[2], Src::Imm(128)) {
+            return Err("tensormap.cp_fenceproxy expects [dst], [src], 128".into());
+        }
+        return Ok(TmaOp::CopyMap);
+    }
+    if !q.has("replace") {
+        return Err("this tensormap operation is not supported".into());
+    }
+    if !q.has("tile") {
+        return Err("tensormap.replace: only .tile mode exists".into());
+    }
+    let space = q.space.unwrap_or(Space::Generic);
+    let ordinal = |at: usize| -> Result<usize, String> {
+        match src.get(at) {
+            Some(Src::Imm(v)) if *v < 5 => Ok(*v as usize),
+            _ => Err("tensormap.replace: the ordinal is an immediate 0 to 4".into()),
+        }
+    };
+    let immediate = || -> Result<u64, String> {
+        match src.get(1) {
+            Some(Src::Imm(v)) => Ok(*v),
+            _ => Err("tensormap.replace: this field's new value is an immediate".into()),
+        }
+    };
+    let (field, operands) = if q.has("global_address") {
+        (MapField::GlobalAddress, 2)
+    } else if q.has("rank") {
+        (MapField::Rank, 2)
+    } else if q.has("box_dim") {
+        (MapField::BoxDim(ordinal(1)?), 3)
+    } else if q.has("global_dim") {
+        (MapField::GlobalDim(ordinal(1)?), 3)
+    } else if q.has("global_stride") {
+        (MapField::GlobalStride(ordinal(1)?), 3)
+    } else if q.has("element_stride") {
+        (MapField::ElementStride(ordinal(1)?), 3)
+    } else if q.has("elemtype") {
+        // The instruction's codes (not CUtensorMapDataType's): u8 u16 u32 s32
+        // u64 s64 f16 f32 (8: f32.ftz) f64 bf16 (11 and up: tf32, packed).
+        let code = match immediate()? {
+            v @ 0..=7 => v as u8,
+            9 => 8,
+            10 => 9,
+            v => {
+                return Err(format!(
+                    "tensormap.replace.elemtype {v} (f32.ftz, tf32 or a packed type) is not \
+                     supported by the interpreter"
+                ))
+            }
+        };
+        (MapField::ElemType(code), 2)
+    } else if q.has("swizzle_mode") {
+        let span = match immediate()? {
+            0 => 0,
+            1 => 32,
+            2 => 64,
+            3 => 128,
+            v => {
+                return Err(format!(
+                    "tensormap.replace.swizzle_mode {v} is not supported by the interpreter"
+                ))
+            }
+        };
+        (MapField::Swizzle(span), 2)
+    } else if q.has("fill_mode") {
+        match immediate()? {
+            0 => (MapField::FillNan(false), 2),
+            1 => (MapField::FillNan(true), 2),
+            v => return Err(format!("tensormap.replace.fill_mode {v} is undefined")),
+        }
+    } else if q.has("interleave_layout") {
+        match immediate()? {
+            0 => (MapField::NoInterleave, 2),
+            _ => return Err("interleaved tensor maps are not supported by the interpreter".into()),
+        }
+    } else {
+        return Err("this tensormap.replace field is not supported by the interpreter".into());
+    };
+    if src.len() != operands {
+        return Err(format!("tensormap.replace expects {operands} operands"));
+    }
+    Ok(TmaOp::Replace { field, space })
 }
 
 fn dims_of(q: &Quals) -> Option<usize> {
@@ -420,6 +532,9 @@ fn dims_of(q: &Quals) -> Option<usize> {
 }
 
 pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
+    if m == "tensormap" {
+        return Some(decode_tensormap(q, src).map(Op::Tma));
+    }
     if m != "cp" || !q.has("bulk") || !q.has("tensor") {
         return None;
     }
@@ -492,6 +607,7 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
         } => 3 + usize::from(multicast) + usize::from(im2col),
         TmaOp::Store { .. } => 2,
         TmaOp::Prefetch { .. } => 1,
+        TmaOp::Replace { .. } | TmaOp::CopyMap => 0,
     };
     if src.len() < needs {
         return Some(Err(format!(
@@ -719,6 +835,30 @@ pub fn exec(
     for lane in lanes(active) {
         let thread = m.thread(w, lane);
         match *op {
+            TmaOp::Replace { field, space } => {
+                let addr = m.read_lane(w, &inst.src[0], lane);
+                let value = m.read_lane(w, inst.src.last().unwrap_or(&inst.src[0]), lane);
+                let map = m
+                    .mem
+                    .slice(thread, space, addr, 128, 1)
+                    .map_err(|e| Fault::at(lane, format!("tensormap.replace: {e}")))?;
+                replace_field(map, field, value);
+            }
+            TmaOp::CopyMap => {
+                let dst = m.read_lane(w, &inst.src[0], lane);
+                let src = m.read_lane(w, &inst.src[1], lane);
+                let bytes = m
+                    .mem
+                    .slice(thread, Space::Shared, src, 128, 1)
+                    .map_err(|e| Fault::at(lane, format!("tensormap.cp_fenceproxy source: {e}")))?
+                    .to_vec();
+                m.mem
+                    .slice(thread, Space::Global, dst, 128, 1)
+                    .map_err(|e| {
+                        Fault::at(lane, format!("tensormap.cp_fenceproxy destination: {e}"))
+                    })?
+                    .copy_from_slice(&bytes);
+            }
             TmaOp::Prefetch { dims } => {
                 map_and_coords(m, w, &inst.src[0], dims, false, lane)?;
             }
@@ -844,6 +984,35 @@ pub fn exec(
         }
     }
     Ok(())
+}
+
+/// Writes one field of a tensor map in the interpreter's layout (see
+/// [`TensorMapSpec::encode`]); bytes that are not yet a map (the zeros a
+/// kernel starts from) become an empty tile-mode map first.
+fn replace_field(map: &mut [u8], field: MapField, value: u64) {
+    if &map[0..4] != MAGIC {
+        map.fill(0);
+        map[0..4].copy_from_slice(MAGIC);
+    }
+    match field {
+        MapField::GlobalAddress => map[8..16].copy_from_slice(&value.to_le_bytes()),
+        MapField::Rank => map[4] = (value as u8).wrapping_add(1),
+        MapField::BoxDim(i) => {
+            map[96 + 2 * i..98 + 2 * i].copy_from_slice(&(value as u16).to_le_bytes())
+        }
+        MapField::GlobalDim(i) => {
+            map[16 + 8 * i..24 + 8 * i].copy_from_slice(&(value & 0xffff_ffff).to_le_bytes())
+        }
+        MapField::GlobalStride(i) if i < 4 => {
+            map[56 + 8 * i..64 + 8 * i].copy_from_slice(&value.to_le_bytes())
+        }
+        MapField::GlobalStride(_) => {}
+        MapField::ElementStride(i) => map[106 + i] = value as u8,
+        MapField::ElemType(code) => map[5] = code,
+        MapField::Swizzle(span) => map[6] = (span / 32) as u8,
+        MapField::FillNan(nan) => map[7] = u8::from(nan),
+        MapField::NoInterleave => {}
+    }
 }
 
 /// A shared-memory operand (shared-space or generic address) as a shared offset.

@@ -207,3 +207,47 @@ fn an_accumulator_read_before_the_wait_faults() {
     );
     launch(&fixed, 1, 128, None, &["zeros:16"]).expect("runs");
 }
+
+/// `tensormap.replace` fields the interpreter does not model stop the run
+/// where they are reached; a map built field by field in shared memory and
+/// copied out reads back with the fields in place.
+#[test]
+fn tensormap_replace_builds_maps_and_refuses_what_it_does_not_model() {
+    let head = ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.shared .align 128 .b8 m[128];\nmov.u32 %r0, m;\n";
+    for (line, message) in [
+        (
+            "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%r0], 11;",
+            "tensormap.replace.elemtype 11 (f32.ftz, tf32 or a packed type) is not supported by the interpreter",
+        ),
+        (
+            "tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%r0], 1;",
+            "interleaved tensor maps are not supported by the interpreter",
+        ),
+        (
+            "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%r0], %r1, 8;",
+            "tensormap.replace: the ordinal is an immediate 0 to 4",
+        ),
+    ] {
+        let body = format!("{head}{line}\nret;\n}}\n");
+        let (_, got) = error(&body, 1, 32, None);
+        assert!(got.contains(message), "{got}");
+    }
+    // rank 2 (field 1), f16 (code 6), 128-byte swizzle (3), box 64 x 32,
+    // then copied to global memory and read back in the interpreter's layout.
+    let body = format!(
+        "{head}mov.b64 %rd1, 0x1000;\n\
+         tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%r0], %rd1;\n\
+         tensormap.replace.tile.rank.shared::cta.b1024.b32 [%r0], 1;\n\
+         tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%r0], 6;\n\
+         tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%r0], 3;\n\
+         tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%r0], 1, 32;\n\
+         ld.param.u64 %rd0, [out];\n\
+         tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd0], [%r0], 128;\n\
+         ret;\n}}\n"
+    );
+    let result = launch(&body, 1, 32, None, &["zeros:128"]).expect("runs");
+    let map = &result.buffers[0].bytes;
+    assert_eq!(&map[0..8], b"TMAP\x02\x06\x04\x00");
+    assert_eq!(map[8..16], 0x1000u64.to_le_bytes());
+    assert_eq!(map[98..100], [32, 0]);
+}
