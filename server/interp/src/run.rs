@@ -510,13 +510,13 @@ pub(crate) fn prepare_kernel(parse: &Parse, options: &KernelOptions) -> Result<S
     let takes_struct = options
         .args
         .iter()
-        .any(|a| matches!(a, ArgSpec::Struct { .. }));
+        .any(|a| matches!(a, ArgSpec::Struct { .. } | ArgSpec::TensorMap(_)));
     if entry.kernel_params.len() != options.args.len()
         && !(takes_struct && options.args.len() > entry.kernel_params.len() && extra_buffers)
     {
         return Err(RunError::usage(format!(
-            "`{}` takes {} parameters, {} --arg given (more only as buffers a struct: argument \
-             points to)",
+            "`{}` takes {} parameters, {} --arg given (more only as buffers that struct: or \
+             tmap: arguments name)",
             entry.name,
             entry.kernel_params.len(),
             options.args.len()

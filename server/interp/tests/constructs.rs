@@ -348,6 +348,6 @@ fn struct_arguments_carry_buffer_addresses_and_tensor_maps() {
     assert!(parse_arg(&format!("struct:{bytes};8=x")).is_err());
     check(
         kernel(body, 1, &[&format!("struct:{bytes}"), "u32:1"], None),
-        expect!["Usage: `k` takes 1 parameters, 2 --arg given (more only as buffers a struct: argument points to)"],
+        expect!["Usage: `k` takes 1 parameters, 2 --arg given (more only as buffers that struct: or tmap: arguments name)"],
     );
 }
