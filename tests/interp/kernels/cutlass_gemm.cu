@@ -7,6 +7,13 @@
 //   CONFIG=2: bf16 x bf16 -> bf16 (C bf16), 64x128x64 tiles, cluster 1x2,
 //             KernelTmaWarpSpecializedPingpong (the consumer warp groups
 //             alternate tiles, ordered by named barriers).
+//   CONFIG=3: e4m3 x e4m3 -> bf16 (C bf16), 128x128x128 tiles, cluster 2x2
+//             (A and B multicast), KernelTmaWarpSpecializedCooperative with
+//             the fp8 mainloop that adds the tensor-core sums into separate
+//             f32 accumulators.
+//   CONFIG=4: f16 x f16 -> f16 with B row-major (MN-major in shared
+//             memory), 128x64x64 tiles, no cluster, KernelTmaWarpSpecialized
+//             (one tile per CTA) and an epilogue that stores from registers.
 //
 // Two builds of this file per configuration:
 //   nvcc -std=c++17 -arch=sm_90a -ptx -DEMIT_KERNEL -DCONFIG=N -I CUTLASS/include
@@ -101,7 +108,7 @@ using KernelSchedule = cutlass::gemm::KernelTmaWarpSpecializedCooperative;
 using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecializedCooperative;
 static const int M = 256, N = 256, K = 256, SMS = 2;
 static const char* NAME = "cutlass_gemm_f16_f32_coop_2x1";
-#else
+#elif CONFIG == 2
 using ElementA = cutlass::bfloat16_t;
 using ElementB = cutlass::bfloat16_t;
 using ElementC = cutlass::bfloat16_t;
@@ -112,10 +119,37 @@ using KernelSchedule = cutlass::gemm::KernelTmaWarpSpecializedPingpong;
 using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecialized;
 static const int M = 128, N = 256, K = 384, SMS = 4;
 static const char* NAME = "cutlass_gemm_bf16_pingpong_1x2";
+#elif CONFIG == 3
+using ElementA = cutlass::float_e4m3_t;
+using ElementB = cutlass::float_e4m3_t;
+using ElementC = cutlass::bfloat16_t;
+using ElementD = cutlass::bfloat16_t;
+using TileShape = Shape<_128, _128, _128>;
+using ClusterShape = Shape<_2, _2, _1>;
+using KernelSchedule = cutlass::gemm::KernelTmaWarpSpecializedCooperative;
+using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecializedCooperative;
+static const int M = 256, N = 256, K = 512, SMS = 4;
+static const char* NAME = "cutlass_gemm_e4m3_coop_2x2";
+#else
+#define B_ROW_MAJOR 1
+using ElementA = cutlass::half_t;
+using ElementB = cutlass::half_t;
+using ElementC = cutlass::half_t;
+using ElementD = cutlass::half_t;
+using TileShape = Shape<_128, _64, _64>;
+using ClusterShape = Shape<_1, _1, _1>;
+using KernelSchedule = cutlass::gemm::KernelTmaWarpSpecialized;
+using EpilogueSchedule = cutlass::epilogue::NoSmemWarpSpecialized;
+static const int M = 256, N = 128, K = 192, SMS = 8;
+static const char* NAME = "cutlass_gemm_f16_mn_major_b";
 #endif
 
 using LayoutA = cutlass::layout::RowMajor;
+#ifdef B_ROW_MAJOR
+using LayoutB = cutlass::layout::RowMajor;
+#else
 using LayoutB = cutlass::layout::ColumnMajor;
+#endif
 using LayoutC = cutlass::layout::RowMajor;
 using ElementAccumulator = float;
 constexpr int AlignA = 16 / sizeof(ElementA);
@@ -246,7 +280,8 @@ int main(int argc, char** argv) {
   at += 7;
   std::string entry = ptx.substr(at, ptx.find_first_of("( \n", at) - at);
 
-  // A (M x K, K-major), B (N x K, K-major), C and D (M x N, row-major).
+  // A (M x K, K-major), B (N x K, K-major; K x N, N-major with
+  // B_ROW_MAJOR), C and D (M x N, row-major).
   std::vector<Buffer> buffers;
   buffers.push_back(random_buffer<ElementA>(size_t(M) * K));
   buffers.push_back(random_buffer<ElementB>(size_t(N) * K));
@@ -394,9 +429,15 @@ int main(int argc, char** argv) {
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       double s = 0;
-      for (int k = 0; k < K; ++k)
+      for (int k = 0; k < K; ++k) {
+#ifdef B_ROW_MAJOR
+        size_t b_at = size_t(k) * N + j;
+#else
+        size_t b_at = size_t(j) * K + k;
+#endif
         s += double(float(((ElementA*)buffers[0].host.data())[size_t(i) * K + k])) *
-             double(float(((ElementB*)buffers[1].host.data())[size_t(j) * K + k]));
+             double(float(((ElementB*)buffers[1].host.data())[b_at]));
+      }
       s += 0.5 * double(float(((ElementC*)buffers[2].host.data())[size_t(i) * N + j]));
       double got = double(float(((ElementD*)outs[0].data())[size_t(i) * N + j]));
       worst = std::max(worst, std::abs(got - s));
