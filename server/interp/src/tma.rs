@@ -405,7 +405,7 @@ pub enum TmaOp {
         reduce: Option<AtomKind>,
     },
     /// `cp.async.bulk.prefetch.tensor`: operands checked, nothing copied.
-    Prefetch { dims: usize },
+    Prefetch { dims: usize, im2col: bool },
     /// `tensormap.replace`: one field of the tensor map at an address.
     Replace { field: MapField, space: Space },
     /// `tensormap.cp_fenceproxy`: the 128-byte map copied from shared to
@@ -469,7 +469,11 @@ fn decode_tensormap(q: &Quals, src: &[Src]) -> Result<TmaOp, String> {
     } else if q.has("global_dim") {
         (MapField::GlobalDim(ordinal(1)?), 3)
     } else if q.has("global_stride") {
-        (MapField::GlobalStride(ordinal(1)?), 3)
+        // Strides of dimensions 1 to 4.
+        match ordinal(1)? {
+            ord @ 0..=3 => (MapField::GlobalStride(ord), 3),
+            _ => return Err("tensormap.replace.global_stride: the ordinal is 0 to 3".into()),
+        }
     } else if q.has("element_stride") {
         (MapField::ElementStride(ordinal(1)?), 3)
     } else if q.has("elemtype") {
@@ -558,7 +562,7 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
         ));
     }
     let op = if q.has("prefetch") {
-        TmaOp::Prefetch { dims }
+        TmaOp::Prefetch { dims, im2col }
     } else if q.has("reduce") {
         let kind = [
             ("add", AtomKind::Add),
@@ -859,8 +863,8 @@ pub fn exec(
                     })?
                     .copy_from_slice(&bytes);
             }
-            TmaOp::Prefetch { dims } => {
-                map_and_coords(m, w, &inst.src[0], dims, false, lane)?;
+            TmaOp::Prefetch { dims, im2col } => {
+                map_and_coords(m, w, &inst.src[0], dims, im2col, lane)?;
             }
             TmaOp::Load {
                 dims,
@@ -1003,10 +1007,9 @@ fn replace_field(map: &mut [u8], field: MapField, value: u64) {
         MapField::GlobalDim(i) => {
             map[16 + 8 * i..24 + 8 * i].copy_from_slice(&(value & 0xffff_ffff).to_le_bytes())
         }
-        MapField::GlobalStride(i) if i < 4 => {
+        MapField::GlobalStride(i) => {
             map[56 + 8 * i..64 + 8 * i].copy_from_slice(&value.to_le_bytes())
         }
-        MapField::GlobalStride(_) => {}
         MapField::ElementStride(i) => map[106 + i] = value as u8,
         MapField::ElemType(code) => map[5] = code,
         MapField::Swizzle(span) => map[6] = (span / 32) as u8,
