@@ -114,7 +114,8 @@ fn measure(name: &str, text: &str) {
 /// The real kernels of `fixtures/real_kernels.jsonl` (those of 50,000
 /// thread-instructions or more), the bulk-copy and wgmma pipeline kernels
 /// of `fixtures/bulk_kernels.jsonl` and the cluster, TMA and Triton sm_90a
-/// matmul launches of `fixtures/cluster_kernels.jsonl.zz`, each launch timed
+/// matmul launches of `fixtures/cluster_kernels.jsonl.zz` and the CUTLASS
+/// GEMMs and Triton attention of `fixtures/hopper_kernels.jsonl.zz`, each launch timed
 /// whole: decoding the entry and its callees, allocating memory, running
 /// every CTA.
 fn real_kernels() {
@@ -127,6 +128,7 @@ fn real_kernels() {
         ("real_kernels.jsonl", 50_000),
         ("bulk_kernels.jsonl", 0),
         ("cluster_kernels.jsonl.zz", 0),
+        ("hopper_kernels.jsonl.zz", 0),
     ] {
         let bytes = std::fs::read(root.join("fixtures").join(fixture))
             .unwrap_or_else(|e| panic!("fixtures/{fixture}: {e}"));

@@ -672,22 +672,11 @@ impl<'a> Decoder<'a> {
         statements: &[Statement<'_>],
         snippet: bool,
     ) -> Result<(), DecodeError> {
-        let mut flat = Vec::new();
-        flatten(statements, &mut flat);
         let start = self.program.insts.len() as u32;
-        let mut pc = start;
-        // Labels are visible in the whole function.
-        for statement in &flat {
-            match statement {
-                Statement::Label(label) => {
-                    if let Some(name) = label.name() {
-                        scope.labels.insert(name.text.to_owned(), pc);
-                    }
-                }
-                Statement::Instruction(_) => pc += 1,
-                _ => {}
-            }
-        }
+        // A label is visible in the block that declares it (the whole body
+        // for the body's own labels) and in the blocks nested in it: inline
+        // asm repeats `{ WAIT: ... bra WAIT; }` with the same names.
+        scope.labels.extend(block_labels(statements, start));
         let local_start = self.program.local_size;
         let param_start = self.program.func_param_size;
         // The body's own declarations hold everywhere in it; a nested `{ }`
@@ -747,9 +736,14 @@ impl<'a> Decoder<'a> {
                 Statement::Block(block) => {
                     let regs = scope.regs.clone();
                     let vars = scope.vars.clone();
-                    self.statements(function, scope, &block.statements(), false)?;
+                    let labels = scope.labels.clone();
+                    let inner = block.statements();
+                    let pc = self.program.insts.len() as u32;
+                    scope.labels.extend(block_labels(&inner, pc));
+                    self.statements(function, scope, &inner, false)?;
                     scope.regs = regs;
                     scope.vars = vars;
+                    scope.labels = labels;
                 }
                 _ => {}
             }
@@ -1391,6 +1385,32 @@ fn reachable(functions: &[ptx_syntax::Function<'_>], roots: &[usize]) -> Vec<boo
     keep
 }
 
+/// The labels declared directly in `statements` (not in nested blocks) and
+/// their instruction indices, the first instruction being `pc`.
+fn block_labels(statements: &[Statement<'_>], mut pc: u32) -> Vec<(String, u32)> {
+    let mut labels = Vec::new();
+    for statement in statements {
+        match statement {
+            Statement::Label(label) => {
+                if let Some(name) = label.name() {
+                    labels.push((name.text.to_owned(), pc));
+                }
+            }
+            Statement::Instruction(_) => pc += 1,
+            Statement::Block(block) => {
+                let mut flat = Vec::new();
+                flatten(&block.statements(), &mut flat);
+                pc += flat
+                    .iter()
+                    .filter(|s| matches!(s, Statement::Instruction(_)))
+                    .count() as u32;
+            }
+            _ => {}
+        }
+    }
+    labels
+}
+
 fn flatten<'a>(statements: &[Statement<'a>], out: &mut Vec<Statement<'a>>) {
     for statement in statements {
         match statement {
@@ -1406,7 +1426,7 @@ pub(crate) fn destination_count(mnemonic: &str, quals: &Quals) -> usize {
         "bar" | "barrier" => usize::from(quals.has("red")),
         "st" | "sust" | "sured" | "red" | "bra" | "ret" | "exit" | "membar" | "fence" | "trap"
         | "brkpt" | "nanosleep" | "prefetch" | "prefetchu" | "pmevent" | "stmatrix" | "discard"
-        | "applypriority" | "cp" | "griddepcontrol" | "setmaxnreg" => 0,
+        | "applypriority" | "cp" | "griddepcontrol" | "setmaxnreg" | "tensormap" => 0,
         "wmma" if quals.has("store") => 0,
         "wgmma" if !quals.has("mma_async") => 0,
         "mbarrier"

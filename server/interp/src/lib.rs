@@ -48,6 +48,7 @@ pub use debug::{
 pub use memory::MAX_SHARED_PER_CTA;
 pub use run::{
     parse_arg, run_kernel, run_kernel_stoppable, run_snippet, run_snippet_stoppable, ArgSpec,
+    StructField,
 };
 pub use tma::{ElemType, TensorMapSpec};
 

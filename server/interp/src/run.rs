@@ -25,9 +25,86 @@ pub enum ArgSpec {
     /// A tensor map over a buffer argument (`tmap:...`): the 128-byte object
     /// for a `.param .b8 [128]`, or its global address for a 64-bit parameter.
     TensorMap(crate::tma::TensorMapSpec),
+    /// A by-value struct (`struct:HEX;OFFSET=FIELD;...`): these bytes, with
+    /// buffer addresses and tensor maps written over them at byte offsets.
+    Struct {
+        bytes: Vec<u8>,
+        fields: Vec<(usize, StructField)>,
+    },
+}
+
+/// A field of a `struct:` argument that the launch fills in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StructField {
+    /// `&N` or `&N+D`: the address of buffer argument `N`, plus `D` bytes.
+    Address { arg: usize, plus: u64 },
+    /// `tmap:...`: the 128-byte tensor map object.
+    TensorMap(crate::tma::TensorMapSpec),
+}
+
+/// Parses the part after `struct:`.
+fn parse_struct(rest: &str) -> Result<ArgSpec, String> {
+    let mut parts = rest.split(';');
+    let digits: String = parts
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    if digits.is_empty() || !digits.len().is_multiple_of(2) {
+        return Err(
+            "expected struct:HEX;OFFSET=FIELD;... with an even number of hex digits".into(),
+        );
+    }
+    let bytes = (0..digits.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&digits[i..i + 2], 16))
+        .collect::<Result<Vec<u8>, _>>()
+        .map_err(|_| "bad hex digits".to_owned())?;
+    let mut fields = Vec::new();
+    for part in parts.map(str::trim).filter(|p| !p.is_empty()) {
+        let (offset, field) = part.split_once('=').ok_or_else(|| {
+            format!("field `{part}`: expected OFFSET=&ARG[+BYTES] or OFFSET=tmap:...")
+        })?;
+        let offset =
+            parse_int(offset.trim()).ok_or_else(|| format!("field `{part}`: bad offset"))? as usize;
+        let field = field.trim();
+        let (field, size) = if let Some(address) = field.strip_prefix('&') {
+            let (arg, plus) = address.split_once('+').unwrap_or((address, "0"));
+            let arg = parse_int(arg.trim())
+                .ok_or_else(|| format!("field `{part}`: bad argument number"))?;
+            let plus =
+                parse_int(plus.trim()).ok_or_else(|| format!("field `{part}`: bad byte offset"))?;
+            (
+                StructField::Address {
+                    arg: arg as usize,
+                    plus,
+                },
+                8,
+            )
+        } else if let Some(spec) = field.strip_prefix("tmap:") {
+            let spec = crate::tma::TensorMapSpec::parse(spec)
+                .map_err(|e| format!("field `{part}`: {e}"))?;
+            (StructField::TensorMap(spec), 128)
+        } else {
+            return Err(format!(
+                "field `{part}`: expected &ARG[+BYTES] or tmap:... after `=`"
+            ));
+        };
+        if offset.checked_add(size).is_none_or(|end| end > bytes.len()) {
+            return Err(format!(
+                "field `{part}`: {size} bytes at offset {offset} do not fit the struct's {} bytes",
+                bytes.len()
+            ));
+        }
+        fields.push((offset, field));
+    }
+    Ok(ArgSpec::Struct { bytes, fields })
 }
 
 /// Parses `u32:5`, `f32:1.5`, `raw:0102` (the bytes of a by-value struct),
+/// `struct:HEX;8=&1;64=tmap:...` (a struct whose fields at those byte
+/// offsets hold the address of buffer argument 1 and a tensor map),
 /// `buf:f32:1,2.5`, `buf:f32:0*256` (a value repeated), `buf:hex:00ff`, `zeros:64`,
 /// and tensor maps `tmap:TYPE:DIMS:STRIDES:BOX:SWIZZLE:ARG[:estrides=E,..][:oob=nan]`
 /// (`tmap:f16:64,32:128:64,16:128:1`: f16 elements, 64 x 32 of them with rows
@@ -37,6 +114,7 @@ pub fn parse_arg(text: &str) -> Result<ArgSpec, String> {
         format!("argument `{text}`: expected TYPE:VALUE, buf:..., or zeros:BYTES")
     })?;
     match kind {
+        "struct" => parse_struct(rest).map_err(|e| format!("argument `{text}`: {e}")),
         "tmap" => crate::tma::TensorMapSpec::parse(rest)
             .map(ArgSpec::TensorMap)
             .map_err(|e| format!("argument `{text}`: {e}")),
@@ -422,9 +500,23 @@ pub(crate) fn prepare_kernel(parse: &Parse, options: &KernelOptions) -> Result<S
         crate::contract::apply(&mut program);
     }
     let entry = &program.functions[program.main];
-    if entry.kernel_params.len() != options.args.len() {
+    // Arguments after the parameters are buffers that `struct:` fields
+    // point to.
+    let extra_buffers = options
+        .args
+        .iter()
+        .skip(entry.kernel_params.len())
+        .all(|a| matches!(a, ArgSpec::Buffer(_)));
+    let takes_struct = options
+        .args
+        .iter()
+        .any(|a| matches!(a, ArgSpec::Struct { .. } | ArgSpec::TensorMap(_)));
+    if entry.kernel_params.len() != options.args.len()
+        && !(takes_struct && options.args.len() > entry.kernel_params.len() && extra_buffers)
+    {
         return Err(RunError::usage(format!(
-            "`{}` takes {} parameters, {} --arg given",
+            "`{}` takes {} parameters, {} --arg given (more only as buffers that struct: or \
+             tmap: arguments name)",
             entry.name,
             entry.kernel_params.len(),
             options.args.len()
@@ -471,6 +563,45 @@ pub(crate) fn prepare_kernel(parse: &Parse, options: &KernelOptions) -> Result<S
                         )))
                     }
                 }
+            }
+            ArgSpec::Struct { bytes, fields } => {
+                if bytes.len() != param.size {
+                    return Err(RunError::usage(format!(
+                        "--arg {index}: parameter `{}` has {} bytes; the struct has {}",
+                        param.name,
+                        param.size,
+                        bytes.len()
+                    )));
+                }
+                let mut bytes = bytes.clone();
+                for (offset, field) in fields {
+                    let (arg, value) = match field {
+                        StructField::Address { arg, plus } => (
+                            *arg,
+                            addresses
+                                .get(*arg)
+                                .copied()
+                                .flatten()
+                                .map(|a| a.wrapping_add(*plus).to_le_bytes().to_vec()),
+                        ),
+                        StructField::TensorMap(spec) => (
+                            spec.buffer,
+                            addresses
+                                .get(spec.buffer)
+                                .copied()
+                                .flatten()
+                                .map(|a| spec.encode(a)),
+                        ),
+                    };
+                    let Some(value) = value else {
+                        return Err(RunError::usage(format!(
+                            "--arg {index}: the field at byte {offset} names argument {arg}, \
+                             which is not a buffer"
+                        )));
+                    };
+                    bytes[*offset..*offset + value.len()].copy_from_slice(&value);
+                }
+                bytes
             }
             ArgSpec::Scalar(bytes) => {
                 if bytes.len() != param.size {

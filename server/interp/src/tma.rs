@@ -82,7 +82,9 @@ impl ElemType {
 }
 
 /// The parameters of `cuTensorMapEncodeTiled` that the interpreter models:
-/// `tmap:TYPE:DIMS:STRIDES:BOX:SWIZZLE:ARG[:estrides=E,..][:oob=zero|nan]`.
+/// `tmap:TYPE:DIMS:STRIDES:BOX:SWIZZLE:ARG[:estrides=E,..][:oob=zero|nan]`;
+/// with `:lower=W,..:upper=W,..` those of `cuTensorMapEncodeIm2col`, BOX
+/// then being `CHANNELS,PIXELS`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TensorMapSpec {
     pub elem: ElemType,
@@ -100,6 +102,17 @@ pub struct TensorMapSpec {
     pub oob_nan: bool,
     /// The buffer argument (its index) that holds the tensor.
     pub buffer: usize,
+    /// An im2col map (`cuTensorMapEncodeIm2col`): the box is
+    /// `CHANNELS,PIXELS` and these are the bounding box's corners.
+    pub im2col: Option<Im2col>,
+}
+
+/// The pixel bounding box of an im2col tensor map: lower and upper corners
+/// in the W, H, D dimensions (innermost first, `rank - 2` values each).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Im2col {
+    pub lower: Vec<i32>,
+    pub upper: Vec<i32>,
 }
 
 fn numbers(text: &str, what: &str) -> Result<Vec<u64>, String> {
@@ -151,7 +164,13 @@ impl TensorMapSpec {
             .into_iter()
             .map(|b| b as u32)
             .collect();
-        if box_dims.len() != rank {
+        let is_im2col = parts[6..]
+            .iter()
+            .any(|o| o.starts_with("lower=") || o.starts_with("upper="));
+        if is_im2col && box_dims.len() != 2 {
+            return Err("an im2col map's box is CHANNELS,PIXELS".into());
+        }
+        if !is_im2col && box_dims.len() != rank {
             return Err(format!(
                 "{} box sizes for {rank} dimensions",
                 box_dims.len()
@@ -169,8 +188,20 @@ impl TensorMapSpec {
             as usize;
         let mut element_strides = vec![1u32; rank];
         let mut oob_nan = false;
+        let (mut lower, mut upper) = (None, None);
+        let corners = |v: &str, what: &str| -> Result<Vec<i32>, String> {
+            v.split(',')
+                .map(|x| {
+                    x.trim()
+                        .parse::<i32>()
+                        .map_err(|_| format!("{what}: `{x}` is not a number"))
+                })
+                .collect()
+        };
         for option in &parts[6..] {
             match option.split_once('=') {
+                Some(("lower", v)) => lower = Some(corners(v, "lower")?),
+                Some(("upper", v)) => upper = Some(corners(v, "upper")?),
                 Some(("estrides", v)) => {
                     element_strides = numbers(v, "estrides")?
                         .into_iter()
@@ -199,7 +230,39 @@ impl TensorMapSpec {
         {
             return Err("strides must be multiples of 16 below 2^40".into());
         }
-        if box_dims.iter().any(|&b| !(1..=256).contains(&b)) {
+        let im2col = match (lower, upper) {
+            (None, None) => None,
+            (Some(lower), Some(upper)) => {
+                // The corners' ranges of cuTensorMapEncodeIm2col: 16, 8 and
+                // 5 bits for 3, 4 and 5 dimensions.
+                let bits = match rank {
+                    3 => 15,
+                    4 => 7,
+                    5 => 4,
+                    _ => return Err("im2col maps have 3 to 5 dimensions".into()),
+                };
+                let range = -(1i32 << bits)..=(1i32 << bits) - 1;
+                if lower.len() != rank - 2 || upper.len() != rank - 2 {
+                    return Err(format!(
+                        "lower= and upper= give {} values each for {rank} dimensions",
+                        rank - 2
+                    ));
+                }
+                if lower.iter().chain(&upper).any(|c| !range.contains(c)) {
+                    return Err(format!(
+                        "im2col corners of a {rank}-dimensional map are {} to {}",
+                        range.start(),
+                        range.end()
+                    ));
+                }
+                if !(1..=256).contains(&box_dims[0]) || !(1..=1024).contains(&box_dims[1]) {
+                    return Err("an im2col box has 1 to 256 channels and 1 to 1024 pixels".into());
+                }
+                Some(Im2col { lower, upper })
+            }
+            _ => return Err("an im2col map needs both lower= and upper=".into()),
+        };
+        if im2col.is_none() && box_dims.iter().any(|&b| !(1..=256).contains(&b)) {
             return Err("box sizes are 1 to 256".into());
         }
         let inner = box_dims[0] as usize * elem.bytes();
@@ -225,6 +288,7 @@ impl TensorMapSpec {
             swizzle,
             oob_nan,
             buffer,
+            im2col,
         })
     }
 
@@ -232,6 +296,10 @@ impl TensorMapSpec {
     /// read whole (its element stride is ignored, as on the GPU), the others
     /// every `element stride`-th index.
     fn counts(&self) -> Vec<u64> {
+        if self.im2col.is_some() {
+            // CHANNELS elements of PIXELS pixels.
+            return self.box_dims.iter().map(|&b| u64::from(b)).collect();
+        }
         self.box_dims
             .iter()
             .zip(&self.element_strides)
@@ -273,6 +341,13 @@ impl TensorMapSpec {
         for (i, e) in self.element_strides.iter().enumerate() {
             out[106 + i] = *e as u8;
         }
+        if let Some(im2col) = &self.im2col {
+            out[111] = 1;
+            for (i, (l, u)) in im2col.lower.iter().zip(&im2col.upper).enumerate() {
+                out[112 + 2 * i..114 + 2 * i].copy_from_slice(&(*l as i16).to_le_bytes());
+                out[118 + 2 * i..120 + 2 * i].copy_from_slice(&(*u as i16).to_le_bytes());
+            }
+        }
         out
     }
 
@@ -286,17 +361,24 @@ impl TensorMapSpec {
         if !(1..=5).contains(&rank) {
             return None;
         }
+        let i16_at = |at: usize| i32::from(i16::from_le_bytes([bytes[at], bytes[at + 1]]));
+        let im2col = (bytes[111] == 1 && rank >= 3).then(|| Im2col {
+            lower: (0..rank - 2).map(|i| i16_at(112 + 2 * i)).collect(),
+            upper: (0..rank - 2).map(|i| i16_at(118 + 2 * i)).collect(),
+        });
+        let box_rank = if im2col.is_some() { 2 } else { rank };
         let spec = TensorMapSpec {
             elem,
             dims: (0..rank).map(|i| u64_at(16 + 8 * i)).collect(),
             strides: (0..rank - 1).map(|i| u64_at(56 + 8 * i)).collect(),
-            box_dims: (0..rank)
+            box_dims: (0..box_rank)
                 .map(|i| u32::from(u16::from_le_bytes([bytes[96 + 2 * i], bytes[97 + 2 * i]])))
                 .collect(),
             element_strides: (0..rank).map(|i| u32::from(bytes[106 + i])).collect(),
             swizzle: u32::from(bytes[6]) * 32,
             oob_nan: bytes[7] != 0,
             buffer: 0,
+            im2col,
         };
         Some((spec, u64_at(8)))
     }
@@ -310,15 +392,136 @@ const NAN_FILL: [u8; 2] = [0xf7, 0x7f];
 
 #[derive(Debug, Clone)]
 pub enum TmaOp {
-    /// global → shared, completing on an mbarrier; to every CTA of a mask with multicast.
-    Load { dims: usize, multicast: bool },
+    /// global → shared, completing on an mbarrier; to every CTA of a mask
+    /// with multicast; in im2col mode with the offsets operand.
+    Load {
+        dims: usize,
+        multicast: bool,
+        im2col: bool,
+    },
     /// shared → global (bulk group), or a reduction into global memory.
     Store {
         dims: usize,
         reduce: Option<AtomKind>,
     },
     /// `cp.async.bulk.prefetch.tensor`: operands checked, nothing copied.
-    Prefetch { dims: usize },
+    Prefetch { dims: usize, im2col: bool },
+    /// `tensormap.replace`: one field of the tensor map at an address.
+    Replace { field: MapField, space: Space },
+    /// `tensormap.cp_fenceproxy`: the 128-byte map copied from shared to
+    /// global memory.
+    CopyMap,
+}
+
+/// A field `tensormap.replace` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapField {
+    GlobalAddress,
+    /// The zero-based rank (rank - 1).
+    Rank,
+    BoxDim(usize),
+    GlobalDim(usize),
+    /// The stride of dimension `ord + 1` in bytes.
+    GlobalStride(usize),
+    ElementStride(usize),
+    /// The element type (the interpreter's code).
+    ElemType(u8),
+    /// The swizzle span in bytes.
+    Swizzle(u32),
+    FillNan(bool),
+    /// An interleave layout of none: nothing to change.
+    NoInterleave,
+}
+
+/// Decodes `tensormap.replace` and `tensormap.cp_fenceproxy`.
+fn decode_tensormap(q: &Quals, src: &[Src]) -> Result<TmaOp, String> {
+    if q.has("cp_fenceproxy") {
+        if src.len() != 3 || !matches!(src[2], Src::Imm(128)) {
+            return Err("tensormap.cp_fenceproxy expects [dst], [src], 128".into());
+        }
+        return Ok(TmaOp::CopyMap);
+    }
+    if !q.has("replace") {
+        return Err("this tensormap operation is not supported".into());
+    }
+    if !q.has("tile") {
+        return Err("tensormap.replace: only .tile mode exists".into());
+    }
+    let space = q.space.unwrap_or(Space::Generic);
+    let ordinal = |at: usize| -> Result<usize, String> {
+        match src.get(at) {
+            Some(Src::Imm(v)) if *v < 5 => Ok(*v as usize),
+            _ => Err("tensormap.replace: the ordinal is an immediate 0 to 4".into()),
+        }
+    };
+    let immediate = || -> Result<u64, String> {
+        match src.get(1) {
+            Some(Src::Imm(v)) => Ok(*v),
+            _ => Err("tensormap.replace: this field's new value is an immediate".into()),
+        }
+    };
+    let (field, operands) = if q.has("global_address") {
+        (MapField::GlobalAddress, 2)
+    } else if q.has("rank") {
+        (MapField::Rank, 2)
+    } else if q.has("box_dim") {
+        (MapField::BoxDim(ordinal(1)?), 3)
+    } else if q.has("global_dim") {
+        (MapField::GlobalDim(ordinal(1)?), 3)
+    } else if q.has("global_stride") {
+        // Strides of dimensions 1 to 4.
+        match ordinal(1)? {
+            ord @ 0..=3 => (MapField::GlobalStride(ord), 3),
+            _ => return Err("tensormap.replace.global_stride: the ordinal is 0 to 3".into()),
+        }
+    } else if q.has("element_stride") {
+        (MapField::ElementStride(ordinal(1)?), 3)
+    } else if q.has("elemtype") {
+        // The instruction's codes (not CUtensorMapDataType's): u8 u16 u32 s32
+        // u64 s64 f16 f32 (8: f32.ftz) f64 bf16 (11 and up: tf32, packed).
+        let code = match immediate()? {
+            v @ 0..=7 => v as u8,
+            9 => 8,
+            10 => 9,
+            v => {
+                return Err(format!(
+                    "tensormap.replace.elemtype {v} (f32.ftz, tf32 or a packed type) is not \
+                     supported by the interpreter"
+                ))
+            }
+        };
+        (MapField::ElemType(code), 2)
+    } else if q.has("swizzle_mode") {
+        let span = match immediate()? {
+            0 => 0,
+            1 => 32,
+            2 => 64,
+            3 => 128,
+            v => {
+                return Err(format!(
+                    "tensormap.replace.swizzle_mode {v} is not supported by the interpreter"
+                ))
+            }
+        };
+        (MapField::Swizzle(span), 2)
+    } else if q.has("fill_mode") {
+        match immediate()? {
+            0 => (MapField::FillNan(false), 2),
+            1 => (MapField::FillNan(true), 2),
+            v => return Err(format!("tensormap.replace.fill_mode {v} is undefined")),
+        }
+    } else if q.has("interleave_layout") {
+        match immediate()? {
+            0 => (MapField::NoInterleave, 2),
+            _ => return Err("interleaved tensor maps are not supported by the interpreter".into()),
+        }
+    } else {
+        return Err("this tensormap.replace field is not supported by the interpreter".into());
+    };
+    if src.len() != operands {
+        return Err(format!("tensormap.replace expects {operands} operands"));
+    }
+    Ok(TmaOp::Replace { field, space })
 }
 
 fn dims_of(q: &Quals) -> Option<usize> {
@@ -333,19 +536,24 @@ fn dims_of(q: &Quals) -> Option<usize> {
 }
 
 pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
+    if m == "tensormap" {
+        return Some(decode_tensormap(q, src).map(Op::Tma));
+    }
     if m != "cp" || !q.has("bulk") || !q.has("tensor") {
         return None;
     }
     let Some(dims) = dims_of(q) else {
         return Some(Err("cp.async.bulk.tensor needs .1d to .5d".into()));
     };
+    let im2col = q.has("im2col");
     if let Some(mode) = q
         .words
         .iter()
-        .find(|w| w.starts_with("im2col") || w.starts_with("tile::"))
+        .find(|w| (w.starts_with("im2col") && *w != "im2col") || w.starts_with("tile::"))
     {
         return Some(Err(format!(
-            "cp.async.bulk.tensor .{mode} is not supported by the interpreter (tile mode is)"
+            "cp.async.bulk.tensor .{mode} is not supported by the interpreter (tile and im2col \
+             loads are)"
         )));
     }
     if q.words.iter().any(|w| w.starts_with("cta_group")) {
@@ -354,7 +562,7 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
         ));
     }
     let op = if q.has("prefetch") {
-        TmaOp::Prefetch { dims }
+        TmaOp::Prefetch { dims, im2col }
     } else if q.has("reduce") {
         let kind = [
             ("add", AtomKind::Add),
@@ -381,15 +589,29 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
     {
         TmaOp::Store { dims, reduce: None }
     } else {
+        if im2col && !(3..=5).contains(&dims) {
+            return Some(Err("cp.async.bulk.tensor .im2col needs .3d to .5d".into()));
+        }
         TmaOp::Load {
             dims,
             multicast: q.words.iter().any(|w| w.starts_with("multicast")),
+            im2col,
         }
     };
+    if im2col && matches!(op, TmaOp::Store { .. }) {
+        return Some(Err(
+            "cp.async.bulk.tensor stores and reductions in im2col mode are not supported by the \
+             interpreter"
+                .into(),
+        ));
+    }
     let needs = match op {
-        TmaOp::Load { multicast, .. } => 3 + usize::from(multicast),
+        TmaOp::Load {
+            multicast, im2col, ..
+        } => 3 + usize::from(multicast) + usize::from(im2col),
         TmaOp::Store { .. } => 2,
         TmaOp::Prefetch { .. } => 1,
+        TmaOp::Replace { .. } | TmaOp::CopyMap => 0,
     };
     if src.len() < needs {
         return Some(Err(format!(
@@ -405,6 +627,7 @@ fn map_and_coords(
     w: usize,
     src: &Src,
     dims: usize,
+    im2col: bool,
     lane: u32,
 ) -> Result<(TensorMapSpec, u64, Vec<i64>), Fault> {
     let Src::Vector(items) = src else {
@@ -445,6 +668,20 @@ fn map_and_coords(
                 "cp.async.bulk.tensor.{dims}d with a {}-dimensional tensor map and {} coordinates",
                 spec.dims.len(),
                 coords.len()
+            ),
+        ));
+    }
+    if spec.im2col.is_some() != im2col {
+        return Err(Fault::at(
+            lane,
+            format!(
+                "cp.async.bulk.tensor in {} mode with {} tensor map",
+                if im2col { "im2col" } else { "tile" },
+                if im2col {
+                    "a tiled"
+                } else {
+                    "an im2col (lower=/upper=)"
+                }
             ),
         ));
     }
@@ -531,6 +768,67 @@ fn for_each_element(
     Ok(())
 }
 
+/// Calls `f(byte offset in the shared-memory image, global address or None
+/// when out of bounds)` for every element of an im2col load, as measured on
+/// the GPU (`fixtures/CLUSTERS_TMA.md`): the pixels are the positions of the
+/// bounding box (from the lower corner to the dimension's size less one
+/// plus the upper corner, every traversal-stride-th), W fastest, then H, D
+/// and the image N; the load takes PIXELS of them starting at the
+/// coordinates' position and image, each pixel CHANNELS elements from the
+/// first coordinate at the position plus the offsets; past the last image
+/// and outside the tensor the elements are the fill.
+fn im2col_elements(
+    spec: &TensorMapSpec,
+    base: u64,
+    coords: &[i64],
+    offsets: &[i64],
+    mut f: impl FnMut(u64, Option<u64>) -> Result<(), Fault>,
+) -> Result<(), Fault> {
+    let Some(im2col) = &spec.im2col else {
+        return Ok(());
+    };
+    let rank = spec.dims.len();
+    let size = spec.elem.bytes() as u64;
+    let (channels, pixels) = (u64::from(spec.box_dims[0]), u64::from(spec.box_dims[1]));
+    let pitch = spec.pitch();
+    let mut position: Vec<i64> = coords[1..rank - 1].to_vec();
+    let mut image = coords[rank - 1];
+    let inside = |d: usize, c: i64| c >= 0 && (c as u64) < spec.dims[d];
+    for pixel in 0..pixels {
+        let mut addr = inside(rank - 1, image)
+            .then(|| base.wrapping_add(image as u64 * spec.strides[rank - 2]));
+        for (i, p) in position.iter().enumerate() {
+            let c = p + offsets[i];
+            addr = addr
+                .filter(|_| inside(i + 1, c))
+                .map(|a| a.wrapping_add(c as u64 * spec.strides[i]));
+        }
+        for channel in 0..channels {
+            let c = coords[0] + channel as i64;
+            let at = addr
+                .filter(|_| inside(0, c))
+                .map(|a| a.wrapping_add(c as u64 * size));
+            f(pixel * pitch + channel * size, at)?;
+        }
+        // The next position: W first; past the box's end, back to its lower
+        // corner and on to the next H (D, then image).
+        let mut carry = true;
+        for (i, p) in position.iter_mut().enumerate() {
+            *p += i64::from(spec.element_strides[i + 1]);
+            let last = spec.dims[i + 1] as i64 - 1 + i64::from(im2col.upper[i]);
+            if *p <= last {
+                carry = false;
+                break;
+            }
+            *p = i64::from(im2col.lower[i]);
+        }
+        if carry {
+            image += 1;
+        }
+    }
+    Ok(())
+}
+
 pub fn exec(
     m: &mut Machine<'_>,
     w: usize,
@@ -541,16 +839,65 @@ pub fn exec(
     for lane in lanes(active) {
         let thread = m.thread(w, lane);
         match *op {
-            TmaOp::Prefetch { dims } => {
-                map_and_coords(m, w, &inst.src[0], dims, lane)?;
+            TmaOp::Replace { field, space } => {
+                let addr = m.read_lane(w, &inst.src[0], lane);
+                let value = m.read_lane(w, inst.src.last().unwrap_or(&inst.src[0]), lane);
+                let map = m
+                    .mem
+                    .slice(thread, space, addr, 128, 1)
+                    .map_err(|e| Fault::at(lane, format!("tensormap.replace: {e}")))?;
+                replace_field(map, field, value);
             }
-            TmaOp::Load { dims, multicast } => {
-                let (spec, base, coords) = map_and_coords(m, w, &inst.src[1], dims, lane)?;
+            TmaOp::CopyMap => {
+                let dst = m.read_lane(w, &inst.src[0], lane);
+                let src = m.read_lane(w, &inst.src[1], lane);
+                let bytes = m
+                    .mem
+                    .slice(thread, Space::Shared, src, 128, 1)
+                    .map_err(|e| Fault::at(lane, format!("tensormap.cp_fenceproxy source: {e}")))?
+                    .to_vec();
+                m.mem
+                    .slice(thread, Space::Global, dst, 128, 1)
+                    .map_err(|e| {
+                        Fault::at(lane, format!("tensormap.cp_fenceproxy destination: {e}"))
+                    })?
+                    .copy_from_slice(&bytes);
+            }
+            TmaOp::Prefetch { dims, im2col } => {
+                map_and_coords(m, w, &inst.src[0], dims, im2col, lane)?;
+            }
+            TmaOp::Load {
+                dims,
+                multicast,
+                im2col,
+            } => {
+                let (spec, base, coords) = map_and_coords(m, w, &inst.src[1], dims, im2col, lane)?;
+                // The im2col offsets (16-bit values, one per W/H/D dimension).
+                let offsets: Vec<i64> = if im2col {
+                    let items = Src::elements(inst.src.get(3));
+                    if items.len() != dims - 2 {
+                        return Err(Fault::at(
+                            lane,
+                            format!(
+                                "cp.async.bulk.tensor.{dims}d .im2col takes {} offsets, found {}",
+                                dims - 2,
+                                items.len()
+                            ),
+                        ));
+                    }
+                    items
+                        .iter()
+                        .map(|s| (m.read_lane(w, s, lane) & 0xffff) as i64)
+                        .collect()
+                } else {
+                    Vec::new()
+                };
                 let dst = shared_offset(m.read_lane(w, &inst.src[0], lane), lane)?;
                 let bar = shared_offset(m.read_lane(w, &inst.src[2], lane), lane)?;
                 let ctas = m.launch.cluster_size();
                 let targets: Vec<Option<u32>> = if multicast {
-                    let mask = m.read_lane(w, &inst.src[3], lane) & 0xffff;
+                    let at = 3 + usize::from(im2col);
+                    let mask = m.read_lane(w, &inst.src[at], lane) & 0xffff;
                     if mask >> ctas != 0 {
                         return Err(Fault::at(
                             lane,
@@ -569,7 +916,7 @@ pub fn exec(
                 let inner = spec.box_dims[0] as usize * size;
                 let pitch = spec.pitch() as usize;
                 let mut data = vec![0u8; pitch * rows as usize];
-                for_each_element(&spec, base, &coords, false, |offset, addr| {
+                let mut each = |offset: u64, addr: Option<u64>| {
                     let slot = &mut data[offset as usize..offset as usize + size];
                     match addr {
                         Some(a) => slot.copy_from_slice(
@@ -585,7 +932,12 @@ pub fn exec(
                         None => {}
                     }
                     Ok(())
-                })?;
+                };
+                if im2col {
+                    im2col_elements(&spec, base, &coords, &offsets, &mut each)?;
+                } else {
+                    for_each_element(&spec, base, &coords, false, &mut each)?;
+                }
                 for target in targets {
                     let (dst, bar) = match target {
                         Some(r) => (in_rank(dst, r), in_rank(bar, r)),
@@ -605,7 +957,7 @@ pub fn exec(
                 }
             }
             TmaOp::Store { dims, reduce } => {
-                let (spec, base, coords) = map_and_coords(m, w, &inst.src[0], dims, lane)?;
+                let (spec, base, coords) = map_and_coords(m, w, &inst.src[0], dims, false, lane)?;
                 let from = shared_offset(m.read_lane(w, &inst.src[1], lane), lane)?;
                 let size = spec.elem.bytes();
                 let ty = spec.elem.ty();
@@ -636,6 +988,34 @@ pub fn exec(
         }
     }
     Ok(())
+}
+
+/// Writes one field of a tensor map in the interpreter's layout (see
+/// [`TensorMapSpec::encode`]); bytes that are not yet a map (the zeros a
+/// kernel starts from) become an empty tile-mode map first.
+fn replace_field(map: &mut [u8], field: MapField, value: u64) {
+    if &map[0..4] != MAGIC {
+        map.fill(0);
+        map[0..4].copy_from_slice(MAGIC);
+    }
+    match field {
+        MapField::GlobalAddress => map[8..16].copy_from_slice(&value.to_le_bytes()),
+        MapField::Rank => map[4] = (value as u8).wrapping_add(1),
+        MapField::BoxDim(i) => {
+            map[96 + 2 * i..98 + 2 * i].copy_from_slice(&(value as u16).to_le_bytes())
+        }
+        MapField::GlobalDim(i) => {
+            map[16 + 8 * i..24 + 8 * i].copy_from_slice(&(value & 0xffff_ffff).to_le_bytes())
+        }
+        MapField::GlobalStride(i) => {
+            map[56 + 8 * i..64 + 8 * i].copy_from_slice(&value.to_le_bytes())
+        }
+        MapField::ElementStride(i) => map[106 + i] = value as u8,
+        MapField::ElemType(code) => map[5] = code,
+        MapField::Swizzle(span) => map[6] = (span / 32) as u8,
+        MapField::FillNan(nan) => map[7] = u8::from(nan),
+        MapField::NoInterleave => {}
+    }
 }
 
 /// A shared-memory operand (shared-space or generic address) as a shared offset.

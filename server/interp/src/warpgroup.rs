@@ -52,6 +52,9 @@ pub struct Mma {
     /// MN-major A / B (`imm-trans-a`/`imm-trans-b` = 1).
     pub trans_a: bool,
     pub trans_b: bool,
+    /// `.sp`: A is sparse, packed to 64 × K/2 with a metadata register;
+    /// the sparsity selector.
+    pub sparse: Option<u32>,
 }
 
 /// Per-CTA state of the asynchronous operations.
@@ -87,6 +90,8 @@ struct Pending {
 struct Part {
     a: Vec<Lanes>,
     d: Vec<Lanes>,
+    /// The sparsity metadata register of `.sp` (per lane).
+    meta: Lanes,
     desc_a: u64,
     desc_b: u64,
     scale_d: bool,
@@ -136,9 +141,7 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
 }
 
 fn decode_mma(q: &Quals, src: &[Src]) -> Result<Mma, String> {
-    if q.has("sp") {
-        return Err("wgmma.mma_async.sp (sparse A) is not supported by the interpreter".into());
-    }
+    let sparse = q.has("sp");
     let Some((n, k)) = shape(q) else {
         return Err("wgmma.mma_async needs a .m64nNkK shape".into());
     };
@@ -152,6 +155,7 @@ fn decode_mma(q: &Quals, src: &[Src]) -> Result<Mma, String> {
         Ty::F16 | Ty::Bf16 => 16,
         Ty::Tf32 => 8,
         Ty::E4m3 | Ty::E5m2 | Ty::S8 | Ty::U8 => 32,
+        B1 if sparse => return Err("wgmma.mma_async.sp has no .b1 form".into()),
         B1 => 256,
         _ => {
             return Err(format!(
@@ -175,6 +179,8 @@ fn decode_mma(q: &Quals, src: &[Src]) -> Result<Mma, String> {
             b.name()
         ));
     }
+    // A sparse A packs twice the K of the dense shape.
+    let want_k = if sparse { 2 * want_k } else { want_k };
     if k != want_k || n == 0 || n > 256 || !n.is_multiple_of(8) {
         return Err(format!(
             "wgmma.mma_async: .m64n{n}k{k} is not a shape for .{}",
@@ -186,8 +192,34 @@ fn decode_mma(q: &Quals, src: &[Src]) -> Result<Mma, String> {
     }
     let a_regs = matches!(src.first(), Some(Src::Vector(_)));
     let float = matches!(d, Ty::F16 | Ty::F32);
-    // d, a, b-desc, scale-d, then the immediates of the form.
-    let imms = &src[3.min(src.len())..];
+    // d, a, b-desc, (sp-meta, sp-sel,) scale-d, then the immediates of the form.
+    let selector = if sparse {
+        let Some(sel) = imm(src.get(3)) else {
+            return Err(
+                "wgmma.mma_async.sp: expects a, b-desc, sp-meta, an immediate sp-sel and scale-d"
+                    .into(),
+            );
+        };
+        // 16- and 32-bit types take their metadata from a pair of threads of
+        // each four (0: T0/T1, 1: T2/T3); 8-bit types from all threads.
+        let most = if matches!(a, Ty::F16 | Ty::Bf16 | Ty::Tf32) {
+            1
+        } else {
+            0
+        };
+        if !(0..=most).contains(&sel) {
+            return Err(format!(
+                "wgmma.mma_async.sp: sp-sel {sel} is undefined for .{} (0{})",
+                a.name(),
+                if most == 1 { " or 1" } else { " only" }
+            ));
+        }
+        Some(sel as u32)
+    } else {
+        None
+    };
+    let fixed = if sparse { 5 } else { 3 };
+    let imms = &src[fixed.min(src.len())..];
     let scale = |i: usize| imm(imms.get(i)).unwrap_or(1);
     let (negate_a, negate_b, trans_a, trans_b) = if float {
         let transposable = matches!(a, Ty::F16 | Ty::Bf16);
@@ -228,7 +260,7 @@ fn decode_mma(q: &Quals, src: &[Src]) -> Result<Mma, String> {
         }
         (false, false, false, false)
     };
-    if src.len() < 3 {
+    if src.len() < fixed {
         return Err("wgmma.mma_async needs a, b-desc and scale-d".into());
     }
     Ok(Mma {
@@ -244,6 +276,7 @@ fn decode_mma(q: &Quals, src: &[Src]) -> Result<Mma, String> {
         negate_b,
         trans_a,
         trans_b,
+        sparse: selector,
     })
 }
 
@@ -334,16 +367,22 @@ fn issue(m: &mut Machine<'_>, w: usize, inst: &Inst, mma: &Mma, active: u32) -> 
     } else {
         Vec::new()
     };
+    let scale_at = if mma.sparse.is_some() { 4 } else { 2 };
     let part = Part {
         a,
         d: d_parts.iter().map(|p| read_dst(m, w, p)).collect(),
+        meta: if mma.sparse.is_some() {
+            m.read(w, &inst.src[2])
+        } else {
+            [0; 32]
+        },
         desc_a: if mma.a_regs {
             0
         } else {
             m.read_lane(w, &inst.src[0], 0)
         },
         desc_b: m.read_lane(w, &inst.src[1], 0),
-        scale_d: m.read_lane(w, &inst.src[2], 0) & 1 == 1,
+        scale_d: m.read_lane(w, &inst.src[scale_at], 0) & 1 == 1,
     };
     let regs: Vec<u32> = d_parts
         .iter()
@@ -372,6 +411,69 @@ fn issue(m: &mut Machine<'_>, w: usize, inst: &Inst, mma: &Mma, active: u32) -> 
         }
     }
     Ok(())
+}
+
+/// The dense column (of K) of each packed element of a sparse A, row by row.
+/// Measured on the GPU (`wgmma_sp_kernels`'s
+/// probes, an identity B): row `r` of a warp's 16 (`g = r % 8`, `hi = r /
+/// 8`) takes chunk `j`'s indices from a 4-bit group of the metadata of one
+/// lane of the warp. For 16-bit types (chunks of four elements, packed
+/// elements 2j and 2j+1) and tf32 (chunks of two, packed element j, the
+/// group holding 2-bit positions of 16-bit halves: 0b0100 is the first
+/// element, 0b1110 the second), lane `4g + 2·selector + j / 4`, group
+/// `j % 4 + 4·hi`; for 8-bit types (chunks of four, 16 per row), lane
+/// `4g + hi + 2·(j / 8)`, group `j % 8`. The low two bits of a group place
+/// the first packed element, the high two the second.
+fn sparse_positions(
+    ty: Ty,
+    selector: u32,
+    parts: &[Part],
+    k: usize,
+) -> Result<Vec<Vec<usize>>, Fault> {
+    let eight_bit = !matches!(ty, Ty::F16 | Ty::Bf16 | Ty::Tf32);
+    let mut out = vec![vec![0usize; k / 2]; 64];
+    for (row, line) in out.iter_mut().enumerate() {
+        let (g, hi) = (row % 16 % 8, row % 16 / 8);
+        let meta = &parts[row / 16].meta;
+        let chunks = if ty == Ty::Tf32 { k / 2 } else { k / 4 };
+        for j in 0..chunks {
+            let (lane, group) = if eight_bit {
+                (4 * g + hi + 2 * (j / 8), j % 8)
+            } else {
+                (4 * g + 2 * selector as usize + j / 4, j % 4 + 4 * hi)
+            };
+            let nibble = meta[lane] >> (4 * group) & 15;
+            let (i0, i1) = ((nibble & 3) as usize, (nibble >> 2) as usize);
+            let row_number = row;
+            let bad = |what: &str| {
+                Fault::new(format!(
+                    "wgmma.mma_async.sp: metadata {:#x} of lane {lane} (warp {} of the warpgroup) \
+                     gives {what} for row {row_number}, chunk {j}; the result is undefined",
+                    meta[lane] & 0xffff_ffff,
+                    row / 16
+                ))
+            };
+            if ty == Ty::Tf32 {
+                let position = match nibble {
+                    0b0100 => 0,
+                    0b1110 => 1,
+                    _ => {
+                        return Err(bad(&format!(
+                            "{nibble:#06b} (only 0b0100 and 0b1110 are defined)"
+                        )))
+                    }
+                };
+                line[j] = 2 * j + position;
+            } else {
+                if i0 == i1 {
+                    return Err(bad(&format!("the same position twice ({nibble:#06b})")));
+                }
+                line[2 * j] = 4 * j + i0;
+                line[2 * j + 1] = 4 * j + i1;
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Warp `w` passed `wgmma.wait_group n`: the accumulators of all but its
@@ -659,10 +761,12 @@ fn compute(
     parts: &[Part],
 ) -> Result<Vec<Vec<Lanes>>, Fault> {
     let (n, k) = (mma.n, mma.k);
+    // A sparse A is packed: 64 × K/2 in the layout of a dense K/2 operand.
+    let packed = if mma.sparse.is_some() { k / 2 } else { k };
     let a: Vec<Vec<u64>> = if mma.a_regs {
         let width = element_width(mma.a);
         let mask = crate::ir::mask(width as u32);
-        let mut a = vec![vec![0u64; k]; 64];
+        let mut a = vec![vec![0u64; packed]; 64];
         for (row, line) in a.iter_mut().enumerate() {
             let part = &parts[row / 16];
             for (col, slot) in line.iter_mut().enumerate() {
@@ -672,20 +776,38 @@ fn compute(
         }
         a
     } else {
-        load_matrix(m, w, parts[0].desc_a, 64, k, mma.a, mma.trans_a)?
+        load_matrix(m, w, parts[0].desc_a, 64, packed, mma.a, mma.trans_a)?
+    };
+    // A sparse A: the dense column of each packed element. The tensor core
+    // multiplies the packed elements by the B rows they select, one group of
+    // K/2 products (measured: summing the zeros' places as a dense K-wide
+    // operation would cut differently).
+    let positions = match mma.sparse {
+        Some(selector) => Some(sparse_positions(mma.a, selector, parts, k)?),
+        None => None,
     };
     let b = load_matrix(m, w, parts[0].desc_b, n, k, mma.b, mma.trans_b)?;
     let scale_d = parts[0].scale_d;
     let mut out: Vec<Vec<Lanes>> = vec![vec![[0u64; 32]; d_registers(mma)]; 4];
     let flip_a = if mma.negate_a { sign_bit(mma.a) } else { 0 };
     let flip_b = if mma.negate_b { sign_bit(mma.b) } else { 0 };
-    let mut a_row = vec![0u64; k];
+    let mut a_row = vec![0u64; packed];
+    let mut b_sel = vec![0u64; packed];
     for (row, a_line) in a.iter().enumerate() {
         let part = &parts[row / 16];
         for (slot, &x) in a_row.iter_mut().zip(a_line) {
             *slot = x ^ flip_a;
         }
         for (col, b_line) in b.iter().enumerate() {
+            let b_line = match &positions {
+                Some(positions) => {
+                    for (slot, &at) in b_sel.iter_mut().zip(&positions[row]) {
+                        *slot = b_line[at];
+                    }
+                    &b_sel
+                }
+                None => b_line,
+            };
             let (lane, reg, half) = d_holder(mma.d, row % 16, col);
             let acc = if scale_d {
                 part.d[reg][lane] >> (16 * half)
@@ -746,9 +868,15 @@ pub(crate) fn fragments(op: &WgmmaOp, w: usize) -> Option<Vec<crate::debug::Frag
     });
     if mma.a_regs {
         let bits = element_width(mma.a) as u32;
+        // A sparse A's registers hold the packed 64 × K/2 matrix.
+        let cols = if mma.sparse.is_some() {
+            mma.k / 2
+        } else {
+            mma.k
+        };
         let mut holders = Vec::new();
         for r in 0..16 {
-            for k in 0..mma.k {
+            for k in 0..cols {
                 let (lane, reg, pos) = a_holder(mma.a, r, k);
                 holders.push(Holder {
                     row: r,
@@ -761,14 +889,15 @@ pub(crate) fn fragments(op: &WgmmaOp, w: usize) -> Option<Vec<crate::debug::Frag
         }
         out.push(Fragment {
             name: format!(
-                "A (rows {band}..{} of 64×{}): .{}",
+                "A (rows {band}..{} of 64×{}{}): .{}",
                 band + 15,
-                mma.k,
+                cols,
+                if mma.sparse.is_some() { ", packed" } else { "" },
                 mma.a.name()
             ),
             place: Place::Src(0),
             rows: 16,
-            cols: mma.k,
+            cols,
             ty: if bits == 1 { Ty::B8 } else { mma.a },
             bits,
             first_row: band,

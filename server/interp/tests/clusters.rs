@@ -137,6 +137,32 @@ fn tensor_map_arguments_are_checked() {
             "tmap:i8:64:-:64:none:1",
             "unknown element type `i8` (one of u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16)",
         ),
+        // im2col maps (`lower=`/`upper=`): CHANNELS,PIXELS, corners per
+        // W/H/D dimension within the rank's range.
+        (
+            "tmap:f16:8,9,6,2:16,144,864:8,64:none:1:lower=-1,-1",
+            "an im2col map needs both lower= and upper=",
+        ),
+        (
+            "tmap:f16:8,9,6,2:16,144,864:8,64,1,1:none:1:lower=-1,-1:upper=-1,-1",
+            "an im2col map's box is CHANNELS,PIXELS",
+        ),
+        (
+            "tmap:f16:8,9,6,2:16,144,864:8,64:none:1:lower=-1:upper=-1",
+            "lower= and upper= give 2 values each for 4 dimensions",
+        ),
+        (
+            "tmap:f16:8,9,6,2:16,144,864:8,64:none:1:lower=-200,0:upper=0,0",
+            "im2col corners of a 4-dimensional map are -128 to 127",
+        ),
+        (
+            "tmap:f16:8,9,6,2:16,144,864:8,2048:none:1:lower=0,0:upper=0,0",
+            "an im2col box has 1 to 256 channels and 1 to 1024 pixels",
+        ),
+        (
+            "tmap:f16:64,32:128:64,16:none:1:lower=0:upper=0",
+            "im2col maps have 3 to 5 dimensions",
+        ),
     ] {
         assert_eq!(
             parse_arg(spec),
@@ -180,4 +206,48 @@ fn an_accumulator_read_before_the_wait_faults() {
         "wgmma.wait_group.sync.aligned 0;\nadd.f32 %f1, %f0, %f0;\n",
     );
     launch(&fixed, 1, 128, None, &["zeros:16"]).expect("runs");
+}
+
+/// `tensormap.replace` fields the interpreter does not model stop the run
+/// where they are reached; a map built field by field in shared memory and
+/// copied out reads back with the fields in place.
+#[test]
+fn tensormap_replace_builds_maps_and_refuses_what_it_does_not_model() {
+    let head = ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.shared .align 128 .b8 m[128];\nmov.u32 %r0, m;\n";
+    for (line, message) in [
+        (
+            "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%r0], 11;",
+            "tensormap.replace.elemtype 11 (f32.ftz, tf32 or a packed type) is not supported by the interpreter",
+        ),
+        (
+            "tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%r0], 1;",
+            "interleaved tensor maps are not supported by the interpreter",
+        ),
+        (
+            "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%r0], %r1, 8;",
+            "tensormap.replace: the ordinal is an immediate 0 to 4",
+        ),
+    ] {
+        let body = format!("{head}{line}\nret;\n}}\n");
+        let (_, got) = error(&body, 1, 32, None);
+        assert!(got.contains(message), "{got}");
+    }
+    // rank 2 (field 1), f16 (code 6), 128-byte swizzle (3), box 64 x 32,
+    // then copied to global memory and read back in the interpreter's layout.
+    let body = format!(
+        "{head}mov.b64 %rd1, 0x1000;\n\
+         tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%r0], %rd1;\n\
+         tensormap.replace.tile.rank.shared::cta.b1024.b32 [%r0], 1;\n\
+         tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%r0], 6;\n\
+         tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%r0], 3;\n\
+         tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%r0], 1, 32;\n\
+         ld.param.u64 %rd0, [out];\n\
+         tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd0], [%r0], 128;\n\
+         ret;\n}}\n"
+    );
+    let result = launch(&body, 1, 32, None, &["zeros:128"]).expect("runs");
+    let map = &result.buffers[0].bytes;
+    assert_eq!(&map[0..8], b"TMAP\x02\x06\x04\x00");
+    assert_eq!(map[8..16], 0x1000u64.to_le_bytes());
+    assert_eq!(map[98..100], [32, 0]);
 }

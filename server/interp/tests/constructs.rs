@@ -263,3 +263,91 @@ fn a_register_plus_constant_is_a_value_operand() {
 }";
     check(kernel(body, 1, &["zeros:12"], None), expect![[r#"42 0 4"#]]);
 }
+
+/// Labels declared in a `{ }` block belong to that block: inline asm repeats
+/// the same `{ WAIT: ... bra WAIT; DONE: }` names many times in one function
+/// (CUTLASS's mbarrier waits), and a branch inside a block goes to its own
+/// block's label, or to the enclosing one's when the block has none.
+#[test]
+fn labels_in_blocks_are_local_to_their_block() {
+    let body = "
+.visible .entry k(.param .u64 out)
+{
+    .reg .u32 %r<4>;
+    .reg .u64 %rd<2>;
+    .reg .pred %p;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, 0;
+    mov.u32 %r2, 0;
+    {
+    LOOP:
+        add.u32 %r1, %r1, 1;
+        setp.lt.u32 %p, %r1, 3;
+        @%p bra LOOP;
+        bra DONE;
+        mov.u32 %r1, 99;
+    DONE:
+    }
+    {
+    LOOP:
+        add.u32 %r2, %r2, 10;
+        setp.lt.u32 %p, %r2, 50;
+        @%p bra LOOP;
+        bra OUT;
+    }
+    mov.u32 %r2, 77;
+OUT:
+    st.global.u32 [%rd1], %r1;
+    st.global.u32 [%rd1+4], %r2;
+    ret;
+}
+";
+    check(kernel(body, 1, &["zeros:8"], None), expect!["3 50"]);
+}
+
+/// A `struct:` argument: a by-value parameter whose fields hold the address
+/// of a buffer given after the parameters, and a tensor map over it.
+#[test]
+fn struct_arguments_carry_buffer_addresses_and_tensor_maps() {
+    let body = "
+.visible .entry k(.param .align 64 .b8 p[256])
+{
+    .reg .u32 %r<4>;
+    .reg .u64 %rd<4>;
+    ld.param.u64 %rd1, [p+8];
+    ld.param.u32 %r1, [p];
+    ld.param.u64 %rd2, [p+16];
+    ld.global.u32 %r2, [%rd2];
+    st.global.u32 [%rd1], %r1;
+    st.global.u32 [%rd1+4], %r2;
+    ld.param.u32 %r3, [p+128];
+    st.global.u32 [%rd1+8], %r3;
+    ret;
+}
+";
+    let bytes = "2a000000".to_owned() + &"00".repeat(252);
+    let args = [
+        format!("struct:{bytes};8=&1;16=&2+4;128=tmap:u32:16:-:16:0:2"),
+        "zeros:12".to_owned(),
+        "buf:u32:5,6".to_owned(),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // 42 from the struct's own bytes, 6 through the address field, and the
+    // first word of the interpreter's tensor-map object ("TMAP").
+    check(
+        kernel(body, 1, &args, None),
+        expect!["42 6 1346456916\n5 6"],
+    );
+    // Fields must fit, name buffers, and extra arguments must be buffers.
+    check(
+        kernel(body, 1, &[&format!("struct:{bytes};8=&0"), "zeros:4"], None),
+        expect!["Usage: --arg 0: the field at byte 8 names argument 0, which is not a buffer"],
+    );
+    assert!(parse_arg(&format!("struct:{bytes};250=&1")).is_err());
+    assert!(parse_arg("struct:0a0;0=&1").is_err());
+    assert!(parse_arg(&format!("struct:{bytes};8=x")).is_err());
+    check(
+        kernel(body, 1, &[&format!("struct:{bytes}"), "u32:1"], None),
+        expect!["Usage: `k` takes 1 parameters, 2 --arg given (more only as buffers that struct: or tmap: arguments name)"],
+    );
+}

@@ -347,3 +347,44 @@ fn clusters_and_tensor_copies_agree_with_the_gpu() {
     assert!(runs >= 43, "only {runs} launches");
     expect_test::expect_file!["../fixtures/cluster_kernels.expected"].assert_eq(&report);
 }
+
+/// Hopper kernels nobody here wrote by hand (`tests/interp/hopper_fixtures.py`
+/// and `tests/interp/kernels/cutlass_gemm.cu`): four CUTLASS 3.x warp-specialized
+/// GEMMs (TMA loads with multicast in clusters of two and four, wgmma of f16,
+/// bf16 and e4m3, TMA and register epilogues, persistent tile schedulers, the
+/// cooperative, ping-pong and one-tile schedules, an MN-major B), their
+/// parameters a struct holding CUTLASS's own tensor maps; Triton's
+/// FlashAttention-style forward kernel for sm_90a with pointers and with host
+/// tensor descriptors, its persistent TMA matmul, and its copy through tensor
+/// maps built on the device (`tensormap.replace`).
+#[test]
+fn hopper_gemms_and_attention_agree_with_the_gpu() {
+    let (report, runs) = report("hopper_kernels.jsonl.zz");
+    assert!(runs >= 11, "only {runs} launches");
+    expect_test::expect_file!["../fixtures/hopper_kernels.expected"].assert_eq(&report);
+}
+
+/// Sparse `wgmma.mma_async.sp` on the H100 (`tests/interp/wgmma_sp_fixtures.py`):
+/// probes with an identity B that show where the metadata puts each packed
+/// element (16-bit, tf32 and 8-bit types, A from registers and descriptors,
+/// both selectors), and random values of every type pair with negation,
+/// scale-d and accumulators.
+#[test]
+fn sparse_wgmma_agrees_with_the_gpu() {
+    let (report, runs) = report("wgmma_sp_kernels.jsonl.zz");
+    assert!(runs >= 60, "only {runs} sparse wgmma launches");
+    expect_test::expect_file!["../fixtures/wgmma_sp_kernels.expected"].assert_eq(&report);
+}
+
+/// TMA im2col loads on the H100 (`tests/interp/im2col_fixtures.py`): 3D to
+/// 5D maps from cuTensorMapEncodeIm2col, bounding-box corners below and
+/// above the tensor, im2col offsets, traversal strides, pixels running on
+/// into the next rows and images and past the last one, channel ranges,
+/// swizzles, f32 NaN fill, and a first coordinate off a 16-byte boundary
+/// (the GPU stops).
+#[test]
+fn im2col_loads_agree_with_the_gpu() {
+    let (report, runs) = report("im2col_kernels.jsonl.zz");
+    assert!(runs >= 21, "only {runs} im2col launches");
+    expect_test::expect_file!["../fixtures/im2col_kernels.expected"].assert_eq(&report);
+}

@@ -61,7 +61,11 @@ pub(super) struct RunArgs {
     /// or a tensor map over buffer argument ARG for `cp.async.bulk.tensor`:
     /// `tmap:TYPE:DIMS:STRIDES:BOX:SWIZZLE:ARG[:estrides=E,..][:oob=nan]`, e.g.
     /// `tmap:f16:64,32:128:64,16:128:1` (f16, 64 x 32 elements with rows 128 bytes
-    /// apart, a 64 x 16 box, 128-byte swizzle; STRIDES `-` for one dimension).
+    /// apart, a 64 x 16 box, 128-byte swizzle; STRIDES `-` for one dimension);
+    /// `:lower=W,..:upper=W,..` makes an im2col map whose box is CHANNELS,PIXELS.
+    /// `struct:HEX;8=&2;128=tmap:...` is a by-value struct whose field at byte 8
+    /// holds the address of buffer argument 2 (`&2+16`: 16 bytes into it) and at
+    /// byte 128 a tensor map; buffers only such fields name follow the parameters.
     #[arg(
         long = "arg",
         value_name = "SPEC",
