@@ -306,15 +306,16 @@ fn framing_errors_resynchronize_on_the_next_header() {
 #[test]
 fn cancelled_analyses_stop_computing() {
     let cub = std::fs::read_to_string(corpus("nvcc/cub_algorithms_sm_90a.ptx")).unwrap();
-    // Two copies in one module (the second's names repeat the first's: errors, which is fine).
+    // Eight copies in one module, 15 MB (the copies' names repeat the first's: errors, which
+    // is fine), so that the check and the token walk take long on any machine.
     let body = cub.split_once(".address_size 64").unwrap().1;
-    let text = format!("{cub}\n{body}");
+    let text = format!("{cub}{}", format!("\n{body}").repeat(7));
     let mut client = LspClient::initialized(json!({}), Value::Null);
     let uri = file_uri("big.ptx");
     client.open(&uri, &text);
-    // The check of version 1 takes seconds (parse and check of 3.8 MB in a debug build): a
-    // change half a second later comes while it runs.
-    std::thread::sleep(Duration::from_millis(500));
+    // The check of version 1 takes seconds (parsing and checking 15 MB): a change a third
+    // of a second later comes while it runs.
+    std::thread::sleep(Duration::from_millis(300));
     client.notify(
         "textDocument/didChange",
         json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "// edited\n"}]}),
