@@ -147,6 +147,57 @@ fn generated_launch(kernel: &str, make: impl FnOnce() -> Value) -> Value {
     value
 }
 
+/// A hash of everything a kernel's code can depend on besides its own text: every top-level
+/// item except the definitions of kernels (a kernel cannot be called, so another kernel's body
+/// never runs with it).
+fn kernel_context(parse: &Parse) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = rustc_hash::FxHasher::default();
+    for item in parse.module().items() {
+        let is_kernel = matches!(
+            item,
+            ptx_syntax::Item::Function(f) if f.kind() == FunctionKind::Entry && f.body().is_some()
+        );
+        if !is_kernel {
+            parse.text()[item.range()].hash(&mut hasher);
+        }
+    }
+    hasher.finish()
+}
+
+fn runnable_key(context: u64, kernel: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = rustc_hash::FxHasher::default();
+    context.hash(&mut hasher);
+    kernel.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Kernels (with their context) the interpreter was found to run: finding that out decodes
+/// the kernel and what it calls (tens of milliseconds for a large one), and lenses are asked
+/// for again after every edit, almost always of another function. Only the answer "runnable"
+/// is kept; a blocked kernel is looked at again, so its lens names the current line.
+static RUNNABLE: std::sync::Mutex<Option<std::collections::HashSet<u64>>> =
+    std::sync::Mutex::new(None);
+
+fn known_runnable(key: u64) -> bool {
+    RUNNABLE
+        .lock()
+        .ok()
+        .is_some_and(|known| known.as_ref().is_some_and(|k| k.contains(&key)))
+}
+
+fn remember_runnable(key: u64) {
+    const MAX_KEPT: usize = 16_384;
+    if let Ok(mut known) = RUNNABLE.lock() {
+        let known = known.get_or_insert_with(Default::default);
+        if known.len() >= MAX_KEPT {
+            known.clear();
+        }
+        known.insert(key);
+    }
+}
+
 fn lenses(snapshot: &Snapshot, debug: bool) -> Vec<CodeLens> {
     let parse: &Parse = &snapshot.parse;
     let text = snapshot.text();
@@ -193,6 +244,7 @@ fn lenses(snapshot: &Snapshot, debug: bool) -> Vec<CodeLens> {
     };
     let mut out = Vec::new();
     let mut used = vec![false; comments.len()];
+    let context = kernel_context(parse);
     for function in &entries {
         let Some(name) = function.name() else {
             continue;
@@ -220,9 +272,13 @@ fn lenses(snapshot: &Snapshot, debug: bool) -> Vec<CodeLens> {
         }
         // A kernel with a statement the interpreter cannot execute gets a lens that says
         // which line blocks it, and runs nothing.
-        if let Some((at, why)) = ptx_interp::first_unsupported(parse, Some(name.text)) {
-            out.push(blocked(&function.range(), &at, &why));
-            continue;
+        let key = runnable_key(context, function.text());
+        if !known_runnable(key) {
+            if let Some((at, why)) = ptx_interp::first_unsupported(parse, Some(name.text)) {
+                out.push(blocked(&function.range(), &at, &why));
+                continue;
+            }
+            remember_runnable(key);
         }
         params["textDocument"] = json!({"uri": uri});
         params["entry"] = json!(name.text);
