@@ -33,7 +33,9 @@ struct Row {
 /// The manifest's rows of a set's kept subset, checked for the columns the test relies on:
 /// every kept file is accepted by ptxas 13.5 in each verdict column named.
 fn subset(set: &'static str, verdicts: &[&str]) -> Vec<Row> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(set);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(set);
     let manifest = std::fs::read_to_string(dir.join("MANIFEST.tsv")).expect("MANIFEST.tsv");
     let mut lines = manifest.lines();
     let head: Vec<&str> = lines.next().expect("header").split('\t').collect();
@@ -78,7 +80,11 @@ fn real_code_accepted_by_ptxas_has_no_errors() {
             .join(set)
             .join("ptx");
         let on_disk = std::fs::read_dir(&dir).expect("ptx/").count();
-        assert_eq!(on_disk, rows.len(), "{set}: ptx/ and the manifest's subset differ");
+        assert_eq!(
+            on_disk,
+            rows.len(),
+            "{set}: ptx/ and the manifest's subset differ"
+        );
     }
     let rows: Vec<Row> = sets.into_iter().flatten().collect();
     let results = in_parallel(&rows, |row| {
@@ -149,5 +155,6 @@ fn real_code_accepted_by_ptxas_has_no_errors() {
     expect_test::expect![[r#"
         cccl-ptx-tcgen05.ld-sm_103a: 6606 × tcgen05-ld-without-wait
         cccl-ptx-tcgen05.ld-sm_110a: 6606 × tcgen05-ld-without-wait
-    "#]].assert_eq(&snapshot);
+    "#]]
+    .assert_eq(&snapshot);
 }
