@@ -292,7 +292,25 @@ module.exports = grammar({
 
     _initializer: $ => choice($._expression, $.initializer_list, $.sampler_initializer),
 
-    initializer_list: $ => seq('{', sepBy(',', $._initializer), optional(','), '}'),
+    // A run of integers, each followed by its comma, is one `integer_run` token (below); the
+    // other values are written one by one, each but the last followed by a comma.
+    initializer_list: $ => seq(
+      '{',
+      repeat(choice($.integer_run, seq($._initializer, ','))),
+      optional($._initializer),
+      '}',
+    ),
+
+    // Sixteen or more integers, each with the comma after it (`202, 29, 180, ...`), as in the
+    // lookup tables that nvcc writes for curand and other constant arrays (hundreds of
+    // thousands of values): one token, so that such a table costs the parser a lexer pass
+    // rather than a leaf and a reduction per number. The comma after each number keeps an
+    // operator from following one (`1, 2 + 3` leaves `2 + 3` an expression); fewer numbers
+    // stay `integer_literal`s.
+    integer_run: _ => {
+      const item = seq(INTEGER, /[ \t\r\n]*,[ \t\r\n]*/);
+      return token(seq(...Array(16).fill(item), repeat(item)));
+    },
 
     // `{ filter_mode = nearest, addr_mode_0 = clamp_to_border }` for `.samplerref`.
     sampler_initializer: $ => seq('{', sepBy1(',', $.sampler_field), '}'),

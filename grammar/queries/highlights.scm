@@ -8,6 +8,8 @@
 (integer_literal) @number
 ; Lines of a debug section that hold only integers are one node.
 (data_block) @number
+; Long runs of integers in an initializer are one node.
+(integer_run) @number
 (float_literal) @number.float
 
 [

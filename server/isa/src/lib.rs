@@ -216,6 +216,22 @@ impl Isa {
             .contains(name)
     }
 
+    /// Whether ptxas 13.5 resolves a call of `name` itself when the module only declares it
+    /// `.extern` (`vprintf`, `malloc`, the device runtime's `cudaGraphLaunch`, ...;
+    /// data/ptxas-system-calls.txt).
+    pub fn ptxas_system_call(&self, name: &str) -> bool {
+        static NAMES: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
+        NAMES
+            .get_or_init(|| {
+                include_str!("../data/ptxas-system-calls.txt")
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                    .collect()
+            })
+            .contains(name)
+    }
+
     /// The kind of function (`entry`, `func`, or `any` for both) that ptxas 13.5 takes a
     /// directive on between its signature and its body (data/function-directives.txt); `None`
     /// for other names.

@@ -49,6 +49,7 @@ pub(crate) const PREPROCESSOR_DIRECTIVE: &str = "preprocessor_directive";
 pub(crate) const SECTION_NAME: &str = "section_name";
 pub(crate) const SECTION_REFERENCE: &str = "section_reference";
 pub(crate) const DATA_BLOCK: &str = "data_block";
+pub(crate) const INTEGER_RUN: &str = "integer_run";
 pub(crate) const PTR_ATTRIBUTE: &str = "ptr_attribute";
 pub(crate) const COMPONENT: &str = "component";
 pub(crate) const PREDICATE_GUARD: &str = "predicate_guard";
@@ -279,6 +280,7 @@ mod tests {
             SECTION_NAME,
             SECTION_REFERENCE,
             DATA_BLOCK,
+            INTEGER_RUN,
             PTR_ATTRIBUTE,
             COMPONENT,
             PREDICATE_GUARD,

@@ -203,7 +203,7 @@ impl Parse {
         let mut out: Vec<TextRange> = Vec::new();
         // A data block is one leaf: its innermost range is the token of one
         // of its lines at the offset.
-        if kind_name(node) == k::DATA_BLOCK {
+        if matches!(kind_name(node), k::DATA_BLOCK | k::INTEGER_RUN) {
             let mut inside = Vec::new();
             let text = &self.text()[node.byte_range()];
             data_block_tokens(node.start_byte(), text, &(offset..offset), &mut inside);
@@ -248,7 +248,9 @@ fn spans_overlap(span: &TextRange, range: &TextRange) -> bool {
 /// type, integers, commas and a trailing comment. Its text is scanned here so
 /// that the stream holds the same tokens those lines would have as
 /// `data_line`s (`.b8` a type, each integer, each comma, the comment), and only
-/// when tokens are asked for. `start` is the block's offset in the document.
+/// when tokens are asked for. An `integer_run` of an initializer (integers, each
+/// followed by a comma) is split the same way. `start` is the block's offset in
+/// the document.
 fn data_block_tokens(start: usize, text: &str, range: &TextRange, out: &mut Vec<SyntaxToken>) {
     let bytes = text.as_bytes();
     let word_end = |from: usize| {
@@ -306,7 +308,7 @@ fn walk(
     if node.is_missing() {
         return;
     }
-    if kind_name(node) == k::DATA_BLOCK {
+    if matches!(kind_name(node), k::DATA_BLOCK | k::INTEGER_RUN) {
         data_block_tokens(node.start_byte(), &src[node.byte_range()], range, out);
         return;
     }
@@ -549,6 +551,47 @@ mod tests {
             let first = all.iter().position(|t| t == &some[0]).unwrap();
             assert_eq!(some, all[first..first + some.len()]);
         }
+    }
+
+    /// Sixteen or more integers of an initializer, each followed by a comma, parse as one
+    /// `integer_run`; its tokens are those the numbers have one by one (fewer numbers, or a
+    /// number followed by an operator, stay separate leaves).
+    #[test]
+    fn integer_run_tokens_are_those_of_its_numbers() {
+        let numbers: Vec<String> = (0..18).map(|i| format!("{i}")).collect();
+        let run = format!(
+            ".global .u32 t[20] = {{{}, 0x1f + 1}};\n.global .u32 s[3] = {{1, 2, 3}};\n",
+            numbers.join(",\n ")
+        );
+        let parse = Parse::new(run.as_str());
+        let sexp = parse.tree().root_node().to_sexp();
+        assert_eq!(sexp.matches("(integer_run)").count(), 1, "{sexp}");
+        assert!(!sexp.contains("ERROR"), "{sexp}");
+        // The same values one to a declaration's list of three parse as leaves: the token
+        // stream of the run is that of its numbers and commas.
+        let tokens: Vec<String> = parse
+            .tokens()
+            .iter()
+            .map(|t| format!("{:?} {}", t.kind, &run[t.range.clone()]))
+            .collect();
+        let numbers_and_commas: Vec<String> = tokens
+            .iter()
+            .skip_while(|t| t.as_str() != "Punctuation {")
+            .skip(1)
+            .take(2 * 17)
+            .cloned()
+            .collect();
+        let expected: Vec<String> = (0..17)
+            .flat_map(|i| [format!("Integer {i}"), "Punctuation ,".to_owned()])
+            .collect();
+        assert_eq!(numbers_and_commas, expected);
+        // A range inside the run selects a slice of its tokens.
+        let all = parse.tokens();
+        let (start, end) = (run.find("5,").unwrap(), run.find("9,").unwrap() + 1);
+        let some = parse.tokens_in(start..end);
+        let first = all.iter().position(|t| t == &some[0]).unwrap();
+        assert_eq!(some, all[first..first + some.len()]);
+        assert_eq!(&run[some[0].range.clone()], "5");
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::Diagnostic;
 pub(crate) struct Formal<'a> {
     pub register: bool,
     pub ty: Option<&'a str>,
-    /// Elements of an array parameter.
+    /// Elements of an array parameter; 0 for an array of unknown size (`[]`).
     pub array: Option<u64>,
     pub align: Option<u64>,
 }
@@ -562,6 +562,7 @@ fn mismatch(
         ));
     }
     let describe = |f: &Formal<'_>| match f.array {
+        Some(0) => format!("an array of {} of any size", f.ty.unwrap_or("?")),
         Some(n) => format!("{n} × {}", f.ty.unwrap_or("?")),
         None => f.ty.unwrap_or("?").to_owned(),
     };
@@ -587,7 +588,11 @@ fn mismatch(
                 align: declared.1,
             };
             let bits = actual.bits()?;
-            if bits != wanted
+            // A byte array of unknown size (`.param .align 8 .b8 %VAParam[]`, how nvcc declares
+            // the variadic part of a function) takes an array of any size; ptxas 13.5 still
+            // wants an array and the same alignment.
+            let any_size = formal.array == Some(0);
+            if (bits != wanted && !any_size)
                 || actual.array.is_some() != formal.array.is_some()
                 || incompatible(formal.ty, ty)
             {

@@ -11,12 +11,6 @@ use crate::Diagnostic;
 /// Predefined identifiers (PTX ISA 4.4).
 const PREDEFINED: &[&str] = &["WARP_SZ"];
 
-/// System calls (PTX ISA 7.2) that ptxas resolves itself when a file declares them
-/// `.extern` without defining them. Confirmed with ptxas 13.5: these four link; any other
-/// undefined `.extern .func` that is called (`cudaGetParameterBuffer`, `memcpy`, `__trap`, …)
-/// fails with "Unresolved extern function".
-const SYSTEM_CALLS: &[&str] = &["vprintf", "malloc", "free", "__assertfail"];
-
 /// A variable, parameter or register declared with a type only instructions take (the ISA's
 /// types that are not `declarable`; ptxas 13.5: "Type .e4m3 may only be used as an
 /// instruction type", and a syntax error for `.bf16`, `.bf16x2` and `.tf32`). The fix is the
@@ -174,7 +168,7 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
         })
         .collect();
     externs.retain(|name| {
-        !SYSTEM_CALLS.contains(name) && !defined.contains_key(name) && !aliases.contains(name)
+        !ctx.isa.ptxas_system_call(name) && !defined.contains_key(name) && !aliases.contains(name)
     });
     ctx.unresolved_functions = externs;
     frame
@@ -218,7 +212,7 @@ pub(crate) fn check_uses(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
 
 /// A direct call of a function that is only declared `.extern`: ptxas, assembling the file as
 /// a whole program (no `-c`), stops with "Unresolved extern function" (PTX ISA 11.2 on
-/// `.extern`; the set of functions it resolves itself is [`SYSTEM_CALLS`]).
+/// `.extern`; the functions it resolves itself are `Isa::ptxas_system_call`).
 fn check_callee_resolves(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     let Some(callee) = info
         .operands
