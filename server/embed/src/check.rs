@@ -158,19 +158,31 @@ fn map_diagnostic(stmt: &Statement, mut d: Diagnostic) -> Option<Diagnostic> {
         // No target known: availability is not checked.
         stmt.target.as_ref()?;
         let unsure = stmt.raw.compiled_on_use || stmt.raw.opaque_condition;
-        if stmt.guard.is_none() && unsure && d.severity == Severity::Error {
-            // No guard says which targets compile this code, and nvcc compiles templates,
-            // inline and static functions and macro bodies only where they are used (headers
-            // select forms by overloads and instantiations), and code under an `#if` this
-            // layer cannot evaluate perhaps never: a warning, not an error.
+        if unsure && d.severity == Severity::Error {
+            // nvcc compiles templates, inline and static functions and macro bodies only where
+            // they are used (headers select forms by overloads and instantiations), and code
+            // under an `#if` this layer cannot evaluate perhaps never: a warning, not an
+            // error. A guard that admits the target does not make such code compiled for it
+            // (a header's `#if __CUDA_ARCH__ >= 800` around an sm_90 instruction in an inline
+            // function that only sm_90 kernels call); only code compiled where it stands
+            // (kernels, functions that are neither inline nor templates) is.
             d.severity = Severity::Warning;
-            d.message.push_str(if stmt.raw.compiled_on_use {
-                " (a warning: this template, inline function or macro is compiled only where \
-                 it is used, and no `#if` guard says for which targets)"
-            } else {
-                " (a warning: an `#if` whose condition is not a target encloses this code, so \
-                 it may not be compiled for this target)"
-            });
+            d.message
+                .push_str(match (stmt.raw.compiled_on_use, stmt.guard.is_some()) {
+                    (true, false) => {
+                        " (a warning: this template, inline function or macro is compiled only \
+                     where it is used, and no `#if` guard says for which targets)"
+                    }
+                    (true, true) => {
+                        " (a warning: this template, inline function or macro is compiled only \
+                     where it is used; its `#if` guard admits this target, but nothing says \
+                     that code for this target uses it)"
+                    }
+                    _ => {
+                        " (a warning: an `#if` whose condition is not a target encloses this \
+                     code, so it may not be compiled for this target)"
+                    }
+                });
         }
     }
     let placeholder = stmt

@@ -289,7 +289,12 @@ impl HostDocument {
         let reusable: std::collections::HashMap<&str, &Statement> = previous
             .map(|p| p.statements.iter().map(|s| (s.parse.text(), s)).collect())
             .unwrap_or_default();
-        let mut raws: Vec<RawAsm> = raws.into_iter().filter(|raw| !raw.host_only).collect();
+        // A HIP source's asm statements are AMD GPU assembly: none is PTX.
+        let amd_file = !raws.is_empty() && target::amd_gpu_file(text);
+        let mut raws: Vec<RawAsm> = raws
+            .into_iter()
+            .filter(|raw| !raw.host_only && !amd_file)
+            .collect();
         shared_scopes(&mut raws);
         let statements = raws
             .into_iter()
