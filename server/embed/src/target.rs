@@ -412,6 +412,92 @@ pub fn amd_gpu_file(text: &str) -> bool {
     false
 }
 
+/// Does the text show that it is CUDA code (device qualifiers, CUDA macros, a CUDA header
+/// included, the qualifier macros of CUDA libraries)? A C or C++ file without any of these
+/// is compiled by a host compiler: see [`host_assembly`].
+pub fn cuda_signs(text: &str) -> bool {
+    const SIGNS: &[&str] = &[
+        "__device__",
+        "__global__",
+        "__CUDA_ARCH",
+        "__CUDACC__",
+        "__NVCC__",
+        "CUTLASS_",
+        "CUTE_",
+        "_CCCL_",
+        "__nv_",
+        "NV_IF_TARGET",
+        "NV_DISPATCH_TARGET",
+    ];
+    SIGNS.iter().any(|s| text.contains(s))
+        || text.lines().any(|l| {
+            let l = l.trim_start();
+            l.starts_with('#')
+                && l[1..].trim_start().starts_with("include")
+                && l.to_ascii_lowercase().contains("cuda")
+        })
+}
+
+/// Is the template host assembly rather than PTX? PTX shows in an instruction whose opcode
+/// root is PTX's and whose every qualifier is one PTX knows for it (`ld.global.v4.u32`,
+/// `mma.sync.aligned…`) or in a `.reg` declaration. Without such an instruction, a template
+/// in a file with no sign of CUDA ([`cuda_signs`]) is host assembly (x86, Arm, RISC-V,
+/// Power: `vsetvli`, `add t1, t2, t3`, `dmb ish`); in a CUDA file, so is one with no `;`,
+/// no brace and no PTX opcode at all (`mtfprd %0,%2\n` under a host-architecture macro),
+/// while a misspelt PTX instruction (`trapp;`) is still read as PTX.
+pub fn host_assembly(template: &str, cuda_file: bool) -> bool {
+    static ROOTS: std::sync::OnceLock<std::collections::HashSet<String>> =
+        std::sync::OnceLock::new();
+    let roots = ROOTS.get_or_init(|| {
+        ptx_isa::Isa::get()
+            .instructions()
+            .iter()
+            .map(|i| i.root().to_string())
+            .collect()
+    });
+    let isa = ptx_isa::Isa::get();
+    let known = |root: &str, word: &str| {
+        isa.instructions_with_root(root).any(|inst| {
+            inst.opcode.split('.').any(|w| w == word)
+                || inst.forms.iter().any(|f| {
+                    f.qualifier_slots
+                        .iter()
+                        .any(|slot| slot.values.iter().any(|v| v.split('.').any(|p| p == word)))
+                })
+        })
+    };
+    let mut any_root = false;
+    for piece in template.split([';', '\n', '{', '}']) {
+        let mut words = piece.split_whitespace();
+        let mut word = words.next().unwrap_or("");
+        // A label, then a predicate guard.
+        if word.ends_with(':') {
+            word = words.next().unwrap_or("");
+        }
+        if word.starts_with('@') {
+            word = words.next().unwrap_or("");
+        }
+        if word.starts_with(".reg") {
+            return false;
+        }
+        let mut parts = word.split('.');
+        let root = parts.next().unwrap_or("");
+        if !roots.contains(root) {
+            continue;
+        }
+        any_root = true;
+        if word.contains('.') && parts.all(|q| known(root, q)) {
+            return false;
+        }
+    }
+    if cuda_file {
+        // `}` alone closes a block an earlier statement opened.
+        !any_root && !template.contains([';', '{', '}'])
+    } else {
+        true
+    }
+}
+
 /// Is the condition exactly "not AMD" (`!defined(USE_ROCM)`), so that its `#else` branch is
 /// compiled only for AMD GPUs?
 fn not_amd(text: &str, macros: &GuardMacros) -> bool {

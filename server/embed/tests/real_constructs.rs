@@ -682,3 +682,48 @@ __device__ inline Pack<unsigned, N * 2> load_pairs(const void* row) {
     "#]]
     .assert_debug_eq(&severities);
 }
+
+/// CPU code beside CUDA code (a library's RISC-V, Power or x86 kernels, in `.cpp` files and
+/// headers): a file with no sign of CUDA holds host assembly, unless a template reads as
+/// PTX (an instruction whose every qualifier PTX knows, a `.reg` declaration). In a CUDA file
+/// a template with no PTX opcode, no `;` and no brace is host assembly too; a misspelt PTX
+/// instruction ending in `;` is still PTX.
+#[test]
+fn host_assembly_is_not_ptx() {
+    report(
+        r#"
+static inline void quantize_rows(const float* src, signed char* dst) {
+  __asm__ volatile(
+      "vsetvli t0, zero, e32, m4\n\t"
+      "add t1, %[src], 0\n\t"
+      "fence.i\n\t"
+      : : [src] "r"(src), [dst] "r"(dst) : "t0", "t1");
+}
+static inline void barrier_cpu() { __asm__ volatile("dmb ish" ::: "memory"); }
+TL_DEVICE void copy16(unsigned dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(dst), "l"(src));
+}
+"#,
+        None,
+        expect![[r#"
+            "cp.async.cg.shared.global [%0], [%1], 16;" opaque=false target=None
+        "#]],
+    );
+    report(
+        r#"
+#if defined(__CUDACC__)
+__device__ void device_side(unsigned* p) { asm volatile("trapp;"); }
+#endif
+static inline float half_to_float(unsigned short h) {
+  float f; double d;
+  __asm__("mtfprd %0,%2\n" "xscvhpdp %0,%0\n" "frsp %1,%0\n" : "=d"(d), "=f"(f) : "r"(h));
+  return f;
+}
+"#,
+        None,
+        expect![[r#"
+            "trapp;" opaque=false target=None
+            Error unknown-opcode "trapp": unknown instruction `trapp`; did you mean `trap`?
+        "#]],
+    );
+}
