@@ -158,19 +158,31 @@ fn map_diagnostic(stmt: &Statement, mut d: Diagnostic) -> Option<Diagnostic> {
         // No target known: availability is not checked.
         stmt.target.as_ref()?;
         let unsure = stmt.raw.compiled_on_use || stmt.raw.opaque_condition;
-        if stmt.guard.is_none() && unsure && d.severity == Severity::Error {
-            // No guard says which targets compile this code, and nvcc compiles templates,
-            // inline and static functions and macro bodies only where they are used (headers
-            // select forms by overloads and instantiations), and code under an `#if` this
-            // layer cannot evaluate perhaps never: a warning, not an error.
+        if unsure && d.severity == Severity::Error {
+            // nvcc compiles templates, inline and static functions and macro bodies only where
+            // they are used (headers select forms by overloads and instantiations), and code
+            // under an `#if` this layer cannot evaluate perhaps never: a warning, not an
+            // error. A guard that admits the target does not make such code compiled for it
+            // (a header's `#if __CUDA_ARCH__ >= 800` around an sm_90 instruction in an inline
+            // function that only sm_90 kernels call); only code compiled where it stands
+            // (kernels, functions that are neither inline nor templates) is.
             d.severity = Severity::Warning;
-            d.message.push_str(if stmt.raw.compiled_on_use {
-                " (a warning: this template, inline function or macro is compiled only where \
-                 it is used, and no `#if` guard says for which targets)"
-            } else {
-                " (a warning: an `#if` whose condition is not a target encloses this code, so \
-                 it may not be compiled for this target)"
-            });
+            d.message
+                .push_str(match (stmt.raw.compiled_on_use, stmt.guard.is_some()) {
+                    (true, false) => {
+                        " (a warning: this template, inline function or macro is compiled only \
+                     where it is used, and no `#if` guard says for which targets)"
+                    }
+                    (true, true) => {
+                        " (a warning: this template, inline function or macro is compiled only \
+                     where it is used; its `#if` guard admits this target, but nothing says \
+                     that code for this target uses it)"
+                    }
+                    _ => {
+                        " (a warning: an `#if` whose condition is not a target encloses this \
+                     code, so it may not be compiled for this target)"
+                    }
+                });
         }
     }
     let placeholder = stmt
@@ -212,6 +224,7 @@ fn map_diagnostic(stmt: &Statement, mut d: Diagnostic) -> Option<Diagnostic> {
             .text()
             .get(d.range.clone())
             .is_some_and(newer_type_shape)
+        && words_known_or_newer(stmt.parse.text(), d.range.start)
     {
         // No version is known for the statement, and the qualifier is a packed or small
         // float type of the kind later PTX ISA versions keep adding (`.u8x4`, `.e2m1x2` in
@@ -319,6 +332,32 @@ pub fn host_range(stmt: &Statement, virt: TextRange) -> Option<TextRange> {
 /// A qualifier shaped like the packed and small float types that PTX ISA versions after 9.1
 /// add to existing instructions: `.u8x4`, `.s8x4`, `.e4m3x2`, `.ue5m3x2`, `.e2m1x4`,
 /// `scaled::n2::ue8m0`.
+/// Is every qualifier of the instruction written around `at` (its whole dotted word) a word
+/// that some form of its root knows, or one of the packed or small float types later PTX ISA
+/// versions add? A word no form knows (`.sync2`, `.shared::grid`) is a mistake whatever
+/// the version, even where the checker's message names another qualifier of the word.
+fn words_known_or_newer(text: &str, at: usize) -> bool {
+    let delimiter = |c: char| c.is_whitespace() || matches!(c, ';' | '{' | '}');
+    let start = text[..at].rfind(delimiter).map_or(0, |i| i + 1);
+    let end = text[at..].find(delimiter).map_or(text.len(), |i| at + i);
+    let mut words = text[start..end].split('.');
+    let Some(root) = words.next() else {
+        return true;
+    };
+    let isa = ptx_isa::Isa::get();
+    words.all(|word| {
+        newer_type_shape(word)
+            || isa.instructions_with_root(root).any(|inst| {
+                inst.opcode.split('.').any(|w| w == word)
+                    || inst.forms.iter().any(|f| {
+                        f.qualifier_slots
+                            .iter()
+                            .any(|slot| slot.values.iter().any(|v| v.split('.').any(|p| p == word)))
+                    })
+            })
+    })
+}
+
 fn newer_type_shape(qualifier: &str) -> bool {
     let q = qualifier.trim_start_matches('.');
     let q = q.rsplit("::").next().unwrap_or(q);

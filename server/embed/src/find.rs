@@ -638,6 +638,7 @@ pub fn find_with_macros(
     let guard_macros = guard_macros.with_text(text);
     let mut macros = self::inline_macros(text);
     macros.extend(inline_macros.iter().cloned());
+    macros.extend(WELL_KNOWN_INLINE_MACROS.iter().map(|m| m.to_string()));
     let outline = Outline::new(text, &keywords);
     let (parsed, included) = outline.parser_input(text);
     let mut parser = cuda_parser();
@@ -786,15 +787,24 @@ fn compiled_on_use(start: Option<tree_sitter::Node>, text: &str, inline_macros: 
         node = n.parent();
     }
     // No function around the statement that the parser could make out (a class or function
-    // head it could not parse): read the head before the innermost open `{` as text.
+    // head it could not parse): read the heads before the open `{`s around it as text, from
+    // the innermost (`if (x) {` inside the function) outwards. A class body makes its
+    // member functions inline; a namespace (`inline namespace v2 {` too) says nothing.
     !saw_function
         && start.is_some_and(|s| {
-            let head = function_head_before(text, s.start_byte());
-            let words = || head.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
-            words()
-                .map(str::to_ascii_lowercase)
-                .any(|w| w.contains("static") || w.contains("inline") || w == "template")
-                || words().any(|w| inline_macros.iter().any(|m| m == w))
+            enclosing_heads(text, s.start_byte())
+                .into_iter()
+                .any(|head| {
+                    let words = || head.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+                    if words().any(|w| w == "namespace" || w == "extern") {
+                        return false;
+                    }
+                    words().map(str::to_ascii_lowercase).any(|w| {
+                        w.contains("static")
+                            || w.contains("inline")
+                            || matches!(w.as_str(), "template" | "struct" | "class" | "union")
+                    }) || words().any(|w| inline_macros.iter().any(|m| m == w))
+                })
         })
 }
 
@@ -815,25 +825,30 @@ fn inline_words_before(text: &str, at: usize, inline_macros: &[String]) -> bool 
         || words().any(|w| inline_macros.iter().any(|m| m == w))
 }
 
-/// The text between the statement or declaration end before the innermost `{` still open
-/// at `at` and that `{` (a function head, when the `{` opens a function body).
-fn function_head_before(text: &str, at: usize) -> &str {
+/// The heads of the `{`s still open at `at`, innermost first: for each, the text between
+/// the statement or declaration end before it and the `{` (a function head when the `{`
+/// opens a function body). At most 16 levels, within 256 KiB before `at`.
+fn enclosing_heads(text: &str, at: usize) -> Vec<&str> {
+    const LEVELS: usize = 16;
+    const WINDOW: usize = 256 * 1024;
     let b = text.as_bytes();
+    let floor = at.saturating_sub(WINDOW);
+    let mut heads = Vec::new();
     let mut depth = 0usize;
     let mut i = at.min(b.len());
-    while i > 0 {
+    while i > floor && heads.len() < LEVELS {
         i -= 1;
         match b[i] {
             b'}' => depth += 1,
             b'{' if depth == 0 => {
                 let start = text[..i].rfind([';', '}', '{']).map_or(0, |p| p + 1);
-                return &text[start..i];
+                heads.push(&text[start..i]);
             }
             b'{' => depth -= 1,
             _ => {}
         }
     }
-    ""
+    heads
 }
 
 /// Does a `template <...>` head end just before `at`? After a top-level macro invocation
@@ -854,6 +869,17 @@ fn template_before(text: &str, at: usize) -> bool {
         .any(|w| w == "template")
         && head.contains('<')
 }
+
+/// Function qualifier macros of CUTLASS and CuTe, which expand to `__forceinline__`
+/// (`#define CUTLASS_DEVICE __forceinline__ __device__`). Projects built on CUTLASS use them
+/// while CUTLASS itself is a dependency outside the workspace (a submodule not checked out,
+/// an installed package), where the headers that define them are not found.
+const WELL_KNOWN_INLINE_MACROS: &[&str] = &[
+    "CUTLASS_DEVICE",
+    "CUTLASS_HOST_DEVICE",
+    "CUTE_DEVICE",
+    "CUTE_HOST_DEVICE",
+];
 
 /// The object-like macros of `text` that expand to `inline`, `__forceinline__`, `static` or
 /// a `template` head, or to another such macro (`#define CUTLASS_DEVICE __forceinline__
@@ -1103,6 +1129,16 @@ fn read_asm(node: Node, text: &str, host: &str, shift: isize, in_macro: bool) ->
     } else {
         literals.push(code);
     }
+    // Text between two pieces that the grammar left out of them (`"min." #ty " %0"` in a
+    // macro body, where the stringizing `#` is read as an error or a directive) is part of
+    // the template as nvcc sees it: unknown here.
+    for pair in literals.windows(2) {
+        let gap = blank_comments(&text[pair[0].end_byte()..pair[1].start_byte()]);
+        let gap = gap.trim_matches(|c: char| c.is_whitespace() || c == '\\');
+        if !gap.is_empty() {
+            opaque.get_or_insert_with(|| Unread::MacroInTemplate(gap.to_string()));
+        }
+    }
     for lit in literals {
         let mut piece = Decoded::default();
         decode_literal(text, lit.start_byte()..lit.end_byte(), &mut piece);
@@ -1217,7 +1253,15 @@ pub(crate) fn blank_comments(text: &str) -> String {
 /// as nvcc reads them.
 fn parse_sections(host: &str, range: TextRange) -> Sections {
     let mut out = Sections::default();
-    let text = first_branches(&blank_comments(&host[range.clone()]));
+    // The slice starts in the middle of a line (after the template): a `#` there is not a
+    // directive (`"min." #ty " %0"` in a macro body stringizes `ty`).
+    let mid_line = !host[..range.start]
+        .rsplit('\n')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .is_empty();
+    let text = first_branches(&blank_comments(&host[range.clone()]), mid_line);
     let sections = split_top(&text, b':');
     out.head = text[sections[0].clone()].to_string();
     if sections.len() <= 1 {
@@ -1491,7 +1535,7 @@ fn reparse_at(
     let body = text[keyword..end]
         .replace("\\\r\n", "   ")
         .replace("\\\n", "  ");
-    let body = first_branches(&body);
+    let body = first_branches(&body, true);
     const PREFIX: &str = "void __ptx_embed(){";
     let snippet = format!("{PREFIX}{body};}}");
     let sub = parser
@@ -1509,16 +1553,18 @@ fn reparse_at(
 
 /// `text` with its preprocessor lines blanked, and every line of an `#elif`/`#else` branch
 /// too: inside an asm statement the first branch of each conditional is read (which one
-/// nvcc takes depends on macros of the build). Offsets do not move.
-fn first_branches(text: &str) -> String {
+/// nvcc takes depends on macros of the build). Offsets do not move. `mid_line`: `text`
+/// starts in the middle of a line, so its first line is no directive.
+fn first_branches(text: &str, mid_line: bool) -> String {
     if !text.contains('#') {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len());
     // Per open conditional: is the current branch the first one?
     let mut stack: Vec<bool> = Vec::new();
-    for line in text.split_inclusive('\n') {
+    for (n, line) in text.split_inclusive('\n').enumerate() {
         let t = line.trim_start();
+        let t = if n == 0 && mid_line { "" } else { t };
         let directive = t.strip_prefix('#').map(|d| {
             d.trim_start()
                 .split(|c: char| !c.is_ascii_alphabetic())

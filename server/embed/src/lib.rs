@@ -290,7 +290,21 @@ impl HostDocument {
         let reusable: std::collections::HashMap<&str, &Statement> = previous
             .map(|p| p.statements.iter().map(|s| (s.parse.text(), s)).collect())
             .unwrap_or_default();
-        let mut raws: Vec<RawAsm> = raws.into_iter().filter(|raw| !raw.host_only).collect();
+        // A HIP source's asm statements are AMD GPU assembly: none is PTX.
+        let amd_file = !raws.is_empty() && target::amd_gpu_file(text);
+        // Host assembly (of a C/C++ file with no sign of CUDA, or under a host architecture
+        // macro this layer does not know) is not PTX.
+        let cuda_file = raws.is_empty() || target::cuda_signs(text);
+        let mut raws: Vec<RawAsm> = raws
+            .into_iter()
+            .filter(|raw| !raw.host_only && !amd_file)
+            .filter(|raw| {
+                // A template this layer cannot read keeps its hint.
+                raw.opaque.is_some()
+                    || raw.template.text.trim().is_empty()
+                    || !target::host_assembly(&raw.template.text, cuda_file)
+            })
+            .collect();
         shared_scopes(&mut raws);
         let statements = raws
             .into_iter()

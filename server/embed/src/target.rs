@@ -289,11 +289,31 @@ const HOST_MACROS: &[&str] = &[
     "__powerpc__",
     "__powerpc64__",
     "__PPC64__",
+    "__PPC__",
+    "__ppc__",
     "__riscv",
     "_CCCL_HOST_ARCH(",
     "!defined(__CUDA_ARCH__)",
     "!defined __CUDA_ARCH__",
+    "!defined(__CUDACC__)",
+    "!defined __CUDACC__",
+    "!defined(__NVCC__)",
+    "!defined __NVCC__",
 ];
+
+/// Macros that every device compilation by nvcc defines: the branch of `#ifndef NAME` (and
+/// the `#else` of `#ifdef NAME` / `#if defined(NAME)`) is host code.
+const DEVICE_COMPILER_MACROS: &[&str] = &["__CUDA_ARCH__", "__CUDACC__", "__NVCC__"];
+
+/// Is `condition` exactly `defined(NAME)` / `defined NAME` / `NAME` of a macro every device
+/// compilation defines ([`DEVICE_COMPILER_MACROS`])?
+fn device_compiler_condition(condition: &str) -> bool {
+    let t = strip_parens(condition.trim());
+    let t = t
+        .strip_prefix("defined")
+        .map_or(t, |r| strip_parens(r.trim()));
+    DEVICE_COMPILER_MACROS.contains(&t.trim())
+}
 
 /// Macros that only a compiler for AMD GPUs defines (HIP, ROCm), or that projects define for
 /// their HIP builds (PyTorch's `USE_ROCM`, ggml's `GGML_USE_HIP`): asm under them is AMD GPU
@@ -343,6 +363,138 @@ fn amd_only_within(text: &str, depth: usize, macros: &GuardMacros) -> bool {
     match t.strip_prefix("defined") {
         Some(inner) => amd_macro(strip_parens(inner.trim()), macros),
         None => amd_macro(t, macros),
+    }
+}
+
+/// Is this file written for AMD GPUs alone (a HIP source): outside every `#if` (include
+/// guards aside) it includes a `hip/` header or calls an AMD GPU builtin
+/// (`__builtin_amdgcn_…`)? Its asm statements are AMD GPU assembly, not PTX. A file that does
+/// so only under an `#if` (`#ifdef USE_ROCM`) is not: its other branches are CUDA.
+pub fn amd_gpu_file(text: &str) -> bool {
+    if !text.contains("__builtin_amdgcn_") && !text.contains("hip/") {
+        return false;
+    }
+    let mut depth = 0usize;
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let l = line.trim_start();
+        if let Some(d) = l.strip_prefix('#') {
+            let d = d.trim_start();
+            if let Some(name) = d.strip_prefix("ifndef") {
+                // An include guard: `#ifndef X` then `#define X`.
+                let name = name.trim();
+                let guard = lines.peek().is_some_and(|next| {
+                    next.trim_start()
+                        .strip_prefix('#')
+                        .map(str::trim_start)
+                        .and_then(|n| n.strip_prefix("define"))
+                        .is_some_and(|n| n.trim() == name)
+                });
+                if !guard {
+                    depth += 1;
+                }
+            } else if d.starts_with("if") {
+                depth += 1;
+            } else if d.starts_with("endif") {
+                depth = depth.saturating_sub(1);
+            } else if depth == 0 {
+                if let Some(inc) = d.strip_prefix("include") {
+                    let inc = inc.trim().trim_start_matches(['<', '"']);
+                    if inc.starts_with("hip/") {
+                        return true;
+                    }
+                }
+            }
+        } else if depth == 0 && l.contains("__builtin_amdgcn_") && !l.starts_with("//") {
+            return true;
+        }
+    }
+    false
+}
+
+/// Does the text show that it is CUDA code (device qualifiers, CUDA macros, a CUDA header
+/// included, the qualifier macros of CUDA libraries)? A C or C++ file without any of these
+/// is compiled by a host compiler: see [`host_assembly`].
+pub fn cuda_signs(text: &str) -> bool {
+    const SIGNS: &[&str] = &[
+        "__device__",
+        "__global__",
+        "__CUDA_ARCH",
+        "__CUDACC__",
+        "__NVCC__",
+        "CUTLASS_",
+        "CUTE_",
+        "_CCCL_",
+        "__nv_",
+        "NV_IF_TARGET",
+        "NV_DISPATCH_TARGET",
+    ];
+    SIGNS.iter().any(|s| text.contains(s))
+        || text.lines().any(|l| {
+            let l = l.trim_start();
+            l.starts_with('#')
+                && l[1..].trim_start().starts_with("include")
+                && l.to_ascii_lowercase().contains("cuda")
+        })
+}
+
+/// Is the template host assembly rather than PTX? PTX shows in an instruction whose opcode
+/// root is PTX's and whose every qualifier is one PTX knows for it (`ld.global.v4.u32`,
+/// `mma.sync.aligned…`) or in a `.reg` declaration. Without such an instruction, a template
+/// in a file with no sign of CUDA ([`cuda_signs`]) is host assembly (x86, Arm, RISC-V,
+/// Power: `vsetvli`, `add t1, t2, t3`, `dmb ish`); in a CUDA file, so is one with no `;`,
+/// no brace and no PTX opcode at all (`mtfprd %0,%2\n` under a host-architecture macro),
+/// while a misspelt PTX instruction (`trapp;`) is still read as PTX.
+pub fn host_assembly(template: &str, cuda_file: bool) -> bool {
+    static ROOTS: std::sync::OnceLock<std::collections::HashSet<String>> =
+        std::sync::OnceLock::new();
+    let roots = ROOTS.get_or_init(|| {
+        ptx_isa::Isa::get()
+            .instructions()
+            .iter()
+            .map(|i| i.root().to_string())
+            .collect()
+    });
+    let isa = ptx_isa::Isa::get();
+    let known = |root: &str, word: &str| {
+        isa.instructions_with_root(root).any(|inst| {
+            inst.opcode.split('.').any(|w| w == word)
+                || inst.forms.iter().any(|f| {
+                    f.qualifier_slots
+                        .iter()
+                        .any(|slot| slot.values.iter().any(|v| v.split('.').any(|p| p == word)))
+                })
+        })
+    };
+    let mut any_root = false;
+    for piece in template.split([';', '\n', '{', '}']) {
+        let mut words = piece.split_whitespace();
+        let mut word = words.next().unwrap_or("");
+        // A label, then a predicate guard.
+        if word.ends_with(':') {
+            word = words.next().unwrap_or("");
+        }
+        if word.starts_with('@') {
+            word = words.next().unwrap_or("");
+        }
+        if word.starts_with(".reg") {
+            return false;
+        }
+        let mut parts = word.split('.');
+        let root = parts.next().unwrap_or("");
+        if !roots.contains(root) {
+            continue;
+        }
+        any_root = true;
+        if word.contains('.') && parts.all(|q| known(root, q)) {
+            return false;
+        }
+    }
+    if cuda_file {
+        // `}` alone closes a block an earlier statement opened.
+        !any_root && !template.contains([';', '{', '}'])
+    } else {
+        true
     }
 }
 
@@ -407,6 +559,23 @@ pub fn host_only_from(start: Option<Node>, text: &str, macros: &GuardMacros) -> 
                 .unwrap_or_default();
             let negated = text[n.start_byte()..].starts_with("#ifndef");
             if !negated && HOST_MACROS.iter().any(|m| head.contains(m)) {
+                return true;
+            }
+            // `#ifndef __CUDACC__`: only a host compiler takes it.
+            if negated && device_compiler_condition(&head) {
+                return true;
+            }
+        }
+        if in_alternative
+            && matches!(n.kind(), "preproc_if" | "preproc_ifdef")
+            && !text[n.start_byte()..].starts_with("#ifndef")
+        {
+            // The `#else` of `#ifdef __CUDA_ARCH__` or `#if defined(__CUDACC__)`.
+            let head = n
+                .child_by_field_name("condition")
+                .or_else(|| n.child_by_field_name("name"))
+                .map_or("", |c| &text[c.start_byte()..c.end_byte()]);
+            if device_compiler_condition(head) {
                 return true;
             }
         }

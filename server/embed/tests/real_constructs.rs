@@ -458,3 +458,272 @@ __device__ __forceinline__ unsigned lop(unsigned x) {
         "#]],
     );
 }
+
+/// A header's inline function under a guard that admits older targets than its instruction
+/// needs (`#if __CUDA_ARCH__ >= 800` around an sm_90 `mbarrier.try_wait`): nvcc compiles it
+/// only where a kernel uses it, so for sm_80 it is a warning. A kernel under the same guard
+/// is compiled for sm_80 where it stands: an error.
+#[test]
+fn guarded_code_compiled_on_use_gets_availability_warnings() {
+    let text = r#"
+struct Waiter {
+  __forceinline__ __device__ unsigned peek(unsigned bar, unsigned phase) {
+    unsigned done = 0;
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 800)
+    asm volatile("{\n .reg .pred q;\n mbarrier.try_wait.parity.shared.b64 q, [%1], %2;\n selp.b32 %0, 1, 0, q;\n}"
+                 : "=r"(done) : "r"(bar), "r"(phase));
+#endif
+    return done;
+  }
+};
+__global__ void waiting_kernel(unsigned bar, unsigned* out) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("{\n .reg .pred q;\n mbarrier.try_wait.parity.shared.b64 q, [%1], 0;\n selp.b32 %0, 1, 0, q;\n}"
+               : "=r"(out[0]) : "r"(bar));
+#endif
+}
+"#;
+    for target in [None, Some("sm_80")] {
+        let options = EmbedOptions {
+            target: target.map(str::to_string),
+            ..EmbedOptions::default()
+        };
+        let doc = HostDocument::new(text, &options);
+        let severities: Vec<String> = check(&doc, &[])
+            .iter()
+            .map(|d| format!("{:?} {}", d.severity, d.code))
+            .collect();
+        expect![[r#"
+            [
+                "Warning unsupported-target",
+                "Error unsupported-target",
+            ]
+        "#]]
+        .assert_debug_eq(&severities);
+    }
+}
+
+/// A template in a macro body that stringizes a macro parameter between its pieces
+/// (`"max." #type " %0, [%1];"`), with an operand whose constraint is pasted from a macro:
+/// the template's text is known only after preprocessing, so the statement carries a hint
+/// instead of being read without the stringized piece.
+#[test]
+fn stringized_parameters_between_template_pieces_leave_it_unknown() {
+    report(
+        r#"
+#define LOAD_REDUCED(T, ty, Size) \
+  __device__ __forceinline__ T load_max(unsigned long long addr) { \
+    T value; \
+    if (addr) { \
+      asm volatile("multimem.ld_reduce.relaxed.sys.global.max." #ty " %0, [%1];" \
+                   : "=" CONSTRAINT_OF_##Size(value) \
+                   : "l"(addr) \
+                   : "memory"); \
+    } \
+    return value; \
+  }
+"#,
+        None,
+        expect![[r#"
+            "multimem.ld_reduce.relaxed.sys.global.max." opaque=true target=None
+            Hint asm-not-checked "asm": this asm statement is not checked: `#ty " %0, [%1];"` follows the template's literals, so its text is known only after preprocessing
+        "#]],
+    );
+}
+
+/// Host assembly: branches that only a host compiler takes (`#if !defined(__NVCC__)`,
+/// `#ifndef __CUDACC__`, the `#else` of `#ifdef __CUDA_ARCH__`) and host architectures
+/// (`__PPC__`) are not read as PTX; the device branches beside them are.
+#[test]
+fn host_compiler_branches_are_not_ptx() {
+    report(
+        r#"
+#if !defined(__NVCC__)
+#if defined(__PPC__)
+static inline void store_fence(void) { asm volatile("sync" : : : "memory"); }
+#endif
+#endif
+#ifndef __CUDACC__
+static inline void pause_cpu(void) { asm volatile("pause"); }
+#endif
+__host__ __device__ inline void relax() {
+#ifdef __CUDA_ARCH__
+  asm volatile("nanosleep.u32 32;");
+#else
+  asm volatile("yield");
+#endif
+#if defined(__CUDA_ARCH__)
+  asm volatile("membar.gl;");
+#elif defined(__aarch64__) || defined(SOME_OTHER_HOST)
+  asm volatile("dmb ish");
+#endif
+}
+"#,
+        None,
+        expect![[r#"
+            "nanosleep.u32 32;" opaque=false target=None
+            "membar.gl;" opaque=false target=None
+        "#]],
+    );
+}
+
+/// A HIP source (it includes a `hip/` header or calls `__builtin_amdgcn_…` outside every
+/// `#if`) holds AMD GPU assembly: none of its statements is read as PTX. A file that
+/// includes HIP headers only under an `#if` is CUDA in its other branches.
+#[test]
+fn hip_sources_hold_no_ptx() {
+    report(
+        r#"#pragma once
+#include "common.h"
+__device__ void set_m0(unsigned v) {
+  asm volatile("s_mov_b32 m0, %0" : : "s"(v) : "memory");
+}
+__device__ unsigned first_lane(unsigned v) { return __builtin_amdgcn_readfirstlane(v); }
+__device__ void wait_all() { asm volatile("s_waitcnt vmcnt(0)"); }
+"#,
+        None,
+        expect![""],
+    );
+    report(
+        r#"#ifndef MY_HEADER_H
+#define MY_HEADER_H
+#include <hip/hip_runtime.h>
+__device__ void wait_all() { asm volatile("s_waitcnt lgkmcnt(0)"); }
+#endif
+"#,
+        None,
+        expect![""],
+    );
+    report(
+        r#"#ifdef USE_ROCM
+#include <hip/hip_runtime.h>
+#endif
+__device__ void fence() { asm volatile("fence.acq_rel.gpu;"); }
+"#,
+        None,
+        expect![[r#"
+            "fence.acq_rel.gpu;" opaque=false target=None
+        "#]],
+    );
+}
+
+/// CUTLASS's and CuTe's function qualifier macros (`CUTLASS_DEVICE`, `CUTE_HOST_DEVICE`)
+/// expand to `__forceinline__`; projects built on CUTLASS use them where its headers are
+/// not in the workspace. Their functions are compiled only where used.
+#[test]
+fn cutlass_qualifier_macros_are_inline_without_their_headers() {
+    let text = r#"
+namespace lib {
+CUTLASS_DEVICE void fence_before() { asm volatile("tcgen05.fence::before_thread_sync;"); }
+CUTE_DEVICE
+void add_pair(unsigned long long& d, unsigned long long a) {
+  asm volatile("add.f32x2 %0, %0, %1;" : "+l"(d) : "l"(a));
+}
+__global__ void k() { asm volatile("tcgen05.fence::before_thread_sync;"); }
+}
+"#;
+    let options = EmbedOptions {
+        target: Some("sm_90a".into()),
+        ..EmbedOptions::default()
+    };
+    let doc = HostDocument::new(text, &options);
+    let severities: Vec<String> = check(&doc, &[])
+        .iter()
+        .map(|d| format!("{:?} {}", d.severity, d.code))
+        .collect();
+    expect![[r#"
+        [
+            "Warning unsupported-target",
+            "Warning unsupported-target",
+            "Error unsupported-target",
+        ]
+    "#]]
+    .assert_debug_eq(&severities);
+}
+
+/// A function head the C++ parser cannot make out (after macro invocations without `;`, with
+/// a debugging `#if 0` block that splits braces inside): the heads of every enclosing `{` are
+/// read, not only the innermost `if (...) {`.
+#[test]
+fn template_heads_beyond_the_innermost_brace_mark_code_compiled_on_use() {
+    let text = r#"
+DEFINE_PACK_OP(+)
+DEFINE_PACK_OP(*)
+using Grain = Pack<unsigned, 4>;
+template <int N>
+__device__ inline Pack<unsigned, N * 2> load_pairs(const void* row) {
+  unsigned a, b;
+  if constexpr (N == 1) {
+    if (row) {
+      asm("ldmatrix.sync.aligned.m16n16.x1.trans.shared::cta.b8 {%0, %1}, [%2];"
+          : "=r"(a), "=r"(b) : "l"(row));
+    }
+#if 0
+    debug_check(a);
+  } else {
+#endif
+  }
+  return {a, b};
+}
+"#;
+    let options = EmbedOptions {
+        target: Some("sm_80".into()),
+        ..EmbedOptions::default()
+    };
+    let doc = HostDocument::new(text, &options);
+    let severities: Vec<String> = check(&doc, &[])
+        .iter()
+        .map(|d| format!("{:?} {}", d.severity, d.code))
+        .collect();
+    expect![[r#"
+        [
+            "Warning unsupported-target",
+        ]
+    "#]]
+    .assert_debug_eq(&severities);
+}
+
+/// CPU code beside CUDA code (a library's RISC-V, Power or x86 kernels, in `.cpp` files and
+/// headers): a file with no sign of CUDA holds host assembly, unless a template reads as
+/// PTX (an instruction whose every qualifier PTX knows, a `.reg` declaration). In a CUDA file
+/// a template with no PTX opcode, no `;` and no brace is host assembly too; a misspelt PTX
+/// instruction ending in `;` is still PTX.
+#[test]
+fn host_assembly_is_not_ptx() {
+    report(
+        r#"
+static inline void quantize_rows(const float* src, signed char* dst) {
+  __asm__ volatile(
+      "vsetvli t0, zero, e32, m4\n\t"
+      "add t1, %[src], 0\n\t"
+      "fence.i\n\t"
+      : : [src] "r"(src), [dst] "r"(dst) : "t0", "t1");
+}
+static inline void barrier_cpu() { __asm__ volatile("dmb ish" ::: "memory"); }
+TL_DEVICE void copy16(unsigned dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(dst), "l"(src));
+}
+"#,
+        None,
+        expect![[r#"
+            "cp.async.cg.shared.global [%0], [%1], 16;" opaque=false target=None
+        "#]],
+    );
+    report(
+        r#"
+#if defined(__CUDACC__)
+__device__ void device_side(unsigned* p) { asm volatile("trapp;"); }
+#endif
+static inline float half_to_float(unsigned short h) {
+  float f; double d;
+  __asm__("mtfprd %0,%2\n" "xscvhpdp %0,%0\n" "frsp %1,%0\n" : "=d"(d), "=f"(f) : "r"(h));
+  return f;
+}
+"#,
+        None,
+        expect![[r#"
+            "trapp;" opaque=false target=None
+            Error unknown-opcode "trapp": unknown instruction `trapp`; did you mean `trap`?
+        "#]],
+    );
+}

@@ -17,6 +17,7 @@ fn base(space: &str) -> &str {
 const SPACES: &[&str] = &["global", "shared", "local", "param", "const"];
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    narrow_address(ctx, info, scope);
     generic_address_width(ctx, info, scope);
     // wmma.load/store and ldmatrix/stmatrix name their state space too (9.7.14.4.3-4,
     // 9.7.14.5.15-16; ptxas 13.5 "State space mismatch between instruction and address" for
@@ -100,6 +101,48 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                     .with_related(symbol.range.clone(), "declared here"),
                 );
             }
+        }
+    }
+}
+
+/// An address held in an 8- or 16-bit register for `tcgen05` and `st.bulk`: ptxas 13.5
+/// rejects it ("Illegal to use symbol … of type .b16 as address operand", or "Arguments
+/// mismatch" for the instructions it expands, `tcgen05.commit`, `tcgen05.alloc`,
+/// `st.bulk`). It takes a 16-bit address for `ld`/`st`/`mbarrier` on `.shared` (and only
+/// warns on `.global`), so those are left alone.
+fn narrow_address(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let strict =
+        info.words[0] == "tcgen05" || (info.words[0] == "st" && info.words.get(1) == Some(&"bulk"));
+    if !strict {
+        return;
+    }
+    for operand in &info.operands {
+        if !matches!(operand.kind(), OperandKind::Address { .. }) {
+            continue;
+        }
+        let Some(register) = operand.registers().into_iter().next() else {
+            continue;
+        };
+        let Some(ty) = scope.lookup(register.text).and_then(|s| s.ty) else {
+            continue;
+        };
+        let narrow = matches!(
+            ty,
+            ".b8" | ".u8" | ".s8" | ".b16" | ".u16" | ".s16" | ".f16" | ".bf16"
+        );
+        if narrow {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-type",
+                    register.range(),
+                    format!(
+                        "`{}` is a {ty} register, but an address of `{}` is 32 or 64 bits",
+                        register.text,
+                        info.words[..info.words.len().min(2)].join(".")
+                    ),
+                )
+                .section("6.4.1.1".to_owned()),
+            );
         }
     }
 }

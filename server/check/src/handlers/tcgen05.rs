@@ -308,6 +308,8 @@ pub(crate) fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &crate::sc
     let op = info.words.get(1).copied().unwrap_or("");
     let section = match (info.words[0], op) {
         ("tcgen05", "mma") => "9.7.16.10.9",
+        ("tcgen05", "ld") => "9.7.16.8.3",
+        ("tcgen05", "st") => "9.7.16.8.4",
         ("tcgen05", "cp") => "9.7.16.9.1",
         ("tcgen05", "alloc") => "9.7.16.7.1",
         ("tcgen05", "dealloc") => "9.7.16.7.1",
@@ -360,6 +362,15 @@ pub(crate) fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &crate::sc
         }
     };
     match (info.words[0], op) {
+        // The data vector holds 32-bit registers (16-bit elements are packed two to a
+        // register with `.pack::16b`/`.unpack::16b`); ptxas 13.5: "Illegal to use symbol … of
+        // type .b64 as vector element. Use a 32-bit register type only".
+        ("tcgen05", "ld" | "st") => {
+            let data = if op == "ld" { ops.first() } else { ops.get(1) };
+            if let Some(data) = data.filter(|d| is_vector(d)) {
+                rules.registers(data, "data", "32-bit registers", word32);
+            }
+        }
         ("tcgen05", "mma") => {
             if let Some(d) = ops.first() {
                 tmem(&mut rules, d);
