@@ -112,6 +112,9 @@ fn read_fixture(text: &str) -> Option<Fixture> {
                 f.registers.insert(key, ty.to_string());
             }
         } else if line.ends_with(';')
+            // An instruction starts with its mnemonic (a `;` alone ends a statement written
+            // over several lines).
+            && line.starts_with(|c: char| c.is_ascii_alphabetic())
             && !line.starts_with(['.', '@', '{', '}'])
             && !line.contains("ret;")
             && plain_operands(line)
