@@ -699,3 +699,34 @@ fn a_data_breakpoint_on_shared_memory_sees_writes_of_the_same_value_and_reads() 
         shared[0x0] read by line 13 (cta (0,0,0) warp 0 lane 0): 0 | stopped at tm (lane 0):14"#]].assert_eq(&stops.join("\n"));
     dap.finish();
 }
+
+/// The Global buffers scope shows the memory of the stop it was asked at: elements read at
+/// the entry stop and again after the store at a later stop show the stored values (an editor
+/// keeps the scope expanded across stops and asks again).
+#[test]
+fn buffer_elements_are_read_again_at_each_stop() {
+    let mut launch = kernel_launch_big();
+    launch["stopOnEntry"] = json!(true);
+    let mut dap = Dap::start(launch, json!([{"line": 22}]));
+    assert_eq!(dap.event("stopped")["reason"], "entry");
+    let element = |dap: &mut Dap| {
+        let frame = dap.frame_id(1);
+        let buffers = scope_reference(dap, &frame, "Global buffers");
+        let list = dap.request("variables", json!({"variablesReference": buffers}));
+        let buf = list["variables"][0]["variablesReference"].clone();
+        let elements = dap.request("variables", json!({"variablesReference": buf}));
+        elements["variables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["name"] == "[5]")
+            .map(|v| v["value"].as_str().unwrap().to_owned())
+            .unwrap()
+    };
+    assert_eq!(element(&mut dap), "0");
+    dap.request("continue", json!({"threadId": 1}));
+    assert_eq!(dap.event("stopped")["reason"], "breakpoint");
+    // Warp 0 has stored 2 × %tid.x: element 5 holds 10.
+    assert_eq!(element(&mut dap), "10");
+    dap.request("disconnect", json!({}));
+}

@@ -176,7 +176,8 @@ async function openFileOnce(page, name) {
   await input.fill(name, { timeout: ATTEMPT_TIMEOUT });
   const row = page.locator(".quick-input-widget .monaco-list-row", { hasText: name }).first();
   await row.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
-  await page.keyboard.press("Enter");
+  // The row itself, not Enter: the highlighted row may be another entry (a view of the file).
+  await row.click();
   await page
     .locator(".tabs-container .tab.active", { hasText: name })
     .waitFor({ state: "visible", timeout: STEP_TIMEOUT });
