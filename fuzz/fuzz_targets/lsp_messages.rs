@@ -12,6 +12,10 @@ mod lsp;
 #[allow(dead_code)]
 #[path = "../../server/ptx-lsp/src/project.rs"]
 mod project;
+// The machine code of asm statements, which `ptx/sass` reads for CUDA documents.
+#[allow(dead_code)]
+#[path = "../../server/ptx-lsp/src/machine_code.rs"]
+mod machine_code;
 
 use libfuzzer_sys::fuzz_target;
 use tokio::io::AsyncReadExt;
