@@ -37,20 +37,25 @@ pub(crate) struct Tools<'a> {
     pub time_limit: Duration,
 }
 
-/// The 1-based line of each offset of `text`.
-struct Lines(Vec<usize>);
+/// The 1-based host line of an offset of the host text.
+struct Lines<'a> {
+    text: &'a str,
+    index: ptx_syntax::LineIndex,
+}
 
-impl Lines {
-    fn new(text: &str) -> Lines {
-        Lines(
-            std::iter::once(0)
-                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-                .collect(),
-        )
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Lines<'a> {
+        Lines {
+            text,
+            index: ptx_syntax::LineIndex::new(text),
+        }
     }
 
     fn line(&self, offset: usize) -> u32 {
-        u32::try_from(self.0.partition_point(|&start| start <= offset)).unwrap_or(u32::MAX)
+        let position = self
+            .index
+            .line_col(self.text, offset, ptx_syntax::PositionEncoding::Utf8);
+        position.line + 1
     }
 }
 
@@ -106,7 +111,7 @@ pub(crate) fn host_sass(text: &str, doc: &HostDocument, tools: &Tools<'_>) -> Ve
 /// errors.
 fn compile_module(
     module: &MachineModule,
-    lines: &Lines,
+    lines: &Lines<'_>,
     tools: &Tools<'_>,
 ) -> Result<Vec<Option<Sass>>, String> {
     let options = CompileOptions {

@@ -118,32 +118,49 @@ fn default_args(function: &ptx_syntax::Function<'_>) -> Vec<Value> {
         .collect()
 }
 
+/// A bounded memory of results by key, emptied when it holds `MAX_KEPT` entries.
+struct Kept<V>(std::sync::Mutex<Option<std::collections::HashMap<u64, V>>>);
+
+impl<V: Clone> Kept<V> {
+    const MAX_KEPT: usize = 16_384;
+
+    const fn new() -> Self {
+        Kept(std::sync::Mutex::new(None))
+    }
+
+    fn get(&self, key: u64) -> Option<V> {
+        self.0.lock().ok()?.as_ref()?.get(&key).cloned()
+    }
+
+    fn put(&self, key: u64, value: V) {
+        if let Ok(mut kept) = self.0.lock() {
+            let kept = kept.get_or_insert_with(Default::default);
+            if kept.len() >= Self::MAX_KEPT {
+                kept.clear();
+            }
+            kept.insert(key, value);
+        }
+    }
+}
+
+fn hash_of(parts: impl std::hash::Hash) -> u64 {
+    use std::hash::Hasher;
+    let mut hasher = rustc_hash::FxHasher::default();
+    parts.hash(&mut hasher);
+    hasher.finish()
+}
+
 /// The launch generated for a kernel, remembered by the kernel's text: working it out reads
 /// the whole kernel (tens of milliseconds for a large one), and lenses are asked for again
 /// after every edit, almost always of another function.
 fn generated_launch(kernel: &str, make: impl FnOnce() -> Value) -> Value {
-    use std::collections::HashMap;
-    use std::hash::{Hash, Hasher};
-    const MAX_KEPT: usize = 4096;
-    static KEPT: std::sync::Mutex<Option<HashMap<u64, Value>>> = std::sync::Mutex::new(None);
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    kernel.hash(&mut hasher);
-    let key = hasher.finish();
-    if let Some(value) = KEPT
-        .lock()
-        .ok()
-        .and_then(|kept| kept.as_ref()?.get(&key).cloned())
-    {
+    static KEPT: Kept<Value> = Kept::new();
+    let key = hash_of(kernel);
+    if let Some(value) = KEPT.get(key) {
         return value;
     }
     let value = make();
-    if let Ok(mut kept) = KEPT.lock() {
-        let kept = kept.get_or_insert_with(HashMap::new);
-        if kept.len() >= MAX_KEPT {
-            kept.clear();
-        }
-        kept.insert(key, value.clone());
-    }
+    KEPT.put(key, value.clone());
     value
 }
 
@@ -151,52 +168,25 @@ fn generated_launch(kernel: &str, make: impl FnOnce() -> Value) -> Value {
 /// item except the definitions of kernels (a kernel cannot be called, so another kernel's body
 /// never runs with it).
 fn kernel_context(parse: &Parse) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = rustc_hash::FxHasher::default();
-    for item in parse.module().items() {
-        let is_kernel = matches!(
-            item,
-            ptx_syntax::Item::Function(f) if f.kind() == FunctionKind::Entry && f.body().is_some()
-        );
-        if !is_kernel {
-            parse.text()[item.range()].hash(&mut hasher);
-        }
-    }
-    hasher.finish()
-}
-
-fn runnable_key(context: u64, kernel: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = rustc_hash::FxHasher::default();
-    context.hash(&mut hasher);
-    kernel.hash(&mut hasher);
-    hasher.finish()
+    let items = parse.module().items();
+    let context: Vec<&str> = items
+        .iter()
+        .filter(|item| {
+            !matches!(
+                item,
+                ptx_syntax::Item::Function(f) if f.kind() == FunctionKind::Entry && f.body().is_some()
+            )
+        })
+        .map(|item| &parse.text()[item.range()])
+        .collect();
+    hash_of(context)
 }
 
 /// Kernels (with their context) the interpreter was found to run: finding that out decodes
 /// the kernel and what it calls (tens of milliseconds for a large one), and lenses are asked
 /// for again after every edit, almost always of another function. Only the answer "runnable"
 /// is kept; a blocked kernel is looked at again, so its lens names the current line.
-static RUNNABLE: std::sync::Mutex<Option<std::collections::HashSet<u64>>> =
-    std::sync::Mutex::new(None);
-
-fn known_runnable(key: u64) -> bool {
-    RUNNABLE
-        .lock()
-        .ok()
-        .is_some_and(|known| known.as_ref().is_some_and(|k| k.contains(&key)))
-}
-
-fn remember_runnable(key: u64) {
-    const MAX_KEPT: usize = 16_384;
-    if let Ok(mut known) = RUNNABLE.lock() {
-        let known = known.get_or_insert_with(Default::default);
-        if known.len() >= MAX_KEPT {
-            known.clear();
-        }
-        known.insert(key);
-    }
-}
+static RUNNABLE: Kept<()> = Kept::new();
 
 fn lenses(snapshot: &Snapshot, debug: bool) -> Vec<CodeLens> {
     let parse: &Parse = &snapshot.parse;
@@ -272,13 +262,13 @@ fn lenses(snapshot: &Snapshot, debug: bool) -> Vec<CodeLens> {
         }
         // A kernel with a statement the interpreter cannot execute gets a lens that says
         // which line blocks it, and runs nothing.
-        let key = runnable_key(context, function.text());
-        if !known_runnable(key) {
+        let key = hash_of((context, function.text()));
+        if RUNNABLE.get(key).is_none() {
             if let Some((at, why)) = ptx_interp::first_unsupported(parse, Some(name.text)) {
                 out.push(blocked(&function.range(), &at, &why));
                 continue;
             }
-            remember_runnable(key);
+            RUNNABLE.put(key, ());
         }
         params["textDocument"] = json!({"uri": uri});
         params["entry"] = json!(name.text);
