@@ -669,3 +669,63 @@ fn run_values_become_inlay_hints_until_the_next_edit() {
     );
     assert!(client.shutdown_and_exit().success());
 }
+
+/// A large outline and a long folding list (written by the transport from JSON serialised on
+/// the worker, not through tower-lsp's value tree) arrive whole and in order.
+#[test]
+fn large_outline_and_folding_lists_arrive_whole() {
+    let mut text = String::from(".version 8.0\n.target sm_90\n.address_size 64\n");
+    for f in 0..40 {
+        text.push_str(&format!(
+            ".visible .entry kernel_{f}(.param .u64 p)\n{{\n.reg .b32 %r<4>;\n"
+        ));
+        for l in 0..60 {
+            text.push_str(&format!("$L_{f}_{l}:\n\tadd.u32 %r1, %r1, {l};\n"));
+        }
+        text.push_str("\tret;\n}\n");
+    }
+    let uri = file_uri("large_outline.ptx");
+    let mut client = LspClient::initialized(json!({}), Value::Null);
+    client.open(&uri, &text);
+    let symbols = client.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert!(
+        symbols.to_string().len() > 64 << 10,
+        "large enough to be deferred"
+    );
+    let symbols = symbols.as_array().unwrap();
+    assert_eq!(symbols.len(), 40);
+    for (f, kernel) in symbols.iter().enumerate() {
+        assert_eq!(kernel["name"], format!("kernel_{f}"));
+        let children = kernel["children"].as_array().unwrap();
+        // The parameter, the register range and the 60 labels.
+        assert_eq!(children.len(), 62, "{kernel}");
+        assert_eq!(children[61]["name"], format!("$L_{f}_59"));
+    }
+    // Folding: one region per kernel body at least, each a real range.
+    let mut text_with_comments = text.clone();
+    for i in 0..3_000 {
+        text_with_comments.push_str(&format!("// note {i}\n// more\n\n"));
+    }
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2},
+               "contentChanges": [{"text": text_with_comments}]}),
+    );
+    let folds = client.request(
+        "textDocument/foldingRange",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert!(
+        folds.to_string().len() > 64 << 10,
+        "large enough to be deferred"
+    );
+    let folds = folds.as_array().unwrap();
+    assert!(folds.len() >= 3_040, "{}", folds.len());
+    assert!(folds.iter().all(
+        |f| f["endLine"].as_u64() > f["startLine"].as_u64() && f.get("collapsedText").is_none()
+    ));
+    assert!(client.shutdown_and_exit().success());
+}

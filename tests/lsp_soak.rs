@@ -43,12 +43,42 @@ struct Open {
     version: i64,
     /// Lines where a blank was typed and not yet deleted.
     typed: Vec<u64>,
+    /// The corpus file's name, for the account of the slowest requests.
+    name: String,
 }
 
 const SNIPPET: &str = ".reg .b32 %r<4>;\n.reg .f32 %f<2>;\nmov.u32 %r1, %tid.x;\nmul.lo.u32 %r2, %r1, 3;\nadd.u32 %r3, %r2, 7;\ncvt.rn.f32.u32 %f1, %r3;\n";
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
+}
+
+/// What the slowest 1 % of requests were: counts by kind and by file, the
+/// heaviest first, so the tail of `all requests` can be read.
+fn slowest_account(timed: &mut [(Duration, &'static str, String)]) {
+    timed.sort_by_key(|t| std::cmp::Reverse(t.0));
+    let tail = &timed[..timed.len().div_ceil(100)];
+    let mut by_kind: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut by_file: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, label, name) in tail {
+        *by_kind.entry(label).or_default() += 1;
+        *by_file.entry(name.as_str()).or_default() += 1;
+    }
+    let sorted = |map: BTreeMap<&str, usize>| {
+        let mut rows: Vec<(&str, usize)> = map.into_iter().collect();
+        rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        rows.into_iter()
+            .take(8)
+            .map(|(name, n)| format!("{name} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!(
+        "  slowest 1 % ({} requests) by kind: {}",
+        tail.len(),
+        sorted(by_kind)
+    );
+    println!("  slowest 1 % by file: {}", sorted(by_file));
 }
 
 fn corpus_files() -> Vec<std::path::PathBuf> {
@@ -83,6 +113,8 @@ fn main() {
     client.open(&snippet_uri, SNIPPET);
     let mut sent = 1usize;
     let mut latencies: BTreeMap<&'static str, Vec<Duration>> = BTreeMap::new();
+    // Every request with its kind and file, for the account of the slowest 1 %.
+    let mut timed: Vec<(Duration, &'static str, String)> = Vec::new();
     let mut rss_samples = Vec::new();
     let mut open: Vec<Open> = Vec::new();
     let mut next_file = 0;
@@ -106,11 +138,17 @@ fn main() {
             let uri = file_uri(&format!("soak/{next_file}.ptx"));
             client.open(&uri, &text);
             sent += 1;
+            let name = path
+                .strip_prefix(corpus(""))
+                .unwrap_or(path)
+                .display()
+                .to_string();
             open.push(Open {
                 uri,
                 text,
                 version: 1,
                 typed: Vec::new(),
+                name,
             });
         }
         let index = rng.below(open.len());
@@ -145,6 +183,7 @@ fn main() {
             continue;
         }
         let uri = doc.uri.clone();
+        let name = doc.name.clone();
         let document = json!({"textDocument": {"uri": uri}});
         let (label, method, params) = match roll {
             20..=39 => (
@@ -205,7 +244,9 @@ fn main() {
         };
         let start = Instant::now();
         let response = client.request_raw(method, params);
-        latencies.entry(label).or_default().push(start.elapsed());
+        let took = start.elapsed();
+        latencies.entry(label).or_default().push(took);
+        timed.push((took, label, name));
         if response.get("error").is_some() {
             errors += 1;
         }
@@ -250,6 +291,7 @@ fn main() {
             samples.len()
         );
     }
+    slowest_account(&mut timed);
     let quarter = rss_samples.len() / 4;
     println!(
         "  RSS: {} MiB after the first quarter, {} MiB at the end, {} MiB at most (VmHWM)",

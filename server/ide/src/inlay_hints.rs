@@ -33,9 +33,8 @@ const FRAGMENT_FAMILIES: &[&str] = &[
 pub fn inlay_hints(parse: &Parse, range: TextRange) -> Vec<InlayHint> {
     parse
         .module()
-        .instructions()
+        .instructions_in(range)
         .into_iter()
-        .filter(|i| i.range().start <= range.end && range.start <= i.range().end)
         .flat_map(instruction_hints)
         .collect()
 }

@@ -452,11 +452,7 @@ const NO_DESTINATION: &[&str] = &[
 /// The ranges of destination operands of the instructions inside `range`, in source order.
 pub(crate) fn destination_ranges(parse: &Parse, range: TextRange) -> Vec<TextRange> {
     let mut out = Vec::new();
-    for instruction in parse.module().instructions() {
-        let r = instruction.range();
-        if r.end < range.start || r.start > range.end {
-            continue;
-        }
+    for instruction in parse.module().instructions_in(range) {
         let Some(mnemonic) = instruction.mnemonic() else {
             continue;
         };

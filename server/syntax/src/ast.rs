@@ -246,6 +246,44 @@ impl<'a> Module<'a> {
         }
         out
     }
+
+    /// The instructions that overlap or touch `range`, in source order: only the parts of
+    /// the tree around the range are visited, so a viewport of a large file costs the
+    /// viewport (and the top-level items' count), not the file.
+    pub fn instructions_in(&self, range: TextRange) -> Vec<Instruction<'a>> {
+        let touches =
+            |node: Node<'_>| node.start_byte() <= range.end && range.start <= node.end_byte();
+        let mut out = Vec::new();
+        // An explicit stack of the containers being walked, each with its children still to
+        // visit (nesting depth is the input's to choose); a container is walked as soon as it
+        // is met, so the instructions come out in source order.
+        for root in self.roots().filter(|root| touches(*root)) {
+            let mut stack = vec![named_children(root)];
+            while let Some(children) = stack.last_mut() {
+                let Some(child) = children.next() else {
+                    stack.pop();
+                    continue;
+                };
+                if child.start_byte() > range.end {
+                    stack.pop();
+                    continue;
+                }
+                if !touches(child) {
+                    continue;
+                }
+                match child.kind_name() {
+                    k::INSTRUCTION => out.push(Instruction {
+                        node: child,
+                        src: self.src,
+                    }),
+                    k::FUNCTION_DEFINITION | k::BLOCK => stack.push(named_children(child)),
+                    _ if child.is_error() => stack.push(named_children(child)),
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
 }
 
 fn collect_instructions<'a>(node: Node<'a>, src: &'a str, out: &mut Vec<Instruction<'a>>) {
@@ -1554,5 +1592,30 @@ mod tests {
         assert_eq!(parse_integer("42U"), Some(42));
         assert_eq!(parse_integer("0xffffffffffffffff"), Some(u64::MAX));
         assert_eq!(parse_integer("0x1ffffffffffffffff"), None);
+    }
+
+    #[test]
+    fn instructions_in_a_range_are_those_of_the_whole_list_that_touch_it() {
+        let text = ".version 8.0\n.target sm_90\n.entry a()\n{\n\tmov.u32 %r1, 1;\n\t{\n\t\tadd.u32 %r1, %r1, 1;\n\t\t{ sub.u32 %r1, %r1, 2; }\n\t}\n\tmul.lo.u32 %r1, %r1, 3;\n\tbogus ! ;\n\tret;\n}\n.entry b() { exit; }\n";
+        let parse = crate::Parse::new(text);
+        let module = parse.module();
+        let all = module.instructions();
+        assert_eq!(all.len(), 7, "the fixture's instructions");
+        for start in 0..=text.len() {
+            for len in [0, 1, 7, 40, text.len()] {
+                let range = start..(start + len).min(text.len());
+                let expected: Vec<_> = all
+                    .iter()
+                    .filter(|i| i.range().start <= range.end && range.start <= i.range().end)
+                    .map(|i| i.range())
+                    .collect();
+                let found: Vec<_> = module
+                    .instructions_in(range.clone())
+                    .iter()
+                    .map(|i| i.range())
+                    .collect();
+                assert_eq!(found, expected, "range {range:?}");
+            }
+        }
     }
 }

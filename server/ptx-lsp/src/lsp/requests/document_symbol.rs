@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use ptx_ide::symbols::Symbol;
 use tower_lsp::jsonrpc::Result;
-use tower_lsp::lsp_types::{DocumentSymbolParams, DocumentSymbolResponse};
+use tower_lsp::lsp_types::{DocumentSymbol, DocumentSymbolParams, DocumentSymbolResponse};
 
 use crate::lsp::server::State;
-use crate::lsp::{dispatch, to_proto};
+use crate::lsp::{dispatch, splice, to_proto};
 
 /// The most entries an outline lists.
 pub(crate) const MAX_SYMBOLS: usize = 10_000;
@@ -23,13 +23,35 @@ pub(crate) async fn handle(
 ) -> Result<Option<DocumentSymbolResponse>> {
     let snapshot = super::snapshot(state, &params.text_document.uri)?;
     dispatch::feature("textDocument/documentSymbol", snapshot.clone(), move || {
-        let symbols = truncate(ptx_ide::symbols::document_symbols(&snapshot.parse))
-            .into_iter()
-            .map(|symbol| to_proto::document_symbol(&snapshot, symbol))
-            .collect();
-        Some(DocumentSymbolResponse::Nested(symbols))
+        let symbols: Vec<DocumentSymbol> =
+            truncate(ptx_ide::symbols::document_symbols(&snapshot.parse))
+                .into_iter()
+                .map(|symbol| to_proto::document_symbol(&snapshot, symbol))
+                .collect();
+        // A large outline is written by the transport as serialised here (see `splice`).
+        Some(DocumentSymbolResponse::Nested(
+            match splice::defer_json(symbols) {
+                Ok(marker) => vec![placeholder(marker)],
+                Err(symbols) => symbols,
+            },
+        ))
     })
     .await
+}
+
+/// The one-symbol outline answered in place of a serialised one.
+#[allow(deprecated)] // `DocumentSymbol::deprecated` must still be filled in.
+fn placeholder(marker: String) -> DocumentSymbol {
+    DocumentSymbol {
+        name: marker,
+        detail: None,
+        kind: tower_lsp::lsp_types::SymbolKind::KEY,
+        tags: None,
+        deprecated: None,
+        range: Default::default(),
+        selection_range: Default::default(),
+        children: None,
+    }
 }
 
 /// The first [`MAX_SYMBOLS`] symbols in outline order, with a note where

@@ -32,11 +32,7 @@ pub(crate) async fn handle(state: &Arc<State>, params: Params) -> Result<Value> 
     dispatch::feature("ptx/registerCount", snapshot.clone(), move || {
         let offset = from_proto::offset(&snapshot, params.position);
         let module = snapshot.parse.module();
-        let Some(instruction) = module
-            .instructions()
-            .into_iter()
-            .find(|i| i.range().start <= offset && offset <= i.range().end)
-        else {
+        let Some(instruction) = module.instructions_in(offset..offset).into_iter().next() else {
             return Value::Null;
         };
         let Some(opcode) = instruction.opcode_name() else {
