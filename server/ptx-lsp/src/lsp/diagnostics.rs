@@ -276,7 +276,10 @@ pub(crate) fn schedule(state: &Arc<State>, uri: Url) {
                 None => None,
             };
             match again {
-                None => break,
+                None => {
+                    super::requests::formatting::warm_up(&state, &uri);
+                    break;
+                }
                 // A burst of changes during the check: wait for it to settle.
                 Some(false) => tokio::time::sleep(DEBOUNCE).await,
                 Some(true) => {}

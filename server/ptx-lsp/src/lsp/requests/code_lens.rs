@@ -182,11 +182,13 @@ fn kernel_context(parse: &Parse) -> u64 {
     hash_of(context)
 }
 
-/// Kernels (with their context) the interpreter was found to run: finding that out decodes
-/// the kernel and what it calls (tens of milliseconds for a large one), and lenses are asked
-/// for again after every edit, almost always of another function. Only the answer "runnable"
-/// is kept; a blocked kernel is looked at again, so its lens names the current line.
-static RUNNABLE: Kept<()> = Kept::new();
+/// What the interpreter makes of each kernel (with its context): finding out decodes the
+/// kernel and what it calls (tens of milliseconds for a large one), and lenses are asked for
+/// again after every edit, almost always of another function. `None`: it runs; otherwise the
+/// statement that blocks it, as an offset range from the kernel's start with the reason, so
+/// the lens names the current line after edits above the kernel. A kernel blocked by a
+/// statement outside itself (in a function it calls) is looked at again each time.
+static VERDICTS: Kept<Option<(TextRange, String)>> = Kept::new();
 
 fn lenses(snapshot: &Snapshot, debug: bool) -> Vec<CodeLens> {
     let parse: &Parse = &snapshot.parse;
@@ -263,12 +265,25 @@ fn lenses(snapshot: &Snapshot, debug: bool) -> Vec<CodeLens> {
         // A kernel with a statement the interpreter cannot execute gets a lens that says
         // which line blocks it, and runs nothing.
         let key = hash_of((context, function.text()));
-        if RUNNABLE.get(key).is_none() {
-            if let Some((at, why)) = ptx_interp::first_unsupported(parse, Some(name.text)) {
-                out.push(blocked(&function.range(), &at, &why));
-                continue;
+        let start = function.range().start;
+        let verdict = match VERDICTS.get(key) {
+            Some(kept) => kept.map(|(at, why)| (at.start + start..at.end + start, why)),
+            None => {
+                let verdict = ptx_interp::first_unsupported(parse, Some(name.text));
+                match &verdict {
+                    None => VERDICTS.put(key, None),
+                    Some((at, why)) if function.range().contains(&at.start) => VERDICTS.put(
+                        key,
+                        Some((at.start - start..at.end - start, why.clone())),
+                    ),
+                    Some(_) => {}
+                }
+                verdict
             }
-            RUNNABLE.put(key, ());
+        };
+        if let Some((at, why)) = verdict {
+            out.push(blocked(&function.range(), &at, &why));
+            continue;
         }
         params["textDocument"] = json!({"uri": uri});
         params["entry"] = json!(name.text);

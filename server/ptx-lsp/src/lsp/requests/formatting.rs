@@ -16,7 +16,52 @@ use crate::lsp::documents::Snapshot;
 use crate::lsp::server::State;
 use crate::lsp::{dispatch, from_proto, to_proto};
 
+/// The options of the client's latest formatting request, for [`warm_up`].
+static LAST_OPTIONS: std::sync::Mutex<Option<FormatOptions>> = std::sync::Mutex::new(None);
+
+/// Documents smaller than this format fast enough from nothing.
+const WARM_UP_BYTES: usize = 256 << 10;
+
+/// After a large document was checked, formats it in the background with the options of the
+/// client's latest formatting request, if there was one: the formatter remembers each
+/// top-level item's output, so the next format (on save, usually) only redoes what changed
+/// instead of the whole file (a first formatting of a 2 MB file takes a few hundred ms).
+/// Nothing is sent; a change of the document cancels it.
+pub(crate) fn warm_up(state: &Arc<State>, uri: &tower_lsp::lsp_types::Url) {
+    let Some(options) = LAST_OPTIONS.lock().ok().and_then(|o| o.clone()) else {
+        return;
+    };
+    let Some(snapshot) = state.snapshot(uri) else {
+        return;
+    };
+    if snapshot.host || snapshot.len() < WARM_UP_BYTES {
+        return;
+    }
+    let uri = uri.clone();
+    tokio::spawn(async move {
+        let _ = dispatch::analysis_of(
+            "formatting warm-up",
+            Some(&uri),
+            dispatch::Cancel::Change,
+            move || {
+                if snapshot.analysable() {
+                    let _ = ptx_ide::formatting::format_document(&snapshot.parse, &options);
+                }
+            },
+        )
+        .await;
+    });
+}
+
 fn options(options: &FormattingOptions) -> FormatOptions {
+    let chosen = chosen_options(options);
+    if let Ok(mut last) = LAST_OPTIONS.lock() {
+        *last = Some(chosen.clone());
+    }
+    chosen
+}
+
+fn chosen_options(options: &FormattingOptions) -> FormatOptions {
     if options.insert_spaces {
         FormatOptions {
             indent: " ".repeat(options.tab_size.clamp(1, 16) as usize),
