@@ -598,6 +598,24 @@ fn run_code_lenses_and_the_run_request() {
         "{title}"
     );
     assert_eq!(lenses[0]["command"]["command"], "");
+    // Asked again after two comment lines were typed above the kernel (the verdict is
+    // remembered by the kernel's text): the line named moves with it.
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2},
+               "contentChanges": [{"range": {"start": {"line": 0, "character": 0},
+                                             "end": {"line": 0, "character": 0}},
+                                   "text": "// one\n// two\n"}]}),
+    );
+    let lenses = client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let title = lenses[0]["command"]["title"].as_str().unwrap();
+    assert!(
+        title.starts_with("Cannot run: line 22: `tcgen05.fence"),
+        "{title}"
+    );
 
     // A fault is reported in the result, with its place.
     let faulty = ".reg .b64 %rd1;\n.reg .b32 %r1;\nmov.u64 %rd1, 3;\nld.global.u32 %r1, [%rd1];\n";

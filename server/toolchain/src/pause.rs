@@ -116,6 +116,25 @@ enum Signal {
     Continue,
 }
 
+/// How much lower than the server's own the priority of its background threads is (a
+/// `nice` increment).
+pub const BACKGROUND_NICENESS: i32 = 5;
+
+/// Lowers the priority of the calling thread for good (an unprivileged process cannot raise
+/// it again), for threads that only run background work: on a busy machine the threads that
+/// answer requests then get the cores first. On Linux a thread's niceness is its own; where
+/// that fails or is not supported nothing changes.
+pub fn lower_this_threads_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::process::{getpriority_process, setpriority_process};
+        let tid = rustix::thread::gettid();
+        if let Ok(now) = getpriority_process(Some(tid)) {
+            let _ = setpriority_process(Some(tid), (now + BACKGROUND_NICENESS).min(19));
+        }
+    }
+}
+
 #[cfg(unix)]
 fn signal(pid: u32, signal: Signal) {
     use rustix::process::{kill_process, Pid, Signal as S};

@@ -10,7 +10,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{mpsc, Arc, Mutex, OnceLock, Weak};
 
 use tower_lsp::jsonrpc;
 use tower_lsp::lsp_types::Url;
@@ -119,7 +119,7 @@ where
     let started = std::time::Instant::now();
     let scoped = flag.clone();
     // Logged by the worker: a cancelled request's handler (this future) is dropped.
-    let outcome = tokio::task::spawn_blocking(move || {
+    let job = move || {
         let result = {
             let _scope = ptx_syntax::cancel::scope(scoped.clone());
             catch_panic(name, work)
@@ -131,8 +131,16 @@ where
             eprintln!("ptx-lsp: {name} took {elapsed} ms");
         }
         result
-    })
-    .await;
+    };
+    // Work that any change of its document cancels is background work (the check after an
+    // edit): it runs on threads of lower priority, so requests get the cores first.
+    let outcome = if cancel == Cancel::Change {
+        background(job).await
+    } else {
+        tokio::task::spawn_blocking(job)
+            .await
+            .map_err(|e| e.to_string())
+    };
     let cancelled = flag.load(Ordering::Relaxed);
     match outcome {
         Ok(_) if cancelled => Err(jsonrpc::Error {
@@ -146,6 +154,72 @@ where
             Err(internal_error(name, "the analysis task failed"))
         }
     }
+}
+
+/// A unit of background work.
+type Job = Box<dyn FnOnce() + Send>;
+
+/// How many background threads there are.
+const BACKGROUND_THREADS: usize = 2;
+
+/// The queue of the background threads (started on first use), or `None` if none could be
+/// started.
+fn background_queue() -> Option<&'static mpsc::Sender<Job>> {
+    static QUEUE: OnceLock<Option<mpsc::Sender<Job>>> = OnceLock::new();
+    QUEUE
+        .get_or_init(|| {
+            let (sender, receiver) = mpsc::channel::<Job>();
+            let receiver = Arc::new(Mutex::new(receiver));
+            let mut started = 0;
+            for i in 0..BACKGROUND_THREADS {
+                let receiver = receiver.clone();
+                let spawned = std::thread::Builder::new()
+                    .name(format!("ptx-lsp-background-{i}"))
+                    .stack_size(STACK_BYTES)
+                    .spawn(move || {
+                        ptx_toolchain::pause::lower_this_threads_priority();
+                        loop {
+                            let job = match receiver.lock() {
+                                Ok(receiver) => receiver.recv(),
+                                Err(_) => return,
+                            };
+                            match job {
+                                Ok(job) => job(),
+                                Err(_) => return,
+                            }
+                        }
+                    });
+                started += usize::from(spawned.is_ok());
+            }
+            (started > 0).then_some(sender)
+        })
+        .as_ref()
+}
+
+/// Runs `job` on a background thread (on the blocking pool if there is none); the job
+/// catches its own panics.
+async fn background<T: Send + 'static>(
+    job: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
+    let (sender, receiver) = tokio::sync::oneshot::channel();
+    let boxed: Job = Box::new(move || {
+        let _ = sender.send(job());
+    });
+    let boxed = match background_queue() {
+        Some(queue) => match queue.send(boxed) {
+            Ok(()) => None,
+            Err(mpsc::SendError(boxed)) => Some(boxed),
+        },
+        None => Some(boxed),
+    };
+    if let Some(boxed) = boxed {
+        tokio::task::spawn_blocking(boxed)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    receiver
+        .await
+        .map_err(|_| "the background thread stopped".to_owned())
 }
 
 /// Runs a feature's analysis of `gate` (a snapshot) like [`analysis`], unless the

@@ -272,10 +272,9 @@ fn lenses(snapshot: &Snapshot, debug: bool) -> Vec<CodeLens> {
                 let verdict = ptx_interp::first_unsupported(parse, Some(name.text));
                 match &verdict {
                     None => VERDICTS.put(key, None),
-                    Some((at, why)) if function.range().contains(&at.start) => VERDICTS.put(
-                        key,
-                        Some((at.start - start..at.end - start, why.clone())),
-                    ),
+                    Some((at, why)) if function.range().contains(&at.start) => {
+                        VERDICTS.put(key, Some((at.start - start..at.end - start, why.clone())))
+                    }
                     Some(_) => {}
                 }
                 verdict
