@@ -409,6 +409,11 @@ fn emit(out: &Path, specs: &[Spec]) {
     println!("{id} kernels, {} files", written.values().sum::<usize>());
 }
 
+/// A label's place: repository, file, line, target.
+type LabelKey = (String, String, usize, String);
+/// A label: verdict, hash, notes, nvcc's message.
+type Label = (String, String, String, String);
+
 /// The labels file's text; `.gz` files are decompressed.
 fn read_labels(path: &str) -> String {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -444,9 +449,7 @@ fn checkout(spec: &str, labels: &str) -> Spec {
 }
 
 fn compare(text: &str, specs: &[Spec]) -> bool {
-    // (repo, file, line, target) -> (verdict, hash, notes, message)
-    let mut label: BTreeMap<(String, String, usize, String), (String, String, String, String)> =
-        BTreeMap::new();
+    let mut label: BTreeMap<LabelKey, Label> = BTreeMap::new();
     for l in text
         .lines()
         .filter(|l| !l.starts_with('#') && !l.is_empty())

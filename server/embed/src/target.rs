@@ -106,11 +106,11 @@ pub fn nv_host_branch(text: &str, keyword: usize) -> bool {
     let Some((name, argument, _, query)) = enclosing_nv_call(text, keyword) else {
         return false;
     };
-    match (name, argument, query.trim()) {
-        ("NV_IF_TARGET" | "NV_IF_ELSE_TARGET", 1, "NV_IS_HOST") => true,
-        ("NV_IF_ELSE_TARGET", 2, "NV_IS_DEVICE") => true,
-        _ => false,
-    }
+    matches!(
+        (name, argument, query.trim()),
+        ("NV_IF_TARGET" | "NV_IF_ELSE_TARGET", 1, "NV_IS_HOST")
+            | ("NV_IF_ELSE_TARGET", 2, "NV_IS_DEVICE")
+    )
 }
 
 /// The innermost call of `NV_IF_TARGET`, `NV_IF_ELSE_TARGET` or `NV_DISPATCH_TARGET` that is
