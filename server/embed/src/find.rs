@@ -724,7 +724,8 @@ pub fn find_with_macros(
         if let Some(mut s) = statement.filter(|s| s.extended || !is_asm_label(text, keyword)) {
             // The guards, walked up once from the node found above.
             s.guard = crate::target::statement_guard(innermost, text, keyword, &guard_macros);
-            s.host_only = crate::target::host_only_from(innermost, text, &guard_macros);
+            s.host_only = crate::target::host_only_from(innermost, text, &guard_macros)
+                || crate::target::nv_host_branch(text, keyword);
             s.newer_ptx = crate::target::needs_newer_ptx_from(innermost, text);
             s.compiled_on_use = s.in_macro || compiled_on_use(innermost, text, &macros);
             s.opaque_condition =

@@ -80,6 +80,44 @@ pub fn statement_guard(
 /// is found in the text (its arguments are statements, which a C++ parser does not take as
 /// an expression).
 pub fn nv_target_guard(text: &str, keyword: usize) -> Option<ArchReq> {
+    let (name, argument, inside, query) = enclosing_nv_call(text, keyword)?;
+    if name == "NV_DISPATCH_TARGET" {
+        // `NV_DISPATCH_TARGET(Q1, (code1), Q2, (code2), ...)`: the first query that holds
+        // wins, so a branch is compiled for what its query admits (and not the earlier
+        // ones, which only narrows further). `NV_ANY_TARGET` admits every target.
+        if argument % 2 == 0 {
+            return None;
+        }
+        let query = nth_argument(inside, argument - 1)?;
+        return nv_query(query.trim());
+    }
+    if argument != 1 {
+        // The query itself, or the `else` branch.
+        return None;
+    }
+    nv_query(query.trim())
+}
+
+/// Is the statement at `keyword` in a branch of CUDA's `<nv/target>` macros that only the
+/// host compilation takes: the code of `NV_IF_TARGET(NV_IS_HOST, (code))` or
+/// `NV_IF_ELSE_TARGET(NV_IS_HOST, (code), ...)`, or the `else` branch of
+/// `NV_IF_ELSE_TARGET(NV_IS_DEVICE, ..., (code))`? Its asm is host assembly, not PTX.
+pub fn nv_host_branch(text: &str, keyword: usize) -> bool {
+    let Some((name, argument, _, query)) = enclosing_nv_call(text, keyword) else {
+        return false;
+    };
+    matches!(
+        (name, argument, query.trim()),
+        ("NV_IF_TARGET" | "NV_IF_ELSE_TARGET", 1, "NV_IS_HOST")
+            | ("NV_IF_ELSE_TARGET", 2, "NV_IS_DEVICE")
+    )
+}
+
+/// The innermost call of `NV_IF_TARGET`, `NV_IF_ELSE_TARGET` or `NV_DISPATCH_TARGET` that is
+/// still open at `keyword` (within 16 KiB before it): its name, the argument `keyword` is in
+/// (0: the first), the text after its `(` up to `keyword` and the first argument's text. The call is found in the text
+/// (its arguments are statements, which a C++ parser does not take as an expression).
+fn enclosing_nv_call(text: &str, keyword: usize) -> Option<(&'static str, usize, &str, &str)> {
     const WINDOW: usize = 16 * 1024;
     let mut from = keyword.saturating_sub(WINDOW);
     while !text.is_char_boundary(from) {
@@ -93,37 +131,23 @@ pub fn nv_target_guard(text: &str, keyword: usize) -> Option<ArchReq> {
         let name_len = rest
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(rest.len());
-        let name = &rest[..name_len];
-        if !matches!(
-            name,
-            "NV_IF_TARGET" | "NV_IF_ELSE_TARGET" | "NV_DISPATCH_TARGET"
-        ) {
-            continue;
-        }
+        let name = match &rest[..name_len] {
+            "NV_IF_TARGET" => "NV_IF_TARGET",
+            "NV_IF_ELSE_TARGET" => "NV_IF_ELSE_TARGET",
+            "NV_DISPATCH_TARGET" => "NV_DISPATCH_TARGET",
+            _ => continue,
+        };
         let Some(open) = rest[name_len..].find('(').map(|o| at + name_len + o) else {
             continue;
         };
         if !before[at + name_len..open].trim().is_empty() {
             continue;
         }
-        let Some((argument, query)) = argument_at(&before[open + 1..]) else {
+        let inside = &before[open + 1..];
+        let Some((argument, query)) = argument_at(inside) else {
             continue;
         };
-        if name == "NV_DISPATCH_TARGET" {
-            // `NV_DISPATCH_TARGET(Q1, (code1), Q2, (code2), ...)`: the first query that holds
-            // wins, so a branch is compiled for what its query admits (and not the earlier
-            // ones, which only narrows further). `NV_ANY_TARGET` admits every target.
-            if argument % 2 == 0 {
-                return None;
-            }
-            let query = nth_argument(&before[open + 1..], argument - 1)?;
-            return nv_query(query.trim());
-        }
-        if argument != 1 {
-            // The query itself, or the `else` branch.
-            return None;
-        }
-        return nv_query(query.trim());
+        return Some((name, argument, inside, query));
     }
     None
 }

@@ -727,3 +727,26 @@ static inline float half_to_float(unsigned short h) {
         "#]],
     );
 }
+
+/// The host branches of CUDA's `<nv/target>` macros (`NV_IF_TARGET(NV_IS_HOST, ...)`, the
+/// `else` of `NV_IF_ELSE_TARGET(NV_IS_DEVICE, ...)`) hold host assembly: a compiler barrier
+/// with a constraint nvcc would reject in device code (`"+r,m"`) is no PTX statement. The
+/// device branches stay statements.
+#[test]
+fn host_branches_of_nv_target_macros_hold_host_assembly() {
+    report(
+        r#"
+template <class T> void keep(T& value) {
+  NV_IF_TARGET(NV_IS_HOST, ({ asm volatile("" : "+r,m"(value) : : "memory"); }))
+  NV_IF_ELSE_TARGET(NV_IS_DEVICE, ({ asm volatile("membar.gl;" ::: "memory"); }),
+                    ({ asm volatile("mfence" ::: "memory"); }))
+  NV_IF_TARGET(NV_IS_DEVICE, ({ asm volatile("" ::"l"(&value) : "memory"); }))
+}
+"#,
+        None,
+        expect![[r#"
+            "membar.gl;" opaque=false target=None
+            "" opaque=false target=None
+        "#]],
+    );
+}

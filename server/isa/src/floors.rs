@@ -166,6 +166,10 @@ pub enum OperandShape {
     /// `call`'s callee: a function name, or a 32- or 64-bit integer register followed (last)
     /// by the name of a prototype or of a `.calltargets` list.
     Callee,
+    /// A 32-bit integer or bit-size register (`.b32`, `.u32`, `.s32`).
+    Register32,
+    /// An address held (if in a register) in a 32- or 64-bit register, not an 8- or 16-bit one.
+    WideAddress,
 }
 
 /// A row of data/operand-shapes.txt: an instruction whose words start with
@@ -217,6 +221,8 @@ pub(crate) fn parse_operand_shapes(
             "sink" => OperandShape::Sink,
             "vector-qualifier" => OperandShape::VectorQualifier,
             "callee" => OperandShape::Callee,
+            "register32" => OperandShape::Register32,
+            "wide-address" => OperandShape::WideAddress,
             _ => return Err(bad("unknown shape")),
         };
         out.push(OperandShapeRule {

@@ -68,6 +68,14 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 index + 1
             ),
             Shape::Callee => format!("{problem} (`{opcode}`)"),
+            Shape::Register32 => format!(
+                "{problem}; operand {} of `{opcode}` is a 32-bit integer register",
+                index + 1
+            ),
+            Shape::WideAddress => format!(
+                "{problem}; operand {} of `{opcode}` is an address held in a 32- or 64-bit register",
+                index + 1
+            ),
         };
         ctx.report(Diagnostic::error("operand-type", op.range(), message).section(section));
     }
@@ -133,7 +141,19 @@ fn misfit(
         },
         Shape::TensorCoordinates => match op.kind() {
             OperandKind::Address { .. } => {
-                (!text.contains('{')).then(|| format!("`{text}` has no coordinates"))
+                let Some((_, vector)) = text.split_once('{') else {
+                    return Some(format!("`{text}` has no coordinates"));
+                };
+                // The coordinates are 32-bit integers (ptxas 13.5: "Arguments mismatch" for
+                // 16- or 64-bit registers, also when all of them have that size).
+                let vector = vector.split('}').next().unwrap_or_default();
+                vector.split(',').map(str::trim).find_map(|name| {
+                    let symbol = scope.lookup(name)?;
+                    let ty = symbol.ty?;
+                    (symbol.kind == SymbolKind::Register
+                        && !matches!(ty, ".b32" | ".u32" | ".s32"))
+                    .then(|| format!("`{name}` is a {ty} register; a tensor coordinate is a 32-bit integer"))
+                })
             }
             OperandKind::Vector => Some(format!("`{text}` is a vector, not an address")),
             OperandKind::Register(_) | OperandKind::Identifier(_) => {
@@ -174,6 +194,43 @@ fn misfit(
             }
             _ => Some(format!("`{text}` is not a constant")),
         },
+        // A vector of one register stands for that register (ptxas 13.5 takes `{%r9}` as the
+        // sparsity metadata; CUTLASS's block-scaled sparse mma writes it so).
+        Shape::Register32 if matches!(op.kind(), OperandKind::Vector) => {
+            match op.elements().as_slice() {
+                [one] => misfit(one, shape, scope, last, info),
+                _ => Some(format!("`{text}` is a vector")),
+            }
+        }
+        Shape::Register32 => match op.kind() {
+            OperandKind::Register(name) | OperandKind::Identifier(name) => {
+                let symbol = scope.lookup(name)?;
+                let ty = symbol.ty?;
+                (symbol.kind == SymbolKind::Register && !matches!(ty, ".b32" | ".u32" | ".s32"))
+                    .then(|| format!("`{name}` is a {ty} register"))
+            }
+            OperandKind::Integer(_) | OperandKind::Expression => {
+                Some(format!("`{text}` is a constant"))
+            }
+            _ => Some(format!("`{text}` is not a register")),
+        },
+        Shape::WideAddress => {
+            let OperandKind::Address { .. } = op.kind() else {
+                return None;
+            };
+            let base = op.elements().into_iter().next()?;
+            let (OperandKind::Register(name) | OperandKind::Identifier(name)) = base.kind() else {
+                return None;
+            };
+            let symbol = scope.lookup(name)?;
+            let ty = symbol.ty?;
+            (symbol.kind == SymbolKind::Register
+                && matches!(
+                    ty,
+                    ".b8" | ".u8" | ".s8" | ".b16" | ".u16" | ".s16" | ".f16" | ".bf16"
+                ))
+            .then(|| format!("`{name}` is a {ty} register"))
+        }
         Shape::Callee => {
             let (OperandKind::Register(name) | OperandKind::Identifier(name)) = op.kind() else {
                 return not_a_name(op, scope);
