@@ -145,10 +145,10 @@ fn grammar() -> Value {
                 }
             },
             "qualifier": {"patterns": [
-                {"name": "storage.type.ptx", "match": format!(r"\.(?:{}){word_end}(?!::)", alternation(types.iter().copied()))},
-                {"name": "storage.type.vector.ptx", "match": r"\.v(?:2|4|8|16)(?![\w$:])"},
+                {"name": "support.type.ptx", "match": format!(r"\.(?:{}){word_end}(?!::)", alternation(types.iter().copied()))},
+                {"name": "support.type.vector.ptx", "match": r"\.v(?:2|4|8|16)(?![\w$:])"},
                 {"name": "storage.modifier.state-space.ptx", "match": format!(r"\.(?:{})(?:::\w+)?{word_end}", alternation(state_spaces.iter().copied()))},
-                {"name": "keyword.other.qualifier.ptx", "match": r"\.[\w]+(?:::[\w]+)*"}
+                {"name": "variable.other.enummember.qualifier.ptx", "match": r"\.[\w]+(?:::[\w]+)*"}
             ]},
             "function-definition": {
                 "match": format!(r"(?<![\w$])({})(?:\s+([A-Za-z_$][\w$]*))?{word_end}", alternation(function_kinds.iter().copied())),
@@ -176,8 +176,8 @@ fn grammar() -> Value {
                 "match": format!(r"(?<![\w$])\.(?:{})(?:::\w+)?{word_end}", alternation(state_spaces.iter().copied()))
             },
             "types": {"patterns": [
-                {"name": "storage.type.ptx", "match": format!(r"(?<![\w$])\.(?:{}){word_end}", alternation(types.iter().copied()))},
-                {"name": "storage.type.vector.ptx", "match": r"(?<![\w$])\.v(?:2|4|8|16)(?![\w$])"}
+                {"name": "support.type.ptx", "match": format!(r"(?<![\w$])\.(?:{}){word_end}", alternation(types.iter().copied()))},
+                {"name": "support.type.vector.ptx", "match": r"(?<![\w$])\.v(?:2|4|8|16)(?![\w$])"}
             ]},
             "special-registers": {
                 "name": "variable.language.special-register.ptx",

@@ -213,6 +213,26 @@ pub fn semantic_tokens_cached(parse: &Parse, cache: &mut SemanticCache) -> Vec<H
     out
 }
 
+/// An instruction's qualifier, told apart as the TextMate grammar does: a type (`.u32`, and a
+/// vector count `.v4`), a state space (`.global`, `.shared::cta`), or another qualifier
+/// (`.rn`, `.sync`), so that themes give the three different colours.
+fn qualifier_kind(text: &str) -> HighlightKind {
+    let isa = ptx_isa::Isa::get();
+    if let Some(count) = text.strip_prefix(".v") {
+        if matches!(count, "2" | "4" | "8" | "16") {
+            return HighlightKind::Type;
+        }
+    }
+    if isa.types().iter().any(|t| t.name == text) {
+        return HighlightKind::Type;
+    }
+    let space = text.split_once("::").map_or(text, |(space, _)| space);
+    if isa.state_spaces().iter().any(|s| s.name == space) {
+        return HighlightKind::StateSpace;
+    }
+    HighlightKind::Qualifier
+}
+
 fn highlight(
     token: &SyntaxToken,
     text: &str,
@@ -226,7 +246,7 @@ fn highlight(
         TokenKind::StateSpace => (HighlightKind::StateSpace, 0),
         TokenKind::Type => (HighlightKind::Type, 0),
         TokenKind::Mnemonic => (HighlightKind::Opcode, DEFAULT_LIBRARY),
-        TokenKind::Qualifier => (HighlightKind::Qualifier, 0),
+        TokenKind::Qualifier => (qualifier_kind(text), 0),
         // `.x` of `%tid.x` is part of the special register and looks like it.
         TokenKind::Component => (HighlightKind::Component, DEFAULT_LIBRARY | READONLY),
         TokenKind::Integer | TokenKind::Float => (HighlightKind::Number, 0),
@@ -457,18 +477,18 @@ L: ld.param.u32 %r1, [p];
                 Number "2" 
                 Label "L" declaration
                 Opcode "ld" defaultLibrary
-                Qualifier ".param" 
-                Qualifier ".u32" 
+                StateSpace ".param" 
+                Type ".u32" 
                 Register "%r1" modification
                 Parameter "p" 
                 Opcode "mov" defaultLibrary
-                Qualifier ".u32" 
+                Type ".u32" 
                 Register "%r0" modification
                 SpecialRegister "%tid" defaultLibrary,readonly
                 Component ".x" defaultLibrary,readonly
                 Opcode "st" defaultLibrary
-                Qualifier ".global" 
-                Qualifier ".b32" 
+                StateSpace ".global" 
+                Type ".b32" 
                 Variable "g" 
                 Operator "+" 
                 Number "4" 
@@ -498,7 +518,7 @@ L: ld.param.u32 %r1, [p];
             kinds,
             [
                 HighlightKind::Opcode,
-                HighlightKind::Qualifier,
+                HighlightKind::Type,
                 HighlightKind::Register,
                 HighlightKind::SpecialRegister
             ]

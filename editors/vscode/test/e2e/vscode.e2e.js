@@ -2,7 +2,8 @@
 // in a browser) with the packaged .vsix installed, driven headlessly through
 // Debian's Chromium with playwright-core. It checks what a person sees: the
 // language mode, the Problems panel, a hover, target-filtered completion, a
-// quick fix, the register-count inlay hint, formatting, and the values of a
+// quick fix, the register-count inlay hint, formatting, the rename of one
+// register of a range, the semantic-token colours, and the values of a
 // "Run" code lens, a debug session started from the "Debug" lens (stopped at a
 // breakpoint: the warps, the registers, a step), the Tensor Memory scope of a
 // tcgen05 kernel, the fragment layout of an mma (in the debugger and in its
@@ -311,6 +312,8 @@ async function main() {
     if (wanted("checkInlayHint")) await checkInlayHint(page);
     if (wanted("checkQuickFix")) await checkQuickFix(page, workspace);
     if (wanted("checkFormatting")) await checkFormatting(page, workspace);
+    if (wanted("checkRename")) await checkRename(page, workspace);
+    if (wanted("checkSemanticColours")) await checkSemanticColours(page);
     if (wanted("checkCompletion")) await checkCompletion(page);
     if (wanted("checkRun")) await checkRun(page, userData);
     if (wanted("checkCompilerView")) await checkCompilerView(page);
@@ -517,6 +520,62 @@ async function checkFormatting(page, workspace) {
   const after = fs.readFileSync(file, "utf8");
   assert.ok(after.includes(".visible .entry scale(\n"), after);
   await screenshot(page, "formatted");
+}
+
+// F2 on one register of a `%f<4>` range: the new name gets its own declaration
+// (of the range's type) and every use of that register is renamed; the other
+// registers of the range keep theirs.
+async function checkRename(page, workspace) {
+  console.log("check: rename one register of a range");
+  await openFile(page, "rename.ptx");
+  await goTo(page, 10, 14); // inside `%f1` of `mov.f32 %f1, ...` (a tab counts as 4 columns)
+  await runCommand(page, "Rename Symbol");
+  const box = page.locator(".rename-box input").first();
+  await box.waitFor({ state: "visible" });
+  await poll("the rename box holding %f1", async () => (await box.inputValue()) === "%f1");
+  await box.fill("%scale");
+  await screenshot(page, "rename-box");
+  await page.keyboard.press("Enter");
+  await poll("the renamed register", async () => {
+    const text = await editorText(page);
+    return text.includes(".reg .f32 %scale;") && text.includes("add.f32 %f3, %scale, %f2;")
+      && text.includes("mov.f32 %scale, 0f3F800000;") && text.includes(".reg .f32 %f<4>;");
+  });
+  await screenshot(page, "rename-applied");
+  await runCommand(page, "File: Save");
+  const file = path.join(workspace, "rename.ptx");
+  await poll("the rename saved to disk", async () => fs.readFileSync(file, "utf8").includes("\t.reg .f32 %scale;\n"));
+}
+
+// The server's semantic tokens are applied (the token inspector names their
+// type) and give the parts of an instruction different colours in the default
+// dark theme: opcode, state space, vector qualifier, type and registers.
+async function checkSemanticColours(page) {
+  console.log("check: semantic token colours");
+  await openFile(page, "kernel.ptx");
+  await goTo(page, 10, 8); // on `.global` of `ld.global.v4.u32`
+  await runCommand(page, "Developer: Inspect Editor Tokens and Scopes");
+  const widget = page.locator(".token-inspect-widget").first();
+  await poll("the token inspector naming the semantic token of .global", async () => {
+    const text = await widget.innerText();
+    return text.includes("semantic token type") && text.includes("modifier") ? text : null;
+  });
+  await screenshot(page, "semantic-token-inspect");
+  await page.keyboard.press("Escape");
+  // The colour of each word of line 10, as rendered.
+  const colours = await poll("distinct colours on the ld.global.v4.u32 line", async () => {
+    const words = await page.locator(".editor-group-container.active .view-line").evaluateAll((lines) => {
+      const line = lines.find((l) => l.textContent.includes("ld.global.v4.u32"));
+      if (!line) return null;
+      return [...line.querySelectorAll("span > span")].map((s) => [s.textContent.trim(), getComputedStyle(s).color]);
+    });
+    if (!words) return null;
+    const colourOf = (word) => (words.find(([text]) => text === word) || [])[1];
+    const parts = ["ld", ".global", ".v4", ".u32", "%r0"].map(colourOf);
+    return parts.every(Boolean) && new Set(parts).size >= 4 ? parts : null;
+  });
+  console.log(`  colours of ld .global .v4 .u32 %r0: ${colours.join(" | ")}`);
+  await screenshot(page, "semantic-colours");
 }
 
 /** The labels of the suggest widget's rows after typing `text`. */

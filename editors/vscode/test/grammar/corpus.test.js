@@ -100,14 +100,14 @@ test("the corpus is highlighted by the TextMate grammar", async () => {
         const word = t.text.trim();
         if (/^%[\w$]/.test(word) && !has(t, "variable.")) report(t, "register without a variable scope");
         // One token per qualifier: `.L1::evict_last`, never `.global.v4`.
-        const qualifier = has(t, "keyword.other.qualifier") || (has(t, "storage.") && !/^\s*\./.test(lineText));
+        const qualifier = has(t, "variable.other.enummember.qualifier") || ((has(t, "storage.") || has(t, "support.type")) && !/^\s*\./.test(lineText));
         if (qualifier && !/^\.[\w]+(::[\w]+)*$/.test(word)) report(t, "not exactly one qualifier in a token");
         if (/^\.[A-Za-z_]/.test(word)) {
           if (t.scopes.length < 2) report(t, "dotted word without a scope");
           else if (has(t, "keyword.other.ptx")) report(t, "dotted word with only the fallback scope");
         }
         if (/^(0[fF][0-9A-Fa-f]{8}|0[dD][0-9A-Fa-f]{16})$/.test(word) && !has(t, "constant.numeric.float.hex")) report(t, "hex float bits not a number");
-        if (/^\d/.test(word) && !has(t, "constant.numeric") && !has(t, "keyword.other.qualifier")) report(t, "number without a numeric scope");
+        if (/^\d/.test(word) && !has(t, "constant.numeric") && !has(t, "variable.other.enummember.qualifier")) report(t, "number without a numeric scope");
       }
     }
   }

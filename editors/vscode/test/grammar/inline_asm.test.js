@@ -88,7 +88,7 @@ test("asm templates are PTX, operand lists are C++", async () => {
   );
   assert.strictEqual(scopeOf(all, "ld"), "support.function.opcode.ptx");
   assert.strictEqual(scopeOf(all, ".global"), "storage.modifier.state-space.ptx");
-  assert.strictEqual(scopeOf(all, ".u32"), "storage.type.ptx");
+  assert.strictEqual(scopeOf(all, ".u32"), "support.type.ptx");
   assert.strictEqual(scopeOf(all, "mov"), "support.function.opcode.ptx");
   assert.strictEqual(scopeOf(all, "%0"), "variable.parameter.placeholder.ptx");
   assert.strictEqual(scopeOf(all, "%%"), "constant.character.escape.percent.ptx");
