@@ -297,13 +297,42 @@ impl Isa {
             .map(|(_, _, values)| values.as_slice())
     }
 
+    /// Whether a variable of type `ty` may take an address in its initial value, unmasked
+    /// (`form` `address`) or a byte of one (`masked`) (data/initializer-addresses.txt).
+    pub fn initializer_takes_address(&self, ty: &str, form: &str) -> bool {
+        static TYPES: OnceLock<Vec<(&'static str, Vec<&'static str>)>> = OnceLock::new();
+        TYPES
+            .get_or_init(|| {
+                include_str!("../data/initializer-addresses.txt")
+                    .lines()
+                    .filter(|l| !l.starts_with('#'))
+                    .filter_map(|l| {
+                        let mut words = l.split_whitespace();
+                        Some((words.next()?, words.collect()))
+                    })
+                    .collect()
+            })
+            .iter()
+            .any(|(t, forms)| *t == ty && forms.contains(&form))
+    }
+
     /// All `.target` strings.
     pub fn targets(&self) -> &[TargetInfo] {
         &self.targets
     }
 
     /// One `.target` string.
+    /// `compute_XX` names the same target as `sm_XX` (11.1.2, Notes).
     pub fn target(&self, name: &str) -> Option<&TargetInfo> {
+        let name = match name.strip_prefix("compute_") {
+            Some(rest) => {
+                return self
+                    .targets
+                    .iter()
+                    .find(|t| t.name.strip_prefix("sm_") == Some(rest))
+            }
+            None => name,
+        };
         self.targets.iter().find(|t| t.name == name)
     }
 

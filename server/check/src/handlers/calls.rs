@@ -180,7 +180,20 @@ pub(crate) fn branch_tables<'a>(
                         ctx.branch_tables.push((name.text, d.range().start));
                     }
                     for target in d.names() {
-                        if visible.contains(&target.text) {
+                        // 11.3.1: `L<3>` is short for `L0, L1, L2` (parameterized names, 5.4.6).
+                        let rest = &ctx.text[target.range().end..];
+                        let count = rest
+                            .strip_prefix('<')
+                            .and_then(|r| r.split_once('>'))
+                            .and_then(|(n, _)| n.trim().parse::<usize>().ok());
+                        let found = match count {
+                            Some(n) => (0..n).all(|i| {
+                                let name = format!("{}{i}", target.text);
+                                visible.iter().any(|v| *v == name)
+                            }),
+                            None => visible.contains(&target.text),
+                        };
+                        if found {
                             continue;
                         }
                         ctx.report(
@@ -306,6 +319,24 @@ fn brx(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             .filter(|s| s.kind == SymbolKind::Register && s.vector.is_none())
             .and_then(|s| s.ty)
             .and_then(type_bits);
+        // ptxas 13.5 takes a 32-bit integer register ("Arguments mismatch" for `.f32`).
+        let ty = scope
+            .lookup(name)
+            .filter(|s| s.kind == SymbolKind::Register && s.vector.is_none())
+            .and_then(|s| s.ty);
+        if bits == Some(32) && ty.is_some_and(|t| t.starts_with(".f")) {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-type",
+                    index.range(),
+                    format!(
+                        "`brx.idx` takes a 32-bit integer index, not the {} `{name}`",
+                        ty.unwrap_or_default()
+                    ),
+                )
+                .section("9.7.12.4"),
+            );
+        }
         if bits.is_some_and(|b| b != 32) {
             ctx.report(
                 Diagnostic::error(
@@ -418,6 +449,26 @@ fn call(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     let OperandKind::Identifier(name) = callee_op.kind() else {
         return;
     };
+    // A direct call names no prototype or target list ("Argument 1 of instruction 'call':
+    // must be register").
+    if ops.len() > at + 1 {
+        if let Some(list) = ops
+            .last()
+            .filter(|o| matches!(o.kind(), OperandKind::Identifier(_)))
+        {
+            ctx.report(
+                Diagnostic::error(
+                    "call-signature",
+                    list.range(),
+                    format!(
+                        "`{name}` is called directly; a prototype or target list (`{}`) follows only an indirect call through a register",
+                        list.text()
+                    ),
+                )
+                .section("9.7.12.5"),
+            );
+        }
+    }
     let Some(callee) = ctx.functions.iter().find(|f| f.name == name).cloned() else {
         return;
     };

@@ -1193,7 +1193,7 @@ fn immediate_addresses(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         let [only] = parts.as_slice() else {
             continue;
         };
-        if matches!(only.kind(), OperandKind::Integer(_)) {
+        if crate::util::is_constant(only) {
             ctx.report(
                 Diagnostic::error(
                     "state-space",
