@@ -17,6 +17,7 @@
 
 use ptx_syntax::{Function, Operand, OperandKind, Statement, Token, VariableDecl};
 
+use super::operand_types::{declared_register, type_bits, Class, RegTy};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Frame, Scope, SymbolKind};
 use crate::Diagnostic;
@@ -57,7 +58,7 @@ impl<'a> Formal<'a> {
     }
 
     fn bits(&self) -> Option<u64> {
-        Some(type_bits(self.ty?)? * self.array.unwrap_or(1))
+        Some(u64::from(type_bits(self.ty?)?) * self.array.unwrap_or(1))
     }
 
     /// A parameter the ABI of ptxas 13.5 cannot pass: a scalar signed or unsigned integer of 8
@@ -108,15 +109,6 @@ impl<'a> Callee<'a> {
             params: function.parameters().iter().flat_map(Formal::of).collect(),
         }
     }
-}
-
-fn type_bits(ty: &str) -> Option<u64> {
-    if ty == ".pred" {
-        return Some(1);
-    }
-    let digits: String = ty.chars().filter(char::is_ascii_digit).collect();
-    let bits: u64 = digits.parse().ok()?;
-    Some(if ty.ends_with("x2") { bits * 2 } else { bits })
 }
 
 fn is_float(ty: &str) -> bool {
@@ -320,19 +312,19 @@ fn brx(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             .and_then(|s| s.ty)
             .and_then(type_bits);
         // ptxas 13.5 takes a 32-bit integer register ("Arguments mismatch" for `.f32`).
-        let ty = scope
-            .lookup(name)
-            .filter(|s| s.kind == SymbolKind::Register && s.vector.is_none())
-            .and_then(|s| s.ty);
-        if bits == Some(32) && ty.is_some_and(|t| t.starts_with(".f")) {
+        if let Some((
+            ty,
+            RegTy {
+                class: Class::Float,
+                bits: 32,
+            },
+        )) = declared_register(scope, name)
+        {
             ctx.report(
                 Diagnostic::error(
                     "operand-type",
                     index.range(),
-                    format!(
-                        "`brx.idx` takes a 32-bit integer index, not the {} `{name}`",
-                        ty.unwrap_or_default()
-                    ),
+                    format!("`brx.idx` takes a 32-bit integer index, not the {ty} `{name}`"),
                 )
                 .section("9.7.12.4"),
             );
@@ -622,7 +614,7 @@ fn mismatch(
             if symbol.vector.is_some() || formal.array.is_some() {
                 return None;
             }
-            let bits = type_bits(ty)?;
+            let bits = u64::from(type_bits(ty)?);
             (bits != wanted || incompatible(formal.ty, ty)).then(|| {
                 format!(
                     "`{name}` is a {ty} register; the parameter is {} ({wanted} bits)",

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use ptx_syntax::{DirectiveKind, Function, Item, Statement, VariableDecl};
 
+use super::operand_types::type_bits;
 use crate::context::Ctx;
 use crate::Diagnostic;
 use ptx_isa::PtxVersion;
@@ -1036,12 +1037,6 @@ fn brace_depth(text: &str) -> usize {
         }
     }
     deepest
-}
-
-fn type_bits(ty: &str) -> Option<u32> {
-    let digits: String = ty.chars().filter(char::is_ascii_digit).collect();
-    let bits: u32 = digits.parse().ok()?;
-    Some(if ty.ends_with("x2") { bits * 2 } else { bits })
 }
 
 /// Entry and performance directives (11.4): `.maxnctapersm` is gone since PTX 2.1, and the
