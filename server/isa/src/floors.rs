@@ -230,6 +230,52 @@ pub(crate) fn parse_operand_shapes(
     Ok(out)
 }
 
+/// One class of compared types of `set`/`setp` and the operators it takes
+/// (data/comparisons.txt).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComparisonClass {
+    /// `bits`, `signed`, `unsigned`, `float`, `half`, or `ftz` (the types `.ftz` flushes).
+    pub class: String,
+    pub types: Vec<String>,
+    /// The spec sections of `set` and of `setp` for this class.
+    pub sections: [String; 2],
+    pub operators: Vec<String>,
+    /// What the class takes, in words (for messages).
+    pub takes: String,
+}
+
+/// Reads data/comparisons.txt: `CLASS ; TYPES ; SET-SECTION SETP-SECTION ; OPERATORS ; WORDS`.
+pub(crate) fn parse_comparisons(name: &str, text: &str) -> Result<Vec<ComparisonClass>, String> {
+    let mut out = Vec::new();
+    for record in records(name, text) {
+        let bad = |why: &str| record.error(why);
+        let [class, types, sections, operators, takes] = record.fields[..] else {
+            return Err(bad("expected five fields separated by ` ; `"));
+        };
+        let words = |f: &str| -> Vec<String> {
+            f.split_whitespace()
+                .filter(|w| *w != "-")
+                .map(str::to_owned)
+                .collect()
+        };
+        let [set, setp] = sections.split_whitespace().collect::<Vec<_>>()[..] else {
+            return Err(bad("expected two sections"));
+        };
+        let types = words(types);
+        if class.is_empty() || types.is_empty() {
+            return Err(bad("empty class or types"));
+        }
+        out.push(ComparisonClass {
+            class: class.to_owned(),
+            types,
+            sections: [set.to_owned(), setp.to_owned()],
+            operators: words(operators),
+            takes: takes.to_owned(),
+        });
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,7 +30,9 @@ use std::sync::OnceLock;
 pub use availability::Availability;
 pub use catalog::{Directive, SpecialRegister, StateSpace, TypeInfo};
 pub use datafile::SectionData;
-pub use floors::{FragmentFloor, OperandShape, OperandShapeRule, QualifierRule, ShapePosition};
+pub use floors::{
+    ComparisonClass, FragmentFloor, OperandShape, OperandShapeRule, QualifierRule, ShapePosition,
+};
 pub use matcher::{FormMatch, MatchError, MatchOutcome};
 pub use model::{Feature, Form, Instruction, QualSlot, Requirement, SlotKind, Unmet};
 pub use notation::{OperandKind, OperandSpec};
@@ -87,6 +89,7 @@ const SUMMARIES: &str = include_str!("../data/summaries.txt");
 const FRAGMENT_FLOORS: &str = include_str!("../data/fragment-floors.txt");
 const QUALIFIER_RULES: &str = include_str!("../data/qualifier-rules.txt");
 const OPERAND_SHAPES: &str = include_str!("../data/operand-shapes.txt");
+const COMPARISONS: &str = include_str!("../data/comparisons.txt");
 
 /// The whole knowledge base.
 #[derive(Debug)]
@@ -97,6 +100,7 @@ pub struct Isa {
     fragment_floors: Vec<FragmentFloor>,
     qualifier_rules: Vec<QualifierRule>,
     operand_shapes: Vec<OperandShapeRule>,
+    comparisons: Vec<ComparisonClass>,
 }
 
 impl Isa {
@@ -146,6 +150,7 @@ impl Isa {
             fragment_floors: floors::parse("fragment-floors.txt", FRAGMENT_FLOORS)?,
             qualifier_rules: floors::parse_qualifier_rules("qualifier-rules.txt", QUALIFIER_RULES)?,
             operand_shapes: floors::parse_operand_shapes("operand-shapes.txt", OPERAND_SHAPES)?,
+            comparisons: floors::parse_comparisons("comparisons.txt", COMPARISONS)?,
         })
     }
 
@@ -267,6 +272,12 @@ impl Isa {
     /// (data/qualifier-rules.txt), in the file's order.
     pub fn qualifier_rules(&self) -> &[QualifierRule] {
         &self.qualifier_rules
+    }
+
+    /// The comparison operators of `set`/`setp` per class of compared type, and the types
+    /// `.ftz` flushes (class `ftz`) (data/comparisons.txt), in the file's order.
+    pub fn comparisons(&self) -> &[ComparisonClass] {
+        &self.comparisons
     }
 
     /// Operand shapes that a qualifier or an opcode imposes on one operand

@@ -2,10 +2,11 @@
 //! names its spec section and was measured on the generated ptxas-labelled set
 //! (fixtures/generated), where no accepted case breaks it.
 //!
-//! * comparison operators against the compared type (9.7.6.1, 9.7.6.2, 9.7.7.1, 9.7.7.2):
-//!   bit-size types compare with `eq`/`ne` only, signed integers add the ordered `lt`…`ge`,
-//!   unsigned integers add `lo`/`ls`/`hi`/`hs`, floats take every operator but those four;
-//!   `.ftz` only with `.f32`, `.f16`, `.f16x2`;
+//! * comparison operators against the compared type (9.7.6.1, 9.7.6.2, 9.7.7.1, 9.7.7.2),
+//!   the classes and their operators as data (isa/data/comparisons.txt): bit-size types
+//!   compare with `eq`/`ne` only, signed integers add the ordered `lt`…`ge`, unsigned
+//!   integers add `lo`/`ls`/`hi`/`hs`, floats take every operator but those four; `.ftz`
+//!   only with `.f32`, `.f16`, `.f16x2`;
 //! * cache and eviction qualifiers on an explicit state space other than `.global`
 //!   (9.7.9.8 ld, 9.7.9.9 st, 9.7.13.5 atom, 9.7.13.6 red);
 //! * `.L2::evict_*` on ld/st, which needs 256-bit data: `.v8` of a 32-bit type or `.v4` of a
@@ -35,13 +36,12 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     vector_bits(ctx, info);
 }
 
-const SIGNED_CMP: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge"];
-const UNSIGNED_ONLY: &[&str] = &["lo", "ls", "hi", "hs"];
-
+/// `set`/`setp`: the comparison operator against the class of the compared type, and `.ftz`
+/// on the types it flushes (data/comparisons.txt).
 fn comparison(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    let (section, idx) = match info.words[0] {
-        "setp" => ("9.7.6.2", 1),
-        "set" => ("9.7.6.1", 1),
+    let (which, idx) = match info.words[0] {
+        "set" => (0, 1),
+        "setp" => (1, 1),
         _ => return,
     };
     // The type is the last word that names one: ptxas 13.5 also takes `.ftz` after it
@@ -55,8 +55,22 @@ fn comparison(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     let (Some(op), Some(ty)) = (info.words.get(idx), ty) else {
         return;
     };
+    let classes = ctx.isa.comparisons();
+    let has = |list: &[String], word: &str| list.iter().any(|w| w == word);
+    let class_of = |ty: &str| {
+        classes
+            .iter()
+            .find(|c| c.class != "ftz" && has(&c.types, ty))
+    };
+    // The sections of the full-width comparisons, where a half type's own do not apply.
+    let full = classes.iter().find(|c| c.class == "bits");
+    let default_section = full.map_or("", |c| c.sections[which].as_str()).to_owned();
     if let Some(i) = info.words.iter().position(|w| *w == "ftz") {
-        if !matches!(*ty, "f32" | "f16" | "f16x2") {
+        let flushed = classes
+            .iter()
+            .find(|c| c.class == "ftz")
+            .is_some_and(|c| has(&c.types, ty));
+        if !flushed {
             ctx.report(
                 Diagnostic::error(
                     "invalid-qualifier",
@@ -65,54 +79,27 @@ fn comparison(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
                         "`.ftz` flushes `.f32`, `.f16` and `.f16x2` comparisons only, not `.{ty}`"
                     ),
                 )
-                .section(section.to_owned()),
+                .section(default_section.clone()),
             );
         }
     }
-    let float = matches!(*ty, "f16" | "f32" | "f64" | "bf16" | "f16x2" | "bf16x2");
-    let allowed = match *ty {
-        "b16" | "b32" | "b64" => matches!(*op, "eq" | "ne"),
-        "s16" | "s32" | "s64" => SIGNED_CMP.contains(op),
-        "u16" | "u32" | "u64" => SIGNED_CMP.contains(op) || UNSIGNED_ONLY.contains(op),
-        _ if float => !UNSIGNED_ONLY.contains(op),
-        _ => return,
-    };
-    if !SIGNED_CMP.contains(op)
-        && !UNSIGNED_ONLY.contains(op)
-        && !matches!(
-            *op,
-            "equ" | "neu" | "ltu" | "leu" | "gtu" | "geu" | "num" | "nan"
-        )
+    let Some(class) = class_of(ty) else { return };
+    // A word that no class lists is no comparison operator (another rule's concern).
+    if !classes
+        .iter()
+        .filter(|c| c.class != "ftz")
+        .any(|c| has(&c.operators, op))
     {
         return;
     }
-    if !allowed {
-        let section = if matches!(*ty, "f16" | "bf16" | "f16x2" | "bf16x2") {
-            if info.words[0] == "set" {
-                "9.7.7.1"
-            } else {
-                "9.7.7.2"
-            }
-        } else {
-            section
-        };
+    if !has(&class.operators, op) {
         ctx.report(
             Diagnostic::error(
                 "invalid-qualifier",
                 info.word_range(idx),
-                format!(
-                    "`.{op}` does not compare `.{ty}` values: {}",
-                    match *ty {
-                        "b16" | "b32" | "b64" => "bit-size types take `.eq` and `.ne` only",
-                        "s16" | "s32" | "s64" =>
-                            "signed integers take `.eq`, `.ne`, `.lt`, `.le`, `.gt`, `.ge`",
-                        "u16" | "u32" | "u64" =>
-                            "unsigned integers take `.eq`, `.ne`, `.lt`, `.le`, `.gt`, `.ge`, `.lo`, `.ls`, `.hi`, `.hs`",
-                        _ => "`.lo`, `.ls`, `.hi`, `.hs` are for unsigned integers",
-                    }
-                ),
+                format!("`.{op}` does not compare `.{ty}` values: {}", class.takes),
             )
-            .section(section.to_owned()),
+            .section(class.sections[which].clone()),
         );
     }
 }
