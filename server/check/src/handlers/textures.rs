@@ -12,6 +12,7 @@ use ptx_syntax::{Operand, OperandKind};
 use super::operand_types::{is_vector, parts, register_type, Class, RegTy, Rules};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
+use crate::Diagnostic;
 
 /// The geometry qualifiers of textures and surfaces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,6 +180,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             return;
         }
         "mma" => return mma(ctx, info, scope),
+        "mov" => return opaque_moves(ctx, info, scope),
         _ => return,
     };
     let Some(geom) = info.words[1..].iter().find_map(|w| Geom::parse(w)) else {
@@ -211,6 +213,41 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         return;
     }
     texture(&mut rules, geom, address, coordinates);
+}
+
+/// `mov d, name` of a texture, sampler or surface variable copies its handle, into a `.u64`
+/// only (ptxas 13.5 "Indirect access to texture requires .u64 type", also for `.b64` and
+/// `.s64`).
+fn opaque_moves(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let Some(ty) = info.words.last().copied() else {
+        return;
+    };
+    if ty == "u64" {
+        return;
+    }
+    for op in info.operands.iter().skip(1) {
+        let OperandKind::Identifier(name) = op.kind() else {
+            continue;
+        };
+        let Some(symbol) = scope.lookup(name) else {
+            continue;
+        };
+        if symbol.kind != SymbolKind::Variable {
+            continue;
+        }
+        if let Some(opaque @ (".texref" | ".samplerref" | ".surfref")) = symbol.ty {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-type",
+                    op.range(),
+                    format!(
+                        "`{name}` is a {opaque} variable: `mov` copies its handle as `.u64`, not `.{ty}`"
+                    ),
+                )
+                .section(info.section()),
+            );
+        }
+    }
 }
 
 /// `tex` and `tld4`: `d[|p], [a, {b,} c] {, lod | dPdx, dPdy} {, e} {, f}`.
