@@ -31,7 +31,8 @@ pub use availability::Availability;
 pub use catalog::{Directive, SpecialRegister, StateSpace, TypeInfo};
 pub use datafile::SectionData;
 pub use floors::{
-    ComparisonClass, FragmentFloor, OperandShape, OperandShapeRule, QualifierRule, ShapePosition,
+    ComparisonClass, FragmentFloor, MemoryCombinations, OperandShape, OperandShapeRule,
+    QualifierRule, ShapePosition,
 };
 pub use matcher::{FormMatch, MatchError, MatchOutcome};
 pub use model::{Feature, Form, Instruction, QualSlot, Requirement, SlotKind, Unmet};
@@ -90,6 +91,7 @@ const FRAGMENT_FLOORS: &str = include_str!("../data/fragment-floors.txt");
 const QUALIFIER_RULES: &str = include_str!("../data/qualifier-rules.txt");
 const OPERAND_SHAPES: &str = include_str!("../data/operand-shapes.txt");
 const COMPARISONS: &str = include_str!("../data/comparisons.txt");
+const MEMORY_COMBINATIONS: &str = include_str!("../data/memory-combinations.txt");
 
 /// The whole knowledge base.
 #[derive(Debug)]
@@ -101,6 +103,7 @@ pub struct Isa {
     qualifier_rules: Vec<QualifierRule>,
     operand_shapes: Vec<OperandShapeRule>,
     comparisons: Vec<ComparisonClass>,
+    memory_combinations: MemoryCombinations,
 }
 
 impl Isa {
@@ -151,6 +154,10 @@ impl Isa {
             qualifier_rules: floors::parse_qualifier_rules("qualifier-rules.txt", QUALIFIER_RULES)?,
             operand_shapes: floors::parse_operand_shapes("operand-shapes.txt", OPERAND_SHAPES)?,
             comparisons: floors::parse_comparisons("comparisons.txt", COMPARISONS)?,
+            memory_combinations: floors::parse_memory_combinations(
+                "memory-combinations.txt",
+                MEMORY_COMBINATIONS,
+            )?,
         })
     }
 
@@ -278,6 +285,12 @@ impl Isa {
     /// `.ftz` flushes (class `ftz`) (data/comparisons.txt), in the file's order.
     pub fn comparisons(&self) -> &[ComparisonClass] {
         &self.comparisons
+    }
+
+    /// Memory qualifier combinations ptxas rejects: cache qualifiers of `.global` only and
+    /// vector size limits (data/memory-combinations.txt).
+    pub fn memory_combinations(&self) -> &MemoryCombinations {
+        &self.memory_combinations
     }
 
     /// Operand shapes that a qualifier or an opcode imposes on one operand

@@ -8,13 +8,15 @@
 //!   integers add `lo`/`ls`/`hi`/`hs`, floats take every operator but those four; `.ftz`
 //!   only with `.f32`, `.f16`, `.f16x2`;
 //! * cache and eviction qualifiers on an explicit state space other than `.global`
-//!   (9.7.9.8 ld, 9.7.9.9 st, 9.7.13.5 atom, 9.7.13.6 red);
+//!   (9.7.9.8 ld, 9.7.9.9 st, 9.7.13.5 atom, 9.7.13.6 red; the qualifiers as data,
+//!   isa/data/memory-combinations.txt);
 //! * `.L2::evict_*` on ld/st, which needs 256-bit data: `.v8` of a 32-bit type or `.v4` of a
 //!   64-bit type (9.7.9.8, 9.7.9.9);
 //! * a cache-policy operand without `.L2::cache_hint` (atom, red, ld, st);
 //! * multimem's memory order and scope, which come together (9.7.9.14);
 //! * vectors of memory instructions (5.4.2): at most 128 bits in all, 256 for ld/st (whose
-//!   256-bit forms have rules of their own above and in `availability`);
+//!   256-bit forms have rules of their own above and in `availability`; the limits as data,
+//!   isa/data/memory-combinations.txt);
 //! * the two families of st.async/red.async forms (9.7.9.12, 9.7.13.7): `.mmio` goes with
 //!   `.release` and the `.sys` scope only, `.release` takes `.gpu` or `.sys` (not `.cluster`),
 //!   and the `.global` forms have no mbarrier completion mechanism.
@@ -118,16 +120,6 @@ fn memory_section(info: &InstInfo<'_>) -> Option<&'static str> {
     })
 }
 
-/// The qualifiers of the L1/L2 cache that only `.global` (or a generic address) can take.
-fn global_cache_qualifier(word: &str) -> bool {
-    word.starts_with("L1::evict_")
-        || word.starts_with("L2::evict_")
-        || matches!(
-            word,
-            "L1::no_allocate" | "L2::cache_hint" | "L2::64B" | "L2::128B" | "L2::256B"
-        )
-}
-
 fn cache_space(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     let Some(section) = memory_section(info) else {
         return;
@@ -143,8 +135,10 @@ fn cache_space(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     }) else {
         return;
     };
+    // The cache qualifiers of `.global` only (data/memory-combinations.txt).
+    let combinations = ctx.isa.memory_combinations();
     for (i, word) in info.words.iter().enumerate().skip(1) {
-        if global_cache_qualifier(word) {
+        if combinations.global_cache(word) {
             ctx.report(
                 Diagnostic::error(
                     "invalid-qualifier",
@@ -396,10 +390,13 @@ fn multimem_order(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
 /// 13.5: "Vector type too large, exceeds 128 bit limit" for `st.async….v4.f64`,
 /// `ldu.global.v4.f64`, `st.shared.v8.f64`, `multimem.st….v8.f32`).
 fn vector_bits(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    let limit = match info.words[0] {
-        "ld" | "st" if !is_async(info) => 256,
-        "ld" | "ldu" | "st" | "atom" | "red" | "multimem" => 128,
-        _ => return,
+    // The limits per opcode (data/memory-combinations.txt).
+    let Some(limit) = ctx
+        .isa
+        .memory_combinations()
+        .vector_limit(info.words[0], is_async(info))
+    else {
+        return;
     };
     let Some((index, count)) = info.words.iter().enumerate().find_map(|(i, w)| match *w {
         "v2" => Some((i, 2)),
