@@ -1560,6 +1560,59 @@ mod tests {
     }
 
     #[test]
+    fn address_initializers_module_variables_files_and_section_data() {
+        check_diagnostics(
+            r#"
+.version 8.8
+.target sm_90
+.address_size 64
+.global .u32 g[8];
+.func f()
+{
+  ret;
+}
+.func h();
+//    ^ error: `h` is declared but defined nowhere in this file; a function of another module is declared `.extern`
+.global .b64 p0 = g;
+//                ^ error: an address initializes a .u64 or .u32 variable (a masked byte also a .u8 one), not a .b64 one
+.global .u8 p1 = 0xFF(g);
+.global .u64 p2 = 4+g;
+//                  ^ error: an address in an initial value takes only an offset added after it (`g+N`)
+.global .u64 p3 = f+4;
+//                ^ error: the address of the function `f` takes no offset
+.global .u64 p4 = generic(f);
+//                        ^ error: `generic()` takes a variable; `f` is a function
+.global .u64 p5 = k;
+//                ^ error: `k` is a kernel: an initial value may hold the address of a `.func` only
+.global .u32 a[];
+//           ^ error: an array of unknown size needs initial values, or `.extern` when it is defined elsewhere
+.local .u32 l;
+// <- error: a `.local` variable at module scope: ptxas 13.5 compiles with the ABI, which keeps `.local` variables inside functions
+.global .texref t = 1;
+//                  ^ error: a `.texref` takes a braced list of fields (`{ width = 8 }`)
+.file 4294967296 "a.cu"
+// <- error: file index 4294967296 does not fit 32 bits
+.visible .entry k()
+{
+  ret;
+}
+.section .debug_info
+{
+lab:
+  .b8 256
+//^^^^^^^ error: `256` is out of range for `.b8` (-128 to 255)
+  .b16 -32768
+  .b32 lab-4
+//^^^^^^^^^^ error: `lab-4`: a label's offset is added (`label+N`); only two labels are subtracted
+  .b32 lab+lab
+//^^^^^^^^^^^^ error: `lab+lab`: a label takes a constant offset (`label+N`), not another label
+}
+
+"#,
+        );
+    }
+
+    #[test]
     fn aliases() {
         check_diagnostics(
             r#"

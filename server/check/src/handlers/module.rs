@@ -386,6 +386,24 @@ mod tests {
     }
 
     #[test]
+    fn target_options_and_placement() {
+        check_diagnostics(
+            r#"
+.version 8.0
+.target debug, compute_80, texmode_unified, texmode_independent, map_f64_to_f32
+//      ^^^^^ error: `debug` before the architecture: the `.target` list starts with the architecture (e.g. `.target sm_90, debug`)
+//                                          ^^^^^^^^^^^^^^^^^^^ error: `texmode_independent` conflicts with `texmode_unified`: a module has one texturing mode
+//                                                               ^^^^^^^^^^^^^^ error: `map_f64_to_f32` is for GPUs without double precision (before sm_13); ptxas 13.5 refuses it for this target
+//      ^^^^^ error: `.target …, debug` declares DWARF data, but the module has no `.section` of it
+.address_size 0x40
+.visible .entry k() { ret; }
+.address_size 64
+// <- error: `.address_size` goes right after `.target`, once
+"#,
+        );
+    }
+
+    #[test]
     fn unknown_target_and_address_size() {
         check_diagnostics(
             r#"
