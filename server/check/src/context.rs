@@ -214,7 +214,7 @@ impl<'a> Ctx<'a> {
             .directives(DirectiveKind::AddressSize)
             .first()
             .and_then(|d| d.value())
-            .is_some_and(|v| v.text == "64");
+            .is_some_and(|v| ptx_syntax::parse_integer(v.text) == Some(64));
         Ctx {
             text: parse.text(),
             parse,

@@ -236,6 +236,113 @@ pub(crate) fn parse_operand_shapes(
     Ok(out)
 }
 
+/// One class of compared types of `set`/`setp` and the operators it takes
+/// (data/comparisons.txt).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComparisonClass {
+    /// `bits`, `signed`, `unsigned`, `float`, `half`, or `ftz` (the types `.ftz` flushes).
+    pub class: String,
+    pub types: Vec<String>,
+    /// The spec sections of `set` and of `setp` for this class.
+    pub sections: [String; 2],
+    pub operators: Vec<String>,
+    /// What the class takes, in words (for messages).
+    pub takes: String,
+}
+
+/// Reads data/comparisons.txt: `CLASS ; TYPES ; SET-SECTION SETP-SECTION ; OPERATORS ; WORDS`.
+pub(crate) fn parse_comparisons(name: &str, text: &str) -> Result<Vec<ComparisonClass>, String> {
+    let mut out = Vec::new();
+    for record in records(name, text) {
+        let bad = |why: &str| record.error(why);
+        let [class, types, sections, operators, takes] = record.fields[..] else {
+            return Err(bad("expected five fields separated by ` ; `"));
+        };
+        let words = |f: &str| -> Vec<String> {
+            f.split_whitespace()
+                .filter(|w| *w != "-")
+                .map(str::to_owned)
+                .collect()
+        };
+        let [set, setp] = sections.split_whitespace().collect::<Vec<_>>()[..] else {
+            return Err(bad("expected two sections"));
+        };
+        let types = words(types);
+        if class.is_empty() || types.is_empty() {
+            return Err(bad("empty class or types"));
+        }
+        out.push(ComparisonClass {
+            class: class.to_owned(),
+            types,
+            sections: [set.to_owned(), setp.to_owned()],
+            operators: words(operators),
+            takes: takes.to_owned(),
+        });
+    }
+    Ok(out)
+}
+
+/// The memory qualifier combinations of data/memory-combinations.txt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MemoryCombinations {
+    /// Cache qualifiers (without their dot) that only `.global` or a generic address takes; a
+    /// trailing `*` matches any ending.
+    pub global_cache: Vec<String>,
+    /// (opcodes, most bits of a vector, whether only the non-`.async` forms), first match
+    /// applies.
+    pub vector_limits: Vec<(Vec<String>, u32, bool)>,
+}
+
+impl MemoryCombinations {
+    /// Whether `word` is a cache qualifier of `.global` only.
+    pub fn global_cache(&self, word: &str) -> bool {
+        self.global_cache.iter().any(|q| match q.strip_suffix('*') {
+            Some(prefix) => word.starts_with(prefix),
+            None => word == q,
+        })
+    }
+
+    /// The most bits a vector of `opcode` holds, if it is limited.
+    pub fn vector_limit(&self, opcode: &str, is_async: bool) -> Option<u32> {
+        self.vector_limits
+            .iter()
+            .find(|(ops, _, sync_only)| {
+                ops.iter().any(|o| o == opcode) && !(*sync_only && is_async)
+            })
+            .map(|(_, bits, _)| *bits)
+    }
+}
+
+/// Reads data/memory-combinations.txt.
+pub(crate) fn parse_memory_combinations(
+    name: &str,
+    text: &str,
+) -> Result<MemoryCombinations, String> {
+    let mut out = MemoryCombinations::default();
+    for record in records(name, text) {
+        let bad = |why: &str| record.error(why);
+        let words = |f: &str| -> Vec<String> { f.split_whitespace().map(str::to_owned).collect() };
+        match record.fields[..] {
+            ["global-cache", list] => out.global_cache.extend(words(list)),
+            ["vector-limit", ops, bits, forms] => {
+                let bits = bits.parse().map_err(|_| bad("bad bit count"))?;
+                let sync_only = match forms {
+                    "sync" => true,
+                    "any" => false,
+                    _ => return Err(bad("expected `sync` or `any`")),
+                };
+                out.vector_limits.push((words(ops), bits, sync_only));
+            }
+            _ => {
+                return Err(bad(
+                    "expected `global-cache ; WORDS` or `vector-limit ; OPCODES ; BITS ; sync|any`",
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

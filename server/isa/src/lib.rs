@@ -30,7 +30,10 @@ use std::sync::OnceLock;
 pub use availability::Availability;
 pub use catalog::{Directive, SpecialRegister, StateSpace, TypeInfo};
 pub use datafile::SectionData;
-pub use floors::{FragmentFloor, OperandShape, OperandShapeRule, QualifierRule, ShapePosition};
+pub use floors::{
+    ComparisonClass, FragmentFloor, MemoryCombinations, OperandShape, OperandShapeRule,
+    QualifierRule, ShapePosition,
+};
 pub use matcher::{FormMatch, MatchError, MatchOutcome};
 pub use model::{Feature, Form, Instruction, QualSlot, Requirement, SlotKind, Unmet};
 pub use notation::{OperandKind, OperandSpec};
@@ -87,6 +90,8 @@ const SUMMARIES: &str = include_str!("../data/summaries.txt");
 const FRAGMENT_FLOORS: &str = include_str!("../data/fragment-floors.txt");
 const QUALIFIER_RULES: &str = include_str!("../data/qualifier-rules.txt");
 const OPERAND_SHAPES: &str = include_str!("../data/operand-shapes.txt");
+const COMPARISONS: &str = include_str!("../data/comparisons.txt");
+const MEMORY_COMBINATIONS: &str = include_str!("../data/memory-combinations.txt");
 
 /// The whole knowledge base.
 #[derive(Debug)]
@@ -97,6 +102,8 @@ pub struct Isa {
     fragment_floors: Vec<FragmentFloor>,
     qualifier_rules: Vec<QualifierRule>,
     operand_shapes: Vec<OperandShapeRule>,
+    comparisons: Vec<ComparisonClass>,
+    memory_combinations: MemoryCombinations,
 }
 
 impl Isa {
@@ -146,6 +153,11 @@ impl Isa {
             fragment_floors: floors::parse("fragment-floors.txt", FRAGMENT_FLOORS)?,
             qualifier_rules: floors::parse_qualifier_rules("qualifier-rules.txt", QUALIFIER_RULES)?,
             operand_shapes: floors::parse_operand_shapes("operand-shapes.txt", OPERAND_SHAPES)?,
+            comparisons: floors::parse_comparisons("comparisons.txt", COMPARISONS)?,
+            memory_combinations: floors::parse_memory_combinations(
+                "memory-combinations.txt",
+                MEMORY_COMBINATIONS,
+            )?,
         })
     }
 
@@ -269,6 +281,18 @@ impl Isa {
         &self.qualifier_rules
     }
 
+    /// The comparison operators of `set`/`setp` per class of compared type, and the types
+    /// `.ftz` flushes (class `ftz`) (data/comparisons.txt), in the file's order.
+    pub fn comparisons(&self) -> &[ComparisonClass] {
+        &self.comparisons
+    }
+
+    /// Memory qualifier combinations ptxas rejects: cache qualifiers of `.global` only and
+    /// vector size limits (data/memory-combinations.txt).
+    pub fn memory_combinations(&self) -> &MemoryCombinations {
+        &self.memory_combinations
+    }
+
     /// Operand shapes that a qualifier or an opcode imposes on one operand
     /// (data/operand-shapes.txt), in the file's order.
     pub fn operand_shapes(&self) -> &[OperandShapeRule] {
@@ -297,13 +321,42 @@ impl Isa {
             .map(|(_, _, values)| values.as_slice())
     }
 
+    /// Whether a variable of type `ty` may take an address in its initial value, unmasked
+    /// (`form` `address`) or a byte of one (`masked`) (data/initializer-addresses.txt).
+    pub fn initializer_takes_address(&self, ty: &str, form: &str) -> bool {
+        static TYPES: OnceLock<Vec<(&'static str, Vec<&'static str>)>> = OnceLock::new();
+        TYPES
+            .get_or_init(|| {
+                include_str!("../data/initializer-addresses.txt")
+                    .lines()
+                    .filter(|l| !l.starts_with('#'))
+                    .filter_map(|l| {
+                        let mut words = l.split_whitespace();
+                        Some((words.next()?, words.collect()))
+                    })
+                    .collect()
+            })
+            .iter()
+            .any(|(t, forms)| *t == ty && forms.contains(&form))
+    }
+
     /// All `.target` strings.
     pub fn targets(&self) -> &[TargetInfo] {
         &self.targets
     }
 
     /// One `.target` string.
+    /// `compute_XX` names the same target as `sm_XX` (11.1.2, Notes).
     pub fn target(&self, name: &str) -> Option<&TargetInfo> {
+        let name = match name.strip_prefix("compute_") {
+            Some(rest) => {
+                return self
+                    .targets
+                    .iter()
+                    .find(|t| t.name.strip_prefix("sm_") == Some(rest))
+            }
+            None => name,
+        };
         self.targets.iter().find(|t| t.name == name)
     }
 

@@ -1564,7 +1564,7 @@ impl<'a> Operand<'a> {
 
 /// Parses a PTX integer literal: decimal, `0x` hex, `0b` binary, leading-zero
 /// octal, with an optional `U` suffix.
-pub(crate) fn parse_integer(literal: &str) -> Option<u64> {
+pub fn parse_integer(literal: &str) -> Option<u64> {
     let body = literal.strip_suffix('U').unwrap_or(literal);
     let (digits, radix) = if let Some(hex) = body.strip_prefix("0x").or(body.strip_prefix("0X")) {
         (hex, 16)

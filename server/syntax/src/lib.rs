@@ -15,9 +15,9 @@ mod position;
 mod tokens;
 
 pub use ast::{
-    Block, DeclParts, Declarator, Directive, DirectiveKind, Expression, Function, FunctionKind,
-    Guard, Instruction, InstructionParts, Item, Label, Module, Operand, OperandKind, Statement,
-    Token, VariableDecl,
+    parse_integer, Block, DeclParts, Declarator, Directive, DirectiveKind, Expression, Function,
+    FunctionKind, Guard, Instruction, InstructionParts, Item, Label, Module, Operand, OperandKind,
+    Statement, Token, VariableDecl,
 };
 pub use document::{Document, PendingParse, TextEdit};
 pub use parse::{Nesting, Parse, SyntaxError, SyntaxErrorKind, TreeStats, MAX_NESTING};

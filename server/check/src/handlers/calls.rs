@@ -17,6 +17,7 @@
 
 use ptx_syntax::{Function, Operand, OperandKind, Statement, Token, VariableDecl};
 
+use super::operand_types::{declared_register, type_bits, Class, RegTy};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Frame, Scope, SymbolKind};
 use crate::Diagnostic;
@@ -57,7 +58,7 @@ impl<'a> Formal<'a> {
     }
 
     fn bits(&self) -> Option<u64> {
-        Some(type_bits(self.ty?)? * self.array.unwrap_or(1))
+        Some(u64::from(type_bits(self.ty?)?) * self.array.unwrap_or(1))
     }
 
     /// A parameter the ABI of ptxas 13.5 cannot pass: a scalar signed or unsigned integer of 8
@@ -108,15 +109,6 @@ impl<'a> Callee<'a> {
             params: function.parameters().iter().flat_map(Formal::of).collect(),
         }
     }
-}
-
-fn type_bits(ty: &str) -> Option<u64> {
-    if ty == ".pred" {
-        return Some(1);
-    }
-    let digits: String = ty.chars().filter(char::is_ascii_digit).collect();
-    let bits: u64 = digits.parse().ok()?;
-    Some(if ty.ends_with("x2") { bits * 2 } else { bits })
 }
 
 fn is_float(ty: &str) -> bool {
@@ -180,7 +172,20 @@ pub(crate) fn branch_tables<'a>(
                         ctx.branch_tables.push((name.text, d.range().start));
                     }
                     for target in d.names() {
-                        if visible.contains(&target.text) {
+                        // 11.3.1: `L<3>` is short for `L0, L1, L2` (parameterized names, 5.4.6).
+                        let rest = &ctx.text[target.range().end..];
+                        let count = rest
+                            .strip_prefix('<')
+                            .and_then(|r| r.split_once('>'))
+                            .and_then(|(n, _)| n.trim().parse::<usize>().ok());
+                        let found = match count {
+                            Some(n) => (0..n).all(|i| {
+                                let name = format!("{}{i}", target.text);
+                                visible.iter().any(|v| *v == name)
+                            }),
+                            None => visible.contains(&target.text),
+                        };
+                        if found {
                             continue;
                         }
                         ctx.report(
@@ -306,6 +311,24 @@ fn brx(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             .filter(|s| s.kind == SymbolKind::Register && s.vector.is_none())
             .and_then(|s| s.ty)
             .and_then(type_bits);
+        // ptxas 13.5 takes a 32-bit integer register ("Arguments mismatch" for `.f32`).
+        if let Some((
+            ty,
+            RegTy {
+                class: Class::Float,
+                bits: 32,
+            },
+        )) = declared_register(scope, name)
+        {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-type",
+                    index.range(),
+                    format!("`brx.idx` takes a 32-bit integer index, not the {ty} `{name}`"),
+                )
+                .section("9.7.12.4"),
+            );
+        }
         if bits.is_some_and(|b| b != 32) {
             ctx.report(
                 Diagnostic::error(
@@ -418,6 +441,26 @@ fn call(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     let OperandKind::Identifier(name) = callee_op.kind() else {
         return;
     };
+    // A direct call names no prototype or target list ("Argument 1 of instruction 'call':
+    // must be register").
+    if ops.len() > at + 1 {
+        if let Some(list) = ops
+            .last()
+            .filter(|o| matches!(o.kind(), OperandKind::Identifier(_)))
+        {
+            ctx.report(
+                Diagnostic::error(
+                    "call-signature",
+                    list.range(),
+                    format!(
+                        "`{name}` is called directly; a prototype or target list (`{}`) follows only an indirect call through a register",
+                        list.text()
+                    ),
+                )
+                .section("9.7.12.5"),
+            );
+        }
+    }
     let Some(callee) = ctx.functions.iter().find(|f| f.name == name).cloned() else {
         return;
     };
@@ -571,7 +614,7 @@ fn mismatch(
             if symbol.vector.is_some() || formal.array.is_some() {
                 return None;
             }
-            let bits = type_bits(ty)?;
+            let bits = u64::from(type_bits(ty)?);
             (bits != wanted || incompatible(formal.ty, ty)).then(|| {
                 format!(
                     "`{name}` is a {ty} register; the parameter is {} ({wanted} bits)",

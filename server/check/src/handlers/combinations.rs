@@ -2,18 +2,21 @@
 //! names its spec section and was measured on the generated ptxas-labelled set
 //! (fixtures/generated), where no accepted case breaks it.
 //!
-//! * comparison operators against the compared type (9.7.6.1, 9.7.6.2, 9.7.7.1, 9.7.7.2):
-//!   bit-size types compare with `eq`/`ne` only, signed integers add the ordered `lt`…`ge`,
-//!   unsigned integers add `lo`/`ls`/`hi`/`hs`, floats take every operator but those four;
-//!   `.ftz` only with `.f32`, `.f16`, `.f16x2`;
+//! * comparison operators against the compared type (9.7.6.1, 9.7.6.2, 9.7.7.1, 9.7.7.2),
+//!   the classes and their operators as data (isa/data/comparisons.txt): bit-size types
+//!   compare with `eq`/`ne` only, signed integers add the ordered `lt`…`ge`, unsigned
+//!   integers add `lo`/`ls`/`hi`/`hs`, floats take every operator but those four; `.ftz`
+//!   only with `.f32`, `.f16`, `.f16x2`;
 //! * cache and eviction qualifiers on an explicit state space other than `.global`
-//!   (9.7.9.8 ld, 9.7.9.9 st, 9.7.13.5 atom, 9.7.13.6 red);
+//!   (9.7.9.8 ld, 9.7.9.9 st, 9.7.13.5 atom, 9.7.13.6 red; the qualifiers as data,
+//!   isa/data/memory-combinations.txt);
 //! * `.L2::evict_*` on ld/st, which needs 256-bit data: `.v8` of a 32-bit type or `.v4` of a
 //!   64-bit type (9.7.9.8, 9.7.9.9);
 //! * a cache-policy operand without `.L2::cache_hint` (atom, red, ld, st);
 //! * multimem's memory order and scope, which come together (9.7.9.14);
 //! * vectors of memory instructions (5.4.2): at most 128 bits in all, 256 for ld/st (whose
-//!   256-bit forms have rules of their own above and in `availability`);
+//!   256-bit forms have rules of their own above and in `availability`; the limits as data,
+//!   isa/data/memory-combinations.txt);
 //! * the two families of st.async/red.async forms (9.7.9.12, 9.7.13.7): `.mmio` goes with
 //!   `.release` and the `.sys` scope only, `.release` takes `.gpu` or `.sys` (not `.cluster`),
 //!   and the `.global` forms have no mbarrier completion mechanism.
@@ -35,13 +38,12 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     vector_bits(ctx, info);
 }
 
-const SIGNED_CMP: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge"];
-const UNSIGNED_ONLY: &[&str] = &["lo", "ls", "hi", "hs"];
-
+/// `set`/`setp`: the comparison operator against the class of the compared type, and `.ftz`
+/// on the types it flushes (data/comparisons.txt).
 fn comparison(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    let (section, idx) = match info.words[0] {
-        "setp" => ("9.7.6.2", 1),
-        "set" => ("9.7.6.1", 1),
+    let (which, idx) = match info.words[0] {
+        "set" => (0, 1),
+        "setp" => (1, 1),
         _ => return,
     };
     // The type is the last word that names one: ptxas 13.5 also takes `.ftz` after it
@@ -55,8 +57,22 @@ fn comparison(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     let (Some(op), Some(ty)) = (info.words.get(idx), ty) else {
         return;
     };
+    let classes = ctx.isa.comparisons();
+    let has = |list: &[String], word: &str| list.iter().any(|w| w == word);
+    let class_of = |ty: &str| {
+        classes
+            .iter()
+            .find(|c| c.class != "ftz" && has(&c.types, ty))
+    };
+    // The sections of the full-width comparisons, where a half type's own do not apply.
+    let full = classes.iter().find(|c| c.class == "bits");
+    let default_section = full.map_or("", |c| c.sections[which].as_str()).to_owned();
     if let Some(i) = info.words.iter().position(|w| *w == "ftz") {
-        if !matches!(*ty, "f32" | "f16" | "f16x2") {
+        let flushed = classes
+            .iter()
+            .find(|c| c.class == "ftz")
+            .is_some_and(|c| has(&c.types, ty));
+        if !flushed {
             ctx.report(
                 Diagnostic::error(
                     "invalid-qualifier",
@@ -65,54 +81,27 @@ fn comparison(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
                         "`.ftz` flushes `.f32`, `.f16` and `.f16x2` comparisons only, not `.{ty}`"
                     ),
                 )
-                .section(section.to_owned()),
+                .section(default_section.clone()),
             );
         }
     }
-    let float = matches!(*ty, "f16" | "f32" | "f64" | "bf16" | "f16x2" | "bf16x2");
-    let allowed = match *ty {
-        "b16" | "b32" | "b64" => matches!(*op, "eq" | "ne"),
-        "s16" | "s32" | "s64" => SIGNED_CMP.contains(op),
-        "u16" | "u32" | "u64" => SIGNED_CMP.contains(op) || UNSIGNED_ONLY.contains(op),
-        _ if float => !UNSIGNED_ONLY.contains(op),
-        _ => return,
-    };
-    if !SIGNED_CMP.contains(op)
-        && !UNSIGNED_ONLY.contains(op)
-        && !matches!(
-            *op,
-            "equ" | "neu" | "ltu" | "leu" | "gtu" | "geu" | "num" | "nan"
-        )
+    let Some(class) = class_of(ty) else { return };
+    // A word that no class lists is no comparison operator (another rule's concern).
+    if !classes
+        .iter()
+        .filter(|c| c.class != "ftz")
+        .any(|c| has(&c.operators, op))
     {
         return;
     }
-    if !allowed {
-        let section = if matches!(*ty, "f16" | "bf16" | "f16x2" | "bf16x2") {
-            if info.words[0] == "set" {
-                "9.7.7.1"
-            } else {
-                "9.7.7.2"
-            }
-        } else {
-            section
-        };
+    if !has(&class.operators, op) {
         ctx.report(
             Diagnostic::error(
                 "invalid-qualifier",
                 info.word_range(idx),
-                format!(
-                    "`.{op}` does not compare `.{ty}` values: {}",
-                    match *ty {
-                        "b16" | "b32" | "b64" => "bit-size types take `.eq` and `.ne` only",
-                        "s16" | "s32" | "s64" =>
-                            "signed integers take `.eq`, `.ne`, `.lt`, `.le`, `.gt`, `.ge`",
-                        "u16" | "u32" | "u64" =>
-                            "unsigned integers take `.eq`, `.ne`, `.lt`, `.le`, `.gt`, `.ge`, `.lo`, `.ls`, `.hi`, `.hs`",
-                        _ => "`.lo`, `.ls`, `.hi`, `.hs` are for unsigned integers",
-                    }
-                ),
+                format!("`.{op}` does not compare `.{ty}` values: {}", class.takes),
             )
-            .section(section.to_owned()),
+            .section(class.sections[which].clone()),
         );
     }
 }
@@ -131,16 +120,6 @@ fn memory_section(info: &InstInfo<'_>) -> Option<&'static str> {
     })
 }
 
-/// The qualifiers of the L1/L2 cache that only `.global` (or a generic address) can take.
-fn global_cache_qualifier(word: &str) -> bool {
-    word.starts_with("L1::evict_")
-        || word.starts_with("L2::evict_")
-        || matches!(
-            word,
-            "L1::no_allocate" | "L2::cache_hint" | "L2::64B" | "L2::128B" | "L2::256B"
-        )
-}
-
 fn cache_space(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     let Some(section) = memory_section(info) else {
         return;
@@ -156,8 +135,10 @@ fn cache_space(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     }) else {
         return;
     };
+    // The cache qualifiers of `.global` only (data/memory-combinations.txt).
+    let combinations = ctx.isa.memory_combinations();
     for (i, word) in info.words.iter().enumerate().skip(1) {
-        if global_cache_qualifier(word) {
+        if combinations.global_cache(word) {
             ctx.report(
                 Diagnostic::error(
                     "invalid-qualifier",
@@ -409,10 +390,13 @@ fn multimem_order(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
 /// 13.5: "Vector type too large, exceeds 128 bit limit" for `st.async….v4.f64`,
 /// `ldu.global.v4.f64`, `st.shared.v8.f64`, `multimem.st….v8.f32`).
 fn vector_bits(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    let limit = match info.words[0] {
-        "ld" | "st" if !is_async(info) => 256,
-        "ld" | "ldu" | "st" | "atom" | "red" | "multimem" => 128,
-        _ => return,
+    // The limits per opcode (data/memory-combinations.txt).
+    let Some(limit) = ctx
+        .isa
+        .memory_combinations()
+        .vector_limit(info.words[0], is_async(info))
+    else {
+        return;
     };
     let Some((index, count)) = info.words.iter().enumerate().find_map(|(i, w)| match *w {
         "v2" => Some((i, 2)),

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use ptx_syntax::{DirectiveKind, Function, Item, Statement, VariableDecl};
 
+use super::operand_types::type_bits;
 use crate::context::Ctx;
 use crate::Diagnostic;
 use ptx_isa::PtxVersion;
@@ -20,6 +21,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
             Item::Variable(decl) => {
                 variable(ctx, decl);
                 initial_names(ctx, decl, &globals);
+                module_local(ctx, decl);
             }
             // The body's declarations are checked with the rest of the body (see [`body`]),
             // so that an edit elsewhere reuses their diagnostics.
@@ -263,24 +265,73 @@ fn initial_names(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, globals: &Globals<'
                 if name == "generic" && bytes.get(i) == Some(&b'(') {
                     continue;
                 }
+                // The predefined constant (4.5.1).
+                if crate::handlers::names::PREDEFINED.contains(&name) {
+                    continue;
+                }
                 let range = value.start + start..value.start + i;
-                // An address (also masked or generic) goes into an integer variable, not a
-                // bit-size one ("Initial value type mismatch" for `.b64 p = v`, `.b8 m[4] =
-                // {0xFF(v), …}`; `.u64`, `.u32`, `.u8` take them).
-                let known =
-                    globals.variable_space(name).is_some() || globals.function(name).is_some();
-                if known && !named_type_reported && ty.is_some_and(|t| t.starts_with(".b")) {
+                let before = text[..start].trim_end();
+                let opener = before.strip_suffix('(').map(str::trim_end);
+                let generic = opener.is_some_and(|b| b.ends_with("generic"));
+                let masked = !generic
+                    && opener.is_some_and(|b| b.ends_with(|c: char| c.is_ascii_alphanumeric()));
+                let after = text[i..].trim_start();
+                let function = globals.function(name);
+                let known = globals.variable_space(name).is_some() || function.is_some();
+                // An address goes into the integer types data/initializer-addresses.txt names
+                // ("Initial value type mismatch" for `.b64 p = v`, `.s64 p = v`, `.u8 p = v`;
+                // a masked byte `0xFF(v)` also into `.u8`).
+                let form = if masked { "masked" } else { "address" };
+                if known
+                    && !named_type_reported
+                    && !ty.is_some_and(|t| ctx.isa.initializer_takes_address(t, form))
+                {
                     named_type_reported = true;
                     ctx.report(
                         Diagnostic::error(
                             "initializer",
                             range.clone(),
                             format!(
-                                "an address initializes an integer variable (.u64, .u32, .u8 …), not a {} one",
+                                "an address initializes a .u64 or .u32 variable (a masked byte also a .u8 one), not a {} one",
                                 ty.unwrap_or_default()
                             ),
                         )
                         .section("5.4.4"),
+                    );
+                }
+                // ptxas 13.5 reads an offset only after the name and added (`v+4`; "syntax
+                // error" for `4+v` and `v-4`), takes no offset of a function ("Initial value
+                // type mismatch") and no function in `generic()` or kernel at all ("Invalid
+                // initial value expression", "Invalid initial value symbol").
+                let problem = if known
+                    && before
+                        .ends_with(['+', '-', '*', '/', '%', '&', '|', '^', '~', '!', '<', '>'])
+                {
+                    Some(format!("an address in an initial value takes only an offset added after it (`{name}+N`)"))
+                } else if known && after.starts_with('-') {
+                    Some(format!(
+                        "an address takes an offset added after it (`{name}+N`), not subtracted"
+                    ))
+                } else if let Some(f) = function {
+                    if f.kind() == ptx_syntax::FunctionKind::Entry {
+                        Some(format!("`{name}` is a kernel: an initial value may hold the address of a `.func` only"))
+                    } else if generic {
+                        Some(format!(
+                            "`generic()` takes a variable; `{name}` is a function"
+                        ))
+                    } else if after.starts_with('+') {
+                        Some(format!(
+                            "the address of the function `{name}` takes no offset"
+                        ))
+                    } else {
+                        None
+                    }
+                } else {
+                    None
+                };
+                if let Some(message) = problem {
+                    ctx.report(
+                        Diagnostic::error("initializer", range.clone(), message).section("5.4.4"),
                     );
                 }
                 match globals.variable_space(name) {
@@ -310,6 +361,22 @@ fn initial_names(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, globals: &Globals<'
             }
             i += 1;
         }
+    }
+}
+
+/// 5.1.5: `.local` variables at module scope are a feature of the old non-ABI compilation;
+/// ptxas 13.5 always compiles with the ABI ("Module-scoped variables in .local state space are
+/// not allowed with ABI").
+fn module_local(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
+    if let Some(space) = decl.parts().state_space.filter(|s| s.text == ".local") {
+        ctx.report(
+            Diagnostic::error(
+                "state-space",
+                space.range(),
+                "a `.local` variable at module scope: ptxas 13.5 compiles with the ABI, which keeps `.local` variables inside functions",
+            )
+            .section("5.1.5"),
+        );
     }
 }
 
@@ -500,6 +567,18 @@ fn files(ctx: &mut Ctx<'_>, items: &[Item<'_>]) {
         let Some(index) = body.split_whitespace().nth(1) else {
             continue;
         };
+        // 11.5.3: the index is an unsigned 32-bit number ("Constant overflow"), the name a
+        // string without escaped quotes (ptxas 13.5: a syntax error at `\"`).
+        let problem = if ptx_syntax::parse_integer(index).is_some_and(|n| n > u64::from(u32::MAX)) {
+            Some(format!("file index {index} does not fit 32 bits"))
+        } else if body.contains("\\\"") {
+            Some("a `.file` name cannot hold an escaped quote `\\\"`".to_owned())
+        } else {
+            None
+        };
+        if let Some(message) = problem {
+            ctx.report(Diagnostic::error("directive", text.clone(), message).section("11.5.3"));
+        }
         if seen.contains(&index) {
             ctx.report(
                 Diagnostic::error(
@@ -633,6 +712,20 @@ fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
         }
         for declarator in &parts.declarators {
             if let Some(value) = declarator.initializer() {
+                // Only a braced list of fields ("Initial value type mismatch" for `t = 1`).
+                if !value.text.trim_start().starts_with('{') {
+                    ctx.report(
+                        Diagnostic::error(
+                            "initializer",
+                            value.range(),
+                            format!(
+                                "a `{opaque}` takes a braced list of fields (`{{ width = 8 }}`)"
+                            ),
+                        )
+                        .section("5.3"),
+                    );
+                    continue;
+                }
                 opaque_fields(ctx, opaque, &value);
             }
         }
@@ -667,6 +760,28 @@ fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
                 )
                 .section("5.4.5"),
             );
+        }
+    }
+    // 5.4.3: an array of unknown size takes its size from its initial values; without any
+    // it is only a declaration of an array defined elsewhere, `.extern` ("Non-external
+    // variable 'x' has incomplete type").
+    if !linkage.contains(&".extern") {
+        for declarator in &parts.declarators {
+            let unsized_dim = declarator.dimensions().iter().any(Option::is_none);
+            let no_values = declarator
+                .initializer()
+                .is_none_or(|v| top_level_count(v.text) == Some(0));
+            if unsized_dim && no_values {
+                let range = declarator.name().map_or(space.range(), |n| n.range());
+                ctx.report(
+                    Diagnostic::error(
+                        "initializer",
+                        range,
+                        "an array of unknown size needs initial values, or `.extern` when it is defined elsewhere",
+                    )
+                    .section("5.4.3"),
+                );
+            }
         }
     }
     for declarator in &parts.declarators {
@@ -886,7 +1001,8 @@ fn is_integer_constant(text: &str) -> bool {
     words.peek().is_some()
         && words.all(|w| {
             let b = w.as_bytes();
-            b[0].is_ascii_digit() && !w.contains('.') && float_literal(w).is_none()
+            w == "WARP_SZ"
+                || b[0].is_ascii_digit() && !w.contains('.') && float_literal(w).is_none()
         })
 }
 
@@ -923,12 +1039,6 @@ fn brace_depth(text: &str) -> usize {
     deepest
 }
 
-fn type_bits(ty: &str) -> Option<u32> {
-    let digits: String = ty.chars().filter(char::is_ascii_digit).collect();
-    let bits: u32 = digits.parse().ok()?;
-    Some(if ty.ends_with("x2") { bits * 2 } else { bits })
-}
-
 /// Entry and performance directives (11.4): `.maxnctapersm` is gone since PTX 2.1, and the
 /// thread counts are positive.
 fn function(ctx: &mut Ctx<'_>, function: &Function<'_>) {
@@ -960,6 +1070,45 @@ fn function(ctx: &mut Ctx<'_>, function: &Function<'_>) {
                         "a `.samplerref` needs `.target …, texmode_independent`: in the unified mode a texture carries its sampler",
                     )
                     .section("5.3"),
+                );
+            }
+        }
+    }
+    // 5.1.6: `.ptr` is a kernel parameter's attribute ("Illegal placement of kernel parameter
+    // attribute"), and an opaque handle is passed by value to a kernel only ("Variable 't'
+    // cannot be allocated in .param state space"; ptxas 13.5 takes an array of them).
+    if function.kind() == ptx_syntax::FunctionKind::Func {
+        for param in function.parameters() {
+            let range = param.range();
+            let text = &ctx.text[range.clone()];
+            if let Some(at) = text.match_indices(".ptr").map(|(i, _)| i).find(|&i| {
+                !text[i + 4..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            }) {
+                let at = range.start + at;
+                ctx.report(
+                    Diagnostic::error(
+                        "state-space",
+                        at..at + 4,
+                        "`.ptr` is an attribute of kernel parameters; a `.func` parameter takes none",
+                    )
+                    .section("5.1.6.3"),
+                );
+            }
+            let parts = param.parts();
+            if let Some(ty) = parts.ty.filter(|t| {
+                matches!(t.text, ".texref" | ".samplerref" | ".surfref")
+                    && parts.declarators.iter().all(|d| d.dimensions().is_empty())
+            }) {
+                ctx.report(
+                    Diagnostic::error(
+                        "state-space",
+                        ty.range(),
+                        format!(
+                            "a `{}` parameter belongs to a kernel; a `.func` takes the handle as a `.u64`",
+                            ty.text
+                        ),
+                    )
+                    .section("5.1.6"),
                 );
             }
         }
@@ -1235,9 +1384,7 @@ fn header_pragmas(ctx: &mut Ctx<'_>, function: &Function<'_>, kind: &str) {
 /// 11.5.4 `.section`: a data line's difference of two labels (`.b32 $L1 - $L0`) needs PTX
 /// ISA 7.5 ("Feature 'labels1 - labels2 expression in .section' requires PTX ISA .version 7.5").
 fn section(ctx: &mut Ctx<'_>, d: &ptx_syntax::Directive<'_>) {
-    if ctx.version.is_none_or(|v| v >= PtxVersion::new(7, 5)) {
-        return;
-    }
+    let before_7_5 = ctx.version.is_some_and(|v| v < PtxVersion::new(7, 5));
     let range = d.range();
     let text = &ctx.text[range.clone()];
     let mut offset = range.start;
@@ -1248,24 +1395,73 @@ fn section(ctx: &mut Ctx<'_>, d: &ptx_syntax::Directive<'_>) {
         let Some(rest) = trimmed.strip_prefix(".b") else {
             continue;
         };
+        let bits: u32 = rest
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect::<String>()
+            .parse()
+            .unwrap_or(64);
         let values = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+        let values = values
+            .split("//")
+            .next()
+            .unwrap_or("")
+            .trim()
+            .trim_end_matches('}');
+        let line_range = at..at + trimmed.trim_end().len();
         let is_name = |w: &str| {
             w.trim()
-                .starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '$')
+                .starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '$' || c == '.')
         };
-        let difference = values.split(',').any(|v| {
-            v.split_once('-')
-                .is_some_and(|(a, b)| is_name(a) && is_name(b))
-        });
-        if difference {
-            ctx.report(
-                Diagnostic::error(
-                    "version-too-old",
-                    at..at + trimmed.trim_end().len(),
-                    "a difference of two labels in `.section` data needs `.version 7.5` or newer",
-                )
-                .section("11.5.4"),
-            );
+        for value in values.split(',').map(str::trim).filter(|v| !v.is_empty()) {
+            let problem = if is_name(value) {
+                // 11.5.2: `label`, `label+imm` and `label1-label2`.
+                match value.find(['+', '-']) {
+                    None => None,
+                    Some(i) if value.as_bytes()[i] == b'+' => {
+                        (is_name(&value[i + 1..])).then(|| {
+                            format!("`{value}`: a label takes a constant offset (`label+N`), not another label")
+                        })
+                    }
+                    Some(i) if is_name(&value[i + 1..]) => before_7_5.then(|| {
+                        "a difference of two labels in `.section` data needs `.version 7.5` or newer".to_owned()
+                    }),
+                    Some(_) => Some(format!(
+                        "`{value}`: a label's offset is added (`label+N`); only two labels are subtracted"
+                    )),
+                }
+            } else {
+                // An integer in the range of the size, signed or unsigned ("Value out of
+                // range for type .b8 256").
+                let (negative, digits) = match value.strip_prefix('-') {
+                    Some(d) => (true, d.trim()),
+                    None => (false, value),
+                };
+                match ptx_syntax::parse_integer(digits) {
+                    None => Some(format!(
+                        "`{value}` is not an integer; `.section` data holds integers and labels"
+                    )),
+                    Some(n) if bits < 64 => {
+                        let n = i128::from(n);
+                        let n = if negative { -n } else { n };
+                        let low = -(1i128 << (bits - 1));
+                        let high = (1i128 << bits) - 1;
+                        (!(low..=high).contains(&n)).then(|| {
+                            format!("`{value}` is out of range for `.b{bits}` ({low} to {high})")
+                        })
+                    }
+                    Some(_) => None,
+                }
+            };
+            if let Some(message) = problem {
+                let code = if message.contains("needs `.version") {
+                    "version-too-old"
+                } else {
+                    "directive"
+                };
+                ctx.report(Diagnostic::error(code, line_range.clone(), message).section("11.5.2"));
+                break;
+            }
         }
     }
 }
@@ -1359,6 +1555,59 @@ mod tests {
 //^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ error: `inlined_at 1 9 0` names a location no earlier `.loc` of this function gave
   ret;
 }
+"#,
+        );
+    }
+
+    #[test]
+    fn address_initializers_module_variables_files_and_section_data() {
+        check_diagnostics(
+            r#"
+.version 8.8
+.target sm_90
+.address_size 64
+.global .u32 g[8];
+.func f()
+{
+  ret;
+}
+.func h();
+//    ^ error: `h` is declared but defined nowhere in this file; a function of another module is declared `.extern`
+.global .b64 p0 = g;
+//                ^ error: an address initializes a .u64 or .u32 variable (a masked byte also a .u8 one), not a .b64 one
+.global .u8 p1 = 0xFF(g);
+.global .u64 p2 = 4+g;
+//                  ^ error: an address in an initial value takes only an offset added after it (`g+N`)
+.global .u64 p3 = f+4;
+//                ^ error: the address of the function `f` takes no offset
+.global .u64 p4 = generic(f);
+//                        ^ error: `generic()` takes a variable; `f` is a function
+.global .u64 p5 = k;
+//                ^ error: `k` is a kernel: an initial value may hold the address of a `.func` only
+.global .u32 a[];
+//           ^ error: an array of unknown size needs initial values, or `.extern` when it is defined elsewhere
+.local .u32 l;
+// <- error: a `.local` variable at module scope: ptxas 13.5 compiles with the ABI, which keeps `.local` variables inside functions
+.global .texref t = 1;
+//                  ^ error: a `.texref` takes a braced list of fields (`{ width = 8 }`)
+.file 4294967296 "a.cu"
+// <- error: file index 4294967296 does not fit 32 bits
+.visible .entry k()
+{
+  ret;
+}
+.section .debug_info
+{
+lab:
+  .b8 256
+//^^^^^^^ error: `256` is out of range for `.b8` (-128 to 255)
+  .b16 -32768
+  .b32 lab-4
+//^^^^^^^^^^ error: `lab-4`: a label's offset is added (`label+N`); only two labels are subtracted
+  .b32 lab+lab
+//^^^^^^^^^^^^ error: `lab+lab`: a label takes a constant offset (`label+N`), not another label
+}
+
 "#,
         );
     }

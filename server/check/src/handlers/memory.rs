@@ -20,6 +20,7 @@ pub(crate) use floors::feature_floors;
 
 use ptx_syntax::{Operand, OperandKind};
 
+use super::operand_types::{Class, RegTy};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
 use crate::util::is_constant;
@@ -47,57 +48,12 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     }
 }
 
-/// A declared register type, by what ptxas lets it stand for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Reg {
-    Bits(u32),
-    Int(u32),
-    Float(u32),
-    /// `.f16x2`: a 32-bit register that integer and bit-size operands also take.
-    HalfPair,
-    Pred,
-}
-
-impl Reg {
-    fn parse(ty: &str) -> Option<Reg> {
-        let ty = ty.trim_start_matches('.');
-        match ty {
-            "pred" => return Some(Reg::Pred),
-            "f16x2" => return Some(Reg::HalfPair),
-            _ => {}
-        }
-        let (kind, digits) = ty.split_at_checked(1)?;
-        let bits: u32 = digits.parse().ok()?;
-        Some(match kind {
-            "b" => Reg::Bits(bits),
-            "s" | "u" => Reg::Int(bits),
-            "f" => Reg::Float(bits),
-            _ => return None,
-        })
-    }
-
-    fn bits(self) -> u32 {
-        match self {
-            Reg::Bits(b) | Reg::Int(b) | Reg::Float(b) => b,
-            Reg::HalfPair => 32,
-            Reg::Pred => 1,
-        }
-    }
-}
-
 /// The declared type of a plain register operand, if it is one.
-fn register_type<'a>(scope: &Scope<'a>, name: &str) -> Option<(&'a str, Reg)> {
-    let symbol = scope.lookup(name)?;
-    if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
-        return None;
-    }
-    let ty = symbol.ty?;
-    Some((ty, Reg::parse(ty)?))
-}
+pub(super) use super::operand_types::declared_register as register_type;
 
 /// The name, declared type and class of a plain register operand, whether written with `%`
 /// (a register to the grammar) or without (an identifier).
-fn register_operand<'a>(op: &Operand<'a>, scope: &Scope<'a>) -> Option<(&'a str, &'a str, Reg)> {
+fn register_operand<'a>(op: &Operand<'a>, scope: &Scope<'a>) -> Option<(&'a str, &'a str, RegTy)> {
     let (OperandKind::Register(name) | OperandKind::Identifier(name)) = op.kind() else {
         return None;
     };
@@ -129,10 +85,23 @@ fn address_registers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) 
             continue;
         };
         let message = match reg {
-            Reg::Float(_) | Reg::HalfPair | Reg::Pred => format!(
+            RegTy {
+                class: Class::Float,
+                ..
+            }
+            | RegTy {
+                class: Class::HalfPair,
+                ..
+            }
+            | RegTy {
+                class: Class::Pred, ..
+            } => format!(
                 "`{name}` is a {ty} register; an address is held in an integer or bit-size register"
             ),
-            Reg::Bits(128) => format!(
+            RegTy {
+                class: Class::Bits,
+                bits: 128,
+            } => format!(
                 "`{name}` is a 128-bit register; an address is held in a 32- or 64-bit register"
             ),
             _ => continue,
@@ -168,7 +137,16 @@ fn tensor_copy_vectors(
     if let Some(op) = offsets.and_then(|i| info.operands.get(i)) {
         for element in op.elements() {
             if let Some((name, ty, reg)) = register_operand(&element, scope) {
-                if !matches!(reg, Reg::Bits(16) | Reg::Int(16)) {
+                if !matches!(
+                    reg,
+                    RegTy {
+                        class: Class::Bits,
+                        bits: 16
+                    } | RegTy {
+                        class: Class::Int,
+                        bits: 16
+                    }
+                ) {
                     problems.push((
                         element.range(),
                         format!(
@@ -370,7 +348,7 @@ fn tensor_map_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>
     } else if let OperandKind::Register(name) | OperandKind::Identifier(name) = new_value.kind() {
         let bits = if info.has("b64") { 64 } else { 32 };
         if let Some((ty, reg)) = register_type(scope, name) {
-            if reg.bits() != bits {
+            if reg.bits != bits {
                 report(
                     new_value.range(),
                     format!(
@@ -491,7 +469,15 @@ fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
             {
                 if let OperandKind::Register(name) | OperandKind::Identifier(name) = op.kind() {
                     if let Some((ty, reg)) = register_type(scope, name) {
-                        if reg.bits() != 16 || matches!(reg, Reg::Float(_)) {
+                        if reg.bits != 16
+                            || matches!(
+                                reg,
+                                RegTy {
+                                    class: Class::Float,
+                                    ..
+                                }
+                            )
+                        {
                             problems.push((
                                 op.range(),
                                 format!("`{name}` is a {ty} register; the mask is 16-bit"),
@@ -555,7 +541,15 @@ fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
             if let Some(op) = info.operands.get(wanted - 1) {
                 if let OperandKind::Register(name) | OperandKind::Identifier(name) = op.kind() {
                     if let Some((ty, reg)) = register_type(scope, name) {
-                        if reg.bits() != 16 || matches!(reg, Reg::Float(_)) {
+                        if reg.bits != 16
+                            || matches!(
+                                reg,
+                                RegTy {
+                                    class: Class::Float,
+                                    ..
+                                }
+                            )
+                        {
                             problems.push((
                                 op.range(),
                                 format!("`{name}` is a {ty} register; the CTA mask is 16-bit"),
@@ -578,7 +572,16 @@ fn bulk_copy_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
         match op.kind() {
             OperandKind::Register(name) | OperandKind::Identifier(name) => {
                 if let Some((ty, reg)) = register_type(scope, name) {
-                    if !matches!(reg, Reg::Bits(32) | Reg::Int(32)) {
+                    if !matches!(
+                        reg,
+                        RegTy {
+                            class: Class::Bits,
+                            bits: 32
+                        } | RegTy {
+                            class: Class::Int,
+                            bits: 32
+                        }
+                    ) {
                         problems.push((
                             op.range(),
                             format!("`{name}` is a {ty} register; the size is a 32-bit integer"),
@@ -779,7 +782,7 @@ fn operand_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 ));
             } else if let Some(p) = op.elements().get(1) {
                 if let Some((name, ty, reg)) = register_operand(p, scope) {
-                    if reg != Reg::Pred {
+                    if reg.class != Class::Pred {
                         problems.push((
                             p.range(),
                             format!("`{name}` is a {ty} register; the second result of `{opcode}` is a predicate"),
@@ -807,13 +810,29 @@ fn operand_classes(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                         continue;
                     };
                     match want {
-                        Want::Pred => reg == Reg::Pred,
+                        Want::Pred => reg.class == Class::Pred,
                         Want::Int(sizes) => match reg {
-                            Reg::Bits(b) | Reg::Int(b) => sizes.contains(&b),
+                            RegTy {
+                                class: Class::Bits,
+                                bits: b,
+                            }
+                            | RegTy {
+                                class: Class::Int,
+                                bits: b,
+                            } => sizes.contains(&b),
                             _ => false,
                         },
-                        Want::Fraction => matches!(reg, Reg::Bits(32) | Reg::Float(32)),
-                        Want::Sized { bits, .. } => reg != Reg::Pred && reg.bits() == bits,
+                        Want::Fraction => matches!(
+                            reg,
+                            RegTy {
+                                class: Class::Bits,
+                                bits: 32
+                            } | RegTy {
+                                class: Class::Float,
+                                bits: 32
+                            }
+                        ),
+                        Want::Sized { bits, .. } => reg.class != Class::Pred && reg.bits == bits,
                         Want::Size128 => false,
                     }
                 }
@@ -927,7 +946,19 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 OperandKind::Register(name) | OperandKind::Identifier(name) => {
                     if let Some((ty, reg)) = register_type(scope, name) {
                         // The fourth operand is the source size or the ignore-src predicate.
-                        if !matches!(reg, Reg::Bits(32) | Reg::Int(32) | Reg::Pred) {
+                        if !matches!(
+                            reg,
+                            RegTy {
+                                class: Class::Bits,
+                                bits: 32
+                            } | RegTy {
+                                class: Class::Int,
+                                bits: 32
+                            } | RegTy {
+                                class: Class::Pred,
+                                ..
+                            }
+                        ) {
                             problems.push((
                                 op.range(),
                                 format!("`{name}` is a {ty} register; the source size is a 32-bit integer (or the ignore-src predicate)"),
@@ -1003,7 +1034,16 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             match op.kind() {
                 OperandKind::Register(name) | OperandKind::Identifier(name) => {
                     if let Some((ty, reg)) = register_type(scope, name) {
-                        if !matches!(reg, Reg::Bits(32 | 64) | Reg::Int(32 | 64)) {
+                        if !matches!(
+                            reg,
+                            RegTy {
+                                class: Class::Bits,
+                                bits: 32 | 64
+                            } | RegTy {
+                                class: Class::Int,
+                                bits: 32 | 64
+                            }
+                        ) {
                             problems.push((
                                 op.range(),
                                 format!("`{name}` is a {ty} register; the size of `{opcode}` is an integer"),
@@ -1193,7 +1233,7 @@ fn immediate_addresses(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         let [only] = parts.as_slice() else {
             continue;
         };
-        if matches!(only.kind(), OperandKind::Integer(_)) {
+        if crate::util::is_constant(only) {
             ctx.report(
                 Diagnostic::error(
                     "state-space",

@@ -18,6 +18,7 @@ pub(crate) mod names;
 pub(crate) mod negation;
 pub(crate) mod opcode;
 pub(crate) mod operand_shapes;
+pub(crate) mod operand_types;
 pub(crate) mod operands;
 pub(crate) mod rounding;
 pub(crate) mod special_registers;

@@ -19,6 +19,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
     }
     check_version(ctx);
     check_targets(ctx);
+    target_options(ctx);
     check_address_size(ctx);
 }
 
@@ -83,6 +84,16 @@ fn check_version(ctx: &mut Ctx<'_>) {
     }
     let Some(value) = first.value() else { return };
     match PtxVersion::parse(value.text) {
+        // A version the spec's releases skipped (8.9: after 8.8 came 9.0): "Unsupported
+        // .version 8.9".
+        Some(v) if v <= PtxVersion::SPEC && v.cuda_version().is_none() => ctx.report(
+            Diagnostic::error(
+                "unsupported-version",
+                value.range(),
+                format!("there is no PTX ISA version {v}"),
+            )
+            .section("11.1.3"),
+        ),
         Some(v) if (OLDEST_ACCEPTED..=NEWEST_ACCEPTED).contains(&v) => {}
         Some(v) => {
             let message = if v > NEWEST_ACCEPTED {
@@ -211,16 +222,128 @@ fn check_targets(ctx: &mut Ctx<'_>) {
     }
 }
 
+/// What ptxas 13.5 requires of the `.target` line beyond its names: `.target` directives right
+/// after `.version` (11.1.2 lets a later `.target` change the features of what follows; ptxas
+/// 13.5 reads one after any other directive or declaration as a syntax error, or as no target
+/// at all when it is the first), the architecture first in the list ("Target architecture not defined at start
+/// of file"), one texturing mode ("Conflicting .target option"), `map_f64_to_f32` only for the
+/// GPUs before sm_13 ("Directive map_f64_to_f32 is not supported with SM 1.3 or higher"), and
+/// `debug` only in a module that has a `.section` of DWARF data ("Debug information not found
+/// in presence of .target debug").
+fn target_options(ctx: &mut Ctx<'_>) {
+    let directives = ctx.module.directives(DirectiveKind::Target);
+    let Some(first) = directives.first() else {
+        return;
+    };
+    let items = ctx.module.items();
+    let has_version = !ctx.module.directives(DirectiveKind::Version).is_empty();
+    for (p, item) in items.iter().enumerate() {
+        let Item::Directive(d) = item else { continue };
+        if d.kind() != DirectiveKind::Target {
+            continue;
+        }
+        let placed = p > 0
+            && matches!(&items[p - 1], Item::Directive(b) if matches!(b.kind(), DirectiveKind::Version | DirectiveKind::Target));
+        if !placed && has_version {
+            ctx.report(
+                Diagnostic::error(
+                    "missing-target",
+                    d.keyword().range(),
+                    "`.target` must follow `.version` (or another `.target`) directly; ptxas 13.5 reads it nowhere else",
+                )
+                .section("11.1.2"),
+            );
+        }
+    }
+    let tokens = first.targets();
+    if let Some(lead) = tokens.first().filter(|t| SmName::parse(t.text).is_none()) {
+        ctx.report(
+            Diagnostic::error(
+                "unknown-target",
+                lead.range(),
+                format!(
+                    "`{}` before the architecture: the `.target` list starts with the architecture (e.g. `.target sm_90, {}`)",
+                    lead.text, lead.text
+                ),
+            )
+            .section("11.1.2"),
+        );
+    }
+    let modes: Vec<_> = tokens
+        .iter()
+        .filter(|t| t.text.starts_with("texmode_"))
+        .collect();
+    if let [first_mode, rest @ ..] = modes.as_slice() {
+        for other in rest.iter().filter(|t| t.text != first_mode.text) {
+            ctx.report(
+                Diagnostic::error(
+                    "target-option",
+                    other.range(),
+                    format!(
+                        "`{}` conflicts with `{}`: a module has one texturing mode",
+                        other.text, first_mode.text
+                    ),
+                )
+                .section("11.1.2"),
+            );
+        }
+    }
+    let arch = tokens.iter().find_map(|t| SmName::parse(t.text));
+    for option in &tokens {
+        match option.text {
+            "map_f64_to_f32" if arch.is_some_and(|a| a.number >= 13) => ctx.report(
+                Diagnostic::error(
+                    "target-option",
+                    option.range(),
+                    "`map_f64_to_f32` is for GPUs without double precision (before sm_13); ptxas 13.5 refuses it for this target",
+                )
+                .section("11.1.2"),
+            ),
+            "debug" if ctx.module.directives(DirectiveKind::Section).is_empty() => ctx.report(
+                Diagnostic::error(
+                    "target-option",
+                    option.range(),
+                    "`.target …, debug` declares DWARF data, but the module has no `.section` of it",
+                )
+                .section("11.1.2"),
+            ),
+            _ => {}
+        }
+    }
+}
+
 fn check_address_size(ctx: &mut Ctx<'_>) {
+    // ptxas 13.5 reads `.address_size` once, right after `.target` (a syntax error anywhere
+    // else, a second one included).
+    let items = ctx.module.items();
+    for (i, item) in items.iter().enumerate() {
+        let Item::Directive(d) = item else { continue };
+        if d.kind() != DirectiveKind::AddressSize {
+            continue;
+        }
+        let after_target = i > 0
+            && matches!(&items[i - 1], Item::Directive(p) if p.kind() == DirectiveKind::Target);
+        if !after_target && !ctx.module.directives(DirectiveKind::Target).is_empty() {
+            ctx.report(
+                Diagnostic::error(
+                    "address-size",
+                    d.keyword().range(),
+                    "`.address_size` goes right after `.target`, once",
+                )
+                .section("11.1.3"),
+            );
+        }
+    }
     for directive in ctx.module.directives(DirectiveKind::AddressSize) {
         let Some(value) = directive.value() else {
             continue;
         };
-        match value.text {
-            "64" => {}
+        // ptxas reads the value as an integer literal (`0x40` is 64; `064` is octal 52).
+        match ptx_syntax::parse_integer(value.text) {
+            Some(64) => {}
             // ptxas 13.5 compiles no 32-bit code for any target ("32-Bit compilation is no
             // longer supported"); the spec (11.1.3) still lists 32.
-            "32" => ctx.report(
+            Some(32) => ctx.report(
                 Diagnostic::error(
                     "address-size",
                     value.range(),
@@ -229,11 +352,14 @@ fn check_address_size(ctx: &mut Ctx<'_>) {
                 .section("11.1.3")
                 .with_fix(Fix::replace("Change to 64", value.range(), "64")),
             ),
-            other => ctx.report(
+            _ => ctx.report(
                 Diagnostic::error(
                     "address-size",
                     value.range(),
-                    format!("`.address_size {other}`: the address size is 32 or 64"),
+                    format!(
+                        "`.address_size {}`: the address size is 32 or 64",
+                        value.text
+                    ),
                 )
                 .section("11.1.3")
                 .with_fix(Fix::replace("Change to 64", value.range(), "64")),
@@ -255,6 +381,24 @@ mod tests {
 //      ^^^^^^^ error: `.target sm_100a` needs `.version 8.6` or newer (this file has .version 8.0)
 .address_size 64
 .visible .entry k() { ret; }
+"#,
+        );
+    }
+
+    #[test]
+    fn target_options_and_placement() {
+        check_diagnostics(
+            r#"
+.version 8.0
+.target debug, compute_80, texmode_unified, texmode_independent, map_f64_to_f32
+//      ^^^^^ error: `debug` before the architecture: the `.target` list starts with the architecture (e.g. `.target sm_90, debug`)
+//                                          ^^^^^^^^^^^^^^^^^^^ error: `texmode_independent` conflicts with `texmode_unified`: a module has one texturing mode
+//                                                               ^^^^^^^^^^^^^^ error: `map_f64_to_f32` is for GPUs without double precision (before sm_13); ptxas 13.5 refuses it for this target
+//      ^^^^^ error: `.target …, debug` declares DWARF data, but the module has no `.section` of it
+.address_size 0x40
+.visible .entry k() { ret; }
+.address_size 64
+// <- error: `.address_size` goes right after `.target`, once
 "#,
         );
     }

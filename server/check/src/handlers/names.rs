@@ -9,7 +9,7 @@ use crate::scope::{Duplicate, Frame, Scope, Symbol, SymbolKind};
 use crate::Diagnostic;
 
 /// Predefined identifiers (PTX ISA 4.4).
-const PREDEFINED: &[&str] = &["WARP_SZ"];
+pub(crate) const PREDEFINED: &[&str] = &["WARP_SZ"];
 
 /// A variable, parameter or register declared with a type only instructions take (the ISA's
 /// types that are not `declarable`; ptxas 13.5: "Type .e4m3 may only be used as an
@@ -52,6 +52,8 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
     // `.extern` arrays of unknown size, and the names that some other declaration defines.
     let mut unsized_externs: Vec<Token<'a>> = Vec::new();
     let mut defined_variables: Vec<&'a str> = Vec::new();
+    // Functions declared without `.extern` and without a body.
+    let mut declared_only: Vec<Token<'a>> = Vec::new();
     ctx.functions.clear();
     let mut callees: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for item in items {
@@ -64,9 +66,11 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
                 let shared = parts.state_space.is_some_and(|s| s.text == ".shared");
                 for d in &parts.declarators {
                     let Some(name) = d.name() else { continue };
-                    if !external {
+                    // An `.extern` declaration with a size (after one without) is enough.
+                    if !external || d.dimensions().iter().all(Option::is_some) {
                         defined_variables.push(name.text);
-                    } else if !shared && d.dimensions().iter().any(Option::is_none) {
+                    }
+                    if external && !shared && d.dimensions().iter().any(Option::is_none) {
                         unsized_externs.push(name);
                     }
                 }
@@ -97,6 +101,10 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
                 let is_extern = function.linkage().iter().any(|t| t.text == ".extern");
                 if is_extern {
                     externs.push(name.text);
+                } else if function.body().is_none()
+                    && !function.linkage().iter().any(|t| t.text == ".common")
+                {
+                    declared_only.push(name);
                 }
                 if function.body().is_some() && (is_extern || externs.contains(&name.text)) {
                     ctx.report(
@@ -167,6 +175,27 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
             _ => None,
         })
         .collect();
+    // A function declared without `.extern` is one of this module: ptxas 13.5 wants its
+    // definition here, called or not ("Unresolved extern function").
+    for name in declared_only {
+        if defined.contains_key(name.text)
+            || aliases.contains(&name.text)
+            || ctx.isa.ptxas_system_call(name.text)
+        {
+            continue;
+        }
+        ctx.report(
+            Diagnostic::error(
+                "unresolved-function",
+                name.range(),
+                format!(
+                    "`{}` is declared but defined nowhere in this file; a function of another module is declared `.extern`",
+                    name.text
+                ),
+            )
+            .section("11.6.1"),
+        );
+    }
     externs.retain(|name| {
         !ctx.isa.ptxas_system_call(name) && !defined.contains_key(name) && !aliases.contains(name)
     });

@@ -277,7 +277,7 @@ fn destination_registers<'a>(dest: &ptx_syntax::Operand<'a>) -> Vec<&'a str> {
 /// one (ptxas ignores these words on other instructions), ptxas 13.5 rejects it here
 /// ("Unexpected number of 'format conversion' modifiers specified", "Unexpected number of
 /// instruction types specified for ldmatrix").
-pub(super) fn format_pair(rules: &mut super::textures::Rules<'_, '_, '_, '_>) {
+pub(super) fn format_pair(rules: &mut super::operand_types::Rules<'_, '_, '_, '_>) {
     let info = rules.info;
     let destination = info.has("b8x16");
     let source = info.has("b6x16_p32") || info.has("b4x16_p64");
@@ -304,7 +304,8 @@ pub(super) fn format_pair(rules: &mut super::textures::Rules<'_, '_, '_, '_>) {
 /// * `wgmma.mma_async{.sp}` (9.7.15.5.2): descriptors 64-bit, `scale-d` a predicate, the
 ///   sparsity metadata 32-bit, the selector and the `imm-*` operands constants.
 pub(crate) fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &crate::scope::Scope<'_>) {
-    use super::textures::{is_vector, scalar, Class, RegTy, Rules};
+    use super::operand_types::{is_vector, Class, RegTy, Rules};
+    use super::textures::scalar;
     let op = info.words.get(1).copied().unwrap_or("");
     let section = match (info.words[0], op) {
         ("tcgen05", "mma") => "9.7.16.10.9",

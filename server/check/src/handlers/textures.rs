@@ -9,6 +9,7 @@
 
 use ptx_syntax::{Operand, OperandKind};
 
+use super::operand_types::{is_vector, parts, register_type, Class, RegTy, Rules};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
 use crate::Diagnostic;
@@ -95,93 +96,8 @@ impl Geom {
     }
 }
 
-/// What a register's declared type says about its contents.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Class {
-    Bits,
-    Int,
-    Float,
-    /// `.f16x2`
-    HalfPair,
-    Pred,
-}
-
-#[derive(Debug, Clone, Copy)]
-pub(super) struct RegTy {
-    pub class: Class,
-    pub bits: u32,
-}
-
-impl RegTy {
-    fn parse(ty: &str) -> Option<RegTy> {
-        let ty = ty.trim_start_matches('.');
-        if ty == "pred" {
-            return Some(RegTy {
-                class: Class::Pred,
-                bits: 1,
-            });
-        }
-        if ty == "f16x2" || ty == "bf16x2" {
-            return Some(RegTy {
-                class: Class::HalfPair,
-                bits: 32,
-            });
-        }
-        let (head, digits) = ty.split_at_checked(1)?;
-        let class = match head {
-            "b" => Class::Bits,
-            "s" | "u" => Class::Int,
-            "f" => Class::Float,
-            _ => return None,
-        };
-        Some(RegTy {
-            class,
-            bits: digits.parse().ok()?,
-        })
-    }
-}
-
-/// The declared type of a plain (non-vector) register operand.
-fn register_type(scope: &Scope<'_>, operand: &Operand<'_>) -> Option<RegTy> {
-    let (OperandKind::Register(name) | OperandKind::Identifier(name)) = operand.kind() else {
-        return None;
-    };
-    let symbol = scope.lookup(name)?;
-    if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
-        return None;
-    }
-    RegTy::parse(symbol.ty?)
-}
-
-/// The elements of a vector operand, or the operand itself.
-fn parts<'a>(operand: &Operand<'a>) -> Vec<Operand<'a>> {
-    match operand.kind() {
-        OperandKind::Vector => operand.elements(),
-        _ => vec![*operand],
-    }
-}
-
-pub(super) fn is_vector(operand: &Operand<'_>) -> bool {
-    matches!(operand.kind(), OperandKind::Vector)
-}
-
-pub(super) struct Rules<'c, 'a, 'i, 's> {
-    pub ctx: &'c mut Ctx<'a>,
-    pub info: &'c InstInfo<'i>,
-    pub scope: &'c Scope<'s>,
-    pub section: &'static str,
-}
-
+/// The texture rules' own checks.
 impl Rules<'_, '_, '_, '_> {
-    pub fn error(&mut self, code: &'static str, range: ptx_syntax::TextRange, message: String) {
-        self.ctx
-            .report(Diagnostic::error(code, range, message).section(self.section));
-    }
-
-    pub fn opcode(&self) -> &str {
-        self.info.opcode_text()
-    }
-
     /// A vector of fewer elements than the geometry reads.
     fn too_short(&mut self, operand: &Operand<'_>, least: usize, what: &str) {
         if !is_vector(operand) {
@@ -195,32 +111,6 @@ impl Rules<'_, '_, '_, '_> {
                 if n == 1 { "" } else { "s" }
             );
             self.error("vector-length", operand.range(), message);
-        }
-    }
-
-    /// Registers of `operand` (or its elements) whose type does not fit: `fits` sees the
-    /// register type, `want` names what is expected.
-    pub fn registers(
-        &mut self,
-        operand: &Operand<'_>,
-        what: &str,
-        want: &str,
-        fits: impl Fn(RegTy) -> bool,
-    ) {
-        for part in parts(operand) {
-            let Some(ty) = register_type(self.scope, &part) else {
-                continue;
-            };
-            if !fits(ty) {
-                let message = format!(
-                    "`{}` is a {}-bit {} register; the {what} of `{}` needs {want}",
-                    part.text(),
-                    ty.bits,
-                    class_name(ty.class),
-                    self.opcode()
-                );
-                self.error("operand-type", part.range(), message);
-            }
         }
     }
 
@@ -244,16 +134,6 @@ impl Rules<'_, '_, '_, '_> {
             );
             self.error("operand-type", operand.range(), message);
         }
-    }
-}
-
-fn class_name(class: Class) -> &'static str {
-    match class {
-        Class::Bits => "bit-size",
-        Class::Int => "integer",
-        Class::Float => "floating-point",
-        Class::HalfPair => "half-pair",
-        Class::Pred => "predicate",
     }
 }
 
@@ -300,6 +180,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             return;
         }
         "mma" => return mma(ctx, info, scope),
+        "mov" => return opaque_moves(ctx, info, scope),
         _ => return,
     };
     let Some(geom) = info.words[1..].iter().find_map(|w| Geom::parse(w)) else {
@@ -332,6 +213,41 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         return;
     }
     texture(&mut rules, geom, address, coordinates);
+}
+
+/// `mov d, name` of a texture, sampler or surface variable copies its handle, into a `.u64`
+/// only (ptxas 13.5 "Indirect access to texture requires .u64 type", also for `.b64` and
+/// `.s64`).
+fn opaque_moves(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let Some(ty) = info.words.last().copied() else {
+        return;
+    };
+    if ty == "u64" {
+        return;
+    }
+    for op in info.operands.iter().skip(1) {
+        let OperandKind::Identifier(name) = op.kind() else {
+            continue;
+        };
+        let Some(symbol) = scope.lookup(name) else {
+            continue;
+        };
+        if symbol.kind != SymbolKind::Variable {
+            continue;
+        }
+        if let Some(opaque @ (".texref" | ".samplerref" | ".surfref")) = symbol.ty {
+            ctx.report(
+                Diagnostic::error(
+                    "operand-type",
+                    op.range(),
+                    format!(
+                        "`{name}` is a {opaque} variable: `mov` copies its handle as `.u64`, not `.{ty}`"
+                    ),
+                )
+                .section(info.section()),
+            );
+        }
+    }
 }
 
 /// `tex` and `tld4`: `d[|p], [a, {b,} c] {, lod | dPdx, dPdy} {, e} {, f}`.

@@ -937,6 +937,17 @@ impl Checker<'_, '_, '_> {
             OperandKind::Register(name) if self.info.words[0] == "mov" && name.starts_with('%') && self.scope.lookup(name).is_none() => {
                 self.special_register(name, false, op, ty, out);
             }
+            // The predefined `WARP_SZ` is an integer.
+            OperandKind::Identifier(name)
+                if ty.kind == Kind::Float && crate::handlers::names::PREDEFINED.contains(&name) =>
+            {
+                out.push((
+                    op.range(),
+                    format!(
+                        "`{opcode}` needs a floating-point constant here (e.g. `1.0` or `0f…`), not the integer `{name}`"
+                    ),
+                ))
+            }
             OperandKind::Register(name) | OperandKind::Identifier(name) => {
                 let Some(symbol) = self.scope.lookup(name) else { return };
                 if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
@@ -1005,12 +1016,38 @@ impl Checker<'_, '_, '_> {
                     ),
                 ))
             }
-            // `min.f32 d, a, -1`: an integer expression is no float constant either.
-            OperandKind::Expression if ty.kind == Kind::Float && op.integer_value().is_some() => {
+            // `min.f32 d, a, -1`, `mov.f32 d, (1<<4)`: an integer expression is no float
+            // constant either.
+            // (`(1<<4)` outside a call reads as an argument list.)
+            OperandKind::Expression | OperandKind::ArgumentList
+                if ty.kind == Kind::Float
+                    && self.info.words[0] != "call"
+                    && (op.integer_value().is_some()
+                        || constant_expression(op) == Some(false)) =>
+            {
                 out.push((
                     op.range(),
                     format!(
                         "`{opcode}` needs a floating-point constant here (e.g. `1.0` or `0f…`), not an integer"
+                    ),
+                ))
+            }
+            // `mov.u32 d, -2.5e-1`: a negated floating-point constant is one too (a decimal
+            // one is 64 bits, as below).
+            OperandKind::Expression | OperandKind::ArgumentList
+                if self.info.words[0] != "call"
+                    && constant_expression(op) == Some(true)
+                    && match ty.kind {
+                        Kind::Signed | Kind::Unsigned | Kind::Pred => true,
+                        Kind::Bits => ty.bits != 64,
+                        _ => false,
+                    } =>
+            {
+                out.push((
+                    op.range(),
+                    format!(
+                        "`{opcode}` takes an integer constant here, not the floating-point `{}`",
+                        op.text()
                     ),
                 ))
             }
@@ -1048,6 +1085,42 @@ impl Checker<'_, '_, '_> {
             _ => {}
         }
     }
+}
+
+/// Whether a constant expression operand (no register, no name but `WARP_SZ`) holds a
+/// floating-point literal (`Some(true)`), only integers (`Some(false)`); `None` for any other
+/// operand.
+fn constant_expression(op: &ptx_syntax::Operand<'_>) -> Option<bool> {
+    if !op.registers().is_empty()
+        || op
+            .identifiers()
+            .iter()
+            .any(|t| !crate::handlers::names::PREDEFINED.contains(&t.text))
+    {
+        return None;
+    }
+    let text = op.text();
+    let bytes = text.as_bytes();
+    let mut float = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_digit()
+            || (bytes[i] == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+        {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
+                i += 1;
+            }
+            let literal = &text[start..i];
+            let hex_float = matches!(literal.get(..2), Some("0f" | "0F" | "0d" | "0D"));
+            let hex_int = matches!(literal.get(..2), Some("0x" | "0X"));
+            float |=
+                hex_float || literal.contains('.') || (!hex_int && literal.contains(['e', 'E']));
+            continue;
+        }
+        i += 1;
+    }
+    Some(float)
 }
 
 fn type_name(ty: Ty) -> String {

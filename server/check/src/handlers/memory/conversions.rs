@@ -3,8 +3,9 @@
 
 use ptx_syntax::{Operand, OperandKind};
 
-use super::{register_type, Reg};
+use super::register_type;
 use crate::context::{Ctx, InstInfo};
+use crate::handlers::operand_types::{Class, RegTy};
 use crate::scope::Scope;
 use crate::Diagnostic;
 
@@ -301,14 +302,48 @@ fn check_slot(
                 return;
             };
             let fits = match slot {
-                Slot::Bits(b) => reg == Reg::Bits(b),
-                Slot::AnyOf(b) => reg != Reg::Pred && reg != Reg::HalfPair && reg.bits() == b,
-                Slot::F32 => matches!(reg, Reg::Bits(32) | Reg::Float(32)),
-                Slot::HalfPair => matches!(reg, Reg::Bits(32) | Reg::HalfPair),
-                Slot::Exact('f', b) => reg == Reg::Bits(b) || reg == Reg::Float(b),
+                Slot::Bits(b) => {
+                    reg == RegTy {
+                        class: Class::Bits,
+                        bits: b,
+                    }
+                }
+                Slot::AnyOf(b) => {
+                    reg.class != Class::Pred && reg.class != Class::HalfPair && reg.bits == b
+                }
+                Slot::F32 => matches!(
+                    reg,
+                    RegTy {
+                        class: Class::Bits,
+                        bits: 32
+                    } | RegTy {
+                        class: Class::Float,
+                        bits: 32
+                    }
+                ),
+                Slot::HalfPair => matches!(
+                    reg,
+                    RegTy {
+                        class: Class::Bits,
+                        bits: 32
+                    } | RegTy {
+                        class: Class::HalfPair,
+                        ..
+                    }
+                ),
+                Slot::Exact('f', b) => {
+                    reg == RegTy {
+                        class: Class::Bits,
+                        bits: b,
+                    } || reg
+                        == RegTy {
+                            class: Class::Float,
+                            bits: b,
+                        }
+                }
                 Slot::Exact(_, b) => {
-                    matches!(reg, Reg::Bits(x) | Reg::Int(x) if x == b)
-                        || (b == 32 && reg == Reg::HalfPair)
+                    matches!(reg, RegTy { class: Class::Bits, bits: x } | RegTy { class: Class::Int, bits: x } if x == b)
+                        || (b == 32 && reg.class == Class::HalfPair)
                 }
             };
             if fits {
