@@ -224,6 +224,26 @@ pub(crate) async fn publish_current(state: &Arc<State>, uri: &Url) {
     }
 }
 
+/// Parses the document's current text now, on a thread of normal priority: the check that
+/// follows runs on a background thread of lower priority, and a request arriving meanwhile
+/// would otherwise wait for the parse that thread makes (every reader of one version shares
+/// one parse), at the background thread's pace on a busy machine.
+pub(crate) fn prepare(state: &Arc<State>, uri: &Url) {
+    let Some(snapshot) = state.snapshot(uri) else {
+        return;
+    };
+    if snapshot.host || snapshot.too_large() {
+        return;
+    }
+    tokio::task::spawn_blocking(move || {
+        let _ = dispatch::catch_panic("parse", || {
+            if snapshot.analysable() {
+                let _ = &*snapshot.line_index;
+            }
+        });
+    });
+}
+
 /// Asks for the document to be checked (and, in push mode, published).
 pub(crate) fn schedule(state: &Arc<State>, uri: Url) {
     {

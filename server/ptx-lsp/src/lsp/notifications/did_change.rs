@@ -22,6 +22,7 @@ pub(crate) fn handle(state: &Arc<State>, params: DidChangeTextDocumentParams) {
         Ok(true) => {
             // A background check of the previous text is no longer wanted.
             dispatch::cancel_changed(&uri);
+            diagnostics::prepare(state, &uri);
             diagnostics::schedule(state, uri)
         }
         Ok(false) => eprintln!("ptx-lsp: didChange for {uri}, which is not open"),
