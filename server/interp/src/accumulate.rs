@@ -172,11 +172,6 @@ pub fn float_in_steps(types: Types, a: &[u64], b: &[u64], acc: Option<u64>, step
 /// `mma.sync` and `wmma.mma`: a row of A and a column of B (raw bits) and
 /// the accumulator's bits (`None`: no accumulator, as `scale-d = 0`).
 pub fn float(types: Types, a: &[u64], b: &[u64], acc: Option<u64>) -> u64 {
-    float_fused(types, a, b, acc, fusion(types.a))
-}
-
-/// [`float`] with the alignment and cut of `fusion`.
-pub fn float_fused(types: Types, a: &[u64], b: &[u64], acc: Option<u64>, fusion: Fusion) -> u64 {
     let out: Format = if types.d == Ty::F16 {
         softfloat::F16
     } else {
@@ -207,7 +202,7 @@ pub fn float_fused(types: Types, a: &[u64], b: &[u64], acc: Option<u64>, fusion:
         }
         return out.infinity(first < 0.0);
     }
-    let mut fusion = fusion;
+    let mut fusion = fusion(types.a);
     if types.d == Ty::F16 {
         // Measured: an f16 destination rounds the whole aligned sum, uncut
         // (ties of the f32 cut show it; fp8 inputs keep more than 14 bits).
