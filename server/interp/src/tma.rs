@@ -399,10 +399,12 @@ pub enum TmaOp {
         multicast: bool,
         im2col: bool,
     },
-    /// shared → global (bulk group), or a reduction into global memory.
+    /// shared → global (bulk group), or a reduction into global memory; in
+    /// im2col mode (`.im2col_no_offs`) without offsets.
     Store {
         dims: usize,
         reduce: Option<AtomKind>,
+        im2col: bool,
     },
     /// `cp.async.bulk.prefetch.tensor`: operands checked, nothing copied.
     Prefetch { dims: usize, im2col: bool },
@@ -545,15 +547,17 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
     let Some(dims) = dims_of(q) else {
         return Some(Err("cp.async.bulk.tensor needs .1d to .5d".into()));
     };
-    let im2col = q.has("im2col");
-    if let Some(mode) = q
-        .words
-        .iter()
-        .find(|w| (w.starts_with("im2col") && *w != "im2col") || w.starts_with("tile::"))
-    {
+    // Loads take `.im2col` (with offsets), stores and reductions
+    // `.im2col_no_offs` (ptxas 13.5 accepts neither the other way round).
+    let no_offs = q.has("im2col_no_offs");
+    let im2col = q.has("im2col") || no_offs;
+    if let Some(mode) = q.words.iter().find(|w| {
+        (w.starts_with("im2col") && *w != "im2col" && *w != "im2col_no_offs")
+            || w.starts_with("tile::")
+    }) {
         return Some(Err(format!(
             "cp.async.bulk.tensor .{mode} is not supported by the interpreter (tile and im2col \
-             loads are)"
+             copies are)"
         )));
     }
     if q.words.iter().any(|w| w.starts_with("cta_group")) {
@@ -583,11 +587,16 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
         TmaOp::Store {
             dims,
             reduce: Some(kind),
+            im2col,
         }
     } else if q.words.iter().position(|w| w == "global")
         < q.words.iter().position(|w| w.starts_with("shared"))
     {
-        TmaOp::Store { dims, reduce: None }
+        TmaOp::Store {
+            dims,
+            reduce: None,
+            im2col,
+        }
     } else {
         if im2col && !(3..=5).contains(&dims) {
             return Some(Err("cp.async.bulk.tensor .im2col needs .3d to .5d".into()));
@@ -598,12 +607,26 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
             im2col,
         }
     };
-    if im2col && matches!(op, TmaOp::Store { .. }) {
-        return Some(Err(
-            "cp.async.bulk.tensor stores and reductions in im2col mode are not supported by the \
-             interpreter"
-                .into(),
-        ));
+    match op {
+        TmaOp::Store { .. } if im2col && !no_offs => {
+            return Some(Err(
+                "cp.async.bulk.tensor stores and reductions take .im2col_no_offs, not .im2col"
+                    .into(),
+            ))
+        }
+        TmaOp::Load { .. } | TmaOp::Prefetch { .. } if no_offs => {
+            return Some(Err(
+                "cp.async.bulk.tensor .im2col_no_offs is for stores and reductions (loads take \
+                 .im2col)"
+                    .into(),
+            ))
+        }
+        TmaOp::Store { dims, .. } if im2col && !(3..=5).contains(&dims) => {
+            return Some(Err(
+                "cp.async.bulk.tensor .im2col_no_offs needs .3d to .5d".into()
+            ))
+        }
+        _ => {}
     }
     let needs = match op {
         TmaOp::Load {
@@ -776,12 +799,15 @@ fn for_each_element(
 /// and the image N; the load takes PIXELS of them starting at the
 /// coordinates' position and image, each pixel CHANNELS elements from the
 /// first coordinate at the position plus the offsets; past the last image
-/// and outside the tensor the elements are the fill.
+/// and outside the tensor the elements are the fill. A store (`chunks`, no
+/// offsets) writes whole 16-byte pieces of a pixel's channels that start
+/// inside the tensor, as tile stores do.
 fn im2col_elements(
     spec: &TensorMapSpec,
     base: u64,
     coords: &[i64],
     offsets: &[i64],
+    chunks: bool,
     mut f: impl FnMut(u64, Option<u64>) -> Result<(), Fault>,
 ) -> Result<(), Fault> {
     let Some(im2col) = &spec.im2col else {
@@ -803,10 +829,16 @@ fn im2col_elements(
                 .filter(|_| inside(i + 1, c))
                 .map(|a| a.wrapping_add(c as u64 * spec.strides[i]));
         }
+        let per_chunk = (16 / size).max(1);
         for channel in 0..channels {
             let c = coords[0] + channel as i64;
+            let first = if chunks {
+                coords[0] + (channel / per_chunk * per_chunk) as i64
+            } else {
+                c
+            };
             let at = addr
-                .filter(|_| inside(0, c))
+                .filter(|_| c >= 0 && inside(0, first))
                 .map(|a| a.wrapping_add(c as u64 * size));
             f(pixel * pitch + channel * size, at)?;
         }
@@ -934,7 +966,7 @@ pub fn exec(
                     Ok(())
                 };
                 if im2col {
-                    im2col_elements(&spec, base, &coords, &offsets, &mut each)?;
+                    im2col_elements(&spec, base, &coords, &offsets, false, &mut each)?;
                 } else {
                     for_each_element(&spec, base, &coords, false, &mut each)?;
                 }
@@ -956,12 +988,19 @@ pub fn exec(
                     crate::asynccopy::complete_tx(m, bar, spec.box_bytes(), lane)?;
                 }
             }
-            TmaOp::Store { dims, reduce } => {
-                let (spec, base, coords) = map_and_coords(m, w, &inst.src[0], dims, false, lane)?;
+            TmaOp::Store {
+                dims,
+                reduce,
+                im2col,
+            } => {
+                let (spec, base, coords) = map_and_coords(m, w, &inst.src[0], dims, im2col, lane)?;
+                if im2col {
+                    im2col_store_check(&spec, &coords, lane)?;
+                }
                 let from = shared_offset(m.read_lane(w, &inst.src[1], lane), lane)?;
                 let size = spec.elem.bytes();
                 let ty = spec.elem.ty();
-                for_each_element(&spec, base, &coords, true, |offset, addr| {
+                let mut each = |offset: u64, addr: Option<u64>| {
                     let Some(a) = addr else {
                         return Ok(());
                     };
@@ -983,9 +1022,46 @@ pub fn exec(
                     m.mem
                         .store(thread, Space::Global, a, size, value)
                         .map_err(|e| Fault::at(lane, format!("tensor destination: {e}")))
-                })?;
+                };
+                if im2col {
+                    let offsets = vec![0; dims - 2];
+                    im2col_elements(&spec, base, &coords, &offsets, true, &mut each)?;
+                } else {
+                    for_each_element(&spec, base, &coords, true, &mut each)?;
+                }
             }
         }
+    }
+    Ok(())
+}
+
+/// The im2col stores and reductions the GPU stops at with an illegal
+/// instruction (measured on an H100, `fixtures/CLUSTERS_TMA.md`): a map whose
+/// pixel bounding box reaches outside the tensor (a lower corner below zero
+/// or an upper corner above it), or a W/H/D coordinate below zero.
+fn im2col_store_check(spec: &TensorMapSpec, coords: &[i64], lane: u32) -> Result<(), Fault> {
+    let Some(im2col) = &spec.im2col else {
+        return Ok(());
+    };
+    let stop = "(the GPU stops with an illegal instruction)";
+    if im2col.lower.iter().any(|&l| l < 0) || im2col.upper.iter().any(|&u| u > 0) {
+        return Err(Fault::at(
+            lane,
+            format!(
+                "cp.async.bulk.tensor .im2col_no_offs: the map's bounding box (lower {:?}, upper \
+                 {:?}) reaches outside the tensor {stop}",
+                im2col.lower, im2col.upper
+            ),
+        ));
+    }
+    let rank = spec.dims.len();
+    if let Some(c) = coords[1..rank - 1].iter().find(|&&c| c < 0) {
+        return Err(Fault::at(
+            lane,
+            format!(
+                "cp.async.bulk.tensor .im2col_no_offs: the coordinate {c} is below zero {stop}"
+            ),
+        ));
     }
     Ok(())
 }
