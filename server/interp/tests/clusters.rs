@@ -216,12 +216,12 @@ fn tensormap_replace_builds_maps_and_refuses_what_it_does_not_model() {
     let head = ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.shared .align 128 .b8 m[128];\nmov.u32 %r0, m;\n";
     for (line, message) in [
         (
-            "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%r0], 11;",
-            "tensormap.replace.elemtype 11 (f32.ftz, tf32 or a packed type) is not supported by the interpreter",
+            "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%r0], 13;",
+            "tensormap.replace.elemtype 13 (a packed type) is not supported by the interpreter",
         ),
         (
-            "tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%r0], 1;",
-            "interleaved tensor maps are not supported by the interpreter",
+            "tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%r0], 3;",
+            "tensormap.replace.interleave_layout 3 is undefined",
         ),
         (
             "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%r0], %r1, 8;",

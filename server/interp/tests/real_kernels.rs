@@ -390,3 +390,15 @@ fn im2col_copies_agree_with_the_gpu() {
     assert!(runs >= 51, "only {runs} im2col launches");
     expect_test::expect_file!["../fixtures/im2col_kernels.expected"].assert_eq(&report);
 }
+
+/// `tensormap.replace` on the H100 (`tests/interp/tmap_replace_fixtures.py`):
+/// an f32 map copied to global memory, one or two fields replaced (element
+/// types f32, f32.ftz, tf32, tf32.ftz and s32; 16- and 32-byte interleave,
+/// alone and with swizzles; fill modes), then a TMA load through it whose
+/// last row is past the tensor.
+#[test]
+fn tensormap_replace_fields_agree_with_the_gpu() {
+    let (report, runs) = report("tmap_replace_kernels.jsonl.zz");
+    assert!(runs >= 13, "only {runs} tensormap.replace launches");
+    expect_test::expect_file!["../fixtures/tmap_replace_kernels.expected"].assert_eq(&report);
+}
