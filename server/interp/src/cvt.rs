@@ -204,11 +204,15 @@ pub fn convert(op: &CvtOp, bits: u64, from: Ty, to: Ty) -> u64 {
 
 /// The result of converting a NaN, as the GPU does it: `.sat` gives +0;
 /// conversions to f64 and from f64 keep the payload (quieted); bf16 → f32 is
-/// a plain shift; tf32 drops the low bits; everything else gives the
-/// canonical NaN.
+/// a plain shift; tf32 drops the low bits with `.rna` and is the canonical
+/// NaN with `.rn`/`.rz`; everything else gives the canonical NaN.
 fn nan_of(op: &CvtOp, bits: u64, from: Format, to: Format, to_ty: Ty) -> u64 {
     if op.sat {
         return 0;
+    }
+    if to_ty == Ty::Tf32 && op.rounding != Some(Rounding::NearestAway) {
+        // The `.rn`/`.rz` forms give the canonical NaN in tf32's bits.
+        return 0x7fff_e000;
     }
     if to_ty == Ty::Tf32 {
         // `.satfinite` turns the all-ones exponent into the largest finite

@@ -769,7 +769,7 @@ impl<'a> Decoder<'a> {
             return Ok(unsupported("instruction without an opcode".into()));
         };
         let mnemonic = mnemonic.text;
-        let quals = Quals::new(inst.qualifiers().iter().map(|q| q.text));
+        let mut quals = Quals::new(inst.qualifiers().iter().map(|q| q.text));
         let guard = match inst.guard() {
             Some(guard) => match self.lookup_reg(scope, guard.predicate.text) {
                 Some(reg) => Some((reg, guard.negated)),
@@ -793,6 +793,8 @@ impl<'a> Decoder<'a> {
         );
         let mut dst = Vec::new();
         let mut src = Vec::new();
+        let mut marks = Vec::new();
+        let video = crate::video::is_video(mnemonic);
         // Instructions whose immediates are counts, strides or masks never
         // take float literals.
         let integer_immediates = matches!(
@@ -834,6 +836,22 @@ impl<'a> Decoder<'a> {
                     } else {
                         dst.push(self.dst(operand, scope)?);
                     }
+                } else if let Some((inner, select, negated)) =
+                    video.then(|| video_operand(operand)).flatten()
+                {
+                    let reg = match inner.kind() {
+                        OperandKind::Register(name) => self.lookup_reg(scope, name),
+                        OperandKind::Component { register, .. } => self.lookup_reg(scope, register),
+                        _ => None,
+                    };
+                    let Some(reg) = reg else {
+                        return error(
+                            operand.range(),
+                            format!("undeclared register `{}`", inner.text()),
+                        );
+                    };
+                    marks.push((src.len(), select, negated));
+                    src.push(Src::Reg(reg));
                 } else {
                     src.push(self.src(operand, scope, float_ty(index))?);
                 }
@@ -848,6 +866,7 @@ impl<'a> Decoder<'a> {
             Err(error) if error.message.starts_with("undeclared") => return Err(error),
             Err(error) => return Ok(unsupported(error.message)),
         }
+        quals.marks = marks;
         let op = match crate::decode_op(mnemonic, &quals, dst.len(), &src) {
             Ok(op) => op,
             Err(message) => return Ok(unsupported(message)),
@@ -1771,4 +1790,37 @@ mod param_layout {
         }
         assert!(checked >= 10, "the layout fixture lost its kernels");
     }
+}
+
+/// A video instruction's source written with an element selection
+/// (`%r1.b2`, `%r1.h0`, `%r1.b3210` ...) or a negation (`-%r1`): the
+/// register operand, the selector (without its dot) and whether it is
+/// negated. `None` for every other operand form.
+fn video_operand<'a>(operand: &Operand<'a>) -> Option<(Operand<'a>, Option<String>, bool)> {
+    let selector = |operand: &Operand<'a>| match operand.kind() {
+        OperandKind::Component { component, .. } => {
+            let sel = component.trim_start_matches('.');
+            let valid = sel.len() > 1
+                && ((sel.starts_with('b') && sel[1..].bytes().all(|c| (b'0'..=b'7').contains(&c)))
+                    || (sel.starts_with('h')
+                        && sel[1..].bytes().all(|c| (b'0'..=b'3').contains(&c))));
+            valid.then(|| sel.to_owned())
+        }
+        _ => None,
+    };
+    if let Some(sel) = selector(operand) {
+        return Some((*operand, Some(sel), false));
+    }
+    if let Some(Expression::Unary {
+        operator: "-",
+        operand: inner,
+    }) = operand.expression()
+    {
+        return match inner.kind() {
+            OperandKind::Register(_) => Some((inner, None, true)),
+            OperandKind::Component { .. } => selector(&inner).map(|sel| (inner, Some(sel), true)),
+            _ => None,
+        };
+    }
+    None
 }

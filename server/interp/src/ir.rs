@@ -436,6 +436,10 @@ pub struct Quals {
     pub int_rounding: Option<Rounding>,
     pub space: Option<Space>,
     pub vector: u32,
+    /// Source operands of video instructions with an element selection
+    /// (`%r1.b2`, `%r2.h1`: the selector without its dot) or a negation
+    /// (`-%r3`): (source index, selector, negated).
+    pub marks: Vec<(usize, Option<String>, bool)>,
 }
 
 impl Quals {

@@ -6,8 +6,11 @@
 //! written here with `g = laneid / 4` and `t = laneid % 4`; the
 //! `matrix.*` and `mma.*` GPU fixtures confirm them. Integer `mma` is exact.
 //! Floating-point `mma` with f16/bf16/tf32 inputs uses the tensor core's
-//! fused sum measured for `wgmma` (`src/accumulate.rs`); `.f64` `mma` is a
-//! chain of correctly rounded fused multiply-adds in `k` order.
+//! fused sum measured for `wgmma` (`src/accumulate.rs`); e4m3/e5m2 inputs
+//! (m16n8k32) run as two f16 steps, as ptxas compiles them; `.f64` `mma` is a chain of correctly rounded fused
+//! multiply-adds in `k` order, whose NaN result is B's NaN operand, else A's,
+//! else the accumulator's (quieted), and `0xfff8000000000000` for an invalid
+//! operation (`0 · ∞`, `∞ − ∞`), as the H100 gives.
 
 use crate::accumulate;
 use crate::engine::{lanes, Fault, Lanes, Machine};
@@ -160,6 +163,9 @@ fn decode_mma(q: &Quals, src: &[Src]) -> Result<Mma, String> {
         }
         Shape::M16n8k16 | Shape::M16n8k8 if a == b && a == Ty::Bf16 => d == Ty::F32 && c == d,
         Shape::M16n8k8 | Shape::M16n8k4 if a == b && a == Ty::Tf32 => d == Ty::F32 && c == d,
+        Shape::M16n8k32 if matches!(a, Ty::E4m3 | Ty::E5m2) && matches!(b, Ty::E4m3 | Ty::E5m2) => {
+            d == Ty::F32 && c == d
+        }
         Shape::M16n8k16 | Shape::M16n8k32 => {
             matches!(a, Ty::S8 | Ty::U8) && matches!(b, Ty::S8 | Ty::U8) && d == Ty::S32 && c == d
         }
@@ -321,7 +327,7 @@ pub(crate) enum Operand {
 /// Elements per register of a fragment of type `ty`.
 fn per_register(ty: Ty) -> usize {
     match ty {
-        Ty::S8 | Ty::U8 => 4,
+        Ty::S8 | Ty::U8 | Ty::E4m3 | Ty::E5m2 => 4,
         Ty::F16 | Ty::Bf16 => 2,
         _ => 1,
     }
@@ -527,7 +533,49 @@ fn float_dot(mma: &Mma, a: &[u64], b: &[u64], c: u64) -> u64 {
         a: mma.a,
         b: mma.b,
     };
+    if matches!(mma.a, Ty::E4m3 | Ty::E5m2) {
+        return fp8_dot(mma, a, b, c);
+    }
     accumulate::float(types, a, b, Some(c))
+}
+
+/// `mma.sync.m16n8k32` with e4m3/e5m2 inputs as ptxas compiles it for the
+/// H100 (its machine code: `F2FP.F16.E4M3.UNPACK_B` and two
+/// `HMMA.16816.F32`, then an `FADD`): the inputs become f16 (exactly); the
+/// products of `k % 4 < 2` (each register's low two bytes) are summed by an
+/// f16 tensor-core step from zero, those of `k % 4 >= 2` by a second step
+/// accumulating onto the first; `C` is added last, rounded to nearest.
+fn fp8_dot(mma: &Mma, a: &[u64], b: &[u64], c: u64) -> u64 {
+    let half = |bits: u64, ty: Ty| {
+        let format = if ty == Ty::E4m3 {
+            softfloat::E4M3
+        } else {
+            softfloat::E5M2
+        };
+        softfloat::F16.encode(format.to_f64(bits), Rounding::Nearest)
+    };
+    let split = |low: bool| -> (Vec<u64>, Vec<u64>) {
+        (0..a.len().min(b.len()))
+            .filter(|k| (k % 4 < 2) == low)
+            .map(|k| (half(a[k], mma.a), half(b[k], mma.b)))
+            .unzip()
+    };
+    let types = accumulate::Types {
+        d: Ty::F32,
+        c: Ty::F32,
+        a: Ty::F16,
+        b: Ty::F16,
+    };
+    let (a_low, b_low) = split(true);
+    let (a_high, b_high) = split(false);
+    let first = accumulate::float(types, &a_low, &b_low, None);
+    let products = accumulate::float(types, &a_high, &b_high, Some(first));
+    let sum = f32::from_bits(c as u32) + f32::from_bits(products as u32);
+    if sum.is_nan() {
+        0x7fff_ffff
+    } else {
+        u64::from(sum.to_bits())
+    }
 }
 
 fn f64_dot(a: &[u64], b: &[u64], c: u64, rounding: Rounding) -> u64 {
@@ -535,12 +583,20 @@ fn f64_dot(a: &[u64], b: &[u64], c: u64, rounding: Rounding) -> u64 {
     for (&x, &y) in a.iter().zip(b) {
         let (x, y, z) = (f64::from_bits(x), f64::from_bits(y), f64::from_bits(acc));
         acc = if x.is_nan() || y.is_nan() || z.is_nan() {
-            // The first NaN operand, quieted, as the GPU's f64 arithmetic does.
-            let nan = [x, y, z]
+            // B's NaN, else A's, else the accumulator's, quieted.
+            let nan = [y, x, z]
                 .into_iter()
                 .find(|v| v.is_nan())
                 .unwrap_or(f64::NAN);
             nan.to_bits() | 1 << 51
+        } else if (x.is_infinite() && y == 0.0)
+            || (x == 0.0 && y.is_infinite())
+            || ((x.is_infinite() || y.is_infinite())
+                && z.is_infinite()
+                && (x.is_sign_negative() != y.is_sign_negative()) != z.is_sign_negative())
+        {
+            // An invalid operation: the tensor core's default NaN.
+            0xfff8_0000_0000_0000
         } else {
             let exact = softfloat::fma(x, y, z);
             if exact.is_zero() {

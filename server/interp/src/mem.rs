@@ -214,7 +214,11 @@ pub fn exec(
         } => {
             let size = ty.bytes();
             let mut old = [0u64; 32];
-            for lane in lanes(active) {
+            let looped = cas_loop_lanes(m, w, inst, space, kind, ty, active);
+            if looped != 0 {
+                cas_loop(m, w, inst, space, (kind, ty, ftz), looped, &mut old)?;
+            }
+            for lane in lanes(active & !looped) {
                 let addr = m.read_lane(w, &inst.src[0], lane);
                 let b = m.read_lane(w, &inst.src[1], lane);
                 let c = inst.src.get(2).map_or(0, |s| m.read_lane(w, s, lane));
@@ -313,6 +317,102 @@ fn float_min_max(ty: Ty, a: u64, b: u64, max: bool) -> u64 {
 }
 
 /// The new memory value of an atomic operation on `old` with operands `b`, `c`.
+/// The lanes whose atomic ptxas compiles to a compare-and-swap loop: 64-bit
+/// integer `and/or/xor/add/min/max` on the CTA's shared memory (directly or
+/// through a generic address), seen in the H100's machine code as an `LDS.64`
+/// and an `ATOMS.CAST.SPIN.64` retried until it succeeds
+/// (`tests/interp/atomic_order.py`).
+fn cas_loop_lanes(
+    m: &Machine<'_>,
+    w: usize,
+    inst: &Inst,
+    space: Space,
+    kind: AtomKind,
+    ty: Ty,
+    active: u32,
+) -> u32 {
+    let integer = matches!(ty, Ty::B64 | Ty::U64 | Ty::S64);
+    let looping = matches!(
+        kind,
+        AtomKind::And
+            | AtomKind::Or
+            | AtomKind::Xor
+            | AtomKind::Add
+            | AtomKind::Min
+            | AtomKind::Max
+    );
+    if !integer || !looping || !matches!(space, Space::Shared | Space::Generic) {
+        return 0;
+    }
+    lanes(active)
+        .filter(|&lane| resolve(space, m.read_lane(w, &inst.src[0], lane)).0 == Space::Shared)
+        .fold(0, |mask, lane| mask | 1 << lane)
+}
+
+/// A compare-and-swap loop run by the lanes of `looped` at once, as the
+/// H100 runs it: in each pass every lane still looping loads the word (for
+/// `min`/`max`, a lane whose result would leave it unchanged leaves the loop
+/// with it there, as the machine code branches around the swap); then, per
+/// address, the lowest remaining lane of lanes 0-15 and after it the lowest
+/// of lanes 16-31 each store their result if the word still holds what they
+/// loaded, and leave the loop with it; the others load again. (Measured:
+/// with results that all change the word, lanes apply in ascending order;
+/// lanes whose result leaves the word unchanged show the two half-warps.)
+fn cas_loop(
+    m: &mut Machine<'_>,
+    w: usize,
+    inst: &Inst,
+    space: Space,
+    (kind, ty, ftz): (AtomKind, Ty, bool),
+    looped: u32,
+    old: &mut [u64; 32],
+) -> Result<(), Fault> {
+    let mut pending = looped;
+    while pending != 0 {
+        let mut loaded = [0u64; 32];
+        let mut first = std::collections::BTreeMap::<u64, [Option<u32>; 2]>::new();
+        for lane in lanes(pending) {
+            let addr = m.read_lane(w, &inst.src[0], lane);
+            let thread = m.thread(w, lane);
+            let seen = m
+                .mem
+                .load(thread, space, addr, 8)
+                .map_err(|e| Fault::at(lane, e))?;
+            loaded[lane as usize] = seen;
+            if matches!(kind, AtomKind::Min | AtomKind::Max) {
+                let b = m.read_lane(w, &inst.src[1], lane);
+                if atomic(kind, ty, seen, b, 0, ftz) == seen {
+                    old[lane as usize] = seen;
+                    pending &= !(1 << lane);
+                    continue;
+                }
+            }
+            let halves = first.entry(addr).or_default();
+            halves[lane as usize / 16].get_or_insert(lane);
+        }
+        for (addr, halves) in first {
+            for lane in halves.into_iter().flatten() {
+                let thread = m.thread(w, lane);
+                let current = m
+                    .mem
+                    .load(thread, space, addr, 8)
+                    .map_err(|e| Fault::at(lane, e))?;
+                let seen = loaded[lane as usize];
+                if current == seen {
+                    let b = m.read_lane(w, &inst.src[1], lane);
+                    let new = atomic(kind, ty, seen, b, 0, ftz);
+                    m.mem
+                        .store(thread, space, addr, 8, new)
+                        .map_err(|e| Fault::at(lane, e))?;
+                    old[lane as usize] = seen;
+                    pending &= !(1 << lane);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 pub fn atomic(kind: AtomKind, ty: Ty, old: u64, b: u64, c: u64, ftz: bool) -> u64 {
     let bits = ty.bits().min(64);
     let mk = mask(bits);

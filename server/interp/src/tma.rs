@@ -36,7 +36,21 @@ pub enum ElemType {
     F32,
     F64,
     Bf16,
+    /// `.f32.ftz` (set by `tensormap.replace` only): a load copies the
+    /// elements as f32 does, subnormals included (measured on an H100).
+    F32Ftz,
+    /// `.tf32` and `.tf32.ftz` (set by `tensormap.replace` only): a load
+    /// rounds each element to tf32 (see [`to_tf32`]).
+    Tf32,
+    Tf32Ftz,
 }
+
+/// The codes past [`ELEM_TYPES`] of the types only `tensormap.replace` sets.
+const REPLACED_TYPES: [(u8, ElemType); 3] = [
+    (10, ElemType::F32Ftz),
+    (11, ElemType::Tf32),
+    (12, ElemType::Tf32Ftz),
+];
 
 const ELEM_TYPES: [(&str, ElemType); 10] = [
     ("u8", ElemType::U8),
@@ -56,7 +70,12 @@ impl ElemType {
         match self {
             ElemType::U8 => 1,
             ElemType::U16 | ElemType::F16 | ElemType::Bf16 => 2,
-            ElemType::U32 | ElemType::S32 | ElemType::F32 => 4,
+            ElemType::U32
+            | ElemType::S32
+            | ElemType::F32
+            | ElemType::F32Ftz
+            | ElemType::Tf32
+            | ElemType::Tf32Ftz => 4,
             ElemType::U64 | ElemType::S64 | ElemType::F64 => 8,
         }
     }
@@ -70,15 +89,46 @@ impl ElemType {
             ElemType::U64 => Ty::U64,
             ElemType::S64 => Ty::S64,
             ElemType::F16 => Ty::F16,
-            ElemType::F32 => Ty::F32,
+            ElemType::F32 | ElemType::F32Ftz | ElemType::Tf32 | ElemType::Tf32Ftz => Ty::F32,
             ElemType::F64 => Ty::F64,
             ElemType::Bf16 => Ty::Bf16,
         }
     }
 
     fn code(self) -> u8 {
-        ELEM_TYPES.iter().position(|(_, t)| *t == self).unwrap_or(0) as u8
+        match REPLACED_TYPES.iter().find(|(_, t)| *t == self) {
+            Some((code, _)) => *code,
+            None => ELEM_TYPES.iter().position(|(_, t)| *t == self).unwrap_or(0) as u8,
+        }
     }
+
+    fn of_code(code: u8) -> Option<ElemType> {
+        match REPLACED_TYPES.iter().find(|(c, _)| *c == code) {
+            Some((_, t)) => Some(*t),
+            None => ELEM_TYPES.get(code as usize).map(|(_, t)| *t),
+        }
+    }
+
+    /// Types whose stores and reductions were not measured.
+    fn load_only(self) -> bool {
+        matches!(self, ElemType::F32Ftz | ElemType::Tf32 | ElemType::Tf32Ftz)
+    }
+}
+
+/// An f32 as a tensor map of type tf32 loads it (measured on an H100 for
+/// `.tf32` and `.tf32.ftz` alike, `fixtures/CLUSTERS_TMA.md`): the 13 low
+/// mantissa bits rounded off to nearest even, subnormals too (not flushed),
+/// finite values past the largest tf32 becoming infinities, and every NaN
+/// the one pattern 0x7fffe000.
+fn to_tf32(bits: u32) -> u32 {
+    if bits & 0x7fff_ffff > 0x7f80_0000 {
+        return 0x7fff_e000;
+    }
+    if bits & 0x7fff_ffff == 0x7f80_0000 {
+        return bits;
+    }
+    let half = 0x0fff + ((bits >> 13) & 1);
+    bits.wrapping_add(half) & !0x1fff
 }
 
 /// The parameters of `cuTensorMapEncodeTiled` that the interpreter models:
@@ -356,7 +406,7 @@ impl TensorMapSpec {
             return None;
         }
         let rank = bytes[4] as usize;
-        let elem = ELEM_TYPES.get(bytes[5] as usize)?.1;
+        let elem = ElemType::of_code(bytes[5])?;
         let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or([0; 8]));
         if !(1..=5).contains(&rank) {
             return None;
@@ -386,6 +436,10 @@ impl TensorMapSpec {
 
 const MAGIC: &[u8; 4] = b"TMAP";
 
+/// The byte of the interpreter's map layout holding the interleave layout a
+/// `tensormap.replace` set (the `tmap:` argument's maps have none).
+const INTERLEAVE: usize = 124;
+
 /// The byte the GPU fills out-of-bounds f32 elements with under `oob=nan`
 /// (0x7ff77ff7 per element, measured on the GPU).
 const NAN_FILL: [u8; 2] = [0xf7, 0x7f];
@@ -399,10 +453,12 @@ pub enum TmaOp {
         multicast: bool,
         im2col: bool,
     },
-    /// shared → global (bulk group), or a reduction into global memory.
+    /// shared → global (bulk group), or a reduction into global memory; in
+    /// im2col mode (`.im2col_no_offs`) without offsets.
     Store {
         dims: usize,
         reduce: Option<AtomKind>,
+        im2col: bool,
     },
     /// `cp.async.bulk.prefetch.tensor`: operands checked, nothing copied.
     Prefetch { dims: usize, im2col: bool },
@@ -429,8 +485,8 @@ pub enum MapField {
     /// The swizzle span in bytes.
     Swizzle(u32),
     FillNan(bool),
-    /// An interleave layout of none: nothing to change.
-    NoInterleave,
+    /// The interleave layout: 0 none, 1 16 bytes, 2 32 bytes.
+    Interleave(u8),
 }
 
 /// Decodes `tensormap.replace` and `tensormap.cp_fenceproxy`.
@@ -478,17 +534,21 @@ fn decode_tensormap(q: &Quals, src: &[Src]) -> Result<TmaOp, String> {
         (MapField::ElementStride(ordinal(1)?), 3)
     } else if q.has("elemtype") {
         // The instruction's codes (not CUtensorMapDataType's): u8 u16 u32 s32
-        // u64 s64 f16 f32 (8: f32.ftz) f64 bf16 (11 and up: tf32, packed).
+        // u64 s64 f16 f32 f32.ftz f64 bf16 tf32 tf32.ftz (13 to 15: packed).
         let code = match immediate()? {
             v @ 0..=7 => v as u8,
+            8 => 10,
             9 => 8,
             10 => 9,
-            v => {
+            11 => 11,
+            12 => 12,
+            v @ 13..=15 => {
                 return Err(format!(
-                    "tensormap.replace.elemtype {v} (f32.ftz, tf32 or a packed type) is not \
-                     supported by the interpreter"
+                    "tensormap.replace.elemtype {v} (a packed type) is not supported by the \
+                     interpreter"
                 ))
             }
+            v => return Err(format!("tensormap.replace.elemtype {v} is undefined")),
         };
         (MapField::ElemType(code), 2)
     } else if q.has("swizzle_mode") {
@@ -512,8 +572,12 @@ fn decode_tensormap(q: &Quals, src: &[Src]) -> Result<TmaOp, String> {
         }
     } else if q.has("interleave_layout") {
         match immediate()? {
-            0 => (MapField::NoInterleave, 2),
-            _ => return Err("interleaved tensor maps are not supported by the interpreter".into()),
+            v @ 0..=2 => (MapField::Interleave(v as u8), 2),
+            v => {
+                return Err(format!(
+                    "tensormap.replace.interleave_layout {v} is undefined"
+                ))
+            }
         }
     } else {
         return Err("this tensormap.replace field is not supported by the interpreter".into());
@@ -545,15 +609,17 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
     let Some(dims) = dims_of(q) else {
         return Some(Err("cp.async.bulk.tensor needs .1d to .5d".into()));
     };
-    let im2col = q.has("im2col");
-    if let Some(mode) = q
-        .words
-        .iter()
-        .find(|w| (w.starts_with("im2col") && *w != "im2col") || w.starts_with("tile::"))
-    {
+    // Loads take `.im2col` (with offsets), stores and reductions
+    // `.im2col_no_offs` (ptxas 13.5 accepts neither the other way round).
+    let no_offs = q.has("im2col_no_offs");
+    let im2col = q.has("im2col") || no_offs;
+    if let Some(mode) = q.words.iter().find(|w| {
+        (w.starts_with("im2col") && *w != "im2col" && *w != "im2col_no_offs")
+            || w.starts_with("tile::")
+    }) {
         return Some(Err(format!(
             "cp.async.bulk.tensor .{mode} is not supported by the interpreter (tile and im2col \
-             loads are)"
+             copies are)"
         )));
     }
     if q.words.iter().any(|w| w.starts_with("cta_group")) {
@@ -583,11 +649,16 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
         TmaOp::Store {
             dims,
             reduce: Some(kind),
+            im2col,
         }
     } else if q.words.iter().position(|w| w == "global")
         < q.words.iter().position(|w| w.starts_with("shared"))
     {
-        TmaOp::Store { dims, reduce: None }
+        TmaOp::Store {
+            dims,
+            reduce: None,
+            im2col,
+        }
     } else {
         if im2col && !(3..=5).contains(&dims) {
             return Some(Err("cp.async.bulk.tensor .im2col needs .3d to .5d".into()));
@@ -598,12 +669,26 @@ pub fn decode(m: &str, q: &Quals, src: &[Src]) -> Option<Result<Op, String>> {
             im2col,
         }
     };
-    if im2col && matches!(op, TmaOp::Store { .. }) {
-        return Some(Err(
-            "cp.async.bulk.tensor stores and reductions in im2col mode are not supported by the \
-             interpreter"
-                .into(),
-        ));
+    match op {
+        TmaOp::Store { .. } if im2col && !no_offs => {
+            return Some(Err(
+                "cp.async.bulk.tensor stores and reductions take .im2col_no_offs, not .im2col"
+                    .into(),
+            ))
+        }
+        TmaOp::Load { .. } | TmaOp::Prefetch { .. } if no_offs => {
+            return Some(Err(
+                "cp.async.bulk.tensor .im2col_no_offs is for stores and reductions (loads take \
+                 .im2col)"
+                    .into(),
+            ))
+        }
+        TmaOp::Store { dims, .. } if im2col && !(3..=5).contains(&dims) => {
+            return Some(Err(
+                "cp.async.bulk.tensor .im2col_no_offs needs .3d to .5d".into()
+            ))
+        }
+        _ => {}
     }
     let needs = match op {
         TmaOp::Load {
@@ -653,6 +738,17 @@ fn map_and_coords(
         .slice(thread, Space::Generic, addr, 128, 64)
         .map_err(|e| Fault::at(lane, format!("tensor map: {e}")))?
         .to_vec();
+    if bytes[0..4] == *MAGIC && bytes[INTERLEAVE] != 0 {
+        return Err(Fault::at(
+            lane,
+            format!(
+                "cp.async.bulk.tensor through a map with the {}-byte interleave layout: the GPU \
+                 stopped with an illegal instruction at every such load measured, and the \
+                 interpreter does not model interleaved maps",
+                16 * bytes[INTERLEAVE]
+            ),
+        ));
+    }
     let Some((spec, base)) = TensorMapSpec::decode(&bytes) else {
         return Err(Fault::at(
             lane,
@@ -776,12 +872,15 @@ fn for_each_element(
 /// and the image N; the load takes PIXELS of them starting at the
 /// coordinates' position and image, each pixel CHANNELS elements from the
 /// first coordinate at the position plus the offsets; past the last image
-/// and outside the tensor the elements are the fill.
+/// and outside the tensor the elements are the fill. A store (`chunks`, no
+/// offsets) writes whole 16-byte pieces of a pixel's channels that start
+/// inside the tensor, as tile stores do.
 fn im2col_elements(
     spec: &TensorMapSpec,
     base: u64,
     coords: &[i64],
     offsets: &[i64],
+    chunks: bool,
     mut f: impl FnMut(u64, Option<u64>) -> Result<(), Fault>,
 ) -> Result<(), Fault> {
     let Some(im2col) = &spec.im2col else {
@@ -803,10 +902,16 @@ fn im2col_elements(
                 .filter(|_| inside(i + 1, c))
                 .map(|a| a.wrapping_add(c as u64 * spec.strides[i]));
         }
+        let per_chunk = (16 / size).max(1);
         for channel in 0..channels {
             let c = coords[0] + channel as i64;
+            let first = if chunks {
+                coords[0] + (channel / per_chunk * per_chunk) as i64
+            } else {
+                c
+            };
             let at = addr
-                .filter(|_| inside(0, c))
+                .filter(|_| c >= 0 && inside(0, first))
                 .map(|a| a.wrapping_add(c as u64 * size));
             f(pixel * pitch + channel * size, at)?;
         }
@@ -916,14 +1021,21 @@ pub fn exec(
                 let inner = spec.box_dims[0] as usize * size;
                 let pitch = spec.pitch() as usize;
                 let mut data = vec![0u8; pitch * rows as usize];
+                let tf32 = matches!(spec.elem, ElemType::Tf32 | ElemType::Tf32Ftz);
                 let mut each = |offset: u64, addr: Option<u64>| {
                     let slot = &mut data[offset as usize..offset as usize + size];
                     match addr {
-                        Some(a) => slot.copy_from_slice(
-                            m.mem
-                                .slice(thread, Space::Global, a, size, 1)
-                                .map_err(|e| Fault::at(lane, format!("tensor source: {e}")))?,
-                        ),
+                        Some(a) => {
+                            slot.copy_from_slice(
+                                m.mem
+                                    .slice(thread, Space::Global, a, size, 1)
+                                    .map_err(|e| Fault::at(lane, format!("tensor source: {e}")))?,
+                            );
+                            if tf32 {
+                                let bits = u32::from_le_bytes([slot[0], slot[1], slot[2], slot[3]]);
+                                slot.copy_from_slice(&to_tf32(bits).to_le_bytes());
+                            }
+                        }
                         None if spec.oob_nan => {
                             for (i, b) in slot.iter_mut().enumerate() {
                                 *b = NAN_FILL[i % 2];
@@ -934,7 +1046,7 @@ pub fn exec(
                     Ok(())
                 };
                 if im2col {
-                    im2col_elements(&spec, base, &coords, &offsets, &mut each)?;
+                    im2col_elements(&spec, base, &coords, &offsets, false, &mut each)?;
                 } else {
                     for_each_element(&spec, base, &coords, false, &mut each)?;
                 }
@@ -956,12 +1068,29 @@ pub fn exec(
                     crate::asynccopy::complete_tx(m, bar, spec.box_bytes(), lane)?;
                 }
             }
-            TmaOp::Store { dims, reduce } => {
-                let (spec, base, coords) = map_and_coords(m, w, &inst.src[0], dims, false, lane)?;
+            TmaOp::Store {
+                dims,
+                reduce,
+                im2col,
+            } => {
+                let (spec, base, coords) = map_and_coords(m, w, &inst.src[0], dims, im2col, lane)?;
+                if im2col {
+                    im2col_store_check(&spec, &coords, lane)?;
+                }
+                if spec.elem.load_only() {
+                    return Err(Fault::at(
+                        lane,
+                        format!(
+                            "cp.async.bulk.tensor stores and reductions through a map of type {:?} \
+                             are not supported by the interpreter (loads are)",
+                            spec.elem
+                        ),
+                    ));
+                }
                 let from = shared_offset(m.read_lane(w, &inst.src[1], lane), lane)?;
                 let size = spec.elem.bytes();
                 let ty = spec.elem.ty();
-                for_each_element(&spec, base, &coords, true, |offset, addr| {
+                let mut each = |offset: u64, addr: Option<u64>| {
                     let Some(a) = addr else {
                         return Ok(());
                     };
@@ -983,9 +1112,46 @@ pub fn exec(
                     m.mem
                         .store(thread, Space::Global, a, size, value)
                         .map_err(|e| Fault::at(lane, format!("tensor destination: {e}")))
-                })?;
+                };
+                if im2col {
+                    let offsets = vec![0; dims - 2];
+                    im2col_elements(&spec, base, &coords, &offsets, true, &mut each)?;
+                } else {
+                    for_each_element(&spec, base, &coords, true, &mut each)?;
+                }
             }
         }
+    }
+    Ok(())
+}
+
+/// The im2col stores and reductions the GPU stops at with an illegal
+/// instruction (measured on an H100, `fixtures/CLUSTERS_TMA.md`): a map whose
+/// pixel bounding box reaches outside the tensor (a lower corner below zero
+/// or an upper corner above it), or a W/H/D coordinate below zero.
+fn im2col_store_check(spec: &TensorMapSpec, coords: &[i64], lane: u32) -> Result<(), Fault> {
+    let Some(im2col) = &spec.im2col else {
+        return Ok(());
+    };
+    let stop = "(the GPU stops with an illegal instruction)";
+    if im2col.lower.iter().any(|&l| l < 0) || im2col.upper.iter().any(|&u| u > 0) {
+        return Err(Fault::at(
+            lane,
+            format!(
+                "cp.async.bulk.tensor .im2col_no_offs: the map's bounding box (lower {:?}, upper \
+                 {:?}) reaches outside the tensor {stop}",
+                im2col.lower, im2col.upper
+            ),
+        ));
+    }
+    let rank = spec.dims.len();
+    if let Some(c) = coords[1..rank - 1].iter().find(|&&c| c < 0) {
+        return Err(Fault::at(
+            lane,
+            format!(
+                "cp.async.bulk.tensor .im2col_no_offs: the coordinate {c} is below zero {stop}"
+            ),
+        ));
     }
     Ok(())
 }
@@ -1014,7 +1180,7 @@ fn replace_field(map: &mut [u8], field: MapField, value: u64) {
         MapField::ElemType(code) => map[5] = code,
         MapField::Swizzle(span) => map[6] = (span / 32) as u8,
         MapField::FillNan(nan) => map[7] = u8::from(nan),
-        MapField::NoInterleave => {}
+        MapField::Interleave(code) => map[INTERLEAVE] = code,
     }
 }
 

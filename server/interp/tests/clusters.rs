@@ -216,12 +216,12 @@ fn tensormap_replace_builds_maps_and_refuses_what_it_does_not_model() {
     let head = ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n.shared .align 128 .b8 m[128];\nmov.u32 %r0, m;\n";
     for (line, message) in [
         (
-            "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%r0], 11;",
-            "tensormap.replace.elemtype 11 (f32.ftz, tf32 or a packed type) is not supported by the interpreter",
+            "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%r0], 13;",
+            "tensormap.replace.elemtype 13 (a packed type) is not supported by the interpreter",
         ),
         (
-            "tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%r0], 1;",
-            "interleaved tensor maps are not supported by the interpreter",
+            "tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%r0], 3;",
+            "tensormap.replace.interleave_layout 3 is undefined",
         ),
         (
             "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%r0], %r1, 8;",
@@ -250,4 +250,33 @@ fn tensormap_replace_builds_maps_and_refuses_what_it_does_not_model() {
     assert_eq!(&map[0..8], b"TMAP\x02\x06\x04\x00");
     assert_eq!(map[8..16], 0x1000u64.to_le_bytes());
     assert_eq!(map[98..100], [32, 0]);
+}
+
+/// Stores and reductions take `.im2col_no_offs` and loads `.im2col`, as
+/// ptxas 13.5 requires; the other way round stops the run where reached.
+#[test]
+fn im2col_modes_belong_to_their_direction() {
+    let head = ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n.shared .align 128 .b8 m[128];\nmov.u32 %r0, m;\nld.param.u64 %rd1, [out];\n";
+    for (line, message) in [
+        (
+            "cp.async.bulk.tensor.3d.global.shared::cta.im2col.bulk_group [%rd1, {%r1, %r2, %r3}], [%r0];",
+            "cp.async.bulk.tensor stores and reductions take .im2col_no_offs, not .im2col",
+        ),
+        (
+            "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col.bulk_group [%rd1, {%r1, %r2, %r3}], [%r0];",
+            "cp.async.bulk.tensor stores and reductions take .im2col_no_offs, not .im2col",
+        ),
+        (
+            "cp.async.bulk.tensor.3d.shared::cluster.global.im2col_no_offs.mbarrier::complete_tx::bytes [%r0], [%rd1, {%r1, %r2, %r3}], [%r0];",
+            "cp.async.bulk.tensor .im2col_no_offs is for stores and reductions (loads take .im2col)",
+        ),
+        (
+            "cp.async.bulk.tensor.2d.global.shared::cta.im2col_no_offs.bulk_group [%rd1, {%r1, %r2}], [%r0];",
+            "cp.async.bulk.tensor .im2col_no_offs needs .3d to .5d",
+        ),
+    ] {
+        let body = format!("{head}{line}\nret;\n}}\n");
+        let (_, got) = error(&body, 1, 32, None);
+        assert!(got.contains(message), "{got}");
+    }
 }

@@ -381,10 +381,24 @@ fn sparse_wgmma_agrees_with_the_gpu() {
 /// above the tensor, im2col offsets, traversal strides, pixels running on
 /// into the next rows and images and past the last one, channel ranges,
 /// swizzles, f32 NaN fill, and a first coordinate off a 16-byte boundary
-/// (the GPU stops).
+/// (the GPU stops); `.im2col_no_offs` stores and add reductions (bounding
+/// boxes inside the tensor, a piece of channels past C, and the corners and
+/// coordinates the GPU stops at); multicast loads into a 2-CTA cluster.
 #[test]
-fn im2col_loads_agree_with_the_gpu() {
+fn im2col_copies_agree_with_the_gpu() {
     let (report, runs) = report("im2col_kernels.jsonl.zz");
-    assert!(runs >= 21, "only {runs} im2col launches");
+    assert!(runs >= 51, "only {runs} im2col launches");
     expect_test::expect_file!["../fixtures/im2col_kernels.expected"].assert_eq(&report);
+}
+
+/// `tensormap.replace` on the H100 (`tests/interp/tmap_replace_fixtures.py`):
+/// an f32 map copied to global memory, one or two fields replaced (element
+/// types f32, f32.ftz, tf32, tf32.ftz and s32; 16- and 32-byte interleave,
+/// alone and with swizzles; fill modes), then a TMA load through it whose
+/// last row is past the tensor.
+#[test]
+fn tensormap_replace_fields_agree_with_the_gpu() {
+    let (report, runs) = report("tmap_replace_kernels.jsonl.zz");
+    assert!(runs >= 13, "only {runs} tensormap.replace launches");
+    expect_test::expect_file!["../fixtures/tmap_replace_kernels.expected"].assert_eq(&report);
 }
