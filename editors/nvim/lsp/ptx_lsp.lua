@@ -49,8 +49,32 @@ local function run(command, ctx)
   end, bufnr)
 end
 
+--- Shows what the server offers without further setup: code lenses (Run, resources, SASS),
+--- refreshed as the buffer changes, and, in PTX buffers, the register-count inlay hints.
+--- `vim.g.ptx_lsp_lenses_and_hints = false` (before `vim.lsp.enable`) leaves both to you.
+local function on_attach(client, bufnr)
+  if vim.g.ptx_lsp_lenses_and_hints == false then
+    return
+  end
+  if vim.bo[bufnr].filetype == 'ptx' and client:supports_method('textDocument/inlayHint') then
+    vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+  end
+  if client:supports_method('textDocument/codeLens') then
+    local group = vim.api.nvim_create_augroup('ptx_lsp_codelens_' .. bufnr, { clear = true })
+    vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'BufWritePost', 'CursorHold' }, {
+      group = group,
+      buffer = bufnr,
+      callback = function()
+        vim.lsp.codelens.refresh({ bufnr = bufnr })
+      end,
+    })
+    vim.lsp.codelens.refresh({ bufnr = bufnr })
+  end
+end
+
 ---@type vim.lsp.Config
 return {
+  on_attach = on_attach,
   commands = {
     ['ptx.run'] = run,
     ['ptx.showSass'] = function(command, ctx)

@@ -5,14 +5,16 @@
 -- differently, so that the opcode, its state space, its type and its other
 -- qualifiers, registers, special registers and numbers are told apart.
 -- `default = true`: a colour scheme that sets these groups wins.
+-- In the default colour scheme: opcodes cyan, state spaces bold, types green, other
+-- qualifiers plain, registers blue, special registers yellow, numbers pink, labels bold.
 local roles = {
   opcode = 'Function',
-  qualifier = 'DiagnosticHint',
+  qualifier = 'Delimiter',
   state_space = 'Statement',
   type = 'String',
   register = 'Identifier',
-  special_register = 'Special',
-  number = 'DiagnosticWarn',
+  special_register = 'DiagnosticWarn',
+  number = 'Removed',
   label = 'Label',
 }
 local links = {

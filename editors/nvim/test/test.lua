@@ -110,6 +110,47 @@ for _, d in ipairs(vim.diagnostic.get(buf)) do
 end
 check(found, 'the misspelled `ad.s32` on line 8 is an unknown-opcode error')
 
+-- What the client configuration turns on by itself: inlay hints in PTX buffers and code
+-- lenses (a lens above the kernel arrives without any request from the test).
+check(vim.lsp.inlay_hint.is_enabled({ bufnr = buf }), 'inlay hints are on in the PTX buffer')
+local lensed = vim.wait(20000, function()
+  return #vim.lsp.codelens.get(buf) > 0
+end, 50)
+check(lensed, 'code lenses arrive by themselves: ' .. vim.inspect(vim.tbl_map(function(l)
+  return l.command and l.command.title
+end, vim.lsp.codelens.get(buf))))
+
+-- Semantic tokens: the opcode, its type, a register and a special register of
+-- `mov.u32 %r0, %tid.x;` (row 6) get their own groups, which the default colour scheme
+-- colours differently.
+local function semantic_group(col)
+  -- The group shown: of the token's groups (type, then type+modifier) that have colours, the
+  -- one of highest priority.
+  local best, priority
+  for _, token in ipairs(vim.inspect_pos(buf, 6, col).semantic_tokens or {}) do
+    local opts = token.opts or {}
+    local defined = opts.hl_group and next(vim.api.nvim_get_hl(0, { name = opts.hl_group, link = false })) ~= nil
+    if defined and opts.hl_group:find('^@lsp%.') and (priority == nil or (opts.priority or 0) > priority) then
+      best, priority = opts.hl_group, opts.priority or 0
+    end
+  end
+  return best
+end
+local coloured = vim.wait(20000, function()
+  return semantic_group(1) ~= nil and semantic_group(15) ~= nil
+end, 50)
+check(coloured, 'semantic tokens arrive')
+local groups = { semantic_group(1), semantic_group(4), semantic_group(10), semantic_group(15) }
+check(groups[1] == '@lsp.typemod.function.defaultLibrary.ptx' and groups[2] == '@lsp.type.type.ptx'
+  and groups[3] == '@lsp.type.variable.ptx' and groups[4] == '@lsp.typemod.variable.defaultLibrary.ptx',
+  'mov, .u32, %r0 and %tid are opcode, type, register and special register: ' .. vim.inspect(groups))
+local colours = {}
+for _, group in ipairs(groups) do
+  local hl = vim.api.nvim_get_hl(0, { name = group, link = false })
+  colours[tostring(hl.fg)] = true
+end
+check(vim.tbl_count(colours) == 4, 'the four have four colours in the default colour scheme')
+
 local client = vim.lsp.get_clients({ bufnr = buf, name = 'ptx_lsp' })[1]
 if client then
   local params = { textDocument = { uri = vim.uri_from_bufnr(buf) } }
