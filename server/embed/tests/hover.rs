@@ -89,8 +89,8 @@ fn semantic_tokens_in_host_ranges() {
     expect_test::expect![[r#"
         [
             "ld Opcode",
-            ".global Qualifier",
-            ".u32 Qualifier",
+            ".global StateSpace",
+            ".u32 Type",
             "%0 Register",
             "%1 Register",
         ]
