@@ -400,7 +400,7 @@ mod tests {
             include_str!("../data/operand-shapes.txt"),
         )
         .expect("parses");
-        assert_eq!(rules.len(), 18);
+        assert_eq!(rules.len(), 21);
         assert_eq!(
             rules[0],
             OperandShapeRule {
