@@ -237,7 +237,12 @@ module.exports = grammar({
       ';',
     ),
 
-    branchtargets_directive: $ => seq('.branchtargets', sepBy1(',', $.identifier), ';'),
+    // `L<3>` stands for `L0, L1, L2` (parameterized names, ISA 5.4.6 and 11.3.1).
+    branchtargets_directive: $ => seq(
+      '.branchtargets',
+      sepBy1(',', seq($.identifier, optional(seq('<', $.integer_literal, '>')))),
+      ';',
+    ),
 
     calltargets_directive: $ => seq('.calltargets', sepBy1(',', $.identifier), ';'),
 
@@ -472,6 +477,8 @@ module.exports = grammar({
       /0[fF][0-9a-fA-F]{8}/,
       /0[dD][0-9a-fA-F]{16}/,
       /[0-9]+\.[0-9]*([eE][+-]?[0-9]+)?/,
+      // `.5`: no digit before the point (ptxas takes it).
+      /\.[0-9]+([eE][+-]?[0-9]+)?/,
       /[0-9]+[eE][+-]?[0-9]+/,
     )),
 

@@ -920,16 +920,21 @@ fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
     }
 }
 
-/// The first floating-point literal of an initial value (`1.5`, `0f3F800000`, `1e3`).
+/// The first floating-point literal of an initial value (`1.5`, `.5`, `0f3F800000`, `1e3`).
 fn float_literal(text: &str) -> Option<&str> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '$'))
         .find(|w| {
             let b = w.as_bytes();
-            !b.is_empty()
-                && b[0].is_ascii_digit()
-                && (w.contains('.')
-                    || (b.len() > 1 && matches!(b[1], b'f' | b'F' | b'd' | b'D') && b[0] == b'0')
-                    || (!w.starts_with("0x") && !w.starts_with("0X") && w.contains(['e', 'E'])))
+            // `.5`: no digit before the point.
+            let point_first = b.len() > 1 && b[0] == b'.' && b[1].is_ascii_digit();
+            point_first
+                || !b.is_empty()
+                    && b[0].is_ascii_digit()
+                    && (w.contains('.')
+                        || (b.len() > 1
+                            && matches!(b[1], b'f' | b'F' | b'd' | b'D')
+                            && b[0] == b'0')
+                        || (!w.starts_with("0x") && !w.starts_with("0X") && w.contains(['e', 'E'])))
         })
 }
 
