@@ -112,6 +112,8 @@ fn degenerate_inputs() {
         ".version 8.0\n.target",
         "\u{feff}",
         "ld.global.v4.f32 {,,,}, [];",
+        // Found by the `analyses` fuzz target: a `.section` data width of 0 bits.
+        ".version 8.6\n.target sm_90\n.section .debug_info\n{\n  .b0 1\n  .b72 -1\n}\n",
     ] {
         let _ = check_text(text, &CheckOptions::default());
     }

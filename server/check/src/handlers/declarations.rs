@@ -1406,6 +1406,10 @@ fn section(ctx: &mut Ctx<'_>, d: &ptx_syntax::Directive<'_>) {
             .collect::<String>()
             .parse()
             .unwrap_or(64);
+        // Other widths (`.b0`, `.b24`) are syntax errors, which the parse reports.
+        if !matches!(bits, 8 | 16 | 32 | 64) {
+            continue;
+        }
         let values = rest.trim_start_matches(|c: char| c.is_ascii_digit());
         let values = values
             .split("//")
