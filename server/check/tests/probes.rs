@@ -126,20 +126,7 @@ fn probes_agree_with_ptxas() {
     let summary = table("family", &families, &overall);
     println!("{summary}");
     println!("errors both report with a ptxas line: {both_with_line}, within one line: {near}");
-    for (title, groups) in [
-        ("false errors, by our message", &false_errors),
-        ("missed errors, by ptxas message", &missed),
-    ] {
-        let mut by_size: Vec<_> = groups.iter().collect();
-        by_size.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
-        println!("{title}:");
-        for (key, list) in by_size {
-            println!("  {:>6}  {key}", list.len());
-            for c in list.iter().take(2) {
-                println!("          {}", c.chars().take(400).collect::<String>());
-            }
-        }
-    }
+    agreement::print_disagreements(&false_errors, &missed, 2, 400);
     if std::env::var_os("UPDATE_EXPECT").is_some() {
         let text = format!(
             "# Agreement with ptxas 13.5 on the whole-module probes\n\n\

@@ -179,6 +179,30 @@ pub fn table<'a>(
     table
 }
 
+/// Prints disagreements grouped by message, largest groups first, with the first `shown` cases
+/// of each (at most `width` characters of each case).
+pub fn print_disagreements(
+    false_errors: &BTreeMap<String, Vec<String>>,
+    missed: &BTreeMap<String, Vec<String>>,
+    shown: usize,
+    width: usize,
+) {
+    for (title, groups) in [
+        ("false errors, by our message", false_errors),
+        ("missed errors, by ptxas message", missed),
+    ] {
+        let mut by_size: Vec<_> = groups.iter().collect();
+        by_size.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+        println!("{title}:");
+        for (key, cases) in by_size {
+            println!("  {:>6}  {key}", cases.len());
+            for c in cases.iter().take(shown) {
+                println!("          {}", c.chars().take(width).collect::<String>());
+            }
+        }
+    }
+}
+
 /// Agreement overall and per ISA family, with every disagreement grouped by message.
 #[derive(Default)]
 pub struct Report {
@@ -233,19 +257,7 @@ impl Report {
     /// names (`F|M <TAB> message <TAB> case`).
     pub fn print(&self, dump_var: &str) {
         println!("{}", self.table());
-        let show = |title: &str, groups: &BTreeMap<String, Vec<String>>| {
-            let mut by_size: Vec<_> = groups.iter().collect();
-            by_size.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
-            println!("{title}:");
-            for (key, cases) in by_size {
-                println!("  {:>6}  {key}", cases.len());
-                for c in cases.iter().take(3) {
-                    println!("          {c}");
-                }
-            }
-        };
-        show("false errors, by our message", &self.false_errors);
-        show("missed errors, by ptxas message", &self.missed);
+        print_disagreements(&self.false_errors, &self.missed, 3, usize::MAX);
         if let Some(dump) = std::env::var_os(dump_var) {
             let mut out = String::new();
             for (kind, groups) in [("F", &self.false_errors), ("M", &self.missed)] {
