@@ -212,14 +212,10 @@ fn qualifiers(out: &mut Builder, components: &[String], facts: &ModuleFacts) {
 /// The kind of a qualifier item: a type (`.u32`, `.v4`), a state space (`.global`,
 /// `.shared::cta`) or another qualifier.
 fn qualifier_kind(dotted: &str) -> CompletionKind {
-    let isa = Isa::get();
-    let base = dotted.split("::").next().unwrap_or(dotted);
-    if isa.types().iter().any(|t| t.name == dotted) || matches!(dotted, ".v2" | ".v4" | ".v8") {
-        CompletionKind::Type
-    } else if isa.state_spaces().iter().any(|s| s.name == base) {
-        CompletionKind::StateSpace
-    } else {
-        CompletionKind::Qualifier
+    match Isa::get().qualifier_class(dotted) {
+        ptx_isa::QualifierClass::Type => CompletionKind::Type,
+        ptx_isa::QualifierClass::StateSpace => CompletionKind::StateSpace,
+        ptx_isa::QualifierClass::Other => CompletionKind::Qualifier,
     }
 }
 

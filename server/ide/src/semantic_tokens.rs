@@ -213,24 +213,14 @@ pub fn semantic_tokens_cached(parse: &Parse, cache: &mut SemanticCache) -> Vec<H
     out
 }
 
-/// An instruction's qualifier, told apart as the TextMate grammar does: a type (`.u32`, and a
-/// vector count `.v4`), a state space (`.global`, `.shared::cta`), or another qualifier
-/// (`.rn`, `.sync`), so that themes give the three different colours.
+/// An instruction's qualifier, told apart as the TextMate grammar does (a type, a state space
+/// or another qualifier), so that themes give the three different colours.
 fn qualifier_kind(text: &str) -> HighlightKind {
-    let isa = ptx_isa::Isa::get();
-    if let Some(count) = text.strip_prefix(".v") {
-        if matches!(count, "2" | "4" | "8" | "16") {
-            return HighlightKind::Type;
-        }
+    match ptx_isa::Isa::get().qualifier_class(text) {
+        ptx_isa::QualifierClass::Type => HighlightKind::Type,
+        ptx_isa::QualifierClass::StateSpace => HighlightKind::StateSpace,
+        ptx_isa::QualifierClass::Other => HighlightKind::Qualifier,
     }
-    if isa.types().iter().any(|t| t.name == text) {
-        return HighlightKind::Type;
-    }
-    let space = text.split_once("::").map_or(text, |(space, _)| space);
-    if isa.state_spaces().iter().any(|s| s.name == space) {
-        return HighlightKind::StateSpace;
-    }
-    HighlightKind::Qualifier
 }
 
 fn highlight(

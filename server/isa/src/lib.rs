@@ -389,6 +389,31 @@ impl Isa {
     pub fn state_spaces(&self) -> &[StateSpace] {
         &self.catalog.state_spaces
     }
+
+    /// What an instruction's qualifier names: a type (`.u32`, or a vector count `.v4`), a state
+    /// space (`.global`, `.shared::cta`), or something else (`.rn`, `.sync`). Editors colour and
+    /// list the three differently.
+    pub fn qualifier_class(&self, dotted: &str) -> QualifierClass {
+        if matches!(dotted, ".v2" | ".v4" | ".v8" | ".v16")
+            || self.types().iter().any(|t| t.name == dotted)
+        {
+            return QualifierClass::Type;
+        }
+        let space = dotted.split_once("::").map_or(dotted, |(space, _)| space);
+        if self.state_spaces().iter().any(|s| s.name == space) {
+            QualifierClass::StateSpace
+        } else {
+            QualifierClass::Other
+        }
+    }
+}
+
+/// See [`Isa::qualifier_class`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QualifierClass {
+    Type,
+    StateSpace,
+    Other,
 }
 
 /// A line of data/function-directives.txt.
