@@ -889,9 +889,18 @@ async function checkDebugDataBreakpoint(page) {
     const item = page.getByRole("menuitem", { name: "Break on Value Change" }).first();
     await item.waitFor({ state: "visible", timeout: ATTEMPT_TIMEOUT });
     await item.click();
+    await item.waitFor({ state: "hidden", timeout: ATTEMPT_TIMEOUT });
   });
+  // The Breakpoints view lists its rows only while it is open; the Variables
+  // view, grown by the rows above, may have folded it.
+  const header = page.locator(".pane-header", { hasText: /^Breakpoints/ }).first();
   const breakpoints = page.locator(".debug-breakpoints").first();
-  await poll("the data breakpoint in the Breakpoints view", async () => (await breakpoints.innerText()).includes("buf[5]"));
+  await poll("the data breakpoint in the Breakpoints view", async () => {
+    if ((await header.count()) > 0 && (await header.getAttribute("aria-expanded")) === "false") {
+      await header.click();
+    }
+    return (await breakpoints.count()) > 0 && (await breakpoints.innerText()).includes("buf[5]");
+  });
   await runCommand(page, "Debug: Continue");
   // The stop is on the line after the store, and says what the store did
   // (the call stack shows the description in capitals).
