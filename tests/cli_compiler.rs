@@ -258,6 +258,84 @@ fn sass_links_each_instruction_to_its_ptx_line() {
     assert!(stderr(&none).contains(kernel), "{}", stderr(&none));
 }
 
+/// Instructions per function and per PTX line of an `nvdisasm -gp -c` listing, read here on
+/// its own.
+fn listing_counts(listing: &str) -> (BTreeMap<String, u32>, BTreeMap<u32, u32>) {
+    let (mut functions, mut lines) = (BTreeMap::new(), BTreeMap::new());
+    let (mut function, mut line) = (None::<String>, None::<u32>);
+    for l in listing.lines() {
+        let t = l.trim();
+        if let Some(rest) = t.strip_prefix("//--------------------- .text.") {
+            function = rest.split_whitespace().next().map(str::to_owned);
+            line = None;
+        } else if let Some(rest) = t.strip_prefix("//## File \".nv_debug_ptx_txt\", line ") {
+            line = rest.trim().parse().ok();
+        } else if t.starts_with("/*") && t.contains("*/") && t.ends_with(';') {
+            if let Some(f) = &function {
+                *functions.entry(f.clone()).or_insert(0) += 1;
+            }
+            if let Some(n) = line {
+                *lines.entry(n).or_insert(0) += 1;
+            }
+        }
+    }
+    (functions, lines)
+}
+
+/// A large module is compiled as one `ptxas` run per core, its functions spread over the
+/// runs; the view is the same machine code as one run over the whole module gives.
+#[test]
+fn sass_of_a_module_compiled_in_parts_is_that_of_the_whole() {
+    let (ptxas, nvdisasm) = (tool("ptxas"), tool("nvdisasm"));
+    let file = "tests/corpus/nvcc/cub_algorithms_sm_90a.ptx";
+    let out = ptx_lsp(&["sass", "--format", "json", file]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let runs = json["ptxas_runs"].as_u64().unwrap();
+    assert_eq!(runs, cores.min(8) as u64, "one ptxas run per core");
+    // The same file in one run, disassembled by hand.
+    let dir = std::env::temp_dir().join(format!("ptx-lsp-parts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cubin = dir.join("whole.cubin");
+    let status = Command::new(&ptxas)
+        .args(["-lineinfo", "-arch=sm_90a"])
+        .arg(root().join(file))
+        .arg("-o")
+        .arg(&cubin)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let listing = Command::new(&nvdisasm)
+        .args(["-gp", "-c"])
+        .arg(&cubin)
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let (functions, lines) = listing_counts(&String::from_utf8_lossy(&listing.stdout));
+    assert_eq!(functions.len(), 40);
+    let ours: BTreeMap<String, u32> = json["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let n = f["instructions"].as_u64().unwrap() as u32;
+            (f["name"].as_str().unwrap().to_owned(), n)
+        })
+        .collect();
+    assert_eq!(ours, functions, "instructions per function");
+    let ours: BTreeMap<u32, u32> = json["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let n = c["instructions"].as_u64().unwrap() as u32;
+            (c["line"].as_u64().unwrap() as u32, n)
+        })
+        .collect();
+    assert_eq!(ours, lines, "instructions per PTX line");
+}
+
 #[test]
 fn resources_human_output_and_exit_codes() {
     tool("ptxas");

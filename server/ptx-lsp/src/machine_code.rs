@@ -121,7 +121,7 @@ fn compile_module(
     };
     let compiled =
         compile(tools.ptxas, &module.text, &options, tools.cancel).map_err(|e| e.to_string())?;
-    let Some(cubin) = compiled.cubin.filter(|_| compiled.success) else {
+    let Some(cubin) = compiled.cubins.first().filter(|_| compiled.success) else {
         let report = parse_log(&compiled.log);
         let errors: Vec<String> = report
             .diagnostics
@@ -140,7 +140,7 @@ fn compile_module(
             format!("ptxas: {}", errors.join("; "))
         });
     };
-    let sass = disassemble(tools.nvdisasm, &cubin, tools.cancel, tools.time_limit)
+    let sass = disassemble(tools.nvdisasm, cubin, tools.cancel, tools.time_limit)
         .map_err(|e| e.to_string())?;
     Ok(module
         .kernels

@@ -25,8 +25,9 @@ pub struct CompileOptions {
 /// What a run gave.
 #[derive(Debug, Clone)]
 pub struct Compiled {
-    /// The cubin, when `ptxas` succeeded.
-    pub cubin: Option<Vec<u8>>,
+    /// The cubin, when `ptxas` succeeded (one per run when the module was compiled in parts:
+    /// [`crate::split::compile_module`]).
+    pub cubins: Vec<Vec<u8>>,
     /// `ptxas`'s output (`-v` figures, warnings, errors), with the temporary file's path
     /// replaced by `<input>`.
     pub log: String,
@@ -95,13 +96,13 @@ pub fn compile(
     let status = run_until_done(&mut command, ptxas, cancel, options.time_limit)?;
     let text = std::fs::read(&log).map_err(|e| io("cannot read ptxas's output", &e))?;
     let text = String::from_utf8_lossy(&text).replace(&input.display().to_string(), "<input>");
-    let cubin = if status.success() {
-        Some(std::fs::read(&output).map_err(|e| io("cannot read the cubin", &e))?)
+    let cubins = if status.success() {
+        vec![std::fs::read(&output).map_err(|e| io("cannot read the cubin", &e))?]
     } else {
-        None
+        Vec::new()
     };
     Ok(Compiled {
-        cubin,
+        cubins,
         log: text,
         success: status.success(),
         elapsed: start.elapsed(),

@@ -3,6 +3,7 @@
 //! - [`discover`]: where `ptxas`, `cuobjdump` and `nvdisasm` are (a setting, `CUDA_HOME` /
 //!   `CUDA_PATH`, `PATH`, the `nvidia-cuda-*` wheels of Python environments);
 //! - [`compile`]: one `ptxas -v` run with a time limit and cancellation, giving the cubin and the log;
+//! - [`split`]: a large module as several `ptxas` runs side by side, lines kept;
 //! - [`verbose`]: the per-function figures (registers, spills, stack, shared memory, barriers) and
 //!   the diagnostics that `ptxas` printed;
 //! - [`occupancy`]: resident blocks and warps per SM for a block size, from each architecture's
@@ -19,6 +20,7 @@ pub mod occupancy;
 pub mod pause;
 pub mod resources;
 pub mod sass;
+pub mod split;
 pub mod verbose;
 
 pub use compile::{compile, CompileError, CompileOptions, Compiled};
@@ -27,5 +29,6 @@ pub use occupancy::{occupancy, Limiter, Occupancy, SmLimits};
 pub use resources::{
     document_target, module_view, text_for_target, FunctionView, ModuleView, ResourceOptions,
 };
-pub use sass::{disassemble, Sass, SassFunction, SassLine};
+pub use sass::{disassemble, disassemble_all, Sass, SassFunction, SassLine};
+pub use split::{compile_module, split_for_target};
 pub use verbose::{parse_log, FunctionResources, PtxasDiagnostic, PtxasReport, PtxasSeverity};

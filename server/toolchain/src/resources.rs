@@ -180,19 +180,23 @@ pub fn document_target(parse: &Parse) -> Option<String> {
 /// `.version` line, so that every line keeps its number.
 pub fn text_for_target<'a>(parse: &'a Parse, target: &str) -> std::borrow::Cow<'a, str> {
     let text = parse.text();
-    if !parse.module().directives(DirectiveKind::Target).is_empty() {
-        return text.into();
+    match target_insertion(parse, target) {
+        Some((at, added)) => format!("{}{added}{}", &text[..at], &text[at..]).into(),
+        None => text.into(),
     }
-    let Some(version) = parse
+}
+
+/// Where [`text_for_target`] adds ` .target TARGET`, and that text; `None` when it adds nothing.
+pub(crate) fn target_insertion(parse: &Parse, target: &str) -> Option<(usize, String)> {
+    if !parse.module().directives(DirectiveKind::Target).is_empty() {
+        return None;
+    }
+    let version = parse
         .module()
         .directives(DirectiveKind::Version)
         .first()
-        .map(|d| d.range())
-    else {
-        return text.into();
-    };
-    let end = version.end;
-    format!("{} .target {target}{}", &text[..end], &text[end..]).into()
+        .map(|d| d.range())?;
+    Some((version.end, format!(" .target {target}")))
 }
 
 /// Places `report` (of compiling `parse`'s text for `target`) on the document's functions.

@@ -204,6 +204,61 @@ pub fn disassemble(
     Ok(parse_nvdisasm(&String::from_utf8_lossy(&listing)))
 }
 
+/// [`disassemble`] of several cubins (the parts of one module), side by side, as one view: the
+/// functions of each part after those of the part before.
+pub fn disassemble_all(
+    nvdisasm: &Path,
+    cubins: &[Vec<u8>],
+    cancel: &AtomicBool,
+    time_limit: Duration,
+) -> Result<Sass, CompileError> {
+    if let [one] = cubins {
+        return disassemble(nvdisasm, one, cancel, time_limit);
+    }
+    let views: Vec<Result<Sass, CompileError>> = std::thread::scope(|scope| {
+        let runs: Vec<_> = cubins
+            .iter()
+            .map(|cubin| scope.spawn(move || disassemble(nvdisasm, cubin, cancel, time_limit)))
+            .collect();
+        runs.into_iter()
+            .map(|run| {
+                run.join()
+                    .unwrap_or_else(|_| Err(CompileError::Io("an nvdisasm run panicked".into())))
+            })
+            .collect()
+    });
+    let mut out = Sass::default();
+    for view in views {
+        out.append(view?);
+    }
+    Ok(out)
+}
+
+impl Sass {
+    /// Adds `other`'s functions after these, a blank line between.
+    pub fn append(&mut self, other: Sass) {
+        if other.lines.is_empty() {
+            return;
+        }
+        if !self.lines.is_empty() {
+            self.text.push('\n');
+            self.lines.push(blank());
+        }
+        let offset = self.lines.len();
+        self.text.push_str(&other.text);
+        if !self.text.ends_with('\n') {
+            self.text.push('\n');
+        }
+        self.lines.extend(other.lines);
+        self.functions
+            .extend(other.functions.into_iter().map(|f| SassFunction {
+                first_line: f.first_line + offset,
+                last_line: f.last_line + offset,
+                ..f
+            }));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,5 +320,19 @@ f:
         let f = sass.only("f").unwrap();
         assert_eq!(f.text, "// f\n/*0000*/  RET.ABS.NODEC R20 0x0 ;\n");
         assert!(sass.only("nothing").is_none());
+    }
+
+    #[test]
+    fn views_appended_keep_their_lines_and_functions() {
+        let mut both = parse_nvdisasm(LISTING);
+        let first = both.clone();
+        both.append(parse_nvdisasm(LISTING));
+        assert_eq!(both.lines.len(), both.text.lines().count());
+        assert_eq!(both.lines.len(), 2 * first.lines.len() + 1);
+        assert_eq!(both.functions.len(), 4);
+        let k2 = &both.functions[2];
+        assert_eq!(k2.first_line, first.lines.len() + 1);
+        assert_eq!(both.text.lines().nth(k2.first_line), Some("// k"));
+        assert_eq!(both.lines_of_ptx(12).len(), 4);
     }
 }

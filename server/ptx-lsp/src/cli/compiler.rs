@@ -18,8 +18,8 @@ use std::time::Duration;
 use clap::Args;
 use ptx_syntax::Parse;
 use ptx_toolchain::{
-    compile, disassemble, discover, document_target, module_view, CompileOptions, ResourceOptions,
-    Search, Toolchain,
+    compile_module, disassemble_all, discover, document_target, module_view, CompileOptions,
+    ResourceOptions, Search, Toolchain,
 };
 
 use super::Format;
@@ -134,9 +134,15 @@ fn compile_file(
         line_info,
         time_limit: TIME_LIMIT,
     };
-    let source = ptx_toolchain::text_for_target(&parse, &target);
-    let compiled = compile(&ptxas.path, &source, &options, &AtomicBool::new(false))
-        .map_err(|e| fail(format!("{}: {e}", file.display())))?;
+    let parts = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let compiled = compile_module(
+        &ptxas.path,
+        &parse,
+        &options,
+        parts,
+        &AtomicBool::new(false),
+    )
+    .map_err(|e| fail(format!("{}: {e}", file.display())))?;
     Ok(Compilation {
         parse,
         target,
@@ -240,10 +246,15 @@ pub(super) fn run_sass(args: &SassArgs) -> ExitCode {
     };
     let report = ptx_toolchain::parse_log(&c.compiled.log);
     let failed = print_ptxas_diagnostics(&args.file, &report);
-    let Some(cubin) = c.compiled.cubin.as_deref().filter(|_| !failed) else {
+    if failed || c.compiled.cubins.is_empty() {
         return ExitCode::from(1);
-    };
-    let sass = match disassemble(&nvdisasm.path, cubin, &AtomicBool::new(false), TIME_LIMIT) {
+    }
+    let sass = match disassemble_all(
+        &nvdisasm.path,
+        &c.compiled.cubins,
+        &AtomicBool::new(false),
+        TIME_LIMIT,
+    ) {
         Ok(sass) => sass,
         Err(e) => return fail(format!("{}: {e}", args.file.display())),
     };
@@ -264,6 +275,7 @@ pub(super) fn run_sass(args: &SassArgs) -> ExitCode {
     if args.format == Format::Json {
         let json = serde_json::json!({
             "target": c.target,
+            "ptxas_runs": c.compiled.cubins.len(),
             "text": sass.text,
             "lines": sass.lines.iter().map(|l| l.ptx_line).collect::<Vec<_>>(),
             "functions": sass.functions,

@@ -22,8 +22,8 @@ use std::time::Duration;
 
 use dashmap::DashMap;
 use ptx_toolchain::{
-    compile, disassemble, discover, document_target, CompileOptions, PtxasReport, Sass, Search,
-    Toolchain,
+    compile_module, disassemble_all, discover, document_target, CompileOptions, PtxasReport, Sass,
+    Search, Toolchain,
 };
 use tower_lsp::lsp_types::{self as lsp, Url};
 
@@ -34,6 +34,8 @@ use super::server::State;
 pub(crate) const QUIET: Duration = Duration::from_millis(150);
 /// `ptxas` or `nvdisasm` running longer than this is stopped.
 const TIME_LIMIT: Duration = Duration::from_secs(120);
+/// At most this many `ptxas` runs side by side for one large module (one per core).
+const MAX_PARTS: usize = 8;
 
 /// A finished compilation.
 #[derive(Debug)]
@@ -41,7 +43,9 @@ pub(crate) struct Compiled {
     pub key: u64,
     pub target: String,
     pub report: PtxasReport,
-    pub cubin: Option<Arc<Vec<u8>>>,
+    /// One cubin per `ptxas` run (a large module is compiled in parts side by side); empty
+    /// when there is none.
+    pub cubins: Arc<Vec<Vec<u8>>>,
     /// Why there is no report (no tool, a failure to run it, time limit).
     pub error: Option<String>,
     /// The disassembly, made on first request.
@@ -152,7 +156,7 @@ pub(crate) fn schedule(state: &Arc<State>, uri: &Url) {
             let refreshed = uri.clone();
             runtime.spawn(async move { refresh.refresh_compiler_views(&refreshed).await });
             // The disassembly is made now too, so that the SASS view opens at once.
-            if compiled.cubin.is_some()
+            if !compiled.cubins.is_empty()
                 && compiled.sass(&state).is_ok()
                 && state.config().compiler.sass_counts
             {
@@ -212,8 +216,7 @@ pub(crate) fn ensure(state: &State, snapshot: &Snapshot) -> Option<Arc<Compiled>
             state.snapshot(&snapshot.uri)?;
             continue;
         }
-        let source = ptx_toolchain::text_for_target(&snapshot.parse, &target);
-        let done = Arc::new(run_ptxas(state, &source, &target, key, &cancel)?);
+        let done = Arc::new(run_ptxas(state, &snapshot.parse, &target, key, &cancel)?);
         let mut slot = state.compiler.slots.get_mut(&snapshot.uri)?;
         if matches!(slot.value(), Slot::Running { key: k, .. } if *k == key) {
             *slot = Slot::Done(done.clone());
@@ -225,7 +228,7 @@ pub(crate) fn ensure(state: &State, snapshot: &Snapshot) -> Option<Arc<Compiled>
 /// One ptxas run; `None` when cancelled.
 fn run_ptxas(
     state: &State,
-    text: &str,
+    parse: &ptx_syntax::Parse,
     target: &str,
     key: u64,
     cancel: &AtomicBool,
@@ -237,7 +240,7 @@ fn run_ptxas(
             key,
             target: target.to_owned(),
             report: PtxasReport::default(),
-            cubin: None,
+            cubins: Arc::default(),
             error: Some("no ptxas found".into()),
             sass: OnceLock::new(),
         });
@@ -247,20 +250,18 @@ fn run_ptxas(
         line_info: true,
         time_limit: TIME_LIMIT,
     };
-    let (report, cubin, error) = match compile(&ptxas.path, text, &options, cancel) {
-        Ok(c) => (
-            ptx_toolchain::parse_log(&c.log),
-            c.cubin.map(Arc::new),
-            None,
-        ),
+    let parts = std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_PARTS));
+    let (report, cubins, error) = match compile_module(&ptxas.path, parse, &options, parts, cancel)
+    {
+        Ok(c) => (ptx_toolchain::parse_log(&c.log), Arc::new(c.cubins), None),
         Err(ptx_toolchain::CompileError::Cancelled) => return None,
-        Err(e) => (PtxasReport::default(), None, Some(e.to_string())),
+        Err(e) => (PtxasReport::default(), Arc::default(), Some(e.to_string())),
     };
     Some(Compiled {
         key,
         target: target.to_owned(),
         report,
-        cubin,
+        cubins,
         error,
         sass: OnceLock::new(),
     })
@@ -271,21 +272,26 @@ impl Compiled {
     pub fn sass(&self, state: &State) -> Result<Arc<Sass>, String> {
         self.sass
             .get_or_init(|| {
-                let Some(cubin) = &self.cubin else {
+                if self.cubins.is_empty() {
                     return Err(self
                         .error
                         .clone()
                         .unwrap_or_else(|| "ptxas did not compile the file".into()));
-                };
+                }
                 let tools = state
                     .compiler
                     .toolchain(state.config().compiler.path.as_deref());
                 let Some(nvdisasm) = &tools.nvdisasm else {
                     return Err("no nvdisasm found (`pip install nvidia-cuda-nvdisasm`)".into());
                 };
-                disassemble(&nvdisasm.path, cubin, &AtomicBool::new(false), TIME_LIMIT)
-                    .map(Arc::new)
-                    .map_err(|e| e.to_string())
+                disassemble_all(
+                    &nvdisasm.path,
+                    &self.cubins,
+                    &AtomicBool::new(false),
+                    TIME_LIMIT,
+                )
+                .map(Arc::new)
+                .map_err(|e| e.to_string())
             })
             .clone()
     }
@@ -430,7 +436,7 @@ pub(crate) fn sass_counts(
     snapshot: &Snapshot,
 ) -> Option<std::collections::BTreeMap<u32, u32>> {
     let done = state.compiler.latest(&snapshot.uri)?;
-    if !done.is_current(state, snapshot) || done.cubin.is_none() {
+    if !done.is_current(state, snapshot) || done.cubins.is_empty() {
         return None;
     }
     if let Some(result) = done.sass.get() {
