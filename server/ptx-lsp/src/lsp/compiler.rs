@@ -52,6 +52,14 @@ pub(crate) struct Compiled {
     sass: OnceLock<Result<Arc<Sass>, String>>,
 }
 
+/// The asm statements of a CUDA document compiled (or being compiled) for one text.
+#[derive(Clone)]
+struct HostSlot {
+    key: u64,
+    cancel: Arc<AtomicBool>,
+    done: Option<Arc<Vec<crate::machine_code::StatementSass>>>,
+}
+
 #[derive(Debug, Clone)]
 enum Slot {
     Running { key: u64, cancel: Arc<AtomicBool> },
@@ -62,6 +70,8 @@ enum Slot {
 #[derive(Default)]
 pub(crate) struct CompilerViews {
     slots: DashMap<Url, Slot>,
+    /// CUDA documents: the machine code of their asm statements, by text.
+    hosts: DashMap<Url, HostSlot>,
     toolchain: Mutex<Option<(Option<String>, Arc<Toolchain>)>>,
 }
 
@@ -93,6 +103,9 @@ impl CompilerViews {
         if let Some((_, Slot::Running { cancel, .. })) = self.slots.remove(uri) {
             cancel.store(true, Ordering::Relaxed);
         }
+        if let Some((_, host)) = self.hosts.remove(uri) {
+            host.cancel.store(true, Ordering::Relaxed);
+        }
     }
 
     /// Stops every compilation (shutdown).
@@ -101,6 +114,9 @@ impl CompilerViews {
             if let Slot::Running { cancel, .. } = slot.value() {
                 cancel.store(true, Ordering::Relaxed);
             }
+        }
+        for host in self.hosts.iter() {
+            host.cancel.store(true, Ordering::Relaxed);
         }
     }
 }
@@ -131,12 +147,25 @@ pub(crate) fn schedule(state: &Arc<State>, uri: &Url) {
     let Some(snapshot) = state.snapshot(uri) else {
         return;
     };
-    if snapshot.host || snapshot.too_large() {
+    if snapshot.too_large() {
         return;
     }
     let Ok(runtime) = tokio::runtime::Handle::try_current() else {
         return;
     };
+    if snapshot.host {
+        let state = state.clone();
+        let uri = uri.clone();
+        let _ = std::thread::Builder::new()
+            .name("ptx-lsp-ptxas".into())
+            .spawn(move || {
+                std::thread::sleep(QUIET);
+                if state.snapshot(&uri).is_some() && host_statements(&state, &snapshot).is_some() {
+                    runtime.spawn(async move { state.refresh_compiler_views(&uri).await });
+                }
+            });
+        return;
+    }
     let state = state.clone();
     let uri = uri.clone();
     // Discovery and hashing run off the message loop too.
@@ -223,6 +252,81 @@ pub(crate) fn ensure(state: &State, snapshot: &Snapshot) -> Option<Arc<Compiled>
         }
         return Some(done);
     }
+}
+
+/// The machine code of every asm statement of a CUDA document's text (see
+/// [`crate::machine_code`]): the cached result for this text, or a new compilation, which
+/// cancels one of an older text. `None` when the compiler view is off, the tools are missing,
+/// the document is not read as CUDA C++, or a newer text cancelled this one.
+pub(crate) fn host_statements(
+    state: &State,
+    snapshot: &Snapshot,
+) -> Option<Arc<Vec<crate::machine_code::StatementSass>>> {
+    let config = state.config();
+    if !config.compiler.enable || !snapshot.host {
+        return None;
+    }
+    let key = key_of(snapshot.text(), config.target.as_deref().unwrap_or(""));
+    let cancel = Arc::new(AtomicBool::new(false));
+    {
+        let mut slot = state
+            .compiler
+            .hosts
+            .entry(snapshot.uri.clone())
+            .or_insert_with(|| HostSlot {
+                key,
+                cancel: cancel.clone(),
+                done: None,
+            });
+        if slot.key == key {
+            if let Some(done) = &slot.done {
+                return Some(done.clone());
+            }
+        }
+        // Another text's compilation (or one of this text that may still be running: two
+        // compilations of one text give the same result, the later simply replaces it).
+        if slot.key != key {
+            slot.cancel.store(true, Ordering::Relaxed);
+        }
+        *slot = HostSlot {
+            key,
+            cancel: cancel.clone(),
+            done: None,
+        };
+    }
+    let tools = state.compiler.toolchain(config.compiler.path.as_deref());
+    let (Some(ptxas), Some(nvdisasm)) = (&tools.ptxas, &tools.nvdisasm) else {
+        return None;
+    };
+    let doc = state.host_document(snapshot)?;
+    let run = crate::machine_code::Tools {
+        ptxas: &ptxas.path,
+        nvdisasm: &nvdisasm.path,
+        cancel: &cancel,
+        time_limit: TIME_LIMIT,
+    };
+    let statements = Arc::new(crate::machine_code::host_sass(snapshot.text(), &doc, &run));
+    if cancel.load(Ordering::Relaxed) {
+        return None;
+    }
+    let mut slot = state.compiler.hosts.get_mut(&snapshot.uri)?;
+    if slot.key == key {
+        slot.done = Some(statements.clone());
+    }
+    Some(statements)
+}
+
+/// The compiled statements of a CUDA document's current text, when at hand (never compiles).
+pub(crate) fn host_statements_done(
+    state: &State,
+    snapshot: &Snapshot,
+) -> Option<Arc<Vec<crate::machine_code::StatementSass>>> {
+    let key = key_of(
+        snapshot.text(),
+        state.config().target.as_deref().unwrap_or(""),
+    );
+    let slot = state.compiler.hosts.get(&snapshot.uri)?;
+    slot.done.clone().filter(|_| slot.key == key)
 }
 
 /// One ptxas run; `None` when cancelled.

@@ -358,16 +358,31 @@ pub(crate) async fn host(
             return None;
         }
         let doc = state.host_document(&snapshot)?;
+        // After the background compilation (on open and save), what each statement became.
+        let compiled = crate::lsp::compiler::host_statements_done(&state, &snapshot);
         let lenses = doc
             .statements
             .iter()
             .map(|statement| {
                 let range = to_proto::range(&snapshot, &statement.raw.keyword);
                 let name = super::sass::statement_name(range.start.line + 1);
+                let outcome = compiled.as_ref().and_then(|all| {
+                    all.iter()
+                        .find(|s| s.range == statement.raw.range)
+                        .map(|s| &s.outcome)
+                });
+                let title = match outcome {
+                    None => "SASS".to_owned(),
+                    Some(Ok(sass)) => {
+                        let n: u32 = sass.functions.iter().map(|f| f.instructions).sum();
+                        format!("SASS · {n} instruction{}", if n == 1 { "" } else { "s" })
+                    }
+                    Some(Err(_)) => "SASS · not compiled".to_owned(),
+                };
                 CodeLens {
                     range,
                     command: Some(Command {
-                        title: "SASS".into(),
+                        title,
                         command: "ptx.showSass".into(),
                         arguments: Some(vec![json!({
                             "textDocument": {"uri": snapshot.uri},

@@ -101,23 +101,19 @@ fn host(
     let tools = state
         .compiler
         .toolchain(state.config().compiler.path.as_deref());
-    let (Some(ptxas), Some(nvdisasm)) = (&tools.ptxas, &tools.nvdisasm) else {
+    if tools.ptxas.is_none() || tools.nvdisasm.is_none() {
         return json!({"error": "no ptxas and nvdisasm found (ptx.compiler.path, CUDA_HOME, PATH)"});
-    };
-    let Some(doc) = state.host_document(snapshot) else {
+    }
+    if state.host_document(snapshot).is_none() {
         return json!({"error": "the document is not read as CUDA C++"});
+    }
+    // Compiled in the background after opening and saving: usually at hand.
+    let Some(statements) = compiler::host_statements(state, snapshot) else {
+        return json!({"error": "the compilation was replaced by one of a newer text"});
     };
-    let cancel = std::sync::atomic::AtomicBool::new(false);
-    let run = crate::machine_code::Tools {
-        ptxas: &ptxas.path,
-        nvdisasm: &nvdisasm.path,
-        cancel: &cancel,
-        time_limit: std::time::Duration::from_secs(120),
-    };
-    let statements = crate::machine_code::host_sass(snapshot.text(), &doc, &run);
     let mut view = ptx_toolchain::Sass::default();
     let mut targets: Vec<&str> = Vec::new();
-    for statement in &statements {
+    for statement in statements.iter() {
         let name = statement_name(statement.line);
         if kernel.is_some_and(|k| k != name) {
             continue;
