@@ -130,12 +130,25 @@ fn tensor_map_arguments_are_checked() {
         ),
         (
             "tmap:f16:64:-:64:none:1:oob=nan",
-            "oob=nan is measured for f32 tensors only",
+            "oob=nan is measured for f32 and tf32 tensors only",
+        ),
+        (
+            "tmap:f16:8,40:16:8,8:none:1:interleave=16",
+            "an interleaved tensor map has 3 to 5 dimensions",
+        ),
+        (
+            "tmap:f16:8,10,6:16,160:8,4,3:32:1:interleave=32",
+            "with the 32-byte interleave, strides must be multiples of 32",
+        ),
+        (
+            "tmap:f16:8,10,6:16,160:8,4,3:none:1:interleave=8",
+            "interleave `8`: none, 16 or 32",
         ),
         ("tmap:f16:64:-:512:none:1", "box sizes are 1 to 256"),
         (
             "tmap:i8:64:-:64:none:1",
-            "unknown element type `i8` (one of u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16)",
+            "unknown element type `i8` (one of u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16 f32.ftz \
+             tf32 tf32.ftz)",
         ),
         // im2col maps (`lower=`/`upper=`): CHANNELS,PIXELS, corners per
         // W/H/D dimension within the rank's range.
@@ -279,4 +292,89 @@ fn im2col_modes_belong_to_their_direction() {
         let (_, got) = error(&body, 1, 32, None);
         assert!(got.contains(message), "{got}");
     }
+}
+
+/// `fixtures/tmap_encode.txt` (`tests/interp/tmap_layout_fixtures.py
+/// --encode`): which parameters cuTensorMapEncodeTiled accepted on the GPU's
+/// driver over a grid of element types, first-dimension and box bytes,
+/// swizzles, interleaves, ranks, first element strides and stride
+/// alignments. `tmap:` arguments are accepted exactly where it accepted
+/// them. Rows with the tensor's address 16 bytes past a 32-byte boundary
+/// are left out: a `tmap:` argument's buffer starts on a 256-byte one.
+#[test]
+fn tensor_map_checks_agree_with_the_driver() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/tmap_encode.txt");
+    let text = std::fs::read_to_string(path).expect("fixtures/tmap_encode.txt");
+    let (d0s, box0s, swizzles) = (
+        [8u64, 16, 24, 32, 64, 128],
+        [8u64, 16, 24, 32, 48, 64, 128],
+        ["none", "32", "64", "128"],
+    );
+    let (mut agree, mut checked, mut differ) = (0, 0, Vec::new());
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("oob"))
+    {
+        let words: Vec<&str> = line.split(' ').collect();
+        let field = |key: &str| words.iter().find_map(|w| w.strip_prefix(key)).expect(key);
+        if field("addr+") != "0" {
+            continue;
+        }
+        let ty = words[0];
+        let size = match ty {
+            "u8" => 1,
+            "f16" => 2,
+            "f32" => 4,
+            _ => 8,
+        };
+        let interleave = field("interleave=");
+        let rank: usize = field("rank=").parse().expect("rank");
+        let es0 = field("es0=");
+        let unit: u64 = if field("stride%").starts_with("16") {
+            16
+        } else {
+            32
+        };
+        let marks: Vec<char> = words[6..].concat().chars().collect();
+        let mut at = 0;
+        for d0 in d0s {
+            for b0 in box0s {
+                for swizzle in swizzles {
+                    let mark = marks[at];
+                    at += 1;
+                    if mark == '.' {
+                        continue;
+                    }
+                    let mut row = d0.div_ceil(unit) * unit;
+                    if unit == 16 && row.is_multiple_of(32) {
+                        row += 16;
+                    }
+                    let join =
+                        |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+                    let dims = join(&[d0 / size, 6, 5, 3][..rank]);
+                    let strides = join(&[row, row * 6, row * 30][..rank - 1]);
+                    let boxes = join(&[b0 / size, 2, 2, 2][..rank]);
+                    let estrides = [es0, "1", "1", "1"][..rank].join(",");
+                    let spec = format!(
+                        "tmap:{ty}:{dims}:{strides}:{boxes}:{swizzle}:0:estrides={estrides}:interleave={interleave}"
+                    );
+                    let accepted = parse_arg(&spec).is_ok();
+                    checked += 1;
+                    if accepted == (mark == '+') {
+                        agree += 1;
+                    } else {
+                        differ.push(format!("{spec}: driver {mark}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{} of {checked} differ: {:#?}",
+        differ.len(),
+        &differ[..differ.len().min(20)]
+    );
+    assert_eq!(agree, checked);
+    assert!(checked > 5000, "only {checked} encodings checked");
 }
