@@ -433,6 +433,18 @@ impl TensorMapSpec {
         self.counts().iter().product::<u64>() * self.elem.bytes() as u64
     }
 
+    /// Bytes of the box's shared-memory image: rows padded to the swizzle
+    /// span, or the slices of an interleaved map one after another.
+    fn image_bytes(&self) -> u64 {
+        match self.slice_bytes() {
+            Some(_) => self.box_bytes(),
+            None => {
+                let inner = u64::from(self.box_dims[0]) * self.elem.bytes() as u64;
+                self.box_bytes() / inner * self.pitch()
+            }
+        }
+    }
+
     /// The bytes of one slice of an interleaved map (16 or 32), the unit
     /// its first dimension counts in.
     fn slice_bytes(&self) -> Option<u64> {
@@ -885,6 +897,32 @@ fn map_and_coords(
                  interpreter (not measured)",
             ));
         }
+    }
+    // A map whose fields `tensormap.replace` left zero describes no box.
+    if spec.box_dims.contains(&0) || spec.element_strides.contains(&0) {
+        return Err(Fault::at(
+            lane,
+            format!(
+                "cp.async.bulk.tensor: the tensor map's box {:?} or element strides {:?} hold a \
+                 zero",
+                spec.box_dims, spec.element_strides
+            ),
+        ));
+    }
+    // No CTA has more shared memory than this (227 KB on the H100): a larger
+    // image cannot be the destination or source of a copy.
+    const SHARED_MAX: u64 = 232_448;
+    if spec.image_bytes() > SHARED_MAX {
+        return Err(Fault::at(
+            lane,
+            format!(
+                "cp.async.bulk.tensor: the box's shared-memory image has {} bytes, more than a \
+                 CTA's shared memory ({SHARED_MAX} bytes)",
+                spec.image_bytes()
+            ),
+        ));
+    }
+    if spec.interleave != 0 {
         // The first coordinate counts slices: no alignment to check.
         return Ok((spec, base, coords));
     }

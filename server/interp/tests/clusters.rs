@@ -378,3 +378,46 @@ fn tensor_map_checks_agree_with_the_driver() {
     assert_eq!(agree, checked);
     assert!(checked > 5000, "only {checked} encodings checked");
 }
+
+/// A map whose box `tensormap.replace` left zero, and a box whose image is
+/// larger than any CTA's shared memory (slices of an interleaved map make
+/// it 16 times the elements), fault at the copy instead of walking it.
+#[test]
+fn tensor_copies_of_impossible_boxes_fault() {
+    let copy = "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes \
+                [%r1], [%rd1, {%r3, %r3, %r3, %r3}], [%r2];";
+    let head = ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n\
+                .shared .align 128 .b8 m[128];\n.shared .align 128 .b8 t[1024];\n\
+                .shared .align 8 .b64 bar;\nmov.u32 %r1, t;\nmov.u32 %r2, bar;\nmov.u32 %r3, 0;\n\
+                mbarrier.init.shared::cta.b64 [%r2], 1;\n";
+    let body = format!(
+        "{head}mov.u32 %r0, m;\ntensormap.replace.tile.rank.shared::cta.b1024.b32 [%r0], 3;\n\
+         mov.u64 %rd1, m;\ncvta.shared.u64 %rd1, %rd1;\n{copy}\nret;\n}}\n"
+    );
+    let (_, message) = error(&body, 1, 32, None);
+    assert!(
+        message.contains("or element strides [0, 0, 0, 0] hold a zero"),
+        "{message}"
+    );
+    let map = ".visible .entry k(.param .align 64 .b8 map[128])\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n\
+               .shared .align 128 .b8 t[1024];\n.shared .align 8 .b64 bar;\nmov.u32 %r1, t;\n\
+               mov.u32 %r2, bar;\nmov.u32 %r3, 0;\nmbarrier.init.shared::cta.b64 [%r2], 1;\n\
+               mov.u64 %rd0, map;\ncvta.param.u64 %rd1, %rd0;\n";
+    for spec in [
+        "tmap:u8:256,256,256,4:256,65536,16777216:256,256,256,1:none:1",
+        "tmap:f16:8,256,256,4:16,4096,1048576:256,256,1,4:none:1:interleave=16",
+    ] {
+        let result = launch(
+            &format!("{map}{copy}\nret;\n}}\n"),
+            1,
+            32,
+            None,
+            &[spec, "zeros:33554432"],
+        );
+        let message = result.err().map(|e| e.message).unwrap_or_default();
+        assert!(
+            message.contains("more than a CTA's shared memory"),
+            "{spec}: {message}"
+        );
+    }
+}
