@@ -362,7 +362,9 @@ def emit():
 DTYPES = {  # name: (CUtensorMapDataType, bytes)
     "u8": (0, 1), "u16": (1, 2), "u32": (2, 4), "s32": (3, 4), "u64": (4, 8), "s64": (5, 8),
     "f16": (6, 2), "f32": (7, 4), "f64": (8, 8), "bf16": (9, 2),
+    "f32.ftz": (10, 4), "tf32": (11, 4), "tf32.ftz": (12, 4),
 }
+INTERLEAVE = {"none": 0, "16": 1, "32": 2}
 SWIZZLE = {"none": 0, "32": 1, "64": 2, "128": 3}
 
 
@@ -387,6 +389,7 @@ def parse_tmap(spec):
         "box": [int(b) for b in box.split(",")], "swizzle": swizzle, "arg": int(arg),
         "estrides": [int(e) for e in opts["estrides"].split(",")] if "estrides" in opts else [1] * len(dims),
         "oob": opts.get("oob", "zero"),
+        "interleave": opts.get("interleave", "none"),
     }
 
 
@@ -579,7 +582,8 @@ def launch(r):
             check(cuda.cuTensorMapEncodeTiled(
                 ctypes.byref(cell), ctypes.c_int(DTYPES[t["dtype"]][0]), ctypes.c_uint32(rank),
                 ctypes.c_void_p(dev[t["arg"]].data.ptr), u64s(*t["dims"]), u64s(*(t["strides"] or [0])),
-                u32s(*t["box"]), u32s(*t["estrides"]), ctypes.c_int(0), ctypes.c_int(SWIZZLE[t["swizzle"]]),
+                u32s(*t["box"]), u32s(*t["estrides"]), ctypes.c_int(INTERLEAVE[t["interleave"]]),
+                ctypes.c_int(SWIZZLE[t["swizzle"]]),
                 ctypes.c_int(0), ctypes.c_int(1 if t["oob"] == "nan" else 0)), "cuTensorMapEncodeTiled")
         else:
             cell = ctypes.create_string_buffer(data, len(data))

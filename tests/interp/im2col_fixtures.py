@@ -195,7 +195,36 @@ def cases():
          kind="multicast")
     case("im2col_multicast_5d", "f16", [8, 4, 3, 3, 2], 8, 64, "none", [-1, -1, -1], [-1, -1, -1],
          [0, -1, -1, -1, 0], [1, 0, 1], kind="multicast")
+    # a store's coordinates past the bounding box's last position (W, H,
+    # the image), and traversal strides of the image dimension N (and of
+    # the channels) in loads
+    case("im2col_store_4d_w_past", "f16", d4, 8, 16, "none", [0, 0], [0, 0], [0, 9, 0, 0], [], kind="store")
+    case("im2col_store_4d_h_past", "f16", d4, 8, 16, "none", [0, 0], [0, 0], [0, 0, 6, 0], [], kind="store")
+    case("im2col_store_4d_n_past", "f16", d4, 8, 16, "none", [0, 0], [0, 0], [0, 0, 0, 2], [], kind="store")
+    case("im2col_store_4d_w_past_box", "f16", d4, 8, 16, "none", [0, 0], [-2, -2], [0, 7, 0, 0], [],
+         kind="store")
+    case("im2col_store_4d_w_far", "f16", d4, 8, 16, "none", [0, 0], [0, 0], [0, 20, 0, 0], [], kind="store")
+    case("im2col_reduce_4d_w_past", "u32", d4, 8, 16, "none", [0, 0], [0, 0], [0, 9, 2, 0], [], kind="reduce")
+    dn = [8, 5, 4, 4]
+    case("im2col_4d_nstride2", "f16", dn, 8, 64, "none", [0, 0], [0, 0], [0, 0, 0, 0], [0, 0],
+         estrides=[1, 1, 1, 2])
+    case("im2col_4d_nstride2_start1", "f16", dn, 8, 64, "none", [0, 0], [0, 0], [0, 2, 1, 1], [0, 0],
+         estrides=[1, 1, 1, 2])
+    case("im2col_4d_nstride3_w2", "f16", dn, 8, 48, "none", [0, 0], [0, 0], [0, 0, 0, 0], [0, 0],
+         estrides=[1, 2, 1, 3])
+    case("im2col_3d_nstride2", "f16", [8, 20, 5], 8, 64, "none", [0], [0], [0, 3, 0], [0], estrides=[1, 1, 2])
+    case("im2col_5d_nstride2", "f16", [8, 3, 3, 2, 4], 8, 64, "none", [0, 0, 0], [0, 0, 0], [0, 0, 0, 0, 0],
+         [0, 0, 0], estrides=[1, 1, 1, 1, 2])
+    case("im2col_4d_cstride2", "f16", dn, 8, 16, "none", [0, 0], [0, 0], [0, 0, 0, 0], [0, 0],
+         estrides=[2, 1, 1, 1])
+    case("im2col_store_4d_nstride2", "f16", dn, 8, 64, "none", [0, 0], [0, 0], [0, 0, 0, 0], [],
+         estrides=[1, 1, 1, 2], kind="store")
     return RUNS
+
+
+def launch_line(r):
+    out = launch(r)
+    return json.dumps(dict(r, buffers=[{"arg": r["out"], "hex": out.hex()}], volatile=[]))
 
 
 def parse(spec_text):
@@ -256,6 +285,15 @@ def main():
         r = cases()[int(sys.argv[2])]
         out = launch(r)
         print(json.dumps(dict(r, buffers=[{"arg": r["out"], "hex": out.hex()}], volatile=[])))
+    elif sys.argv[1:2] == ["--batch"]:
+        import tmap_layout_fixtures as T
+        T.batch(cases(), int(sys.argv[2]), launch_line)
+    elif sys.argv[1:2] == ["--run-from"]:
+        # launches cases FIRST.. only, several to a process
+        import tmap_layout_fixtures as T
+        emit()
+        first = int(sys.argv[2])
+        T.run_all(cases(), [__file__, "--batch"], sys.argv[3], first=first)
     elif sys.argv[1:2] == ["--run"]:
         emit()
         lines = []

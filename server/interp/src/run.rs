@@ -106,7 +106,8 @@ fn parse_struct(rest: &str) -> Result<ArgSpec, String> {
 /// `struct:HEX;8=&1;64=tmap:...` (a struct whose fields at those byte
 /// offsets hold the address of buffer argument 1 and a tensor map),
 /// `buf:f32:1,2.5`, `buf:f32:0*256` (a value repeated), `buf:hex:00ff`, `zeros:64`,
-/// and tensor maps `tmap:TYPE:DIMS:STRIDES:BOX:SWIZZLE:ARG[:estrides=E,..][:oob=nan]`
+/// and tensor maps
+/// `tmap:TYPE:DIMS:STRIDES:BOX:SWIZZLE:ARG[:estrides=E,..][:oob=nan][:interleave=16|32]`
 /// (`tmap:f16:64,32:128:64,16:128:1`: f16 elements, 64 x 32 of them with rows
 /// 128 bytes apart, a 64 x 16 box, the 128-byte swizzle, over buffer argument 1).
 pub fn parse_arg(text: &str) -> Result<ArgSpec, String> {

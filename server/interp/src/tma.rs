@@ -36,20 +36,25 @@ pub enum ElemType {
     F32,
     F64,
     Bf16,
-    /// `.f32.ftz` (set by `tensormap.replace` only): a load copies the
-    /// elements as f32 does, subnormals included (measured on an H100).
+    /// `.f32.ftz` (`CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ`, or set by
+    /// `tensormap.replace`): loads and stores copy the elements as f32
+    /// does, subnormals included; add reductions flush subnormal operands
+    /// and results to zero (measured on the GPU).
     F32Ftz,
-    /// `.tf32` and `.tf32.ftz` (set by `tensormap.replace` only): a load
-    /// rounds each element to tf32 (see [`to_tf32`]).
+    /// `.tf32` and `.tf32.ftz` (`CU_TENSOR_MAP_DATA_TYPE_TFLOAT32(_FTZ)`, or
+    /// set by `tensormap.replace`): a load rounds each element to tf32 (see
+    /// [`to_tf32`]); stores copy the bits unchanged and add reductions are
+    /// f32 additions (`.tf32.ftz` flushing subnormals as `.f32.ftz` does).
     Tf32,
     Tf32Ftz,
 }
 
-/// The codes past [`ELEM_TYPES`] of the types only `tensormap.replace` sets.
-const REPLACED_TYPES: [(u8, ElemType); 3] = [
-    (10, ElemType::F32Ftz),
-    (11, ElemType::Tf32),
-    (12, ElemType::Tf32Ftz),
+/// The codes past [`ELEM_TYPES`] (`CUtensorMapDataType`'s) of the f32
+/// variants, with their names in `tmap:` arguments.
+const F32_VARIANTS: [(u8, &str, ElemType); 3] = [
+    (10, "f32.ftz", ElemType::F32Ftz),
+    (11, "tf32", ElemType::Tf32),
+    (12, "tf32.ftz", ElemType::Tf32Ftz),
 ];
 
 const ELEM_TYPES: [(&str, ElemType); 10] = [
@@ -96,22 +101,58 @@ impl ElemType {
     }
 
     fn code(self) -> u8 {
-        match REPLACED_TYPES.iter().find(|(_, t)| *t == self) {
-            Some((code, _)) => *code,
+        match F32_VARIANTS.iter().find(|(_, _, t)| *t == self) {
+            Some((code, _, _)) => *code,
             None => ELEM_TYPES.iter().position(|(_, t)| *t == self).unwrap_or(0) as u8,
         }
     }
 
     fn of_code(code: u8) -> Option<ElemType> {
-        match REPLACED_TYPES.iter().find(|(c, _)| *c == code) {
-            Some((_, t)) => Some(*t),
+        match F32_VARIANTS.iter().find(|(c, _, _)| *c == code) {
+            Some((_, _, t)) => Some(*t),
             None => ELEM_TYPES.get(code as usize).map(|(_, t)| *t),
         }
     }
 
-    /// Types whose stores and reductions were not measured.
-    fn load_only(self) -> bool {
-        matches!(self, ElemType::F32Ftz | ElemType::Tf32 | ElemType::Tf32Ftz)
+    fn of_name(name: &str) -> Option<ElemType> {
+        ELEM_TYPES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| *t)
+            .or_else(|| {
+                F32_VARIANTS
+                    .iter()
+                    .find(|(_, n, _)| *n == name)
+                    .map(|(_, _, t)| *t)
+            })
+    }
+
+    /// The name in `tmap:` arguments.
+    fn name(self) -> &'static str {
+        ELEM_TYPES
+            .iter()
+            .find(|(_, t)| *t == self)
+            .map(|(n, _)| *n)
+            .or_else(|| {
+                F32_VARIANTS
+                    .iter()
+                    .find(|(_, _, t)| *t == self)
+                    .map(|(_, n, _)| *n)
+            })
+            .unwrap_or("?")
+    }
+
+    /// f32 and its variants (f32.ftz, tf32, tf32.ftz).
+    fn is_f32_family(self) -> bool {
+        matches!(
+            self,
+            ElemType::F32 | ElemType::F32Ftz | ElemType::Tf32 | ElemType::Tf32Ftz
+        )
+    }
+
+    /// The `.ftz` variants: add reductions flush subnormals.
+    fn flushes(self) -> bool {
+        matches!(self, ElemType::F32Ftz | ElemType::Tf32Ftz)
     }
 }
 
@@ -132,9 +173,9 @@ fn to_tf32(bits: u32) -> u32 {
 }
 
 /// The parameters of `cuTensorMapEncodeTiled` that the interpreter models:
-/// `tmap:TYPE:DIMS:STRIDES:BOX:SWIZZLE:ARG[:estrides=E,..][:oob=zero|nan]`;
-/// with `:lower=W,..:upper=W,..` those of `cuTensorMapEncodeIm2col`, BOX
-/// then being `CHANNELS,PIXELS`.
+/// `tmap:TYPE:DIMS:STRIDES:BOX:SWIZZLE:ARG[:estrides=E,..][:oob=zero|nan]
+/// [:interleave=none|16|32]`; with `:lower=W,..:upper=W,..` those of
+/// `cuTensorMapEncodeIm2col`, BOX then being `CHANNELS,PIXELS`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TensorMapSpec {
     pub elem: ElemType,
@@ -155,6 +196,8 @@ pub struct TensorMapSpec {
     /// An im2col map (`cuTensorMapEncodeIm2col`): the box is
     /// `CHANNELS,PIXELS` and these are the bounding box's corners.
     pub im2col: Option<Im2col>,
+    /// The interleave layout: 0 none, 1 16 bytes, 2 32 bytes.
+    pub interleave: u8,
 }
 
 /// The pixel bounding box of an im2col tensor map: lower and upper corners
@@ -184,16 +227,13 @@ impl TensorMapSpec {
                     .into(),
             );
         }
-        let elem = ELEM_TYPES
-            .iter()
-            .find(|(n, _)| *n == parts[0])
-            .map(|(_, t)| *t)
-            .ok_or_else(|| {
-                format!(
-                    "unknown element type `{}` (one of u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16)",
-                    parts[0]
-                )
-            })?;
+        let elem = ElemType::of_name(parts[0]).ok_or_else(|| {
+            format!(
+                "unknown element type `{}` (one of u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16 \
+                 f32.ftz tf32 tf32.ftz)",
+                parts[0]
+            )
+        })?;
         let dims = numbers(parts[1], "dimensions")?;
         let rank = dims.len();
         if !(1..=5).contains(&rank) {
@@ -238,6 +278,7 @@ impl TensorMapSpec {
             as usize;
         let mut element_strides = vec![1u32; rank];
         let mut oob_nan = false;
+        let mut interleave = 0u8;
         let (mut lower, mut upper) = (None, None);
         let corners = |v: &str, what: &str| -> Result<Vec<i32>, String> {
             v.split(',')
@@ -260,9 +301,11 @@ impl TensorMapSpec {
                 }
                 Some(("oob", "zero")) => oob_nan = false,
                 Some(("oob", "nan")) => oob_nan = true,
-                Some(("interleave", "none")) => {}
-                Some(("interleave", _)) => {
-                    return Err("interleaved tensor maps are not supported".into())
+                Some(("interleave", "none")) => interleave = 0,
+                Some(("interleave", "16")) => interleave = 1,
+                Some(("interleave", "32")) => interleave = 2,
+                Some(("interleave", other)) => {
+                    return Err(format!("interleave `{other}`: none, 16 or 32"))
                 }
                 Some(("l2", "none" | "64" | "128" | "256")) => {}
                 _ => return Err(format!("unknown option `{option}`")),
@@ -315,19 +358,37 @@ impl TensorMapSpec {
         if im2col.is_none() && box_dims.iter().any(|&b| !(1..=256).contains(&b)) {
             return Err("box sizes are 1 to 256".into());
         }
+        // The driver's checks as measured (`fixtures/tmap_encode.txt`): the
+        // box's inner bytes a multiple of 16 with any interleave (the CUDA
+        // documentation states it for no interleave only); with an
+        // interleave, 3 to 5 dimensions, any swizzle whatever the inner
+        // bytes (the documentation asks for the 32-byte swizzle with the
+        // 32-byte interleave), and strides that are multiples of 32 for the
+        // 32-byte one.
         let inner = box_dims[0] as usize * elem.bytes();
         if !inner.is_multiple_of(16) {
             return Err(format!(
                 "the box's inner dimension is {inner} bytes: it must be a multiple of 16"
             ));
         }
-        if swizzle != 0 && inner > swizzle as usize {
+        if interleave == 0 && swizzle != 0 && inner > swizzle as usize {
             return Err(format!(
                 "the box's inner dimension ({inner} bytes) exceeds the {swizzle}-byte swizzle"
             ));
         }
-        if oob_nan && elem != ElemType::F32 {
-            return Err("oob=nan is measured for f32 tensors only".into());
+        if interleave != 0 {
+            if rank < 3 {
+                return Err("an interleaved tensor map has 3 to 5 dimensions".into());
+            }
+            if interleave == 2 && strides.iter().any(|s| !s.is_multiple_of(32)) {
+                return Err("with the 32-byte interleave, strides must be multiples of 32".into());
+            }
+            if im2col.is_some() {
+                return Err("interleaved im2col maps are not supported by the interpreter".into());
+            }
+        }
+        if oob_nan && !matches!(elem, ElemType::F32 | ElemType::Tf32 | ElemType::Tf32Ftz) {
+            return Err("oob=nan is measured for f32 and tf32 tensors only".into());
         }
         Ok(TensorMapSpec {
             elem,
@@ -339,6 +400,7 @@ impl TensorMapSpec {
             oob_nan,
             buffer,
             im2col,
+            interleave,
         })
     }
 
@@ -360,7 +422,41 @@ impl TensorMapSpec {
 
     /// Bytes of the box's elements (a load's transaction count).
     pub fn box_bytes(&self) -> u64 {
+        if let Some(slice) = self.slice_bytes() {
+            return self
+                .walked()
+                .iter()
+                .map(|&d| u64::from(self.box_dims[d].div_ceil(self.element_strides[d])))
+                .product::<u64>()
+                * slice;
+        }
         self.counts().iter().product::<u64>() * self.elem.bytes() as u64
+    }
+
+    /// Bytes of the box's shared-memory image: rows padded to the swizzle
+    /// span, or the slices of an interleaved map one after another.
+    fn image_bytes(&self) -> u64 {
+        match self.slice_bytes() {
+            Some(_) => self.box_bytes(),
+            None => {
+                let inner = u64::from(self.box_dims[0]) * self.elem.bytes() as u64;
+                self.box_bytes() / inner * self.pitch()
+            }
+        }
+    }
+
+    /// The bytes of one slice of an interleaved map (16 or 32), the unit
+    /// its first dimension counts in.
+    fn slice_bytes(&self) -> Option<u64> {
+        (self.interleave != 0).then(|| 16 * u64::from(self.interleave))
+    }
+
+    /// The dimensions a copy through an interleaved map walks, as measured
+    /// on the GPU: every one but the second-to-last, whose coordinate stays
+    /// the instruction's.
+    fn walked(&self) -> Vec<usize> {
+        let rank = self.dims.len();
+        (0..rank).filter(|&d| d + 2 != rank).collect()
     }
 
     /// Bytes from one row of the box to the next in shared memory: the
@@ -391,6 +487,7 @@ impl TensorMapSpec {
         for (i, e) in self.element_strides.iter().enumerate() {
             out[106 + i] = *e as u8;
         }
+        out[INTERLEAVE] = self.interleave;
         if let Some(im2col) = &self.im2col {
             out[111] = 1;
             for (i, (l, u)) in im2col.lower.iter().zip(&im2col.upper).enumerate() {
@@ -429,6 +526,7 @@ impl TensorMapSpec {
             oob_nan: bytes[7] != 0,
             buffer: 0,
             im2col,
+            interleave: bytes[INTERLEAVE],
         };
         Some((spec, u64_at(8)))
     }
@@ -436,8 +534,8 @@ impl TensorMapSpec {
 
 const MAGIC: &[u8; 4] = b"TMAP";
 
-/// The byte of the interpreter's map layout holding the interleave layout a
-/// `tensormap.replace` set (the `tmap:` argument's maps have none).
+/// The byte of the interpreter's map layout holding the interleave layout
+/// (0 none, 1 16 bytes, 2 32 bytes).
 const INTERLEAVE: usize = 124;
 
 /// The byte the GPU fills out-of-bounds f32 elements with under `oob=nan`
@@ -738,13 +836,16 @@ fn map_and_coords(
         .slice(thread, Space::Generic, addr, 128, 64)
         .map_err(|e| Fault::at(lane, format!("tensor map: {e}")))?
         .to_vec();
-    if bytes[0..4] == *MAGIC && bytes[INTERLEAVE] != 0 {
+    if bytes[0..4] == *MAGIC && bytes[INTERLEAVE] != 0 && bytes[4] < 3 {
+        // Measured on the GPU: a copy through an interleaved map of fewer
+        // than 3 dimensions (which the driver refuses to encode) stops it.
         return Err(Fault::at(
             lane,
             format!(
-                "cp.async.bulk.tensor through a map with the {}-byte interleave layout: the GPU \
-                 stopped with an illegal instruction at every such load measured, and the \
-                 interpreter does not model interleaved maps",
+                "cp.async.bulk.tensor through a {}-dimensional map with the {}-byte interleave \
+                 layout (interleaved maps have 3 to 5 dimensions): the GPU stops with an illegal \
+                 instruction",
+                bytes[4],
                 16 * bytes[INTERLEAVE]
             ),
         ));
@@ -780,6 +881,50 @@ fn map_and_coords(
                 }
             ),
         ));
+    }
+    if spec.interleave != 0 {
+        if im2col {
+            return Err(Fault::at(
+                lane,
+                "cp.async.bulk.tensor .im2col through an interleaved map is not supported by the \
+                 interpreter",
+            ));
+        }
+        if matches!(spec.elem, ElemType::Tf32 | ElemType::Tf32Ftz) {
+            return Err(Fault::at(
+                lane,
+                "cp.async.bulk.tensor through an interleaved tf32 map is not supported by the \
+                 interpreter (not measured)",
+            ));
+        }
+    }
+    // A map whose fields `tensormap.replace` left zero describes no box.
+    if spec.box_dims.contains(&0) || spec.element_strides.contains(&0) {
+        return Err(Fault::at(
+            lane,
+            format!(
+                "cp.async.bulk.tensor: the tensor map's box {:?} or element strides {:?} hold a \
+                 zero",
+                spec.box_dims, spec.element_strides
+            ),
+        ));
+    }
+    // No CTA has more shared memory than this (227 KB on the H100): a larger
+    // image cannot be the destination or source of a copy.
+    const SHARED_MAX: u64 = 232_448;
+    if spec.image_bytes() > SHARED_MAX {
+        return Err(Fault::at(
+            lane,
+            format!(
+                "cp.async.bulk.tensor: the box's shared-memory image has {} bytes, more than a \
+                 CTA's shared memory ({SHARED_MAX} bytes)",
+                spec.image_bytes()
+            ),
+        ));
+    }
+    if spec.interleave != 0 {
+        // The first coordinate counts slices: no alignment to check.
+        return Ok((spec, base, coords));
     }
     if (coords[0] * spec.elem.bytes() as i64).rem_euclid(16) != 0 {
         return Err(Fault::at(
@@ -865,6 +1010,57 @@ fn for_each_element(
 }
 
 /// Calls `f(byte offset in the shared-memory image, global address or None
+/// when out of bounds)` for every slice (16 or 32 bytes) of a copy through
+/// an interleaved map, as measured on the GPU (`fixtures/CLUSTERS_TMA.md`):
+/// the first dimension counts slices (its size, box, coordinate and element
+/// stride are in slices, one slice apart in memory); the walk covers every
+/// dimension but the second-to-last, which keeps the instruction's
+/// coordinate (and is bounds-checked as the others); the slices lie densely
+/// in the image, in the order of the walk, the first dimension fastest.
+fn interleaved_elements(
+    spec: &TensorMapSpec,
+    base: u64,
+    coords: &[i64],
+    mut f: impl FnMut(u64, Option<u64>) -> Result<(), Fault>,
+) -> Result<(), Fault> {
+    let Some(slice) = spec.slice_bytes() else {
+        return Ok(());
+    };
+    let walked = spec.walked();
+    let counts: Vec<u64> = walked
+        .iter()
+        .map(|&d| u64::from(spec.box_dims[d].div_ceil(spec.element_strides[d])))
+        .collect();
+    let total: u64 = counts.iter().product();
+    let mut index = vec![0u64; walked.len()];
+    for at in 0..total {
+        let mut position = coords.to_vec();
+        for (k, &d) in walked.iter().enumerate() {
+            position[d] += (index[k] * u64::from(spec.element_strides[d])) as i64;
+        }
+        let inside = position
+            .iter()
+            .zip(&spec.dims)
+            .all(|(&c, &n)| c >= 0 && (c as u64) < n);
+        let addr = inside.then(|| {
+            position.iter().enumerate().fold(base, |a, (d, &c)| {
+                let stride = if d == 0 { slice } else { spec.strides[d - 1] };
+                a.wrapping_add(c as u64 * stride)
+            })
+        });
+        f(at * slice, addr)?;
+        for (k, i) in index.iter_mut().enumerate() {
+            *i += 1;
+            if *i < counts[k] {
+                break;
+            }
+            *i = 0;
+        }
+    }
+    Ok(())
+}
+
+/// Calls `f(byte offset in the shared-memory image, global address or None
 /// when out of bounds)` for every element of an im2col load, as measured on
 /// the GPU (`fixtures/CLUSTERS_TMA.md`): the pixels are the positions of the
 /// bounding box (from the lower corner to the dimension's size less one
@@ -928,7 +1124,7 @@ fn im2col_elements(
             *p = i64::from(im2col.lower[i]);
         }
         if carry {
-            image += 1;
+            image += i64::from(spec.element_strides[rank - 1]);
         }
     }
     Ok(())
@@ -1016,10 +1212,23 @@ pub fn exec(
                 } else {
                     vec![None]
                 };
-                let size = spec.elem.bytes();
-                let rows = spec.box_bytes() / (u64::from(spec.box_dims[0]) * size as u64);
-                let inner = spec.box_dims[0] as usize * size;
-                let pitch = spec.pitch() as usize;
+                // An interleaved map's image is a row of one slice per
+                // element of its walk.
+                let (size, rows, inner, pitch) = match spec.slice_bytes() {
+                    Some(slice) => {
+                        let slice = slice as usize;
+                        (slice, spec.box_bytes() / slice as u64, slice, slice)
+                    }
+                    None => {
+                        let size = spec.elem.bytes();
+                        (
+                            size,
+                            spec.box_bytes() / (u64::from(spec.box_dims[0]) * size as u64),
+                            spec.box_dims[0] as usize * size,
+                            spec.pitch() as usize,
+                        )
+                    }
+                };
                 let mut data = vec![0u8; pitch * rows as usize];
                 let tf32 = matches!(spec.elem, ElemType::Tf32 | ElemType::Tf32Ftz);
                 let mut each = |offset: u64, addr: Option<u64>| {
@@ -1047,6 +1256,8 @@ pub fn exec(
                 };
                 if im2col {
                     im2col_elements(&spec, base, &coords, &offsets, false, &mut each)?;
+                } else if spec.interleave != 0 {
+                    interleaved_elements(&spec, base, &coords, &mut each)?;
                 } else {
                     for_each_element(&spec, base, &coords, false, &mut each)?;
                 }
@@ -1077,45 +1288,71 @@ pub fn exec(
                 if im2col {
                     im2col_store_check(&spec, &coords, lane)?;
                 }
-                if spec.elem.load_only() {
-                    return Err(Fault::at(
-                        lane,
-                        format!(
-                            "cp.async.bulk.tensor stores and reductions through a map of type {:?} \
-                             are not supported by the interpreter (loads are)",
-                            spec.elem
-                        ),
-                    ));
+                // Measured on the GPU: .min and .max reductions through f32,
+                // f32.ftz, tf32 and tf32.ftz maps stop it with an illegal
+                // instruction; the bitwise ones and inc/dec were not tried.
+                match reduce {
+                    Some(kind @ (AtomKind::Min | AtomKind::Max)) if spec.elem.is_f32_family() => {
+                        return Err(Fault::at(
+                            lane,
+                            format!(
+                                "cp.reduce.async.bulk.tensor .{} through a map of type {}: the GPU \
+                                 stops with an illegal instruction",
+                                if kind == AtomKind::Min { "min" } else { "max" },
+                                spec.elem.name()
+                            ),
+                        ));
+                    }
+                    Some(kind) if kind != AtomKind::Add && spec.elem.is_f32_family() => {
+                        return Err(Fault::at(
+                            lane,
+                            format!(
+                                "cp.reduce.async.bulk.tensor other than .add through a map of type \
+                                 {} is not supported by the interpreter",
+                                spec.elem.name()
+                            ),
+                        ));
+                    }
+                    _ => {}
                 }
                 let from = shared_offset(m.read_lane(w, &inst.src[1], lane), lane)?;
                 let size = spec.elem.bytes();
                 let ty = spec.elem.ty();
+                // The elements of one unit of the walk: an element, or the
+                // elements of a slice of an interleaved map.
+                let unit = spec.slice_bytes().unwrap_or(size as u64);
                 let mut each = |offset: u64, addr: Option<u64>| {
                     let Some(a) = addr else {
                         return Ok(());
                     };
-                    let at = swizzled(from, offset, spec.swizzle);
-                    let value = m
-                        .mem
-                        .load(thread, Space::Shared, at, size)
-                        .map_err(|e| Fault::at(lane, format!("tensor source: {e}")))?;
-                    let value = match reduce {
-                        Some(kind) => {
-                            let old = m
-                                .mem
-                                .load(thread, Space::Global, a, size)
-                                .map_err(|e| Fault::at(lane, format!("tensor destination: {e}")))?;
-                            atomic(kind, ty, old, value, 0, false)
-                        }
-                        None => value,
-                    };
-                    m.mem
-                        .store(thread, Space::Global, a, size, value)
-                        .map_err(|e| Fault::at(lane, format!("tensor destination: {e}")))
+                    for k in (0..unit).step_by(size) {
+                        let at = swizzled(from, offset + k, spec.swizzle);
+                        let a = a.wrapping_add(k);
+                        let value = m
+                            .mem
+                            .load(thread, Space::Shared, at, size)
+                            .map_err(|e| Fault::at(lane, format!("tensor source: {e}")))?;
+                        let value = match reduce {
+                            Some(kind) => {
+                                let old =
+                                    m.mem.load(thread, Space::Global, a, size).map_err(|e| {
+                                        Fault::at(lane, format!("tensor destination: {e}"))
+                                    })?;
+                                atomic(kind, ty, old, value, 0, spec.elem.flushes())
+                            }
+                            None => value,
+                        };
+                        m.mem
+                            .store(thread, Space::Global, a, size, value)
+                            .map_err(|e| Fault::at(lane, format!("tensor destination: {e}")))?;
+                    }
+                    Ok(())
                 };
                 if im2col {
                     let offsets = vec![0; dims - 2];
                     im2col_elements(&spec, base, &coords, &offsets, true, &mut each)?;
+                } else if spec.interleave != 0 {
+                    interleaved_elements(&spec, base, &coords, &mut each)?;
                 } else {
                     for_each_element(&spec, base, &coords, true, &mut each)?;
                 }
@@ -1128,7 +1365,8 @@ pub fn exec(
 /// The im2col stores and reductions the GPU stops at with an illegal
 /// instruction (measured on an H100, `fixtures/CLUSTERS_TMA.md`): a map whose
 /// pixel bounding box reaches outside the tensor (a lower corner below zero
-/// or an upper corner above it), or a W/H/D coordinate below zero.
+/// or an upper corner above it), or a W/H/D coordinate below zero or past
+/// the bounding box's last position.
 fn im2col_store_check(spec: &TensorMapSpec, coords: &[i64], lane: u32) -> Result<(), Fault> {
     let Some(im2col) = &spec.im2col else {
         return Ok(());
@@ -1152,6 +1390,21 @@ fn im2col_store_check(spec: &TensorMapSpec, coords: &[i64], lane: u32) -> Result
                 "cp.async.bulk.tensor .im2col_no_offs: the coordinate {c} is below zero {stop}"
             ),
         ));
+    }
+    // A W/H/D coordinate past the bounding box's last position (the
+    // dimension's size - 1 + the upper corner) stops it too; an image past
+    // the last one does not (nothing is written).
+    for (i, &c) in coords[1..rank - 1].iter().enumerate() {
+        let last = spec.dims[i + 1] as i64 - 1 + i64::from(im2col.upper[i]);
+        if c > last {
+            return Err(Fault::at(
+                lane,
+                format!(
+                    "cp.async.bulk.tensor .im2col_no_offs: the coordinate {c} is past the \
+                     bounding box's last position {last} {stop}"
+                ),
+            ));
+        }
     }
     Ok(())
 }

@@ -130,12 +130,25 @@ fn tensor_map_arguments_are_checked() {
         ),
         (
             "tmap:f16:64:-:64:none:1:oob=nan",
-            "oob=nan is measured for f32 tensors only",
+            "oob=nan is measured for f32 and tf32 tensors only",
+        ),
+        (
+            "tmap:f16:8,40:16:8,8:none:1:interleave=16",
+            "an interleaved tensor map has 3 to 5 dimensions",
+        ),
+        (
+            "tmap:f16:8,10,6:16,160:8,4,3:32:1:interleave=32",
+            "with the 32-byte interleave, strides must be multiples of 32",
+        ),
+        (
+            "tmap:f16:8,10,6:16,160:8,4,3:none:1:interleave=8",
+            "interleave `8`: none, 16 or 32",
         ),
         ("tmap:f16:64:-:512:none:1", "box sizes are 1 to 256"),
         (
             "tmap:i8:64:-:64:none:1",
-            "unknown element type `i8` (one of u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16)",
+            "unknown element type `i8` (one of u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16 f32.ftz \
+             tf32 tf32.ftz)",
         ),
         // im2col maps (`lower=`/`upper=`): CHANNELS,PIXELS, corners per
         // W/H/D dimension within the rank's range.
@@ -278,5 +291,133 @@ fn im2col_modes_belong_to_their_direction() {
         let body = format!("{head}{line}\nret;\n}}\n");
         let (_, got) = error(&body, 1, 32, None);
         assert!(got.contains(message), "{got}");
+    }
+}
+
+/// `fixtures/tmap_encode.txt` (`tests/interp/tmap_layout_fixtures.py
+/// --encode`): which parameters cuTensorMapEncodeTiled accepted on the GPU's
+/// driver over a grid of element types, first-dimension and box bytes,
+/// swizzles, interleaves, ranks, first element strides and stride
+/// alignments. `tmap:` arguments are accepted exactly where it accepted
+/// them. Rows with the tensor's address 16 bytes past a 32-byte boundary
+/// are left out: a `tmap:` argument's buffer starts on a 256-byte one.
+#[test]
+fn tensor_map_checks_agree_with_the_driver() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/tmap_encode.txt");
+    let text = std::fs::read_to_string(path).expect("fixtures/tmap_encode.txt");
+    let (d0s, box0s, swizzles) = (
+        [8u64, 16, 24, 32, 64, 128],
+        [8u64, 16, 24, 32, 48, 64, 128],
+        ["none", "32", "64", "128"],
+    );
+    let (mut agree, mut checked, mut differ) = (0, 0, Vec::new());
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("oob"))
+    {
+        let words: Vec<&str> = line.split(' ').collect();
+        let field = |key: &str| words.iter().find_map(|w| w.strip_prefix(key)).expect(key);
+        if field("addr+") != "0" {
+            continue;
+        }
+        let ty = words[0];
+        let size = match ty {
+            "u8" => 1,
+            "f16" => 2,
+            "f32" => 4,
+            _ => 8,
+        };
+        let interleave = field("interleave=");
+        let rank: usize = field("rank=").parse().expect("rank");
+        let es0 = field("es0=");
+        let unit: u64 = if field("stride%").starts_with("16") {
+            16
+        } else {
+            32
+        };
+        let marks: Vec<char> = words[6..].concat().chars().collect();
+        let mut at = 0;
+        for d0 in d0s {
+            for b0 in box0s {
+                for swizzle in swizzles {
+                    let mark = marks[at];
+                    at += 1;
+                    if mark == '.' {
+                        continue;
+                    }
+                    let mut row = d0.div_ceil(unit) * unit;
+                    if unit == 16 && row.is_multiple_of(32) {
+                        row += 16;
+                    }
+                    let join =
+                        |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+                    let dims = join(&[d0 / size, 6, 5, 3][..rank]);
+                    let strides = join(&[row, row * 6, row * 30][..rank - 1]);
+                    let boxes = join(&[b0 / size, 2, 2, 2][..rank]);
+                    let estrides = [es0, "1", "1", "1"][..rank].join(",");
+                    let spec = format!(
+                        "tmap:{ty}:{dims}:{strides}:{boxes}:{swizzle}:0:estrides={estrides}:interleave={interleave}"
+                    );
+                    let accepted = parse_arg(&spec).is_ok();
+                    checked += 1;
+                    if accepted == (mark == '+') {
+                        agree += 1;
+                    } else {
+                        differ.push(format!("{spec}: driver {mark}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{} of {checked} differ: {:#?}",
+        differ.len(),
+        &differ[..differ.len().min(20)]
+    );
+    assert_eq!(agree, checked);
+    assert!(checked > 5000, "only {checked} encodings checked");
+}
+
+/// A map whose box `tensormap.replace` left zero, and a box whose image is
+/// larger than any CTA's shared memory (slices of an interleaved map make
+/// it 16 times the elements), fault at the copy instead of walking it.
+#[test]
+fn tensor_copies_of_impossible_boxes_fault() {
+    let copy = "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes \
+                [%r1], [%rd1, {%r3, %r3, %r3, %r3}], [%r2];";
+    let head = ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n\
+                .shared .align 128 .b8 m[128];\n.shared .align 128 .b8 t[1024];\n\
+                .shared .align 8 .b64 bar;\nmov.u32 %r1, t;\nmov.u32 %r2, bar;\nmov.u32 %r3, 0;\n\
+                mbarrier.init.shared::cta.b64 [%r2], 1;\n";
+    let body = format!(
+        "{head}mov.u32 %r0, m;\ntensormap.replace.tile.rank.shared::cta.b1024.b32 [%r0], 3;\n\
+         mov.u64 %rd1, m;\ncvta.shared.u64 %rd1, %rd1;\n{copy}\nret;\n}}\n"
+    );
+    let (_, message) = error(&body, 1, 32, None);
+    assert!(
+        message.contains("or element strides [0, 0, 0, 0] hold a zero"),
+        "{message}"
+    );
+    let map = ".visible .entry k(.param .align 64 .b8 map[128])\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n\
+               .shared .align 128 .b8 t[1024];\n.shared .align 8 .b64 bar;\nmov.u32 %r1, t;\n\
+               mov.u32 %r2, bar;\nmov.u32 %r3, 0;\nmbarrier.init.shared::cta.b64 [%r2], 1;\n\
+               mov.u64 %rd0, map;\ncvta.param.u64 %rd1, %rd0;\n";
+    for spec in [
+        "tmap:u8:256,256,256,4:256,65536,16777216:256,256,256,1:none:1",
+        "tmap:f16:8,256,256,4:16,4096,1048576:256,256,1,4:none:1:interleave=16",
+    ] {
+        let result = launch(
+            &format!("{map}{copy}\nret;\n}}\n"),
+            1,
+            32,
+            None,
+            &[spec, "zeros:33554432"],
+        );
+        let message = result.err().map(|e| e.message).unwrap_or_default();
+        assert!(
+            message.contains("more than a CTA's shared memory"),
+            "{spec}: {message}"
+        );
     }
 }

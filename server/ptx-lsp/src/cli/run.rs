@@ -59,7 +59,8 @@ pub(super) struct RunArgs {
     /// Kernel mode: one argument per kernel parameter, in order: `u32:5`, `f32:1.5`,
     /// `raw:0011` (by-value struct bytes), `buf:f32:1,2,3`, `buf:hex:00ff`, `zeros:BYTES`,
     /// or a tensor map over buffer argument ARG for `cp.async.bulk.tensor`:
-    /// `tmap:TYPE:DIMS:STRIDES:BOX:SWIZZLE:ARG[:estrides=E,..][:oob=nan]`, e.g.
+    /// `tmap:TYPE:DIMS:STRIDES:BOX:SWIZZLE:ARG[:estrides=E,..][:oob=nan][:interleave=16|32]`,
+    /// e.g.
     /// `tmap:f16:64,32:128:64,16:128:1` (f16, 64 x 32 elements with rows 128 bytes
     /// apart, a 64 x 16 box, 128-byte swizzle; STRIDES `-` for one dimension);
     /// `:lower=W,..:upper=W,..` makes an im2col map whose box is CHANNELS,PIXELS.
