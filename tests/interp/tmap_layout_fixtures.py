@@ -221,35 +221,70 @@ def strides_of(dtype, dims, row):
 
 
 def guess(dtype, box, estrides, swizzle):
-    """The transaction count and image bytes expected (each dimension
-    ceil(box / element stride) elements, dimension 0 included) and the
-    bytes to dump (twice that, so that bytes written past it show)."""
+    """The transaction count and image bytes expected of a tile-mode map
+    (each dimension ceil(box / element stride) elements, dimension 0
+    included) and the bytes to dump (twice that, so that bytes written past
+    it show)."""
     counts = [-(-b // e) for b, e in zip(box, estrides)]
     n = size_of(dtype)
     for c in counts:
         n *= c
-    return n, min(-(-max(2 * n, 256) // 16) * 16, 16384)
+    return n, dump_bytes(n)
+
+
+def dump_bytes(n):
+    return min(-(-max(2 * n, 256) // 16) * 16, 16384)
+
+
+def interleaved_bytes(slice_bytes, box, estrides):
+    """The transaction count (and image bytes) of a copy through an
+    interleaved map, as measured (CLUSTERS_TMA.md): one slice per position of
+    the walk over every dimension but the second-to-last, the first dimension
+    counting slices, each dimension ceil(box / element stride) positions."""
+    n = slice_bytes
+    for d, (b, e) in enumerate(zip(box, estrides)):
+        if d + 2 != len(box):
+            n *= -(-b // e)
+    return n
+
+
+def extent_bytes(dims, strides, slice_bytes):
+    """Bytes from the tensor's address to the end of its last slice when the
+    first dimension counts slices (an interleaved map)."""
+    return dims[0] * slice_bytes + sum((n - 1) * s for n, s in zip(dims[1:], strides))
 
 
 def il_case(name, kind, dtype, dims, box, swizzle, interleave, coords, estrides=None, oob=None, row=None,
             fields=(), stage=None, tensor=None, spec_interleave=None, full=None):
-    """full: (transaction count, image bytes) for a load, or the image bytes
-    of a store (an index-valued image); the tensor buffer then runs on for
-    4096 more index-valued bytes past the map's extent, so that a read past
-    it shows where it went."""
+    """full: the image bytes dumped by a load or stored from an index-valued
+    image by a store; the tensor buffer then runs on for 4096 more
+    index-valued bytes past the map's extent, so that a read past it shows
+    where it went. The buffer of an interleaved map (host-encoded or set by
+    `tensormap.replace`) holds every slice the map addresses. tensor=
+    "special" fills it with the SPECIAL words over and over."""
     strides, total = strides_of(dtype, dims, row)
     spec = C.tmap(dtype, dims, strides, box, swizzle, 1, estrides, oob)
     il = spec_interleave if spec_interleave is not None else interleave
     if il != "none":
         spec += f":interleave={il}"
-    nbytes, image = guess(dtype, box, estrides or [1] * len(dims), swizzle)
-    count = total // size_of(dtype)
+    layout = dict(fields).get("interleave_layout")
+    slice_bytes = {"16": 16, "32": 32}.get(interleave) or {1: 16, 2: 32}.get(layout)
+    es = estrides or [1] * len(dims)
+    if slice_bytes:
+        nbytes = interleaved_bytes(slice_bytes, box, es)
+        image = dump_bytes(nbytes)
+        total = max(total, extent_bytes(dims, strides, slice_bytes))
+    else:
+        nbytes, image = guess(dtype, box, es, swizzle)
+    count = -(-total // size_of(dtype))
     if full is not None:
         count += 4096 // size_of(dtype)
         if kind == "load":
-            nbytes, image = full
+            image = full
         else:
             stage = b"".join(struct.pack("<H", i) for i in range(full // 2))
+    if tensor == "special":
+        tensor = words(SPECIAL[i % len(SPECIAL)] for i in range(count * size_of(dtype) // 4))
     coords_buf = C.hexbuf(b"".join(struct.pack("<i", c) for c in coords + [0] * (5 - len(coords))))
     entry = kernel_name(len(dims), kind, list(fields))
     if kind == "load":
@@ -392,32 +427,58 @@ def cases():
     # buffer running on past the map
     f16_4d = [8, 10, 6, 2]
     il_case("il16_full_load_4d_f32", "load", "f32", [4, 10, 6, 2], [4, 4, 3, 1], "none", "16", [0, 2, 1, 1],
-            full=(768, 8192))
+            full=8192)
     il_case("il16_full_load_4d_f16", "load", "f16", f16_4d, [8, 4, 3, 1], "none", "16", [0, 2, 1, 1],
-            full=(1536, 8192))
+            full=8192)
     il_case("il16_full_load_3d_f16", "load", "f16", [8, 20, 6], [8, 4, 2], "none", "16", [0, 3, 1],
-            full=(1024, 8192))
+            full=8192)
     il_case("il16_full_load_3d_f16_b8", "load", "f16", [8, 20, 6], [8, 8, 2], "none", "16", [0, 16, 5],
-            full=(2048, 8192))
+            full=8192)
     il_case("il16_full_load_4d_f64", "load", "f64", [2, 10, 6, 2], [2, 8, 3, 1], "none", "16", [0, 1, 0, 1],
-            full=(768, 8192))
+            full=8192)
     il_case("il16_full_load_5d_f16", "load", "f16", [8, 5, 4, 3, 2], [8, 2, 2, 2, 2], "none", "16",
-            [0, 1, 1, 1, 0], full=(2048, 8192))
+            [0, 1, 1, 1, 0], full=8192)
     il_case("il16_full_load_4d_u32_d0_8", "load", "u32", [8, 10, 6, 2], [4, 4, 3, 1], "none", "16",
-            [4, 2, 1, 1], full=(768, 8192))
+            [4, 2, 1, 1], full=8192)
     il_case("il16_full_load_4d_f16_box16", "load", "f16", f16_4d, [16, 2, 2, 1], "none", "16", [0, 2, 1, 1],
-            full=(1024, 8192))
+            full=8192)
     il_case("il32_full_load_4d_f32", "load", "f32", [8, 10, 6, 2], [8, 4, 3, 1], "none", "32", [0, 2, 1, 1],
-            full=(3072, 8192))
+            full=8192)
     il_case("il16_full_store_4d_f16", "store", "f16", f16_4d, [8, 4, 3, 1], "none", "16", [0, 2, 1, 1],
             full=8192)
     il_case("il16_full_store_3d_f16", "store", "f16", [8, 20, 6], [8, 4, 2], "none", "16", [0, 3, 1], full=8192)
     il_case("il16_full_store_4d_f32", "store", "f32", [4, 10, 6, 2], [4, 4, 3, 1], "none", "16", [0, 2, 1, 1],
             full=8192)
-    # not yet recorded (an earlier form of it staged fewer bytes than the
-    # image, so the GPU stored stale shared memory)
     il_case("il32_full_store_4d_f16_sw32", "store", "f16", [16, 10, 6, 2], [16, 4, 3, 1], "32", "32",
             [0, 2, 1, 0], full=8192)
+    # ---- loads through interleaved tf32 and tf32.ftz maps over the SPECIAL
+    # words, the zero and NaN fills past the tensor included
+    il_case("il16_load_4d_tf32", "load", "tf32", [4, 10, 6, 2], [4, 4, 3, 1], "none", "16", [0, 2, 1, 1],
+            tensor="special")
+    il_case("il16_load_4d_tf32_ftz", "load", "tf32.ftz", [4, 10, 6, 2], [4, 4, 3, 1], "none", "16",
+            [0, 2, 1, 1], tensor="special")
+    il_case("il32_load_4d_tf32_sw32", "load", "tf32", [8, 10, 6, 2], [8, 4, 3, 1], "32", "32", [0, 2, 1, 1],
+            tensor="special")
+    il_case("il16_load_4d_tf32_nan_edges", "load", "tf32", [4, 10, 6, 2], [4, 4, 3, 1], "none", "16",
+            [-1, 8, 4, 1], oob="nan", tensor="special")
+    il_case("il16_load_4d_tf32_edges", "load", "tf32", [4, 10, 6, 2], [4, 4, 3, 1], "none", "16",
+            [2, 8, 4, 1], tensor="special")
+    # ---- the NaN fill of f16, bf16, f64 and f32.ftz maps (tile mode, the
+    # box past either end), and of interleaved f16/bf16 maps
+    for dtype, dims, box in (("f16", [32, 8], [16, 4]), ("bf16", [32, 8], [16, 4]), ("f64", [16, 8], [8, 4]),
+                             ("f32.ftz", [32, 8], [16, 4]), ("f32", [32, 8], [16, 4])):
+        t = dtype.replace(".", "_")
+        lead = 16 // size_of(dtype)
+        il_case(f"nan_load_2d_{t}", "load", dtype, dims, box, "none", "none", [dims[0] - lead, dims[1] - 2],
+                oob="nan")
+        il_case(f"nan_load_2d_{t}_neg", "load", dtype, dims, box, "none", "none", [-lead, -1], oob="nan")
+    il_case("nan_load_2d_f16_sw64", "load", "f16", [32, 8], [32, 4], "64", "none", [16, 6], oob="nan")
+    il_case("il16_load_4d_f16_nan", "load", "f16", [8, 10, 6, 2], [8, 4, 3, 1], "none", "16", [0, 8, 4, 1],
+            oob="nan")
+    il_case("il16_load_4d_bf16_nan", "load", "bf16", [8, 10, 6, 2], [8, 4, 3, 1], "none", "16", [-2, 8, 4, 1],
+            oob="nan")
+    il_case("il16_load_4d_f64_nan", "load", "f64", [2, 10, 6, 2], [2, 4, 3, 1], "none", "16", [0, 8, 4, 1],
+            oob="nan")
     return RUNS
 
 
