@@ -387,8 +387,21 @@ impl TensorMapSpec {
                 return Err("interleaved im2col maps are not supported by the interpreter".into());
             }
         }
-        if oob_nan && !matches!(elem, ElemType::F32 | ElemType::Tf32 | ElemType::Tf32Ftz) {
-            return Err("oob=nan is measured for f32 and tf32 tensors only".into());
+        // The driver refuses the NaN fill for integer element types
+        // (`fixtures/tmap_encode.txt`).
+        if oob_nan
+            && !matches!(
+                elem,
+                ElemType::F16
+                    | ElemType::Bf16
+                    | ElemType::F32
+                    | ElemType::F64
+                    | ElemType::F32Ftz
+                    | ElemType::Tf32
+                    | ElemType::Tf32Ftz
+            )
+        {
+            return Err("oob=nan needs a floating-point element type".into());
         }
         Ok(TensorMapSpec {
             elem,
@@ -538,8 +551,10 @@ const MAGIC: &[u8; 4] = b"TMAP";
 /// (0 none, 1 16 bytes, 2 32 bytes).
 const INTERLEAVE: usize = 124;
 
-/// The byte the GPU fills out-of-bounds f32 elements with under `oob=nan`
-/// (0x7ff77ff7 per element, measured on the GPU).
+/// The bytes the GPU fills out-of-bounds elements with under `oob=nan`:
+/// the half-word 0x7ff7 over and over, whatever the element type (f16,
+/// bf16, f32, f32.ftz, tf32 and f64 measured on the GPU, interleaved maps
+/// included).
 const NAN_FILL: [u8; 2] = [0xf7, 0x7f];
 
 #[derive(Debug, Clone)]
@@ -890,13 +905,6 @@ fn map_and_coords(
                  interpreter",
             ));
         }
-        if matches!(spec.elem, ElemType::Tf32 | ElemType::Tf32Ftz) {
-            return Err(Fault::at(
-                lane,
-                "cp.async.bulk.tensor through an interleaved tf32 map is not supported by the \
-                 interpreter (not measured)",
-            ));
-        }
     }
     // A map whose fields `tensormap.replace` left zero describes no box.
     if spec.box_dims.contains(&0) || spec.element_strides.contains(&0) {
@@ -1241,8 +1249,13 @@ pub fn exec(
                                     .map_err(|e| Fault::at(lane, format!("tensor source: {e}")))?,
                             );
                             if tf32 {
-                                let bits = u32::from_le_bytes([slot[0], slot[1], slot[2], slot[3]]);
-                                slot.copy_from_slice(&to_tf32(bits).to_le_bytes());
+                                // Each element of the slot (an interleaved
+                                // map's slice holds several) is rounded.
+                                for word in slot.chunks_exact_mut(4) {
+                                    let bits =
+                                        u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+                                    word.copy_from_slice(&to_tf32(bits).to_le_bytes());
+                                }
                             }
                         }
                         None if spec.oob_nan => {

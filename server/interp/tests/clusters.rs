@@ -129,8 +129,8 @@ fn tensor_map_arguments_are_checked() {
             "0 strides for 2 dimensions: give one per dimension after the first",
         ),
         (
-            "tmap:f16:64:-:64:none:1:oob=nan",
-            "oob=nan is measured for f32 and tf32 tensors only",
+            "tmap:u16:64:-:64:none:1:oob=nan",
+            "oob=nan needs a floating-point element type",
         ),
         (
             "tmap:f16:8,40:16:8,8:none:1:interleave=16",
@@ -298,8 +298,8 @@ fn im2col_modes_belong_to_their_direction() {
 /// --encode`): which parameters cuTensorMapEncodeTiled accepted on the GPU's
 /// driver over a grid of element types, first-dimension and box bytes,
 /// swizzles, interleaves, ranks, first element strides and stride
-/// alignments. `tmap:` arguments are accepted exactly where it accepted
-/// them. Rows with the tensor's address 16 bytes past a 32-byte boundary
+/// alignments, and the NaN fill with each element type. `tmap:` arguments
+/// are accepted exactly where it accepted them. Rows with the tensor's address 16 bytes past a 32-byte boundary
 /// are left out: a `tmap:` argument's buffer starts on a 256-byte one.
 #[test]
 fn tensor_map_checks_agree_with_the_driver() {
@@ -369,6 +369,30 @@ fn tensor_map_checks_agree_with_the_driver() {
             }
         }
     }
+    // `oob=nan TYPE +|-`: the NaN fill over a 3-dimensional map of 64-byte
+    // rows and a 16-byte wide box.
+    let mut fills = 0;
+    for line in text.lines().filter(|l| l.starts_with("oob=nan ")) {
+        let words: Vec<&str> = line.split(' ').collect();
+        let (ty, mark) = (words[1], words[2]);
+        let size = match ty {
+            "u8" => 1,
+            "u16" | "f16" | "bf16" => 2,
+            _ => 4,
+        };
+        let spec = format!(
+            "tmap:{ty}:{},4,3:64,256:{},2,2:none:0:oob=nan",
+            64 / size,
+            16 / size
+        );
+        checked += 1;
+        fills += 1;
+        if parse_arg(&spec).is_ok() == (mark == "+") {
+            agree += 1;
+        } else {
+            differ.push(format!("{spec}: driver {mark}"));
+        }
+    }
     assert!(
         differ.is_empty(),
         "{} of {checked} differ: {:#?}",
@@ -377,6 +401,7 @@ fn tensor_map_checks_agree_with_the_driver() {
     );
     assert_eq!(agree, checked);
     assert!(checked > 5000, "only {checked} encodings checked");
+    assert_eq!(fills, 11, "oob=nan lines");
 }
 
 /// A map whose box `tensormap.replace` left zero, and a box whose image is
