@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Interleaved tensor maps and stores and reductions through tf32 / f32.ftz
-maps on an sm_90a GPU, for the interpreter to match byte for byte.
+"""Interleaved tensor maps, stores and reductions through tf32 / f32.ftz
+maps and the oob=nan fill of every floating-point type on an sm_90a GPU,
+for the interpreter to match byte for byte.
 
     python3 tests/interp/tmap_layout_fixtures.py --emit                 # writes tests/interp/kernels/tmap_layout.ptx
     python3 tests/interp/tmap_layout_fixtures.py --run OUT.jsonl        # with CuPy and an sm_90a GPU
@@ -11,7 +12,8 @@ with 0xee bytes, thread 0 loads one box through the map (a `tmap:` argument,
 encoded on the GPU with cuTensorMapEncodeTiled, `interleave=16|32` passed as
 CU_TENSOR_MAP_INTERLEAVE_16B/_32B) and waits on the mbarrier (bounded), and
 the CTA copies the image to the output, followed by a word saying whether
-the phase completed with the box's bytes as the transaction count. A store
+the phase completed with the image's bytes as the transaction count (for an
+interleaved map, one slice per position of its walk). A store
 or reduction fills the image from the staging buffer and thread 0 writes it
 into the tensor, which is what is compared. Kernels named `*_r_*` first copy
 the host-encoded map into global scratch memory and change fields there
