@@ -897,14 +897,12 @@ fn map_and_coords(
             ),
         ));
     }
-    if spec.interleave != 0 {
-        if im2col {
-            return Err(Fault::at(
-                lane,
-                "cp.async.bulk.tensor .im2col through an interleaved map is not supported by the \
-                 interpreter",
-            ));
-        }
+    if spec.interleave != 0 && im2col {
+        return Err(Fault::at(
+            lane,
+            "cp.async.bulk.tensor .im2col through an interleaved map is not supported by the \
+             interpreter",
+        ));
     }
     // A map whose fields `tensormap.replace` left zero describes no box.
     if spec.box_dims.contains(&0) || spec.element_strides.contains(&0) {
