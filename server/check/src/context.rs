@@ -187,7 +187,7 @@ impl<'a> Ctx<'a> {
             .directives(DirectiveKind::Target)
             .iter()
             .flat_map(|d| d.targets())
-            .find(|t| ptx_isa::SmName::parse(t.text).is_some())
+            .find(|t| ptx_isa::SmName::read(t.text).is_some())
             .filter(|_| options.target_override.is_none())
             .map(|t| t.range());
         let version = options
@@ -200,7 +200,8 @@ impl<'a> Ctx<'a> {
             .iter()
             .flat_map(|d| d.targets())
             .map(|t| TargetEntry {
-                name: t.text.to_owned(),
+                // `sm_90b` is `sm_90` to ptxas 13.5 (SmName::ptxas_reading).
+                name: ptx_isa::SmName::ptxas_reading(t.text).unwrap_or_else(|| t.text.to_owned()),
             })
             .collect();
         if let Some(over) = &options.target_override {
