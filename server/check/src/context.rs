@@ -78,6 +78,24 @@ impl<'a> InstInfo<'a> {
             .unwrap_or_default()
     }
 
+    /// Whether operand 0 is the instruction's result: the first operand of its matched syntax
+    /// form is a value named as the spec names results (`d`, `d[|p]`, `p|q`, `dst`, `r`, `_`,
+    /// `ptr`, `reg`, `pred`, `f` of bfi, `state`, `waitComplete`), not an address or a source
+    /// (`a` of bar, `t` of nanosleep, `fptr` of call, `membermask`, `index`, `N`).
+    pub fn writes_first_operand(&self) -> bool {
+        self.resolved.outcome.matches.first().is_some_and(|m| {
+            m.form.operands.first().is_some_and(|o| {
+                o.kind == ptx_isa::OperandKind::Value
+                    && (o.name.starts_with('d')
+                        || o.name.starts_with('p')
+                        || matches!(
+                            o.name.as_str(),
+                            "r" | "reg" | "f" | "state" | "waitComplete" | "_"
+                        ))
+            })
+        })
+    }
+
     /// The range of word `index` of [`InstInfo::words`] (0 is the mnemonic).
     pub fn word_range(&self, index: usize) -> ptx_syntax::TextRange {
         match index {

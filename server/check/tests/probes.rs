@@ -56,6 +56,8 @@ fn first_error(text: &str) -> Option<(usize, String)> {
 }
 
 #[test]
+// MAX_FALSE_ERRORS may be 0: the bound still reads as one.
+#[allow(clippy::absurd_extreme_comparisons)]
 fn probes_agree_with_ptxas() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/probes");
     let text = read_gz(&dir.join("probes.tsv.gz"));

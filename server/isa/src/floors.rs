@@ -282,6 +282,54 @@ pub(crate) fn parse_comparisons(name: &str, text: &str) -> Result<Vec<Comparison
     Ok(out)
 }
 
+/// The operand forms of data/operand-forms.txt: which instructions take a sink destination or
+/// a variable's name as a plain operand.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OperandForms {
+    /// Opcodes (first words joined by dots) whose whole destination may be `_`.
+    pub sink_destination: Vec<String>,
+    /// Opcodes that take a variable's name as a plain operand (its address).
+    pub variable_operand: Vec<String>,
+}
+
+impl OperandForms {
+    fn listed(list: &[String], words: &[&str]) -> bool {
+        list.iter().any(|entry| {
+            let parts: Vec<&str> = entry.split('.').collect();
+            words.len() >= parts.len() && parts.iter().zip(words).all(|(a, b)| a == b)
+        })
+    }
+
+    /// Whether the instruction `words` (`["mbarrier", "arrive", "shared", "b64"]`) may discard
+    /// its whole result with `_`.
+    pub fn sink_destination(&self, words: &[&str]) -> bool {
+        Self::listed(&self.sink_destination, words)
+    }
+
+    /// Whether the instruction `words` takes a variable's name as a plain operand.
+    pub fn variable_operand(&self, words: &[&str]) -> bool {
+        Self::listed(&self.variable_operand, words)
+    }
+}
+
+/// Reads data/operand-forms.txt.
+pub(crate) fn parse_operand_forms(name: &str, text: &str) -> Result<OperandForms, String> {
+    let mut out = OperandForms::default();
+    for record in records(name, text) {
+        let words = |f: &str| -> Vec<String> { f.split_whitespace().map(str::to_owned).collect() };
+        match record.fields[..] {
+            ["sink-destination", list] => out.sink_destination.extend(words(list)),
+            ["variable-operand", list] => out.variable_operand.extend(words(list)),
+            _ => {
+                return Err(record.error(
+                    "expected `sink-destination ; OPCODES` or `variable-operand ; OPCODES`",
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// The memory qualifier combinations of data/memory-combinations.txt.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MemoryCombinations {
@@ -346,6 +394,23 @@ pub(crate) fn parse_memory_combinations(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_embedded_operand_forms_parse() {
+        let forms = parse_operand_forms(
+            "operand-forms.txt",
+            include_str!("../data/operand-forms.txt"),
+        )
+        .expect("parses");
+        assert!(forms.sink_destination(&["mbarrier", "arrive", "shared", "b64"]));
+        assert!(forms.sink_destination(&["atom", "global", "add", "u32"]));
+        assert!(!forms.sink_destination(&["mbarrier", "test_wait", "shared", "b64"]));
+        assert!(forms.variable_operand(&["cvta", "global", "u64"]));
+        assert!(!forms.variable_operand(&["cvta", "to", "global", "u64"]));
+        assert!(!forms.variable_operand(&["add", "s32"]));
+        let err = parse_operand_forms("f.txt", "# c\nsink ; atom\n").unwrap_err();
+        assert!(err.starts_with("f.txt:2: expected"), "{err}");
+    }
 
     #[test]
     fn the_embedded_floors_parse() {
