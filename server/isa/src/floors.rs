@@ -339,9 +339,66 @@ pub struct MemoryCombinations {
     /// (opcodes, most bits of a vector, whether only the non-`.async` forms), first match
     /// applies.
     pub vector_limits: Vec<(Vec<String>, u32, bool)>,
+    /// (opcode, spec section) of the memory instructions' combination rules.
+    pub sections: Vec<(String, String)>,
+    /// Instructions whose memory order and scope come together.
+    pub order_with_scope: Vec<OrderWithScope>,
+    /// Operands that are one integer constant only.
+    pub fixed_operands: Vec<FixedOperand>,
+}
+
+/// A `order-with-scope` line of data/memory-combinations.txt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OrderWithScope {
+    /// Opcodes, their first words joined by dots (`multimem.st`).
+    pub opcodes: Vec<String>,
+    pub orders: Vec<String>,
+    pub scopes: Vec<String>,
+    pub section: String,
+}
+
+/// A `fixed-operand` line of data/memory-combinations.txt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FixedOperand {
+    /// The opcode's first words joined by dots (`cp.async.cg`).
+    pub opcode: String,
+    pub index: usize,
+    pub value: u64,
+    pub section: String,
+}
+
+/// Whether the instruction `words` starts with the dot-joined `opcode`.
+fn starts_with_opcode(words: &[&str], opcode: &str) -> bool {
+    let parts: Vec<&str> = opcode.split('.').collect();
+    words.len() >= parts.len() && parts.iter().zip(words).all(|(a, b)| a == b)
 }
 
 impl MemoryCombinations {
+    /// The spec section of `opcode`'s combination rules (`ld` → 9.7.9.8).
+    pub fn section(&self, opcode: &str) -> Option<&str> {
+        self.sections
+            .iter()
+            .find(|(o, _)| o == opcode)
+            .map(|(_, s)| s.as_str())
+    }
+
+    /// The order-and-scope rule of the instruction `words`, if it has one.
+    pub fn order_with_scope(&self, words: &[&str]) -> Option<&OrderWithScope> {
+        self.order_with_scope
+            .iter()
+            .find(|r| r.opcodes.iter().any(|o| starts_with_opcode(words, o)))
+    }
+
+    /// The fixed operands of the instruction `words`.
+    pub fn fixed_operands<'s>(
+        &'s self,
+        words: &'s [&'s str],
+    ) -> impl Iterator<Item = &'s FixedOperand> + 's {
+        self.fixed_operands
+            .iter()
+            .filter(move |f| starts_with_opcode(words, &f.opcode))
+    }
+
     /// Whether `word` is a cache qualifier of `.global` only.
     pub fn global_cache(&self, word: &str) -> bool {
         self.global_cache.iter().any(|q| match q.strip_suffix('*') {
@@ -381,9 +438,28 @@ pub(crate) fn parse_memory_combinations(
                 };
                 out.vector_limits.push((words(ops), bits, sync_only));
             }
+            ["section", opcode, section] => {
+                out.sections.push((opcode.to_owned(), section.to_owned()));
+            }
+            ["order-with-scope", opcodes, orders, scopes, section] => {
+                out.order_with_scope.push(OrderWithScope {
+                    opcodes: words(opcodes),
+                    orders: words(orders),
+                    scopes: words(scopes),
+                    section: section.to_owned(),
+                });
+            }
+            ["fixed-operand", opcode, index, value, section] => {
+                out.fixed_operands.push(FixedOperand {
+                    opcode: opcode.to_owned(),
+                    index: index.parse().map_err(|_| bad("bad operand index"))?,
+                    value: value.parse().map_err(|_| bad("bad value"))?,
+                    section: section.to_owned(),
+                });
+            }
             _ => {
                 return Err(bad(
-                    "expected `global-cache ; WORDS` or `vector-limit ; OPCODES ; BITS ; sync|any`",
+                    "expected `global-cache ; WORDS`, `vector-limit ; OPCODES ; BITS ; sync|any`, `section ; OPCODE ; SECTION`, `order-with-scope ; OPCODES ; ORDERS ; SCOPES ; SECTION` or `fixed-operand ; OPCODE ; INDEX ; VALUE ; SECTION`",
                 ))
             }
         }
@@ -394,6 +470,32 @@ pub(crate) fn parse_memory_combinations(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_embedded_memory_combinations_parse() {
+        let m = parse_memory_combinations(
+            "memory-combinations.txt",
+            include_str!("../data/memory-combinations.txt"),
+        )
+        .expect("parses");
+        assert_eq!(m.section("red"), Some("9.7.13.6"));
+        assert_eq!(m.section("mov"), None);
+        let rule = m
+            .order_with_scope(&["multimem", "ld_reduce", "relaxed", "global", "add", "u32"])
+            .expect("multimem.ld_reduce");
+        assert_eq!(rule.scopes, ["cta", "cluster", "gpu", "sys"]);
+        assert!(m
+            .order_with_scope(&["ld", "relaxed", "gpu", "u32"])
+            .is_none());
+        let fixed: Vec<_> = m
+            .fixed_operands(&["cp", "async", "cg", "shared", "global"])
+            .collect();
+        assert_eq!((fixed.len(), fixed[0].index, fixed[0].value), (1, 2, 16));
+        let err =
+            parse_memory_combinations("m.txt", "fixed-operand ; cp.async.cg ; two ; 16 ; 1\n")
+                .unwrap_err();
+        assert!(err.starts_with("m.txt:1: bad operand index"), "{err}");
+    }
 
     #[test]
     fn the_embedded_operand_forms_parse() {

@@ -31,8 +31,8 @@ pub use availability::Availability;
 pub use catalog::{Directive, SpecialRegister, StateSpace, TypeInfo};
 pub use datafile::SectionData;
 pub use floors::{
-    ComparisonClass, FragmentFloor, MemoryCombinations, OperandForms, OperandShape,
-    OperandShapeRule, QualifierRule, ShapePosition,
+    ComparisonClass, FixedOperand, FragmentFloor, MemoryCombinations, OperandForms, OperandShape,
+    OperandShapeRule, OrderWithScope, QualifierRule, ShapePosition,
 };
 pub use matcher::{FormMatch, MatchError, MatchOutcome};
 pub use model::{Feature, Form, Instruction, QualSlot, Requirement, SlotKind, Unmet};
