@@ -78,6 +78,24 @@ impl<'a> InstInfo<'a> {
             .unwrap_or_default()
     }
 
+    /// Whether operand 0 is the instruction's result: the first operand of its matched syntax
+    /// form is a value named as the spec names results (`d`, `d[|p]`, `p|q`, `dst`, `r`, `_`,
+    /// `ptr`, `reg`, `pred`, `f` of bfi, `state`, `waitComplete`), not an address or a source
+    /// (`a` of bar, `t` of nanosleep, `fptr` of call, `membermask`, `index`, `N`).
+    pub fn writes_first_operand(&self) -> bool {
+        self.resolved.outcome.matches.first().is_some_and(|m| {
+            m.form.operands.first().is_some_and(|o| {
+                o.kind == ptx_isa::OperandKind::Value
+                    && (o.name.starts_with('d')
+                        || o.name.starts_with('p')
+                        || matches!(
+                            o.name.as_str(),
+                            "r" | "reg" | "f" | "state" | "waitComplete" | "_"
+                        ))
+            })
+        })
+    }
+
     /// The range of word `index` of [`InstInfo::words`] (0 is the mnemonic).
     pub fn word_range(&self, index: usize) -> ptx_syntax::TextRange {
         match index {
@@ -187,7 +205,7 @@ impl<'a> Ctx<'a> {
             .directives(DirectiveKind::Target)
             .iter()
             .flat_map(|d| d.targets())
-            .find(|t| ptx_isa::SmName::parse(t.text).is_some())
+            .find(|t| ptx_isa::SmName::read(t.text).is_some())
             .filter(|_| options.target_override.is_none())
             .map(|t| t.range());
         let version = options
@@ -200,7 +218,8 @@ impl<'a> Ctx<'a> {
             .iter()
             .flat_map(|d| d.targets())
             .map(|t| TargetEntry {
-                name: t.text.to_owned(),
+                // `sm_90b` is `sm_90` to ptxas 13.5 (SmName::ptxas_reading).
+                name: ptx_isa::SmName::ptxas_reading(t.text).unwrap_or_else(|| t.text.to_owned()),
             })
             .collect();
         if let Some(over) = &options.target_override {

@@ -282,6 +282,54 @@ pub(crate) fn parse_comparisons(name: &str, text: &str) -> Result<Vec<Comparison
     Ok(out)
 }
 
+/// The operand forms of data/operand-forms.txt: which instructions take a sink destination or
+/// a variable's name as a plain operand.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OperandForms {
+    /// Opcodes (first words joined by dots) whose whole destination may be `_`.
+    pub sink_destination: Vec<String>,
+    /// Opcodes that take a variable's name as a plain operand (its address).
+    pub variable_operand: Vec<String>,
+}
+
+impl OperandForms {
+    fn listed(list: &[String], words: &[&str]) -> bool {
+        list.iter().any(|entry| {
+            let parts: Vec<&str> = entry.split('.').collect();
+            words.len() >= parts.len() && parts.iter().zip(words).all(|(a, b)| a == b)
+        })
+    }
+
+    /// Whether the instruction `words` (`["mbarrier", "arrive", "shared", "b64"]`) may discard
+    /// its whole result with `_`.
+    pub fn sink_destination(&self, words: &[&str]) -> bool {
+        Self::listed(&self.sink_destination, words)
+    }
+
+    /// Whether the instruction `words` takes a variable's name as a plain operand.
+    pub fn variable_operand(&self, words: &[&str]) -> bool {
+        Self::listed(&self.variable_operand, words)
+    }
+}
+
+/// Reads data/operand-forms.txt.
+pub(crate) fn parse_operand_forms(name: &str, text: &str) -> Result<OperandForms, String> {
+    let mut out = OperandForms::default();
+    for record in records(name, text) {
+        let words = |f: &str| -> Vec<String> { f.split_whitespace().map(str::to_owned).collect() };
+        match record.fields[..] {
+            ["sink-destination", list] => out.sink_destination.extend(words(list)),
+            ["variable-operand", list] => out.variable_operand.extend(words(list)),
+            _ => {
+                return Err(record.error(
+                    "expected `sink-destination ; OPCODES` or `variable-operand ; OPCODES`",
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// The memory qualifier combinations of data/memory-combinations.txt.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MemoryCombinations {
@@ -291,9 +339,66 @@ pub struct MemoryCombinations {
     /// (opcodes, most bits of a vector, whether only the non-`.async` forms), first match
     /// applies.
     pub vector_limits: Vec<(Vec<String>, u32, bool)>,
+    /// (opcode, spec section) of the memory instructions' combination rules.
+    pub sections: Vec<(String, String)>,
+    /// Instructions whose memory order and scope come together.
+    pub order_with_scope: Vec<OrderWithScope>,
+    /// Operands that are one integer constant only.
+    pub fixed_operands: Vec<FixedOperand>,
+}
+
+/// A `order-with-scope` line of data/memory-combinations.txt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OrderWithScope {
+    /// Opcodes, their first words joined by dots (`multimem.st`).
+    pub opcodes: Vec<String>,
+    pub orders: Vec<String>,
+    pub scopes: Vec<String>,
+    pub section: String,
+}
+
+/// A `fixed-operand` line of data/memory-combinations.txt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FixedOperand {
+    /// The opcode's first words joined by dots (`cp.async.cg`).
+    pub opcode: String,
+    pub index: usize,
+    pub value: u64,
+    pub section: String,
+}
+
+/// Whether the instruction `words` starts with the dot-joined `opcode`.
+fn starts_with_opcode(words: &[&str], opcode: &str) -> bool {
+    let parts: Vec<&str> = opcode.split('.').collect();
+    words.len() >= parts.len() && parts.iter().zip(words).all(|(a, b)| a == b)
 }
 
 impl MemoryCombinations {
+    /// The spec section of `opcode`'s combination rules (`ld` → 9.7.9.8).
+    pub fn section(&self, opcode: &str) -> Option<&str> {
+        self.sections
+            .iter()
+            .find(|(o, _)| o == opcode)
+            .map(|(_, s)| s.as_str())
+    }
+
+    /// The order-and-scope rule of the instruction `words`, if it has one.
+    pub fn order_with_scope(&self, words: &[&str]) -> Option<&OrderWithScope> {
+        self.order_with_scope
+            .iter()
+            .find(|r| r.opcodes.iter().any(|o| starts_with_opcode(words, o)))
+    }
+
+    /// The fixed operands of the instruction `words`.
+    pub fn fixed_operands<'s>(
+        &'s self,
+        words: &'s [&'s str],
+    ) -> impl Iterator<Item = &'s FixedOperand> + 's {
+        self.fixed_operands
+            .iter()
+            .filter(move |f| starts_with_opcode(words, &f.opcode))
+    }
+
     /// Whether `word` is a cache qualifier of `.global` only.
     pub fn global_cache(&self, word: &str) -> bool {
         self.global_cache.iter().any(|q| match q.strip_suffix('*') {
@@ -333,9 +438,28 @@ pub(crate) fn parse_memory_combinations(
                 };
                 out.vector_limits.push((words(ops), bits, sync_only));
             }
+            ["section", opcode, section] => {
+                out.sections.push((opcode.to_owned(), section.to_owned()));
+            }
+            ["order-with-scope", opcodes, orders, scopes, section] => {
+                out.order_with_scope.push(OrderWithScope {
+                    opcodes: words(opcodes),
+                    orders: words(orders),
+                    scopes: words(scopes),
+                    section: section.to_owned(),
+                });
+            }
+            ["fixed-operand", opcode, index, value, section] => {
+                out.fixed_operands.push(FixedOperand {
+                    opcode: opcode.to_owned(),
+                    index: index.parse().map_err(|_| bad("bad operand index"))?,
+                    value: value.parse().map_err(|_| bad("bad value"))?,
+                    section: section.to_owned(),
+                });
+            }
             _ => {
                 return Err(bad(
-                    "expected `global-cache ; WORDS` or `vector-limit ; OPCODES ; BITS ; sync|any`",
+                    "expected `global-cache ; WORDS`, `vector-limit ; OPCODES ; BITS ; sync|any`, `section ; OPCODE ; SECTION`, `order-with-scope ; OPCODES ; ORDERS ; SCOPES ; SECTION` or `fixed-operand ; OPCODE ; INDEX ; VALUE ; SECTION`",
                 ))
             }
         }
@@ -346,6 +470,49 @@ pub(crate) fn parse_memory_combinations(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_embedded_memory_combinations_parse() {
+        let m = parse_memory_combinations(
+            "memory-combinations.txt",
+            include_str!("../data/memory-combinations.txt"),
+        )
+        .expect("parses");
+        assert_eq!(m.section("red"), Some("9.7.13.6"));
+        assert_eq!(m.section("mov"), None);
+        let rule = m
+            .order_with_scope(&["multimem", "ld_reduce", "relaxed", "global", "add", "u32"])
+            .expect("multimem.ld_reduce");
+        assert_eq!(rule.scopes, ["cta", "cluster", "gpu", "sys"]);
+        assert!(m
+            .order_with_scope(&["ld", "relaxed", "gpu", "u32"])
+            .is_none());
+        let fixed: Vec<_> = m
+            .fixed_operands(&["cp", "async", "cg", "shared", "global"])
+            .collect();
+        assert_eq!((fixed.len(), fixed[0].index, fixed[0].value), (1, 2, 16));
+        let err =
+            parse_memory_combinations("m.txt", "fixed-operand ; cp.async.cg ; two ; 16 ; 1\n")
+                .unwrap_err();
+        assert!(err.starts_with("m.txt:1: bad operand index"), "{err}");
+    }
+
+    #[test]
+    fn the_embedded_operand_forms_parse() {
+        let forms = parse_operand_forms(
+            "operand-forms.txt",
+            include_str!("../data/operand-forms.txt"),
+        )
+        .expect("parses");
+        assert!(forms.sink_destination(&["mbarrier", "arrive", "shared", "b64"]));
+        assert!(forms.sink_destination(&["atom", "global", "add", "u32"]));
+        assert!(!forms.sink_destination(&["mbarrier", "test_wait", "shared", "b64"]));
+        assert!(forms.variable_operand(&["cvta", "global", "u64"]));
+        assert!(!forms.variable_operand(&["cvta", "to", "global", "u64"]));
+        assert!(!forms.variable_operand(&["add", "s32"]));
+        let err = parse_operand_forms("f.txt", "# c\nsink ; atom\n").unwrap_err();
+        assert!(err.starts_with("f.txt:2: expected"), "{err}");
+    }
 
     #[test]
     fn the_embedded_floors_parse() {

@@ -31,8 +31,8 @@ pub use availability::Availability;
 pub use catalog::{Directive, SpecialRegister, StateSpace, TypeInfo};
 pub use datafile::SectionData;
 pub use floors::{
-    ComparisonClass, FragmentFloor, MemoryCombinations, OperandShape, OperandShapeRule,
-    QualifierRule, ShapePosition,
+    ComparisonClass, FixedOperand, FragmentFloor, MemoryCombinations, OperandForms, OperandShape,
+    OperandShapeRule, OrderWithScope, QualifierRule, ShapePosition,
 };
 pub use matcher::{FormMatch, MatchError, MatchOutcome};
 pub use model::{Feature, Form, Instruction, QualSlot, Requirement, SlotKind, Unmet};
@@ -92,6 +92,7 @@ const QUALIFIER_RULES: &str = include_str!("../data/qualifier-rules.txt");
 const OPERAND_SHAPES: &str = include_str!("../data/operand-shapes.txt");
 const COMPARISONS: &str = include_str!("../data/comparisons.txt");
 const MEMORY_COMBINATIONS: &str = include_str!("../data/memory-combinations.txt");
+const OPERAND_FORMS: &str = include_str!("../data/operand-forms.txt");
 
 /// The whole knowledge base.
 #[derive(Debug)]
@@ -104,6 +105,7 @@ pub struct Isa {
     operand_shapes: Vec<OperandShapeRule>,
     comparisons: Vec<ComparisonClass>,
     memory_combinations: MemoryCombinations,
+    operand_forms: OperandForms,
 }
 
 impl Isa {
@@ -158,6 +160,7 @@ impl Isa {
                 "memory-combinations.txt",
                 MEMORY_COMBINATIONS,
             )?,
+            operand_forms: floors::parse_operand_forms("operand-forms.txt", OPERAND_FORMS)?,
         })
     }
 
@@ -291,6 +294,12 @@ impl Isa {
     /// vector size limits (data/memory-combinations.txt).
     pub fn memory_combinations(&self) -> &MemoryCombinations {
         &self.memory_combinations
+    }
+
+    /// Which instructions take a sink destination or a variable's name as a plain operand
+    /// (data/operand-forms.txt).
+    pub fn operand_forms(&self) -> &OperandForms {
+        &self.operand_forms
     }
 
     /// Operand shapes that a qualifier or an opcode imposes on one operand

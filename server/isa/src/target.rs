@@ -50,6 +50,42 @@ impl SmName {
         })
     }
 
+    /// How ptxas 13.5 reads a `.target` architecture that is not spelled as the spec writes
+    /// one (11.1.2): the digits after `sm_`/`compute_`, then only the last character decides
+    /// the variant (`a` or `f`); the characters between are ignored. `sm_90b`, `sm_90x1` and
+    /// `sm_90ab` are read as `sm_90`, `sm_90ba` and `sm_90_a` as `sm_90a` (measured: ptxas
+    /// takes `setmaxnreg`, an sm_90a instruction, under `sm_90ba` but not under `sm_90ab`).
+    /// Returns the name as ptxas reads it when it differs from `s`; `None` for a name written
+    /// as the spec writes it, or one that is no architecture at all.
+    pub fn ptxas_reading(s: &str) -> Option<String> {
+        if Self::parse(s).is_some() {
+            return None;
+        }
+        let (prefix, rest) = match s.strip_prefix("sm_") {
+            Some(rest) => ("sm_", rest),
+            None => ("compute_", s.strip_prefix("compute_")?),
+        };
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let tail = &rest[digits..];
+        if digits == 0
+            || tail.is_empty()
+            || !tail.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        {
+            return None;
+        }
+        let suffix = match tail.as_bytes()[tail.len() - 1] {
+            b'a' => "a",
+            b'f' => "f",
+            _ => "",
+        };
+        Some(format!("{prefix}{}{suffix}", &rest[..digits]))
+    }
+
+    /// [`SmName::parse`] of the name as ptxas 13.5 reads it ([`SmName::ptxas_reading`]).
+    pub fn read(s: &str) -> Option<Self> {
+        Self::parse(s).or_else(|| Self::parse(&Self::ptxas_reading(s)?))
+    }
+
     /// The number after applying renames (`101` -> `110`).
     pub fn canonical_number(self) -> u32 {
         match self.number {
@@ -449,6 +485,20 @@ mod tests {
 
     fn req(s: &str) -> TargetReq {
         TargetReq::parse(s).unwrap()
+    }
+
+    #[test]
+    fn ptxas_reading_of_odd_suffixes() {
+        let read = |s: &str| SmName::ptxas_reading(s);
+        assert_eq!(read("sm_90b").as_deref(), Some("sm_90"));
+        assert_eq!(read("sm_90ab").as_deref(), Some("sm_90"));
+        assert_eq!(read("sm_90ba").as_deref(), Some("sm_90a"));
+        assert_eq!(read("sm_90_a").as_deref(), Some("sm_90a"));
+        assert_eq!(read("compute_90b").as_deref(), Some("compute_90"));
+        assert_eq!(read("sm_90"), None);
+        assert_eq!(read("sm_90a"), None);
+        assert_eq!(read("sm_x90"), None);
+        assert_eq!(read("texmode_unified"), None);
     }
 
     #[test]

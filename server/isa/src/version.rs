@@ -21,12 +21,28 @@ impl PtxVersion {
     pub const SPEC: PtxVersion = PtxVersion::new(9, 1);
 
     /// Parse `"8.6"`. Returns `None` on anything else.
+    ///
+    /// The minor number is read as a decimal number of any width, as ptxas 13.5 reads it:
+    /// `8.10` is major 8, minor 10 (newer than 8.8 in every comparison), `7.08` is 7.8. The
+    /// spec (11.1.3) writes one digit after the point; see [`PtxVersion::ptxas_release`] for the
+    /// release ptxas takes such a number for.
     pub fn parse(s: &str) -> Option<Self> {
         let (a, b) = s.trim().split_once('.')?;
-        if a.is_empty() || b.is_empty() || b.len() > 1 {
+        if a.is_empty() || b.is_empty() || !a.bytes().chain(b.bytes()).all(|c| c.is_ascii_digit()) {
             return None;
         }
         Some(Self::new(a.parse().ok()?, b.parse().ok()?))
+    }
+
+    /// The release ptxas 13.5 checks a `.version` against when it decides whether it supports
+    /// it: major × 10 + minor, read back as a version (`8.10` → 9.0, `7.19` → 8.9, which does
+    /// not exist, "Unsupported .version 7.19"). Measured with ptxas 13.5: `.version 8.10`,
+    /// `7.20` and `8.15` are accepted, `7.19`, `8.80` and `9.10` are not, while the target and
+    /// feature checks compare the version as written (`7.10` takes `.target sm_90`, which came
+    /// with 7.8, and refuses `elect`, which came with 8.0). `None` past 25.5.
+    pub fn ptxas_release(self) -> Option<PtxVersion> {
+        let n = u16::from(self.major) * 10 + u16::from(self.minor);
+        Some(Self::new(u8::try_from(n / 10).ok()?, (n % 10) as u8))
     }
 
     /// The CUDA toolkit release that first shipped this PTX ISA version, if known.
@@ -120,7 +136,15 @@ mod tests {
     fn parse_and_order() {
         let v = PtxVersion::parse("8.6").unwrap();
         assert_eq!(v, PtxVersion::new(8, 6));
-        assert!(PtxVersion::parse("8.10").is_none());
+        assert_eq!(PtxVersion::parse("8.10"), Some(PtxVersion::new(8, 10)));
+        assert!(PtxVersion::parse("8.10").unwrap() > PtxVersion::new(8, 8));
+        assert_eq!(
+            PtxVersion::new(8, 10).ptxas_release(),
+            Some(PtxVersion::new(9, 0))
+        );
+        assert_eq!(PtxVersion::parse("7.08"), Some(PtxVersion::new(7, 8)));
+        assert!(PtxVersion::parse("8.+1").is_none());
+        assert!(PtxVersion::parse("8.8.0").is_none());
         assert!(PtxVersion::parse("x").is_none());
         assert!(PtxVersion::new(8, 8) < PtxVersion::new(9, 0));
         assert_eq!(v.to_string(), "8.6");

@@ -909,7 +909,10 @@ fn value(
                         ));
                     }
                 }
-                SymbolKind::Variable | SymbolKind::Function | SymbolKind::Label => out.push((
+                // A function's name is its address, a constant: ptxas 13.5 takes it as the
+                // data of atom and red (fixtures/operands).
+                SymbolKind::Function => {}
+                SymbolKind::Variable | SymbolKind::Label => out.push((
                     op.range(),
                     format!("`{name}` is not a register: `{opcode}` takes its data in registers or constants"),
                 )),

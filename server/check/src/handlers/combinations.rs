@@ -13,7 +13,9 @@
 //! * `.L2::evict_*` on ld/st, which needs 256-bit data: `.v8` of a 32-bit type or `.v4` of a
 //!   64-bit type (9.7.9.8, 9.7.9.9);
 //! * a cache-policy operand without `.L2::cache_hint` (atom, red, ld, st);
-//! * multimem's memory order and scope, which come together (9.7.9.14);
+//! * multimem's memory order and scope, which come together (9.7.9.14; the instructions, orders
+//!   and scopes as data, isa/data/memory-combinations.txt, as are the 16 bytes of
+//!   `cp.async.cg` and the sections of ld/st/atom/red);
 //! * vectors of memory instructions (5.4.2): at most 128 bits in all, 256 for ld/st (whose
 //!   256-bit forms have rules of their own above and in `availability`; the limits as data,
 //!   isa/data/memory-combinations.txt);
@@ -110,18 +112,15 @@ fn is_async(info: &InstInfo<'_>) -> bool {
     info.words.get(1) == Some(&"async")
 }
 
-fn memory_section(info: &InstInfo<'_>) -> Option<&'static str> {
-    Some(match info.words[0] {
-        "ld" => "9.7.9.8",
-        "st" => "9.7.9.9",
-        "atom" => "9.7.13.5",
-        "red" => "9.7.13.6",
-        _ => return None,
-    })
+/// The section the combination rules of `ld`, `st`, `atom` and `red` cite
+/// (data/memory-combinations.txt, `section`).
+fn memory_section(ctx: &Ctx<'_>, info: &InstInfo<'_>) -> Option<&'static str> {
+    let isa: &'static ptx_isa::Isa = ctx.isa;
+    isa.memory_combinations().section(info.words[0])
 }
 
 fn cache_space(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    let Some(section) = memory_section(info) else {
+    let Some(section) = memory_section(ctx, info) else {
         return;
     };
     if is_async(info) {
@@ -167,7 +166,7 @@ fn space_rules(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     if !matches!(info.words[0], "ld" | "st") || is_async(info) || info.has("bulk") {
         return;
     }
-    let section = memory_section(info).unwrap_or("9.7.9.8");
+    let section = memory_section(ctx, info).unwrap_or("9.7.9.8");
     let Some(space) = non_global_space(info) else {
         return;
     };
@@ -254,28 +253,33 @@ fn image_address(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     }
 }
 
+/// Operands that are one integer constant only (data/memory-combinations.txt,
+/// `fixed-operand`): the 16 bytes of `cp.async.cg`.
 fn cp_async_cg_size(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    if info.words.get(..3) != Some(&["cp", "async", "cg"][..]) {
-        return;
-    }
-    let Some(size) = info.operands.get(2) else {
-        return;
-    };
-    if let ptx_syntax::OperandKind::Integer(text) = size.kind() {
-        let digits = text.trim_end_matches(['U', 'u']);
-        let value = match digits.strip_prefix("0x").or(digits.strip_prefix("0X")) {
-            Some(hex) => u64::from_str_radix(hex, 16).ok(),
-            None => digits.parse::<u64>().ok(),
+    let isa: &'static ptx_isa::Isa = ctx.isa;
+    for fixed in isa.memory_combinations().fixed_operands(&info.words) {
+        let Some(size) = info.operands.get(fixed.index) else {
+            continue;
         };
-        if value.is_some_and(|v| v != 16) {
-            ctx.report(
-                Diagnostic::error(
-                    "immediate-range",
-                    size.range(),
-                    format!("`cp.async.cg` copies 16 bytes; `{text}` is a size for `cp.async.ca`"),
-                )
-                .section("9.7.9.25.3.1".to_owned()),
-            );
+        if let ptx_syntax::OperandKind::Integer(text) = size.kind() {
+            let digits = text.trim_end_matches(['U', 'u']);
+            let value = match digits.strip_prefix("0x").or(digits.strip_prefix("0X")) {
+                Some(hex) => u64::from_str_radix(hex, 16).ok(),
+                None => digits.parse::<u64>().ok(),
+            };
+            if value.is_some_and(|v| v != fixed.value) {
+                ctx.report(
+                    Diagnostic::error(
+                        "immediate-range",
+                        size.range(),
+                        format!(
+                            "`{}` copies {} bytes; `{text}` is a size for `cp.async.ca`",
+                            fixed.opcode, fixed.value
+                        ),
+                    )
+                    .section(fixed.section.clone()),
+                );
+            }
         }
     }
 }
@@ -311,7 +315,7 @@ fn eviction_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
                     info.words[i]
                 ),
             )
-            .section(memory_section(info).unwrap_or("9.7.9.8").to_owned()),
+            .section(memory_section(ctx, info).unwrap_or("9.7.9.8").to_owned()),
         );
     }
 }
@@ -347,42 +351,54 @@ fn cache_policy_operand(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
                 info.opcode_text()
             ),
         )
-        .section(memory_section(info).unwrap_or("9.7.9.8").to_owned()),
+        .section(memory_section(ctx, info).unwrap_or("9.7.9.8").to_owned()),
     );
 }
 
+/// A memory order and a scope that come together (data/memory-combinations.txt,
+/// `order-with-scope`: multimem's, 9.7.9.14).
 fn multimem_order(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    if info.words[0] != "multimem"
-        || !matches!(info.words.get(1), Some(&("st" | "red" | "ld_reduce")))
-    {
+    let isa: &'static ptx_isa::Isa = ctx.isa;
+    let Some(rule) = isa.memory_combinations().order_with_scope(&info.words) else {
         return;
-    }
+    };
     let order = info.words[2..]
         .iter()
-        .position(|w| matches!(*w, "relaxed" | "acquire" | "release"));
+        .position(|w| rule.orders.iter().any(|o| o == w));
     let scope = info.words[2..]
         .iter()
-        .position(|w| matches!(*w, "cta" | "cluster" | "gpu" | "sys"));
+        .position(|w| rule.scopes.iter().any(|o| o == w));
+    // "`.a`, `.b` or `.c`"
+    let listed = |words: &[String]| -> String {
+        let names: Vec<String> = words.iter().map(|w| format!("`.{w}`")).collect();
+        match names.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        }
+    };
     let message = match (order, scope) {
         (Some(i), None) => (
             i + 2,
             format!(
-                "`.{}` needs a scope (`.cta`, `.cluster`, `.gpu` or `.sys`)",
-                info.words[i + 2]
+                "`.{}` needs a scope ({})",
+                info.words[i + 2],
+                listed(&rule.scopes)
             ),
         ),
         (None, Some(i)) => (
             i + 2,
             format!(
-                "the scope `.{}` needs a memory order (`.relaxed`, `.acquire` or `.release`)",
-                info.words[i + 2]
+                "the scope `.{}` needs a memory order ({})",
+                info.words[i + 2],
+                listed(&rule.orders)
             ),
         ),
         _ => return,
     };
     ctx.report(
         Diagnostic::error("missing-qualifier", info.word_range(message.0), message.1)
-            .section("9.7.9.14".to_owned()),
+            .section(rule.section.clone()),
     );
 }
 

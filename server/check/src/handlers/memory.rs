@@ -81,6 +81,30 @@ fn address_registers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) 
         let Some(base) = address_base_name(operand) else {
             continue;
         };
+        // A texture, sampler or surface variable has no memory that `ld`, `ldu` or `st` can
+        // reach (ptxas 13.5 "Illegal operand type to instruction 'ld'", in every texturing
+        // mode and state space qualifier; `mov` copies its handle instead).
+        if let (OperandKind::Identifier(name), "ld" | "ldu" | "st") = (base.kind(), info.words[0]) {
+            let opaque = scope
+                .lookup(name)
+                .filter(|s| s.kind == SymbolKind::Variable)
+                .and_then(|s| s.ty)
+                .filter(|ty| matches!(*ty, ".texref" | ".samplerref" | ".surfref"));
+            if let Some(opaque) = opaque {
+                ctx.report(
+                    Diagnostic::error(
+                        "operand-type",
+                        base.range(),
+                        format!(
+                            "`{name}` is a {opaque} variable, which `{}` cannot address; `mov` copies its handle into a .u64 register",
+                            info.words[0]
+                        ),
+                    )
+                    .section("5.3"),
+                );
+                continue;
+            }
+        }
         let Some((name, ty, reg)) = register_operand(&base, scope) else {
             continue;
         };

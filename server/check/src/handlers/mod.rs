@@ -17,6 +17,7 @@ pub(crate) mod module;
 pub(crate) mod names;
 pub(crate) mod negation;
 pub(crate) mod opcode;
+pub(crate) mod operand_forms;
 pub(crate) mod operand_shapes;
 pub(crate) mod operand_types;
 pub(crate) mod operands;
@@ -402,6 +403,7 @@ fn check_rules<'a>(
     expressions::check(ctx, &info);
     if operands::check(ctx, &info) {
         types::check(ctx, &info, scope);
+        operand_forms::check(ctx, &info, scope);
         operand_shapes::check(ctx, &info, scope);
         state_spaces::check(ctx, &info, scope);
         state_spaces::input_parameter_write(ctx, &info, scope, &flow.inputs);

@@ -83,10 +83,29 @@ fn check_version(ctx: &mut Ctx<'_>) {
         );
     }
     let Some(value) = first.value() else { return };
-    match PtxVersion::parse(value.text) {
+    // ptxas 13.5 finds no `.version` at all when a comment stands between the keyword and its
+    // number ("Missing .version directive at start of file").
+    let between = ctx
+        .text
+        .get(first.keyword().range().end..value.range().start)
+        .unwrap_or("");
+    if between.contains("/*") || between.contains("//") {
+        ctx.report(
+            Diagnostic::error(
+                "missing-version",
+                value.range(),
+                "ptxas 13.5 does not read a `.version` with a comment before its number; write the number right after `.version`",
+            )
+            .section("11.1.3"),
+        );
+        return;
+    }
+    // ptxas decides whether it knows a version by major × 10 + minor (`8.10` is taken as
+    // 9.0), and compares it as written everywhere else (PtxVersion::ptxas_release).
+    match PtxVersion::parse(value.text).map(|v| (v, v.ptxas_release())) {
         // A version the spec's releases skipped (8.9: after 8.8 came 9.0): "Unsupported
         // .version 8.9".
-        Some(v) if v <= PtxVersion::SPEC && v.cuda_version().is_none() => ctx.report(
+        Some((v, Some(r))) if r <= PtxVersion::SPEC && r.cuda_version().is_none() => ctx.report(
             Diagnostic::error(
                 "unsupported-version",
                 value.range(),
@@ -94,9 +113,11 @@ fn check_version(ctx: &mut Ctx<'_>) {
             )
             .section("11.1.3"),
         ),
-        Some(v) if (OLDEST_ACCEPTED..=NEWEST_ACCEPTED).contains(&v) => {}
-        Some(v) => {
-            let message = if v > NEWEST_ACCEPTED {
+        Some((_, Some(r))) if (OLDEST_ACCEPTED..=NEWEST_ACCEPTED).contains(&r) => {}
+        Some((v, r)) => {
+            let message = if v.minor > 9 {
+                format!("`.version {v}` is read by ptxas as {} (major × 10 + minor), which it does not know", r.map_or("a number past every release".to_string(), |r| r.to_string()))
+            } else if r.is_none_or(|r| r > NEWEST_ACCEPTED) {
                 format!("`.version {v}` is newer than any PTX ISA version ptxas knows (the newest is {NEWEST_ACCEPTED})")
             } else {
                 format!(
@@ -143,10 +164,12 @@ fn check_targets(ctx: &mut Ctx<'_>) {
         .and_then(|d| d.value());
     let overridden = ctx.options.target_override.is_some();
     for token in directives.iter().flat_map(|d| d.targets()) {
-        if overridden && SmName::parse(token.text).is_some() {
+        if overridden && SmName::read(token.text).is_some() {
             continue;
         }
-        let Some(info) = ctx.isa.target(token.text).filter(|t| t.ptxas_accepts) else {
+        let reading = SmName::ptxas_reading(token.text);
+        let name = reading.as_deref().unwrap_or(token.text);
+        let Some(info) = ctx.isa.target(name).filter(|t| t.ptxas_accepts) else {
             let names = ctx.isa.targets().iter().map(|t| t.name.as_str());
             let mut d = Diagnostic::error(
                 "unknown-target",
@@ -165,6 +188,26 @@ fn check_targets(ctx: &mut Ctx<'_>) {
             ctx.report(d);
             continue;
         };
+        if let Some(reading) = &reading {
+            // ptxas 13.5 takes the name and ignores every character but the last after the
+            // number (11.1.2 knows only the `a` and `f` suffixes).
+            ctx.report(
+                Diagnostic::warning(
+                    "unknown-target",
+                    token.range(),
+                    format!(
+                        "`{}` is not a target the spec names; ptxas 13.5 reads it as `{reading}`",
+                        token.text
+                    ),
+                )
+                .section("11.1.2")
+                .with_fix(Fix::replace(
+                    format!("Change to `{reading}`"),
+                    token.range(),
+                    reading.clone(),
+                )),
+            );
+        }
         if !info.ptxas_codegen {
             // 11.1.2 lists every sm_XX since sm_10, and ptxas 13.5 still checks such a file
             // when it generates code for a newer GPU (`-arch=sm_75`); it only refuses to
@@ -256,7 +299,7 @@ fn target_options(ctx: &mut Ctx<'_>) {
         }
     }
     let tokens = first.targets();
-    if let Some(lead) = tokens.first().filter(|t| SmName::parse(t.text).is_none()) {
+    if let Some(lead) = tokens.first().filter(|t| SmName::read(t.text).is_none()) {
         ctx.report(
             Diagnostic::error(
                 "unknown-target",
@@ -288,7 +331,7 @@ fn target_options(ctx: &mut Ctx<'_>) {
             );
         }
     }
-    let arch = tokens.iter().find_map(|t| SmName::parse(t.text));
+    let arch = tokens.iter().find_map(|t| SmName::read(t.text));
     for option in &tokens {
         match option.text {
             "map_f64_to_f32" if arch.is_some_and(|a| a.number >= 13) => ctx.report(

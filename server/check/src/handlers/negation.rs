@@ -38,8 +38,20 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 }
                 let reads_predicate = pred_instruction
                     || index == last
-                        && matches!(info.words[0], "selp" | "setp" | "set" | "bar" | "barrier")
+                        && match info.words[0] {
+                            "selp" => true,
+                            // `setp`/`set` read a predicate `c` only with a boolean operation
+                            // (`setp.lt.and.s32 p, a, b, c`); `setp.lt.s32 p, a, !q` is
+                            // "Arguments mismatch" (fixtures/operands).
+                            "setp" | "set" => index == 3,
+                            // `bar.red`'s predicate; `bar.sync a, !p` is "Arguments mismatch".
+                            "bar" | "barrier" => info.words.contains(&"red"),
+                            _ => false,
+                        }
                     || info.words[0] == "vote" && index == 1;
+                // The result is written, never negated ("Parsing error" for `mov.pred !p, q`).
+                let reads_predicate =
+                    reads_predicate && !(index == 0 && info.writes_first_operand());
                 if !reads_predicate {
                     report(
                         ctx,

@@ -266,10 +266,18 @@ fn not_a_name(op: &Operand<'_>, scope: &Scope<'_>) -> Option<String> {
     match op.kind() {
         OperandKind::Register(name) | OperandKind::Identifier(name) => {
             let symbol = scope.lookup(name)?;
-            (symbol.kind == SymbolKind::Register).then(|| format!("`{name}` is a register"))
+            // ptxas 13.5 "Label expected for argument 0 of instruction 'bra'" for a variable
+            // or a function name too (fixtures/operands).
+            match symbol.kind {
+                SymbolKind::Register => Some(format!("`{name}` is a register")),
+                SymbolKind::Variable => Some(format!("`{name}` is a variable")),
+                SymbolKind::Function => Some(format!("`{name}` is a function")),
+                SymbolKind::Label => None,
+            }
         }
         OperandKind::Component { .. } => Some(format!("`{text}` is a special register")),
         _ if crate::util::is_constant(op) => Some(format!("`{text}` is a constant")),
+        OperandKind::Expression => Some(format!("`{text}` is an expression")),
         OperandKind::Address { .. } => Some(format!("`{text}` is an address")),
         OperandKind::Vector => Some(format!("`{text}` is a vector")),
         _ => None,

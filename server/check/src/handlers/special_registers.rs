@@ -12,22 +12,93 @@ use crate::Diagnostic;
 /// "Special register argument not allowed"; the spec reads them with `mov` and `cvt`).
 const READERS: &[&str] = &["mov", "cvt"];
 
+/// Whether `cvt` converts between integer types only (`cvt.s64.s32`, `cvt.sat.u8.s32`).
+fn integer_cvt(info: &InstInfo<'_>) -> bool {
+    info.words[1..]
+        .iter()
+        .filter(|w| w.len() >= 2 && w.as_bytes()[1].is_ascii_digit())
+        .all(|w| (w.starts_with('s') || w.starts_with('u')) && !w.contains('x'))
+}
+
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     let version = ctx.version.unwrap_or(PtxVersion::new(99, 9));
-    for &(_, register) in &info.registers {
+    for &(index, register) in &info.registers {
         {
             let Some(sreg) = ctx.isa.special_register(register.text) else {
                 continue;
             };
-            if !READERS.contains(&info.words[0]) {
+            // ptxas 13.5 reads a special register in `cvt.s64.s32` or `cvt.u16.u32` and refuses
+            // it in a conversion from or to a floating-point type ("Special register argument
+            // not allowed for instruction 'cvt'" for `cvt.rn.f32.s32 d, %tid.x` and for the
+            // second source of `cvt.rn.f16x2.f32 d, a, %tid.x`; fixtures/operands). The first
+            // source is memory.rs' report ("reads no special register").
+            if info.words[0] == "cvt" && index == 2 && !integer_cvt(info) {
                 ctx.report(
                     Diagnostic::error(
                         "special-register-operand",
                         register.range(),
                         format!(
-                            "`{}` cannot be an operand of `{}`; copy it to a register with `mov` first",
+                            "`{}` reads no special register: copy `{}` to a register with `mov` first",
+                            info.opcode_text(),
+                            register.text
+                        ),
+                    )
+                    .section("10"),
+                );
+            }
+            let reader = READERS.contains(&info.words[0]);
+            // Operand 0 of `mov` and `cvt` is what they write: a special register is read-only
+            // (ptxas 13.5 "Read-only special register cannot be destination argument" for
+            // `mov`, "Special register argument not allowed" for `cvt`).
+            if reader && index == 0 && info.writes_first_operand() {
+                ctx.report(
+                    Diagnostic::error(
+                        "special-register-operand",
+                        register.range(),
+                        format!(
+                            "`{}` is a read-only special register; `{}` cannot write it",
                             register.text, info.words[0]
                         ),
+                    )
+                    .section("10"),
+                );
+            } else if reader && info.words[0] == "cvt" {
+                // A vector register is read one component at a time ("Vector operand is not
+                // allowed for instruction 'cvt'" for `%tid`).
+                let whole = info
+                    .operands
+                    .get(index)
+                    .is_some_and(|op| matches!(op.kind(), ptx_syntax::OperandKind::Register(_)));
+                if whole && sreg.ty.split_whitespace().any(|w| w.starts_with(".v")) {
+                    ctx.report(
+                        Diagnostic::error(
+                            "special-register-operand",
+                            register.range(),
+                            format!(
+                                "`{}` is a vector special register; `cvt` reads one component (`{}.x`)",
+                                register.text, register.text
+                            ),
+                        )
+                        .section("10"),
+                    );
+                }
+            }
+            if !reader {
+                ctx.report(
+                    Diagnostic::error(
+                        "special-register-operand",
+                        register.range(),
+                        if index == 0 && info.writes_first_operand() {
+                            format!(
+                                "`{}` is a read-only special register; `{}` cannot write it",
+                                register.text, info.words[0]
+                            )
+                        } else {
+                            format!(
+                                "`{}` cannot be an operand of `{}`; copy it to a register with `mov` first",
+                                register.text, info.words[0]
+                            )
+                        },
                     )
                     .section("10"),
                 );

@@ -433,8 +433,10 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         info,
         scope,
         isa: ctx.isa,
+        address_64: ctx.address_size_64,
     };
     let mut problems = Vec::new();
+    function_addresses(info, &pattern, scope, &mut problems);
     match pattern {
         Pattern::AllSame => {
             // Only when the last qualifier is the one type of the instruction (not `.f32.f16`
@@ -610,6 +612,54 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     }
 }
 
+/// A function's name is its address, a constant that ptxas 13.5 takes wherever an operand has
+/// the instruction's type (`add.f32 d, a, fn`), but not where the operand's type is fixed
+/// whatever the instruction type: bit counts, positions, shift amounts and member masks
+/// (`Counts`' words beside typed operands), predicates (`selp`'s `c`), the typed operands of `Typed` patterns other
+/// than the instruction type ("Arguments mismatch", "Call argument 'fn' has illegal state
+/// space"; fixtures/operands).
+fn function_addresses(
+    info: &InstInfo<'_>,
+    pattern: &Pattern,
+    scope: &Scope<'_>,
+    out: &mut Vec<(ptx_syntax::TextRange, String)>,
+) {
+    let own = instruction_type(info);
+    let fixed: Vec<usize> = match pattern {
+        // Where every operand is a word (`dp4a`, the video instructions: `typed` empty), the
+        // words are the data, and ptxas takes a function's address there.
+        Pattern::Counts { typed, words } if !typed.is_empty() => words.to_vec(),
+        Pattern::Some { preds, .. } => preds.to_vec(),
+        Pattern::Typed(typed) => typed
+            .iter()
+            .filter(|(_, name)| Ty::parse(name) != own)
+            .map(|(i, _)| *i)
+            .collect(),
+        _ => return,
+    };
+    for i in fixed {
+        let Some(op) = info.operands.get(i) else {
+            continue;
+        };
+        let (OperandKind::Identifier(name) | OperandKind::Register(name)) = op.kind() else {
+            continue;
+        };
+        if scope
+            .lookup(name)
+            .is_some_and(|s| s.kind == SymbolKind::Function)
+        {
+            out.push((
+                op.range(),
+                format!(
+                    "`{name}` is a function, whose address is no count, mask or predicate; operand {} of `{}` has a type of its own",
+                    i + 1,
+                    info.opcode_text()
+                ),
+            ));
+        }
+    }
+}
+
 /// The element count of a `mov.v2`/`mov.v4` (an element-by-element move, which ptxas 13.5
 /// takes though the spec does not list it; see the 9.7.9.3 overlay).
 fn mov_vector_count(info: &InstInfo<'_>) -> Option<usize> {
@@ -635,6 +685,7 @@ fn mov_vector_elements(
         info,
         scope,
         isa: ctx.isa,
+        address_64: ctx.address_size_64,
     };
     let mut problems = Vec::new();
     if ty.bits * count as u32 > 128 {
@@ -846,9 +897,26 @@ struct Checker<'i, 'a, 's> {
     info: &'i InstInfo<'a>,
     scope: &'s Scope<'a>,
     isa: &'static ptx_isa::Isa,
+    /// `.address_size 64`.
+    address_64: bool,
+}
+
+/// Whether an operand of type `ty` may be an address (a variable's name, `v+4`): integer and
+/// bit-size types may, floating-point, half and predicate types not.
+fn address_fits(ty: Ty) -> bool {
+    matches!(ty.kind, Kind::Bits | Kind::Signed | Kind::Unsigned)
 }
 
 impl Checker<'_, '_, '_> {
+    /// Whether the operand's text names a variable (`v`, `v+4`).
+    fn names_variable(&self, op: &Operand<'_>) -> bool {
+        op.identifiers().iter().any(|t| {
+            self.scope
+                .lookup(t.text)
+                .is_some_and(|s| s.kind == SymbolKind::Variable)
+        })
+    }
+
     /// `mov` from a special register (chapter 10): ptxas wants an integer or bit-size type
     /// of the register's own size (`mov.u64 %rd, %tid.x`, `mov.b16 %h, %clock` and
     /// `mov.f32 %f, %tid.x` are rejected). The spec keeps 16-bit reads of `%tid`, `%ntid`,
@@ -950,10 +1018,55 @@ impl Checker<'_, '_, '_> {
             }
             OperandKind::Register(name) | OperandKind::Identifier(name) => {
                 let Some(symbol) = self.scope.lookup(name) else { return };
+                // A variable's name stands for its address, an integer: no float, half or
+                // predicate operand (ptxas 13.5 "Arguments mismatch" for `mov.pred p, v`,
+                // `mov.f32 f, v`; fixtures/operands).
+                let takes_variables = self.isa.operand_forms().variable_operand(&self.info.words);
+                if symbol.kind == SymbolKind::Variable && takes_variables && !address_fits(ty) {
+                    out.push((
+                        op.range(),
+                        format!(
+                            "`{name}` is a variable, whose address is an integer; operand {} of `{opcode}` needs {}",
+                            index + 1,
+                            wanted(ty, relaxed)
+                        ),
+                    ));
+                    return;
+                }
+                // A `.global` variable's address is 64 bits in a 64-bit module: ptxas 13.5
+                // reads `mov.u32 r, v` as 32-bit addressing, which it no longer supports ("32-Bit
+                // ABI … is not supported on sm_90 or higher", "32-Bit compilation is no longer
+                // supported" below); `.shared` and `.const` addresses fit 32 bits.
+                if symbol.kind == SymbolKind::Variable
+                    && takes_variables
+                    && self.address_64
+                    && symbol.space == Some(".global")
+                    && address_fits(ty)
+                    && ty.bits < 64
+                {
+                    out.push((
+                        op.range(),
+                        format!(
+                            "`{name}` is a .global variable, whose address has 64 bits in a 64-bit module; `{opcode}` takes {} bits",
+                            ty.bits
+                        ),
+                    ));
+                    return;
+                }
                 if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
                     return;
                 }
                 let Some(reg) = symbol.ty.and_then(Ty::parse) else { return };
+                // ptxas 13.5 takes a `.f16x2` register for the predicates of an instruction
+                // typed `.pred` (`mov.pred`, `or.pred`, `vote.sync.any.pred`), not for the
+                // predicate operands of others (`selp`'s `c`, `setp`'s result and `c`,
+                // `vote.ballot`'s `a`): measured on fixtures/operands.
+                if ty.kind == Kind::Pred
+                    && reg.kind == Kind::HalfPair
+                    && self.info.words.last() == Some(&"pred")
+                {
+                    return;
+                }
                 let fits = if relaxed {
                     relaxed_fits(ty, reg)
                 } else {
@@ -1000,6 +1113,19 @@ impl Checker<'_, '_, '_> {
                     format!(
                         "`{opcode}` takes no constant operand (`{text}`): {} operands are registers",
                         if ty.bits == 64 || ty.kind == Kind::IntPair { "packed" } else { "half-precision" }
+                    ),
+                ))
+            }
+            // `v+4` is an address, an integer ("Arguments mismatch" for `add.f32 d, a, v+4`,
+            // `or.pred p, q, v+4`; fixtures/operands).
+            OperandKind::Expression if !address_fits(ty) && self.names_variable(op) => {
+                out.push((
+                    op.range(),
+                    format!(
+                        "`{}` is an address, an integer; operand {} of `{opcode}` needs {}",
+                        op.text(),
+                        index + 1,
+                        wanted(ty, relaxed)
                     ),
                 ))
             }

@@ -1,0 +1,249 @@
+//! Operand forms an instruction does not take, from the spec's operand chapter (6.1–6.4: the
+//! result is a register, sources are registers or constants, addresses go in brackets) and the
+//! syntax blocks of 9.7, as ptxas 13.5 reads them (measured on fixtures/operands):
+//!
+//! * the result (operand 0 where the syntax block names a result, `d`, `p`, …) is a register:
+//!   not a constant ("Argument 0 of instruction: must be register"), a variable, a function
+//!   ("Result register required") or a label;
+//! * the sink `_` stands for a whole result only where the instruction may discard it
+//!   (data/operand-forms.txt, `sink-destination`; "Result discard mode is not allowed"), and
+//!   never for a source (a syntax error);
+//! * `p|q` and `d|p` only where the syntax block writes a second result with `|` ("Predicate
+//!   output not allowed");
+//! * a variable's name as a plain operand only where its address is what the instruction
+//!   reads (data/operand-forms.txt, `variable-operand`: mov, cvta, getctarank, mapa);
+//! * a label only where the syntax block has one (bra, brx.idx's list, call's targets).
+//!
+//! Vector elements and the parts of a pair are the concern of the rules that know their
+//! instruction (vectors.rs, types.rs).
+
+use ptx_syntax::OperandKind;
+
+use crate::context::{Ctx, InstInfo};
+use crate::scope::{Scope, SymbolKind};
+use crate::Diagnostic;
+
+pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let forms = ctx.isa.operand_forms();
+    let opcode = info.opcode_text();
+    let writes = info.writes_first_operand();
+    let section = info.section();
+    let mut problems: Vec<(ptx_syntax::TextRange, String, &str)> = Vec::new();
+    for (index, op) in info.operands.iter().enumerate() {
+        let result = index == 0 && writes;
+        match op.kind() {
+            OperandKind::Sink if result && !forms.sink_destination(&info.words) => {
+                problems.push((
+                    op.range(),
+                    format!("`{opcode}` cannot discard its result: write a register, not `_`"),
+                    section.as_str(),
+                ))
+            }
+            OperandKind::Sink if result => {}
+            OperandKind::Sink => problems.push((
+                op.range(),
+                format!(
+                    "`_` stands only for a result that is discarded; operand {} of `{opcode}` is read",
+                    index + 1
+                ),
+                "6.3",
+            )),
+            OperandKind::Pair if !pair_allowed(info, index) => problems.push((
+                op.range(),
+                format!(
+                    "operand {} of `{opcode}` is one value; `{}` writes a second result only where the instruction has one (`setp`, `shfl`, `lop3`, `elect`, `match.all`)",
+                    index + 1,
+                    op.text()
+                ),
+                section.as_str(),
+            )),
+            OperandKind::Integer(_) | OperandKind::Float(_) | OperandKind::Expression
+                if result =>
+            {
+                problems.push((
+                    op.range(),
+                    format!(
+                        "the result of `{opcode}` goes to a register, not to the constant `{}`",
+                        op.text()
+                    ),
+                    "6.3",
+                ))
+            }
+            OperandKind::Register(name) | OperandKind::Identifier(name) => {
+                if let Some(problem) = name_problem(info, name, result, scope) {
+                    problems.push((op.range(), problem, "6.4"));
+                }
+            }
+            _ => {}
+        }
+    }
+    // The guard `@p`/`@!p` is a predicate register (4.3.2; ptxas 13.5 "Predicate expression
+    // expected" for `@%r1 bra L`).
+    if let Some(guard) = &info.guard {
+        let name = guard.predicate.text;
+        if let Some(symbol) = scope.lookup(name) {
+            if symbol.kind != SymbolKind::Register || symbol.ty != Some(".pred") {
+                problems.push((
+                    guard.predicate.range(),
+                    format!(
+                        "the guard `@{name}` is not a `.pred` register; an instruction is guarded by a predicate"
+                    ),
+                    "4.3.2",
+                ));
+            }
+        }
+    }
+    for (range, message, section) in problems {
+        ctx.report(Diagnostic::error("operand-type", range, message).section(section));
+    }
+}
+
+/// Whether operand `index` may be a pair `a|b`: a matched syntax block writes `|` there
+/// (`setp.lt.f16 p|q` has none: "Predicate output not allowed"). `lop3`'s result pair without
+/// a boolean operation is arith.rs' report.
+fn pair_allowed(info: &InstInfo<'_>, index: usize) -> bool {
+    (info.words[0] == "lop3" && index == 0)
+        || info.resolved.outcome.matches.iter().any(|m| {
+            m.form
+                .operands
+                .get(index)
+                .is_some_and(|o| o.text.contains('|'))
+        })
+}
+
+/// Why a name cannot stand as operand `op`, if it cannot.
+fn name_problem(
+    info: &InstInfo<'_>,
+    name: &str,
+    result: bool,
+    scope: &Scope<'_>,
+) -> Option<String> {
+    let symbol = scope.lookup(name)?;
+    let opcode = info.opcode_text();
+    let what = match symbol.kind {
+        SymbolKind::Register => return None,
+        SymbolKind::Variable => "a variable",
+        SymbolKind::Function => "a function",
+        SymbolKind::Label => "a label",
+    };
+    if result {
+        return Some(format!(
+            "`{name}` is {what}; the result of `{opcode}` goes to a register"
+        ));
+    }
+    match symbol.kind {
+        // Texture, sampler and surface handles have rules of their own (textures.rs).
+        SymbolKind::Variable
+            if matches!(symbol.ty, Some(".texref" | ".samplerref" | ".surfref")) =>
+        {
+            None
+        }
+        SymbolKind::Variable if !info_takes_variables(info) => Some(format!(
+            "`{name}` is a variable; `{opcode}` reads registers and constants here (take its address with `mov` or `cvta`)"
+        )),
+        // `cvta.shared d, v` and `getctarank.shared::cluster d, v` take the address of a
+        // variable of their own state space ("State space mismatch between instruction and
+        // address" for a `.global` or `.const` one; fixtures/operands).
+        SymbolKind::Variable => {
+            let space = symbol.space?;
+            let wanted = match (info.words[0], info.words.get(1).copied()?) {
+                ("cvta" | "getctarank" | "mapa", w) if w.starts_with("shared") => ".shared",
+                ("cvta", "global") => ".global",
+                ("cvta", "local") => ".local",
+                ("cvta", "const") => ".const",
+                ("cvta", "param") => ".param",
+                _ => return None,
+            };
+            (!space.starts_with(wanted)).then(|| {
+                format!("`{name}` is a {space} variable; `{opcode}` takes the address of a {wanted} one")
+            })
+        }
+        SymbolKind::Label if label_expected(info) => None,
+        SymbolKind::Label => Some(format!(
+            "`{name}` is a label; only branches and calls take labels (`{opcode}` reads registers and constants here)"
+        )),
+        _ => None,
+    }
+}
+
+fn info_takes_variables(info: &InstInfo<'_>) -> bool {
+    ptx_isa::Isa::get().operand_forms().variable_operand(&info.words)
+        // Calls and texture instructions name variables and parameters in their own ways;
+        // the bulk tensor copies take a shared variable's name without brackets as an address
+        // (operands.rs).
+        || matches!(
+            info.words[0],
+            "call" | "ret" | "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq" | "istypep"
+        )
+        || info.words[0] == "cp" && info.words.contains(&"tensor")
+}
+
+/// Whether the instruction takes labels: a branch or a call (its target list or prototype).
+fn label_expected(info: &InstInfo<'_>) -> bool {
+    matches!(info.words[0], "bra" | "brx" | "call")
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::check_diagnostics;
+
+    #[test]
+    fn results_sinks_pairs_names_and_guards() {
+        check_diagnostics(
+            r#"
+.version 8.8
+.target sm_90
+.address_size 64
+.global .u32 gv[4];
+.shared .b64 sv[4];
+.func fn()
+{
+  ret;
+}
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<4>;
+  .reg .f16x2 %hh<4>;
+  .reg .pred %p<4>;
+L0:
+  add.s32 %r1, _, %r2;
+//             ^ error: `_` stands only for a result that is discarded; operand 2 of `add.s32` is read
+  add.s32 _, %r1, %r2;
+//        ^ error: `add.s32` cannot discard its result: write a register, not `_`
+  atom.global.add.u32 _, [%rd1], 1;
+  setp.lt.s32 _|%p1, %r1, %r2;
+  mov.pred %p1|%p2, %p3;
+//         ^^^^^^^ error: operand 1 of `mov.pred` is one value; `%p1|%p2` writes a second result only where the instruction has one (`setp`, `shfl`, `lop3`, `elect`, `match.all`)
+  add.s32 1, %r1, %r2;
+//        ^ error: operand 1 of `add.s32` is its result: write a register, not the constant `1`
+  add.u64 %rd1, gv, %rd2;
+//              ^^ error: `gv` is a variable; `add.u64` reads registers and constants here (take its address with `mov` or `cvta`)
+  cvta.shared.u64 %rd1, gv;
+//                      ^^ error: `gv` is a .global variable; `cvta.shared.u64` takes the address of a .shared one
+  cvta.shared.u64 %rd1, sv;
+  add.s32 %r1, L0, %r2;
+//             ^^ error: `L0` is a label; only branches and calls take labels (`add.s32` reads registers and constants here)
+  @%r1 bra L0;
+// ^^^ error: the guard `@%r1` is not a `.pred` register; an instruction is guarded by a predicate
+  mov.u32 %tid.x, %r1;
+//        ^^^^ error: `%tid` is a read-only special register; `mov` cannot write it
+  cvt.rn.f32.u32 %f1, %laneid;
+//                    ^^^^^^^ error: `cvt.rn.f32.u32` reads no special register: copy `%laneid` to a register with `mov` first
+  cvt.u64.u32 %rd1, %laneid;
+  mov.pred %p1, %hh1;
+  add.f32 %f1, %f2, gv+4;
+//                  ^^^^ error: `gv+4` is an address, an integer; operand 3 of `add.f32` needs a .f32 or .b32 register
+  add.f32 %f1, %f2, fn;
+  bfe.u32 %r1, %r2, fn, 8;
+//                  ^^ error: `fn` is a function, whose address is no count, mask or predicate; operand 3 of `bfe.u32` has a type of its own
+  mov.u32 %r1, gv;
+//             ^^ error: `gv` is a .global variable, whose address has 64 bits in a 64-bit module; `mov.u32` takes 32 bits
+  mov.u32 %r1, sv;
+  ret;
+}
+"#,
+        );
+    }
+}

@@ -1,0 +1,215 @@
+//! The checker against ptxas 13.5 on operand-form probes written from the spec's operand
+//! chapters (fixtures/operands: gen_operands.py makes them, label_operands.py labels them):
+//! one instruction of each family of 9.7 with ONE operand replaced by a register of every type
+//! and width, an immediate, `_`, `!p`, `p|q`, a vector, an address form, a variable, a label, a
+//! function name or a special register, for sm_80, sm_90a and sm_100a. The cases of one target
+//! go many to a module exactly as they did for ptxas; a case is rejected by the checker when it
+//! reports an error inside the case's lines (a module whose errors fall outside every case is
+//! checked case by case).
+//!
+//! Prints the agreement per family and target with the false and missed errors grouped by
+//! message, and fails when a family has more disagreements or false errors than today's.
+//! `OPERANDS_DUMP=FILE` writes every disagreement; `UPDATE_EXPECT=1` rewrites
+//! fixtures/operands/SUMMARY.md.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+// This set groups by its own families: the shared per-ISA-family report goes unused here.
+#[allow(dead_code)]
+mod agreement;
+#[allow(dead_code)]
+mod families;
+use agreement::{first_error, in_parallel, read_gz, table, verdicts_by_span, Tally, Verdicts};
+
+/// The labelled set holds at least this many cases.
+const MIN_CASES: usize = 60_000;
+/// Cases per module (as in label_modules.py, which label_operands.py uses).
+const CHUNK: usize = 100;
+/// The module-scope declarations after the header (label_operands.py's PRELUDE).
+const PRELUDE: &str =
+    ".global .u32 gv[4];\n.shared .b64 sv[4];\n.const .u32 cv;\n.func fn()\n{\n\tret;\n}\n";
+/// The disagreements (false and missed errors) each family may have, summed over its targets,
+/// all listed in fixtures/operands/SUMMARY.md; a family not named has none.
+const KNOWN_DISAGREEMENTS: &[(&str, usize)] = &[
+    ("conversion", 18),
+    ("data movement", 25),
+    ("integer", 72),
+    ("logic", 15),
+    ("misc", 20),
+    ("sync", 33),
+    ("video", 36),
+    ("warp-level", 57),
+];
+/// Every family and target reaches this agreement.
+const MIN_FAMILY_AGREEMENT: f64 = 0.97;
+/// False errors allowed in all (ptxas accepts, the checker rejects).
+const MAX_FALSE_ERRORS: usize = 0;
+
+struct Case<'a> {
+    family: &'a str,
+    header: &'a str,
+    text: String,
+    ptxas_rejects: bool,
+    message: &'a str,
+}
+
+/// The module's first lines, as label_operands.py writes them.
+fn header(key: &str) -> String {
+    let f: Vec<&str> = key.split('|').collect();
+    assert_eq!(f.len(), 4, "bad header `{key}`");
+    format!(
+        ".version {}\n.target {}\n.address_size {}\n{PRELUDE}",
+        f[1], f[0], f[2]
+    )
+}
+
+/// The checker's verdict on each case of one module.
+fn checker_verdicts(key: &str, cases: &[&Case]) -> Verdicts {
+    let mut text = header(key);
+    let mut line = text.lines().count();
+    let mut spans = Vec::new();
+    for case in cases {
+        let n = case.text.lines().count();
+        spans.push((line, line + n - 1));
+        text.push_str(&case.text);
+        text.push('\n');
+        line += n;
+    }
+    verdicts_by_span(&text, &spans).unwrap_or_else(|()| {
+        cases
+            .iter()
+            .map(|case| first_error(&format!("{}{}\n", header(key), case.text)))
+            .collect()
+    })
+}
+
+/// The instruction line of a case (the line after `L0:`).
+fn instruction(case: &str) -> &str {
+    case.split("L0:\n")
+        .nth(1)
+        .and_then(|rest| rest.lines().next())
+        .unwrap_or(case)
+        .trim()
+}
+
+#[test]
+// MAX_FALSE_ERRORS may be 0: the bound still reads as one.
+#[allow(clippy::absurd_extreme_comparisons)]
+fn operand_forms_agree_with_ptxas() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/operands");
+    let text = read_gz(&dir.join("cases.tsv.gz"));
+    let mut cases = Vec::new();
+    for line in text.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        assert_eq!(f.len(), 5, "bad case line `{line}`");
+        assert!(matches!(f[3], "A" | "R"), "bad verdict in `{line}`");
+        cases.push(Case {
+            family: f[0],
+            header: f[1],
+            text: f[2].replace("\\n", "\n").replace("\\t", "\t"),
+            ptxas_rejects: f[3] == "R",
+            message: f[4],
+        });
+    }
+    // The modules label_modules.py assembled: the cases of one header in file order, CHUNK at
+    // a time.
+    let mut groups: BTreeMap<&str, Vec<&Case>> = BTreeMap::new();
+    for case in &cases {
+        groups.entry(case.header).or_default().push(case);
+    }
+    let mut chunks: Vec<(&str, &[&Case])> = Vec::new();
+    for (key, cases) in &groups {
+        for chunk in cases.chunks(CHUNK) {
+            chunks.push((key, chunk));
+        }
+    }
+    let verdicts = in_parallel(&chunks, |(key, cases)| checker_verdicts(key, cases));
+    let mut overall = Tally::default();
+    let mut rows: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut per_family: BTreeMap<&str, Tally> = BTreeMap::new();
+    let mut false_errors: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut missed: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut mismatches = String::new();
+    for ((key, cases), verdicts) in chunks.iter().zip(&verdicts) {
+        let target = key.split('|').next().unwrap_or(key);
+        for (case, ours) in cases.iter().zip(verdicts) {
+            overall.add(case.ptxas_rejects, ours.is_some());
+            rows.entry(format!("{} ({target})", case.family))
+                .or_default()
+                .add(case.ptxas_rejects, ours.is_some());
+            per_family
+                .entry(case.family)
+                .or_default()
+                .add(case.ptxas_rejects, ours.is_some());
+            let shown = format!("{target}: {}", instruction(&case.text));
+            match (ours, case.ptxas_rejects) {
+                (Some(ours), false) => false_errors.entry(ours.clone()).or_default().push(shown),
+                (None, true) => {
+                    let group = case.message.split('\'').next().unwrap_or("").to_owned();
+                    missed
+                        .entry(group)
+                        .or_default()
+                        .push(format!("{shown}  ({})", case.message));
+                }
+                _ => {}
+            }
+            if case.ptxas_rejects != ours.is_some() {
+                mismatches.push_str(&format!(
+                    "{}\t{target}\t{}\t{}\t{}\n",
+                    case.family,
+                    case.message,
+                    ours.as_deref().unwrap_or("-"),
+                    instruction(&case.text)
+                ));
+            }
+        }
+    }
+    if let Some(dump) = std::env::var_os("OPERANDS_DUMP") {
+        std::fs::write(dump, &mismatches).expect("write OPERANDS_DUMP");
+    }
+    let summary = table("family (target)", &rows, &overall);
+    println!("{summary}");
+    agreement::print_disagreements(&false_errors, &missed, 3, 300);
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        let text = format!(
+            "# Agreement with ptxas 13.5 on the operand-form probes\n\n\
+             Written by `UPDATE_EXPECT=1 cargo test -p ptx-check --test operands`; the cases \
+             are made by `gen_operands.py` and labelled by `label_operands.py` (see README.md \
+             here).\n\n{summary}\nFalse errors: {:.3}% of the cases ptxas accepts.\n\n\
+             ## Every disagreement\n\n\
+             One a line: family, target, ptxas's message (`-`: accepted), ours (`-`: none), \
+             the instruction.\n\n```text\n{mismatches}```\n",
+            100.0 * overall.false_rate()
+        );
+        std::fs::write(dir.join("SUMMARY.md"), text).expect("write SUMMARY.md");
+    }
+    assert!(
+        overall.total() >= MIN_CASES,
+        "too few cases: {}",
+        overall.total()
+    );
+    for (name, t) in &rows {
+        assert!(
+            t.agreement() >= MIN_FAMILY_AGREEMENT,
+            "{name}: agreement {:.4} is below {MIN_FAMILY_AGREEMENT}",
+            t.agreement()
+        );
+    }
+    for (name, t) in &per_family {
+        let known = KNOWN_DISAGREEMENTS
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0, |(_, k)| *k);
+        assert!(
+            t.false_errors + t.missed <= known,
+            "{name}: {} disagreements, {known} known",
+            t.false_errors + t.missed
+        );
+    }
+    assert!(
+        overall.false_errors <= MAX_FALSE_ERRORS,
+        "{} false errors, {MAX_FALSE_ERRORS} known",
+        overall.false_errors
+    );
+}
