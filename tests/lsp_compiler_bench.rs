@@ -177,17 +177,20 @@ fn sass(relative: &str, kernel: &str) {
         );
     }
     assert!(client.shutdown_and_exit().success());
-    // Cold: asked for right after opening.
-    let mut client = LspClient::initialized(json!({}), Value::Null);
-    client.open(&uri, &text);
-    let start = Instant::now();
-    let answer = client.request("ptx/sass", json!({"textDocument": {"uri": uri}}));
-    println!(
-        "  ptx/sass, whole file (cold: ptxas + nvdisasm) {:>9.1} ms   ({} lines)",
-        ms(start.elapsed()),
-        answer["lines"].as_array().map_or(0, Vec::len)
-    );
-    assert!(client.shutdown_and_exit().success());
+    // Cold: asked for right after opening, with one ptxas run and with one per core.
+    for (jobs, what) in [(1, "one ptxas run"), (0, "a run per core")] {
+        let settings = json!({"compiler": {"jobs": jobs}});
+        let mut client = LspClient::initialized(json!({}), settings);
+        client.open(&uri, &text);
+        let start = Instant::now();
+        let answer = client.request("ptx/sass", json!({"textDocument": {"uri": uri}}));
+        println!(
+            "  ptx/sass, whole file (cold, {what:<14}) {:>9.1} ms   ({} lines)",
+            ms(start.elapsed()),
+            answer["lines"].as_array().map_or(0, Vec::len)
+        );
+        assert!(client.shutdown_and_exit().success());
+    }
 }
 
 fn main() {

@@ -12,7 +12,8 @@
 --   diagnostics = { enable = true, disabled = { 'qualifier-order' } },
 --   docs = { indexPath = '~/.cache/ptx-lsp' }, inlayHints = { registerCounts = true },
 --   compiler = { enable = true, path = '/usr/local/cuda', diagnostics = false,
---                blockSize = 256, dynamicSharedBytes = 0, sassCounts = false }
+--                blockSize = 256, dynamicSharedBytes = 0, sassCounts = false,
+--                jobs = 0 }
 -- With a ptxas installed, a lens above each kernel shows its registers, spills and
 -- occupancy; :PtxSass shows the machine code (see lua/ptx/sass.lua).
 local run_ns = vim.api.nvim_create_namespace('ptx_run')

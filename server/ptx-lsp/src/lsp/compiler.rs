@@ -354,7 +354,10 @@ fn run_ptxas(
         line_info: true,
         time_limit: TIME_LIMIT,
     };
-    let parts = std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_PARTS));
+    let parts = match config.compiler.jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_PARTS)),
+        n => n,
+    };
     let (report, cubins, error) = match compile_module(&ptxas.path, parse, &options, parts, cancel)
     {
         Ok(c) => (ptx_toolchain::parse_log(&c.log), Arc::new(c.cubins), None),

@@ -11,7 +11,8 @@
 //!   "hostExtensions": ["impl", "cu.inc"], "hostSemanticTokens": false,
 //!   "run": { "timeLimitMs": 10000, "debugLens": false },
 //!   "compiler": { "enable": true, "path": "/usr/local/cuda", "diagnostics": false,
-//!                 "blockSize": 256, "dynamicSharedBytes": 0, "sassCounts": false } }
+//!                 "blockSize": 256, "dynamicSharedBytes": 0, "sassCounts": false,
+//!                 "jobs": 0 } }
 //! ```
 //!
 //! Unknown keys are ignored; a malformed value leaves the previous setting in
@@ -62,6 +63,9 @@ pub(crate) struct CompilerConfig {
     pub dynamic_shared_bytes: u64,
     /// Inlay hints with the number of SASS instructions each PTX line became.
     pub sass_counts: bool,
+    /// How many `ptxas` runs may compile one large document side by side (its functions
+    /// spread over them); 0: one per core, up to 8.
+    pub jobs: usize,
 }
 
 impl Default for CompilerConfig {
@@ -73,6 +77,7 @@ impl Default for CompilerConfig {
             block_size: None,
             dynamic_shared_bytes: 0,
             sass_counts: false,
+            jobs: 0,
         }
     }
 }
