@@ -152,10 +152,12 @@ pub fn find_incremental(
     inline_macros: &[String],
 ) -> (Tree, Vec<RawAsm>, Vec<Unreadable>) {
     // A text without asm keywords was not parsed: its tree is not one to start from.
+    // Nor is that of a text whose statements are all plain (read without the parser).
     let old = previous.and_then(|(old_text, tree)| {
         let keywords = asm_keywords(old_text);
-        let parsed = Outline::new(old_text, &keywords).parser_input(old_text).0;
-        (!keywords.is_empty()).then_some((parsed, tree))
+        let outline = Outline::new(old_text, &keywords);
+        let parsed = outline.parser_input(old_text).0;
+        (!keywords.is_empty() && !outline.all_plain(&keywords)).then_some((parsed, tree))
     });
     let found = find_with_macros(
         text,
@@ -172,8 +174,9 @@ pub fn find_incremental(
 /// What [`find_with_macros`] found in a host text.
 #[derive(Debug)]
 pub struct Found {
-    /// The tree of the text (parsed in part: see [`Outline`]); `None` when the text has no
-    /// asm keyword, and so nothing to find, and was not parsed.
+    /// The tree of the text (parsed in part: see [`Outline`]); `None` when the text was not
+    /// parsed: it has no asm keyword, and so nothing to find, or every statement in it is
+    /// plain and read from the text, where it stands too ([`crate::context`]).
     pub tree: Option<Tree>,
     /// The text the parser read (the host text with what it skips blanked, see
     /// [`Outline`]): an incremental update takes the edit between two of these.
@@ -192,7 +195,9 @@ pub struct Found {
 /// volatile("")` in the same place, at a fraction of the cost (the operand lists of
 /// tensor-core templates are a large part of such headers). Parameter lists of function
 /// definitions are skipped too ([`parameter_lists`]). Every other statement is parsed as
-/// written and read from the tree as before.
+/// written and read from the tree as before. When every statement of a text is plain, the
+/// parser is not run at all: the tree would only say where the statements stand, which
+/// [`crate::context`] reads from the text.
 struct Outline {
     /// The statements read from the text, by keyword offset.
     read: Vec<RawAsm>,
@@ -221,6 +226,19 @@ impl Outline {
         skipped.retain(|r| r.start < r.end);
         skipped.sort_by_key(|r| r.start);
         Outline { read, skipped }
+    }
+
+    /// Is every keyword of `keywords` (ascending) the start of, or inside, a statement read
+    /// from the text? Then the parser has nothing to add.
+    fn all_plain(&self, keywords: &[usize]) -> bool {
+        let mut read = self.read.iter().peekable();
+        keywords.iter().all(|&k| {
+            while read.peek().is_some_and(|r| r.range.end <= k) {
+                read.next();
+            }
+            read.peek()
+                .is_some_and(|r| r.keyword.start <= k && k < r.range.end)
+        })
     }
 
     /// What the parser gets: the text with the skipped ranges blanked (every byte but line
@@ -625,6 +643,23 @@ pub fn find_with_macros(
     inline_macros: &[String],
     guard_macros: &GuardMacros,
 ) -> Found {
+    find_as(text, previous, inline_macros, guard_macros, true)
+}
+
+/// Like [`find_with_macros`], always with the C++ parser, also where every statement is
+/// plain: for comparing the two readings of where statements stand.
+#[doc(hidden)]
+pub fn find_with_parser(text: &str, inline_macros: &[String], guard_macros: &GuardMacros) -> Found {
+    find_as(text, None, inline_macros, guard_macros, false)
+}
+
+fn find_as(
+    text: &str,
+    previous: Option<(&str, &Tree)>,
+    inline_macros: &[String],
+    guard_macros: &GuardMacros,
+    without_parser: bool,
+) -> Found {
     let keywords = asm_keywords(text);
     if keywords.is_empty() {
         // Nothing to find: the text is not parsed at all.
@@ -640,6 +675,14 @@ pub fn find_with_macros(
     macros.extend(inline_macros.iter().cloned());
     macros.extend(WELL_KNOWN_INLINE_MACROS.iter().map(|m| m.to_string()));
     let outline = Outline::new(text, &keywords);
+    if without_parser && outline.all_plain(&keywords) {
+        return Found {
+            tree: None,
+            parsed: String::new(),
+            statements: place_plain(text, outline.read, &macros, &guard_macros),
+            unreadable: Vec::new(),
+        };
+    }
     let (parsed, included) = outline.parser_input(text);
     let mut parser = cuda_parser();
     let old = previous.map(|(old_parsed, old_tree)| {
@@ -741,6 +784,70 @@ pub fn find_with_macros(
     }
 }
 
+/// The plain statements of a text (every statement of it, see [`Outline::all_plain`]) with
+/// where they stand read from the text ([`crate::context`]) instead of the tree: the same
+/// guards, branches and inline-ness as [`find_with_macros`] reads from the tree.
+fn place_plain(
+    text: &str,
+    read: Vec<RawAsm>,
+    inline_macros: &[String],
+    guard_macros: &GuardMacros,
+) -> Vec<RawAsm> {
+    let positions: Vec<usize> = read.iter().map(|r| r.keyword.start).collect();
+    let contexts = crate::context::Contexts::new(text, &positions);
+    let mut found = Vec::with_capacity(read.len());
+    for (n, mut s) in read.into_iter().enumerate() {
+        let keyword = s.keyword.start;
+        if !s.extended && is_asm_label(text, keyword) {
+            continue;
+        }
+        let frames = contexts.frames(text, n);
+        s.in_macro = contexts.in_define(n);
+        s.guard = crate::target::statement_guard_in(&frames, text, keyword, guard_macros);
+        s.host_only = crate::target::host_only_in(&frames, guard_macros)
+            || crate::target::nv_host_branch(text, keyword);
+        s.newer_ptx = crate::target::needs_newer_ptx_in(&frames);
+        s.compiled_on_use = s.in_macro || compiled_on_use_in(&contexts, n, text, inline_macros);
+        s.opaque_condition = crate::target::under_opaque_condition_in(&frames, guard_macros);
+        found.push(s);
+    }
+    found
+}
+
+/// [`compiled_on_use`] from the heads of the blocks around the `n`th statement of `contexts`.
+fn compiled_on_use_in(
+    contexts: &crate::context::Contexts,
+    n: usize,
+    text: &str,
+    inline_macros: &[String],
+) -> bool {
+    use crate::context::HeadKind;
+    let mut saw_function = false;
+    for head in contexts.heads(text, n) {
+        match head.kind {
+            HeadKind::Class | HeadKind::Lambda => return true,
+            HeadKind::Function => {
+                let words = || {
+                    head.from_first
+                        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                };
+                // A macro named for a template head (`_CCCL_TEMPLATE(class T)`) is one.
+                if words().map(str::to_ascii_lowercase).any(|word| {
+                    word.contains("static") || word.contains("inline") || word.contains("template")
+                }) || words().any(|w| inline_macros.iter().any(|m| m == w))
+                    || template_before(text, head.start)
+                    || inline_words_before(text, head.start, inline_macros)
+                {
+                    return true;
+                }
+                saw_function = true;
+            }
+            HeadKind::Namespace | HeadKind::Other => {}
+        }
+    }
+    !saw_function && heads_say_inline(enclosing_heads(text, contexts.position(n)), inline_macros)
+}
+
 /// Does `text` hold a preprocessor line (`#if` inside a statement)?
 fn has_directive(text: &str) -> bool {
     text.lines()
@@ -792,21 +899,25 @@ fn compiled_on_use(start: Option<tree_sitter::Node>, text: &str, inline_macros: 
     // the innermost (`if (x) {` inside the function) outwards. A class body makes its
     // member functions inline; a namespace (`inline namespace v2 {` too) says nothing.
     !saw_function
-        && start.is_some_and(|s| {
-            enclosing_heads(text, s.start_byte())
-                .into_iter()
-                .any(|head| {
-                    let words = || head.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
-                    if words().any(|w| w == "namespace" || w == "extern") {
-                        return false;
-                    }
-                    words().map(str::to_ascii_lowercase).any(|w| {
-                        w.contains("static")
-                            || w.contains("inline")
-                            || matches!(w.as_str(), "template" | "struct" | "class" | "union")
-                    }) || words().any(|w| inline_macros.iter().any(|m| m == w))
-                })
-        })
+        && start
+            .is_some_and(|s| heads_say_inline(enclosing_heads(text, s.start_byte()), inline_macros))
+}
+
+/// Do the heads of the `{`s around a statement (no function head among them made out) say
+/// that it is compiled only where used: a class body makes its member functions inline; a
+/// namespace (`inline namespace v2 {` too) says nothing.
+fn heads_say_inline(heads: Vec<&str>, inline_macros: &[String]) -> bool {
+    heads.into_iter().any(|head| {
+        let words = || head.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+        if words().any(|w| w == "namespace" || w == "extern") {
+            return false;
+        }
+        words().map(str::to_ascii_lowercase).any(|w| {
+            w.contains("static")
+                || w.contains("inline")
+                || matches!(w.as_str(), "template" | "struct" | "class" | "union")
+        }) || words().any(|w| inline_macros.iter().any(|m| m == w))
+    })
 }
 
 /// Do inline qualifiers or macros stand just before `at` (since the last `;`, `{` or `}`)?
@@ -1676,6 +1787,33 @@ mod outline_tests {
         ] {
             let _ = find(text);
             let _ = is_asm_label(text, text.find("asm").unwrap());
+        }
+    }
+
+    /// A text whose statements are all plain is not parsed: where each statement stands
+    /// (guards and `#if` branches, `#define` bodies, inline-ness) is read from the text, and
+    /// it is what the tree says.
+    #[test]
+    fn plain_statements_are_placed_as_the_tree_places_them() {
+        let texts = [
+            // Branches: `#if`/`#elif`/`#else`, nested, `#ifdef`/`#ifndef`, comments after
+            // conditions, continued conditions.
+            "#ifndef H\n#define H\n__global__ void k(int* p) {\n#if __CUDA_ARCH__ >= 900 // Hopper\n  asm volatile(\"a;\");\n#elif __CUDA_ARCH__ >= 800 /* Ampere */\n  asm volatile(\"b;\");\n#elif defined(X)\n#if (SOME_FLAG) && \\\n    __CUDA_ARCH__ >= 700\n  asm volatile(\"c;\");\n#endif\n#else\n  asm volatile(\"d;\");\n#endif\n#ifdef __CUDA_ARCH_FEAT_SM90_ALL\n  asm(\"e;\");\n#elifdef Y\n  asm(\"f;\");\n#else\n  asm(\"g;\");\n#endif\n}\n#endif\n",
+            // Host and AMD branches, newer PTX, `#define` bodies.
+            "void h() {\n#ifdef __CUDA_ARCH__\n  asm(\"a;\");\n#else\n  asm(\"mov %eax, %ebx\");\n#endif\n#if !defined(USE_ROCM)\n  asm(\"b;\");\n#else\n  asm(\"v_add;\");\n#endif\n#if defined(__x86_64__)\n  asm(\"nop\");\n#endif\n#if __cccl_ptx_isa >= 920\n  asm(\"c;\");\n#endif\n}\n#define M(x) \\\n  asm volatile(\"mov.b32 %0, 1;\" : \"=r\"(x))\n#if __CUDA_ARCH__ >= 800\n#define N(x) asm(\"d;\")\n#endif\n",
+            // Inline-ness: templates, inline and static functions, macros, members, lambdas,
+            // namespaces, `extern \"C\"` kernels, control blocks.
+            "#define MY_DEVICE __forceinline__ __device__\nnamespace a { inline namespace v2 {\ntemplate <class T, int N = 3>\n__device__ void t(T x) { if (x) { asm(\"a;\"); } }\n__device__ void plain(int x) {\n  for (int i = 0; i < x; ++i) {\n    asm(\"b;\");\n  }\n  auto f = [&](int y) { asm(\"c;\"); };\n}\nMY_DEVICE void m() { asm(\"d;\"); }\n// a comment that says static\n__device__ void n() { asm(\"e;\"); }\nstatic __device__ void s() { asm(\"f;\"); }\nstruct S {\n  __device__ void member() const { asm(\"g;\"); }\n};\n} }\nextern \"C\" __global__ void k() { do { asm(\"h;\"); } while (0); }\n__global__ void l() {\n  NV_IF_TARGET(NV_PROVIDES_SM_90, (asm(\"i;\");), (asm(\"j;\");))\n}\n",
+        ];
+        for text in texts {
+            let found = find_with_macros(text, None, &[], &GuardMacros::default());
+            assert!(found.tree.is_none(), "all plain: {text}");
+            let parsed = find_with_parser(text, &[], &GuardMacros::default());
+            assert!(parsed.tree.is_some());
+            assert_eq!(found.statements.len(), parsed.statements.len(), "{text}");
+            for (a, b) in found.statements.iter().zip(&parsed.statements) {
+                assert_eq!(a, b, "statement at {:?} of {text}", a.keyword);
+            }
         }
     }
 

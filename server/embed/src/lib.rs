@@ -7,7 +7,10 @@
 //! and CCCL's headers both find the same asm statements, and the CUDA grammar has fewer
 //! error nodes around kernels and launches. Where the parser cannot see an
 //! asm statement (a `#define` body, an argument of a macro call, a region it could not
-//! parse) [`find`] re-parses that statement alone, so broken C++ never hides it.
+//! parse) [`find`] re-parses that statement alone, so broken C++ never hides it. A file
+//! whose statements are all plain (string literals, then the operand lists) is not parsed
+//! at all: the statements are read from the text, and where they stand (`#if` branches,
+//! `#define` bodies, the heads of the blocks around them) is read from it as well.
 //!
 //! Each statement becomes a small PTX module: `.version`/`.target` (from the options, the
 //! build's `compile_commands.json` or the enclosing `#if __CUDA_ARCH__ ...` guards), one
@@ -19,6 +22,7 @@
 //! [`check`].
 
 pub mod check;
+mod context;
 pub mod find;
 pub mod ide;
 pub mod literal;

@@ -74,6 +74,22 @@ pub fn statement_guard(
     }
 }
 
+/// [`statement_guard`] of the conditionals around a statement.
+pub(crate) fn statement_guard_in(
+    frames: &[PpFrame],
+    text: &str,
+    keyword: usize,
+    macros: &GuardMacros,
+) -> Option<ArchReq> {
+    match (
+        guard_requirement_in(frames, macros),
+        nv_target_guard(text, keyword),
+    ) {
+        (Some(a), Some(b)) => Some(a.stronger(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 /// The first branch of `NV_IF_TARGET(QUERY, (code))` or `NV_IF_ELSE_TARGET(QUERY, (code),
 /// (other))` is compiled only for the targets `QUERY` admits: `NV_PROVIDES_SM_90` (sm_90 and
 /// newer), `NV_IS_EXACTLY_SM_90` (sm_90) or `NV_HAS_FEATURE_SM_90a` (sm_90a). The macro call
@@ -266,39 +282,96 @@ pub fn guard_requirement_from(
     text: &str,
     macros: &GuardMacros,
 ) -> Option<ArchReq> {
+    guard_requirement_in(&pp_frames(start, text), macros)
+}
+
+/// [`guard_requirement_from`] of the conditionals around a statement.
+pub(crate) fn guard_requirement_in(frames: &[PpFrame], macros: &GuardMacros) -> Option<ArchReq> {
+    let mut req: Option<ArchReq> = None;
+    for f in frames
+        .iter()
+        .filter(|f| !f.in_alternative && !f.in_condition)
+    {
+        let here = match f.kind {
+            PpKind::If | PpKind::Elif => f.condition.and_then(|c| condition_with(c, macros)),
+            PpKind::Ifdef => f
+                .condition
+                .filter(|_| !f.negated)
+                .and_then(|c| feature_macro(c, macros)),
+        };
+        if let Some(h) = here {
+            req = Some(req.map_or(h, |r| r.stronger(h)));
+        }
+    }
+    req
+}
+
+/// The kind of an enclosing conditional's branch head.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PpKind {
+    /// `#if`
+    If,
+    /// `#elif`
+    Elif,
+    /// `#ifdef` or `#ifndef`
+    Ifdef,
+}
+
+/// One `#if`/`#elif`/`#ifdef` around a statement, as a walk up the C++ tree meets it: the
+/// branch the statement is in when `in_alternative` is false, else an earlier branch of the
+/// same conditional (the statement is in a later `#elif` or `#else`). `#else` and `#elifdef`
+/// branches are no frames of their own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PpFrame<'a> {
+    pub kind: PpKind,
+    /// The condition of `#if`/`#elif`, the name of `#ifdef`/`#ifndef`, as written.
+    pub condition: Option<&'a str>,
+    /// `#ifndef`.
+    pub negated: bool,
+    /// The statement is in a later branch of this conditional.
+    pub in_alternative: bool,
+    /// The statement is in the condition itself.
+    pub in_condition: bool,
+}
+
+/// The conditionals around the innermost node at a statement, innermost first.
+pub(crate) fn pp_frames<'a>(start: Option<Node>, text: &'a str) -> Vec<PpFrame<'a>> {
+    let mut frames = Vec::new();
     let mut node = start;
     let mut child: Option<Node> = None;
-    let mut req: Option<ArchReq> = None;
     while let Some(n) = node {
-        let in_alternative = child.is_some_and(|c| {
-            n.child_by_field_name("alternative")
-                .is_some_and(|a| a.id() == c.id())
-        });
-        let in_condition = child.is_some_and(|c| {
-            n.child_by_field_name("condition")
-                .is_some_and(|a| a.id() == c.id())
-        });
-        if !in_alternative && !in_condition {
-            let here = match n.kind() {
-                "preproc_if" | "preproc_elif" => n
-                    .child_by_field_name("condition")
-                    .and_then(|c| condition_with(&text[c.start_byte()..c.end_byte()], macros)),
-                "preproc_ifdef" => {
-                    let negated = text[n.start_byte()..].starts_with("#ifndef");
-                    n.child_by_field_name("name")
-                        .filter(|_| !negated)
-                        .and_then(|c| feature_macro(&text[c.start_byte()..c.end_byte()], macros))
-                }
-                _ => None,
+        let kind = match n.kind() {
+            "preproc_if" => Some(PpKind::If),
+            "preproc_elif" => Some(PpKind::Elif),
+            "preproc_ifdef" => Some(PpKind::Ifdef),
+            _ => None,
+        };
+        if let Some(kind) = kind {
+            let field = |name: &str| {
+                child.is_some_and(|c| {
+                    n.child_by_field_name(name)
+                        .is_some_and(|a| a.id() == c.id())
+                })
             };
-            if let Some(h) = here {
-                req = Some(req.map_or(h, |r| r.stronger(h)));
-            }
+            let condition = n
+                .child_by_field_name(if kind == PpKind::Ifdef {
+                    "name"
+                } else {
+                    "condition"
+                })
+                .map(|c| &text[c.start_byte()..c.end_byte()]);
+            frames.push(PpFrame {
+                kind,
+                condition,
+                negated: kind == PpKind::Ifdef && text[n.start_byte()..].starts_with("#ifndef"),
+                in_alternative: field("alternative"),
+                in_condition: field("condition"),
+            });
         }
         child = Some(n);
         node = n.parent();
     }
-    req
+    frames
 }
 
 /// Macros that only a host compiler defines: asm under them is host assembly, not PTX.
@@ -550,61 +623,41 @@ pub fn host_only(tree: &Tree, text: &str, offset: usize) -> bool {
 /// [`host_only`] from the innermost node at the statement; also a branch compiled only for
 /// AMD GPUs, whose asm is not PTX either.
 pub fn host_only_from(start: Option<Node>, text: &str, macros: &GuardMacros) -> bool {
-    let mut node = start;
-    let mut child: Option<Node> = None;
-    while let Some(n) = node {
-        let in_alternative = child.is_some_and(|c| {
-            n.child_by_field_name("alternative")
-                .is_some_and(|a| a.id() == c.id())
-        });
-        if matches!(n.kind(), "preproc_if" | "preproc_elif" | "preproc_ifdef") {
-            let condition = n
-                .child_by_field_name("condition")
-                .or_else(|| n.child_by_field_name("name"))
-                .map_or("", |c| &text[c.start_byte()..c.end_byte()]);
-            let ifdef = n.kind() == "preproc_ifdef";
-            let ifndef = ifdef && text[n.start_byte()..].starts_with("#ifndef");
-            let amd = if in_alternative {
-                // The `#else` of `#if !defined(USE_ROCM)` or `#ifndef USE_ROCM`.
-                (ifndef && amd_macro(condition.trim(), macros))
-                    || (!ifdef && not_amd(condition, macros))
-            } else {
-                !ifndef && amd_only(condition, macros)
-            };
-            if amd {
-                return true;
-            }
+    host_only_in(&pp_frames(start, text), macros)
+}
+
+/// [`host_only_from`] of the conditionals around a statement.
+pub(crate) fn host_only_in(frames: &[PpFrame], macros: &GuardMacros) -> bool {
+    for f in frames {
+        let condition = f.condition.unwrap_or("");
+        let ifdef = f.kind == PpKind::Ifdef;
+        let ifndef = f.negated;
+        let amd = if f.in_alternative {
+            // The `#else` of `#if !defined(USE_ROCM)` or `#ifndef USE_ROCM`.
+            (ifndef && amd_macro(condition.trim(), macros))
+                || (!ifdef && not_amd(condition, macros))
+        } else {
+            !ifndef && amd_only(condition, macros)
+        };
+        if amd {
+            return true;
         }
-        if !in_alternative && matches!(n.kind(), "preproc_if" | "preproc_elif" | "preproc_ifdef") {
-            let head = n
-                .child_by_field_name("condition")
-                .or_else(|| n.child_by_field_name("name"))
-                .map(|c| text[c.start_byte()..c.end_byte()].replace(' ', ""))
-                .unwrap_or_default();
-            let negated = text[n.start_byte()..].starts_with("#ifndef");
-            if !negated && HOST_MACROS.iter().any(|m| head.contains(m)) {
+        if !f.in_alternative {
+            let head = condition.replace(' ', "");
+            if !ifndef && HOST_MACROS.iter().any(|m| head.contains(m)) {
                 return true;
             }
             // `#ifndef __CUDACC__`: only a host compiler takes it.
-            if negated && device_compiler_condition(&head) {
+            if ifndef && device_compiler_condition(&head) {
                 return true;
             }
         }
-        if in_alternative
-            && matches!(n.kind(), "preproc_if" | "preproc_ifdef")
-            && !text[n.start_byte()..].starts_with("#ifndef")
-        {
+        if f.in_alternative && f.kind != PpKind::Elif && !ifndef {
             // The `#else` of `#ifdef __CUDA_ARCH__` or `#if defined(__CUDACC__)`.
-            let head = n
-                .child_by_field_name("condition")
-                .or_else(|| n.child_by_field_name("name"))
-                .map_or("", |c| &text[c.start_byte()..c.end_byte()]);
-            if device_compiler_condition(head) {
+            if device_compiler_condition(condition) {
                 return true;
             }
         }
-        child = Some(n);
-        node = n.parent();
     }
     false
 }
@@ -614,68 +667,54 @@ pub fn host_only_from(start: Option<Node>, text: &str, macros: &GuardMacros) -> 
 /// whose macro another header defines per architecture)? Then it may never be compiled for
 /// a given target. `#ifndef` (include guards) does not count.
 pub fn under_opaque_condition(start: Option<Node>, text: &str, macros: &GuardMacros) -> bool {
-    let mut node = start;
-    let mut child: Option<Node> = None;
-    while let Some(n) = node {
-        let in_condition = child.is_some_and(|c| {
-            n.child_by_field_name("condition")
-                .is_some_and(|a| a.id() == c.id())
-        });
-        if !in_condition {
-            let opaque = match n.kind() {
-                "preproc_if" | "preproc_elif" => {
-                    n.child_by_field_name("condition").is_some_and(|c| {
-                        condition_with(&text[c.start_byte()..c.end_byte()], macros).is_none()
-                    })
-                }
-                "preproc_ifdef" => {
-                    !text[n.start_byte()..].starts_with("#ifndef")
-                        && n.child_by_field_name("name").is_some_and(|c| {
-                            feature_macro(&text[c.start_byte()..c.end_byte()], macros).is_none()
-                        })
-                }
-                _ => false,
-            };
-            if opaque {
-                return true;
+    under_opaque_condition_in(&pp_frames(start, text), macros)
+}
+
+/// [`under_opaque_condition`] of the conditionals around a statement.
+pub(crate) fn under_opaque_condition_in(frames: &[PpFrame], macros: &GuardMacros) -> bool {
+    frames
+        .iter()
+        .filter(|f| !f.in_condition)
+        .any(|f| match f.kind {
+            PpKind::If | PpKind::Elif => f
+                .condition
+                .is_some_and(|c| condition_with(c, macros).is_none()),
+            PpKind::Ifdef => {
+                !f.negated
+                    && f.condition
+                        .is_some_and(|c| feature_macro(c, macros).is_none())
             }
-        }
-        child = Some(n);
-        node = n.parent();
-    }
-    false
+        })
 }
 
 /// The PTX ISA version that an enclosing `#if`/`#elif` branch requires (CCCL's
 /// `__cccl_ptx_isa >= 920`, meaning PTX ISA 9.2), when it is newer than the newest one the
 /// ISA facts describe.
 pub fn needs_newer_ptx_from(start: Option<Node>, text: &str) -> Option<ptx_isa::PtxVersion> {
+    needs_newer_ptx_in(&pp_frames(start, text))
+}
+
+/// [`needs_newer_ptx_from`] of the conditionals around a statement.
+pub(crate) fn needs_newer_ptx_in(frames: &[PpFrame]) -> Option<ptx_isa::PtxVersion> {
     let spec = ptx_isa::PtxVersion::SPEC;
     let known = u32::from(spec.major) * 100 + u32::from(spec.minor) * 10;
-    let mut node = start;
-    let mut child: Option<Node> = None;
     let mut newest: Option<u32> = None;
-    while let Some(n) = node {
-        let in_alternative = child.is_some_and(|c| {
-            n.child_by_field_name("alternative")
-                .is_some_and(|a| a.id() == c.id())
-        });
-        if !in_alternative && matches!(n.kind(), "preproc_if" | "preproc_elif") {
-            if let Some(c) = n.child_by_field_name("condition") {
-                let cond = text[c.start_byte()..c.end_byte()].replace("\\\n", " ");
-                let t = strip_parens(cond.trim());
-                // Only a requirement that every branch of the condition carries: `&&` parts.
-                if split_top(t, "||").len() == 1 {
-                    for v in split_top(t, "&&").iter().filter_map(|a| ptx_isa_atom(a)) {
-                        if v > known {
-                            newest = Some(newest.map_or(v, |n| n.max(v)));
-                        }
+    for f in frames
+        .iter()
+        .filter(|f| !f.in_alternative && f.kind != PpKind::Ifdef)
+    {
+        if let Some(c) = f.condition {
+            let cond = c.replace("\\\n", " ");
+            let t = strip_parens(cond.trim());
+            // Only a requirement that every branch of the condition carries: `&&` parts.
+            if split_top(t, "||").len() == 1 {
+                for v in split_top(t, "&&").iter().filter_map(|a| ptx_isa_atom(a)) {
+                    if v > known {
+                        newest = Some(newest.map_or(v, |n| n.max(v)));
                     }
                 }
             }
         }
-        child = Some(n);
-        node = n.parent();
     }
     let v = newest?;
     let major = u8::try_from(v / 100).ok()?;
