@@ -9,12 +9,15 @@
 
 use crate::target::{PpFrame, PpKind};
 
+/// A branch head of a conditional: its kind, where its condition (or macro name) is, and
+/// whether it is `#ifndef`.
+type Branch = (PpKind, Option<(usize, usize)>, bool);
+
 /// One preprocessor conditional still open at a position: its branches so far.
 #[derive(Debug, Clone)]
 struct Conditional {
-    /// `(kind, condition, negated)` of each branch head: `None` for `#else`, `#elifdef` and
-    /// `#elifndef`, which are no frames.
-    branches: Vec<Option<(PpKind, Option<(usize, usize)>, bool)>>,
+    /// Each branch head: `None` for `#else`, `#elifdef` and `#elifndef`, which are no frames.
+    branches: Vec<Option<Branch>>,
 }
 
 /// What the text says about the positions asked for.
@@ -343,9 +346,8 @@ fn directive(
         }),
         "elif" => {
             let branch = Some((PpKind::Elif, condition_span(text, name_end, end), false));
-            match conditionals.last_mut() {
-                Some(c) => c.branches.push(branch),
-                None => {}
+            if let Some(c) = conditionals.last_mut() {
+                c.branches.push(branch);
             }
         }
         "else" | "elifdef" | "elifndef" => {
@@ -555,9 +557,8 @@ fn strip_template_heads(head: &str) -> &str {
 fn top_level_assignment(head: &str) -> bool {
     let b = head.as_bytes();
     (0..b.len()).any(|i| {
-        b[i] == b'='
-            && !matches!(b.get(i + 1), Some(b'='))
-            && !(i > 0 && matches!(b[i - 1], b'=' | b'<' | b'>' | b'!'))
-            && !head[..i].trim_end().ends_with("operator")
+        let compared = matches!(b.get(i + 1), Some(b'='))
+            || (i > 0 && matches!(b[i - 1], b'=' | b'<' | b'>' | b'!'));
+        b[i] == b'=' && !compared && !head[..i].trim_end().ends_with("operator")
     })
 }

@@ -81,6 +81,9 @@ pub struct RawAsm {
     /// Inside an `#if` whose condition is not a target this layer reads (a macro another
     /// header defines per architecture): it may never be compiled for a given target either.
     pub opaque_condition: bool,
+    /// Preprocessor conditionals inside the statement: the first branch of each is read here,
+    /// and [`read_for_target`] reads those a compilation for a given target takes.
+    pub conditional: bool,
 }
 
 /// Why the text of an asm statement's template is not known.
@@ -703,6 +706,7 @@ fn find_as(
     // The statements re-parsed alone below are parsed whole.
     let _ = parser.set_included_ranges(&[]);
     let mut plain = outline.read.into_iter().peekable();
+    let nv_calls = crate::target::has_nv_target_calls(text);
     // Every keyword outside comments and literals; each is either read from the text above,
     // or part of an asm node of the tree (found by walking up from the keyword, not by
     // walking the whole tree), or re-parsed on its own.
@@ -766,13 +770,14 @@ fn find_as(
         }
         if let Some(mut s) = statement.filter(|s| s.extended || !is_asm_label(text, keyword)) {
             // The guards, walked up once from the node found above.
-            s.guard = crate::target::statement_guard(innermost, text, keyword, &guard_macros);
-            s.host_only = crate::target::host_only_from(innermost, text, &guard_macros)
-                || crate::target::nv_host_branch(text, keyword);
-            s.newer_ptx = crate::target::needs_newer_ptx_from(innermost, text);
+            let frames = crate::target::pp_frames(innermost, text);
+            s.guard =
+                crate::target::statement_guard_in(&frames, text, keyword, &guard_macros, nv_calls);
+            s.host_only = crate::target::host_only_in(&frames, &guard_macros)
+                || (nv_calls && crate::target::nv_host_branch(text, keyword));
+            s.newer_ptx = crate::target::needs_newer_ptx_in(&frames);
             s.compiled_on_use = s.in_macro || compiled_on_use(innermost, text, &macros);
-            s.opaque_condition =
-                crate::target::under_opaque_condition(innermost, text, &guard_macros);
+            s.opaque_condition = crate::target::under_opaque_condition_in(&frames, &guard_macros);
             found.push(s);
         }
     }
@@ -795,6 +800,7 @@ fn place_plain(
 ) -> Vec<RawAsm> {
     let positions: Vec<usize> = read.iter().map(|r| r.keyword.start).collect();
     let contexts = crate::context::Contexts::new(text, &positions);
+    let nv_calls = crate::target::has_nv_target_calls(text);
     let mut found = Vec::with_capacity(read.len());
     for (n, mut s) in read.into_iter().enumerate() {
         let keyword = s.keyword.start;
@@ -803,9 +809,9 @@ fn place_plain(
         }
         let frames = contexts.frames(text, n);
         s.in_macro = contexts.in_define(n);
-        s.guard = crate::target::statement_guard_in(&frames, text, keyword, guard_macros);
+        s.guard = crate::target::statement_guard_in(&frames, text, keyword, guard_macros, nv_calls);
         s.host_only = crate::target::host_only_in(&frames, guard_macros)
-            || crate::target::nv_host_branch(text, keyword);
+            || (nv_calls && crate::target::nv_host_branch(text, keyword));
         s.newer_ptx = crate::target::needs_newer_ptx_in(&frames);
         s.compiled_on_use = s.in_macro || compiled_on_use_in(&contexts, n, text, inline_macros);
         s.opaque_condition = crate::target::under_opaque_condition_in(&frames, guard_macros);
@@ -1312,6 +1318,7 @@ fn finish_asm(
         newer_ptx: None,
         compiled_on_use: false,
         opaque_condition: false,
+        conditional: false,
     })
 }
 
@@ -1647,13 +1654,28 @@ fn reparse_at(
     let body = text[keyword..end]
         .replace("\\\r\n", "   ")
         .replace("\\\n", "  ");
+    let conditional = body.contains('#') && has_directive(&body);
     let body = first_branches(&body, true);
+    let in_macro = in_define(tree, keyword);
+    let mut raw = read_alone(parser, text, keyword, &body, in_macro)?;
+    raw.conditional = conditional;
+    Ok(raw)
+}
+
+/// Reads the statement at `keyword` from `body` (its text with what the parser must not see
+/// blanked, offsets kept) as the only statement of a function body.
+fn read_alone(
+    parser: &mut Parser,
+    text: &str,
+    keyword: usize,
+    body: &str,
+    in_macro: bool,
+) -> Result<RawAsm, String> {
     const PREFIX: &str = "void __ptx_embed(){";
     let snippet = format!("{PREFIX}{body};}}");
     let sub = parser
         .parse(&snippet, None)
         .ok_or_else(|| "the C++ parser gave up on it".to_string())?;
-    let in_macro = in_define(tree, keyword);
     let mut found = Vec::new();
     let shift = keyword as isize - PREFIX.len() as isize;
     collect(sub.root_node(), &snippet, text, shift, in_macro, &mut found);
@@ -1663,9 +1685,139 @@ fn reparse_at(
     })
 }
 
+/// The statement `raw` (one with preprocessor conditionals inside, read with the first branch
+/// of each) read again with the branches that a compilation for `target` takes, where every
+/// condition on the way can be told for that target ([`crate::target::evaluate`]); a
+/// conditional with a condition that cannot (a compiler version, a project setting) keeps its
+/// first branch. `None` when nothing changes or the statement cannot be read that way.
+pub(crate) fn read_for_target(
+    text: &str,
+    raw: &RawAsm,
+    target: &str,
+    macros: &GuardMacros,
+) -> Option<RawAsm> {
+    let keyword = raw.keyword.start;
+    let end = matching_paren(text, keyword)? + 1;
+    let body = text[keyword..end]
+        .replace("\\\r\n", "   ")
+        .replace("\\\n", "  ");
+    let select = |condition: &str| crate::target::evaluate(condition, target, macros);
+    let chosen = chosen_branches(&body, true, &select);
+    if chosen == first_branches(&body, true) {
+        return None;
+    }
+    let mut parser = cuda_parser();
+    let mut read = read_alone(&mut parser, text, keyword, &chosen, raw.in_macro).ok()?;
+    read.guard = raw.guard;
+    read.host_only = raw.host_only;
+    read.newer_ptx = raw.newer_ptx;
+    read.compiled_on_use = raw.compiled_on_use;
+    read.opaque_condition = raw.opaque_condition;
+    read.conditional = true;
+    Some(read)
+}
+
+/// Like [`first_branches`], taking in each conditional the branch whose condition `select`
+/// says holds (`#ifdef NAME` asks for `defined(NAME)`), or `#else` when none does; a
+/// conditional with a condition `select` cannot tell (`None`) before the branch it takes
+/// keeps the first branch, as [`first_branches`] does.
+fn chosen_branches(text: &str, mid_line: bool, select: &dyn Fn(&str) -> Option<bool>) -> String {
+    /// An open conditional: is the current branch taken, and has a branch been taken?
+    struct Open {
+        live: bool,
+        taken: bool,
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut stack: Vec<Open> = Vec::new();
+    // The value of a directive's condition: `#if COND`, `#ifdef NAME`, `#ifndef NAME`.
+    let value = |directive: &str, rest: &str| -> Option<bool> {
+        let rest = rest.split("//").next().unwrap_or("").trim();
+        match directive {
+            "if" | "elif" => select(rest),
+            "ifdef" | "elifdef" => select(&format!("defined({rest})")),
+            "ifndef" | "elifndef" => select(&format!("defined({rest})")).map(|v| !v),
+            _ => None,
+        }
+    };
+    for (n, line) in text.split_inclusive('\n').enumerate() {
+        let t = line.trim_start();
+        let t = if n == 0 && mid_line { "" } else { t };
+        let directive = t.strip_prefix('#').map(|d| {
+            let d = d.trim_start();
+            let name_len = d
+                .find(|c: char| !c.is_ascii_alphabetic())
+                .unwrap_or(d.len());
+            (&d[..name_len], &d[name_len..])
+        });
+        let blank = match directive {
+            Some((name @ ("if" | "ifdef" | "ifndef"), rest)) => {
+                // A conditional inside a branch not taken is not taken at all.
+                let outer = stack.iter().all(|o| o.live);
+                let v = if outer {
+                    value(name, rest)
+                } else {
+                    Some(false)
+                };
+                let live = v.unwrap_or(true);
+                stack.push(Open {
+                    live: outer && live,
+                    // Unknown: the first branch is taken, as `first_branches` does.
+                    taken: !outer || live,
+                });
+                true
+            }
+            Some((name @ ("elif" | "elifdef" | "elifndef"), rest)) => {
+                match stack.last_mut() {
+                    Some(top) if !top.taken => {
+                        let v = value(name, rest);
+                        // Unknown after branches known not to hold: this one is the guess.
+                        top.live = v.unwrap_or(true);
+                        top.taken = top.live;
+                    }
+                    Some(top) => top.live = false,
+                    // A conditional opened before `text` starts.
+                    None => stack.push(Open {
+                        live: false,
+                        taken: true,
+                    }),
+                }
+                true
+            }
+            Some(("else", _)) => {
+                match stack.last_mut() {
+                    Some(top) => {
+                        top.live = !top.taken;
+                        top.taken = true;
+                    }
+                    None => stack.push(Open {
+                        live: false,
+                        taken: true,
+                    }),
+                }
+                true
+            }
+            Some(("endif", _)) => {
+                stack.pop();
+                true
+            }
+            Some(_) => true,
+            None => !stack.iter().all(|o| o.live),
+        };
+        if blank {
+            out.extend(line.chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
+            // Keep byte lengths: non-ASCII characters become as many spaces as their bytes.
+            out.extend(std::iter::repeat_n(' ', line.len() - line.chars().count()));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 /// `text` with its preprocessor lines blanked, and every line of an `#elif`/`#else` branch
-/// too: inside an asm statement the first branch of each conditional is read (which one
-/// nvcc takes depends on macros of the build). Offsets do not move. `mid_line`: `text`
+/// too: inside an asm statement the first branch of each conditional is read first (which
+/// one nvcc takes depends on the target and macros of the build; [`read_for_target`] reads
+/// the branches of a target). Offsets do not move. `mid_line`: `text`
 /// starts in the middle of a line, so its first line is no directive.
 fn first_branches(text: &str, mid_line: bool) -> String {
     if !text.contains('#') {

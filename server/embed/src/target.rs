@@ -75,15 +75,17 @@ pub fn statement_guard(
 }
 
 /// [`statement_guard`] of the conditionals around a statement.
+/// `nv_calls`: [`has_nv_target_calls`] of `text`.
 pub(crate) fn statement_guard_in(
     frames: &[PpFrame],
     text: &str,
     keyword: usize,
     macros: &GuardMacros,
+    nv_calls: bool,
 ) -> Option<ArchReq> {
     match (
         guard_requirement_in(frames, macros),
-        nv_target_guard(text, keyword),
+        nv_target_guard(text, keyword).filter(|_| nv_calls),
     ) {
         (Some(a), Some(b)) => Some(a.stronger(b)),
         (a, b) => a.or(b),
@@ -95,6 +97,15 @@ pub(crate) fn statement_guard_in(
 /// newer), `NV_IS_EXACTLY_SM_90` (sm_90) or `NV_HAS_FEATURE_SM_90a` (sm_90a). The macro call
 /// is found in the text (its arguments are statements, which a C++ parser does not take as
 /// an expression).
+/// Does `text` call any of CUDA's `<nv/target>` branch macros (`NV_IF_TARGET`,
+/// `NV_IF_ELSE_TARGET`, `NV_DISPATCH_TARGET`)? Without one, no statement of it is in such a
+/// branch, and [`nv_target_guard`] and [`nv_host_branch`] need not look.
+pub fn has_nv_target_calls(text: &str) -> bool {
+    ["NV_IF_TARGET", "NV_IF_ELSE_TARGET", "NV_DISPATCH_TARGET"]
+        .iter()
+        .any(|m| text.contains(m))
+}
+
 pub fn nv_target_guard(text: &str, keyword: usize) -> Option<ArchReq> {
     let (name, argument, inside, query) = enclosing_nv_call(text, keyword)?;
     if name == "NV_DISPATCH_TARGET" {
@@ -141,8 +152,13 @@ fn enclosing_nv_call(text: &str, keyword: usize) -> Option<(&'static str, usize,
     }
     let before = &text[from..keyword];
     let mut search_end = before.len();
-    while let Some(at) = before[..search_end].rfind("NV_") {
+    // Each `N` from the end (a byte search, much faster than looking for the string `NV_`
+    // backwards: this runs for every statement).
+    while let Some(at) = before[..search_end].rfind('N') {
         search_end = at;
+        if !before[at..].starts_with("NV_") {
+            continue;
+        }
         let rest = &before[at..];
         let name_len = rest
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -582,6 +598,10 @@ pub fn host_assembly(template: &str, cuda_file: bool) -> bool {
         if !roots.contains(root) {
             continue;
         }
+        if cuda_file {
+            // In a CUDA file a PTX opcode is enough, whatever its qualifiers (see below).
+            return false;
+        }
         any_root = true;
         if word.contains('.') && parts.all(|q| known(root, q)) {
             return false;
@@ -777,6 +797,134 @@ fn condition_within(text: &str, depth: usize, macros: &GuardMacros) -> Option<Ar
             .reduce(ArchReq::stronger);
     }
     atom(t, macros)
+}
+
+/// Does the target `target` (`sm_90a`) meet the requirement `req`: a number at least as
+/// large, and for an arch-specific requirement that very architecture, for a family one an
+/// architecture of that family (arch-specific targets included)?
+pub fn admits(req: ArchReq, target: &str) -> bool {
+    let Some(sm) = ptx_isa::SmName::parse(target) else {
+        return false;
+    };
+    let n = sm.canonical_number();
+    match req.suffix {
+        None => n >= req.number,
+        // Feature macros and `__CUDA_ARCH_SPECIFIC__` hold on that one architecture.
+        Some('a') => sm.number == req.number && sm.variant == ptx_isa::Variant::Arch,
+        // `__CUDA_ARCH_FAMILY_SPECIFIC__`: the architectures of that family.
+        Some(_) => {
+            sm.number / 10 == req.number / 10
+                && sm.number >= req.number
+                && sm.variant != ptx_isa::Variant::Base
+        }
+    }
+}
+
+/// The value of a preprocessor condition in a device compilation for `target`, where this
+/// layer can tell it: comparisons of `__CUDA_ARCH__` with a number (or a macro defined as
+/// one), `defined(__CUDA_ARCH__)`, the feature macros (`__CUDA_ARCH_FEAT_SM90_ALL`), the
+/// project's target macros (`macros`), `!`, `&&`, `||` and parentheses; `None` for anything
+/// else (a compiler version, a project setting).
+pub fn evaluate(condition: &str, target: &str, macros: &GuardMacros) -> Option<bool> {
+    let text = condition.replace("\\\r\n", " ").replace("\\\n", " ");
+    evaluate_within(&text, target, macros, 0)
+}
+
+fn evaluate_within(text: &str, target: &str, macros: &GuardMacros, depth: usize) -> Option<bool> {
+    if depth > MAX_CONDITION_DEPTH {
+        return None;
+    }
+    let t = strip_parens(text.trim());
+    let ors = split_top(t, "||");
+    if ors.len() > 1 {
+        let values: Vec<Option<bool>> = ors
+            .iter()
+            .map(|a| evaluate_within(a, target, macros, depth + 1))
+            .collect();
+        if values.contains(&Some(true)) {
+            return Some(true);
+        }
+        return values.iter().all(|v| *v == Some(false)).then_some(false);
+    }
+    let ands = split_top(t, "&&");
+    if ands.len() > 1 {
+        let values: Vec<Option<bool>> = ands
+            .iter()
+            .map(|a| evaluate_within(a, target, macros, depth + 1))
+            .collect();
+        if values.contains(&Some(false)) {
+            return Some(false);
+        }
+        return values.iter().all(|v| *v == Some(true)).then_some(true);
+    }
+    if let Some(rest) = t.strip_prefix('!').filter(|r| !r.starts_with('=')) {
+        return evaluate_within(rest, target, macros, depth + 1).map(|v| !v);
+    }
+    let sm = ptx_isa::SmName::parse(target)?;
+    let arch = sm.canonical_number() * 10;
+    // `defined(NAME)`, `defined NAME`, or a macro alone.
+    let defined = |name: &str| -> Option<bool> {
+        match name {
+            "__CUDA_ARCH__" | "__CUDACC__" | "__NVCC__" => Some(true),
+            _ => feature_macro(name, macros).map(|req| admits(req, target)),
+        }
+    };
+    if let Some(inner) = t.strip_prefix("defined") {
+        let name = strip_parens(inner.trim());
+        return defined(name);
+    }
+    for op in [">=", "<=", "==", "!=", ">", "<"] {
+        let Some(at) = t.find(op) else { continue };
+        let (l, r) = (t[..at].trim(), t[at + op.len()..].trim());
+        let number = |v: &str| -> Option<u32> {
+            let v = strip_parens(v);
+            match v.trim_end_matches(['u', 'U', 'l', 'L']).parse() {
+                Ok(n) => Some(n),
+                Err(_) => macros.numbers.get(v).copied(),
+            }
+        };
+        if matches!(
+            l,
+            "__CUDA_ARCH_SPECIFIC__" | "__CUDA_ARCH_FAMILY_SPECIFIC__"
+        ) {
+            // Defined (as that number) only in arch-specific or family compilations.
+            return (op == "==")
+                .then(|| atom(t, macros))
+                .flatten()
+                .map(|req| admits(req, target));
+        }
+        let (value, n, op) = match (l, number(r), number(l)) {
+            ("__CUDA_ARCH__", Some(n), _) => (arch, n, op),
+            (_, _, Some(n)) if r == "__CUDA_ARCH__" => {
+                // `900 <= __CUDA_ARCH__`: the comparison the other way round.
+                let flipped = match op {
+                    ">=" => "<=",
+                    "<=" => ">=",
+                    ">" => "<",
+                    "<" => ">",
+                    other => other,
+                };
+                (arch, n, flipped)
+            }
+            _ => return None,
+        };
+        return Some(match op {
+            ">=" => value >= n,
+            "<=" => value <= n,
+            "==" => value == n,
+            "!=" => value != n,
+            ">" => value > n,
+            _ => value < n,
+        });
+    }
+    if t == "__CUDA_ARCH__" {
+        return Some(true);
+    }
+    if t.bytes().all(|c| c == b'_' || c.is_ascii_alphanumeric()) && !t.is_empty() {
+        // A feature macro or a project's target macro, used as a value.
+        return feature_macro(t, macros).map(|req| admits(req, target));
+    }
+    None
 }
 
 /// Macros that hold only under a CUDA compiler other than nvcc (NVIDIA HPC SDK's nvc++,
