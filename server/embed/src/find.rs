@@ -81,6 +81,9 @@ pub struct RawAsm {
     /// Inside an `#if` whose condition is not a target this layer reads (a macro another
     /// header defines per architecture): it may never be compiled for a given target either.
     pub opaque_condition: bool,
+    /// Preprocessor conditionals inside the statement: the first branch of each is read here,
+    /// and [`read_for_target`] reads those a compilation for a given target takes.
+    pub conditional: bool,
 }
 
 /// Why the text of an asm statement's template is not known.
@@ -152,10 +155,12 @@ pub fn find_incremental(
     inline_macros: &[String],
 ) -> (Tree, Vec<RawAsm>, Vec<Unreadable>) {
     // A text without asm keywords was not parsed: its tree is not one to start from.
+    // Nor is that of a text whose statements are all plain (read without the parser).
     let old = previous.and_then(|(old_text, tree)| {
         let keywords = asm_keywords(old_text);
-        let parsed = Outline::new(old_text, &keywords).parser_input(old_text).0;
-        (!keywords.is_empty()).then_some((parsed, tree))
+        let outline = Outline::new(old_text, &keywords);
+        let parsed = outline.parser_input(old_text).0;
+        (!keywords.is_empty() && !outline.all_plain(&keywords)).then_some((parsed, tree))
     });
     let found = find_with_macros(
         text,
@@ -172,8 +177,9 @@ pub fn find_incremental(
 /// What [`find_with_macros`] found in a host text.
 #[derive(Debug)]
 pub struct Found {
-    /// The tree of the text (parsed in part: see [`Outline`]); `None` when the text has no
-    /// asm keyword, and so nothing to find, and was not parsed.
+    /// The tree of the text (parsed in part: see [`Outline`]); `None` when the text was not
+    /// parsed: it has no asm keyword, and so nothing to find, or every statement in it is
+    /// plain and read from the text, where it stands too ([`crate::context`]).
     pub tree: Option<Tree>,
     /// The text the parser read (the host text with what it skips blanked, see
     /// [`Outline`]): an incremental update takes the edit between two of these.
@@ -192,7 +198,9 @@ pub struct Found {
 /// volatile("")` in the same place, at a fraction of the cost (the operand lists of
 /// tensor-core templates are a large part of such headers). Parameter lists of function
 /// definitions are skipped too ([`parameter_lists`]). Every other statement is parsed as
-/// written and read from the tree as before.
+/// written and read from the tree as before. When every statement of a text is plain, the
+/// parser is not run at all: the tree would only say where the statements stand, which
+/// [`crate::context`] reads from the text.
 struct Outline {
     /// The statements read from the text, by keyword offset.
     read: Vec<RawAsm>,
@@ -221,6 +229,19 @@ impl Outline {
         skipped.retain(|r| r.start < r.end);
         skipped.sort_by_key(|r| r.start);
         Outline { read, skipped }
+    }
+
+    /// Is every keyword of `keywords` (ascending) the start of, or inside, a statement read
+    /// from the text? Then the parser has nothing to add.
+    fn all_plain(&self, keywords: &[usize]) -> bool {
+        let mut read = self.read.iter().peekable();
+        keywords.iter().all(|&k| {
+            while read.peek().is_some_and(|r| r.range.end <= k) {
+                read.next();
+            }
+            read.peek()
+                .is_some_and(|r| r.keyword.start <= k && k < r.range.end)
+        })
     }
 
     /// What the parser gets: the text with the skipped ranges blanked (every byte but line
@@ -625,6 +646,23 @@ pub fn find_with_macros(
     inline_macros: &[String],
     guard_macros: &GuardMacros,
 ) -> Found {
+    find_as(text, previous, inline_macros, guard_macros, true)
+}
+
+/// Like [`find_with_macros`], always with the C++ parser, also where every statement is
+/// plain: for comparing the two readings of where statements stand.
+#[doc(hidden)]
+pub fn find_with_parser(text: &str, inline_macros: &[String], guard_macros: &GuardMacros) -> Found {
+    find_as(text, None, inline_macros, guard_macros, false)
+}
+
+fn find_as(
+    text: &str,
+    previous: Option<(&str, &Tree)>,
+    inline_macros: &[String],
+    guard_macros: &GuardMacros,
+    without_parser: bool,
+) -> Found {
     let keywords = asm_keywords(text);
     if keywords.is_empty() {
         // Nothing to find: the text is not parsed at all.
@@ -640,6 +678,14 @@ pub fn find_with_macros(
     macros.extend(inline_macros.iter().cloned());
     macros.extend(WELL_KNOWN_INLINE_MACROS.iter().map(|m| m.to_string()));
     let outline = Outline::new(text, &keywords);
+    if without_parser && outline.all_plain(&keywords) {
+        return Found {
+            tree: None,
+            parsed: String::new(),
+            statements: place_plain(text, outline.read, &macros, &guard_macros),
+            unreadable: Vec::new(),
+        };
+    }
     let (parsed, included) = outline.parser_input(text);
     let mut parser = cuda_parser();
     let old = previous.map(|(old_parsed, old_tree)| {
@@ -660,6 +706,7 @@ pub fn find_with_macros(
     // The statements re-parsed alone below are parsed whole.
     let _ = parser.set_included_ranges(&[]);
     let mut plain = outline.read.into_iter().peekable();
+    let nv_calls = crate::target::has_nv_target_calls(text);
     // Every keyword outside comments and literals; each is either read from the text above,
     // or part of an asm node of the tree (found by walking up from the keyword, not by
     // walking the whole tree), or re-parsed on its own.
@@ -723,13 +770,14 @@ pub fn find_with_macros(
         }
         if let Some(mut s) = statement.filter(|s| s.extended || !is_asm_label(text, keyword)) {
             // The guards, walked up once from the node found above.
-            s.guard = crate::target::statement_guard(innermost, text, keyword, &guard_macros);
-            s.host_only = crate::target::host_only_from(innermost, text, &guard_macros)
-                || crate::target::nv_host_branch(text, keyword);
-            s.newer_ptx = crate::target::needs_newer_ptx_from(innermost, text);
+            let frames = crate::target::pp_frames(innermost, text);
+            s.guard =
+                crate::target::statement_guard_in(&frames, text, keyword, &guard_macros, nv_calls);
+            s.host_only = crate::target::host_only_in(&frames, &guard_macros)
+                || (nv_calls && crate::target::nv_host_branch(text, keyword));
+            s.newer_ptx = crate::target::needs_newer_ptx_in(&frames);
             s.compiled_on_use = s.in_macro || compiled_on_use(innermost, text, &macros);
-            s.opaque_condition =
-                crate::target::under_opaque_condition(innermost, text, &guard_macros);
+            s.opaque_condition = crate::target::under_opaque_condition_in(&frames, &guard_macros);
             found.push(s);
         }
     }
@@ -739,6 +787,71 @@ pub fn find_with_macros(
         statements: found,
         unreadable,
     }
+}
+
+/// The plain statements of a text (every statement of it, see [`Outline::all_plain`]) with
+/// where they stand read from the text ([`crate::context`]) instead of the tree: the same
+/// guards, branches and inline-ness as [`find_with_macros`] reads from the tree.
+fn place_plain(
+    text: &str,
+    read: Vec<RawAsm>,
+    inline_macros: &[String],
+    guard_macros: &GuardMacros,
+) -> Vec<RawAsm> {
+    let positions: Vec<usize> = read.iter().map(|r| r.keyword.start).collect();
+    let contexts = crate::context::Contexts::new(text, &positions);
+    let nv_calls = crate::target::has_nv_target_calls(text);
+    let mut found = Vec::with_capacity(read.len());
+    for (n, mut s) in read.into_iter().enumerate() {
+        let keyword = s.keyword.start;
+        if !s.extended && is_asm_label(text, keyword) {
+            continue;
+        }
+        let frames = contexts.frames(text, n);
+        s.in_macro = contexts.in_define(n);
+        s.guard = crate::target::statement_guard_in(&frames, text, keyword, guard_macros, nv_calls);
+        s.host_only = crate::target::host_only_in(&frames, guard_macros)
+            || (nv_calls && crate::target::nv_host_branch(text, keyword));
+        s.newer_ptx = crate::target::needs_newer_ptx_in(&frames);
+        s.compiled_on_use = s.in_macro || compiled_on_use_in(&contexts, n, text, inline_macros);
+        s.opaque_condition = crate::target::under_opaque_condition_in(&frames, guard_macros);
+        found.push(s);
+    }
+    found
+}
+
+/// [`compiled_on_use`] from the heads of the blocks around the `n`th statement of `contexts`.
+fn compiled_on_use_in(
+    contexts: &crate::context::Contexts,
+    n: usize,
+    text: &str,
+    inline_macros: &[String],
+) -> bool {
+    use crate::context::HeadKind;
+    let mut saw_function = false;
+    for head in contexts.heads(text, n) {
+        match head.kind {
+            HeadKind::Class | HeadKind::Lambda => return true,
+            HeadKind::Function => {
+                let words = || {
+                    head.from_first
+                        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                };
+                // A macro named for a template head (`_CCCL_TEMPLATE(class T)`) is one.
+                if words().map(str::to_ascii_lowercase).any(|word| {
+                    word.contains("static") || word.contains("inline") || word.contains("template")
+                }) || words().any(|w| inline_macros.iter().any(|m| m == w))
+                    || template_before(text, head.start)
+                    || inline_words_before(text, head.start, inline_macros)
+                {
+                    return true;
+                }
+                saw_function = true;
+            }
+            HeadKind::Namespace | HeadKind::Other => {}
+        }
+    }
+    !saw_function && heads_say_inline(enclosing_heads(text, contexts.position(n)), inline_macros)
 }
 
 /// Does `text` hold a preprocessor line (`#if` inside a statement)?
@@ -792,21 +905,25 @@ fn compiled_on_use(start: Option<tree_sitter::Node>, text: &str, inline_macros: 
     // the innermost (`if (x) {` inside the function) outwards. A class body makes its
     // member functions inline; a namespace (`inline namespace v2 {` too) says nothing.
     !saw_function
-        && start.is_some_and(|s| {
-            enclosing_heads(text, s.start_byte())
-                .into_iter()
-                .any(|head| {
-                    let words = || head.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
-                    if words().any(|w| w == "namespace" || w == "extern") {
-                        return false;
-                    }
-                    words().map(str::to_ascii_lowercase).any(|w| {
-                        w.contains("static")
-                            || w.contains("inline")
-                            || matches!(w.as_str(), "template" | "struct" | "class" | "union")
-                    }) || words().any(|w| inline_macros.iter().any(|m| m == w))
-                })
-        })
+        && start
+            .is_some_and(|s| heads_say_inline(enclosing_heads(text, s.start_byte()), inline_macros))
+}
+
+/// Do the heads of the `{`s around a statement (no function head among them made out) say
+/// that it is compiled only where used: a class body makes its member functions inline; a
+/// namespace (`inline namespace v2 {` too) says nothing.
+fn heads_say_inline(heads: Vec<&str>, inline_macros: &[String]) -> bool {
+    heads.into_iter().any(|head| {
+        let words = || head.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+        if words().any(|w| w == "namespace" || w == "extern") {
+            return false;
+        }
+        words().map(str::to_ascii_lowercase).any(|w| {
+            w.contains("static")
+                || w.contains("inline")
+                || matches!(w.as_str(), "template" | "struct" | "class" | "union")
+        }) || words().any(|w| inline_macros.iter().any(|m| m == w))
+    })
 }
 
 /// Do inline qualifiers or macros stand just before `at` (since the last `;`, `{` or `}`)?
@@ -1201,6 +1318,7 @@ fn finish_asm(
         newer_ptx: None,
         compiled_on_use: false,
         opaque_condition: false,
+        conditional: false,
     })
 }
 
@@ -1536,13 +1654,28 @@ fn reparse_at(
     let body = text[keyword..end]
         .replace("\\\r\n", "   ")
         .replace("\\\n", "  ");
+    let conditional = body.contains('#') && has_directive(&body);
     let body = first_branches(&body, true);
+    let in_macro = in_define(tree, keyword);
+    let mut raw = read_alone(parser, text, keyword, &body, in_macro)?;
+    raw.conditional = conditional;
+    Ok(raw)
+}
+
+/// Reads the statement at `keyword` from `body` (its text with what the parser must not see
+/// blanked, offsets kept) as the only statement of a function body.
+fn read_alone(
+    parser: &mut Parser,
+    text: &str,
+    keyword: usize,
+    body: &str,
+    in_macro: bool,
+) -> Result<RawAsm, String> {
     const PREFIX: &str = "void __ptx_embed(){";
     let snippet = format!("{PREFIX}{body};}}");
     let sub = parser
         .parse(&snippet, None)
         .ok_or_else(|| "the C++ parser gave up on it".to_string())?;
-    let in_macro = in_define(tree, keyword);
     let mut found = Vec::new();
     let shift = keyword as isize - PREFIX.len() as isize;
     collect(sub.root_node(), &snippet, text, shift, in_macro, &mut found);
@@ -1552,9 +1685,139 @@ fn reparse_at(
     })
 }
 
+/// The statement `raw` (one with preprocessor conditionals inside, read with the first branch
+/// of each) read again with the branches that a compilation for `target` takes, where every
+/// condition on the way can be told for that target ([`crate::target::evaluate`]); a
+/// conditional with a condition that cannot (a compiler version, a project setting) keeps its
+/// first branch. `None` when nothing changes or the statement cannot be read that way.
+pub(crate) fn read_for_target(
+    text: &str,
+    raw: &RawAsm,
+    target: &str,
+    macros: &GuardMacros,
+) -> Option<RawAsm> {
+    let keyword = raw.keyword.start;
+    let end = matching_paren(text, keyword)? + 1;
+    let body = text[keyword..end]
+        .replace("\\\r\n", "   ")
+        .replace("\\\n", "  ");
+    let select = |condition: &str| crate::target::evaluate(condition, target, macros);
+    let chosen = chosen_branches(&body, true, &select);
+    if chosen == first_branches(&body, true) {
+        return None;
+    }
+    let mut parser = cuda_parser();
+    let mut read = read_alone(&mut parser, text, keyword, &chosen, raw.in_macro).ok()?;
+    read.guard = raw.guard;
+    read.host_only = raw.host_only;
+    read.newer_ptx = raw.newer_ptx;
+    read.compiled_on_use = raw.compiled_on_use;
+    read.opaque_condition = raw.opaque_condition;
+    read.conditional = true;
+    Some(read)
+}
+
+/// Like [`first_branches`], taking in each conditional the branch whose condition `select`
+/// says holds (`#ifdef NAME` asks for `defined(NAME)`), or `#else` when none does; a
+/// conditional with a condition `select` cannot tell (`None`) before the branch it takes
+/// keeps the first branch, as [`first_branches`] does.
+fn chosen_branches(text: &str, mid_line: bool, select: &dyn Fn(&str) -> Option<bool>) -> String {
+    /// An open conditional: is the current branch taken, and has a branch been taken?
+    struct Open {
+        live: bool,
+        taken: bool,
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut stack: Vec<Open> = Vec::new();
+    // The value of a directive's condition: `#if COND`, `#ifdef NAME`, `#ifndef NAME`.
+    let value = |directive: &str, rest: &str| -> Option<bool> {
+        let rest = rest.split("//").next().unwrap_or("").trim();
+        match directive {
+            "if" | "elif" => select(rest),
+            "ifdef" | "elifdef" => select(&format!("defined({rest})")),
+            "ifndef" | "elifndef" => select(&format!("defined({rest})")).map(|v| !v),
+            _ => None,
+        }
+    };
+    for (n, line) in text.split_inclusive('\n').enumerate() {
+        let t = line.trim_start();
+        let t = if n == 0 && mid_line { "" } else { t };
+        let directive = t.strip_prefix('#').map(|d| {
+            let d = d.trim_start();
+            let name_len = d
+                .find(|c: char| !c.is_ascii_alphabetic())
+                .unwrap_or(d.len());
+            (&d[..name_len], &d[name_len..])
+        });
+        let blank = match directive {
+            Some((name @ ("if" | "ifdef" | "ifndef"), rest)) => {
+                // A conditional inside a branch not taken is not taken at all.
+                let outer = stack.iter().all(|o| o.live);
+                let v = if outer {
+                    value(name, rest)
+                } else {
+                    Some(false)
+                };
+                let live = v.unwrap_or(true);
+                stack.push(Open {
+                    live: outer && live,
+                    // Unknown: the first branch is taken, as `first_branches` does.
+                    taken: !outer || live,
+                });
+                true
+            }
+            Some((name @ ("elif" | "elifdef" | "elifndef"), rest)) => {
+                match stack.last_mut() {
+                    Some(top) if !top.taken => {
+                        let v = value(name, rest);
+                        // Unknown after branches known not to hold: this one is the guess.
+                        top.live = v.unwrap_or(true);
+                        top.taken = top.live;
+                    }
+                    Some(top) => top.live = false,
+                    // A conditional opened before `text` starts.
+                    None => stack.push(Open {
+                        live: false,
+                        taken: true,
+                    }),
+                }
+                true
+            }
+            Some(("else", _)) => {
+                match stack.last_mut() {
+                    Some(top) => {
+                        top.live = !top.taken;
+                        top.taken = true;
+                    }
+                    None => stack.push(Open {
+                        live: false,
+                        taken: true,
+                    }),
+                }
+                true
+            }
+            Some(("endif", _)) => {
+                stack.pop();
+                true
+            }
+            Some(_) => true,
+            None => !stack.iter().all(|o| o.live),
+        };
+        if blank {
+            out.extend(line.chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
+            // Keep byte lengths: non-ASCII characters become as many spaces as their bytes.
+            out.extend(std::iter::repeat_n(' ', line.len() - line.chars().count()));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 /// `text` with its preprocessor lines blanked, and every line of an `#elif`/`#else` branch
-/// too: inside an asm statement the first branch of each conditional is read (which one
-/// nvcc takes depends on macros of the build). Offsets do not move. `mid_line`: `text`
+/// too: inside an asm statement the first branch of each conditional is read first (which
+/// one nvcc takes depends on the target and macros of the build; [`read_for_target`] reads
+/// the branches of a target). Offsets do not move. `mid_line`: `text`
 /// starts in the middle of a line, so its first line is no directive.
 fn first_branches(text: &str, mid_line: bool) -> String {
     if !text.contains('#') {
@@ -1676,6 +1939,33 @@ mod outline_tests {
         ] {
             let _ = find(text);
             let _ = is_asm_label(text, text.find("asm").unwrap());
+        }
+    }
+
+    /// A text whose statements are all plain is not parsed: where each statement stands
+    /// (guards and `#if` branches, `#define` bodies, inline-ness) is read from the text, and
+    /// it is what the tree says.
+    #[test]
+    fn plain_statements_are_placed_as_the_tree_places_them() {
+        let texts = [
+            // Branches: `#if`/`#elif`/`#else`, nested, `#ifdef`/`#ifndef`, comments after
+            // conditions, continued conditions.
+            "#ifndef H\n#define H\n__global__ void k(int* p) {\n#if __CUDA_ARCH__ >= 900 // Hopper\n  asm volatile(\"a;\");\n#elif __CUDA_ARCH__ >= 800 /* Ampere */\n  asm volatile(\"b;\");\n#elif defined(X)\n#if (SOME_FLAG) && \\\n    __CUDA_ARCH__ >= 700\n  asm volatile(\"c;\");\n#endif\n#else\n  asm volatile(\"d;\");\n#endif\n#ifdef __CUDA_ARCH_FEAT_SM90_ALL\n  asm(\"e;\");\n#elifdef Y\n  asm(\"f;\");\n#else\n  asm(\"g;\");\n#endif\n}\n#endif\n",
+            // Host and AMD branches, newer PTX, `#define` bodies.
+            "void h() {\n#ifdef __CUDA_ARCH__\n  asm(\"a;\");\n#else\n  asm(\"mov %eax, %ebx\");\n#endif\n#if !defined(USE_ROCM)\n  asm(\"b;\");\n#else\n  asm(\"v_add;\");\n#endif\n#if defined(__x86_64__)\n  asm(\"nop\");\n#endif\n#if __cccl_ptx_isa >= 920\n  asm(\"c;\");\n#endif\n}\n#define M(x) \\\n  asm volatile(\"mov.b32 %0, 1;\" : \"=r\"(x))\n#if __CUDA_ARCH__ >= 800\n#define N(x) asm(\"d;\")\n#endif\n",
+            // Inline-ness: templates, inline and static functions, macros, members, lambdas,
+            // namespaces, `extern \"C\"` kernels, control blocks.
+            "#define MY_DEVICE __forceinline__ __device__\nnamespace a { inline namespace v2 {\ntemplate <class T, int N = 3>\n__device__ void t(T x) { if (x) { asm(\"a;\"); } }\n__device__ void plain(int x) {\n  for (int i = 0; i < x; ++i) {\n    asm(\"b;\");\n  }\n  auto f = [&](int y) { asm(\"c;\"); };\n}\nMY_DEVICE void m() { asm(\"d;\"); }\n// a comment that says static\n__device__ void n() { asm(\"e;\"); }\nstatic __device__ void s() { asm(\"f;\"); }\nstruct S {\n  __device__ void member() const { asm(\"g;\"); }\n};\n} }\nextern \"C\" __global__ void k() { do { asm(\"h;\"); } while (0); }\n__global__ void l() {\n  NV_IF_TARGET(NV_PROVIDES_SM_90, (asm(\"i;\");), (asm(\"j;\");))\n}\n",
+        ];
+        for text in texts {
+            let found = find_with_macros(text, None, &[], &GuardMacros::default());
+            assert!(found.tree.is_none(), "all plain: {text}");
+            let parsed = find_with_parser(text, &[], &GuardMacros::default());
+            assert!(parsed.tree.is_some());
+            assert_eq!(found.statements.len(), parsed.statements.len(), "{text}");
+            for (a, b) in found.statements.iter().zip(&parsed.statements) {
+                assert_eq!(a, b, "statement at {:?} of {text}", a.keyword);
+            }
         }
     }
 

@@ -7,7 +7,10 @@
 //! and CCCL's headers both find the same asm statements, and the CUDA grammar has fewer
 //! error nodes around kernels and launches. Where the parser cannot see an
 //! asm statement (a `#define` body, an argument of a macro call, a region it could not
-//! parse) [`find`] re-parses that statement alone, so broken C++ never hides it.
+//! parse) [`find`] re-parses that statement alone, so broken C++ never hides it. A file
+//! whose statements are all plain (string literals, then the operand lists) is not parsed
+//! at all: the statements are read from the text, and where they stand (`#if` branches,
+//! `#define` bodies, the heads of the blocks around them) is read from it as well.
 //!
 //! Each statement becomes a small PTX module: `.version`/`.target` (from the options, the
 //! build's `compile_commands.json` or the enclosing `#if __CUDA_ARCH__ ...` guards), one
@@ -19,6 +22,7 @@
 //! [`check`].
 
 pub mod check;
+mod context;
 pub mod find;
 pub mod ide;
 pub mod literal;
@@ -306,11 +310,24 @@ impl HostDocument {
             })
             .collect();
         shared_scopes(&mut raws);
+        // The target macros of the file, for `#if`s inside statements (read once, when one
+        // has them).
+        let mut macros: Option<GuardMacros> = None;
         let statements = raws
             .into_iter()
             .map(|raw| {
                 // Every target ptxas still assembles for meets an older guard.
                 let guard = raw.guard.filter(|g| g.number >= 75);
+                // A statement with `#if`s inside is read again with the branches that a
+                // compilation for its target takes.
+                let raw = match choose_target(guard, options).filter(|_| raw.conditional) {
+                    Some(t) => {
+                        let macros =
+                            macros.get_or_insert_with(|| options.guard_macros.with_text(text));
+                        find::read_for_target(text, &raw, &t, macros).unwrap_or(raw)
+                    }
+                    None => raw,
+                };
                 Statement::new(raw, guard, options, &reusable)
             })
             .collect();
@@ -383,24 +400,7 @@ fn shared_scopes(raws: &mut [RawAsm]) {
 }
 
 fn choose_target(guard: Option<ArchReq>, options: &EmbedOptions) -> Option<String> {
-    let satisfies = |t: &str| {
-        let Some(g) = guard else { return true };
-        let Some(sm) = ptx_isa::SmName::parse(t) else {
-            return false;
-        };
-        let n = sm.canonical_number();
-        match g.suffix {
-            None => n >= g.number,
-            // Feature macros and `__CUDA_ARCH_SPECIFIC__` hold on that one architecture.
-            Some('a') => sm.number == g.number && sm.variant == ptx_isa::Variant::Arch,
-            // `__CUDA_ARCH_FAMILY_SPECIFIC__`: the architectures of that family.
-            Some(_) => {
-                sm.number / 10 == g.number / 10
-                    && sm.number >= g.number
-                    && sm.variant != ptx_isa::Variant::Base
-            }
-        }
-    };
+    let satisfies = |t: &str| guard.is_none_or(|g| target::admits(g, t));
     if let Some(t) = &options.target {
         // A statement whose guard the target does not meet is not compiled for that target:
         // it is checked against the targets its guard admits instead.

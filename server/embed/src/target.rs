@@ -74,11 +74,38 @@ pub fn statement_guard(
     }
 }
 
+/// [`statement_guard`] of the conditionals around a statement.
+/// `nv_calls`: [`has_nv_target_calls`] of `text`.
+pub(crate) fn statement_guard_in(
+    frames: &[PpFrame],
+    text: &str,
+    keyword: usize,
+    macros: &GuardMacros,
+    nv_calls: bool,
+) -> Option<ArchReq> {
+    match (
+        guard_requirement_in(frames, macros),
+        nv_target_guard(text, keyword).filter(|_| nv_calls),
+    ) {
+        (Some(a), Some(b)) => Some(a.stronger(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 /// The first branch of `NV_IF_TARGET(QUERY, (code))` or `NV_IF_ELSE_TARGET(QUERY, (code),
 /// (other))` is compiled only for the targets `QUERY` admits: `NV_PROVIDES_SM_90` (sm_90 and
 /// newer), `NV_IS_EXACTLY_SM_90` (sm_90) or `NV_HAS_FEATURE_SM_90a` (sm_90a). The macro call
 /// is found in the text (its arguments are statements, which a C++ parser does not take as
 /// an expression).
+/// Does `text` call any of CUDA's `<nv/target>` branch macros (`NV_IF_TARGET`,
+/// `NV_IF_ELSE_TARGET`, `NV_DISPATCH_TARGET`)? Without one, no statement of it is in such a
+/// branch, and [`nv_target_guard`] and [`nv_host_branch`] need not look.
+pub fn has_nv_target_calls(text: &str) -> bool {
+    ["NV_IF_TARGET", "NV_IF_ELSE_TARGET", "NV_DISPATCH_TARGET"]
+        .iter()
+        .any(|m| text.contains(m))
+}
+
 pub fn nv_target_guard(text: &str, keyword: usize) -> Option<ArchReq> {
     let (name, argument, inside, query) = enclosing_nv_call(text, keyword)?;
     if name == "NV_DISPATCH_TARGET" {
@@ -125,8 +152,13 @@ fn enclosing_nv_call(text: &str, keyword: usize) -> Option<(&'static str, usize,
     }
     let before = &text[from..keyword];
     let mut search_end = before.len();
-    while let Some(at) = before[..search_end].rfind("NV_") {
+    // Each `N` from the end (a byte search, much faster than looking for the string `NV_`
+    // backwards: this runs for every statement).
+    while let Some(at) = before[..search_end].rfind('N') {
         search_end = at;
+        if !before[at..].starts_with("NV_") {
+            continue;
+        }
         let rest = &before[at..];
         let name_len = rest
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -266,39 +298,96 @@ pub fn guard_requirement_from(
     text: &str,
     macros: &GuardMacros,
 ) -> Option<ArchReq> {
+    guard_requirement_in(&pp_frames(start, text), macros)
+}
+
+/// [`guard_requirement_from`] of the conditionals around a statement.
+pub(crate) fn guard_requirement_in(frames: &[PpFrame], macros: &GuardMacros) -> Option<ArchReq> {
+    let mut req: Option<ArchReq> = None;
+    for f in frames
+        .iter()
+        .filter(|f| !f.in_alternative && !f.in_condition)
+    {
+        let here = match f.kind {
+            PpKind::If | PpKind::Elif => f.condition.and_then(|c| condition_with(c, macros)),
+            PpKind::Ifdef => f
+                .condition
+                .filter(|_| !f.negated)
+                .and_then(|c| feature_macro(c, macros)),
+        };
+        if let Some(h) = here {
+            req = Some(req.map_or(h, |r| r.stronger(h)));
+        }
+    }
+    req
+}
+
+/// The kind of an enclosing conditional's branch head.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PpKind {
+    /// `#if`
+    If,
+    /// `#elif`
+    Elif,
+    /// `#ifdef` or `#ifndef`
+    Ifdef,
+}
+
+/// One `#if`/`#elif`/`#ifdef` around a statement, as a walk up the C++ tree meets it: the
+/// branch the statement is in when `in_alternative` is false, else an earlier branch of the
+/// same conditional (the statement is in a later `#elif` or `#else`). `#else` and `#elifdef`
+/// branches are no frames of their own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PpFrame<'a> {
+    pub kind: PpKind,
+    /// The condition of `#if`/`#elif`, the name of `#ifdef`/`#ifndef`, as written.
+    pub condition: Option<&'a str>,
+    /// `#ifndef`.
+    pub negated: bool,
+    /// The statement is in a later branch of this conditional.
+    pub in_alternative: bool,
+    /// The statement is in the condition itself.
+    pub in_condition: bool,
+}
+
+/// The conditionals around the innermost node at a statement, innermost first.
+pub(crate) fn pp_frames<'a>(start: Option<Node>, text: &'a str) -> Vec<PpFrame<'a>> {
+    let mut frames = Vec::new();
     let mut node = start;
     let mut child: Option<Node> = None;
-    let mut req: Option<ArchReq> = None;
     while let Some(n) = node {
-        let in_alternative = child.is_some_and(|c| {
-            n.child_by_field_name("alternative")
-                .is_some_and(|a| a.id() == c.id())
-        });
-        let in_condition = child.is_some_and(|c| {
-            n.child_by_field_name("condition")
-                .is_some_and(|a| a.id() == c.id())
-        });
-        if !in_alternative && !in_condition {
-            let here = match n.kind() {
-                "preproc_if" | "preproc_elif" => n
-                    .child_by_field_name("condition")
-                    .and_then(|c| condition_with(&text[c.start_byte()..c.end_byte()], macros)),
-                "preproc_ifdef" => {
-                    let negated = text[n.start_byte()..].starts_with("#ifndef");
-                    n.child_by_field_name("name")
-                        .filter(|_| !negated)
-                        .and_then(|c| feature_macro(&text[c.start_byte()..c.end_byte()], macros))
-                }
-                _ => None,
+        let kind = match n.kind() {
+            "preproc_if" => Some(PpKind::If),
+            "preproc_elif" => Some(PpKind::Elif),
+            "preproc_ifdef" => Some(PpKind::Ifdef),
+            _ => None,
+        };
+        if let Some(kind) = kind {
+            let field = |name: &str| {
+                child.is_some_and(|c| {
+                    n.child_by_field_name(name)
+                        .is_some_and(|a| a.id() == c.id())
+                })
             };
-            if let Some(h) = here {
-                req = Some(req.map_or(h, |r| r.stronger(h)));
-            }
+            let condition = n
+                .child_by_field_name(if kind == PpKind::Ifdef {
+                    "name"
+                } else {
+                    "condition"
+                })
+                .map(|c| &text[c.start_byte()..c.end_byte()]);
+            frames.push(PpFrame {
+                kind,
+                condition,
+                negated: kind == PpKind::Ifdef && text[n.start_byte()..].starts_with("#ifndef"),
+                in_alternative: field("alternative"),
+                in_condition: field("condition"),
+            });
         }
         child = Some(n);
         node = n.parent();
     }
-    req
+    frames
 }
 
 /// Macros that only a host compiler defines: asm under them is host assembly, not PTX.
@@ -509,6 +598,10 @@ pub fn host_assembly(template: &str, cuda_file: bool) -> bool {
         if !roots.contains(root) {
             continue;
         }
+        if cuda_file {
+            // In a CUDA file a PTX opcode is enough, whatever its qualifiers (see below).
+            return false;
+        }
         any_root = true;
         if word.contains('.') && parts.all(|q| known(root, q)) {
             return false;
@@ -550,61 +643,41 @@ pub fn host_only(tree: &Tree, text: &str, offset: usize) -> bool {
 /// [`host_only`] from the innermost node at the statement; also a branch compiled only for
 /// AMD GPUs, whose asm is not PTX either.
 pub fn host_only_from(start: Option<Node>, text: &str, macros: &GuardMacros) -> bool {
-    let mut node = start;
-    let mut child: Option<Node> = None;
-    while let Some(n) = node {
-        let in_alternative = child.is_some_and(|c| {
-            n.child_by_field_name("alternative")
-                .is_some_and(|a| a.id() == c.id())
-        });
-        if matches!(n.kind(), "preproc_if" | "preproc_elif" | "preproc_ifdef") {
-            let condition = n
-                .child_by_field_name("condition")
-                .or_else(|| n.child_by_field_name("name"))
-                .map_or("", |c| &text[c.start_byte()..c.end_byte()]);
-            let ifdef = n.kind() == "preproc_ifdef";
-            let ifndef = ifdef && text[n.start_byte()..].starts_with("#ifndef");
-            let amd = if in_alternative {
-                // The `#else` of `#if !defined(USE_ROCM)` or `#ifndef USE_ROCM`.
-                (ifndef && amd_macro(condition.trim(), macros))
-                    || (!ifdef && not_amd(condition, macros))
-            } else {
-                !ifndef && amd_only(condition, macros)
-            };
-            if amd {
-                return true;
-            }
+    host_only_in(&pp_frames(start, text), macros)
+}
+
+/// [`host_only_from`] of the conditionals around a statement.
+pub(crate) fn host_only_in(frames: &[PpFrame], macros: &GuardMacros) -> bool {
+    for f in frames {
+        let condition = f.condition.unwrap_or("");
+        let ifdef = f.kind == PpKind::Ifdef;
+        let ifndef = f.negated;
+        let amd = if f.in_alternative {
+            // The `#else` of `#if !defined(USE_ROCM)` or `#ifndef USE_ROCM`.
+            (ifndef && amd_macro(condition.trim(), macros))
+                || (!ifdef && not_amd(condition, macros))
+        } else {
+            !ifndef && amd_only(condition, macros)
+        };
+        if amd {
+            return true;
         }
-        if !in_alternative && matches!(n.kind(), "preproc_if" | "preproc_elif" | "preproc_ifdef") {
-            let head = n
-                .child_by_field_name("condition")
-                .or_else(|| n.child_by_field_name("name"))
-                .map(|c| text[c.start_byte()..c.end_byte()].replace(' ', ""))
-                .unwrap_or_default();
-            let negated = text[n.start_byte()..].starts_with("#ifndef");
-            if !negated && HOST_MACROS.iter().any(|m| head.contains(m)) {
+        if !f.in_alternative {
+            let head = condition.replace(' ', "");
+            if !ifndef && HOST_MACROS.iter().any(|m| head.contains(m)) {
                 return true;
             }
             // `#ifndef __CUDACC__`: only a host compiler takes it.
-            if negated && device_compiler_condition(&head) {
+            if ifndef && device_compiler_condition(&head) {
                 return true;
             }
         }
-        if in_alternative
-            && matches!(n.kind(), "preproc_if" | "preproc_ifdef")
-            && !text[n.start_byte()..].starts_with("#ifndef")
-        {
+        if f.in_alternative && f.kind != PpKind::Elif && !ifndef {
             // The `#else` of `#ifdef __CUDA_ARCH__` or `#if defined(__CUDACC__)`.
-            let head = n
-                .child_by_field_name("condition")
-                .or_else(|| n.child_by_field_name("name"))
-                .map_or("", |c| &text[c.start_byte()..c.end_byte()]);
-            if device_compiler_condition(head) {
+            if device_compiler_condition(condition) {
                 return true;
             }
         }
-        child = Some(n);
-        node = n.parent();
     }
     false
 }
@@ -614,68 +687,54 @@ pub fn host_only_from(start: Option<Node>, text: &str, macros: &GuardMacros) -> 
 /// whose macro another header defines per architecture)? Then it may never be compiled for
 /// a given target. `#ifndef` (include guards) does not count.
 pub fn under_opaque_condition(start: Option<Node>, text: &str, macros: &GuardMacros) -> bool {
-    let mut node = start;
-    let mut child: Option<Node> = None;
-    while let Some(n) = node {
-        let in_condition = child.is_some_and(|c| {
-            n.child_by_field_name("condition")
-                .is_some_and(|a| a.id() == c.id())
-        });
-        if !in_condition {
-            let opaque = match n.kind() {
-                "preproc_if" | "preproc_elif" => {
-                    n.child_by_field_name("condition").is_some_and(|c| {
-                        condition_with(&text[c.start_byte()..c.end_byte()], macros).is_none()
-                    })
-                }
-                "preproc_ifdef" => {
-                    !text[n.start_byte()..].starts_with("#ifndef")
-                        && n.child_by_field_name("name").is_some_and(|c| {
-                            feature_macro(&text[c.start_byte()..c.end_byte()], macros).is_none()
-                        })
-                }
-                _ => false,
-            };
-            if opaque {
-                return true;
+    under_opaque_condition_in(&pp_frames(start, text), macros)
+}
+
+/// [`under_opaque_condition`] of the conditionals around a statement.
+pub(crate) fn under_opaque_condition_in(frames: &[PpFrame], macros: &GuardMacros) -> bool {
+    frames
+        .iter()
+        .filter(|f| !f.in_condition)
+        .any(|f| match f.kind {
+            PpKind::If | PpKind::Elif => f
+                .condition
+                .is_some_and(|c| condition_with(c, macros).is_none()),
+            PpKind::Ifdef => {
+                !f.negated
+                    && f.condition
+                        .is_some_and(|c| feature_macro(c, macros).is_none())
             }
-        }
-        child = Some(n);
-        node = n.parent();
-    }
-    false
+        })
 }
 
 /// The PTX ISA version that an enclosing `#if`/`#elif` branch requires (CCCL's
 /// `__cccl_ptx_isa >= 920`, meaning PTX ISA 9.2), when it is newer than the newest one the
 /// ISA facts describe.
 pub fn needs_newer_ptx_from(start: Option<Node>, text: &str) -> Option<ptx_isa::PtxVersion> {
+    needs_newer_ptx_in(&pp_frames(start, text))
+}
+
+/// [`needs_newer_ptx_from`] of the conditionals around a statement.
+pub(crate) fn needs_newer_ptx_in(frames: &[PpFrame]) -> Option<ptx_isa::PtxVersion> {
     let spec = ptx_isa::PtxVersion::SPEC;
     let known = u32::from(spec.major) * 100 + u32::from(spec.minor) * 10;
-    let mut node = start;
-    let mut child: Option<Node> = None;
     let mut newest: Option<u32> = None;
-    while let Some(n) = node {
-        let in_alternative = child.is_some_and(|c| {
-            n.child_by_field_name("alternative")
-                .is_some_and(|a| a.id() == c.id())
-        });
-        if !in_alternative && matches!(n.kind(), "preproc_if" | "preproc_elif") {
-            if let Some(c) = n.child_by_field_name("condition") {
-                let cond = text[c.start_byte()..c.end_byte()].replace("\\\n", " ");
-                let t = strip_parens(cond.trim());
-                // Only a requirement that every branch of the condition carries: `&&` parts.
-                if split_top(t, "||").len() == 1 {
-                    for v in split_top(t, "&&").iter().filter_map(|a| ptx_isa_atom(a)) {
-                        if v > known {
-                            newest = Some(newest.map_or(v, |n| n.max(v)));
-                        }
+    for f in frames
+        .iter()
+        .filter(|f| !f.in_alternative && f.kind != PpKind::Ifdef)
+    {
+        if let Some(c) = f.condition {
+            let cond = c.replace("\\\n", " ");
+            let t = strip_parens(cond.trim());
+            // Only a requirement that every branch of the condition carries: `&&` parts.
+            if split_top(t, "||").len() == 1 {
+                for v in split_top(t, "&&").iter().filter_map(|a| ptx_isa_atom(a)) {
+                    if v > known {
+                        newest = Some(newest.map_or(v, |n| n.max(v)));
                     }
                 }
             }
         }
-        child = Some(n);
-        node = n.parent();
     }
     let v = newest?;
     let major = u8::try_from(v / 100).ok()?;
@@ -738,6 +797,134 @@ fn condition_within(text: &str, depth: usize, macros: &GuardMacros) -> Option<Ar
             .reduce(ArchReq::stronger);
     }
     atom(t, macros)
+}
+
+/// Does the target `target` (`sm_90a`) meet the requirement `req`: a number at least as
+/// large, and for an arch-specific requirement that very architecture, for a family one an
+/// architecture of that family (arch-specific targets included)?
+pub fn admits(req: ArchReq, target: &str) -> bool {
+    let Some(sm) = ptx_isa::SmName::parse(target) else {
+        return false;
+    };
+    let n = sm.canonical_number();
+    match req.suffix {
+        None => n >= req.number,
+        // Feature macros and `__CUDA_ARCH_SPECIFIC__` hold on that one architecture.
+        Some('a') => sm.number == req.number && sm.variant == ptx_isa::Variant::Arch,
+        // `__CUDA_ARCH_FAMILY_SPECIFIC__`: the architectures of that family.
+        Some(_) => {
+            sm.number / 10 == req.number / 10
+                && sm.number >= req.number
+                && sm.variant != ptx_isa::Variant::Base
+        }
+    }
+}
+
+/// The value of a preprocessor condition in a device compilation for `target`, where this
+/// layer can tell it: comparisons of `__CUDA_ARCH__` with a number (or a macro defined as
+/// one), `defined(__CUDA_ARCH__)`, the feature macros (`__CUDA_ARCH_FEAT_SM90_ALL`), the
+/// project's target macros (`macros`), `!`, `&&`, `||` and parentheses; `None` for anything
+/// else (a compiler version, a project setting).
+pub fn evaluate(condition: &str, target: &str, macros: &GuardMacros) -> Option<bool> {
+    let text = condition.replace("\\\r\n", " ").replace("\\\n", " ");
+    evaluate_within(&text, target, macros, 0)
+}
+
+fn evaluate_within(text: &str, target: &str, macros: &GuardMacros, depth: usize) -> Option<bool> {
+    if depth > MAX_CONDITION_DEPTH {
+        return None;
+    }
+    let t = strip_parens(text.trim());
+    let ors = split_top(t, "||");
+    if ors.len() > 1 {
+        let values: Vec<Option<bool>> = ors
+            .iter()
+            .map(|a| evaluate_within(a, target, macros, depth + 1))
+            .collect();
+        if values.contains(&Some(true)) {
+            return Some(true);
+        }
+        return values.iter().all(|v| *v == Some(false)).then_some(false);
+    }
+    let ands = split_top(t, "&&");
+    if ands.len() > 1 {
+        let values: Vec<Option<bool>> = ands
+            .iter()
+            .map(|a| evaluate_within(a, target, macros, depth + 1))
+            .collect();
+        if values.contains(&Some(false)) {
+            return Some(false);
+        }
+        return values.iter().all(|v| *v == Some(true)).then_some(true);
+    }
+    if let Some(rest) = t.strip_prefix('!').filter(|r| !r.starts_with('=')) {
+        return evaluate_within(rest, target, macros, depth + 1).map(|v| !v);
+    }
+    let sm = ptx_isa::SmName::parse(target)?;
+    let arch = sm.canonical_number() * 10;
+    // `defined(NAME)`, `defined NAME`, or a macro alone.
+    let defined = |name: &str| -> Option<bool> {
+        match name {
+            "__CUDA_ARCH__" | "__CUDACC__" | "__NVCC__" => Some(true),
+            _ => feature_macro(name, macros).map(|req| admits(req, target)),
+        }
+    };
+    if let Some(inner) = t.strip_prefix("defined") {
+        let name = strip_parens(inner.trim());
+        return defined(name);
+    }
+    for op in [">=", "<=", "==", "!=", ">", "<"] {
+        let Some(at) = t.find(op) else { continue };
+        let (l, r) = (t[..at].trim(), t[at + op.len()..].trim());
+        let number = |v: &str| -> Option<u32> {
+            let v = strip_parens(v);
+            match v.trim_end_matches(['u', 'U', 'l', 'L']).parse() {
+                Ok(n) => Some(n),
+                Err(_) => macros.numbers.get(v).copied(),
+            }
+        };
+        if matches!(
+            l,
+            "__CUDA_ARCH_SPECIFIC__" | "__CUDA_ARCH_FAMILY_SPECIFIC__"
+        ) {
+            // Defined (as that number) only in arch-specific or family compilations.
+            return (op == "==")
+                .then(|| atom(t, macros))
+                .flatten()
+                .map(|req| admits(req, target));
+        }
+        let (value, n, op) = match (l, number(r), number(l)) {
+            ("__CUDA_ARCH__", Some(n), _) => (arch, n, op),
+            (_, _, Some(n)) if r == "__CUDA_ARCH__" => {
+                // `900 <= __CUDA_ARCH__`: the comparison the other way round.
+                let flipped = match op {
+                    ">=" => "<=",
+                    "<=" => ">=",
+                    ">" => "<",
+                    "<" => ">",
+                    other => other,
+                };
+                (arch, n, flipped)
+            }
+            _ => return None,
+        };
+        return Some(match op {
+            ">=" => value >= n,
+            "<=" => value <= n,
+            "==" => value == n,
+            "!=" => value != n,
+            ">" => value > n,
+            _ => value < n,
+        });
+    }
+    if t == "__CUDA_ARCH__" {
+        return Some(true);
+    }
+    if t.bytes().all(|c| c == b'_' || c.is_ascii_alphanumeric()) && !t.is_empty() {
+        // A feature macro or a project's target macro, used as a value.
+        return feature_macro(t, macros).map(|req| admits(req, target));
+    }
+    None
 }
 
 /// Macros that hold only under a CUDA compiler other than nvcc (NVIDIA HPC SDK's nvc++,

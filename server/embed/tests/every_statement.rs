@@ -174,3 +174,85 @@ __device__ void f(unsigned a) {
         "#]],
     );
 }
+
+/// `#if`s inside a statement: a compilation for a target takes the branches whose conditions
+/// hold for it (`__CUDA_ARCH__` comparisons, feature macros), and a condition that is no
+/// target keeps the first branch. The fixture's labels are ptxas 13.5's verdicts on the
+/// virtual module of each statement for each target (the branches nvcc takes for it); a
+/// statement gets an error exactly where ptxas rejects its module.
+#[test]
+fn conditional_pieces_follow_the_target() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/branches");
+    let text = std::fs::read_to_string(format!("{dir}/in_statement.cu")).expect("fixture");
+    let labels = std::fs::read_to_string(format!("{dir}/in_statement.ptxas.tsv")).expect("labels");
+    let mut out = String::new();
+    let mut checked = 0;
+    for target in [None, Some("sm_80"), Some("sm_90a"), Some("sm_100a")] {
+        let options = EmbedOptions {
+            target: target.map(String::from),
+            ..EmbedOptions::default()
+        };
+        let doc = HostDocument::new(&text, &options);
+        let diagnostics = check(&doc, &[]);
+        out.push_str(&format!("{}:\n", target.unwrap_or("no target")));
+        for s in &doc.statements {
+            let line = text[..s.raw.keyword.start].lines().count();
+            let errors: Vec<_> = diagnostics
+                .iter()
+                .filter(|d| d.severity == ptx_check::Severity::Error)
+                .filter(|d| s.raw.range.start <= d.range.start && d.range.end <= s.raw.range.end)
+                .collect();
+            out.push_str(&format!(
+                "  {line}: {:?}{}\n",
+                s.raw.template.text,
+                errors
+                    .iter()
+                    .map(|d| format!(" error {}", d.code))
+                    .collect::<String>()
+            ));
+            let Some(target) = target else { continue };
+            // The label of this statement and target: line, target, verdict.
+            let label = labels
+                .lines()
+                .filter(|l| !l.starts_with('#'))
+                .map(|l| l.split('\t').collect::<Vec<_>>())
+                .find(|f| f[0] == line.to_string() && f[1] == target)
+                .unwrap_or_else(|| panic!("a label for line {line}, {target}"));
+            assert_eq!(
+                !errors.is_empty(),
+                label[2] == "rejected",
+                "line {line}, {target}: ptxas says {}",
+                label[2]
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 15);
+    expect![[r#"
+        no target:
+          7: "fence.proxy.async.shared::cta;"
+          18: "setmaxnreg.inc.sync.aligned.u32 240;\n"
+          29: "tcgen05.fence::before_thread_sync;"
+          44: "ld.global.L2::128B.u32 %0, [%1];"
+          56: "setmaxnreg.dec.sync.aligned.u32 40;"
+        sm_80:
+          7: "membar.cta;"
+          18: "membar.gl;\n"
+          29: "membar.gl;"
+          44: "ld.global.L2::128B.u32 %0, [%1];"
+          56: "setmaxnreg.dec.sync.aligned.u32 40;" error unsupported-target
+        sm_90a:
+          7: "fence.proxy.async.shared::cta;"
+          18: "setmaxnreg.inc.sync.aligned.u32 240;\n"
+          29: "fence.proxy.async.global;"
+          44: "ld.global.L2::128B.u32 %0, [%1];"
+          56: "membar.gl;"
+        sm_100a:
+          7: "fence.proxy.async.shared::cta;"
+          18: "membar.gl;\n"
+          29: "tcgen05.fence::before_thread_sync;"
+          44: "ld.global.L2::128B.u32 %0, [%1];"
+          56: "membar.gl;"
+    "#]]
+    .assert_eq(&out);
+}
