@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use ptx_syntax::Item;
 use ptx_syntax::Parse;
 
-use crate::compile::{compile, CompileError, CompileOptions, Compiled};
+use crate::compile::{compile, compile_with, CompileError, CompileOptions, Compiled};
 
 /// Below this many bytes per text a module is not split further: the saving would be smaller
 /// than the cost of starting another `ptxas`.
@@ -208,7 +208,7 @@ pub fn compile_module(
     let results: Vec<Result<Compiled, CompileError>> = std::thread::scope(|scope| {
         let runs: Vec<_> = texts
             .iter()
-            .map(|text| scope.spawn(move || compile(ptxas, text, options, cancel)))
+            .map(|text| scope.spawn(move || compile_with(ptxas, text, options, cancel, false)))
             .collect();
         runs.into_iter()
             .map(|run| {
