@@ -345,6 +345,9 @@ pub struct MemoryCombinations {
     pub order_with_scope: Vec<OrderWithScope>,
     /// Operands that are one integer constant only.
     pub fixed_operands: Vec<FixedOperand>,
+    /// (opcode, spec section) of the instructions whose address is an image and its
+    /// coordinates.
+    pub image_address: Vec<(String, String)>,
 }
 
 /// A `order-with-scope` line of data/memory-combinations.txt.
@@ -377,6 +380,15 @@ impl MemoryCombinations {
     /// The spec section of `opcode`'s combination rules (`ld` → 9.7.9.8).
     pub fn section(&self, opcode: &str) -> Option<&str> {
         self.sections
+            .iter()
+            .find(|(o, _)| o == opcode)
+            .map(|(_, s)| s.as_str())
+    }
+
+    /// The section of `opcode` if its address operand is an image and its coordinates
+    /// (`tex` → 9.7.10.3).
+    pub fn image_address(&self, opcode: &str) -> Option<&str> {
+        self.image_address
             .iter()
             .find(|(o, _)| o == opcode)
             .map(|(_, s)| s.as_str())
@@ -457,9 +469,13 @@ pub(crate) fn parse_memory_combinations(
                     section: section.to_owned(),
                 });
             }
+            ["image-address", opcode, section] => {
+                out.image_address
+                    .push((opcode.to_owned(), section.to_owned()));
+            }
             _ => {
                 return Err(bad(
-                    "expected `global-cache ; WORDS`, `vector-limit ; OPCODES ; BITS ; sync|any`, `section ; OPCODE ; SECTION`, `order-with-scope ; OPCODES ; ORDERS ; SCOPES ; SECTION` or `fixed-operand ; OPCODE ; INDEX ; VALUE ; SECTION`",
+                    "expected `global-cache ; WORDS`, `vector-limit ; OPCODES ; BITS ; sync|any`, `section ; OPCODE ; SECTION`, `order-with-scope ; OPCODES ; ORDERS ; SCOPES ; SECTION`, `fixed-operand ; OPCODE ; INDEX ; VALUE ; SECTION` or `image-address ; OPCODE ; SECTION`",
                 ))
             }
         }
@@ -495,6 +511,10 @@ mod tests {
             parse_memory_combinations("m.txt", "fixed-operand ; cp.async.cg ; two ; 16 ; 1\n")
                 .unwrap_err();
         assert!(err.starts_with("m.txt:1: bad operand index"), "{err}");
+        assert_eq!(m.image_address("sured"), Some("9.7.11.3"));
+        assert_eq!(m.image_address("ld"), None);
+        let err = parse_memory_combinations("m.txt", "image-address ; tex\n").unwrap_err();
+        assert!(err.starts_with("m.txt:1: expected"), "{err}");
     }
 
     #[test]

@@ -225,14 +225,12 @@ fn space_rules(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     }
 }
 
+/// An image instruction's address is the image and its coordinates, never a plain memory
+/// address (data/memory-combinations.txt, `image-address`).
 fn image_address(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    let section = match info.words[0] {
-        "tex" => "9.7.10.3",
-        "tld4" => "9.7.10.4",
-        "suld" => "9.7.11.1",
-        "sust" => "9.7.11.2",
-        "sured" => "9.7.11.3",
-        _ => return,
+    let isa: &'static ptx_isa::Isa = ctx.isa;
+    let Some(section) = isa.memory_combinations().image_address(info.words[0]) else {
+        return;
     };
     for operand in &info.operands {
         if matches!(operand.kind(), ptx_syntax::OperandKind::Address { .. })
