@@ -348,6 +348,20 @@ pub struct MemoryCombinations {
     /// (opcode, spec section) of the instructions whose address is an image and its
     /// coordinates.
     pub image_address: Vec<(String, String)>,
+    /// Instructions whose cache-policy operand comes last, after a given one.
+    pub policy_after: Vec<PolicyAfter>,
+}
+
+/// A `policy-after` line of data/memory-combinations.txt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PolicyAfter {
+    /// Opcodes, their first words joined by dots (`cp.async.ca`).
+    pub opcodes: Vec<String>,
+    /// The operand the policy follows (from 0).
+    pub after: usize,
+    /// The last operand's index, which without `.L2::cache_hint` is no policy.
+    pub last: usize,
+    pub section: String,
 }
 
 /// A `order-with-scope` line of data/memory-combinations.txt.
@@ -392,6 +406,13 @@ impl MemoryCombinations {
             .iter()
             .find(|(o, _)| o == opcode)
             .map(|(_, s)| s.as_str())
+    }
+
+    /// The cache-policy rule of the instruction `words`, if it has one.
+    pub fn policy_after(&self, words: &[&str]) -> Option<&PolicyAfter> {
+        self.policy_after
+            .iter()
+            .find(|r| r.opcodes.iter().any(|o| starts_with_opcode(words, o)))
     }
 
     /// The order-and-scope rule of the instruction `words`, if it has one.
@@ -473,9 +494,17 @@ pub(crate) fn parse_memory_combinations(
                 out.image_address
                     .push((opcode.to_owned(), section.to_owned()));
             }
+            ["policy-after", opcodes, after, last, section] => {
+                out.policy_after.push(PolicyAfter {
+                    opcodes: words(opcodes),
+                    after: after.parse().map_err(|_| bad("bad operand index"))?,
+                    last: last.parse().map_err(|_| bad("bad operand index"))?,
+                    section: section.to_owned(),
+                });
+            }
             _ => {
                 return Err(bad(
-                    "expected `global-cache ; WORDS`, `vector-limit ; OPCODES ; BITS ; sync|any`, `section ; OPCODE ; SECTION`, `order-with-scope ; OPCODES ; ORDERS ; SCOPES ; SECTION`, `fixed-operand ; OPCODE ; INDEX ; VALUE ; SECTION` or `image-address ; OPCODE ; SECTION`",
+                    "expected `global-cache ; WORDS`, `vector-limit ; OPCODES ; BITS ; sync|any`, `section ; OPCODE ; SECTION`, `order-with-scope ; OPCODES ; ORDERS ; SCOPES ; SECTION`, `fixed-operand ; OPCODE ; INDEX ; VALUE ; SECTION`, `image-address ; OPCODE ; SECTION` or `policy-after ; OPCODES ; INDEX ; LAST ; SECTION`",
                 ))
             }
         }
@@ -515,6 +544,14 @@ mod tests {
         assert_eq!(m.image_address("ld"), None);
         let err = parse_memory_combinations("m.txt", "image-address ; tex\n").unwrap_err();
         assert!(err.starts_with("m.txt:1: expected"), "{err}");
+        let policy = m
+            .policy_after(&["cp", "async", "ca", "shared", "global"])
+            .expect("cp.async.ca");
+        assert_eq!((policy.after, policy.last), (2, 4));
+        assert!(m.policy_after(&["cp", "async", "bulk"]).is_none());
+        let err = parse_memory_combinations("m.txt", "policy-after ; cp.async.ca ; 2 ; x ; 1\n")
+            .unwrap_err();
+        assert!(err.starts_with("m.txt:1: bad operand index"), "{err}");
     }
 
     #[test]

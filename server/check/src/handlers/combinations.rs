@@ -449,23 +449,22 @@ fn vector_bits(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
 
 /// `cp.async.ca/cg [dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}`
 /// (9.7.9.25.3.1): a fifth operand is the cache policy, which needs `.L2::cache_hint`, and
-/// with `.L2::cache_hint` the policy follows the size (four operands at least).
+/// with `.L2::cache_hint` the policy follows the size (four operands at least); the operand
+/// indices as data (data/memory-combinations.txt, `policy-after`).
 fn cp_async_policy(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    if info.words[0] != "cp"
-        || info.words.get(1) != Some(&"async")
-        || !matches!(info.words.get(2), Some(&("ca" | "cg")))
-    {
+    let isa: &'static ptx_isa::Isa = ctx.isa;
+    let Some(rule) = isa.memory_combinations().policy_after(&info.words) else {
         return;
-    }
+    };
     let opcode = info.opcode_text();
     let count = info.operands.len();
     let hint = info.has("L2::cache_hint");
-    let (range, message) = if !hint && count == 5 {
+    let (range, message) = if !hint && count == rule.last + 1 {
         (
-            info.operands[4].range(),
+            info.operands[rule.last].range(),
             format!("a cache-policy operand needs `.L2::cache_hint` on `{opcode}`"),
         )
-    } else if hint && count == 3 {
+    } else if hint && count == rule.after + 1 {
         (
             info.opcode_range(),
             format!("`{opcode}` has `.L2::cache_hint`, so it needs a cache-policy operand after the size"),
@@ -473,9 +472,7 @@ fn cp_async_policy(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     } else {
         return;
     };
-    ctx.report(
-        Diagnostic::error("operand-count", range, message).section("9.7.9.25.3.1".to_owned()),
-    );
+    ctx.report(Diagnostic::error("operand-count", range, message).section(rule.section.clone()));
 }
 
 /// `st.async`/`red.async` (9.7.9.12, 9.7.13.7): the mbarrier-completed forms are `.weak` or
