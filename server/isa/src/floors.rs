@@ -350,6 +350,18 @@ pub struct MemoryCombinations {
     pub image_address: Vec<(String, String)>,
     /// Instructions whose cache-policy operand comes last, after a given one.
     pub policy_after: Vec<PolicyAfter>,
+    /// Where a last operand is a cache policy that needs `.L2::cache_hint`.
+    pub policy_operands: Vec<PolicyOperand>,
+}
+
+/// A `policy-operand` line of data/memory-combinations.txt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PolicyOperand {
+    pub opcodes: Vec<String>,
+    /// The policy's operand index (from 0) when it is the last operand.
+    pub index: usize,
+    /// Words whose forms take an operand there that is no policy.
+    pub unless: Vec<String>,
 }
 
 /// A `policy-after` line of data/memory-combinations.txt.
@@ -413,6 +425,13 @@ impl MemoryCombinations {
         self.policy_after
             .iter()
             .find(|r| r.opcodes.iter().any(|o| starts_with_opcode(words, o)))
+    }
+
+    /// The cache-policy operand rule of `opcode`, if it has one.
+    pub fn policy_operand(&self, opcode: &str) -> Option<&PolicyOperand> {
+        self.policy_operands
+            .iter()
+            .find(|r| r.opcodes.iter().any(|o| o == opcode))
     }
 
     /// The order-and-scope rule of the instruction `words`, if it has one.
@@ -502,9 +521,16 @@ pub(crate) fn parse_memory_combinations(
                     section: section.to_owned(),
                 });
             }
+            ["policy-operand", opcodes, index, unless] => {
+                out.policy_operands.push(PolicyOperand {
+                    opcodes: words(opcodes),
+                    index: index.parse().map_err(|_| bad("bad operand index"))?,
+                    unless: if unless == "-" { Vec::new() } else { words(unless) },
+                });
+            }
             _ => {
                 return Err(bad(
-                    "expected `global-cache ; WORDS`, `vector-limit ; OPCODES ; BITS ; sync|any`, `section ; OPCODE ; SECTION`, `order-with-scope ; OPCODES ; ORDERS ; SCOPES ; SECTION`, `fixed-operand ; OPCODE ; INDEX ; VALUE ; SECTION`, `image-address ; OPCODE ; SECTION` or `policy-after ; OPCODES ; INDEX ; LAST ; SECTION`",
+                    "expected `global-cache ; WORDS`, `vector-limit ; OPCODES ; BITS ; sync|any`, `section ; OPCODE ; SECTION`, `order-with-scope ; OPCODES ; ORDERS ; SCOPES ; SECTION`, `fixed-operand ; OPCODE ; INDEX ; VALUE ; SECTION`, `image-address ; OPCODE ; SECTION`, `policy-after ; OPCODES ; INDEX ; LAST ; SECTION` or `policy-operand ; OPCODES ; INDEX ; UNLESS-WORDS|-`",
                 ))
             }
         }
@@ -549,6 +575,10 @@ mod tests {
             .expect("cp.async.ca");
         assert_eq!((policy.after, policy.last), (2, 4));
         assert!(m.policy_after(&["cp", "async", "bulk"]).is_none());
+        let atom = m.policy_operand("atom").expect("atom");
+        assert_eq!((atom.index, atom.unless.len()), (3, 5));
+        assert!(m.policy_operand("st").is_some_and(|r| r.unless.is_empty()));
+        assert!(m.policy_operand("mov").is_none());
         let err = parse_memory_combinations("m.txt", "policy-after ; cp.async.ca ; 2 ; x ; 1\n")
             .unwrap_err();
         assert!(err.starts_with("m.txt:1: bad operand index"), "{err}");

@@ -318,24 +318,20 @@ fn eviction_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     }
 }
 
+/// A last operand where a cache policy goes needs `.L2::cache_hint` (data/memory-combinations.txt,
+/// `policy-operand`: its index per opcode and the forms that take another operand there).
 fn cache_policy_operand(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     if is_async(info) || info.has("L2::cache_hint") || info.has("bulk") {
         return;
     }
-    // ptxas 13.5 takes a fourth operand on the bitwise and exchange atom forms
-    // (`atom.and.b32 d, [a], b, c` assembles), so only the arithmetic ones are checked.
-    let base = match info.words[0] {
-        "ld" | "st" | "red" => 2,
-        "atom"
-            if ["and", "or", "xor", "exch", "cas"]
-                .iter()
-                .any(|w| info.has(w)) =>
-        {
-            return
-        }
-        "atom" => 3,
-        _ => return,
+    let isa: &'static ptx_isa::Isa = ctx.isa;
+    let Some(rule) = isa.memory_combinations().policy_operand(info.words[0]) else {
+        return;
     };
+    if rule.unless.iter().any(|w| info.has(w)) {
+        return;
+    }
+    let base = rule.index;
     if info.operands.len() != base + 1 {
         return;
     }
