@@ -352,6 +352,28 @@ pub struct MemoryCombinations {
     pub policy_after: Vec<PolicyAfter>,
     /// Where a last operand is a cache policy that needs `.L2::cache_hint`.
     pub policy_operands: Vec<PolicyOperand>,
+    /// Qualifiers that need data of given vector and element sizes.
+    pub wide_qualifiers: Vec<WideQualifier>,
+}
+
+/// A `wide-qualifier` line of data/memory-combinations.txt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WideQualifier {
+    pub opcodes: Vec<String>,
+    /// The qualifier without its dot; a trailing `*` matches any ending.
+    pub qualifier: String,
+    /// (vector word, element bits) pairs that make the data wide enough (`v8`, 32).
+    pub widths: Vec<(String, u32)>,
+}
+
+impl WideQualifier {
+    /// Whether `word` is this rule's qualifier.
+    pub fn matches(&self, word: &str) -> bool {
+        match self.qualifier.strip_suffix('*') {
+            Some(prefix) => word.starts_with(prefix),
+            None => word == self.qualifier,
+        }
+    }
 }
 
 /// A `policy-operand` line of data/memory-combinations.txt.
@@ -432,6 +454,16 @@ impl MemoryCombinations {
         self.policy_operands
             .iter()
             .find(|r| r.opcodes.iter().any(|o| o == opcode))
+    }
+
+    /// The wide-qualifier rules of `opcode`.
+    pub fn wide_qualifiers<'s>(
+        &'s self,
+        opcode: &'s str,
+    ) -> impl Iterator<Item = &'s WideQualifier> + 's {
+        self.wide_qualifiers
+            .iter()
+            .filter(move |r| r.opcodes.iter().any(|o| o == opcode))
     }
 
     /// The order-and-scope rule of the instruction `words`, if it has one.
@@ -528,9 +560,24 @@ pub(crate) fn parse_memory_combinations(
                     unless: if unless == "-" { Vec::new() } else { words(unless) },
                 });
             }
+            ["wide-qualifier", opcodes, qualifier, widths] => {
+                let mut pairs = Vec::new();
+                for pair in widths.split_whitespace() {
+                    let (vector, bits) = pair
+                        .split_once('.')
+                        .ok_or_else(|| bad("expected VECTOR.BITS"))?;
+                    let bits = bits.parse().map_err(|_| bad("bad bit count"))?;
+                    pairs.push((vector.to_owned(), bits));
+                }
+                out.wide_qualifiers.push(WideQualifier {
+                    opcodes: words(opcodes),
+                    qualifier: qualifier.to_owned(),
+                    widths: pairs,
+                });
+            }
             _ => {
                 return Err(bad(
-                    "expected `global-cache ; WORDS`, `vector-limit ; OPCODES ; BITS ; sync|any`, `section ; OPCODE ; SECTION`, `order-with-scope ; OPCODES ; ORDERS ; SCOPES ; SECTION`, `fixed-operand ; OPCODE ; INDEX ; VALUE ; SECTION`, `image-address ; OPCODE ; SECTION`, `policy-after ; OPCODES ; INDEX ; LAST ; SECTION` or `policy-operand ; OPCODES ; INDEX ; UNLESS-WORDS|-`",
+                    "expected `global-cache ; WORDS`, `vector-limit ; OPCODES ; BITS ; sync|any`, `section ; OPCODE ; SECTION`, `order-with-scope ; OPCODES ; ORDERS ; SCOPES ; SECTION`, `fixed-operand ; OPCODE ; INDEX ; VALUE ; SECTION`, `image-address ; OPCODE ; SECTION`, `policy-after ; OPCODES ; INDEX ; LAST ; SECTION`, `policy-operand ; OPCODES ; INDEX ; UNLESS-WORDS|-` or `wide-qualifier ; OPCODES ; QUALIFIER ; VECTOR.BITS ...`",
                 ))
             }
         }
@@ -579,6 +626,17 @@ mod tests {
         assert_eq!((atom.index, atom.unless.len()), (3, 5));
         assert!(m.policy_operand("st").is_some_and(|r| r.unless.is_empty()));
         assert!(m.policy_operand("mov").is_none());
+        let wide: Vec<_> = m.wide_qualifiers("st").collect();
+        assert_eq!(wide.len(), 1);
+        assert!(wide[0].matches("L2::evict_last") && !wide[0].matches("L2::cache_hint"));
+        assert_eq!(
+            wide[0].widths,
+            [("v8".to_owned(), 32), ("v4".to_owned(), 64)]
+        );
+        assert_eq!(m.wide_qualifiers("atom").count(), 0);
+        let err = parse_memory_combinations("m.txt", "wide-qualifier ; ld ; L2::evict_* ; v8\n")
+            .unwrap_err();
+        assert!(err.starts_with("m.txt:1: expected VECTOR.BITS"), "{err}");
         let err = parse_memory_combinations("m.txt", "policy-after ; cp.async.ca ; 2 ; x ; 1\n")
             .unwrap_err();
         assert!(err.starts_with("m.txt:1: bad operand index"), "{err}");

@@ -282,36 +282,56 @@ fn cp_async_cg_size(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     }
 }
 
+/// Qualifiers that need 256-bit data, `.L2::evict_*` on ld/st (data/memory-combinations.txt,
+/// `wide-qualifier`: the vector and element sizes that make it).
 fn eviction_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    if !matches!(info.words[0], "ld" | "st") || is_async(info) {
+    if is_async(info) {
         return;
     }
-    let Some(i) = info.words.iter().position(|w| w.starts_with("L2::evict_")) else {
-        return;
-    };
-    let vec = info.words[1..]
-        .iter()
-        .find(|w| matches!(**w, "v2" | "v4" | "v8"))
-        .copied();
-    let Some(ty) = info.words.last() else { return };
-    let bits: u32 = ty
-        .get(1..)
-        .and_then(|d| d.parse().ok())
-        .filter(|_| ty.starts_with(['b', 'u', 's', 'f']))
-        .unwrap_or(0);
-    if bits == 0 {
-        return;
-    }
-    let ok = matches!((vec, bits), (Some("v8"), 32) | (Some("v4"), 64));
-    if !ok {
+    let isa: &'static ptx_isa::Isa = ctx.isa;
+    for rule in isa.memory_combinations().wide_qualifiers(info.words[0]) {
+        let Some(i) = info.words.iter().position(|w| rule.matches(w)) else {
+            continue;
+        };
+        let vec = info.words[1..]
+            .iter()
+            .find(|w| matches!(**w, "v2" | "v4" | "v8"))
+            .copied();
+        let Some(ty) = info.words.last() else { return };
+        let bits: u32 = ty
+            .get(1..)
+            .and_then(|d| d.parse().ok())
+            .filter(|_| ty.starts_with(['b', 'u', 's', 'f']))
+            .unwrap_or(0);
+        if bits == 0 {
+            return;
+        }
+        let ok = rule
+            .widths
+            .iter()
+            .any(|(v, b)| vec == Some(v.as_str()) && *b == bits);
+        if ok {
+            continue;
+        }
+        // "`.v8` of a 32-bit type or `.v4` of a 64-bit type"
+        let pairs: Vec<String> = rule
+            .widths
+            .iter()
+            .map(|(v, b)| format!("`.{v}` of a {b}-bit type"))
+            .collect();
+        let listed = match pairs.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        let total = rule.widths.first().map_or(0, |(v, b)| {
+            v.trim_start_matches('v').parse::<u32>().unwrap_or(0) * b
+        });
         ctx.report(
             Diagnostic::error(
                 "invalid-qualifier",
                 info.word_range(i),
-                format!(
-                    "`.{}` needs 256-bit data: `.v8` of a 32-bit type or `.v4` of a 64-bit type",
-                    info.words[i]
-                ),
+                format!("`.{}` needs {total}-bit data: {listed}", info.words[i]),
             )
             .section(memory_section(ctx, info).unwrap_or("9.7.9.8").to_owned()),
         );
