@@ -345,6 +345,57 @@ pub struct MemoryCombinations {
     pub order_with_scope: Vec<OrderWithScope>,
     /// Operands that are one integer constant only.
     pub fixed_operands: Vec<FixedOperand>,
+    /// (opcode, spec section) of the instructions whose address is an image and its
+    /// coordinates.
+    pub image_address: Vec<(String, String)>,
+    /// Instructions whose cache-policy operand comes last, after a given one.
+    pub policy_after: Vec<PolicyAfter>,
+    /// Where a last operand is a cache policy that needs `.L2::cache_hint`.
+    pub policy_operands: Vec<PolicyOperand>,
+    /// Qualifiers that need data of given vector and element sizes.
+    pub wide_qualifiers: Vec<WideQualifier>,
+}
+
+/// A `wide-qualifier` line of data/memory-combinations.txt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WideQualifier {
+    pub opcodes: Vec<String>,
+    /// The qualifier without its dot; a trailing `*` matches any ending.
+    pub qualifier: String,
+    /// (vector word, element bits) pairs that make the data wide enough (`v8`, 32).
+    pub widths: Vec<(String, u32)>,
+}
+
+impl WideQualifier {
+    /// Whether `word` is this rule's qualifier.
+    pub fn matches(&self, word: &str) -> bool {
+        match self.qualifier.strip_suffix('*') {
+            Some(prefix) => word.starts_with(prefix),
+            None => word == self.qualifier,
+        }
+    }
+}
+
+/// A `policy-operand` line of data/memory-combinations.txt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PolicyOperand {
+    pub opcodes: Vec<String>,
+    /// The policy's operand index (from 0) when it is the last operand.
+    pub index: usize,
+    /// Words whose forms take an operand there that is no policy.
+    pub unless: Vec<String>,
+}
+
+/// A `policy-after` line of data/memory-combinations.txt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PolicyAfter {
+    /// Opcodes, their first words joined by dots (`cp.async.ca`).
+    pub opcodes: Vec<String>,
+    /// The operand the policy follows (from 0).
+    pub after: usize,
+    /// The last operand's index, which without `.L2::cache_hint` is no policy.
+    pub last: usize,
+    pub section: String,
 }
 
 /// A `order-with-scope` line of data/memory-combinations.txt.
@@ -380,6 +431,39 @@ impl MemoryCombinations {
             .iter()
             .find(|(o, _)| o == opcode)
             .map(|(_, s)| s.as_str())
+    }
+
+    /// The section of `opcode` if its address operand is an image and its coordinates
+    /// (`tex` → 9.7.10.3).
+    pub fn image_address(&self, opcode: &str) -> Option<&str> {
+        self.image_address
+            .iter()
+            .find(|(o, _)| o == opcode)
+            .map(|(_, s)| s.as_str())
+    }
+
+    /// The cache-policy rule of the instruction `words`, if it has one.
+    pub fn policy_after(&self, words: &[&str]) -> Option<&PolicyAfter> {
+        self.policy_after
+            .iter()
+            .find(|r| r.opcodes.iter().any(|o| starts_with_opcode(words, o)))
+    }
+
+    /// The cache-policy operand rule of `opcode`, if it has one.
+    pub fn policy_operand(&self, opcode: &str) -> Option<&PolicyOperand> {
+        self.policy_operands
+            .iter()
+            .find(|r| r.opcodes.iter().any(|o| o == opcode))
+    }
+
+    /// The wide-qualifier rules of `opcode`.
+    pub fn wide_qualifiers<'s>(
+        &'s self,
+        opcode: &'s str,
+    ) -> impl Iterator<Item = &'s WideQualifier> + 's {
+        self.wide_qualifiers
+            .iter()
+            .filter(move |r| r.opcodes.iter().any(|o| o == opcode))
     }
 
     /// The order-and-scope rule of the instruction `words`, if it has one.
@@ -457,9 +541,43 @@ pub(crate) fn parse_memory_combinations(
                     section: section.to_owned(),
                 });
             }
+            ["image-address", opcode, section] => {
+                out.image_address
+                    .push((opcode.to_owned(), section.to_owned()));
+            }
+            ["policy-after", opcodes, after, last, section] => {
+                out.policy_after.push(PolicyAfter {
+                    opcodes: words(opcodes),
+                    after: after.parse().map_err(|_| bad("bad operand index"))?,
+                    last: last.parse().map_err(|_| bad("bad operand index"))?,
+                    section: section.to_owned(),
+                });
+            }
+            ["policy-operand", opcodes, index, unless] => {
+                out.policy_operands.push(PolicyOperand {
+                    opcodes: words(opcodes),
+                    index: index.parse().map_err(|_| bad("bad operand index"))?,
+                    unless: if unless == "-" { Vec::new() } else { words(unless) },
+                });
+            }
+            ["wide-qualifier", opcodes, qualifier, widths] => {
+                let mut pairs = Vec::new();
+                for pair in widths.split_whitespace() {
+                    let (vector, bits) = pair
+                        .split_once('.')
+                        .ok_or_else(|| bad("expected VECTOR.BITS"))?;
+                    let bits = bits.parse().map_err(|_| bad("bad bit count"))?;
+                    pairs.push((vector.to_owned(), bits));
+                }
+                out.wide_qualifiers.push(WideQualifier {
+                    opcodes: words(opcodes),
+                    qualifier: qualifier.to_owned(),
+                    widths: pairs,
+                });
+            }
             _ => {
                 return Err(bad(
-                    "expected `global-cache ; WORDS`, `vector-limit ; OPCODES ; BITS ; sync|any`, `section ; OPCODE ; SECTION`, `order-with-scope ; OPCODES ; ORDERS ; SCOPES ; SECTION` or `fixed-operand ; OPCODE ; INDEX ; VALUE ; SECTION`",
+                    "expected `global-cache ; WORDS`, `vector-limit ; OPCODES ; BITS ; sync|any`, `section ; OPCODE ; SECTION`, `order-with-scope ; OPCODES ; ORDERS ; SCOPES ; SECTION`, `fixed-operand ; OPCODE ; INDEX ; VALUE ; SECTION`, `image-address ; OPCODE ; SECTION`, `policy-after ; OPCODES ; INDEX ; LAST ; SECTION`, `policy-operand ; OPCODES ; INDEX ; UNLESS-WORDS|-` or `wide-qualifier ; OPCODES ; QUALIFIER ; VECTOR.BITS ...`",
                 ))
             }
         }
@@ -494,6 +612,33 @@ mod tests {
         let err =
             parse_memory_combinations("m.txt", "fixed-operand ; cp.async.cg ; two ; 16 ; 1\n")
                 .unwrap_err();
+        assert!(err.starts_with("m.txt:1: bad operand index"), "{err}");
+        assert_eq!(m.image_address("sured"), Some("9.7.11.3"));
+        assert_eq!(m.image_address("ld"), None);
+        let err = parse_memory_combinations("m.txt", "image-address ; tex\n").unwrap_err();
+        assert!(err.starts_with("m.txt:1: expected"), "{err}");
+        let policy = m
+            .policy_after(&["cp", "async", "ca", "shared", "global"])
+            .expect("cp.async.ca");
+        assert_eq!((policy.after, policy.last), (2, 4));
+        assert!(m.policy_after(&["cp", "async", "bulk"]).is_none());
+        let atom = m.policy_operand("atom").expect("atom");
+        assert_eq!((atom.index, atom.unless.len()), (3, 5));
+        assert!(m.policy_operand("st").is_some_and(|r| r.unless.is_empty()));
+        assert!(m.policy_operand("mov").is_none());
+        let wide: Vec<_> = m.wide_qualifiers("st").collect();
+        assert_eq!(wide.len(), 1);
+        assert!(wide[0].matches("L2::evict_last") && !wide[0].matches("L2::cache_hint"));
+        assert_eq!(
+            wide[0].widths,
+            [("v8".to_owned(), 32), ("v4".to_owned(), 64)]
+        );
+        assert_eq!(m.wide_qualifiers("atom").count(), 0);
+        let err = parse_memory_combinations("m.txt", "wide-qualifier ; ld ; L2::evict_* ; v8\n")
+            .unwrap_err();
+        assert!(err.starts_with("m.txt:1: expected VECTOR.BITS"), "{err}");
+        let err = parse_memory_combinations("m.txt", "policy-after ; cp.async.ca ; 2 ; x ; 1\n")
+            .unwrap_err();
         assert!(err.starts_with("m.txt:1: bad operand index"), "{err}");
     }
 

@@ -225,14 +225,12 @@ fn space_rules(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     }
 }
 
+/// An image instruction's address is the image and its coordinates, never a plain memory
+/// address (data/memory-combinations.txt, `image-address`).
 fn image_address(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    let section = match info.words[0] {
-        "tex" => "9.7.10.3",
-        "tld4" => "9.7.10.4",
-        "suld" => "9.7.11.1",
-        "sust" => "9.7.11.2",
-        "sured" => "9.7.11.3",
-        _ => return,
+    let isa: &'static ptx_isa::Isa = ctx.isa;
+    let Some(section) = isa.memory_combinations().image_address(info.words[0]) else {
+        return;
     };
     for operand in &info.operands {
         if matches!(operand.kind(), ptx_syntax::OperandKind::Address { .. })
@@ -284,60 +282,76 @@ fn cp_async_cg_size(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     }
 }
 
+/// Qualifiers that need 256-bit data, `.L2::evict_*` on ld/st (data/memory-combinations.txt,
+/// `wide-qualifier`: the vector and element sizes that make it).
 fn eviction_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    if !matches!(info.words[0], "ld" | "st") || is_async(info) {
+    if is_async(info) {
         return;
     }
-    let Some(i) = info.words.iter().position(|w| w.starts_with("L2::evict_")) else {
-        return;
-    };
-    let vec = info.words[1..]
-        .iter()
-        .find(|w| matches!(**w, "v2" | "v4" | "v8"))
-        .copied();
-    let Some(ty) = info.words.last() else { return };
-    let bits: u32 = ty
-        .get(1..)
-        .and_then(|d| d.parse().ok())
-        .filter(|_| ty.starts_with(['b', 'u', 's', 'f']))
-        .unwrap_or(0);
-    if bits == 0 {
-        return;
-    }
-    let ok = matches!((vec, bits), (Some("v8"), 32) | (Some("v4"), 64));
-    if !ok {
+    let isa: &'static ptx_isa::Isa = ctx.isa;
+    for rule in isa.memory_combinations().wide_qualifiers(info.words[0]) {
+        let Some(i) = info.words.iter().position(|w| rule.matches(w)) else {
+            continue;
+        };
+        let vec = info.words[1..]
+            .iter()
+            .find(|w| matches!(**w, "v2" | "v4" | "v8"))
+            .copied();
+        let Some(ty) = info.words.last() else { return };
+        let bits: u32 = ty
+            .get(1..)
+            .and_then(|d| d.parse().ok())
+            .filter(|_| ty.starts_with(['b', 'u', 's', 'f']))
+            .unwrap_or(0);
+        if bits == 0 {
+            return;
+        }
+        let ok = rule
+            .widths
+            .iter()
+            .any(|(v, b)| vec == Some(v.as_str()) && *b == bits);
+        if ok {
+            continue;
+        }
+        // "`.v8` of a 32-bit type or `.v4` of a 64-bit type"
+        let pairs: Vec<String> = rule
+            .widths
+            .iter()
+            .map(|(v, b)| format!("`.{v}` of a {b}-bit type"))
+            .collect();
+        let listed = match pairs.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        let total = rule.widths.first().map_or(0, |(v, b)| {
+            v.trim_start_matches('v').parse::<u32>().unwrap_or(0) * b
+        });
         ctx.report(
             Diagnostic::error(
                 "invalid-qualifier",
                 info.word_range(i),
-                format!(
-                    "`.{}` needs 256-bit data: `.v8` of a 32-bit type or `.v4` of a 64-bit type",
-                    info.words[i]
-                ),
+                format!("`.{}` needs {total}-bit data: {listed}", info.words[i]),
             )
             .section(memory_section(ctx, info).unwrap_or("9.7.9.8").to_owned()),
         );
     }
 }
 
+/// A last operand where a cache policy goes needs `.L2::cache_hint` (data/memory-combinations.txt,
+/// `policy-operand`: its index per opcode and the forms that take another operand there).
 fn cache_policy_operand(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     if is_async(info) || info.has("L2::cache_hint") || info.has("bulk") {
         return;
     }
-    // ptxas 13.5 takes a fourth operand on the bitwise and exchange atom forms
-    // (`atom.and.b32 d, [a], b, c` assembles), so only the arithmetic ones are checked.
-    let base = match info.words[0] {
-        "ld" | "st" | "red" => 2,
-        "atom"
-            if ["and", "or", "xor", "exch", "cas"]
-                .iter()
-                .any(|w| info.has(w)) =>
-        {
-            return
-        }
-        "atom" => 3,
-        _ => return,
+    let isa: &'static ptx_isa::Isa = ctx.isa;
+    let Some(rule) = isa.memory_combinations().policy_operand(info.words[0]) else {
+        return;
     };
+    if rule.unless.iter().any(|w| info.has(w)) {
+        return;
+    }
+    let base = rule.index;
     if info.operands.len() != base + 1 {
         return;
     }
@@ -451,23 +465,22 @@ fn vector_bits(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
 
 /// `cp.async.ca/cg [dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}`
 /// (9.7.9.25.3.1): a fifth operand is the cache policy, which needs `.L2::cache_hint`, and
-/// with `.L2::cache_hint` the policy follows the size (four operands at least).
+/// with `.L2::cache_hint` the policy follows the size (four operands at least); the operand
+/// indices as data (data/memory-combinations.txt, `policy-after`).
 fn cp_async_policy(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    if info.words[0] != "cp"
-        || info.words.get(1) != Some(&"async")
-        || !matches!(info.words.get(2), Some(&("ca" | "cg")))
-    {
+    let isa: &'static ptx_isa::Isa = ctx.isa;
+    let Some(rule) = isa.memory_combinations().policy_after(&info.words) else {
         return;
-    }
+    };
     let opcode = info.opcode_text();
     let count = info.operands.len();
     let hint = info.has("L2::cache_hint");
-    let (range, message) = if !hint && count == 5 {
+    let (range, message) = if !hint && count == rule.last + 1 {
         (
-            info.operands[4].range(),
+            info.operands[rule.last].range(),
             format!("a cache-policy operand needs `.L2::cache_hint` on `{opcode}`"),
         )
-    } else if hint && count == 3 {
+    } else if hint && count == rule.after + 1 {
         (
             info.opcode_range(),
             format!("`{opcode}` has `.L2::cache_hint`, so it needs a cache-policy operand after the size"),
@@ -475,9 +488,7 @@ fn cp_async_policy(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     } else {
         return;
     };
-    ctx.report(
-        Diagnostic::error("operand-count", range, message).section("9.7.9.25.3.1".to_owned()),
-    );
+    ctx.report(Diagnostic::error("operand-count", range, message).section(rule.section.clone()));
 }
 
 /// `st.async`/`red.async` (9.7.9.12, 9.7.13.7): the mbarrier-completed forms are `.weak` or
