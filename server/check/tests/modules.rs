@@ -19,7 +19,7 @@ use std::path::Path;
 mod agreement;
 #[allow(dead_code)]
 mod families;
-use agreement::{first_error, in_parallel, read_gz, table, verdicts_by_span, Tally, Verdicts};
+use agreement::{in_parallel, module_verdicts, read_gz, table, Tally, Verdicts};
 
 /// Figures the checker must reach on the whole set (the test fails below them): 99.5% overall
 /// and in every family, no more false errors than 0.05% of the cases ptxas accepts.
@@ -61,22 +61,8 @@ fn header(key: &str) -> String {
 
 /// The checker's verdict on each case of one module.
 fn checker_verdicts(key: &str, cases: &[&Case]) -> Verdicts {
-    let mut text = header(key);
-    let mut line = text.lines().count();
-    let mut spans = Vec::new();
-    for case in cases {
-        let n = case.text.lines().count();
-        spans.push((line, line + n - 1));
-        text.push_str(&case.text);
-        text.push('\n');
-        line += n;
-    }
-    verdicts_by_span(&text, &spans).unwrap_or_else(|()| {
-        cases
-            .iter()
-            .map(|case| first_error(&format!("{}{}\n", header(key), case.text)))
-            .collect()
-    })
+    let texts: Vec<&str> = cases.iter().map(|case| &*case.text).collect();
+    module_verdicts(&header(key), &texts)
 }
 
 #[test]

@@ -20,7 +20,7 @@ use std::path::Path;
 mod agreement;
 #[allow(dead_code)]
 mod families;
-use agreement::{first_error, in_parallel, read_gz, table, verdicts_by_span, Tally, Verdicts};
+use agreement::{in_parallel, module_verdicts, read_gz, table, Tally, Verdicts};
 
 /// The labelled set holds at least this many cases.
 const MIN_CASES: usize = 60_000;
@@ -66,22 +66,8 @@ fn header(key: &str) -> String {
 
 /// The checker's verdict on each case of one module.
 fn checker_verdicts(key: &str, cases: &[&Case]) -> Verdicts {
-    let mut text = header(key);
-    let mut line = text.lines().count();
-    let mut spans = Vec::new();
-    for case in cases {
-        let n = case.text.lines().count();
-        spans.push((line, line + n - 1));
-        text.push_str(&case.text);
-        text.push('\n');
-        line += n;
-    }
-    verdicts_by_span(&text, &spans).unwrap_or_else(|()| {
-        cases
-            .iter()
-            .map(|case| first_error(&format!("{}{}\n", header(key), case.text)))
-            .collect()
-    })
+    let texts: Vec<&str> = cases.iter().map(|case| &*case.text).collect();
+    module_verdicts(&header(key), &texts)
 }
 
 /// The instruction line of a case (the line after `L0:`).

@@ -37,6 +37,28 @@ pub fn family(section: &str) -> String {
 /// The checker's first error per case (`[code] message`), `None` where it reports none.
 pub type Verdicts = Vec<Option<String>>;
 
+/// The checker's first error for each case of the module `header` followed by the cases'
+/// texts, one after another; when its errors cannot be told apart by case (see
+/// [`verdicts_by_span`]), each case is checked alone under the same header.
+pub fn module_verdicts(header: &str, texts: &[&str]) -> Verdicts {
+    let mut text = header.to_owned();
+    let mut line = text.lines().count();
+    let mut spans = Vec::new();
+    for case in texts {
+        let n = case.lines().count();
+        spans.push((line, line + n - 1));
+        text.push_str(case);
+        text.push('\n');
+        line += n;
+    }
+    verdicts_by_span(&text, &spans).unwrap_or_else(|()| {
+        texts
+            .iter()
+            .map(|case| first_error(&format!("{header}{case}\n")))
+            .collect()
+    })
+}
+
 /// The checker's first error for each case of a module, where case `i` owns the lines
 /// `spans[i]` (0-based, inclusive). `Err(())` when an error falls outside every case or runs
 /// from one case into another (a statement that broke the parse of its neighbours): the caller
