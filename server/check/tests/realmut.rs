@@ -15,6 +15,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+#[allow(dead_code)]
 mod agreement;
 mod families;
 use agreement::{first_error, in_parallel, read_gz, table, verdicts_by_span, Report, Tally};
