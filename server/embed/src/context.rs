@@ -7,6 +7,7 @@
 //! reading a large header, has nothing left to tell. The frames and heads are the ones the
 //! walk up the tree meets, so the statements' guards and inline-ness are the same either way.
 
+use crate::find::skip_literal;
 use crate::target::{PpFrame, PpKind};
 
 /// A branch head of a conditional: its kind, where its condition (or macro name) is, and
@@ -62,25 +63,12 @@ fn directive_end(text: &str, mut i: usize) -> usize {
                 i += 1;
             }
         } else if b[i] == b'"' || b[i] == b'\'' {
-            i = literal_end(b, i);
+            i = skip_literal(b, i);
         } else {
             i += 1;
         }
     }
     i
-}
-
-/// The index after the literal whose quote is at `i` (not past the line's end).
-fn literal_end(b: &[u8], i: usize) -> usize {
-    let quote = b[i];
-    let mut j = i + 1;
-    while j < b.len() && b[j] != quote && b[j] != b'\n' {
-        if b[j] == b'\\' {
-            j += 1;
-        }
-        j += 1;
-    }
-    (j + 1).min(b.len())
 }
 
 /// The condition of a directive whose name ends at `at` and whose line ends at `end`: the
@@ -113,7 +101,7 @@ fn condition_span(text: &str, at: usize, end: usize) -> Option<(usize, usize)> {
                 continue;
             }
             b'"' | b'\'' => {
-                i = literal_end(b, i).min(end);
+                i = skip_literal(b, i).min(end);
                 last_significant = i;
                 continue;
             }
@@ -212,7 +200,7 @@ impl Contexts {
             line_start = false;
             match c {
                 b'"' | b'\'' => {
-                    i = literal_end(b, i);
+                    i = skip_literal(b, i);
                 }
                 c if ident(c) => {
                     let start = i;
@@ -445,7 +433,7 @@ fn clean_head(text: &str, start: usize, open: usize) -> (String, usize) {
                 continue;
             }
             b'"' | b'\'' => {
-                let e = literal_end(b, i).min(open);
+                let e = skip_literal(b, i).min(open);
                 first.get_or_insert(i);
                 // Literals count as one blank-free token.
                 out.push_str("\"\"");

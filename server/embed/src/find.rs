@@ -1619,7 +1619,7 @@ fn skip_raw(text: &str, i: usize) -> usize {
 }
 
 /// The index after the literal starting with the quote at `i`.
-fn skip_literal(b: &[u8], i: usize) -> usize {
+pub(crate) fn skip_literal(b: &[u8], i: usize) -> usize {
     let quote = b[i];
     let mut j = i + 1;
     while j < b.len() && b[j] != quote && b[j] != b'\n' {
