@@ -130,6 +130,14 @@ fn target_for(state: &State, snapshot: &Snapshot) -> Option<String> {
         .or_else(|| document_target(&snapshot.parse))
 }
 
+/// A CUDA document's text and the target setting its statements may be compiled for.
+fn host_key(state: &State, snapshot: &Snapshot) -> u64 {
+    key_of(
+        snapshot.text(),
+        state.config().target.as_deref().unwrap_or(""),
+    )
+}
+
 fn key_of(text: &str, target: &str) -> u64 {
     let mut h = DefaultHasher::new();
     text.hash(&mut h);
@@ -266,7 +274,7 @@ pub(crate) fn host_statements(
     if !config.compiler.enable || !snapshot.host {
         return None;
     }
-    let key = key_of(snapshot.text(), config.target.as_deref().unwrap_or(""));
+    let key = host_key(state, snapshot);
     let cancel = Arc::new(AtomicBool::new(false));
     {
         let mut slot = state
@@ -321,10 +329,7 @@ pub(crate) fn host_statements_done(
     state: &State,
     snapshot: &Snapshot,
 ) -> Option<Arc<Vec<crate::machine_code::StatementSass>>> {
-    let key = key_of(
-        snapshot.text(),
-        state.config().target.as_deref().unwrap_or(""),
-    );
+    let key = host_key(state, snapshot);
     let slot = state.compiler.hosts.get(&snapshot.uri)?;
     slot.done.clone().filter(|_| slot.key == key)
 }
