@@ -105,7 +105,10 @@ fn save_cycles(
             until_lens(client, uri, |t| t.ends_with("(as last saved)"));
         }
         let start = Instant::now();
-        client.notify("textDocument/didSave", json!({"textDocument": {"uri": uri}}));
+        client.notify(
+            "textDocument/didSave",
+            json!({"textDocument": {"uri": uri}}),
+        );
         // Edits while ptxas runs (they must not wait for it).
         edited_samples.extend(edits(client, uri, &edited, version, 10));
         version += 10;
