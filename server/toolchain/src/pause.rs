@@ -37,6 +37,12 @@ pub fn tools_at_lowest_priority() {
     state().lowest = true;
 }
 
+/// Whether [`tools_at_lowest_priority`] was asked for: the threads that only wait for a tool
+/// and read its output lower their own priority then too.
+pub(crate) fn tools_in_background() -> bool {
+    state().lowest
+}
+
 fn state() -> std::sync::MutexGuard<'static, State> {
     STATE.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -266,7 +266,12 @@ impl Early {
         let (cancel, owned) = (self.cancel.clone(), cubin.to_vec());
         let spawned = std::thread::Builder::new()
             .name("ptx-lsp-nvdisasm".into())
-            .spawn(move || disassemble(&nvdisasm, &owned, &cancel, time_limit));
+            .spawn(move || {
+                if crate::pause::tools_in_background() {
+                    crate::pause::lower_this_threads_priority();
+                }
+                disassemble(&nvdisasm, &owned, &cancel, time_limit)
+            });
         // A thread that cannot start leaves the cubin to `finish`.
         if let Ok(run) = spawned {
             self.lock().push((cubin.to_vec(), run));

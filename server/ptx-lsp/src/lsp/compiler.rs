@@ -169,6 +169,7 @@ pub(crate) fn schedule(state: &Arc<State>, uri: &Url) {
         let _ = std::thread::Builder::new()
             .name("ptx-lsp-ptxas".into())
             .spawn(move || {
+                ptx_toolchain::pause::lower_this_threads_priority();
                 std::thread::sleep(QUIET);
                 if state.snapshot(&uri).is_some() && host_statements(&state, &snapshot).is_some() {
                     runtime.spawn(async move { state.refresh_compiler_views(&uri).await });
@@ -182,6 +183,8 @@ pub(crate) fn schedule(state: &Arc<State>, uri: &Url) {
     let _ = std::thread::Builder::new()
         .name("ptx-lsp-ptxas".into())
         .spawn(move || {
+            // Preparing the text, reading ptxas's log and the listing: background work.
+            ptx_toolchain::pause::lower_this_threads_priority();
             std::thread::sleep(QUIET);
             // The text as saved (or opened) is compiled even when edits follow at once: it is
             // what the file holds. A later save of another text cancels this compilation.
@@ -566,6 +569,7 @@ pub(crate) fn sass_counts(
     let _ = std::thread::Builder::new()
         .name("ptx-lsp-nvdisasm".into())
         .spawn(move || {
+            ptx_toolchain::pause::lower_this_threads_priority();
             if done.sass().is_ok() {
                 runtime.spawn(async move { state.refresh_client_views() });
             }
