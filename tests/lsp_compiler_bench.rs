@@ -76,10 +76,16 @@ fn edits(
 }
 
 /// Saves of the Triton kernel, each followed by 10 edits while ptxas compiles it (so that the
-/// p99 of the edits is not just the slowest of a few).
-const SAVES: usize = 20;
+/// p99 of the edits is not just the slowest of a few): 20, or `PTX_LSP_BENCH_SAVES`.
+fn save_count() -> usize {
+    std::env::var("PTX_LSP_BENCH_SAVES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(20)
+}
 
-/// `SAVES` times: the whole text replaced (so that a save has something new to compile), then
+/// [`save_count`] times: the whole text replaced (so that a save has something new to compile), then
 /// saved, then 10 one-character edits, each timed to its diagnostics. With the compiler view
 /// on, the edits run while ptxas compiles the saved text, and the time from each save to the
 /// lens of its figures is returned too. The compiler view off runs the very same messages, so
@@ -93,7 +99,7 @@ fn save_cycles(
     let mut saves = Vec::new();
     let mut edited_samples = Vec::new();
     let mut version = 2;
-    for i in 0..SAVES {
+    for i in 0..save_count() {
         let edited = format!("{text}// save {i}\n");
         client.notify(
             "textDocument/didChange",
@@ -139,7 +145,8 @@ fn triton(relative: &str) {
     );
     let (mut saves, mut during) = save_cycles(&mut client, &uri, &text, true);
     println!(
-        "  save → new resource lens ({SAVES} saves)  p50 {:>9.1} ms   worst {:>9.1} ms",
+        "  save → new resource lens ({} saves)  p50 {:>9.1} ms   worst {:>9.1} ms",
+        saves.len(),
         ms(percentile(&mut saves, 0.5)),
         ms(*saves.iter().max().unwrap())
     );
