@@ -354,6 +354,33 @@ pub struct MemoryCombinations {
     pub policy_operands: Vec<PolicyOperand>,
     /// Qualifiers that need data of given vector and element sizes.
     pub wide_qualifiers: Vec<WideQualifier>,
+    /// State spaces other than `.global` that an instruction may name (the part before any
+    /// `::`).
+    pub explicit_spaces: Vec<String>,
+    /// What an explicit state space rules out.
+    pub space_rules: Vec<SpaceRule>,
+}
+
+/// A `space-rule` line of data/memory-combinations.txt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpaceRule {
+    pub opcodes: Vec<String>,
+    /// The spaces it applies to, without `::` sub-spaces (`shared` for `.shared::cta` too).
+    pub spaces: Vec<String>,
+    /// Words whose forms it leaves alone.
+    pub unless: Vec<String>,
+    pub check: SpaceCheck,
+}
+
+/// What a [`SpaceRule`] rules out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SpaceCheck {
+    /// These memory-order words.
+    Order(Vec<String>),
+    /// Data of these (vector word, element bits) sizes.
+    Wide(Vec<(String, u32)>),
+    /// A `.unified` address.
+    Unified,
 }
 
 /// A `wide-qualifier` line of data/memory-combinations.txt.
@@ -483,6 +510,27 @@ impl MemoryCombinations {
             .filter(move |f| starts_with_opcode(words, &f.opcode))
     }
 
+    /// The first of the instruction `words` after the opcode that names a state space other
+    /// than `.global` (`shared::cta`), if any.
+    pub fn explicit_space<'w>(&self, words: &[&'w str]) -> Option<&'w str> {
+        words.iter().skip(1).copied().find(|w| {
+            let base = w.split("::").next().unwrap_or(w);
+            self.explicit_spaces.iter().any(|s| s == base)
+        })
+    }
+
+    /// The space rules of `opcode` that apply to the explicit state space `space`.
+    pub fn space_rules<'s>(
+        &'s self,
+        opcode: &'s str,
+        space: &'s str,
+    ) -> impl Iterator<Item = &'s SpaceRule> + 's {
+        let base = space.split("::").next().unwrap_or(space);
+        self.space_rules.iter().filter(move |r| {
+            r.opcodes.iter().any(|o| o == opcode) && r.spaces.iter().any(|s| s == base)
+        })
+    }
+
     /// Whether `word` is a cache qualifier of `.global` only.
     pub fn global_cache(&self, word: &str) -> bool {
         self.global_cache.iter().any(|q| match q.strip_suffix('*') {
@@ -500,6 +548,17 @@ impl MemoryCombinations {
             })
             .map(|(_, bits, _)| *bits)
     }
+}
+
+/// `v8.32 v4.64`: (vector word, element bits) pairs.
+fn vector_widths(text: &str) -> Result<Vec<(String, u32)>, &'static str> {
+    let mut pairs = Vec::new();
+    for pair in text.split_whitespace() {
+        let (vector, bits) = pair.split_once('.').ok_or("expected VECTOR.BITS")?;
+        let bits = bits.parse().map_err(|_| "bad bit count")?;
+        pairs.push((vector.to_owned(), bits));
+    }
+    Ok(pairs)
 }
 
 /// Reads data/memory-combinations.txt.
@@ -561,23 +620,32 @@ pub(crate) fn parse_memory_combinations(
                 });
             }
             ["wide-qualifier", opcodes, qualifier, widths] => {
-                let mut pairs = Vec::new();
-                for pair in widths.split_whitespace() {
-                    let (vector, bits) = pair
-                        .split_once('.')
-                        .ok_or_else(|| bad("expected VECTOR.BITS"))?;
-                    let bits = bits.parse().map_err(|_| bad("bad bit count"))?;
-                    pairs.push((vector.to_owned(), bits));
-                }
                 out.wide_qualifiers.push(WideQualifier {
                     opcodes: words(opcodes),
                     qualifier: qualifier.to_owned(),
-                    widths: pairs,
+                    widths: vector_widths(widths).map_err(bad)?,
+                });
+            }
+            ["explicit-space", spaces] => out.explicit_spaces.extend(words(spaces)),
+            ["space-rule", opcodes, spaces, unless, check, arguments] => {
+                let check = match (check, arguments) {
+                    ("order", orders) => SpaceCheck::Order(words(orders)),
+                    ("wide", widths) => {
+                        SpaceCheck::Wide(vector_widths(widths).map_err(bad)?)
+                    }
+                    ("unified", "-") => SpaceCheck::Unified,
+                    _ => return Err(bad("expected `order WORDS`, `wide VECTOR.BITS ...` or `unified -`")),
+                };
+                out.space_rules.push(SpaceRule {
+                    opcodes: words(opcodes),
+                    spaces: words(spaces),
+                    unless: if unless == "-" { Vec::new() } else { words(unless) },
+                    check,
                 });
             }
             _ => {
                 return Err(bad(
-                    "expected `global-cache ; WORDS`, `vector-limit ; OPCODES ; BITS ; sync|any`, `section ; OPCODE ; SECTION`, `order-with-scope ; OPCODES ; ORDERS ; SCOPES ; SECTION`, `fixed-operand ; OPCODE ; INDEX ; VALUE ; SECTION`, `image-address ; OPCODE ; SECTION`, `policy-after ; OPCODES ; INDEX ; LAST ; SECTION`, `policy-operand ; OPCODES ; INDEX ; UNLESS-WORDS|-` or `wide-qualifier ; OPCODES ; QUALIFIER ; VECTOR.BITS ...`",
+                    "expected `global-cache ; WORDS`, `vector-limit ; OPCODES ; BITS ; sync|any`, `section ; OPCODE ; SECTION`, `order-with-scope ; OPCODES ; ORDERS ; SCOPES ; SECTION`, `fixed-operand ; OPCODE ; INDEX ; VALUE ; SECTION`, `image-address ; OPCODE ; SECTION`, `policy-after ; OPCODES ; INDEX ; LAST ; SECTION`, `policy-operand ; OPCODES ; INDEX ; UNLESS-WORDS|-`, `wide-qualifier ; OPCODES ; QUALIFIER ; VECTOR.BITS ...`, `explicit-space ; SPACES` or `space-rule ; OPCODES ; SPACES ; UNLESS-WORDS|- ; CHECK ; ARGUMENTS`",
                 ))
             }
         }
@@ -640,6 +708,33 @@ mod tests {
         let err = parse_memory_combinations("m.txt", "policy-after ; cp.async.ca ; 2 ; x ; 1\n")
             .unwrap_err();
         assert!(err.starts_with("m.txt:1: bad operand index"), "{err}");
+        assert_eq!(
+            m.explicit_space(&["ld", "relaxed", "gpu", "shared::cta", "u32"]),
+            Some("shared::cta")
+        );
+        assert_eq!(m.explicit_space(&["ld", "global", "u32"]), None);
+        assert_eq!(m.explicit_space(&["local", "u32"]), None);
+        let checks = |op, space| -> Vec<&SpaceCheck> {
+            m.space_rules(op, space).map(|r| &r.check).collect()
+        };
+        assert_eq!(
+            checks("st", "local"),
+            [
+                &SpaceCheck::Order(vec!["acquire".to_owned(), "release".to_owned()]),
+                &SpaceCheck::Wide(vec![("v8".to_owned(), 32), ("v4".to_owned(), 64)]),
+                &SpaceCheck::Unified
+            ]
+        );
+        assert_eq!(checks("ld", "shared::cluster").len(), 2);
+        assert!(checks("atom", "shared").is_empty());
+        assert!(m.space_rules("ld", "param").all(|r| r.unless == ["bulk"]));
+        let err =
+            parse_memory_combinations("m.txt", "space-rule ; ld ; local ; - ; unified ; v2\n")
+                .unwrap_err();
+        assert!(err.starts_with("m.txt:1: expected `order WORDS`"), "{err}");
+        let err = parse_memory_combinations("m.txt", "space-rule ; ld ; local ; - ; wide ; v2.x\n")
+            .unwrap_err();
+        assert!(err.starts_with("m.txt:1: bad bit count"), "{err}");
     }
 
     #[test]

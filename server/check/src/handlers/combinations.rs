@@ -8,8 +8,10 @@
 //!   integers add `lo`/`ls`/`hi`/`hs`, floats take every operator but those four; `.ftz`
 //!   only with `.f32`, `.f16`, `.f16x2`;
 //! * cache and eviction qualifiers on an explicit state space other than `.global`
-//!   (9.7.9.8 ld, 9.7.9.9 st, 9.7.13.5 atom, 9.7.13.6 red; the qualifiers as data,
-//!   isa/data/memory-combinations.txt);
+//!   (9.7.9.8 ld, 9.7.9.9 st, 9.7.13.5 atom, 9.7.13.6 red; the qualifiers and the spaces as
+//!   data, isa/data/memory-combinations.txt);
+//! * what such a space rules out on ld/st: memory orders on `.local`, 256-bit data, `.unified`
+//!   addresses (9.7.9.8, 9.7.9.9; as data, isa/data/memory-combinations.txt);
 //! * `.L2::evict_*` on ld/st, which needs 256-bit data: `.v8` of a 32-bit type or `.v4` of a
 //!   64-bit type (9.7.9.8, 9.7.9.9);
 //! * a cache-policy operand without `.L2::cache_hint` (atom, red, ld, st);
@@ -22,6 +24,8 @@
 //! * the two families of st.async/red.async forms (9.7.9.12, 9.7.13.7): `.mmio` goes with
 //!   `.release` and the `.sys` scope only, `.release` takes `.gpu` or `.sys` (not `.cluster`),
 //!   and the `.global` forms have no mbarrier completion mechanism.
+
+use ptx_isa::SpaceCheck;
 
 use crate::context::{Ctx, InstInfo};
 use crate::Diagnostic;
@@ -126,16 +130,12 @@ fn cache_space(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     if is_async(info) {
         return;
     }
-    let Some(space) = info.words[1..].iter().copied().find(|w| {
-        matches!(
-            w.split("::").next(),
-            Some("shared" | "local" | "param" | "const")
-        )
-    }) else {
+    let isa: &'static ptx_isa::Isa = ctx.isa;
+    let combinations = isa.memory_combinations();
+    let Some(space) = combinations.explicit_space(&info.words) else {
         return;
     };
     // The cache qualifiers of `.global` only (data/memory-combinations.txt).
-    let combinations = ctx.isa.memory_combinations();
     for (i, word) in info.words.iter().enumerate().skip(1) {
         if combinations.global_cache(word) {
             ctx.report(
@@ -152,75 +152,88 @@ fn cache_space(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     }
 }
 
-/// The explicit state space of a memory instruction other than `.global`, if any.
-fn non_global_space<'a>(info: &InstInfo<'a>) -> Option<&'a str> {
-    info.words[1..].iter().copied().find(|w| {
-        matches!(
-            w.split("::").next(),
-            Some("shared" | "local" | "param" | "const")
-        )
-    })
-}
-
+/// What an explicit state space other than `.global` rules out on ld/st
+/// (data/memory-combinations.txt, `explicit-space` and `space-rule`): memory orders on `.local`,
+/// 256-bit data, `.unified` addresses.
 fn space_rules(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    if !matches!(info.words[0], "ld" | "st") || is_async(info) || info.has("bulk") {
+    if is_async(info) {
         return;
     }
-    let section = memory_section(ctx, info).unwrap_or("9.7.9.8");
-    let Some(space) = non_global_space(info) else {
+    let isa: &'static ptx_isa::Isa = ctx.isa;
+    let combinations = isa.memory_combinations();
+    let Some(space) = combinations.explicit_space(&info.words) else {
         return;
     };
-    if space == "local" {
-        for (i, word) in info.words.iter().enumerate() {
-            if matches!(*word, "acquire" | "release") {
+    let section = memory_section(ctx, info).unwrap_or("9.7.9.8");
+    for rule in combinations.space_rules(info.words[0], space) {
+        if rule.unless.iter().any(|w| info.has(w)) {
+            continue;
+        }
+        match &rule.check {
+            SpaceCheck::Order(orders) => {
+                for (i, word) in info.words.iter().enumerate() {
+                    if orders.iter().any(|o| o == word) {
+                        ctx.report(
+                            Diagnostic::error(
+                                "invalid-qualifier",
+                                info.word_range(i),
+                                format!("`.{word}` orders memory shared between threads; `.{space}` memory is private to one"),
+                            )
+                            .section(section.to_owned()),
+                        );
+                    }
+                }
+            }
+            SpaceCheck::Wide(widths) => {
+                let vec = info.words[1..]
+                    .iter()
+                    .find(|w| matches!(**w, "v2" | "v4" | "v8"))
+                    .copied();
+                let bits: u32 = info
+                    .words
+                    .last()
+                    .and_then(|ty| ty.get(1..))
+                    .and_then(|d| d.parse().ok())
+                    .unwrap_or(0);
+                if !widths
+                    .iter()
+                    .any(|(v, b)| vec == Some(v.as_str()) && *b == bits)
+                {
+                    continue;
+                }
+                let total = widths.first().map_or(0, |(v, b)| {
+                    v.trim_start_matches('v').parse::<u32>().unwrap_or(0) * b
+                });
                 ctx.report(
                     Diagnostic::error(
                         "invalid-qualifier",
-                        info.word_range(i),
-                        format!("`.{word}` orders memory shared between threads; `.local` memory is private to one"),
+                        info.opcode_range(),
+                        format!(
+                            "{total}-bit loads and stores need `.global` or a generic address, not `.{space}`"
+                        ),
                     )
                     .section(section.to_owned()),
                 );
             }
-        }
-    }
-    let vec = info.words[1..]
-        .iter()
-        .find(|w| matches!(**w, "v2" | "v4" | "v8"))
-        .copied();
-    let bits: u32 = info
-        .words
-        .last()
-        .and_then(|ty| ty.get(1..))
-        .and_then(|d| d.parse().ok())
-        .unwrap_or(0);
-    if matches!((vec, bits), (Some("v8"), 32) | (Some("v4"), 64)) {
-        ctx.report(
-            Diagnostic::error(
-                "invalid-qualifier",
-                info.opcode_range(),
-                format!(
-                    "256-bit loads and stores need `.global` or a generic address, not `.{space}`"
-                ),
-            )
-            .section(section.to_owned()),
-        );
-    }
-    for operand in &info.operands {
-        if matches!(
-            operand.kind(),
-            ptx_syntax::OperandKind::Address { unified: true }
-        ) {
-            ctx.report(
-                Diagnostic::error(
-                    "invalid-qualifier",
-                    operand.range(),
-                    format!(
-                        "`.unified` marks a generic or `.global` address, not a `.{space}` one"
-                    ),
-                )
-                .section(section.to_owned()),
-            );
+            SpaceCheck::Unified => {
+                for operand in &info.operands {
+                    if matches!(
+                        operand.kind(),
+                        ptx_syntax::OperandKind::Address { unified: true }
+                    ) {
+                        ctx.report(
+                            Diagnostic::error(
+                                "invalid-qualifier",
+                                operand.range(),
+                                format!(
+                                    "`.unified` marks a generic or `.global` address, not a `.{space}` one"
+                                ),
+                            )
+                            .section(section.to_owned()),
+                        );
+                    }
+                }
+            }
         }
     }
 }
