@@ -359,6 +359,24 @@ pub struct MemoryCombinations {
     pub explicit_spaces: Vec<String>,
     /// What an explicit state space rules out.
     pub space_rules: Vec<SpaceRule>,
+    /// Words that other words of an instruction rule out.
+    pub rules_out: Vec<RulesOut>,
+}
+
+/// A `rules-out` line of data/memory-combinations.txt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RulesOut {
+    /// Opcodes, their first words joined by dots (`st.async`).
+    pub opcodes: Vec<String>,
+    /// Words the instruction has, every one.
+    pub with: Vec<String>,
+    /// Words the instruction lacks, every one.
+    pub without: Vec<String>,
+    /// The words ruled out.
+    pub words: Vec<String>,
+    /// The message, with `{word}` for the word ruled out, `{opcode}` for the listed opcode and
+    /// `{instruction}` for the instruction's whole opcode.
+    pub message: String,
 }
 
 /// A `space-rule` line of data/memory-combinations.txt.
@@ -531,6 +549,22 @@ impl MemoryCombinations {
         })
     }
 
+    /// The `rules-out` lines that apply to the instruction `words` (every `with` word and no
+    /// `without` word among them), each with the listed opcode it has and that opcode's section.
+    pub fn rules_out<'s>(
+        &'s self,
+        words: &'s [&'s str],
+    ) -> impl Iterator<Item = (&'s RulesOut, &'s str, &'s str)> + 's {
+        self.rules_out.iter().filter_map(move |r| {
+            let opcode = r.opcodes.iter().find(|o| starts_with_opcode(words, o))?;
+            let has = |w: &String| words.contains(&w.as_str());
+            if !r.with.iter().all(has) || r.without.iter().any(has) {
+                return None;
+            }
+            Some((r, opcode.as_str(), self.section(opcode).unwrap_or_default()))
+        })
+    }
+
     /// Whether `word` is a cache qualifier of `.global` only.
     pub fn global_cache(&self, word: &str) -> bool {
         self.global_cache.iter().any(|q| match q.strip_suffix('*') {
@@ -626,6 +660,16 @@ pub(crate) fn parse_memory_combinations(
                     widths: vector_widths(widths).map_err(bad)?,
                 });
             }
+            ["rules-out", opcodes, with, without, ruled_out, message] => {
+                let list = |f: &str| if f == "-" { Vec::new() } else { words(f) };
+                out.rules_out.push(RulesOut {
+                    opcodes: words(opcodes),
+                    with: list(with),
+                    without: list(without),
+                    words: words(ruled_out),
+                    message: message.to_owned(),
+                });
+            }
             ["explicit-space", spaces] => out.explicit_spaces.extend(words(spaces)),
             ["space-rule", opcodes, spaces, unless, check, arguments] => {
                 let check = match (check, arguments) {
@@ -645,9 +689,15 @@ pub(crate) fn parse_memory_combinations(
             }
             _ => {
                 return Err(bad(
-                    "expected `global-cache ; WORDS`, `vector-limit ; OPCODES ; BITS ; sync|any`, `section ; OPCODE ; SECTION`, `order-with-scope ; OPCODES ; ORDERS ; SCOPES ; SECTION`, `fixed-operand ; OPCODE ; INDEX ; VALUE ; SECTION`, `image-address ; OPCODE ; SECTION`, `policy-after ; OPCODES ; INDEX ; LAST ; SECTION`, `policy-operand ; OPCODES ; INDEX ; UNLESS-WORDS|-`, `wide-qualifier ; OPCODES ; QUALIFIER ; VECTOR.BITS ...`, `explicit-space ; SPACES` or `space-rule ; OPCODES ; SPACES ; UNLESS-WORDS|- ; CHECK ; ARGUMENTS`",
+                    "expected `global-cache ; WORDS`, `vector-limit ; OPCODES ; BITS ; sync|any`, `section ; OPCODE ; SECTION`, `order-with-scope ; OPCODES ; ORDERS ; SCOPES ; SECTION`, `fixed-operand ; OPCODE ; INDEX ; VALUE ; SECTION`, `image-address ; OPCODE ; SECTION`, `policy-after ; OPCODES ; INDEX ; LAST ; SECTION`, `policy-operand ; OPCODES ; INDEX ; UNLESS-WORDS|-`, `wide-qualifier ; OPCODES ; QUALIFIER ; VECTOR.BITS ...`, `explicit-space ; SPACES`, `space-rule ; OPCODES ; SPACES ; UNLESS-WORDS|- ; CHECK ; ARGUMENTS` or `rules-out ; OPCODES ; WITH|- ; WITHOUT|- ; WORDS ; MESSAGE`",
                 ))
             }
+        }
+    }
+    // A `rules-out` message cites its opcode's section.
+    for rule in &out.rules_out {
+        if let Some(opcode) = rule.opcodes.iter().find(|o| out.section(o).is_none()) {
+            return Err(format!("{name}: no `section` line for `{opcode}`"));
         }
     }
     Ok(out)
@@ -735,6 +785,24 @@ mod tests {
         let err = parse_memory_combinations("m.txt", "space-rule ; ld ; local ; - ; wide ; v2.x\n")
             .unwrap_err();
         assert!(err.starts_with("m.txt:1: bad bit count"), "{err}");
+        let words = [
+            "red", "async", "mmio", "release", "gpu", "global", "add", "u32",
+        ];
+        // The two `.mmio` lines and the `.global` one; `.release` without `.mmio` does not apply.
+        let rules: Vec<_> = m.rules_out(&words).collect();
+        assert_eq!(rules.len(), 3, "{rules:?}");
+        assert!(rules
+            .iter()
+            .all(|(_, opcode, section)| (*opcode, *section) == ("red.async", "9.7.13.7")));
+        assert_eq!(rules[1].0.words, ["cta", "cluster", "gpu"]);
+        let words = ["st", "async", "release", "cluster", "global", "b32"];
+        let rules: Vec<_> = m.rules_out(&words).map(|(r, _, _)| &r.words).collect();
+        assert_eq!(rules, [&["cluster"], &["mbarrier::complete_tx::bytes"]]);
+        assert_eq!(m.rules_out(&["st", "global", "mmio", "b32"]).count(), 0);
+        let err =
+            parse_memory_combinations("m.txt", "rules-out ; st.async ; - ; - ; weak ; `.{word}`\n")
+                .unwrap_err();
+        assert_eq!(err, "m.txt: no `section` line for `st.async`");
     }
 
     #[test]

@@ -23,7 +23,8 @@
 //!   isa/data/memory-combinations.txt);
 //! * the two families of st.async/red.async forms (9.7.9.12, 9.7.13.7): `.mmio` goes with
 //!   `.release` and the `.sys` scope only, `.release` takes `.gpu` or `.sys` (not `.cluster`),
-//!   and the `.global` forms have no mbarrier completion mechanism.
+//!   and the `.global` forms have no mbarrier completion mechanism (the words and messages as
+//!   data, isa/data/memory-combinations.txt).
 
 use ptx_isa::SpaceCheck;
 
@@ -504,69 +505,27 @@ fn cp_async_policy(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     ctx.report(Diagnostic::error("operand-count", range, message).section(rule.section.clone()));
 }
 
-/// `st.async`/`red.async` (9.7.9.12, 9.7.13.7): the mbarrier-completed forms are `.weak` or
-/// `.relaxed` at `.cluster` scope on `.shared::cluster`; the PTX 8.7 forms are `{.mmio}.release`
-/// at `.gpu`/`.sys` scope on `.global`, and `.mmio` needs `.sys`. The spec lists `.gpu` for
-/// st.async's `.mmio` form too; ptxas 13.5 rejects it there as for red.async.
+/// Words that other words of an instruction rule out (data/memory-combinations.txt,
+/// `rules-out`): the two families of `st.async`/`red.async` forms (9.7.9.12, 9.7.13.7), where
+/// `.mmio` goes with `.release` and the `.sys` scope only, `.release` takes `.gpu` or `.sys`,
+/// and the `.global` forms have no mbarrier completion.
 fn async_store_forms(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    if !matches!(info.words[0], "st" | "red") || info.words.get(1) != Some(&"async") {
-        return;
-    }
-    let position = |w: &str| info.words.iter().position(|x| *x == w);
-    let section = if info.words[0] == "st" {
-        "9.7.9.12"
-    } else {
-        "9.7.13.7"
-    };
-    let opcode = info.opcode_text();
-    let mut problems = Vec::new();
-    if position("mmio").is_some() {
-        for sem in ["relaxed", "weak"] {
-            if let Some(i) = position(sem) {
-                problems.push((
-                    i,
-                    format!("`.mmio` operations are `.release`, not `.{sem}`, in `{opcode}`"),
-                ));
+    let isa: &'static ptx_isa::Isa = ctx.isa;
+    let instruction = info.opcode_text();
+    for (rule, opcode, section) in isa.memory_combinations().rules_out(&info.words) {
+        for word in &rule.words {
+            if let Some(i) = info.words.iter().position(|w| *w == word.as_str()) {
+                let message = rule
+                    .message
+                    .replace("{word}", word)
+                    .replace("{opcode}", opcode)
+                    .replace("{instruction}", instruction);
+                ctx.report(
+                    Diagnostic::error("invalid-qualifier", info.word_range(i), message)
+                        .section(section.to_owned()),
+                );
             }
         }
-        for scope in ["cta", "cluster", "gpu"] {
-            if let Some(i) = position(scope) {
-                problems.push((
-                    i,
-                    format!("`.mmio` needs the `.sys` scope, not `.{scope}`, in `{opcode}`"),
-                ));
-            }
-        }
-    }
-    if position("release").is_some() {
-        if let Some(i) = position("cluster") {
-            if position("mmio").is_none() {
-                problems.push((
-                    i,
-                    format!(
-                        "a `.release` `{}.async` takes the `.gpu` or `.sys` scope, not `.cluster`",
-                        info.words[0]
-                    ),
-                ));
-            }
-        }
-    }
-    if position("global").is_some() {
-        if let Some(i) = position("mbarrier::complete_tx::bytes") {
-            problems.push((
-                i,
-                format!(
-                    "the `.global` forms of `{}.async` complete without an mbarrier; drop `.mbarrier::complete_tx::bytes`",
-                    info.words[0]
-                ),
-            ));
-        }
-    }
-    for (i, message) in problems {
-        ctx.report(
-            Diagnostic::error("invalid-qualifier", info.word_range(i), message)
-                .section(section.to_owned()),
-        );
     }
 }
 
