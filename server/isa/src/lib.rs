@@ -32,8 +32,8 @@ pub use catalog::{Directive, SpecialRegister, StateSpace, TypeInfo};
 pub use datafile::SectionData;
 pub use floors::{
     ComparisonClass, FixedOperand, FragmentFloor, MemoryCombinations, OperandForms, OperandShape,
-    OperandShapeRule, OrderWithScope, PolicyAfter, PolicyOperand, QualifierRule, ShapePosition,
-    WideQualifier,
+    OperandShapeRule, OrderWithScope, PolicyAfter, PolicyOperand, QualifierRule, RulesOut,
+    ShapePosition, SpaceCheck, SpaceRule, WideQualifier,
 };
 pub use matcher::{FormMatch, MatchError, MatchOutcome};
 pub use model::{Feature, Form, Instruction, QualSlot, Requirement, SlotKind, Unmet};
