@@ -327,6 +327,15 @@ pub fn compute_scalar(op: &ScalarOp, a: u32, b: u32, c: u32) -> u32 {
         }),
     };
     let mut t = exact as i64;
+    // Measured: `vsub` with a whole-word `b` and any signed type carries
+    // `a` plus the sign-extended 32-bit negation of `b` (a `.u32` word with
+    // its top bit set subtracts as a negative number, and `-(-2^31)` stays
+    // -2^31), while `.sat` judges the exact difference; with every type
+    // unsigned, `b` is subtracted as read.
+    let carried = (op.kind == ScalarKind::Sub
+        && op.b_part == (0, 32)
+        && (op.a_signed || op.b_signed || op.d_signed))
+        .then(|| (x + i128::from(b.wrapping_neg() as i32)) as i64);
     let signed = match op.kind {
         ScalarKind::Set(_) => op.a_signed,
         _ => op.d_signed,
@@ -340,6 +349,9 @@ pub fn compute_scalar(op: &ScalarOp, a: u32, b: u32, c: u32) -> u32 {
         } else {
             t.max(0)
         };
+    }
+    if let Some(carried) = carried.filter(|_| t == exact as i64) {
+        t = carried;
     }
     let c64 = if signed {
         i64::from(c as i32)
