@@ -314,6 +314,12 @@ pub fn compute_scalar(op: &ScalarOp, a: u32, b: u32, c: u32) -> u32 {
         ScalarKind::Min => x.min(y),
         ScalarKind::Max => x.max(y),
         // The shift amount is always unsigned.
+        // Measured: a signed `a` shifted with `.wrap` stays a signed 32-bit
+        // word (the two snippets of this form fit a 32-bit and a 34-bit
+        // result alike; the exact value, kept otherwise, fits neither).
+        ScalarKind::Shl if op.a_signed && !op.clamp => {
+            i128::from((x as u32).wrapping_shl(shift(select(b, op.b_part, false)) as u32) as i32)
+        }
         ScalarKind::Shl => x << shift(select(b, op.b_part, false)),
         ScalarKind::Shr => x >> shift(select(b, op.b_part, false)),
         ScalarKind::Mad { .. } => 0,
