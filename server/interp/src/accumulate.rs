@@ -185,7 +185,7 @@ pub fn float(types: Types, a: &[u64], b: &[u64], acc: Option<u64>) -> u64 {
     let xs: Vec<f64> = a.iter().map(|&x| input(x, types.a)).collect();
     let ys: Vec<f64> = b.iter().map(|&y| input(y, types.b)).collect();
     // A zero times a non-zero (subnormal) input is +0 whatever the signs, as
-    // products below the range are (held-out snippet: 2^-128 · -0 + -0
+    // products below the range are (held-out snippet: 2^-127 · -0 + -0
     // summed to +0 on the H100).
     let products: Vec<f64> = xs
         .iter()
