@@ -600,6 +600,9 @@ def k_cvt(s):
     elif x < 0.5:
         ft = pick(r, ["f16", "f32", "f64", "bf16"] if r.random() < 0.3 else ["f16", "f32", "f64"])
         it = pick(r, INTS)
+        if ft == "bf16" and it in ("u8", "s8"):
+            # ptxas takes bf16 only from integers of 16 bits or more.
+            it = it.replace("8", "16")
         a = src(s, it, allow_imm=False)
         sat = ".sat" if ft != "bf16" and r.random() < 0.2 else ""
         s.emit(f"cvt.{pick(r, RND)}{sat}.{ft}.{it} {s.out(REG[ft])}, {a};")
@@ -625,7 +628,9 @@ def k_cvt(s):
         elif narrow is None:
             mods = "." + pick(r, ["rni", "rzi", "rmi", "rpi"])
         if d == "f32" or a_t == "f32":
-            if r.random() < 0.3 and "satfinite" not in mods and d != "bf16" and a_t != "bf16":
+            # ptxas refuses `.ftz` with `.relu`.
+            if (r.random() < 0.3 and "satfinite" not in mods and "relu" not in mods
+                    and d != "bf16" and a_t != "bf16"):
                 mods += ".ftz"
         if (r.random() < 0.2 and "bf16" not in (d, a_t) and "relu" not in mods and "satfinite" not in mods):
             mods += ".sat"

