@@ -20,7 +20,7 @@ pub(crate) use floors::feature_floors;
 
 use ptx_syntax::{Operand, OperandKind};
 
-use super::operand_types::{Class, RegTy};
+use super::operand_types::{register_operand, Class, RegTy};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
 use crate::util::is_constant;
@@ -50,16 +50,6 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
 
 /// The declared type of a plain register operand, if it is one.
 pub(super) use super::operand_types::declared_register as register_type;
-
-/// The name, declared type and class of a plain register operand, whether written with `%`
-/// (a register to the grammar) or without (an identifier).
-fn register_operand<'a>(op: &Operand<'a>, scope: &Scope<'a>) -> Option<(&'a str, &'a str, RegTy)> {
-    let (OperandKind::Register(name) | OperandKind::Identifier(name)) = op.kind() else {
-        return None;
-    };
-    let (ty, reg) = register_type(scope, name)?;
-    Some((name, ty, reg))
-}
 
 /// 6.4.1: an address is a register, a variable, or either plus an offset; the register must
 /// hold an integer or bit-size value. ptxas 13.5 rejects float and predicate registers ("Illegal
