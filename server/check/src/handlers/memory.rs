@@ -1103,6 +1103,23 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                     format!("`{opcode}` moves a vector: write the constant as a vector (`{{{0}, {0}, …}}`)", op.text()),
                 ));
             }
+            // `st.shared.v4.b32 [a], v+4`: an address expression is one value (ptxas 13.5
+            // "Argument vector size mismatch"; fixtures/operands).
+            let address_expression = matches!(op.kind(), OperandKind::Expression)
+                && op.identifiers().iter().any(|t| {
+                    scope
+                        .lookup(t.text)
+                        .is_some_and(|s| s.kind == SymbolKind::Variable)
+                });
+            if vector && address_expression {
+                problems.push((
+                    op.range(),
+                    format!(
+                        "`{opcode}` moves a vector; the address `{}` is one value",
+                        op.text()
+                    ),
+                ));
+            }
         }
     }
     // `tcgen05.st [taddr]{, immHalfSplitoff}, r`: the data are registers, never constants (ptxas 13.5

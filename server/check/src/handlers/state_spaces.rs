@@ -199,9 +199,11 @@ fn generic_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
         .filter(|w| SPACES.contains(w))
         .collect();
     let space = match spaces.as_slice() {
+        // prefetchu (9.7.9.15) reads a generic address only (ptxas 13.5 "32-Bit ABI … is not
+        // supported" for `prefetchu.L1 [%r1]`; fixtures/operands).
         [] if matches!(
             info.words[0],
-            "ld" | "ldu" | "st" | "atom" | "red" | "prefetch" | "mbarrier"
+            "ld" | "ldu" | "st" | "atom" | "red" | "prefetch" | "prefetchu" | "mbarrier"
         ) =>
         {
             "a generic"
@@ -234,7 +236,7 @@ fn generic_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
             continue;
         };
         if matches!(ty, ".b32" | ".u32" | ".s32") {
-            let hint = if space == "a generic" {
+            let hint = if space == "a generic" && info.words[0] != "prefetchu" {
                 format!(" or name the state space (`{}.shared`)", info.words[0])
             } else {
                 String::new()
