@@ -76,8 +76,59 @@ fn edits(
 }
 
 /// Saves of the Triton kernel, each followed by 10 edits while ptxas compiles it (so that the
-/// p99 of the edits is not just the slowest of a few).
-const SAVES: usize = 20;
+/// p99 of the edits is not just the slowest of a few): 20, or `PTX_LSP_BENCH_SAVES`.
+fn save_count() -> usize {
+    std::env::var("PTX_LSP_BENCH_SAVES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(20)
+}
+
+/// [`save_count`] times: the whole text replaced (so that a save has something new to compile), then
+/// saved, then 10 one-character edits, each timed to its diagnostics. With the compiler view
+/// on, the edits run while ptxas compiles the saved text, and the time from each save to the
+/// lens of its figures is returned too. The compiler view off runs the very same messages, so
+/// that the two sets of edits differ only in the compilations running beside them.
+fn save_cycles(
+    client: &mut LspClient,
+    uri: &str,
+    text: &str,
+    compiler: bool,
+) -> (Vec<Duration>, Vec<Duration>) {
+    let mut saves = Vec::new();
+    let mut edited_samples = Vec::new();
+    let mut version = 2;
+    for i in 0..save_count() {
+        let edited = format!("{text}// save {i}\n");
+        client.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": edited}]}),
+        );
+        client.diagnostics(uri, Some(version));
+        version += 1;
+        if compiler {
+            until_lens(client, uri, |t| t.ends_with("(as last saved)"));
+        }
+        let start = Instant::now();
+        client.notify(
+            "textDocument/didSave",
+            json!({"textDocument": {"uri": uri}}),
+        );
+        // Edits while ptxas runs (they must not wait for it).
+        edited_samples.extend(edits(client, uri, &edited, version, 10));
+        version += 10;
+        if compiler {
+            saves.push(
+                start.elapsed()
+                    + until_lens(client, uri, |t| {
+                        t.contains("registers") && !t.ends_with("(as last saved)")
+                    }),
+            );
+        }
+    }
+    (saves, edited_samples)
+}
 
 fn triton(relative: &str) {
     let text = std::fs::read_to_string(corpus(relative)).unwrap();
@@ -92,39 +143,12 @@ fn triton(relative: &str) {
         "  open → resource lens                 {:>9.1} ms",
         ms(start.elapsed())
     );
-    let mut saves = Vec::new();
-    let mut during = Vec::new();
-    let mut version = 2;
-    for i in 0..SAVES {
-        // An edit that changes the text (so the save compiles again), then the save.
-        let edited = format!("{text}// save {i}\n");
-        client.notify(
-            "textDocument/didChange",
-            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": edited}]}),
-        );
-        client.diagnostics(&uri, Some(version));
-        version += 1;
-        until_lens(&mut client, &uri, |t| t.ends_with("(as last saved)"));
-        let start = Instant::now();
-        client.notify(
-            "textDocument/didSave",
-            json!({"textDocument": {"uri": uri}}),
-        );
-        // Edits while ptxas runs (they must not wait for it).
-        during.extend(edits(&mut client, &uri, &edited, version, 10));
-        version += 10;
-        saves.push(
-            start.elapsed()
-                + until_lens(&mut client, &uri, |t| {
-                    t.contains("registers") && !t.ends_with("(as last saved)")
-                }),
-        );
-    }
-    let mut sorted = saves.clone();
+    let (mut saves, mut during) = save_cycles(&mut client, &uri, &text, true);
     println!(
-        "  save → new resource lens ({SAVES} saves)  p50 {:>9.1} ms   worst {:>9.1} ms",
-        ms(percentile(&mut sorted, 0.5)),
-        ms(*sorted.last().unwrap())
+        "  save → new resource lens ({} saves)  p50 {:>9.1} ms   worst {:>9.1} ms",
+        saves.len(),
+        ms(percentile(&mut saves, 0.5)),
+        ms(*saves.iter().max().unwrap())
     );
     println!(
         "  edit → diagnostics during compiles   p50 {:>9.2} ms   p99 {:>9.2} ms   (n={})",
@@ -133,11 +157,11 @@ fn triton(relative: &str) {
         during.len()
     );
     assert!(client.shutdown_and_exit().success());
-    // The same edits with the compiler view off.
+    // The same messages with the compiler view off.
     let mut client = LspClient::initialized(json!({}), json!({"compiler": {"enable": false}}));
     client.open(&uri, &text);
     client.diagnostics(&uri, Some(1));
-    let mut off = edits(&mut client, &uri, &text, 2, SAVES * 10);
+    let (_, mut off) = save_cycles(&mut client, &uri, &text, false);
     println!(
         "  edit → diagnostics, compiler off     p50 {:>9.2} ms   p99 {:>9.2} ms   (n={})",
         ms(percentile(&mut off, 0.5)),

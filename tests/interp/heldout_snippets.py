@@ -28,7 +28,8 @@ import struct
 import sys
 import zlib
 
-SEED = 20261127
+# HELDOUT_SEED=N draws another set of the same kinds (a fresh measurement).
+SEED = int(os.environ.get("HELDOUT_SEED", "20261127"))
 COUNT = 2000
 HEADER = ".version 8.7\n.target sm_90a\n.address_size 64\n"
 WIDTH = {"pred": 1, "b16": 16, "b32": 32, "b64": 64, "f32": 32, "f64": 64}

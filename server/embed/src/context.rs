@@ -7,7 +7,7 @@
 //! reading a large header, has nothing left to tell. The frames and heads are the ones the
 //! walk up the tree meets, so the statements' guards and inline-ness are the same either way.
 
-use crate::find::skip_literal;
+use crate::find::{line_comment_end, skip_literal};
 use crate::target::{PpFrame, PpKind};
 
 /// A branch head of a conditional: its kind, where its condition (or macro name) is, and
@@ -56,12 +56,7 @@ fn directive_end(text: &str, mut i: usize) -> usize {
             i = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
         } else if b[i] == b'/' && b.get(i + 1) == Some(&b'/') {
             // A line comment runs to the line's end (continuations included).
-            while i < b.len() && b[i] != b'\n' {
-                if b[i] == b'\\' && b.get(i + 1) == Some(&b'\n') {
-                    i += 1;
-                }
-                i += 1;
-            }
+            i = line_comment_end(b, i);
         } else if b[i] == b'"' || b[i] == b'\'' {
             i = skip_literal(b, i);
         } else {
@@ -183,12 +178,7 @@ impl Contexts {
                     continue;
                 }
                 b'/' if b.get(i + 1) == Some(&b'/') => {
-                    while i < b.len() && b[i] != b'\n' {
-                        if b[i] == b'\\' && b.get(i + 1) == Some(&b'\n') {
-                            i += 1;
-                        }
-                        i += 1;
-                    }
+                    i = line_comment_end(b, i);
                     continue;
                 }
                 b'/' if b.get(i + 1) == Some(&b'*') => {
@@ -418,9 +408,7 @@ fn clean_head(text: &str, start: usize, open: usize) -> (String, usize) {
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < open && b[i] != b'\n' {
-                    i += 1;
-                }
+                i = line_comment_end(b, i).min(open);
                 out.push(' ');
                 continue;
             }

@@ -377,9 +377,7 @@ fn parameter_lists(text: &str) -> Vec<TextRange> {
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
+                i = line_comment_end(b, i);
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
@@ -473,9 +471,7 @@ fn plain_group_end(text: &str, open: usize) -> Option<usize> {
         line_start = false;
         match b[i] {
             b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
+                i = line_comment_end(b, i);
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
@@ -1344,10 +1340,13 @@ pub(crate) fn blank_comments(text: &str) -> String {
             b'"' if i > 0 && b[i - 1] == b'R' => i = skip_raw(text, i),
             b'"' | b'\'' => i = skip_literal(b, i),
             b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    out[i] = b' ';
-                    i += 1;
+                let end = line_comment_end(b, i);
+                for c in &mut out[i..end] {
+                    if *c != b'\n' {
+                        *c = b' ';
+                    }
                 }
+                i = end;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
                 let end = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
@@ -1494,9 +1493,7 @@ fn split_top(text: &str, sep: u8) -> Vec<TextRange> {
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
+                i = line_comment_end(b, i);
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
@@ -1556,9 +1553,7 @@ fn closing_paren_at(host: &str, from: usize, mut depth: usize) -> Option<usize> 
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
+                i = line_comment_end(b, i);
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
@@ -1580,9 +1575,7 @@ pub(crate) fn asm_keywords(text: &str) -> Vec<usize> {
     while i < b.len() {
         match b[i] {
             b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
+                i = line_comment_end(b, i);
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
                 i = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
@@ -1616,6 +1609,21 @@ fn skip_raw(text: &str, i: usize) -> usize {
     let closing = format!("){}\"", &rest[..open]);
     rest.find(&closing)
         .map_or(text.len(), |e| i + 1 + e + closing.len())
+}
+
+/// The index of the line break that ends the `//` comment starting at `i` (or the text's
+/// end). A backslash right before a line break joins the next line to the comment, as the
+/// C preprocessor splices lines before it looks for comments.
+pub(crate) fn line_comment_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && b[i] != b'\n' {
+        if b[i] == b'\\' && b.get(i + 1) == Some(&b'\n') {
+            i += 1;
+        } else if b[i] == b'\\' && b.get(i + 1) == Some(&b'\r') && b.get(i + 2) == Some(&b'\n') {
+            i += 2;
+        }
+        i += 1;
+    }
+    i
 }
 
 /// The index after the literal starting with the quote at `i`.
@@ -1899,6 +1907,25 @@ mod boundary_tests {
             let plain = format!("{}{}void f() {{}}", "x".repeat(pad), "é".repeat(300));
             assert!(!template_before(&plain, plain.find("void").unwrap()));
         }
+    }
+}
+
+#[cfg(test)]
+mod comment_tests {
+    use super::*;
+
+    /// A backslash at the end of a `//` comment joins the next line to it (the preprocessor
+    /// splices lines first), with `\n` and with `\r\n` line ends.
+    #[test]
+    fn a_line_comment_ending_in_a_backslash_runs_on() {
+        for eol in ["\n", "\r\n"] {
+            let text = format!("a // one \\{eol}two{eol}b // three{eol}c");
+            let blanked = blank_comments(&text);
+            assert_eq!(blanked.len(), text.len());
+            let words: Vec<&str> = blanked.split_whitespace().collect();
+            assert_eq!(words, ["a", "b", "c"], "{text:?}");
+        }
+        assert_eq!(line_comment_end(b"// x", 0), 4);
     }
 }
 

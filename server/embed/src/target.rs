@@ -230,9 +230,7 @@ fn argument_at(inside: &str) -> Option<(usize, &str)> {
                 }
             }
             b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
+                i = crate::find::line_comment_end(b, i);
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
                 i += 2;

@@ -450,6 +450,51 @@ pub struct MemoryCombinations {
     pub policy_operands: Vec<PolicyOperand>,
     /// Qualifiers that need data of given vector and element sizes.
     pub wide_qualifiers: Vec<WideQualifier>,
+    /// State spaces other than `.global` that an instruction may name (the part before any
+    /// `::`).
+    pub explicit_spaces: Vec<String>,
+    /// What an explicit state space rules out.
+    pub space_rules: Vec<SpaceRule>,
+    /// Words that other words of an instruction rule out.
+    pub rules_out: Vec<RulesOut>,
+}
+
+/// A `rules-out` line of data/memory-combinations.txt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RulesOut {
+    /// Opcodes, their first words joined by dots (`st.async`).
+    pub opcodes: Vec<String>,
+    /// Words the instruction has, every one.
+    pub with: Vec<String>,
+    /// Words the instruction lacks, every one.
+    pub without: Vec<String>,
+    /// The words ruled out.
+    pub words: Vec<String>,
+    /// The message, with `{word}` for the word ruled out, `{opcode}` for the listed opcode and
+    /// `{instruction}` for the instruction's whole opcode.
+    pub message: String,
+}
+
+/// A `space-rule` line of data/memory-combinations.txt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpaceRule {
+    pub opcodes: Vec<String>,
+    /// The spaces it applies to, without `::` sub-spaces (`shared` for `.shared::cta` too).
+    pub spaces: Vec<String>,
+    /// Words whose forms it leaves alone.
+    pub unless: Vec<String>,
+    pub check: SpaceCheck,
+}
+
+/// What a [`SpaceRule`] rules out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SpaceCheck {
+    /// These memory-order words.
+    Order(Vec<String>),
+    /// Data of these (vector word, element bits) sizes.
+    Wide(Vec<(String, u32)>),
+    /// A `.unified` address.
+    Unified,
 }
 
 /// A `wide-qualifier` line of data/memory-combinations.txt.
@@ -579,6 +624,43 @@ impl MemoryCombinations {
             .filter(move |f| starts_with_opcode(words, &f.opcode))
     }
 
+    /// The first of the instruction `words` after the opcode that names a state space other
+    /// than `.global` (`shared::cta`), if any.
+    pub fn explicit_space<'w>(&self, words: &[&'w str]) -> Option<&'w str> {
+        words.iter().skip(1).copied().find(|w| {
+            let base = w.split("::").next().unwrap_or(w);
+            self.explicit_spaces.iter().any(|s| s == base)
+        })
+    }
+
+    /// The space rules of `opcode` that apply to the explicit state space `space`.
+    pub fn space_rules<'s>(
+        &'s self,
+        opcode: &'s str,
+        space: &'s str,
+    ) -> impl Iterator<Item = &'s SpaceRule> + 's {
+        let base = space.split("::").next().unwrap_or(space);
+        self.space_rules.iter().filter(move |r| {
+            r.opcodes.iter().any(|o| o == opcode) && r.spaces.iter().any(|s| s == base)
+        })
+    }
+
+    /// The `rules-out` lines that apply to the instruction `words` (every `with` word and no
+    /// `without` word among them), each with the listed opcode it has and that opcode's section.
+    pub fn rules_out<'s>(
+        &'s self,
+        words: &'s [&'s str],
+    ) -> impl Iterator<Item = (&'s RulesOut, &'s str, &'s str)> + 's {
+        self.rules_out.iter().filter_map(move |r| {
+            let opcode = r.opcodes.iter().find(|o| starts_with_opcode(words, o))?;
+            let has = |w: &String| words.contains(&w.as_str());
+            if !r.with.iter().all(has) || r.without.iter().any(has) {
+                return None;
+            }
+            Some((r, opcode.as_str(), self.section(opcode).unwrap_or_default()))
+        })
+    }
+
     /// Whether `word` is a cache qualifier of `.global` only.
     pub fn global_cache(&self, word: &str) -> bool {
         self.global_cache.iter().any(|q| match q.strip_suffix('*') {
@@ -596,6 +678,17 @@ impl MemoryCombinations {
             })
             .map(|(_, bits, _)| *bits)
     }
+}
+
+/// `v8.32 v4.64`: (vector word, element bits) pairs.
+fn vector_widths(text: &str) -> Result<Vec<(String, u32)>, &'static str> {
+    let mut pairs = Vec::new();
+    for pair in text.split_whitespace() {
+        let (vector, bits) = pair.split_once('.').ok_or("expected VECTOR.BITS")?;
+        let bits = bits.parse().map_err(|_| "bad bit count")?;
+        pairs.push((vector.to_owned(), bits));
+    }
+    Ok(pairs)
 }
 
 /// Reads data/memory-combinations.txt.
@@ -657,25 +750,50 @@ pub(crate) fn parse_memory_combinations(
                 });
             }
             ["wide-qualifier", opcodes, qualifier, widths] => {
-                let mut pairs = Vec::new();
-                for pair in widths.split_whitespace() {
-                    let (vector, bits) = pair
-                        .split_once('.')
-                        .ok_or_else(|| bad("expected VECTOR.BITS"))?;
-                    let bits = bits.parse().map_err(|_| bad("bad bit count"))?;
-                    pairs.push((vector.to_owned(), bits));
-                }
                 out.wide_qualifiers.push(WideQualifier {
                     opcodes: words(opcodes),
                     qualifier: qualifier.to_owned(),
-                    widths: pairs,
+                    widths: vector_widths(widths).map_err(bad)?,
+                });
+            }
+            ["rules-out", opcodes, with, without, ruled_out, message] => {
+                let list = |f: &str| if f == "-" { Vec::new() } else { words(f) };
+                out.rules_out.push(RulesOut {
+                    opcodes: words(opcodes),
+                    with: list(with),
+                    without: list(without),
+                    words: words(ruled_out),
+                    message: message.to_owned(),
+                });
+            }
+            ["explicit-space", spaces] => out.explicit_spaces.extend(words(spaces)),
+            ["space-rule", opcodes, spaces, unless, check, arguments] => {
+                let check = match (check, arguments) {
+                    ("order", orders) => SpaceCheck::Order(words(orders)),
+                    ("wide", widths) => {
+                        SpaceCheck::Wide(vector_widths(widths).map_err(bad)?)
+                    }
+                    ("unified", "-") => SpaceCheck::Unified,
+                    _ => return Err(bad("expected `order WORDS`, `wide VECTOR.BITS ...` or `unified -`")),
+                };
+                out.space_rules.push(SpaceRule {
+                    opcodes: words(opcodes),
+                    spaces: words(spaces),
+                    unless: if unless == "-" { Vec::new() } else { words(unless) },
+                    check,
                 });
             }
             _ => {
                 return Err(bad(
-                    "expected `global-cache ; WORDS`, `vector-limit ; OPCODES ; BITS ; sync|any`, `section ; OPCODE ; SECTION`, `order-with-scope ; OPCODES ; ORDERS ; SCOPES ; SECTION`, `fixed-operand ; OPCODE ; INDEX ; VALUE ; SECTION`, `image-address ; OPCODE ; SECTION`, `policy-after ; OPCODES ; INDEX ; LAST ; SECTION`, `policy-operand ; OPCODES ; INDEX ; UNLESS-WORDS|-` or `wide-qualifier ; OPCODES ; QUALIFIER ; VECTOR.BITS ...`",
+                    "expected `global-cache ; WORDS`, `vector-limit ; OPCODES ; BITS ; sync|any`, `section ; OPCODE ; SECTION`, `order-with-scope ; OPCODES ; ORDERS ; SCOPES ; SECTION`, `fixed-operand ; OPCODE ; INDEX ; VALUE ; SECTION`, `image-address ; OPCODE ; SECTION`, `policy-after ; OPCODES ; INDEX ; LAST ; SECTION`, `policy-operand ; OPCODES ; INDEX ; UNLESS-WORDS|-`, `wide-qualifier ; OPCODES ; QUALIFIER ; VECTOR.BITS ...`, `explicit-space ; SPACES`, `space-rule ; OPCODES ; SPACES ; UNLESS-WORDS|- ; CHECK ; ARGUMENTS` or `rules-out ; OPCODES ; WITH|- ; WITHOUT|- ; WORDS ; MESSAGE`",
                 ))
             }
+        }
+    }
+    // A `rules-out` message cites its opcode's section.
+    for rule in &out.rules_out {
+        if let Some(opcode) = rule.opcodes.iter().find(|o| out.section(o).is_none()) {
+            return Err(format!("{name}: no `section` line for `{opcode}`"));
         }
     }
     Ok(out)
@@ -736,6 +854,51 @@ mod tests {
         let err = parse_memory_combinations("m.txt", "policy-after ; cp.async.ca ; 2 ; x ; 1\n")
             .unwrap_err();
         assert!(err.starts_with("m.txt:1: bad operand index"), "{err}");
+        assert_eq!(
+            m.explicit_space(&["ld", "relaxed", "gpu", "shared::cta", "u32"]),
+            Some("shared::cta")
+        );
+        assert_eq!(m.explicit_space(&["ld", "global", "u32"]), None);
+        assert_eq!(m.explicit_space(&["local", "u32"]), None);
+        let checks = |op, space| -> Vec<&SpaceCheck> {
+            m.space_rules(op, space).map(|r| &r.check).collect()
+        };
+        assert_eq!(
+            checks("st", "local"),
+            [
+                &SpaceCheck::Order(vec!["acquire".to_owned(), "release".to_owned()]),
+                &SpaceCheck::Wide(vec![("v8".to_owned(), 32), ("v4".to_owned(), 64)]),
+                &SpaceCheck::Unified
+            ]
+        );
+        assert_eq!(checks("ld", "shared::cluster").len(), 2);
+        assert!(checks("atom", "shared").is_empty());
+        assert!(m.space_rules("ld", "param").all(|r| r.unless == ["bulk"]));
+        let err =
+            parse_memory_combinations("m.txt", "space-rule ; ld ; local ; - ; unified ; v2\n")
+                .unwrap_err();
+        assert!(err.starts_with("m.txt:1: expected `order WORDS`"), "{err}");
+        let err = parse_memory_combinations("m.txt", "space-rule ; ld ; local ; - ; wide ; v2.x\n")
+            .unwrap_err();
+        assert!(err.starts_with("m.txt:1: bad bit count"), "{err}");
+        let words = [
+            "red", "async", "mmio", "release", "gpu", "global", "add", "u32",
+        ];
+        // The two `.mmio` lines and the `.global` one; `.release` without `.mmio` does not apply.
+        let rules: Vec<_> = m.rules_out(&words).collect();
+        assert_eq!(rules.len(), 3, "{rules:?}");
+        assert!(rules
+            .iter()
+            .all(|(_, opcode, section)| (*opcode, *section) == ("red.async", "9.7.13.7")));
+        assert_eq!(rules[1].0.words, ["cta", "cluster", "gpu"]);
+        let words = ["st", "async", "release", "cluster", "global", "b32"];
+        let rules: Vec<_> = m.rules_out(&words).map(|(r, _, _)| &r.words).collect();
+        assert_eq!(rules, [&["cluster"], &["mbarrier::complete_tx::bytes"]]);
+        assert_eq!(m.rules_out(&["st", "global", "mmio", "b32"]).count(), 0);
+        let err =
+            parse_memory_combinations("m.txt", "rules-out ; st.async ; - ; - ; weak ; `.{word}`\n")
+                .unwrap_err();
+        assert_eq!(err, "m.txt: no `section` line for `st.async`");
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub use datafile::SectionData;
 pub use floors::{
     ComparisonClass, FixedOperand, FragmentFloor, MemoryCombinations, OperandForms, OperandRefusal,
     OperandShape, OperandShapeRule, OrderWithScope, PolicyAfter, PolicyOperand, QualifierRule,
-    RefusedForm, ShapePosition, WideQualifier,
+    RefusedForm, RulesOut, ShapePosition, SpaceCheck, SpaceRule, WideQualifier,
 };
 pub use matcher::{FormMatch, MatchError, MatchOutcome};
 pub use model::{Feature, Form, Instruction, QualSlot, Requirement, SlotKind, Unmet};

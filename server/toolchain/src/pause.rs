@@ -18,12 +18,30 @@ struct State {
     holders: usize,
     /// The process ids of the tools running now.
     children: Vec<u32>,
+    /// Tools start at the lowest priority ([`tools_at_lowest_priority`]).
+    lowest: bool,
 }
 
 static STATE: Mutex<State> = Mutex::new(State {
     holders: 0,
     children: Vec::new(),
+    lowest: false,
 });
+
+/// From now on every tool starts at the lowest scheduling priority (niceness 19): it runs on
+/// what the process's own threads leave, and a thread of the process that wakes up (to read an
+/// edit, say) gets a core at once instead of waiting for its share beside the tools. For the
+/// language server, whose tools run in the background; a command-line run that waits for its
+/// tool keeps the normal priority.
+pub fn tools_at_lowest_priority() {
+    state().lowest = true;
+}
+
+/// Whether [`tools_at_lowest_priority`] was asked for: the threads that only wait for a tool
+/// and read its output lower their own priority then too.
+pub(crate) fn tools_in_background() -> bool {
+    state().lowest
+}
 
 fn state() -> std::sync::MutexGuard<'static, State> {
     STATE.lock().unwrap_or_else(|e| e.into_inner())
@@ -70,6 +88,9 @@ impl Tracked {
         let mut state = state();
         if state.holders > 0 {
             signal(child.id(), Signal::Stop);
+        }
+        if state.lowest {
+            lowest_priority(child.id());
         }
         state.children.push(child.id());
         Tracked {
@@ -153,11 +174,38 @@ fn signal(pid: u32, signal: Signal) {
 #[cfg(not(unix))]
 fn signal(_pid: u32, _signal: Signal) {}
 
+/// Sets the niceness of the process `pid` (its main thread, and so the threads it starts
+/// later) to 19; where that fails or is not supported nothing changes.
+fn lowest_priority(pid: u32) {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::process::{setpriority_process, Pid};
+        if let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) {
+            let _ = setpriority_process(Some(pid), 19);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = pid;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::process::Command;
     use std::time::{Duration, Instant};
+
+    /// Once asked for, the tools start at niceness 19.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn tools_start_at_the_lowest_priority_once_asked() {
+        use rustix::process::{getpriority_process, Pid};
+        tools_at_lowest_priority();
+        let child = Command::new("sleep").arg("5").spawn().unwrap();
+        let pid = Pid::from_raw(i32::try_from(child.id()).unwrap());
+        let mut tracked = Tracked::new(child);
+        assert_eq!(getpriority_process(pid).unwrap(), 19);
+        tracked.kill();
+    }
 
     /// A child started under a guard does not run until the guard is dropped.
     #[test]

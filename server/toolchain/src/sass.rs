@@ -7,9 +7,10 @@
 //! function, one instruction per line, and for every view line the PTX line (1-based) it belongs to.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -232,6 +233,103 @@ pub fn disassemble_all(
         out.append(view?);
     }
     Ok(out)
+}
+
+/// Disassemblies started while a module is still compiling: [`Early::start`] runs `nvdisasm`
+/// on one cubin in a thread of its own (give it [`crate::split::compile_module_then`]'s cubins
+/// as they are made), and [`Early::finish`] gives the view of a compilation's cubins, waiting
+/// for the runs started on them and disassembling any cubin that was not started. Dropping it
+/// stops the runs still going.
+#[derive(Debug)]
+pub struct Early {
+    nvdisasm: PathBuf,
+    time_limit: Duration,
+    cancel: Arc<AtomicBool>,
+    started: Mutex<Vec<(Vec<u8>, EarlyRun)>>,
+}
+
+type EarlyRun = std::thread::JoinHandle<Result<Sass, CompileError>>;
+
+impl Early {
+    pub fn new(nvdisasm: &Path, time_limit: Duration) -> Early {
+        Early {
+            nvdisasm: nvdisasm.to_owned(),
+            time_limit,
+            cancel: Arc::new(AtomicBool::new(false)),
+            started: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Starts disassembling `cubin` (a copy of it) in the background.
+    pub fn start(&self, cubin: &[u8]) {
+        let (nvdisasm, time_limit) = (self.nvdisasm.clone(), self.time_limit);
+        let (cancel, owned) = (self.cancel.clone(), cubin.to_vec());
+        let spawned = std::thread::Builder::new()
+            .name("ptx-lsp-nvdisasm".into())
+            .spawn(move || {
+                if crate::pause::tools_in_background() {
+                    crate::pause::lower_this_threads_priority();
+                }
+                disassemble(&nvdisasm, &owned, &cancel, time_limit)
+            });
+        // A thread that cannot start leaves the cubin to `finish`.
+        if let Ok(run) = spawned {
+            self.lock().push((cubin.to_vec(), run));
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Vec<u8>, EarlyRun)>> {
+        self.started.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The view of `cubins` (the parts of one module, in order), as [`disassemble_all`] makes
+    /// it. A started run is used once.
+    pub fn finish(&self, cubins: &[Vec<u8>], cancel: &AtomicBool) -> Result<Sass, CompileError> {
+        let mut runs: Vec<Option<EarlyRun>> = Vec::with_capacity(cubins.len());
+        {
+            let mut started = self.lock();
+            for cubin in cubins {
+                let found = started.iter().position(|(bytes, _)| bytes == cubin);
+                runs.push(found.map(|i| started.swap_remove(i).1));
+            }
+        }
+        let views: Vec<Result<Sass, CompileError>> = std::thread::scope(|scope| {
+            let pending: Vec<_> = cubins
+                .iter()
+                .zip(runs)
+                .map(|(cubin, run)| match run {
+                    Some(run) => Ok(run),
+                    None => Err(scope.spawn(move || {
+                        disassemble(&self.nvdisasm, cubin, cancel, self.time_limit)
+                    })),
+                })
+                .collect();
+            pending
+                .into_iter()
+                .map(|run| {
+                    let joined = match run {
+                        Ok(early) => early.join(),
+                        Err(now) => now.join(),
+                    };
+                    joined.unwrap_or_else(|_| {
+                        Err(CompileError::Io("an nvdisasm run panicked".into()))
+                    })
+                })
+                .collect()
+        });
+        let mut out = Sass::default();
+        for view in views {
+            out.append(view?);
+        }
+        Ok(out)
+    }
+}
+
+impl Drop for Early {
+    fn drop(&mut self) {
+        self.cancel
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 impl Sass {

@@ -200,15 +200,41 @@ pub fn compile_module(
     max_parts: usize,
     cancel: &AtomicBool,
 ) -> Result<Compiled, CompileError> {
+    compile_module_then(ptxas, parse, options, max_parts, cancel, &|_| {})
+}
+
+/// [`compile_module`], calling `made` with each cubin as soon as its `ptxas` run has made it,
+/// from that run's thread, while the other runs may still go on: the caller can start on a
+/// part (disassemble it) before the whole module is compiled. A part whose run fails is not
+/// given; when the module is then compiled whole, that cubin is given too. The cubins of the
+/// result are those given last.
+pub fn compile_module_then(
+    ptxas: &std::path::Path,
+    parse: &Parse,
+    options: &CompileOptions,
+    max_parts: usize,
+    cancel: &AtomicBool,
+    made: &(dyn Fn(&[u8]) + Sync),
+) -> Result<Compiled, CompileError> {
     let start = Instant::now();
     let texts = split_for_target(parse, &options.target, max_parts);
+    let announce = |result: Result<Compiled, CompileError>| {
+        if let Ok(compiled) = &result {
+            if compiled.success {
+                compiled.cubins.iter().for_each(|cubin| made(cubin));
+            }
+        }
+        result
+    };
     if texts.len() == 1 {
-        return compile(ptxas, &texts[0], options, cancel);
+        return announce(compile(ptxas, &texts[0], options, cancel));
     }
     let results: Vec<Result<Compiled, CompileError>> = std::thread::scope(|scope| {
         let runs: Vec<_> = texts
             .iter()
-            .map(|text| scope.spawn(move || compile_with(ptxas, text, options, cancel, false)))
+            .map(|text| {
+                scope.spawn(move || announce(compile_with(ptxas, text, options, cancel, false)))
+            })
             .collect();
         runs.into_iter()
             .map(|run| {
@@ -231,7 +257,7 @@ pub fn compile_module(
             time_limit: remaining,
             ..options.clone()
         };
-        return compile(ptxas, &whole, &options, cancel);
+        return announce(compile(ptxas, &whole, &options, cancel));
     }
     let mut log = String::new();
     let mut seen = std::collections::HashSet::new();

@@ -8,8 +8,10 @@
 //!   integers add `lo`/`ls`/`hi`/`hs`, floats take every operator but those four; `.ftz`
 //!   only with `.f32`, `.f16`, `.f16x2`;
 //! * cache and eviction qualifiers on an explicit state space other than `.global`
-//!   (9.7.9.8 ld, 9.7.9.9 st, 9.7.13.5 atom, 9.7.13.6 red; the qualifiers as data,
-//!   isa/data/memory-combinations.txt);
+//!   (9.7.9.8 ld, 9.7.9.9 st, 9.7.13.5 atom, 9.7.13.6 red; the qualifiers and the spaces as
+//!   data, isa/data/memory-combinations.txt);
+//! * what such a space rules out on ld/st: memory orders on `.local`, 256-bit data, `.unified`
+//!   addresses (9.7.9.8, 9.7.9.9; as data, isa/data/memory-combinations.txt);
 //! * `.L2::evict_*` on ld/st, which needs 256-bit data: `.v8` of a 32-bit type or `.v4` of a
 //!   64-bit type (9.7.9.8, 9.7.9.9);
 //! * a cache-policy operand without `.L2::cache_hint` (atom, red, ld, st);
@@ -21,7 +23,10 @@
 //!   isa/data/memory-combinations.txt);
 //! * the two families of st.async/red.async forms (9.7.9.12, 9.7.13.7): `.mmio` goes with
 //!   `.release` and the `.sys` scope only, `.release` takes `.gpu` or `.sys` (not `.cluster`),
-//!   and the `.global` forms have no mbarrier completion mechanism.
+//!   and the `.global` forms have no mbarrier completion mechanism (the words and messages as
+//!   data, isa/data/memory-combinations.txt).
+
+use ptx_isa::SpaceCheck;
 
 use crate::context::{Ctx, InstInfo};
 use crate::Diagnostic;
@@ -126,16 +131,12 @@ fn cache_space(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     if is_async(info) {
         return;
     }
-    let Some(space) = info.words[1..].iter().copied().find(|w| {
-        matches!(
-            w.split("::").next(),
-            Some("shared" | "local" | "param" | "const")
-        )
-    }) else {
+    let isa: &'static ptx_isa::Isa = ctx.isa;
+    let combinations = isa.memory_combinations();
+    let Some(space) = combinations.explicit_space(&info.words) else {
         return;
     };
     // The cache qualifiers of `.global` only (data/memory-combinations.txt).
-    let combinations = ctx.isa.memory_combinations();
     for (i, word) in info.words.iter().enumerate().skip(1) {
         if combinations.global_cache(word) {
             ctx.report(
@@ -152,75 +153,88 @@ fn cache_space(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     }
 }
 
-/// The explicit state space of a memory instruction other than `.global`, if any.
-fn non_global_space<'a>(info: &InstInfo<'a>) -> Option<&'a str> {
-    info.words[1..].iter().copied().find(|w| {
-        matches!(
-            w.split("::").next(),
-            Some("shared" | "local" | "param" | "const")
-        )
-    })
-}
-
+/// What an explicit state space other than `.global` rules out on ld/st
+/// (data/memory-combinations.txt, `explicit-space` and `space-rule`): memory orders on `.local`,
+/// 256-bit data, `.unified` addresses.
 fn space_rules(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    if !matches!(info.words[0], "ld" | "st") || is_async(info) || info.has("bulk") {
+    if is_async(info) {
         return;
     }
-    let section = memory_section(ctx, info).unwrap_or("9.7.9.8");
-    let Some(space) = non_global_space(info) else {
+    let isa: &'static ptx_isa::Isa = ctx.isa;
+    let combinations = isa.memory_combinations();
+    let Some(space) = combinations.explicit_space(&info.words) else {
         return;
     };
-    if space == "local" {
-        for (i, word) in info.words.iter().enumerate() {
-            if matches!(*word, "acquire" | "release") {
+    let section = memory_section(ctx, info).unwrap_or("9.7.9.8");
+    for rule in combinations.space_rules(info.words[0], space) {
+        if rule.unless.iter().any(|w| info.has(w)) {
+            continue;
+        }
+        match &rule.check {
+            SpaceCheck::Order(orders) => {
+                for (i, word) in info.words.iter().enumerate() {
+                    if orders.iter().any(|o| o == word) {
+                        ctx.report(
+                            Diagnostic::error(
+                                "invalid-qualifier",
+                                info.word_range(i),
+                                format!("`.{word}` orders memory shared between threads; `.{space}` memory is private to one"),
+                            )
+                            .section(section.to_owned()),
+                        );
+                    }
+                }
+            }
+            SpaceCheck::Wide(widths) => {
+                let vec = info.words[1..]
+                    .iter()
+                    .find(|w| matches!(**w, "v2" | "v4" | "v8"))
+                    .copied();
+                let bits: u32 = info
+                    .words
+                    .last()
+                    .and_then(|ty| ty.get(1..))
+                    .and_then(|d| d.parse().ok())
+                    .unwrap_or(0);
+                if !widths
+                    .iter()
+                    .any(|(v, b)| vec == Some(v.as_str()) && *b == bits)
+                {
+                    continue;
+                }
+                let total = widths.first().map_or(0, |(v, b)| {
+                    v.trim_start_matches('v').parse::<u32>().unwrap_or(0) * b
+                });
                 ctx.report(
                     Diagnostic::error(
                         "invalid-qualifier",
-                        info.word_range(i),
-                        format!("`.{word}` orders memory shared between threads; `.local` memory is private to one"),
+                        info.opcode_range(),
+                        format!(
+                            "{total}-bit loads and stores need `.global` or a generic address, not `.{space}`"
+                        ),
                     )
                     .section(section.to_owned()),
                 );
             }
-        }
-    }
-    let vec = info.words[1..]
-        .iter()
-        .find(|w| matches!(**w, "v2" | "v4" | "v8"))
-        .copied();
-    let bits: u32 = info
-        .words
-        .last()
-        .and_then(|ty| ty.get(1..))
-        .and_then(|d| d.parse().ok())
-        .unwrap_or(0);
-    if matches!((vec, bits), (Some("v8"), 32) | (Some("v4"), 64)) {
-        ctx.report(
-            Diagnostic::error(
-                "invalid-qualifier",
-                info.opcode_range(),
-                format!(
-                    "256-bit loads and stores need `.global` or a generic address, not `.{space}`"
-                ),
-            )
-            .section(section.to_owned()),
-        );
-    }
-    for operand in &info.operands {
-        if matches!(
-            operand.kind(),
-            ptx_syntax::OperandKind::Address { unified: true }
-        ) {
-            ctx.report(
-                Diagnostic::error(
-                    "invalid-qualifier",
-                    operand.range(),
-                    format!(
-                        "`.unified` marks a generic or `.global` address, not a `.{space}` one"
-                    ),
-                )
-                .section(section.to_owned()),
-            );
+            SpaceCheck::Unified => {
+                for operand in &info.operands {
+                    if matches!(
+                        operand.kind(),
+                        ptx_syntax::OperandKind::Address { unified: true }
+                    ) {
+                        ctx.report(
+                            Diagnostic::error(
+                                "invalid-qualifier",
+                                operand.range(),
+                                format!(
+                                    "`.unified` marks a generic or `.global` address, not a `.{space}` one"
+                                ),
+                            )
+                            .section(section.to_owned()),
+                        );
+                    }
+                }
+            }
         }
     }
 }
@@ -491,69 +505,27 @@ fn cp_async_policy(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     ctx.report(Diagnostic::error("operand-count", range, message).section(rule.section.clone()));
 }
 
-/// `st.async`/`red.async` (9.7.9.12, 9.7.13.7): the mbarrier-completed forms are `.weak` or
-/// `.relaxed` at `.cluster` scope on `.shared::cluster`; the PTX 8.7 forms are `{.mmio}.release`
-/// at `.gpu`/`.sys` scope on `.global`, and `.mmio` needs `.sys`. The spec lists `.gpu` for
-/// st.async's `.mmio` form too; ptxas 13.5 rejects it there as for red.async.
+/// Words that other words of an instruction rule out (data/memory-combinations.txt,
+/// `rules-out`): the two families of `st.async`/`red.async` forms (9.7.9.12, 9.7.13.7), where
+/// `.mmio` goes with `.release` and the `.sys` scope only, `.release` takes `.gpu` or `.sys`,
+/// and the `.global` forms have no mbarrier completion.
 fn async_store_forms(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    if !matches!(info.words[0], "st" | "red") || info.words.get(1) != Some(&"async") {
-        return;
-    }
-    let position = |w: &str| info.words.iter().position(|x| *x == w);
-    let section = if info.words[0] == "st" {
-        "9.7.9.12"
-    } else {
-        "9.7.13.7"
-    };
-    let opcode = info.opcode_text();
-    let mut problems = Vec::new();
-    if position("mmio").is_some() {
-        for sem in ["relaxed", "weak"] {
-            if let Some(i) = position(sem) {
-                problems.push((
-                    i,
-                    format!("`.mmio` operations are `.release`, not `.{sem}`, in `{opcode}`"),
-                ));
+    let isa: &'static ptx_isa::Isa = ctx.isa;
+    let instruction = info.opcode_text();
+    for (rule, opcode, section) in isa.memory_combinations().rules_out(&info.words) {
+        for word in &rule.words {
+            if let Some(i) = info.words.iter().position(|w| *w == word.as_str()) {
+                let message = rule
+                    .message
+                    .replace("{word}", word)
+                    .replace("{opcode}", opcode)
+                    .replace("{instruction}", instruction);
+                ctx.report(
+                    Diagnostic::error("invalid-qualifier", info.word_range(i), message)
+                        .section(section.to_owned()),
+                );
             }
         }
-        for scope in ["cta", "cluster", "gpu"] {
-            if let Some(i) = position(scope) {
-                problems.push((
-                    i,
-                    format!("`.mmio` needs the `.sys` scope, not `.{scope}`, in `{opcode}`"),
-                ));
-            }
-        }
-    }
-    if position("release").is_some() {
-        if let Some(i) = position("cluster") {
-            if position("mmio").is_none() {
-                problems.push((
-                    i,
-                    format!(
-                        "a `.release` `{}.async` takes the `.gpu` or `.sys` scope, not `.cluster`",
-                        info.words[0]
-                    ),
-                ));
-            }
-        }
-    }
-    if position("global").is_some() {
-        if let Some(i) = position("mbarrier::complete_tx::bytes") {
-            problems.push((
-                i,
-                format!(
-                    "the `.global` forms of `{}.async` complete without an mbarrier; drop `.mbarrier::complete_tx::bytes`",
-                    info.words[0]
-                ),
-            ));
-        }
-    }
-    for (i, message) in problems {
-        ctx.report(
-            Diagnostic::error("invalid-qualifier", info.word_range(i), message)
-                .section(section.to_owned()),
-        );
     }
 }
 

@@ -18,7 +18,7 @@ use std::time::Duration;
 use clap::Args;
 use ptx_syntax::Parse;
 use ptx_toolchain::{
-    compile_module, disassemble_all, discover, document_target, module_view, CompileOptions,
+    compile_module_then, discover, document_target, module_view, CompileOptions, Early,
     ResourceOptions, Search, Toolchain,
 };
 
@@ -105,11 +105,13 @@ struct Compilation {
     compiled: ptx_toolchain::Compiled,
 }
 
+/// With `early`, each cubin is disassembled as soon as it is made (see [`Early`]).
 fn compile_file(
     file: &Path,
     target: Option<&str>,
     toolchain: &Toolchain,
     line_info: bool,
+    early: Option<&Early>,
 ) -> Result<Compilation, ExitCode> {
     let text = super::read(file)?;
     let parse = Parse::new(text);
@@ -135,12 +137,17 @@ fn compile_file(
         time_limit: TIME_LIMIT,
     };
     let parts = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let compiled = compile_module(
+    let compiled = compile_module_then(
         &ptxas.path,
         &parse,
         &options,
         parts,
         &AtomicBool::new(false),
+        &|cubin| {
+            if let Some(early) = early {
+                early.start(cubin);
+            }
+        },
     )
     .map_err(|e| fail(format!("{}: {e}", file.display())))?;
     Ok(Compilation {
@@ -171,7 +178,7 @@ fn print_ptxas_diagnostics(file: &Path, report: &ptx_toolchain::PtxasReport) -> 
 
 pub(super) fn run_resources(args: &ResourcesArgs) -> ExitCode {
     let found = toolchain(args.toolkit.as_deref());
-    let c = match compile_file(&args.file, args.target.as_deref(), &found, false) {
+    let c = match compile_file(&args.file, args.target.as_deref(), &found, false, None) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -240,7 +247,14 @@ pub(super) fn run_sass(args: &SassArgs) -> ExitCode {
     {
         return host_sass(args, &text, &found, &nvdisasm.path);
     }
-    let c = match compile_file(&args.file, args.target.as_deref(), &found, true) {
+    let early = Early::new(&nvdisasm.path, TIME_LIMIT);
+    let c = match compile_file(
+        &args.file,
+        args.target.as_deref(),
+        &found,
+        true,
+        Some(&early),
+    ) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -249,12 +263,7 @@ pub(super) fn run_sass(args: &SassArgs) -> ExitCode {
     if failed || c.compiled.cubins.is_empty() {
         return ExitCode::from(1);
     }
-    let sass = match disassemble_all(
-        &nvdisasm.path,
-        &c.compiled.cubins,
-        &AtomicBool::new(false),
-        TIME_LIMIT,
-    ) {
+    let sass = match early.finish(&c.compiled.cubins, &AtomicBool::new(false)) {
         Ok(sass) => sass,
         Err(e) => return fail(format!("{}: {e}", args.file.display())),
     };

@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use dashmap::DashMap;
 use ptx_toolchain::{
-    compile_module, disassemble_all, discover, document_target, CompileOptions, PtxasReport, Sass,
+    compile_module_then, discover, document_target, CompileOptions, Early, PtxasReport, Sass,
     Search, Toolchain,
 };
 use tower_lsp::lsp_types::{self as lsp, Url};
@@ -50,6 +50,8 @@ pub(crate) struct Compiled {
     pub error: Option<String>,
     /// The disassembly, made on first request.
     sass: OnceLock<Result<Arc<Sass>, String>>,
+    /// The disassemblies started as the cubins were made (none without nvdisasm).
+    early: Option<Early>,
 }
 
 /// The asm statements of a CUDA document compiled (or being compiled) for one text.
@@ -167,6 +169,7 @@ pub(crate) fn schedule(state: &Arc<State>, uri: &Url) {
         let _ = std::thread::Builder::new()
             .name("ptx-lsp-ptxas".into())
             .spawn(move || {
+                ptx_toolchain::pause::lower_this_threads_priority();
                 std::thread::sleep(QUIET);
                 if state.snapshot(&uri).is_some() && host_statements(&state, &snapshot).is_some() {
                     runtime.spawn(async move { state.refresh_compiler_views(&uri).await });
@@ -180,6 +183,8 @@ pub(crate) fn schedule(state: &Arc<State>, uri: &Url) {
     let _ = std::thread::Builder::new()
         .name("ptx-lsp-ptxas".into())
         .spawn(move || {
+            // Preparing the text, reading ptxas's log and the listing: background work.
+            ptx_toolchain::pause::lower_this_threads_priority();
             std::thread::sleep(QUIET);
             // The text as saved (or opened) is compiled even when edits follow at once: it is
             // what the file holds. A later save of another text cancels this compilation.
@@ -194,7 +199,7 @@ pub(crate) fn schedule(state: &Arc<State>, uri: &Url) {
             runtime.spawn(async move { refresh.refresh_compiler_views(&refreshed).await });
             // The disassembly is made now too, so that the SASS view opens at once.
             if !compiled.cubins.is_empty()
-                && compiled.sass(&state).is_ok()
+                && compiled.sass().is_ok()
                 && state.config().compiler.sass_counts
             {
                 runtime.spawn(async move { state.refresh_client_views() });
@@ -352,6 +357,7 @@ fn run_ptxas(
             cubins: Arc::default(),
             error: Some("no ptxas found".into()),
             sass: OnceLock::new(),
+            early: None,
         });
     };
     let options = CompileOptions {
@@ -363,12 +369,22 @@ fn run_ptxas(
         0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_PARTS)),
         n => n,
     };
-    let (report, cubins, error) = match compile_module(&ptxas.path, parse, &options, parts, cancel)
-    {
-        Ok(c) => (ptx_toolchain::parse_log(&c.log), Arc::new(c.cubins), None),
-        Err(ptx_toolchain::CompileError::Cancelled) => return None,
-        Err(e) => (PtxasReport::default(), Arc::default(), Some(e.to_string())),
+    // Each part is disassembled as soon as ptxas has made it, beside the parts still compiling.
+    let early = tools
+        .nvdisasm
+        .as_ref()
+        .map(|nvdisasm| Early::new(&nvdisasm.path, TIME_LIMIT));
+    let made = |cubin: &[u8]| {
+        if let Some(early) = &early {
+            early.start(cubin);
+        }
     };
+    let (report, cubins, error) =
+        match compile_module_then(&ptxas.path, parse, &options, parts, cancel, &made) {
+            Ok(c) => (ptx_toolchain::parse_log(&c.log), Arc::new(c.cubins), None),
+            Err(ptx_toolchain::CompileError::Cancelled) => return None,
+            Err(e) => (PtxasReport::default(), Arc::default(), Some(e.to_string())),
+        };
     Some(Compiled {
         key,
         target: target.to_owned(),
@@ -376,12 +392,13 @@ fn run_ptxas(
         cubins,
         error,
         sass: OnceLock::new(),
+        early,
     })
 }
 
 impl Compiled {
     /// The SASS of the cubin (disassembled once).
-    pub fn sass(&self, state: &State) -> Result<Arc<Sass>, String> {
+    pub fn sass(&self) -> Result<Arc<Sass>, String> {
         self.sass
             .get_or_init(|| {
                 if self.cubins.is_empty() {
@@ -390,20 +407,13 @@ impl Compiled {
                         .clone()
                         .unwrap_or_else(|| "ptxas did not compile the file".into()));
                 }
-                let tools = state
-                    .compiler
-                    .toolchain(state.config().compiler.path.as_deref());
-                let Some(nvdisasm) = &tools.nvdisasm else {
+                let Some(early) = &self.early else {
                     return Err("no nvdisasm found (`pip install nvidia-cuda-nvdisasm`)".into());
                 };
-                disassemble_all(
-                    &nvdisasm.path,
-                    &self.cubins,
-                    &AtomicBool::new(false),
-                    TIME_LIMIT,
-                )
-                .map(Arc::new)
-                .map_err(|e| e.to_string())
+                early
+                    .finish(&self.cubins, &AtomicBool::new(false))
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
             })
             .clone()
     }
@@ -559,7 +569,8 @@ pub(crate) fn sass_counts(
     let _ = std::thread::Builder::new()
         .name("ptx-lsp-nvdisasm".into())
         .spawn(move || {
-            if done.sass(&state).is_ok() {
+            ptx_toolchain::pause::lower_this_threads_priority();
+            if done.sass().is_ok() {
                 runtime.spawn(async move { state.refresh_client_views() });
             }
         });

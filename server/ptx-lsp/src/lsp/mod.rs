@@ -51,6 +51,8 @@ const MAX_CONCURRENT_MESSAGES: usize = 64;
 /// Runs the server on stdin/stdout until the client sends `exit` (or closes
 /// stdin). The exit code follows the spec: 0 after `shutdown`, 1 otherwise.
 pub fn serve() -> ExitCode {
+    // ptxas and nvdisasm run in the background, on what the server leaves of the cores.
+    ptx_toolchain::pause::tools_at_lowest_priority();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("ptx-lsp")

@@ -63,7 +63,7 @@ pub(crate) async fn handle(state: &Arc<State>, params: Params) -> Result<Value> 
         if !errors.is_empty() {
             return json!({"error": format!("ptxas rejected the file: {}", errors.join("; "))});
         }
-        let sass = match done.sass(&state) {
+        let sass = match done.sass() {
             Ok(sass) => sass,
             Err(error) => return json!({"error": error}),
         };
