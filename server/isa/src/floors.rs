@@ -290,6 +290,68 @@ pub struct OperandForms {
     pub sink_destination: Vec<String>,
     /// Opcodes that take a variable's name as a plain operand (its address).
     pub variable_operand: Vec<String>,
+    /// Operands that refuse forms the instruction type's operand typing would take.
+    pub refusals: Vec<OperandRefusal>,
+}
+
+/// A form of operand that [`OperandRefusal`] names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefusedForm {
+    /// A `.f16x2` register.
+    HalfPair,
+    /// A function's name (its address).
+    Function,
+    /// An address expression, a variable's name plus or minus a constant (`v+4`).
+    AddressExpression,
+    /// An integer constant, or a constant expression of integers (`-1`).
+    Integer,
+    /// A negated predicate (`!p`).
+    Negation,
+}
+
+impl RefusedForm {
+    fn parse(word: &str) -> Option<RefusedForm> {
+        Some(match word {
+            "half-pair" => RefusedForm::HalfPair,
+            "function" => RefusedForm::Function,
+            "address-expression" => RefusedForm::AddressExpression,
+            "integer" => RefusedForm::Integer,
+            "negation" => RefusedForm::Negation,
+            _ => return None,
+        })
+    }
+}
+
+/// A `refuses` line of data/operand-forms.txt: the operands at [`OperandRefusal::operands`] of
+/// an instruction whose words start with [`OperandRefusal::opcode`] and that has every
+/// qualifier of [`OperandRefusal::when`] refuse [`OperandRefusal::forms`], on targets below
+/// [`OperandRefusal::below`] when it is set, else on every target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperandRefusal {
+    pub opcode: Vec<String>,
+    pub when: Vec<String>,
+    pub operands: Vec<usize>,
+    pub forms: Vec<RefusedForm>,
+    /// The sm number (`90` for `below sm_90`) from which on the rule no longer holds.
+    pub below: Option<u32>,
+}
+
+impl OperandRefusal {
+    /// Whether the rule is about the instruction `words` (`["bar", "red", "popc", "u32"]`).
+    pub fn matches(&self, words: &[&str]) -> bool {
+        words.len() >= self.opcode.len()
+            && self.opcode.iter().zip(words).all(|(a, b)| a == b)
+            && self.when.iter().all(|q| words[1..].contains(&q.as_str()))
+    }
+
+    /// Whether the rule holds on a target of this sm number (`None`: no architecture target).
+    pub fn holds_on(&self, sm: Option<u32>) -> bool {
+        match (self.below, sm) {
+            (None, _) => true,
+            (Some(below), Some(sm)) => sm < below,
+            (Some(_), None) => false,
+        }
+    }
 }
 
 impl OperandForms {
@@ -320,9 +382,43 @@ pub(crate) fn parse_operand_forms(name: &str, text: &str) -> Result<OperandForms
         match record.fields[..] {
             ["sink-destination", list] => out.sink_destination.extend(words(list)),
             ["variable-operand", list] => out.variable_operand.extend(words(list)),
+            ["refuses", opcode, when, operands, forms, targets] => {
+                let bad = |why: &str| record.error(why);
+                let opcode: Vec<String> = opcode.split('.').map(str::to_owned).collect();
+                if opcode.iter().any(String::is_empty) {
+                    return Err(bad("empty opcode word"));
+                }
+                let when = if when == "-" { Vec::new() } else { words(when) };
+                let operands = operands
+                    .split_whitespace()
+                    .map(|i| i.parse().map_err(|_| bad("bad operand index")))
+                    .collect::<Result<Vec<usize>, String>>()?;
+                let forms = forms
+                    .split_whitespace()
+                    .map(|f| RefusedForm::parse(f).ok_or_else(|| bad("unknown form")))
+                    .collect::<Result<Vec<RefusedForm>, String>>()?;
+                if operands.is_empty() || forms.is_empty() {
+                    return Err(bad("no operands or no forms"));
+                }
+                let below = match targets {
+                    "all" => None,
+                    t => Some(
+                        t.strip_prefix("below sm_")
+                            .and_then(|n| n.parse().ok())
+                            .ok_or_else(|| bad("expected `all` or `below sm_NN`"))?,
+                    ),
+                };
+                out.refusals.push(OperandRefusal {
+                    opcode,
+                    when,
+                    operands,
+                    forms,
+                    below,
+                });
+            }
             _ => {
                 return Err(record.error(
-                    "expected `sink-destination ; OPCODES` or `variable-operand ; OPCODES`",
+                    "expected `sink-destination ; OPCODES`, `variable-operand ; OPCODES` or `refuses ; OPCODE ; WHEN ; OPERANDS ; FORMS ; TARGETS`",
                 ))
             }
         }
@@ -820,6 +916,26 @@ mod tests {
         assert!(!forms.variable_operand(&["add", "s32"]));
         let err = parse_operand_forms("f.txt", "# c\nsink ; atom\n").unwrap_err();
         assert!(err.starts_with("f.txt:2: expected"), "{err}");
+        let bar = ["bar", "red", "popc", "u32"];
+        let refused: Vec<_> = forms.refusals.iter().filter(|r| r.matches(&bar)).collect();
+        assert!(refused
+            .iter()
+            .any(|r| r.operands == [1] && r.forms.contains(&RefusedForm::HalfPair)));
+        let shfl = forms
+            .refusals
+            .iter()
+            .find(|r| r.matches(&["shfl", "sync", "idx", "b32"]) && r.below.is_some())
+            .expect("shfl's rule below sm_90");
+        assert!(shfl.holds_on(Some(80)) && !shfl.holds_on(Some(90)) && !shfl.holds_on(None));
+        let err =
+            parse_operand_forms("f.txt", "refuses ; bar ; - ; x ; half-pair ; all\n").unwrap_err();
+        assert!(err.starts_with("f.txt:1: bad operand index"), "{err}");
+        let err =
+            parse_operand_forms("f.txt", "refuses ; bar ; - ; 0 ; register ; all\n").unwrap_err();
+        assert!(err.starts_with("f.txt:1: unknown form"), "{err}");
+        let err =
+            parse_operand_forms("f.txt", "refuses ; bar ; - ; 0 ; function ; sm_90\n").unwrap_err();
+        assert!(err.starts_with("f.txt:1: expected `all`"), "{err}");
     }
 
     #[test]

@@ -31,9 +31,9 @@ pub use availability::Availability;
 pub use catalog::{Directive, SpecialRegister, StateSpace, TypeInfo};
 pub use datafile::SectionData;
 pub use floors::{
-    ComparisonClass, FixedOperand, FragmentFloor, MemoryCombinations, OperandForms, OperandShape,
-    OperandShapeRule, OrderWithScope, PolicyAfter, PolicyOperand, QualifierRule, RulesOut,
-    ShapePosition, SpaceCheck, SpaceRule, WideQualifier,
+    ComparisonClass, FixedOperand, FragmentFloor, MemoryCombinations, OperandForms, OperandRefusal,
+    OperandShape, OperandShapeRule, OrderWithScope, PolicyAfter, PolicyOperand, QualifierRule,
+    RefusedForm, RulesOut, ShapePosition, SpaceCheck, SpaceRule, WideQualifier,
 };
 pub use matcher::{FormMatch, MatchError, MatchOutcome};
 pub use model::{Feature, Form, Instruction, QualSlot, Requirement, SlotKind, Unmet};

@@ -13,6 +13,7 @@
 use ptx_isa::{PtxVersion, Requirement, Unmet};
 use ptx_syntax::{Operand, OperandKind};
 
+use super::operand_types::{constant_fits, element_registers, named_symbol, scalar_registers};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
 use crate::util::describe_targets;
@@ -222,10 +223,7 @@ fn value_registers(
     opcode: &str,
     out: &mut Vec<(ptx_syntax::TextRange, String)>,
 ) {
-    let (OperandKind::Register(name) | OperandKind::Identifier(name)) = op.kind() else {
-        return;
-    };
-    let Some(symbol) = scope.lookup(name) else {
+    let Some((name, symbol)) = named_symbol(scope, op) else {
         return;
     };
     if symbol.kind == SymbolKind::Variable {
@@ -745,61 +743,6 @@ fn vector_length(info: &InstInfo<'_>) -> Option<usize> {
         "v8" => Some(8),
         _ => None,
     })
-}
-
-/// Register types (without dot) that a scalar operand of instruction type `ty` may have
-/// (ptxas 13.5, every pair probed with declared registers): bit-size types take any register
-/// of their size, integer types also a `.f16x2` one, floating-point types only their own or
-/// a bit-size one; `.bf16` data lives in bit-size registers, packed 8-bit floats (multimem)
-/// in any register of their size.
-fn scalar_registers(ty: &str) -> &'static [&'static str] {
-    match ty {
-        "b16" | "e5m2x2" | "e4m3x2" => &["b16", "u16", "s16", "f16"],
-        "b32" | "e5m2x4" | "e4m3x4" => &["b32", "u32", "s32", "f32", "f16x2"],
-        "e5m2" | "e4m3" => &["b8", "u8", "s8"],
-        "b64" => &["b64", "u64", "s64", "f64"],
-        "b128" => &["b128"],
-        "u32" | "s32" => &["b32", "u32", "s32", "f16x2"],
-        "u64" | "s64" => &["b64", "u64", "s64"],
-        "f32" => &["b32", "f32"],
-        "f64" => &["b64", "f64"],
-        "f16" => &["b16", "f16"],
-        "bf16" => &["b16"],
-        "f16x2" => &["b32", "f16x2"],
-        "bf16x2" => &["b32"],
-        _ => &[],
-    }
-}
-
-/// The same for the elements of a `.vN` vector: ptxas takes integer registers for `.f16` and
-/// `.f32` elements too.
-fn element_registers(ty: &str) -> &'static [&'static str] {
-    match ty {
-        "f16" => &["b16", "u16", "s16", "f16"],
-        "f32" => &["b32", "u32", "s32", "f32"],
-        other => scalar_registers(other),
-    }
-}
-
-/// Whether a constant may stand for a scalar value of type `ty` (ptxas 13.5): integers for
-/// the bit and integer types and the packed 8-bit float quads; `0f…` for the 32-bit ones,
-/// `0d…` and decimal floats for `.b64`, any float for `.f32`/`.f64`; nothing for the 16-bit
-/// floats.
-fn constant_fits(ty: &str, kind: &OperandKind<'_>, text: &str) -> bool {
-    let float = matches!(kind, OperandKind::Float(_));
-    if !float {
-        return matches!(
-            ty,
-            "b16" | "b32" | "b64" | "b128" | "u32" | "s32" | "u64" | "s64" | "e5m2x4" | "e4m3x4"
-        );
-    }
-    let single = text.starts_with("0f") || text.starts_with("0F");
-    match ty {
-        "f32" | "f64" => true,
-        "b32" | "e5m2x4" | "e4m3x4" => single,
-        "b64" => !single,
-        _ => false,
-    }
 }
 
 /// The data operands: `d`, `b` (and `c` of `.cas` and of the 32-bit bitwise forms) of `atom`,

@@ -20,7 +20,7 @@ pub(crate) use floors::feature_floors;
 
 use ptx_syntax::{Operand, OperandKind};
 
-use super::operand_types::{Class, RegTy};
+use super::operand_types::{register_operand, Class, RegTy};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
 use crate::util::is_constant;
@@ -50,16 +50,6 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
 
 /// The declared type of a plain register operand, if it is one.
 pub(super) use super::operand_types::declared_register as register_type;
-
-/// The name, declared type and class of a plain register operand, whether written with `%`
-/// (a register to the grammar) or without (an identifier).
-fn register_operand<'a>(op: &Operand<'a>, scope: &Scope<'a>) -> Option<(&'a str, &'a str, RegTy)> {
-    let (OperandKind::Register(name) | OperandKind::Identifier(name)) = op.kind() else {
-        return None;
-    };
-    let (ty, reg) = register_type(scope, name)?;
-    Some((name, ty, reg))
-}
 
 /// 6.4.1: an address is a register, a variable, or either plus an offset; the register must
 /// hold an integer or bit-size value. ptxas 13.5 rejects float and predicate registers ("Illegal
@@ -1111,6 +1101,23 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 problems.push((
                     op.range(),
                     format!("`{opcode}` moves a vector: write the constant as a vector (`{{{0}, {0}, …}}`)", op.text()),
+                ));
+            }
+            // `st.shared.v4.b32 [a], v+4`: an address expression is one value (ptxas 13.5
+            // "Argument vector size mismatch"; fixtures/operands).
+            let address_expression = matches!(op.kind(), OperandKind::Expression)
+                && op.identifiers().iter().any(|t| {
+                    scope
+                        .lookup(t.text)
+                        .is_some_and(|s| s.kind == SymbolKind::Variable)
+                });
+            if vector && address_expression {
+                problems.push((
+                    op.range(),
+                    format!(
+                        "`{opcode}` moves a vector; the address `{}` is one value",
+                        op.text()
+                    ),
                 ));
             }
         }

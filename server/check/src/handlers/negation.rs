@@ -10,6 +10,7 @@
 
 use ptx_syntax::{Expression, Operand, OperandKind};
 
+use super::operand_types::{named_symbol, register_type, Class};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
 use crate::Diagnostic;
@@ -23,9 +24,10 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             OperandKind::Negated => {
                 let inner = op.elements();
                 let name = inner.first().map(|e| e.text()).unwrap_or_default();
-                let is_pred = scope
-                    .lookup(name)
-                    .is_some_and(|s| s.kind == SymbolKind::Register && s.ty == Some(".pred"));
+                let is_pred = inner
+                    .first()
+                    .and_then(|e| register_type(scope, e))
+                    .is_some_and(|t| t.class == Class::Pred);
                 if !is_pred {
                     if scope.lookup(name).is_some() {
                         report(
@@ -95,12 +97,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
 }
 
 fn is_register(operand: &Operand<'_>, scope: &Scope<'_>) -> bool {
-    match operand.kind() {
-        OperandKind::Register(name) | OperandKind::Identifier(name) => scope
-            .lookup(name)
-            .is_some_and(|s| s.kind == SymbolKind::Register),
-        _ => false,
-    }
+    named_symbol(scope, operand).is_some_and(|(_, s)| s.kind == SymbolKind::Register)
 }
 
 fn report(ctx: &mut Ctx<'_>, op: &Operand<'_>, message: String) {

@@ -12,13 +12,18 @@
 //!   output not allowed");
 //! * a variable's name as a plain operand only where its address is what the instruction
 //!   reads (data/operand-forms.txt, `variable-operand`: mov, cvta, getctarank, mapa);
-//! * a label only where the syntax block has one (bra, brx.idx's list, call's targets).
+//! * a label only where the syntax block has one (bra, brx.idx's list, call's targets);
+//! * the operands that refuse a form their type would take (data/operand-forms.txt,
+//!   `refuses`: a `.f16x2` register as a count or mask, a function's name or `v+4` where
+//!   ptxas expands the instruction into a call or reads an immediate, `!p` as vote's mask).
 //!
 //! Vector elements and the parts of a pair are the concern of the rules that know their
 //! instruction (vectors.rs, types.rs).
 
-use ptx_syntax::OperandKind;
+use ptx_isa::RefusedForm;
+use ptx_syntax::{Operand, OperandKind};
 
+use super::operand_types::{named_symbol, register_type, Class};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
 use crate::Diagnostic;
@@ -74,6 +79,20 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                     problems.push((op.range(), problem, "6.4"));
                 }
             }
+            // `cvta.shared d, v+4`: the variable of an address expression is of the
+            // instruction's state space too.
+            OperandKind::Expression if info_takes_variables(info) => {
+                let problem = op.identifiers().iter().find_map(|t| {
+                    let symbol = scope.lookup(t.text)?;
+                    if symbol.kind != SymbolKind::Variable {
+                        return None;
+                    }
+                    space_problem(info, t.text, symbol.space?)
+                });
+                if let Some(problem) = problem {
+                    problems.push((op.range(), problem, "6.4"));
+                }
+            }
             _ => {}
         }
     }
@@ -95,6 +114,79 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     }
     for (range, message, section) in problems {
         ctx.report(Diagnostic::error("operand-type", range, message).section(section));
+    }
+    refusals(ctx, info, scope);
+}
+
+/// The `refuses` rules of data/operand-forms.txt that hold for the instruction and target.
+fn refusals(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let sm = ctx
+        .sm_target()
+        .and_then(ptx_isa::SmName::parse)
+        .map(|t| t.canonical_number());
+    let opcode = info.opcode_text();
+    let mut problems = Vec::new();
+    for rule in &ctx.isa.operand_forms().refusals {
+        if !rule.matches(&info.words) || !rule.holds_on(sm) {
+            continue;
+        }
+        for &index in &rule.operands {
+            let Some(op) = info.operands.get(index) else {
+                continue;
+            };
+            let Some(form) = rule.forms.iter().copied().find(|f| is_form(op, *f, scope)) else {
+                continue;
+            };
+            let what = match form {
+                RefusedForm::HalfPair => "a .f16x2 register",
+                RefusedForm::Function => "a function's name",
+                RefusedForm::AddressExpression => "an address expression",
+                RefusedForm::Integer => "an integer constant",
+                RefusedForm::Negation => "a negated predicate",
+            };
+            let below = rule
+                .below
+                .map(|n| format!(" on targets before sm_{n}"))
+                .unwrap_or_default();
+            problems.push((
+                op.range(),
+                format!(
+                    "operand {} of `{opcode}` cannot be {what}{below} (`{}`)",
+                    index + 1,
+                    op.text()
+                ),
+            ));
+        }
+    }
+    let section = info.section();
+    for (range, message) in problems {
+        ctx.report(Diagnostic::error("operand-type", range, message).section(section.clone()));
+    }
+}
+
+/// Whether `op` has the form `form`.
+fn is_form(op: &Operand<'_>, form: RefusedForm, scope: &Scope<'_>) -> bool {
+    match form {
+        RefusedForm::HalfPair => {
+            register_type(scope, op).is_some_and(|t| t.class == Class::HalfPair)
+        }
+        RefusedForm::Function => {
+            named_symbol(scope, op).is_some_and(|(_, s)| s.kind == SymbolKind::Function)
+        }
+        RefusedForm::AddressExpression => {
+            matches!(op.kind(), OperandKind::Expression)
+                && op.identifiers().iter().any(|t| {
+                    scope
+                        .lookup(t.text)
+                        .is_some_and(|s| s.kind == SymbolKind::Variable)
+                })
+        }
+        RefusedForm::Integer => match op.kind() {
+            OperandKind::Integer(_) => true,
+            OperandKind::Expression => op.integer_value().is_some(),
+            _ => false,
+        },
+        RefusedForm::Negation => matches!(op.kind(), OperandKind::Negated),
     }
 }
 
@@ -144,26 +236,34 @@ fn name_problem(
         // `cvta.shared d, v` and `getctarank.shared::cluster d, v` take the address of a
         // variable of their own state space ("State space mismatch between instruction and
         // address" for a `.global` or `.const` one; fixtures/operands).
-        SymbolKind::Variable => {
-            let space = symbol.space?;
-            let wanted = match (info.words[0], info.words.get(1).copied()?) {
-                ("cvta" | "getctarank" | "mapa", w) if w.starts_with("shared") => ".shared",
-                ("cvta", "global") => ".global",
-                ("cvta", "local") => ".local",
-                ("cvta", "const") => ".const",
-                ("cvta", "param") => ".param",
-                _ => return None,
-            };
-            (!space.starts_with(wanted)).then(|| {
-                format!("`{name}` is a {space} variable; `{opcode}` takes the address of a {wanted} one")
-            })
-        }
+        SymbolKind::Variable => space_problem(info, name, symbol.space?),
         SymbolKind::Label if label_expected(info) => None,
         SymbolKind::Label => Some(format!(
             "`{name}` is a label; only branches and calls take labels (`{opcode}` reads registers and constants here)"
         )),
         _ => None,
     }
+}
+
+/// Why the address of a variable `name` of state space `space` cannot stand where the
+/// instruction reads a variable's address: `cvta.shared d, v` and `getctarank.shared::cluster
+/// d, v` take one of their own state space ("State space mismatch between instruction and
+/// address" for a `.global` or `.const` one, and for `v+4`; fixtures/operands).
+fn space_problem(info: &InstInfo<'_>, name: &str, space: &str) -> Option<String> {
+    let wanted = match (info.words[0], info.words.get(1).copied()?) {
+        ("cvta" | "getctarank" | "mapa", w) if w.starts_with("shared") => ".shared",
+        ("cvta", "global") => ".global",
+        ("cvta", "local") => ".local",
+        ("cvta", "const") => ".const",
+        ("cvta", "param") => ".param",
+        _ => return None,
+    };
+    (!space.starts_with(wanted)).then(|| {
+        format!(
+            "`{name}` is a {space} variable; `{}` takes the address of a {wanted} one",
+            info.opcode_text()
+        )
+    })
 }
 
 fn info_takes_variables(info: &InstInfo<'_>) -> bool {
@@ -186,6 +286,37 @@ fn label_expected(info: &InstInfo<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::test_support::check_diagnostics;
+
+    /// The `refuses` rules below sm_90: the warp-level instructions that ptxas expands into
+    /// calls there.
+    #[test]
+    fn refusals_before_sm_90() {
+        check_diagnostics(
+            r#"
+.version 8.8
+.target sm_80
+.address_size 64
+.global .u32 gv[4];
+.func fn()
+{
+  ret;
+}
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+  .reg .f16x2 %hh<4>;
+  .reg .pred %p<4>;
+  shfl.sync.idx.b32 %r1, gv+4, 1, 31, -1;
+//                       ^^^^ error: operand 2 of `shfl.sync.idx.b32` cannot be an address expression on targets before sm_90 (`gv+4`)
+  match.any.sync.b32 %r1, fn, -1;
+//                        ^^ error: operand 2 of `match.any.sync.b32` cannot be a function's name on targets before sm_90 (`fn`)
+  vote.sync.any.pred %p1, %hh1, -1;
+//                        ^^^^ error: operand 2 of `vote.sync.any.pred` cannot be a .f16x2 register on targets before sm_90 (`%hh1`)
+  ret;
+}
+"#,
+        );
+    }
 
     #[test]
     fn results_sinks_pairs_names_and_guards() {
@@ -241,6 +372,24 @@ L0:
   mov.u32 %r1, gv;
 //             ^^ error: `gv` is a .global variable, whose address has 64 bits in a 64-bit module; `mov.u32` takes 32 bits
   mov.u32 %r1, sv;
+  bfe.u32 %r1, %hh1, %hh2, 8;
+//                   ^^^^ error: operand 3 of `bfe.u32` cannot be a .f16x2 register (`%hh2`)
+  bar.sync %hh1;
+//         ^^^^ error: operand 1 of `bar.sync` cannot be a .f16x2 register (`%hh1`)
+  rem.u64 %rd1, %rd2, gv+4;
+//                    ^^^^ error: operand 3 of `rem.u64` cannot be an address expression (`gv+4`)
+  rem.u32 %r1, %r2, gv+4;
+  vote.sync.any.pred %p1, %p2, !%p3;
+//                             ^^^^ error: operand 3 of `vote.sync.any.pred` cannot be a negated predicate (`!%p3`)
+  vote.sync.any.pred %p1, %hh1, -1;
+  cvt.rn.bf16x2.f32 %r1, %f1, -1;
+//                            ^^ error: operand 3 of `cvt.rn.bf16x2.f32` cannot be an integer constant (`-1`)
+  cvt.rn.bf16x2.f32 %r1, %f1, 0f3F800000;
+  cvta.shared.u64 %rd1, gv+4;
+//                      ^^^^ error: `gv` is a .global variable; `cvta.shared.u64` takes the address of a .shared one
+  cvta.shared.u64 %rd1, sv+8;
+  discard.global.L2 [sv], 128;
+//                   ^^ error: `sv` is a .shared variable, but `discard.global.L2` accesses .global; use `discard.shared` or a generic address
   ret;
 }
 "#,

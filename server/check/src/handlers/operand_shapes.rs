@@ -9,6 +9,7 @@
 use ptx_isa::{OperandShape as Shape, ShapePosition as Position};
 use ptx_syntax::{Operand, OperandKind};
 
+use super::operand_types::register_type_name;
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
 use crate::Diagnostic;
@@ -139,28 +140,27 @@ fn misfit(
             }
             _ => None,
         },
-        Shape::TensorCoordinates => match op.kind() {
-            OperandKind::Address { .. } => {
-                let Some((_, vector)) = text.split_once('{') else {
-                    return Some(format!("`{text}` has no coordinates"));
-                };
-                // The coordinates are 32-bit integers (ptxas 13.5: "Arguments mismatch" for
-                // 16- or 64-bit registers, also when all of them have that size).
-                let vector = vector.split('}').next().unwrap_or_default();
-                vector.split(',').map(str::trim).find_map(|name| {
-                    let symbol = scope.lookup(name)?;
-                    let ty = symbol.ty?;
-                    (symbol.kind == SymbolKind::Register
-                        && !matches!(ty, ".b32" | ".u32" | ".s32"))
-                    .then(|| format!("`{name}` is a {ty} register; a tensor coordinate is a 32-bit integer"))
+        Shape::TensorCoordinates => {
+            match op.kind() {
+                OperandKind::Address { .. } => {
+                    let Some((_, vector)) = text.split_once('{') else {
+                        return Some(format!("`{text}` has no coordinates"));
+                    };
+                    // The coordinates are 32-bit integers (ptxas 13.5: "Arguments mismatch" for
+                    // 16- or 64-bit registers, also when all of them have that size).
+                    let vector = vector.split('}').next().unwrap_or_default();
+                    vector.split(',').map(str::trim).find_map(|name| {
+                    let ty = register_type_name(scope, name)?;
+                    (!matches!(ty, ".b32" | ".u32" | ".s32")).then(|| format!("`{name}` is a {ty} register; a tensor coordinate is a 32-bit integer"))
                 })
+                }
+                OperandKind::Vector => Some(format!("`{text}` is a vector, not an address")),
+                OperandKind::Register(_) | OperandKind::Identifier(_) => {
+                    Some(format!("`{text}` is not an address"))
+                }
+                _ => None,
             }
-            OperandKind::Vector => Some(format!("`{text}` is a vector, not an address")),
-            OperandKind::Register(_) | OperandKind::Identifier(_) => {
-                Some(format!("`{text}` is not an address"))
-            }
-            _ => None,
-        },
+        }
         Shape::Label => not_a_name(op, scope),
         Shape::VectorQualifier => {
             let wanted = info.words[1..].iter().find_map(|w| match *w {
@@ -204,9 +204,8 @@ fn misfit(
         }
         Shape::Register32 => match op.kind() {
             OperandKind::Register(name) | OperandKind::Identifier(name) => {
-                let symbol = scope.lookup(name)?;
-                let ty = symbol.ty?;
-                (symbol.kind == SymbolKind::Register && !matches!(ty, ".b32" | ".u32" | ".s32"))
+                let ty = register_type_name(scope, name)?;
+                (!matches!(ty, ".b32" | ".u32" | ".s32"))
                     .then(|| format!("`{name}` is a {ty} register"))
             }
             OperandKind::Integer(_) | OperandKind::Expression => {
@@ -222,13 +221,11 @@ fn misfit(
             let (OperandKind::Register(name) | OperandKind::Identifier(name)) = base.kind() else {
                 return None;
             };
-            let symbol = scope.lookup(name)?;
-            let ty = symbol.ty?;
-            (symbol.kind == SymbolKind::Register
-                && matches!(
-                    ty,
-                    ".b8" | ".u8" | ".s8" | ".b16" | ".u16" | ".s16" | ".f16" | ".bf16"
-                ))
+            let ty = register_type_name(scope, name)?;
+            matches!(
+                ty,
+                ".b8" | ".u8" | ".s8" | ".b16" | ".u16" | ".s16" | ".f16" | ".bf16"
+            )
             .then(|| format!("`{name}` is a {ty} register"))
         }
         Shape::Callee => {

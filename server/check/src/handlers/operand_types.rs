@@ -1,13 +1,21 @@
-//! The types of register operands, as every handler reads them: a register's declared type
-//! (`.b32`, `.s64`, `.f16x2`, `.pred`, …) as a class and a width, the plain register behind an
-//! operand (written with `%` or, to the grammar, as a name), the elements of a vector operand,
-//! the width of a type name, and [`Rules`], which reports registers whose type does not fit
-//! what an operand reads.
+//! Operand typing, one module that every handler reads:
+//! * a register's declared type (`.b32`, `.s64`, `.f16x2`, `.pred`, …) as a class and a width
+//!   ([`RegTy`]) and the register classes operands name ([`int32`], [`int64`], [`float32`],
+//!   [`word32`], [`pred`]);
+//! * the symbol or plain register behind an operand (written with `%` or, to the grammar, as
+//!   a name), the elements of a vector operand, the width of a type name;
+//! * [`Rules`], which reports registers whose type does not fit what an operand reads, and
+//!   [`Rules::scalar`] for operands that are one register, not a vector;
+//! * instruction types ([`Ty`]) and which register types they take: exactly (section 6.1,
+//!   [`exact_fits`]) or wider (9.4.1, Tables 27–28, [`relaxed_fits`]), with the wording of
+//!   both ([`type_name`], [`wanted`]);
+//! * the register types and constants that atomic and multimem data of a given type takes
+//!   ([`scalar_registers`], [`element_registers`], [`constant_fits`]).
 
 use ptx_syntax::{Operand, OperandKind};
 
 use crate::context::{Ctx, InstInfo};
-use crate::scope::{Scope, SymbolKind};
+use crate::scope::{Scope, Symbol, SymbolKind};
 use crate::Diagnostic;
 
 /// What a register's declared type says about its contents.
@@ -56,6 +64,60 @@ impl RegTy {
     }
 }
 
+/// 32 bits, not floating point or a predicate (`.s32` coordinates, offsets, counts).
+pub(crate) fn int32(ty: RegTy) -> bool {
+    ty.bits == 32 && matches!(ty.class, Class::Bits | Class::Int)
+}
+
+/// 64 bits, not floating point (descriptors, handles).
+pub(crate) fn int64(ty: RegTy) -> bool {
+    ty.bits == 64 && matches!(ty.class, Class::Bits | Class::Int)
+}
+
+/// 32 bits, not integer (`.f32` levels, gradients, depth values).
+pub(crate) fn float32(ty: RegTy) -> bool {
+    ty.bits == 32 && matches!(ty.class, Class::Bits | Class::Float)
+}
+
+/// Any 32-bit register but a predicate.
+pub(crate) fn word32(ty: RegTy) -> bool {
+    ty.bits == 32 && ty.class != Class::Pred
+}
+
+/// Any 16-bit register but a predicate.
+pub(crate) fn word16(ty: RegTy) -> bool {
+    ty.bits == 16 && ty.class != Class::Pred
+}
+
+/// A `.pred` register.
+pub(crate) fn pred(ty: RegTy) -> bool {
+    ty.class == Class::Pred
+}
+
+/// The symbol that a plain name operand (`%r1`, `x`, `fn`) names, with the name.
+pub(crate) fn named_symbol<'s, 'a, 'o>(
+    scope: &'s Scope<'a>,
+    operand: &Operand<'o>,
+) -> Option<(&'o str, &'s Symbol<'a>)> {
+    let (OperandKind::Register(name) | OperandKind::Identifier(name)) = operand.kind() else {
+        return None;
+    };
+    Some((name, scope.lookup(name)?))
+}
+
+/// The name, declared type and class of a plain register operand, whether written with `%`
+/// (a register to the grammar) or without (an identifier).
+pub(crate) fn register_operand<'a>(
+    op: &Operand<'a>,
+    scope: &Scope<'a>,
+) -> Option<(&'a str, &'a str, RegTy)> {
+    let (OperandKind::Register(name) | OperandKind::Identifier(name)) = op.kind() else {
+        return None;
+    };
+    let (ty, reg) = declared_register(scope, name)?;
+    Some((name, ty, reg))
+}
+
 /// The declared type of a plain (non-vector) register operand.
 pub(crate) fn register_type(scope: &Scope<'_>, operand: &Operand<'_>) -> Option<RegTy> {
     let (OperandKind::Register(name) | OperandKind::Identifier(name)) = operand.kind() else {
@@ -66,6 +128,16 @@ pub(crate) fn register_type(scope: &Scope<'_>, operand: &Operand<'_>) -> Option<
         return None;
     }
     RegTy::parse(symbol.ty?)
+}
+
+/// The name and the declared type, read as an instruction type ([`Ty`]), of a plain
+/// (non-vector) register operand.
+pub(crate) fn register_ty<'o>(scope: &Scope<'_>, operand: &Operand<'o>) -> Option<(&'o str, Ty)> {
+    let (name, symbol) = named_symbol(scope, operand)?;
+    if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
+        return None;
+    }
+    Some((name, symbol.ty.and_then(Ty::parse)?))
 }
 
 /// The elements of a vector operand, or the operand itself.
@@ -95,6 +167,15 @@ impl Rules<'_, '_, '_, '_> {
 
     pub fn opcode(&self) -> &str {
         self.info.opcode_text()
+    }
+
+    /// A vector where the instruction takes one register (`txq`, `suq`, `istypep`,
+    /// `tcgen05.alloc`'s column count).
+    pub fn scalar(&mut self, operand: &Operand<'_>) {
+        if is_vector(operand) {
+            let message = format!("`{}` takes one register here, not a vector", self.opcode());
+            self.error("operand-kind", operand.range(), message);
+        }
     }
 
     /// Registers of `operand` (or its elements) whose type does not fit: `fits` sees the
@@ -145,6 +226,16 @@ pub(crate) fn declared_register<'a>(scope: &Scope<'a>, name: &str) -> Option<(&'
     Some((ty, RegTy::parse(ty)?))
 }
 
+/// The declared type of the register named `name`, the element type of a vector register
+/// included; `None` for other names.
+pub(crate) fn register_type_name<'a>(scope: &Scope<'a>, name: &str) -> Option<&'a str> {
+    let symbol = scope.lookup(name)?;
+    if symbol.kind != SymbolKind::Register {
+        return None;
+    }
+    symbol.ty
+}
+
 /// The width in bits of a type name (`.b32` 32, `.f16x2` 32, `.pred` 1).
 pub(crate) fn type_bits(ty: &str) -> Option<u32> {
     if ty == ".pred" {
@@ -153,4 +244,252 @@ pub(crate) fn type_bits(ty: &str) -> Option<u32> {
     let digits: String = ty.chars().filter(char::is_ascii_digit).collect();
     let bits: u32 = digits.parse().ok()?;
     Some(if ty.ends_with("x2") { bits * 2 } else { bits })
+}
+
+// Instruction types and the registers they take.
+
+/// What an instruction type (`.b32`, `.s16`, `.f16x2`, `.bf16`, …) or a register's declared
+/// type says about an operand, finer than [`Class`]: signed and unsigned apart, and the packed
+/// types that have no register type of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Bits,
+    Signed,
+    Unsigned,
+    Float,
+    Pred,
+    /// `.f16x2`: a pair of halves in a 32-bit register (`.f16x2` or `.b32`).
+    HalfPair,
+    /// `.u16x2`, `.s16x2` (9.7.1.1–2, 9.7.1.12–13): a pair of 16-bit integers in a `.b32` or
+    /// `.f16x2` register (ptxas 13.5 "Arguments mismatch" for `.u32`, `.s32`, `.f32`
+    /// registers and for every constant).
+    IntPair,
+    /// `.bf16`, `.bf16x2` and the packed pair of singles `.f32x2` (9.7.3, sm_100): no
+    /// register type of their own, only bit-size registers of their size.
+    Brain,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Ty {
+    pub kind: Kind,
+    pub bits: u32,
+}
+
+impl Ty {
+    /// Fundamental types only (`.b8` … `.b128`, `.s/.u8` … `64`, `.f16/.f32/.f64`, `.pred`).
+    pub fn parse(name: &str) -> Option<Ty> {
+        let name = name.trim_start_matches('.');
+        match name {
+            "pred" => {
+                return Some(Ty {
+                    kind: Kind::Pred,
+                    bits: 1,
+                })
+            }
+            "f16x2" => {
+                return Some(Ty {
+                    kind: Kind::HalfPair,
+                    bits: 32,
+                })
+            }
+            "u16x2" | "s16x2" => {
+                return Some(Ty {
+                    kind: Kind::IntPair,
+                    bits: 32,
+                })
+            }
+            "bf16" | "bf16x2" | "f32x2" => {
+                return Some(Ty {
+                    kind: Kind::Brain,
+                    bits: match name {
+                        "bf16" => 16,
+                        "bf16x2" => 32,
+                        _ => 64,
+                    },
+                })
+            }
+            _ => {}
+        }
+        let (kind, digits) = match name.split_at_checked(1)? {
+            ("b", d) => (Kind::Bits, d),
+            ("s", d) => (Kind::Signed, d),
+            ("u", d) => (Kind::Unsigned, d),
+            ("f", d) => (Kind::Float, d),
+            _ => return None,
+        };
+        let bits: u32 = digits.parse().ok()?;
+        let valid = match kind {
+            Kind::Bits => matches!(bits, 8 | 16 | 32 | 64 | 128),
+            Kind::Signed | Kind::Unsigned => matches!(bits, 8 | 16 | 32 | 64),
+            Kind::Float => matches!(bits, 16 | 32 | 64),
+            Kind::Pred | Kind::HalfPair | Kind::IntPair | Kind::Brain => false,
+        };
+        valid.then_some(Ty { kind, bits })
+    }
+
+    pub fn is_int(self) -> bool {
+        matches!(self.kind, Kind::Signed | Kind::Unsigned)
+    }
+
+    /// The half-precision and packed floating-point instruction types, which take no constant
+    /// operand (ptxas: "Arguments mismatch" for `add.f16 %h, %h, 1.0`, `add.bf16x2 %r, %r,
+    /// 0x3c003c00`, `add.f32x2 %rd, %rd, 1.0`).
+    pub fn is_half_float(self) -> bool {
+        matches!(self.kind, Kind::HalfPair | Kind::IntPair | Kind::Brain)
+            || (self.kind == Kind::Float && self.bits == 16)
+    }
+}
+
+/// Section 6.1: same size, and a bit type on either side or both integer or both float.
+/// `.bf16`/`.bf16x2` take only bit-size registers and `.f16x2` a `.f16x2` or `.b32` one
+/// (section 5.2.3 allows no `.bf16` register; ptxas rejects `.f16`, `.u16`, `.f32` there).
+pub(crate) fn exact_fits(instr: Ty, reg: Ty) -> bool {
+    if instr.kind == Kind::Pred || reg.kind == Kind::Pred {
+        return instr.kind == reg.kind;
+    }
+    // ptxas 13.5 also takes a `.f16x2` register for a 32-bit integer operand (`vadd.u32…`,
+    // `bfe.u32`, `dp4a` sources).
+    if reg.kind == Kind::HalfPair && instr.is_int() {
+        return instr.bits == 32;
+    }
+    if matches!(instr.kind, Kind::HalfPair | Kind::IntPair | Kind::Brain)
+        || matches!(reg.kind, Kind::HalfPair | Kind::Brain)
+    {
+        return instr.bits == reg.bits
+            && (reg.kind == Kind::Bits
+                || (instr.kind == Kind::Bits && reg.kind == Kind::HalfPair)
+                || (matches!(instr.kind, Kind::HalfPair | Kind::IntPair)
+                    && reg.kind == Kind::HalfPair));
+    }
+    instr.bits == reg.bits
+        && (instr.kind == Kind::Bits
+            || reg.kind == Kind::Bits
+            || (instr.is_int() && reg.is_int())
+            || (instr.kind == Kind::Float && reg.kind == Kind::Float))
+}
+
+/// Section 9.4.1, Tables 27 and 28.
+pub(crate) fn relaxed_fits(instr: Ty, reg: Ty) -> bool {
+    if instr.kind == Kind::Pred || reg.kind == Kind::Pred {
+        return instr.kind == reg.kind;
+    }
+    if matches!(instr.kind, Kind::HalfPair | Kind::IntPair | Kind::Brain) {
+        return (reg.kind == Kind::Bits && reg.bits >= instr.bits)
+            || (instr.kind == Kind::HalfPair && reg.kind == Kind::HalfPair);
+    }
+    // ptxas 13.5 takes a `.f16x2` register for bit-size and integer types up to 32 bits
+    // (`ld.global.u32 %x, [a]`, `cvt.u32.u16 %x, %h`), not for floats.
+    if reg.kind == Kind::HalfPair {
+        return (instr.kind == Kind::Bits || instr.is_int()) && instr.bits <= 32;
+    }
+    match reg.kind {
+        Kind::Bits => reg.bits >= instr.bits,
+        Kind::Signed | Kind::Unsigned => {
+            (instr.kind == Kind::Bits || instr.is_int()) && reg.bits >= instr.bits
+        }
+        Kind::Float => match instr.kind {
+            Kind::Bits => reg.bits >= instr.bits,
+            Kind::Float => reg.bits == instr.bits,
+            _ => false,
+        },
+        Kind::Pred | Kind::HalfPair | Kind::IntPair | Kind::Brain => false,
+    }
+}
+
+/// Whether an operand of type `ty` may be an address (a variable's name, `v+4`): integer and
+/// bit-size types may, floating-point, half and predicate types not.
+pub(crate) fn address_fits(ty: Ty) -> bool {
+    matches!(ty.kind, Kind::Bits | Kind::Signed | Kind::Unsigned)
+}
+
+pub(crate) fn type_name(ty: Ty) -> String {
+    match ty.kind {
+        Kind::Bits => format!("b{}", ty.bits),
+        Kind::Signed => format!("s{}", ty.bits),
+        Kind::Unsigned => format!("u{}", ty.bits),
+        Kind::Float => format!("f{}", ty.bits),
+        Kind::Pred => "pred".to_owned(),
+        Kind::HalfPair => "f16x2".to_owned(),
+        Kind::IntPair => "u16x2".to_owned(),
+        Kind::Brain if ty.bits == 16 => "bf16".to_owned(),
+        Kind::Brain if ty.bits == 64 => "f32x2".to_owned(),
+        Kind::Brain => "bf16x2".to_owned(),
+    }
+}
+
+pub(crate) fn wanted(ty: Ty, relaxed: bool) -> String {
+    let bits = ty.bits;
+    match (ty.kind, relaxed) {
+        (Kind::Pred, _) => "a .pred register".to_owned(),
+        (Kind::HalfPair | Kind::IntPair, false) => "a .f16x2 or .b32 register".to_owned(),
+        (Kind::Brain, false) => format!("a .b{bits} register"),
+        (Kind::HalfPair | Kind::IntPair | Kind::Brain, true) => {
+            format!("a bit-size register of at least {bits} bits")
+        }
+        (Kind::Float, false) => format!("a .f{bits} or .b{bits} register"),
+        (Kind::Float, true) => {
+            format!("a .f{bits} register or a bit-size register of at least {bits} bits")
+        }
+        (Kind::Bits, false) => format!("a {bits}-bit register"),
+        (Kind::Bits, true) => format!("a register of at least {bits} bits"),
+        (_, false) => format!("a .b{bits}, .s{bits} or .u{bits} register"),
+        (_, true) => format!("an integer or bit-size register of at least {bits} bits"),
+    }
+}
+
+// The data of atomic and multimem instructions.
+
+/// Register types (without dot) that a scalar operand of instruction type `ty` may have
+/// (ptxas 13.5, every pair probed with declared registers): bit-size types take any register
+/// of their size, integer types also a `.f16x2` one, floating-point types only their own or
+/// a bit-size one; `.bf16` data lives in bit-size registers, packed 8-bit floats (multimem)
+/// in any register of their size.
+pub(crate) fn scalar_registers(ty: &str) -> &'static [&'static str] {
+    match ty {
+        "b16" | "e5m2x2" | "e4m3x2" => &["b16", "u16", "s16", "f16"],
+        "b32" | "e5m2x4" | "e4m3x4" => &["b32", "u32", "s32", "f32", "f16x2"],
+        "e5m2" | "e4m3" => &["b8", "u8", "s8"],
+        "b64" => &["b64", "u64", "s64", "f64"],
+        "b128" => &["b128"],
+        "u32" | "s32" => &["b32", "u32", "s32", "f16x2"],
+        "u64" | "s64" => &["b64", "u64", "s64"],
+        "f32" => &["b32", "f32"],
+        "f64" => &["b64", "f64"],
+        "f16" => &["b16", "f16"],
+        "bf16" => &["b16"],
+        "f16x2" => &["b32", "f16x2"],
+        "bf16x2" => &["b32"],
+        _ => &[],
+    }
+}
+
+/// The same for the elements of a `.vN` vector: ptxas takes integer registers for `.f16` and
+/// `.f32` elements too.
+pub(crate) fn element_registers(ty: &str) -> &'static [&'static str] {
+    match ty {
+        "f16" => &["b16", "u16", "s16", "f16"],
+        "f32" => &["b32", "u32", "s32", "f32"],
+        other => scalar_registers(other),
+    }
+}
+
+/// Whether a constant may stand for a scalar value of type `ty` (ptxas 13.5): integers for
+/// the bit and integer types and the packed 8-bit float quads; `0f…` for the 32-bit ones,
+/// `0d…` and decimal floats for `.b64`, any float for `.f32`/`.f64`; nothing for the 16-bit
+/// floats.
+pub(crate) fn constant_fits(ty: &str, kind: &OperandKind<'_>, text: &str) -> bool {
+    let float = matches!(kind, OperandKind::Float(_));
+    if !float {
+        return matches!(
+            ty,
+            "b16" | "b32" | "b64" | "b128" | "u32" | "s32" | "u64" | "s64" | "e5m2x4" | "e4m3x4"
+        );
+    }
+    let single = text.starts_with("0f") || text.starts_with("0F");
+    match ty {
+        "f32" | "f64" => true,
+        "b32" | "e5m2x4" | "e4m3x4" => single,
+        "b64" => !single,
+        _ => false,
+    }
 }

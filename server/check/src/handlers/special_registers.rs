@@ -69,6 +69,23 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
                     .operands
                     .get(index)
                     .is_some_and(|op| matches!(op.kind(), ptx_syntax::OperandKind::Register(_)));
+                // A predicate special register is read by `mov.pred` only ("Arguments mismatch
+                // for instruction 'cvt'" for `cvt.s64.s32 d, %is_explicit_cluster`;
+                // fixtures/operands). Other conversions read no special register at all (the
+                // rule above and memory.rs').
+                if integer_cvt(info) && sreg.ty.split_whitespace().last() == Some(".pred") {
+                    ctx.report(
+                        Diagnostic::error(
+                            "special-register-operand",
+                            register.range(),
+                            format!(
+                                "`{}` is a predicate special register; `cvt` converts no predicate (read it with `mov.pred`)",
+                                register.text
+                            ),
+                        )
+                        .section("10"),
+                    );
+                }
                 if whole && sreg.ty.split_whitespace().any(|w| w.starts_with(".v")) {
                     ctx.report(
                         Diagnostic::error(

@@ -19,12 +19,22 @@ const SPACES: &[&str] = &["global", "shared", "local", "param", "const"];
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     narrow_address(ctx, info, scope);
     generic_address_width(ctx, info, scope);
-    // wmma.load/store and ldmatrix/stmatrix name their state space too (9.7.14.4.3-4,
-    // 9.7.14.5.15-16; ptxas 13.5 "State space mismatch between instruction and address" for
-    // `ldmatrix….shared.b16 {…}, [gmem]`).
+    // wmma.load/store, ldmatrix/stmatrix, discard and applypriority name their state space
+    // too (9.7.14.4.3-4, 9.7.14.5.15-16, 9.7.9.16-17; ptxas 13.5 "State space mismatch
+    // between instruction and address" for `ldmatrix….shared.b16 {…}, [gmem]` and
+    // `discard.global.L2 [svar], 128`).
     if !matches!(
         info.words[0],
-        "ld" | "ldu" | "st" | "atom" | "red" | "prefetch" | "wmma" | "ldmatrix" | "stmatrix"
+        "ld" | "ldu"
+            | "st"
+            | "atom"
+            | "red"
+            | "prefetch"
+            | "wmma"
+            | "ldmatrix"
+            | "stmatrix"
+            | "discard"
+            | "applypriority"
     ) {
         return;
     }
@@ -189,9 +199,11 @@ fn generic_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
         .filter(|w| SPACES.contains(w))
         .collect();
     let space = match spaces.as_slice() {
+        // prefetchu (9.7.9.15) reads a generic address only (ptxas 13.5 "32-Bit ABI … is not
+        // supported" for `prefetchu.L1 [%r1]`; fixtures/operands).
         [] if matches!(
             info.words[0],
-            "ld" | "ldu" | "st" | "atom" | "red" | "prefetch" | "mbarrier"
+            "ld" | "ldu" | "st" | "atom" | "red" | "prefetch" | "prefetchu" | "mbarrier"
         ) =>
         {
             "a generic"
@@ -224,7 +236,7 @@ fn generic_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
             continue;
         };
         if matches!(ty, ".b32" | ".u32" | ".s32") {
-            let hint = if space == "a generic" {
+            let hint = if space == "a generic" && info.words[0] != "prefetchu" {
                 format!(" or name the state space (`{}.shared`)", info.words[0])
             } else {
                 String::new()

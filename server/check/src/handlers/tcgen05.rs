@@ -304,8 +304,7 @@ pub(super) fn format_pair(rules: &mut super::operand_types::Rules<'_, '_, '_, '_
 /// * `wgmma.mma_async{.sp}` (9.7.15.5.2): descriptors 64-bit, `scale-d` a predicate, the
 ///   sparsity metadata 32-bit, the selector and the `imm-*` operands constants.
 pub(crate) fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &crate::scope::Scope<'_>) {
-    use super::operand_types::{is_vector, Class, RegTy, Rules};
-    use super::textures::scalar;
+    use super::operand_types::{int32, int64, is_vector, pred, word16, word32, Rules};
     let op = info.words.get(1).copied().unwrap_or("");
     let section = match (info.words[0], op) {
         ("tcgen05", "mma") => "9.7.16.10.9",
@@ -324,10 +323,6 @@ pub(crate) fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &crate::sc
         scope,
         section,
     };
-    let int64 = |t: RegTy| t.bits == 64 && matches!(t.class, Class::Bits | Class::Int);
-    let int32 = |t: RegTy| t.bits == 32 && matches!(t.class, Class::Bits | Class::Int);
-    let word32 = |t: RegTy| t.bits == 32 && t.class != Class::Pred;
-    let pred = |t: RegTy| t.class == Class::Pred;
     let ops = &info.operands;
     let constant = |rules: &mut Rules<'_, '_, '_, '_>, operand: &Operand<'_>, what: &str| {
         if matches!(
@@ -446,13 +441,13 @@ pub(crate) fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &crate::sc
         }
         ("tcgen05", "alloc") => {
             if let Some(columns) = ops.get(1) {
-                scalar(&mut rules, columns);
+                rules.scalar(columns);
                 rules.registers(columns, "column count", "a 32-bit register", int32);
             }
         }
         ("tcgen05", "dealloc") => {
             for o in ops {
-                scalar(&mut rules, o);
+                rules.scalar(o);
             }
         }
         ("tcgen05", "commit") => {
@@ -464,9 +459,7 @@ pub(crate) fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &crate::sc
                 rules.error("operand-count", ops[0].range(), message);
             }
             if let Some(mask) = ops.get(1) {
-                rules.registers(mask, "CTA mask", "a 16-bit register", |t| {
-                    t.bits == 16 && t.class != Class::Pred
-                });
+                rules.registers(mask, "CTA mask", "a 16-bit register", word16);
             }
         }
         ("wgmma", "mma_async") => {

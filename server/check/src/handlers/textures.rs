@@ -9,7 +9,10 @@
 
 use ptx_syntax::{Operand, OperandKind};
 
-use super::operand_types::{is_vector, parts, register_type, Class, RegTy, Rules};
+use super::operand_types::{
+    float32, int32, int64, is_vector, parts, pred, register_type, word16, word32, Class, RegTy,
+    Rules,
+};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
 use crate::Diagnostic;
@@ -137,16 +140,6 @@ impl Rules<'_, '_, '_, '_> {
     }
 }
 
-/// 32 bits, not floating point (`.s32` coordinates, offsets, levels).
-fn int32(ty: RegTy) -> bool {
-    ty.bits == 32 && matches!(ty.class, Class::Bits | Class::Int)
-}
-
-/// 32 bits, not integer (`.f32` levels, gradients, depth values).
-fn float32(ty: RegTy) -> bool {
-    ty.bits == 32 && matches!(ty.class, Class::Bits | Class::Float)
-}
-
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     let (section, image) = match info.words[0] {
         "tex" => ("9.7.10.3", true),
@@ -173,9 +166,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             // The fragments are 32-bit registers (ptxas 13.5 "Arguments mismatch" for 16- and
             // 64-bit ones).
             if let Some(fragment) = info.operands.get(if ld { 0 } else { 1 }) {
-                rules.registers(fragment, "fragment", "32-bit registers", |t| {
-                    t.bits == 32 && t.class != Class::Pred
-                });
+                rules.registers(fragment, "fragment", "32-bit registers", word32);
             }
             return;
         }
@@ -310,9 +301,7 @@ fn texture(
         };
         if let Some(data) = data.filter(is_vector) {
             match dtype {
-                "f16" => rules.registers(&data, "destination", "16-bit registers", |t| {
-                    t.bits == 16 && t.class != Class::Pred
-                }),
+                "f16" => rules.registers(&data, "destination", "16-bit registers", word16),
                 "f32" => rules.registers(&data, "destination", "32-bit registers", |t| {
                     t.bits == 32 && matches!(t.class, Class::Bits | Class::Int | Class::Float)
                 }),
@@ -329,9 +318,7 @@ fn texture(
             }
         }
         if let Some(p) = predicate {
-            rules.registers(&p, "residency result", "a predicate", |t| {
-                t.class == Class::Pred
-            });
+            rules.registers(&p, "residency result", "a predicate", pred);
         }
     }
 
@@ -492,9 +479,7 @@ fn handles(rules: &mut Rules<'_, '_, '_, '_>, address: &Operand<'_>) {
         rules.error("operand-kind", address.range(), message);
     }
     for handle in handles {
-        rules.registers(handle, "image handle", "a 64-bit integer register", |t| {
-            t.bits == 64 && matches!(t.class, Class::Bits | Class::Int)
-        });
+        rules.registers(handle, "image handle", "a 64-bit integer register", int64);
     }
     // A named image has the opaque type of its instruction family (ptxas 13.5 "Argument 1 of
     // instruction 'tex': .texref or .u64 register expected" for a `.surfref` or a `.u64`
@@ -523,14 +508,6 @@ fn handles(rules: &mut Rules<'_, '_, '_, '_>, address: &Operand<'_>) {
             rules.opcode()
         );
         rules.error("operand-type", image.range(), message);
-    }
-}
-
-/// A vector where the instruction takes one register (`txq`, `suq`, `istypep`).
-pub(super) fn scalar(rules: &mut Rules<'_, '_, '_, '_>, operand: &Operand<'_>) {
-    if is_vector(operand) {
-        let message = format!("`{}` takes one register here, not a vector", rules.opcode());
-        rules.error("operand-kind", operand.range(), message);
     }
 }
 
@@ -625,10 +602,8 @@ fn query(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>, section: &'s
         section,
     };
     if let Some(d) = info.operands.first() {
-        scalar(&mut rules, d);
-        rules.registers(d, "result", "a 32-bit register", |t| {
-            t.bits == 32 && t.class != Class::Pred
-        });
+        rules.scalar(d);
+        rules.registers(d, "result", "a 32-bit register", word32);
     }
     if let Some(address) = info.operands.get(1) {
         if matches!(address.kind(), OperandKind::Address { .. }) {
@@ -670,9 +645,7 @@ fn query(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>, section: &'s
 /// (ptxas 13.5 ".samplerref expected", ".texref or .u64 register expected", ".samplerref or
 /// .u64 register expected", measured over every query, reference kind and mode).
 fn query_handle(rules: &mut Rules<'_, '_, '_, '_>, handle: &Operand<'_>) {
-    rules.registers(handle, "image handle", "a 64-bit integer register", |t| {
-        t.bits == 64 && matches!(t.class, Class::Bits | Class::Int)
-    });
+    rules.registers(handle, "image handle", "a 64-bit integer register", int64);
     let OperandKind::Identifier(name) = handle.kind() else {
         return;
     };
@@ -728,11 +701,11 @@ fn type_test(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         section: "9.7.10.6",
     };
     if let Some(p) = info.operands.first() {
-        scalar(&mut rules, p);
-        rules.registers(p, "result", "a predicate", |t| t.class == Class::Pred);
+        rules.scalar(p);
+        rules.registers(p, "result", "a predicate", pred);
     }
     if let Some(a) = info.operands.get(1) {
-        scalar(&mut rules, a);
+        rules.scalar(a);
         if let OperandKind::Identifier(name) = a.kind() {
             if rules
                 .scope
@@ -746,9 +719,7 @@ fn type_test(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                 rules.error("operand-kind", a.range(), message);
             }
         }
-        rules.registers(a, "operand", "a 64-bit integer register", |t| {
-            t.bits == 64 && matches!(t.class, Class::Bits | Class::Int)
-        });
+        rules.registers(a, "operand", "a 64-bit integer register", int64);
     }
 }
 
@@ -842,7 +813,7 @@ fn wmma(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     }
     if op != "mma" {
         if let Some(stride) = info.operands.get(2) {
-            scalar(&mut rules, stride);
+            rules.scalar(stride);
         }
     }
 }

@@ -12,154 +12,12 @@
 
 use ptx_syntax::{Operand, OperandKind};
 
+use super::operand_types::{
+    address_fits, exact_fits, named_symbol, register_ty, relaxed_fits, type_name, wanted, Kind, Ty,
+};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
 use crate::Diagnostic;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Bits,
-    Signed,
-    Unsigned,
-    Float,
-    Pred,
-    /// `.f16x2`: a pair of halves in a 32-bit register (`.f16x2` or `.b32`).
-    HalfPair,
-    /// `.u16x2`, `.s16x2` (9.7.1.1–2, 9.7.1.12–13): a pair of 16-bit integers in a `.b32` or
-    /// `.f16x2` register (ptxas 13.5 "Arguments mismatch" for `.u32`, `.s32`, `.f32`
-    /// registers and for every constant).
-    IntPair,
-    /// `.bf16`, `.bf16x2` and the packed pair of singles `.f32x2` (9.7.3, sm_100): no
-    /// register type of their own, only bit-size registers of their size.
-    Brain,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Ty {
-    kind: Kind,
-    bits: u32,
-}
-
-impl Ty {
-    /// Fundamental types only (`.b8` … `.b128`, `.s/.u8` … `64`, `.f16/.f32/.f64`, `.pred`).
-    fn parse(name: &str) -> Option<Ty> {
-        let name = name.trim_start_matches('.');
-        match name {
-            "pred" => {
-                return Some(Ty {
-                    kind: Kind::Pred,
-                    bits: 1,
-                })
-            }
-            "f16x2" => {
-                return Some(Ty {
-                    kind: Kind::HalfPair,
-                    bits: 32,
-                })
-            }
-            "u16x2" | "s16x2" => {
-                return Some(Ty {
-                    kind: Kind::IntPair,
-                    bits: 32,
-                })
-            }
-            "bf16" | "bf16x2" | "f32x2" => {
-                return Some(Ty {
-                    kind: Kind::Brain,
-                    bits: match name {
-                        "bf16" => 16,
-                        "bf16x2" => 32,
-                        _ => 64,
-                    },
-                })
-            }
-            _ => {}
-        }
-        let (kind, digits) = match name.split_at_checked(1)? {
-            ("b", d) => (Kind::Bits, d),
-            ("s", d) => (Kind::Signed, d),
-            ("u", d) => (Kind::Unsigned, d),
-            ("f", d) => (Kind::Float, d),
-            _ => return None,
-        };
-        let bits: u32 = digits.parse().ok()?;
-        let valid = match kind {
-            Kind::Bits => matches!(bits, 8 | 16 | 32 | 64 | 128),
-            Kind::Signed | Kind::Unsigned => matches!(bits, 8 | 16 | 32 | 64),
-            Kind::Float => matches!(bits, 16 | 32 | 64),
-            Kind::Pred | Kind::HalfPair | Kind::IntPair | Kind::Brain => false,
-        };
-        valid.then_some(Ty { kind, bits })
-    }
-
-    fn is_int(self) -> bool {
-        matches!(self.kind, Kind::Signed | Kind::Unsigned)
-    }
-
-    /// The half-precision and packed floating-point instruction types, which take no constant
-    /// operand (ptxas: "Arguments mismatch" for `add.f16 %h, %h, 1.0`, `add.bf16x2 %r, %r,
-    /// 0x3c003c00`, `add.f32x2 %rd, %rd, 1.0`).
-    fn is_half_float(self) -> bool {
-        matches!(self.kind, Kind::HalfPair | Kind::IntPair | Kind::Brain)
-            || (self.kind == Kind::Float && self.bits == 16)
-    }
-}
-
-/// Section 6.1: same size, and a bit type on either side or both integer or both float.
-/// `.bf16`/`.bf16x2` take only bit-size registers and `.f16x2` a `.f16x2` or `.b32` one
-/// (section 5.2.3 allows no `.bf16` register; ptxas rejects `.f16`, `.u16`, `.f32` there).
-fn exact_fits(instr: Ty, reg: Ty) -> bool {
-    if instr.kind == Kind::Pred || reg.kind == Kind::Pred {
-        return instr.kind == reg.kind;
-    }
-    // ptxas 13.5 also takes a `.f16x2` register for a 32-bit integer operand (`vadd.u32…`,
-    // `bfe.u32`, `dp4a` sources).
-    if reg.kind == Kind::HalfPair && instr.is_int() {
-        return instr.bits == 32;
-    }
-    if matches!(instr.kind, Kind::HalfPair | Kind::IntPair | Kind::Brain)
-        || matches!(reg.kind, Kind::HalfPair | Kind::Brain)
-    {
-        return instr.bits == reg.bits
-            && (reg.kind == Kind::Bits
-                || (instr.kind == Kind::Bits && reg.kind == Kind::HalfPair)
-                || (matches!(instr.kind, Kind::HalfPair | Kind::IntPair)
-                    && reg.kind == Kind::HalfPair));
-    }
-    instr.bits == reg.bits
-        && (instr.kind == Kind::Bits
-            || reg.kind == Kind::Bits
-            || (instr.is_int() && reg.is_int())
-            || (instr.kind == Kind::Float && reg.kind == Kind::Float))
-}
-
-/// Section 9.4.1, Tables 27 and 28.
-fn relaxed_fits(instr: Ty, reg: Ty) -> bool {
-    if instr.kind == Kind::Pred || reg.kind == Kind::Pred {
-        return instr.kind == reg.kind;
-    }
-    if matches!(instr.kind, Kind::HalfPair | Kind::IntPair | Kind::Brain) {
-        return (reg.kind == Kind::Bits && reg.bits >= instr.bits)
-            || (instr.kind == Kind::HalfPair && reg.kind == Kind::HalfPair);
-    }
-    // ptxas 13.5 takes a `.f16x2` register for bit-size and integer types up to 32 bits
-    // (`ld.global.u32 %x, [a]`, `cvt.u32.u16 %x, %h`), not for floats.
-    if reg.kind == Kind::HalfPair {
-        return (instr.kind == Kind::Bits || instr.is_int()) && instr.bits <= 32;
-    }
-    match reg.kind {
-        Kind::Bits => reg.bits >= instr.bits,
-        Kind::Signed | Kind::Unsigned => {
-            (instr.kind == Kind::Bits || instr.is_int()) && reg.bits >= instr.bits
-        }
-        Kind::Float => match instr.kind {
-            Kind::Bits => reg.bits >= instr.bits,
-            Kind::Float => reg.bits == instr.bits,
-            _ => false,
-        },
-        Kind::Pred | Kind::HalfPair | Kind::IntPair | Kind::Brain => false,
-    }
-}
 
 /// How an instruction's operands are typed.
 enum Pattern {
@@ -641,13 +499,10 @@ fn function_addresses(
         let Some(op) = info.operands.get(i) else {
             continue;
         };
-        let (OperandKind::Identifier(name) | OperandKind::Register(name)) = op.kind() else {
+        let Some((name, symbol)) = named_symbol(scope, op) else {
             continue;
         };
-        if scope
-            .lookup(name)
-            .is_some_and(|s| s.kind == SymbolKind::Function)
-        {
+        if symbol.kind == SymbolKind::Function {
             out.push((
                 op.range(),
                 format!(
@@ -841,28 +696,13 @@ fn mov_vector_packing(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>)
         let share = ty.bits / elements.len() as u32;
         let sizes: Vec<u32> = elements
             .iter()
-            .filter_map(|e| match e.kind() {
-                OperandKind::Register(name) | OperandKind::Identifier(name) => scope.lookup(name),
-                _ => None,
-            })
-            .filter(|s| s.kind == SymbolKind::Register && s.vector.is_none())
-            .filter_map(|s| s.ty.and_then(Ty::parse).map(|t| t.bits))
+            .filter_map(|e| register_ty(scope, e).map(|(_, t)| t.bits))
             .collect();
         let mixed = sizes.iter().any(|&b| b != sizes[0]);
         let mut float = None;
         let mut integer = None;
         for element in &elements {
-            let name = match element.kind() {
-                OperandKind::Register(name) | OperandKind::Identifier(name) => name,
-                _ => continue,
-            };
-            let Some(symbol) = scope.lookup(name) else {
-                continue;
-            };
-            if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
-                continue;
-            }
-            let Some(reg) = symbol.ty.and_then(Ty::parse) else {
+            let Some((name, reg)) = register_ty(scope, element) else {
                 continue;
             };
             // Parts of different sizes are the general mixed-vector rule's report.
@@ -899,12 +739,6 @@ struct Checker<'i, 'a, 's> {
     isa: &'static ptx_isa::Isa,
     /// `.address_size 64`.
     address_64: bool,
-}
-
-/// Whether an operand of type `ty` may be an address (a variable's name, `v+4`): integer and
-/// bit-size types may, floating-point, half and predicate types not.
-fn address_fits(ty: Ty) -> bool {
-    matches!(ty.kind, Kind::Bits | Kind::Signed | Kind::Unsigned)
 }
 
 impl Checker<'_, '_, '_> {
@@ -1249,41 +1083,6 @@ fn constant_expression(op: &ptx_syntax::Operand<'_>) -> Option<bool> {
     Some(float)
 }
 
-fn type_name(ty: Ty) -> String {
-    match ty.kind {
-        Kind::Bits => format!("b{}", ty.bits),
-        Kind::Signed => format!("s{}", ty.bits),
-        Kind::Unsigned => format!("u{}", ty.bits),
-        Kind::Float => format!("f{}", ty.bits),
-        Kind::Pred => "pred".to_owned(),
-        Kind::HalfPair => "f16x2".to_owned(),
-        Kind::IntPair => "u16x2".to_owned(),
-        Kind::Brain if ty.bits == 16 => "bf16".to_owned(),
-        Kind::Brain if ty.bits == 64 => "f32x2".to_owned(),
-        Kind::Brain => "bf16x2".to_owned(),
-    }
-}
-
-fn wanted(ty: Ty, relaxed: bool) -> String {
-    let bits = ty.bits;
-    match (ty.kind, relaxed) {
-        (Kind::Pred, _) => "a .pred register".to_owned(),
-        (Kind::HalfPair | Kind::IntPair, false) => "a .f16x2 or .b32 register".to_owned(),
-        (Kind::Brain, false) => format!("a .b{bits} register"),
-        (Kind::HalfPair | Kind::IntPair | Kind::Brain, true) => {
-            format!("a bit-size register of at least {bits} bits")
-        }
-        (Kind::Float, false) => format!("a .f{bits} or .b{bits} register"),
-        (Kind::Float, true) => {
-            format!("a .f{bits} register or a bit-size register of at least {bits} bits")
-        }
-        (Kind::Bits, false) => format!("a {bits}-bit register"),
-        (Kind::Bits, true) => format!("a register of at least {bits} bits"),
-        (_, false) => format!("a .b{bits}, .s{bits} or .u{bits} register"),
-        (_, true) => format!("an integer or bit-size register of at least {bits} bits"),
-    }
-}
-
 /// Texture and surface coordinates are 32-bit values (`.s32` or `.f32`, 9.7.10.3, 9.7.11):
 /// ptxas "Arguments mismatch" for `[img, {%rd1, %rd2}]` or `[img, {%h1, %h2}]`.
 fn image_coordinates(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
@@ -1306,16 +1105,7 @@ fn image_coordinates(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) 
             }
         }
         for c in coordinates {
-            let (OperandKind::Register(name) | OperandKind::Identifier(name)) = c.kind() else {
-                continue;
-            };
-            let Some(symbol) = scope.lookup(name) else {
-                continue;
-            };
-            if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
-                continue;
-            }
-            let Some(ty) = symbol.ty.and_then(Ty::parse) else {
+            let Some((name, ty)) = register_ty(scope, &c) else {
                 continue;
             };
             if ty.bits != 32 {
