@@ -29,6 +29,6 @@ pub use occupancy::{occupancy, Limiter, Occupancy, SmLimits};
 pub use resources::{
     document_target, module_view, text_for_target, FunctionView, ModuleView, ResourceOptions,
 };
-pub use sass::{disassemble, disassemble_all, Early, Sass, SassFunction, SassLine};
-pub use split::{compile_module, compile_module_then, split_for_target};
+pub use sass::{disassemble, Early, Sass, SassFunction, SassLine};
+pub use split::{compile_module, split_for_target};
 pub use verbose::{parse_log, FunctionResources, PtxasDiagnostic, PtxasReport, PtxasSeverity};

@@ -205,38 +205,8 @@ pub fn disassemble(
     Ok(parse_nvdisasm(&String::from_utf8_lossy(&listing)))
 }
 
-/// [`disassemble`] of several cubins (the parts of one module), side by side, as one view: the
-/// functions of each part after those of the part before.
-pub fn disassemble_all(
-    nvdisasm: &Path,
-    cubins: &[Vec<u8>],
-    cancel: &AtomicBool,
-    time_limit: Duration,
-) -> Result<Sass, CompileError> {
-    if let [one] = cubins {
-        return disassemble(nvdisasm, one, cancel, time_limit);
-    }
-    let views: Vec<Result<Sass, CompileError>> = std::thread::scope(|scope| {
-        let runs: Vec<_> = cubins
-            .iter()
-            .map(|cubin| scope.spawn(move || disassemble(nvdisasm, cubin, cancel, time_limit)))
-            .collect();
-        runs.into_iter()
-            .map(|run| {
-                run.join()
-                    .unwrap_or_else(|_| Err(CompileError::Io("an nvdisasm run panicked".into())))
-            })
-            .collect()
-    });
-    let mut out = Sass::default();
-    for view in views {
-        out.append(view?);
-    }
-    Ok(out)
-}
-
 /// Disassemblies started while a module is still compiling: [`Early::start`] runs `nvdisasm`
-/// on one cubin in a thread of its own (give it [`crate::split::compile_module_then`]'s cubins
+/// on one cubin in a thread of its own (give it [`crate::split::compile_module`]'s cubins
 /// as they are made), and [`Early::finish`] gives the view of a compilation's cubins, waiting
 /// for the runs started on them and disassembling any cubin that was not started. Dropping it
 /// stops the runs still going.
@@ -282,8 +252,9 @@ impl Early {
         self.started.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The view of `cubins` (the parts of one module, in order), as [`disassemble_all`] makes
-    /// it. A started run is used once.
+    /// The view of `cubins` (the parts of one module, in order): the functions of each part
+    /// after those of the part before. The cubins not started are disassembled side by side
+    /// now. A started run is used once.
     pub fn finish(&self, cubins: &[Vec<u8>], cancel: &AtomicBool) -> Result<Sass, CompileError> {
         let mut runs: Vec<Option<EarlyRun>> = Vec::with_capacity(cubins.len());
         {

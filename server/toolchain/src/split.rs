@@ -193,22 +193,13 @@ fn words(text: &str) -> impl Iterator<Item = (&str, usize)> {
 /// the other (a line that every run printed, such as a warning about a module-scope variable,
 /// once). When a split build fails, the whole module is compiled again in one run, so that
 /// its errors are exactly those of the module.
+///
+/// `made` is called with each cubin as soon as its `ptxas` run has made it, from that run's
+/// thread, while the other runs may still go on: the caller can start on a part (disassemble
+/// it) before the whole module is compiled. A part whose run fails is not given; when the
+/// module is then compiled whole, that cubin is given too. The cubins of the result are those
+/// given last.
 pub fn compile_module(
-    ptxas: &std::path::Path,
-    parse: &Parse,
-    options: &CompileOptions,
-    max_parts: usize,
-    cancel: &AtomicBool,
-) -> Result<Compiled, CompileError> {
-    compile_module_then(ptxas, parse, options, max_parts, cancel, &|_| {})
-}
-
-/// [`compile_module`], calling `made` with each cubin as soon as its `ptxas` run has made it,
-/// from that run's thread, while the other runs may still go on: the caller can start on a
-/// part (disassemble it) before the whole module is compiled. A part whose run fails is not
-/// given; when the module is then compiled whole, that cubin is given too. The cubins of the
-/// result are those given last.
-pub fn compile_module_then(
     ptxas: &std::path::Path,
     parse: &Parse,
     options: &CompileOptions,

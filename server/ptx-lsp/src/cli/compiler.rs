@@ -18,8 +18,8 @@ use std::time::Duration;
 use clap::Args;
 use ptx_syntax::Parse;
 use ptx_toolchain::{
-    compile_module_then, discover, document_target, module_view, CompileOptions, Early,
-    ResourceOptions, Search, Toolchain,
+    compile_module, discover, document_target, module_view, CompileOptions, Early, ResourceOptions,
+    Search, Toolchain,
 };
 
 use super::Format;
@@ -137,7 +137,7 @@ fn compile_file(
         time_limit: TIME_LIMIT,
     };
     let parts = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let compiled = compile_module_then(
+    let compiled = compile_module(
         &ptxas.path,
         &parse,
         &options,

@@ -22,8 +22,8 @@ use std::time::Duration;
 
 use dashmap::DashMap;
 use ptx_toolchain::{
-    compile_module_then, discover, document_target, CompileOptions, Early, PtxasReport, Sass,
-    Search, Toolchain,
+    compile_module, discover, document_target, CompileOptions, Early, PtxasReport, Sass, Search,
+    Toolchain,
 };
 use tower_lsp::lsp_types::{self as lsp, Url};
 
@@ -380,7 +380,7 @@ fn run_ptxas(
         }
     };
     let (report, cubins, error) =
-        match compile_module_then(&ptxas.path, parse, &options, parts, cancel, &made) {
+        match compile_module(&ptxas.path, parse, &options, parts, cancel, &made) {
             Ok(c) => (ptx_toolchain::parse_log(&c.log), Arc::new(c.cubins), None),
             Err(ptx_toolchain::CompileError::Cancelled) => return None,
             Err(e) => (PtxasReport::default(), Arc::default(), Some(e.to_string())),
