@@ -215,7 +215,7 @@ pub struct Early {
     nvdisasm: PathBuf,
     time_limit: Duration,
     cancel: Arc<AtomicBool>,
-    started: Mutex<Vec<(Vec<u8>, EarlyRun)>>,
+    started: Mutex<Vec<(Arc<[u8]>, EarlyRun)>>,
 }
 
 type EarlyRun = std::thread::JoinHandle<Result<Sass, CompileError>>;
@@ -233,7 +233,10 @@ impl Early {
     /// Starts disassembling `cubin` (a copy of it) in the background.
     pub fn start(&self, cubin: &[u8]) {
         let (nvdisasm, time_limit) = (self.nvdisasm.clone(), self.time_limit);
-        let (cancel, owned) = (self.cancel.clone(), cubin.to_vec());
+        let cancel = self.cancel.clone();
+        // One copy, shared by the run and the list `finish` matches against.
+        let shared: Arc<[u8]> = cubin.into();
+        let owned = shared.clone();
         let spawned = std::thread::Builder::new()
             .name("ptx-lsp-nvdisasm".into())
             .spawn(move || {
@@ -244,11 +247,11 @@ impl Early {
             });
         // A thread that cannot start leaves the cubin to `finish`.
         if let Ok(run) = spawned {
-            self.lock().push((cubin.to_vec(), run));
+            self.lock().push((shared, run));
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Vec<u8>, EarlyRun)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Arc<[u8]>, EarlyRun)>> {
         self.started.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -260,7 +263,7 @@ impl Early {
         {
             let mut started = self.lock();
             for cubin in cubins {
-                let found = started.iter().position(|(bytes, _)| bytes == cubin);
+                let found = started.iter().position(|(bytes, _)| **bytes == **cubin);
                 runs.push(found.map(|i| started.swap_remove(i).1));
             }
         }
