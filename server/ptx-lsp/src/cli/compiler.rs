@@ -295,13 +295,7 @@ pub(super) fn run_sass(args: &SassArgs) -> ExitCode {
             serde_json::to_string_pretty(&json).expect("plain data serializes")
         );
     } else {
-        // Each instruction with its PTX line in a column of its own.
-        for (text, line) in sass.text.lines().zip(&sass.lines) {
-            match line.ptx_line.filter(|_| line.instruction) {
-                Some(n) => outln!("{:>6}  {text}", n),
-                None => outln!("        {text}"),
-            }
-        }
+        out!("{}", with_line_column(&sass, 0));
     }
     ExitCode::SUCCESS
 }
@@ -383,12 +377,7 @@ fn host_sass(args: &SassArgs, text: &str, found: &Toolchain, nvdisasm: &Path) ->
                         if n == 1 { "" } else { "s" }
                     );
                     // (The first line names the kernel the statement was compiled as.)
-                    for (text, line) in sass.text.lines().zip(&sass.lines).skip(1) {
-                        match line.ptx_line.filter(|_| line.instruction) {
-                            Some(n) => outln!("{:>6}  {text}", n),
-                            None => outln!("        {text}"),
-                        }
-                    }
+                    out!("{}", with_line_column(sass, 1));
                 }
                 Err(error) => outln!(
                     "{}:{}: asm statement, {}: {error}",
@@ -404,4 +393,18 @@ fn host_sass(args: &SassArgs, text: &str, found: &Toolchain, nvdisasm: &Path) ->
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The view's lines from `skip` on, each instruction with its source line in a column of its
+/// own, as one text: a listing of 50,000 lines is one write, not one per line.
+fn with_line_column(sass: &ptx_toolchain::Sass, skip: usize) -> String {
+    use std::fmt::Write;
+    let mut listing = String::with_capacity(sass.text.len() + 8 * sass.lines.len());
+    for (text, line) in sass.text.lines().zip(&sass.lines).skip(skip) {
+        let _ = match line.ptx_line.filter(|_| line.instruction) {
+            Some(n) => writeln!(listing, "{n:>6}  {text}"),
+            None => writeln!(listing, "        {text}"),
+        };
+    }
+    listing
 }
