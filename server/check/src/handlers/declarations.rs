@@ -49,6 +49,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
             Item::Directive(d) if d.kind() == DirectiveKind::Alias => {
                 alias(ctx, d, &globals, &mut aliased);
             }
+            Item::Directive(d) if d.kind() == DirectiveKind::Dwarf => dwarf(ctx, d),
             // 11.5.2: `.loc` belongs inside a function body (ptxas: a syntax error outside).
             Item::Directive(d) if d.kind() == DirectiveKind::Loc => ctx.report(
                 Diagnostic::error(
@@ -605,6 +606,7 @@ fn block<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>], locs: &mut Vec<&'a
             Statement::Variable(decl) => variable(ctx, decl),
             Statement::Block(inner) => block(ctx, &inner.statements(), locs),
             Statement::Directive(d) if d.kind() == DirectiveKind::Loc => loc(ctx, d, locs),
+            Statement::Directive(d) if d.kind() == DirectiveKind::Dwarf => dwarf(ctx, d),
             // 12.x: `used_bytes_mask` is from PTX ISA 8.3 ("Feature 'used_bytes_mask' requires
             // PTX ISA .version 8.3 or later").
             Statement::Directive(d)
@@ -626,6 +628,22 @@ fn block<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>], locs: &mut Vec<&'a
             _ => {}
         }
     }
+}
+
+/// `@@DWARF` lines (11.5.1) were the debug data of PTX ISA 1.x; `.section` replaced them in
+/// 2.0, and ptxas 13.5 accepts no `.version` older than that. At module scope it reports
+/// "Deprecated feature: '@@DWARF directive' not supported as of PTX version 2.0" (and with two
+/// such lines in a row it crashed in our runs); in a body it is a syntax error.
+fn dwarf(ctx: &mut Ctx<'_>, directive: &ptx_syntax::Directive<'_>) {
+    let start = directive.range().start;
+    ctx.report(
+        Diagnostic::error(
+            "directive",
+            start..start + "@@DWARF".len(),
+            "`@@DWARF` lines are gone since PTX ISA 2.0: put the debug data in a `.section` (e.g. `.section .debug_info { .b8 ... }`)",
+        )
+        .section("11.5.1"),
+    );
 }
 
 /// `.loc F L C, function_name N, inlined_at F2 L2 C2` (11.5.2): the location it is inlined at
