@@ -49,7 +49,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
             Item::Directive(d) if d.kind() == DirectiveKind::Alias => {
                 alias(ctx, d, &globals, &mut aliased);
             }
-            Item::Directive(d) if d.kind() == DirectiveKind::Dwarf => dwarf(ctx, d),
+            Item::Directive(d) if d.kind() == DirectiveKind::Dwarf => dwarf(ctx, d, false),
             // 11.5.2: `.loc` belongs inside a function body (ptxas: a syntax error outside).
             Item::Directive(d) if d.kind() == DirectiveKind::Loc => ctx.report(
                 Diagnostic::error(
@@ -606,7 +606,7 @@ fn block<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>], locs: &mut Vec<&'a
             Statement::Variable(decl) => variable(ctx, decl),
             Statement::Block(inner) => block(ctx, &inner.statements(), locs),
             Statement::Directive(d) if d.kind() == DirectiveKind::Loc => loc(ctx, d, locs),
-            Statement::Directive(d) if d.kind() == DirectiveKind::Dwarf => dwarf(ctx, d),
+            Statement::Directive(d) if d.kind() == DirectiveKind::Dwarf => dwarf(ctx, d, true),
             // 12.x: `used_bytes_mask` is from PTX ISA 8.3 ("Feature 'used_bytes_mask' requires
             // PTX ISA .version 8.3 or later").
             Statement::Directive(d)
@@ -630,20 +630,61 @@ fn block<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>], locs: &mut Vec<&'a
     }
 }
 
-/// `@@DWARF` lines (11.5.1) were the debug data of PTX ISA 1.x; `.section` replaced them in
-/// 2.0, and ptxas 13.5 accepts no `.version` older than that. At module scope it reports
-/// "Deprecated feature: '@@DWARF directive' not supported as of PTX version 2.0" (and with two
-/// such lines in a row it crashed in our runs); in a body it is a syntax error.
-fn dwarf(ctx: &mut Ctx<'_>, directive: &ptx_syntax::Directive<'_>) {
-    let start = directive.range().start;
-    ctx.report(
+/// `.align N` (5.4.5) takes a power of two, on variables, parameters and `.ptr` parameter
+/// attributes alike (ptxas 13.5: "Alignment must be a power of two", also for 0). A value
+/// smaller than the type's own alignment is accepted.
+fn alignment(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
+    let Some(bytes) = decl.alignment() else {
+        return;
+    };
+    if ptx_syntax::parse_integer(bytes.text).is_some_and(|n| !n.is_power_of_two()) {
+        ctx.report(
+            Diagnostic::error(
+                "directive",
+                bytes.range(),
+                format!(
+                    "`.align {}`: an alignment is a power of two (1, 2, 4, 8, 16, ...)",
+                    bytes.text
+                ),
+            )
+            .section("5.4.5"),
+        );
+    }
+}
+
+/// `@@DWARF` lines (11.5.1), the debug data of PTX ISA 1.x that `.section` replaced in 2.0.
+/// ptxas 13.5 reports "Deprecated feature: '@@DWARF directive' not supported as of PTX version
+/// 2.0" for `@@DWARF .section …` and reads any `@@DWARF` in a body as a syntax error. It still
+/// parses the data lines at module scope (`@@DWARF .byte 1`, `.4byte`, `.quad`), and then
+/// either assembles the file or crashes (a segmentation fault in our runs, e.g. on a module
+/// whose only other item is a kernel written over several lines): a warning.
+fn dwarf(ctx: &mut Ctx<'_>, directive: &ptx_syntax::Directive<'_>, in_body: bool) {
+    let range = directive.range();
+    let at = range.start..range.start + "@@DWARF".len();
+    let rest = ctx.text[range.clone()]
+        .strip_prefix("@@DWARF")
+        .unwrap_or("")
+        .trim_start();
+    let diagnostic = if in_body {
         Diagnostic::error(
             "directive",
-            start..start + "@@DWARF".len(),
-            "`@@DWARF` lines are gone since PTX ISA 2.0: put the debug data in a `.section` (e.g. `.section .debug_info { .b8 ... }`)",
+            at,
+            "`@@DWARF` stands at module scope (and is gone since PTX ISA 2.0: debug data goes in a `.section`)",
         )
-        .section("11.5.1"),
-    );
+    } else if rest.starts_with(".section") {
+        Diagnostic::error(
+            "directive",
+            at,
+            "`@@DWARF .section` is gone since PTX ISA 2.0: write the section as `.section NAME { ... }`",
+        )
+    } else {
+        Diagnostic::warning(
+            "directive",
+            at,
+            "`@@DWARF` is deprecated since PTX ISA 2.0 and ptxas 13.5 crashes on some files that use it: put the data in a `.section NAME { ... }`",
+        )
+    };
+    ctx.report(diagnostic.section("11.5.1"));
 }
 
 /// `.loc F L C, function_name N, inlined_at F2 L2 C2` (11.5.2): the location it is inlined at
@@ -682,6 +723,7 @@ fn loc<'a>(ctx: &mut Ctx<'a>, directive: &ptx_syntax::Directive<'a>, locs: &mut 
 }
 
 fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
+    alignment(ctx, decl);
     let parts = decl.parts();
     let Some(space) = parts.state_space else {
         return;
@@ -1081,6 +1123,13 @@ fn function(ctx: &mut Ctx<'_>, function: &Function<'_>) {
         );
     }
     header_pragmas(ctx, function, kind);
+    for param in function
+        .return_parameters()
+        .iter()
+        .chain(&function.parameters())
+    {
+        alignment(ctx, param);
+    }
     // 5.3: a sampler parameter needs the independent texturing mode, as a sampler variable
     // does ("Instruction or declaration violates .target texmode_unified setting").
     if !ctx.targets.iter().any(|t| t.name == "texmode_independent") {
