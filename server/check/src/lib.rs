@@ -137,6 +137,10 @@ pub const CODES: &[(&str, &str)] = &[
         "an .alias whose names are not a declared function and a defined one of the same prototype",
     ),
     (
+        "parameter",
+        "a parameter ptxas refuses: a kernel's that is not .param or an unsized array, an array of two dimensions, more bytes than a kernel may take",
+    ),
+    (
         "call-signature",
         "a call whose callee, arguments or results do not fit the called function",
     ),

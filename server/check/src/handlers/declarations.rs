@@ -369,14 +369,32 @@ fn initial_names(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, globals: &Globals<'
 /// ptxas 13.5 always compiles with the ABI ("Module-scoped variables in .local state space are
 /// not allowed with ABI").
 fn module_local(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
-    if let Some(space) = decl.parts().state_space.filter(|s| s.text == ".local") {
+    let Some(space) = decl.parts().state_space else {
+        return;
+    };
+    // ptxas 13.5: "Module-scoped variables in .local/.reg state space are not allowed with
+    // ABI", "Parameter variables may not be declared at module scope".
+    let message = match space.text {
+        ".local" => "a `.local` variable at module scope: ptxas 13.5 compiles with the ABI, which keeps `.local` variables inside functions",
+        ".reg" => "a `.reg` variable at module scope: ptxas 13.5 compiles with the ABI, which keeps registers inside functions",
+        ".param" => "a `.param` variable at module scope: parameters belong to a function's parameter list or to a call's `{ }` block",
+        _ => return,
+    };
+    ctx.report(Diagnostic::error("state-space", space.range(), message).section("5.1"));
+}
+
+/// The `.tex` state space (5.1.8) was removed in PTX ISA 1.5 in favour of `.texref` variables
+/// in `.global` (ptxas 13.5: "Deprecated feature: '.tex' not supported as of PTX version 1.5";
+/// in a body "Texture variables must be declared at module scope").
+fn tex_space(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
+    if let Some(space) = decl.parts().state_space.filter(|s| s.text == ".tex") {
         ctx.report(
             Diagnostic::error(
                 "state-space",
                 space.range(),
-                "a `.local` variable at module scope: ptxas 13.5 compiles with the ABI, which keeps `.local` variables inside functions",
+                "the `.tex` state space is gone since PTX ISA 1.5: declare the texture as `.global .texref NAME;`",
             )
-            .section("5.1.5"),
+            .section("5.1.8"),
         );
     }
 }
@@ -630,6 +648,136 @@ fn block<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>], locs: &mut Vec<&'a
     }
 }
 
+/// What ptxas 13.5 takes in a parameter list (5.1.6): an array of one dimension only, in the
+/// list of a `.func` and of a `.entry` alike ("Parsing error near '['"; a `.param` array of two
+/// dimensions inside a body is fine); in a `.entry` only `.param` parameters ("Entry parameter
+/// 'a' must have .param state space") whose arrays have a size ("Parameter to entry function
+/// cannot be an incomplete array.").
+fn parameter_shapes(ctx: &mut Ctx<'_>, function: &ptx_syntax::Function<'_>) {
+    let entry = function.kind() == ptx_syntax::FunctionKind::Entry;
+    let lists = [function.return_parameters(), function.parameters()];
+    // ptxas 13.5: "Parsing error near '('".
+    if let (true, Some(first)) = (entry, lists[0].first()) {
+        ctx.report(
+            Diagnostic::error(
+                "parameter",
+                first.range(),
+                "a kernel returns nothing: a `.entry` has no result parameters (write results through pointer parameters)",
+            )
+            .section("11.2.1"),
+        );
+    }
+    for param in lists.iter().flatten() {
+        let parts = param.parts();
+        if entry {
+            if let Some(space) = parts.state_space.filter(|s| s.text != ".param") {
+                ctx.report(
+                    Diagnostic::error(
+                        "parameter",
+                        space.range(),
+                        format!("a kernel's parameters are `.param`, not `{}`", space.text),
+                    )
+                    .section("5.1.6"),
+                );
+            }
+        }
+        for declarator in &parts.declarators {
+            let dims = declarator.dimensions();
+            if dims.len() > 1 {
+                let at = declarator.name().map_or(param.range(), |n| n.range());
+                let flat: Option<u64> = dims
+                    .iter()
+                    .map(|d| d.and_then(|t| ptx_syntax::parse_integer(t.text)))
+                    .product();
+                let message = match (flat, declarator.name()) {
+                    (Some(n), Some(name)) => format!(
+                        "a parameter array has one dimension: declare it flat, as `{}[{n}]`",
+                        name.text
+                    ),
+                    _ => {
+                        "a parameter array has one dimension: declare it as a flat array".to_owned()
+                    }
+                };
+                ctx.report(Diagnostic::error("parameter", at, message).section("5.1.6"));
+            } else if entry && dims.first().is_some_and(Option::is_none) {
+                let at = declarator.name().map_or(param.range(), |n| n.range());
+                ctx.report(
+                    Diagnostic::error(
+                        "parameter",
+                        at,
+                        "a kernel parameter array needs a size: the launch copies a fixed number of bytes",
+                    )
+                    .section("5.1.6"),
+                );
+            }
+        }
+    }
+}
+
+/// The bytes a kernel's parameters take (11.2.1): each parameter at the next multiple of its
+/// alignment (its `.align`, else its element size), opaque ones (`.texref`, `.samplerref`,
+/// `.surfref`) taking none. ptxas 13.5 allows 32764 bytes from PTX ISA 8.1 and 4352 before
+/// ("Entry function 'k' uses too much parameter space (0x7ffd bytes, 0x7ffc max)"; measured
+/// with `.u8`/`.u16` before an array, `.ptr` attributes and opaque parameters).
+fn entry_parameter_space(ctx: &mut Ctx<'_>, function: &ptx_syntax::Function<'_>) {
+    if function.kind() != ptx_syntax::FunctionKind::Entry {
+        return;
+    }
+    let Some(name) = function.name() else { return };
+    let mut bytes: u64 = 0;
+    for param in function.parameters() {
+        let parts = param.parts();
+        let Some(ty) = parts.ty.map(|t| t.text) else {
+            return;
+        };
+        if matches!(ty, ".texref" | ".samplerref" | ".surfref") {
+            continue;
+        }
+        // A vector parameter is refused on its own ("cannot be allocated in .param state
+        // space"); a type without a width is another rule's.
+        let Some(bits) = type_bits(ty).filter(|_| parts.vector.is_none()) else {
+            return;
+        };
+        let element = u64::from(bits.div_ceil(8));
+        let align = match param.alignment() {
+            Some(t) => match ptx_syntax::parse_integer(t.text).filter(|n| n.is_power_of_two()) {
+                Some(n) => n,
+                None => return,
+            },
+            None => element,
+        };
+        for declarator in &parts.declarators {
+            let mut count: u64 = 1;
+            for dim in declarator.dimensions() {
+                let Some(n) = dim.and_then(|t| ptx_syntax::parse_integer(t.text)) else {
+                    return;
+                };
+                count = count.saturating_mul(n);
+            }
+            bytes = bytes.div_ceil(align).saturating_mul(align);
+            bytes = bytes.saturating_add(element.saturating_mul(count));
+        }
+    }
+    let (limit, since) = if ctx.version.is_none_or(|v| v >= PtxVersion::new(8, 1)) {
+        (32764, "")
+    } else {
+        (4352, "; PTX ISA 8.1 raised it to 32,764")
+    };
+    if bytes > limit {
+        ctx.report(
+            Diagnostic::error(
+                "parameter",
+                name.range(),
+                format!(
+                    "the parameters of `{}` take {bytes} bytes; a kernel's parameters may take at most {limit}{since}",
+                    name.text
+                ),
+            )
+            .section("11.2.1"),
+        );
+    }
+}
+
 /// `.align N` (5.4.5) takes a power of two, on variables, parameters and `.ptr` parameter
 /// attributes alike (ptxas 13.5: "Alignment must be a power of two", also for 0). A value
 /// smaller than the type's own alignment is accepted.
@@ -724,6 +872,7 @@ fn loc<'a>(ctx: &mut Ctx<'a>, directive: &ptx_syntax::Directive<'a>, locs: &mut 
 
 fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
     alignment(ctx, decl);
+    tex_space(ctx, decl);
     let parts = decl.parts();
     let Some(space) = parts.state_space else {
         return;
@@ -1123,6 +1272,8 @@ fn function(ctx: &mut Ctx<'_>, function: &Function<'_>) {
         );
     }
     header_pragmas(ctx, function, kind);
+    entry_parameter_space(ctx, function);
+    parameter_shapes(ctx, function);
     for param in function
         .return_parameters()
         .iter()
