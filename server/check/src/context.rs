@@ -166,6 +166,9 @@ pub(crate) struct Ctx<'a> {
     pub outside_abi_functions: Vec<&'a str>,
     /// Whether the statements being checked are a kernel's (`.entry`) body.
     pub in_entry: bool,
+    /// The labels inside the nested `{ }` blocks of the function being checked (seen only in
+    /// their block: named elsewhere, they are undeclared, with a message that says why).
+    pub nested_labels: Vec<&'a str>,
     /// The functions of the module, by first declaration (filled by the module frame).
     pub functions: Vec<crate::handlers::calls::Callee<'a>>,
     /// The labels of the current function that name a `.branchtargets` list, with where the
@@ -249,6 +252,7 @@ impl<'a> Ctx<'a> {
             unresolved_functions: Vec::new(),
             outside_abi_functions: Vec::new(),
             in_entry: false,
+            nested_labels: Vec::new(),
             functions: Vec::new(),
             branch_tables: Vec::new(),
             prototypes: Vec::new(),

@@ -187,18 +187,29 @@ impl<'a> Frame<'a> {
         types
     }
 
-    /// Declares every label of a function body's statements, nested blocks included, without reporting
-    /// duplicates: a branch may target a label in another block of the function. The
-    /// statements of the nested blocks are added to `blocks`, in the order a walk of the body
-    /// meets them, for the checks that walk it next.
+    /// Declares the labels of a function body's own statements, without reporting duplicates,
+    /// and lists the statements of its nested blocks in `blocks`, in the order a walk of the
+    /// body meets them, for the checks that walk it next. A label inside a nested block is not
+    /// declared here: like any name, it is seen only in its block and the blocks within
+    /// (ptxas 13.5: "Unknown symbol 'L'" for `bra L; { L: ... }`, for a branch from one block
+    /// into a sibling, and for one out of a block to a label inside another).
     pub fn declare_all_labels(
         &mut self,
         statements: &[Statement<'a>],
         blocks: &mut Vec<(usize, Vec<Statement<'a>>)>,
     ) {
+        self.declare_labels_at(statements, blocks, true);
+    }
+
+    fn declare_labels_at(
+        &mut self,
+        statements: &[Statement<'a>],
+        blocks: &mut Vec<(usize, Vec<Statement<'a>>)>,
+        top: bool,
+    ) {
         for statement in statements {
             match statement {
-                Statement::Label(label) => {
+                Statement::Label(label) if top => {
                     if let Some(name) = label.name() {
                         self.names.entry(name.text).or_insert(Symbol {
                             kind: SymbolKind::Label,
@@ -213,7 +224,7 @@ impl<'a> Frame<'a> {
                     let slot = blocks.len();
                     blocks.push((inner.range().start, Vec::new()));
                     let inner_statements = inner.statements();
-                    self.declare_all_labels(&inner_statements, blocks);
+                    self.declare_labels_at(&inner_statements, blocks, false);
                     blocks[slot].1 = inner_statements;
                 }
                 _ => {}

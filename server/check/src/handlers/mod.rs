@@ -255,6 +255,14 @@ fn check_function<'a>(ctx: &mut Ctx<'a>, scope: &mut Scope<'a>, function: Functi
     let mut labels = Frame::default();
     let mut blocks = Vec::new();
     labels.declare_all_labels(&statements, &mut blocks);
+    ctx.nested_labels = blocks
+        .iter()
+        .flat_map(|(_, statements)| statements)
+        .filter_map(|s| match s {
+            Statement::Label(label) => label.name().map(|n| n.text),
+            _ => None,
+        })
+        .collect();
     let mut params = Frame::default();
     let mut duplicates = Vec::new();
     for param in function
@@ -273,6 +281,7 @@ fn check_function<'a>(ctx: &mut Ctx<'a>, scope: &mut Scope<'a>, function: Functi
     ctx.in_entry = function.kind() == ptx_syntax::FunctionKind::Entry;
     check_statements(ctx, scope, &statements, &mut flow, &mut blocks.into_iter());
     ctx.in_entry = false;
+    ctx.nested_labels.clear();
     flow.finish(ctx);
     scope.pop();
     scope.pop();

@@ -291,17 +291,18 @@ fn check_name(ctx: &mut Ctx<'_>, name: Token<'_>, scope: &Scope<'_>) {
     if scope.lookup(name.text).is_some() || PREDEFINED.contains(&name.text) {
         return;
     }
-    ctx.report(
-        Diagnostic::error(
-            "undeclared-name",
-            name.range(),
-            format!(
-                "`{}` is not declared: no label, variable, register or function has this name",
-                name.text
-            ),
+    let message = if ctx.nested_labels.contains(&name.text) {
+        format!(
+            "`{}` labels a statement inside another `{{ }}` block: a label is seen only in its own block and the blocks nested in it",
+            name.text
         )
-        .section("4.4"),
-    );
+    } else {
+        format!(
+            "`{}` is not declared: no label, variable, register or function has this name",
+            name.text
+        )
+    };
+    ctx.report(Diagnostic::error("undeclared-name", name.range(), message).section("4.4"));
 }
 
 #[cfg(test)]
