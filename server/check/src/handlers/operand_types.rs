@@ -4,15 +4,18 @@
 //!   [`word32`], [`pred`]);
 //! * the symbol or plain register behind an operand (written with `%` or, to the grammar, as
 //!   a name), the elements of a vector operand, the width of a type name;
+//! * symbols by name, of any kind ([`any_symbol`], [`declared_type`]) or of one
+//!   ([`symbol_of`]) and the registers at the base of addresses ([`address_registers`]);
 //! * [`Rules`], which reports registers whose type does not fit what an operand reads, and
 //!   [`Rules::scalar`] for operands that are one register, not a vector;
 //! * instruction types ([`Ty`]) and which register types they take: exactly (section 6.1,
 //!   [`exact_fits`]) or wider (9.4.1, Tables 27–28, [`relaxed_fits`]), with the wording of
-//!   both ([`type_name`], [`wanted`]);
+//!   both ([`type_name`], [`wanted`]), and the types an address register may not have
+//!   ([`narrow`], [`integer_of`]);
 //! * the register types and constants that atomic and multimem data of a given type takes
 //!   ([`scalar_registers`], [`element_registers`], [`constant_fits`]).
 
-use ptx_syntax::{Operand, OperandKind};
+use ptx_syntax::{Operand, OperandKind, Token};
 
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, Symbol, SymbolKind};
@@ -92,6 +95,50 @@ pub(crate) fn word16(ty: RegTy) -> bool {
 /// A `.pred` register.
 pub(crate) fn pred(ty: RegTy) -> bool {
     ty.class == Class::Pred
+}
+
+/// The symbol `name` names, whatever its kind (register, variable, label or function).
+pub(crate) fn any_symbol<'s, 'a>(scope: &'s Scope<'a>, name: &str) -> Option<&'s Symbol<'a>> {
+    scope.lookup(name)
+}
+
+/// The symbol `name` names if it is of `kind` (a variable, not a register of that name).
+pub(crate) fn symbol_of<'s, 'a>(
+    scope: &'s Scope<'a>,
+    name: &str,
+    kind: SymbolKind,
+) -> Option<&'s Symbol<'a>> {
+    scope.lookup(name).filter(|symbol| symbol.kind == kind)
+}
+
+/// The declared type of whatever `name` names, whatever its kind: a register, a vector register
+/// (its element type) or a variable.
+pub(crate) fn declared_type<'a>(scope: &Scope<'a>, name: &str) -> Option<&'a str> {
+    any_symbol(scope, name)?.ty
+}
+
+/// [`declared_type`] with the type read as an instruction type ([`Ty`]).
+pub(crate) fn declared_ty<'a>(scope: &Scope<'a>, name: &str) -> Option<(&'a str, Ty)> {
+    let ty = declared_type(scope, name)?;
+    Some((ty, Ty::parse(ty)?))
+}
+
+/// The register at the base of each address operand (`%rd1` of `[%rd1+8]`) with its declared
+/// type ([`declared_ty`], of whatever the name names), in operand order; addresses whose first
+/// register has no such type are left out.
+pub(crate) fn address_registers<'i, 's>(
+    info: &InstInfo<'i>,
+    scope: &Scope<'s>,
+) -> Vec<(Token<'i>, &'s str, Ty)> {
+    info.operands
+        .iter()
+        .filter(|operand| matches!(operand.kind(), OperandKind::Address { .. }))
+        .filter_map(|operand| {
+            let register = operand.registers().into_iter().next()?;
+            let (text, ty) = declared_ty(scope, register.text)?;
+            Some((register, text, ty))
+        })
+        .collect()
 }
 
 /// The symbol that a plain name operand (`%r1`, `x`, `fn`) names, with the name.
@@ -338,6 +385,17 @@ impl Ty {
         matches!(self.kind, Kind::HalfPair | Kind::IntPair | Kind::Brain)
             || (self.kind == Kind::Float && self.bits == 16)
     }
+}
+
+/// At most 16 bits and not a predicate (`.b8` … `.s16`, `.f16`, `.bf16`): too narrow to hold
+/// an address.
+pub(crate) fn narrow(ty: Ty) -> bool {
+    ty.kind != Kind::Pred && ty.bits <= 16
+}
+
+/// An integer or bit-size type of `bits` bits (`.b32`, `.s32`, `.u32` for 32).
+pub(crate) fn integer_of(ty: Ty, bits: u32) -> bool {
+    address_fits(ty) && ty.bits == bits
 }
 
 /// Section 6.1: same size, and a bit type on either side or both integer or both float.
