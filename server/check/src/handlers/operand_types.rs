@@ -141,15 +141,22 @@ pub(crate) fn address_registers<'i, 's>(
         .collect()
 }
 
+/// The name of a plain name operand (`%r1`, `x`, `fn`), whether written with `%` (a register
+/// to the grammar) or without (an identifier).
+pub(crate) fn plain_name<'o>(operand: &Operand<'o>) -> Option<&'o str> {
+    let (OperandKind::Register(name) | OperandKind::Identifier(name)) = operand.kind() else {
+        return None;
+    };
+    Some(name)
+}
+
 /// The symbol that a plain name operand (`%r1`, `x`, `fn`) names, with the name.
 pub(crate) fn named_symbol<'s, 'a, 'o>(
     scope: &'s Scope<'a>,
     operand: &Operand<'o>,
 ) -> Option<(&'o str, &'s Symbol<'a>)> {
-    let (OperandKind::Register(name) | OperandKind::Identifier(name)) = operand.kind() else {
-        return None;
-    };
-    Some((name, scope.lookup(name)?))
+    let name = plain_name(operand)?;
+    Some((name, any_symbol(scope, name)?))
 }
 
 /// The name, declared type and class of a plain register operand, whether written with `%`
@@ -158,33 +165,21 @@ pub(crate) fn register_operand<'a>(
     op: &Operand<'a>,
     scope: &Scope<'a>,
 ) -> Option<(&'a str, &'a str, RegTy)> {
-    let (OperandKind::Register(name) | OperandKind::Identifier(name)) = op.kind() else {
-        return None;
-    };
+    let name = plain_name(op)?;
     let (ty, reg) = declared_register(scope, name)?;
     Some((name, ty, reg))
 }
 
 /// The declared type of a plain (non-vector) register operand.
 pub(crate) fn register_type(scope: &Scope<'_>, operand: &Operand<'_>) -> Option<RegTy> {
-    let (OperandKind::Register(name) | OperandKind::Identifier(name)) = operand.kind() else {
-        return None;
-    };
-    let symbol = scope.lookup(name)?;
-    if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
-        return None;
-    }
-    RegTy::parse(symbol.ty?)
+    Some(declared_register(scope, plain_name(operand)?)?.1)
 }
 
 /// The name and the declared type, read as an instruction type ([`Ty`]), of a plain
 /// (non-vector) register operand.
 pub(crate) fn register_ty<'o>(scope: &Scope<'_>, operand: &Operand<'o>) -> Option<(&'o str, Ty)> {
-    let (name, symbol) = named_symbol(scope, operand)?;
-    if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
-        return None;
-    }
-    Some((name, symbol.ty.and_then(Ty::parse)?))
+    let name = plain_name(operand)?;
+    Some((name, Ty::parse(plain_register_type(scope, name)?)?))
 }
 
 /// The elements of a vector operand, or the operand itself.
@@ -262,25 +257,27 @@ pub(crate) fn class_name(class: Class) -> &'static str {
     }
 }
 
+/// The declared type of a plain register named `name` (not a vector, not a variable), as
+/// written (`.b32`, also a type [`RegTy`] does not read, such as `.bf16`).
+pub(crate) fn plain_register_type<'a>(scope: &Scope<'a>, name: &str) -> Option<&'a str> {
+    let symbol = symbol_of(scope, name, SymbolKind::Register)?;
+    if symbol.vector.is_some() {
+        return None;
+    }
+    symbol.ty
+}
+
 /// The declared type and its reading of a plain register named `name` (not a vector, not a
 /// variable).
 pub(crate) fn declared_register<'a>(scope: &Scope<'a>, name: &str) -> Option<(&'a str, RegTy)> {
-    let symbol = scope.lookup(name)?;
-    if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
-        return None;
-    }
-    let ty = symbol.ty?;
+    let ty = plain_register_type(scope, name)?;
     Some((ty, RegTy::parse(ty)?))
 }
 
 /// The declared type of the register named `name`, the element type of a vector register
 /// included; `None` for other names.
 pub(crate) fn register_type_name<'a>(scope: &Scope<'a>, name: &str) -> Option<&'a str> {
-    let symbol = scope.lookup(name)?;
-    if symbol.kind != SymbolKind::Register {
-        return None;
-    }
-    symbol.ty
+    symbol_of(scope, name, SymbolKind::Register)?.ty
 }
 
 /// The width in bits of a type name (`.b32` 32, `.f16x2` 32, `.pred` 1).
@@ -291,6 +288,53 @@ pub(crate) fn type_bits(ty: &str) -> Option<u32> {
     let digits: String = ty.chars().filter(char::is_ascii_digit).collect();
     let bits: u32 = digits.parse().ok()?;
     Some(if ty.ends_with("x2") { bits * 2 } else { bits })
+}
+
+/// A floating-point type name (`.f32`, `.f16x2`, `.bf16`, …), read from its spelling.
+pub(crate) fn is_float_type(ty: &str) -> bool {
+    ty.starts_with(".f") || ty.starts_with(".bf")
+}
+
+/// A signed or unsigned integer type name (`.u32`, `.s16x2`, …), read from its spelling.
+pub(crate) fn is_integer_type(ty: &str) -> bool {
+    ty.starts_with(".u") || ty.starts_with(".s")
+}
+
+/// A float type against an integer one, either way round; bit-size types go with either, and
+/// a missing `expected` type with anything.
+pub(crate) fn float_against_integer(expected: Option<&str>, actual: &str) -> bool {
+    expected.is_some_and(|e| {
+        is_float_type(e) && is_integer_type(actual) || is_integer_type(e) && is_float_type(actual)
+    })
+}
+
+/// The array length (the product of its dimensions, 0 for `[]`) and the `.align` of the
+/// variable whose name is at `name` in `text`, read from its declaration (`.param .align 8
+/// .b8 p[16];`).
+pub(crate) fn variable_shape(
+    text: &str,
+    name: ptx_syntax::TextRange,
+) -> (Option<u64>, Option<u64>) {
+    let start = text[..name.start]
+        .rfind([';', '{', '\n'])
+        .map_or(0, |i| i + 1);
+    let end = text[name.end..]
+        .find([';', ',', ')'])
+        .map_or(text.len(), |i| name.end + i);
+    let before = &text[start..name.start];
+    let after = text[name.end..end].trim();
+    let align = before
+        .split_whitespace()
+        .skip_while(|w| *w != ".align")
+        .nth(1)
+        .and_then(|w| w.parse().ok());
+    let array = after.strip_prefix('[').map(|rest| {
+        rest.split(['[', ']'])
+            .filter(|p| !p.trim().is_empty())
+            .map(|p| p.trim().parse::<u64>().unwrap_or(0))
+            .product()
+    });
+    (array, align)
 }
 
 // Instruction types and the registers they take.
