@@ -5,7 +5,8 @@
 //! * the symbol or plain register behind an operand (written with `%` or, to the grammar, as
 //!   a name), the elements of a vector operand, the width of a type name;
 //! * symbols by name, of any kind ([`any_symbol`], [`declared_type`]) or of one
-//!   ([`symbol_of`]) and the registers at the base of addresses ([`address_registers`]);
+//!   ([`symbol_of`]), the registers at the base of addresses ([`address_registers`]) and the
+//!   parameterized `.reg` declarations of a block ([`counted_registers`]);
 //! * [`Rules`], which reports registers whose type does not fit what an operand reads, and
 //!   [`Rules::scalar`] for operands that are one register, not a vector;
 //! * instruction types ([`Ty`]) and which register types they take: exactly (section 6.1,
@@ -15,7 +16,7 @@
 //! * the register types and constants that atomic and multimem data of a given type takes
 //!   ([`scalar_registers`], [`element_registers`], [`constant_fits`]).
 
-use ptx_syntax::{Operand, OperandKind, Token};
+use ptx_syntax::{Block, Operand, OperandKind, Statement, Token};
 
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, Symbol, SymbolKind};
@@ -335,6 +336,28 @@ pub(crate) fn variable_shape(
             .product()
     });
     (array, align)
+}
+
+/// The parameterized `.reg` declarations (`%r<8>`) of `block` and the blocks inside it: the
+/// count's token, the prefix and the count.
+pub(crate) fn counted_registers<'a>(block: Block<'a>, out: &mut Vec<(Token<'a>, String, u64)>) {
+    for statement in block.statements() {
+        match statement {
+            Statement::Variable(var) if var.state_space().is_some_and(|s| s.text == ".reg") => {
+                for declarator in var.declarators() {
+                    if let (Some(name), Some(token), Some(count)) = (
+                        declarator.name(),
+                        declarator.count_token(),
+                        declarator.count(),
+                    ) {
+                        out.push((token, name.text.to_owned(), count));
+                    }
+                }
+            }
+            Statement::Block(inner) => counted_registers(inner, out),
+            _ => {}
+        }
+    }
 }
 
 // Instruction types and the registers they take.
