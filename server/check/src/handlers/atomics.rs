@@ -13,7 +13,10 @@
 use ptx_isa::{PtxVersion, Requirement, Unmet};
 use ptx_syntax::{Operand, OperandKind};
 
-use super::operand_types::{constant_fits, element_registers, named_symbol, scalar_registers};
+use super::operand_types::{
+    any_symbol, constant_fits, declared_type, element_registers, named_symbol, scalar_registers,
+    symbol_of,
+};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
 use crate::util::describe_targets;
@@ -269,12 +272,9 @@ fn variable_space(
         return;
     }
     for name in op.identifiers() {
-        let Some(symbol) = scope.lookup(name.text) else {
+        let Some(symbol) = symbol_of(scope, name.text, SymbolKind::Variable) else {
             continue;
         };
-        if symbol.kind != SymbolKind::Variable {
-            continue;
-        }
         let Some(space) = symbol.space.map(|s| s.trim_start_matches('.')) else {
             continue;
         };
@@ -384,7 +384,7 @@ fn multimem(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         // `state_spaces`' rule); ptxas: "32-Bit ABI … is not supported".
         if generic && ctx.address_size_64 {
             for register in address.registers() {
-                let ty = scope.lookup(register.text).and_then(|s| s.ty);
+                let ty = declared_type(scope, register.text);
                 if let Some(ty @ (".b32" | ".u32" | ".s32")) = ty {
                     problems.push((
                         register.range(),
@@ -660,9 +660,7 @@ fn quirk_fourth_operand(info: &InstInfo<'_>, scope: &Scope<'_>) -> bool {
         return false;
     };
     match op.kind() {
-        OperandKind::Register(name) => !scope
-            .lookup(name)
-            .and_then(|s| s.ty)
+        OperandKind::Register(name) => !declared_type(scope, name)
             .is_some_and(|t| matches!(t.trim_start_matches('.'), "b64" | "u64" | "s64")),
         OperandKind::Float(_) => true,
         _ => false,
@@ -705,7 +703,7 @@ fn vector_elements(
         // `.f32` registers.
         let registers_f32 = elements.iter().filter(|e| !constant(e)).all(|e| {
             matches!(e.kind(), OperandKind::Register(name)
-                if scope.lookup(name).and_then(|s| s.ty) == Some(".f32"))
+                if declared_type(scope, name) == Some(".f32"))
         });
         for element in elements.iter().filter(|e| constant(e)) {
             let float = matches!(element.kind(), OperandKind::Float(_));
@@ -825,7 +823,7 @@ fn value(
     let kind = op.kind();
     match kind {
         OperandKind::Register(name) | OperandKind::Identifier(name) => {
-            let Some(symbol) = scope.lookup(name) else {
+            let Some(symbol) = any_symbol(scope, name) else {
                 return;
             };
             match symbol.kind {
@@ -923,12 +921,9 @@ fn address_operand(
     }
     let registers = op.registers();
     for register in &registers {
-        let Some(symbol) = scope.lookup(register.text) else {
+        let Some(symbol) = symbol_of(scope, register.text, SymbolKind::Register) else {
             continue;
         };
-        if symbol.kind != SymbolKind::Register {
-            continue;
-        }
         let Some(ty) = symbol.ty.map(|t| t.trim_start_matches('.')) else {
             continue;
         };

@@ -17,7 +17,11 @@
 
 use ptx_syntax::{Function, Operand, OperandKind, Statement, Token, VariableDecl};
 
-use super::operand_types::{declared_register, type_bits, Class, RegTy};
+use super::operand_types::{
+    any_symbol, declared_register, float_against_integer, is_float_type, is_integer_type,
+    named_symbol, plain_name, plain_register_type, symbol_of, type_bits, variable_shape, Class,
+    RegTy,
+};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Frame, Scope, SymbolKind};
 use crate::Diagnostic;
@@ -109,19 +113,6 @@ impl<'a> Callee<'a> {
             params: function.parameters().iter().flat_map(Formal::of).collect(),
         }
     }
-}
-
-fn is_float(ty: &str) -> bool {
-    ty.starts_with(".f") || ty.starts_with(".bf")
-}
-
-fn is_integer(ty: &str) -> bool {
-    ty.starts_with(".u") || ty.starts_with(".s")
-}
-
-/// A float against an integer type (bit-size types go with either).
-fn incompatible(formal: Option<&str>, actual: &str) -> bool {
-    formal.is_some_and(|f| is_float(f) && is_integer(actual) || is_integer(f) && is_float(actual))
 }
 
 /// Records the function's `.branchtargets` labels and reports entries that name no label of
@@ -305,12 +296,8 @@ fn brx(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     let [index, table] = info.operands.as_slice() else {
         return;
     };
-    if let OperandKind::Register(name) | OperandKind::Identifier(name) = index.kind() {
-        let bits = scope
-            .lookup(name)
-            .filter(|s| s.kind == SymbolKind::Register && s.vector.is_none())
-            .and_then(|s| s.ty)
-            .and_then(type_bits);
+    if let Some(name) = plain_name(index) {
+        let bits = plain_register_type(scope, name).and_then(type_bits);
         // ptxas 13.5 takes a 32-bit integer register ("Arguments mismatch" for `.f32`).
         if let Some((
             ty,
@@ -344,7 +331,7 @@ fn brx(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         }
     }
     if let OperandKind::Identifier(name) = table.kind() {
-        let declared = scope.lookup(name).is_some();
+        let declared = any_symbol(scope, name).is_some();
         let before = ctx
             .branch_tables
             .iter()
@@ -406,10 +393,7 @@ fn call(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                     }
                 }
                 // A label that is neither ("Call target not recognized").
-                None if scope
-                    .lookup(proto)
-                    .is_some_and(|s| s.kind == SymbolKind::Label) =>
-                {
+                None if symbol_of(scope, proto, SymbolKind::Label).is_some() => {
                     ctx.report(
                         Diagnostic::error(
                             "call-signature",
@@ -553,8 +537,8 @@ fn mismatch(
     scope: &Scope<'_>,
 ) -> Option<String> {
     let wanted = formal.bits()?;
-    let name = match actual.kind() {
-        OperandKind::Register(name) | OperandKind::Identifier(name) => name,
+    let (name, symbol) = match actual.kind() {
+        OperandKind::Register(_) | OperandKind::Identifier(_) => named_symbol(scope, actual)?,
         OperandKind::Integer(_) | OperandKind::Float(_) | OperandKind::Expression
             if formal.array.is_some() =>
         {
@@ -581,7 +565,11 @@ fn mismatch(
                                         || w.starts_with("0D"))
                         });
             let ty = formal.ty?;
-            let wrong = if float { is_integer(ty) } else { is_float(ty) };
+            let wrong = if float {
+                is_integer_type(ty)
+            } else {
+                is_float_type(ty)
+            };
             return wrong.then(|| {
                 format!(
                     "`{}` is {} constant; the parameter is {ty}",
@@ -596,7 +584,6 @@ fn mismatch(
         }
         _ => return None,
     };
-    let symbol = scope.lookup(name)?;
     let ty = symbol.ty?;
     // An array parameter takes a `.param` array ("Inconsistent state space for parameter").
     if formal.array.is_some() && symbol.kind == SymbolKind::Register {
@@ -615,7 +602,7 @@ fn mismatch(
                 return None;
             }
             let bits = u64::from(type_bits(ty)?);
-            (bits != wanted || incompatible(formal.ty, ty)).then(|| {
+            (bits != wanted || float_against_integer(formal.ty, ty)).then(|| {
                 format!(
                     "`{name}` is a {ty} register; the parameter is {} ({wanted} bits)",
                     describe(formal)
@@ -623,7 +610,7 @@ fn mismatch(
             })
         }
         SymbolKind::Variable if symbol.space == Some(".param") => {
-            let declared = declaration(ctx, symbol.range.clone());
+            let declared = variable_shape(ctx.text, symbol.range.clone());
             let actual = Formal {
                 register: false,
                 ty: Some(ty),
@@ -637,7 +624,7 @@ fn mismatch(
             let any_size = formal.array == Some(0);
             if (bits != wanted && !any_size)
                 || actual.array.is_some() != formal.array.is_some()
-                || incompatible(formal.ty, ty)
+                || float_against_integer(formal.ty, ty)
             {
                 return Some(format!(
                     "`{name}` is {}; the parameter is {}",
@@ -656,32 +643,6 @@ fn mismatch(
         }
         _ => None,
     }
-}
-
-/// The array length and alignment of the `.param` variable declared at `name` (read from its
-/// declaration's text: `.param .align 8 .b8 p[16];`).
-fn declaration(ctx: &Ctx<'_>, name: ptx_syntax::TextRange) -> (Option<u64>, Option<u64>) {
-    let text = ctx.text;
-    let start = text[..name.start]
-        .rfind([';', '{', '\n'])
-        .map_or(0, |i| i + 1);
-    let end = text[name.end..]
-        .find([';', ',', ')'])
-        .map_or(text.len(), |i| name.end + i);
-    let before = &text[start..name.start];
-    let after = text[name.end..end].trim();
-    let align = before
-        .split_whitespace()
-        .skip_while(|w| *w != ".align")
-        .nth(1)
-        .and_then(|w| w.parse().ok());
-    let array = after.strip_prefix('[').map(|rest| {
-        rest.split(['[', ']'])
-            .filter(|p| !p.trim().is_empty())
-            .map(|p| p.trim().parse::<u64>().unwrap_or(0))
-            .product()
-    });
-    (array, align)
 }
 
 #[cfg(test)]

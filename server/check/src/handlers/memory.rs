@@ -20,7 +20,7 @@ pub(crate) use floors::feature_floors;
 
 use ptx_syntax::{Operand, OperandKind};
 
-use super::operand_types::{register_operand, Class, RegTy};
+use super::operand_types::{any_symbol, register_operand, symbol_of, Class, RegTy};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
 use crate::util::is_constant;
@@ -75,9 +75,7 @@ fn address_registers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) 
         // reach (ptxas 13.5 "Illegal operand type to instruction 'ld'", in every texturing
         // mode and state space qualifier; `mov` copies its handle instead).
         if let (OperandKind::Identifier(name), "ld" | "ldu" | "st") = (base.kind(), info.words[0]) {
-            let opaque = scope
-                .lookup(name)
-                .filter(|s| s.kind == SymbolKind::Variable)
+            let opaque = symbol_of(scope, name, SymbolKind::Variable)
                 .and_then(|s| s.ty)
                 .filter(|ty| matches!(*ty, ".texref" | ".samplerref" | ".surfref"));
             if let Some(opaque) = opaque {
@@ -202,10 +200,7 @@ fn register_subscripts(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>
         let (OperandKind::Register(name) | OperandKind::Identifier(name)) = array.kind() else {
             continue;
         };
-        if scope
-            .lookup(name)
-            .is_some_and(|s| s.kind == SymbolKind::Register)
-        {
+        if symbol_of(scope, name, SymbolKind::Register).is_some() {
             ctx.report(
                 Diagnostic::error(
                     "operand-kind",
@@ -232,12 +227,9 @@ fn barrier_spaces(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             continue;
         }
         for name in operand.identifiers() {
-            let Some(symbol) = scope.lookup(name.text) else {
+            let Some(symbol) = symbol_of(scope, name.text, SymbolKind::Variable) else {
                 continue;
             };
-            if symbol.kind != SymbolKind::Variable {
-                continue;
-            }
             let Some(space) = symbol.space else { continue };
             if space.trim_start_matches('.').starts_with("shared") {
                 continue;
@@ -666,9 +658,9 @@ fn load_store_spaces(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) 
                 }
                 let through_register = address_base_name(op).filter(|base| match base.kind() {
                     OperandKind::Register(_) => true,
-                    OperandKind::Identifier(name) => scope
-                        .lookup(name)
-                        .is_some_and(|s| s.kind == SymbolKind::Register),
+                    OperandKind::Identifier(name) => {
+                        symbol_of(scope, name, SymbolKind::Register).is_some()
+                    }
                     _ => false,
                 });
                 if let Some(base) = through_register {
@@ -913,7 +905,7 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     let mut problems: Vec<(ptx_syntax::TextRange, String)> = Vec::new();
     let variable_space = |op: &Operand<'_>| -> Option<(ptx_syntax::TextRange, String, &str)> {
         for name in op.identifiers() {
-            let symbol = scope.lookup(name.text)?;
+            let symbol = any_symbol(scope, name.text)?;
             if symbol.kind != SymbolKind::Variable {
                 continue;
             }
@@ -1106,11 +1098,10 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             // `st.shared.v4.b32 [a], v+4`: an address expression is one value (ptxas 13.5
             // "Argument vector size mismatch"; fixtures/operands).
             let address_expression = matches!(op.kind(), OperandKind::Expression)
-                && op.identifiers().iter().any(|t| {
-                    scope
-                        .lookup(t.text)
-                        .is_some_and(|s| s.kind == SymbolKind::Variable)
-                });
+                && op
+                    .identifiers()
+                    .iter()
+                    .any(|t| symbol_of(scope, t.text, SymbolKind::Variable).is_some());
             if vector && address_expression {
                 problems.push((
                     op.range(),
@@ -1172,7 +1163,8 @@ fn more_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                     _ => None,
                 };
                 if let Some(name) = name {
-                    if scope.lookup(name).is_none() && ctx.isa.special_register(name).is_some() {
+                    if any_symbol(scope, name).is_none() && ctx.isa.special_register(name).is_some()
+                    {
                         problems.push((
                             op.range(),
                             format!("`{opcode}` reads no special register: copy `{}` to a register with `mov` first", op.text()),

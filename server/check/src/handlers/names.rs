@@ -4,6 +4,7 @@
 
 use ptx_syntax::{Item, OperandKind, Token};
 
+use super::operand_types::any_symbol;
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Duplicate, Frame, Scope, Symbol, SymbolKind};
 use crate::Diagnostic;
@@ -274,7 +275,7 @@ fn check_register(ctx: &mut Ctx<'_>, register: Token<'_>, scope: &Scope<'_>) {
         check_name(ctx, register, scope);
         return;
     }
-    if scope.lookup(name).is_some() || ctx.isa.special_register(name).is_some() {
+    if any_symbol(scope, name).is_some() || ctx.isa.special_register(name).is_some() {
         return;
     }
     ctx.report(
@@ -288,7 +289,7 @@ fn check_register(ctx: &mut Ctx<'_>, register: Token<'_>, scope: &Scope<'_>) {
 }
 
 fn check_name(ctx: &mut Ctx<'_>, name: Token<'_>, scope: &Scope<'_>) {
-    if scope.lookup(name.text).is_some() || PREDEFINED.contains(&name.text) {
+    if any_symbol(scope, name.text).is_some() || PREDEFINED.contains(&name.text) {
         return;
     }
     let message = if ctx.nested_labels.contains(&name.text) {

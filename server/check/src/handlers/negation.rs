@@ -10,7 +10,7 @@
 
 use ptx_syntax::{Expression, Operand, OperandKind};
 
-use super::operand_types::{named_symbol, register_type, Class};
+use super::operand_types::{any_symbol, named_symbol, register_type, Class};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
 use crate::Diagnostic;
@@ -29,7 +29,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                     .and_then(|e| register_type(scope, e))
                     .is_some_and(|t| t.class == Class::Pred);
                 if !is_pred {
-                    if scope.lookup(name).is_some() {
+                    if any_symbol(scope, name).is_some() {
                         report(
                             ctx,
                             op,

@@ -23,7 +23,7 @@
 use ptx_isa::RefusedForm;
 use ptx_syntax::{Operand, OperandKind};
 
-use super::operand_types::{named_symbol, register_type, Class};
+use super::operand_types::{any_symbol, named_symbol, register_type, symbol_of, Class};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
 use crate::Diagnostic;
@@ -83,10 +83,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             // instruction's state space too.
             OperandKind::Expression if info_takes_variables(info) => {
                 let problem = op.identifiers().iter().find_map(|t| {
-                    let symbol = scope.lookup(t.text)?;
-                    if symbol.kind != SymbolKind::Variable {
-                        return None;
-                    }
+                    let symbol = symbol_of(scope, t.text, SymbolKind::Variable)?;
                     space_problem(info, t.text, symbol.space?)
                 });
                 if let Some(problem) = problem {
@@ -100,7 +97,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     // expected" for `@%r1 bra L`).
     if let Some(guard) = &info.guard {
         let name = guard.predicate.text;
-        if let Some(symbol) = scope.lookup(name) {
+        if let Some(symbol) = any_symbol(scope, name) {
             if symbol.kind != SymbolKind::Register || symbol.ty != Some(".pred") {
                 problems.push((
                     guard.predicate.range(),
@@ -175,11 +172,10 @@ fn is_form(op: &Operand<'_>, form: RefusedForm, scope: &Scope<'_>) -> bool {
         }
         RefusedForm::AddressExpression => {
             matches!(op.kind(), OperandKind::Expression)
-                && op.identifiers().iter().any(|t| {
-                    scope
-                        .lookup(t.text)
-                        .is_some_and(|s| s.kind == SymbolKind::Variable)
-                })
+                && op
+                    .identifiers()
+                    .iter()
+                    .any(|t| symbol_of(scope, t.text, SymbolKind::Variable).is_some())
         }
         RefusedForm::Integer => match op.kind() {
             OperandKind::Integer(_) => true,
@@ -210,7 +206,7 @@ fn name_problem(
     result: bool,
     scope: &Scope<'_>,
 ) -> Option<String> {
-    let symbol = scope.lookup(name)?;
+    let symbol = any_symbol(scope, name)?;
     let opcode = info.opcode_text();
     let what = match symbol.kind {
         SymbolKind::Register => return None,

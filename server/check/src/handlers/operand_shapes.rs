@@ -9,7 +9,7 @@
 use ptx_isa::{OperandShape as Shape, ShapePosition as Position};
 use ptx_syntax::{Operand, OperandKind};
 
-use super::operand_types::register_type_name;
+use super::operand_types::{any_symbol, register_type_name, symbol_of};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
 use crate::Diagnostic;
@@ -124,7 +124,7 @@ fn misfit(
             }
             OperandKind::Component { .. } => Some(format!("`{text}` is a special register")),
             OperandKind::Register(name) | OperandKind::Identifier(name) => {
-                let symbol = scope.lookup(name)?;
+                let symbol = any_symbol(scope, name)?;
                 match symbol.kind {
                     SymbolKind::Register if symbol.vector.is_none() => {
                         let ty = symbol.ty?;
@@ -189,7 +189,7 @@ fn misfit(
         Shape::Constant => match op.kind() {
             OperandKind::Integer(_) | OperandKind::Expression => None,
             OperandKind::Register(name) | OperandKind::Identifier(name) => {
-                let symbol = scope.lookup(name)?;
+                let symbol = any_symbol(scope, name)?;
                 (symbol.kind == SymbolKind::Register).then(|| format!("`{name}` is a register"))
             }
             _ => Some(format!("`{text}` is not a constant")),
@@ -232,10 +232,7 @@ fn misfit(
             let (OperandKind::Register(name) | OperandKind::Identifier(name)) = op.kind() else {
                 return not_a_name(op, scope);
             };
-            let symbol = scope.lookup(name)?;
-            if symbol.kind != SymbolKind::Register {
-                return None;
-            }
+            let symbol = symbol_of(scope, name, SymbolKind::Register)?;
             if last {
                 return Some(format!(
                     "`{name}` is a register, so this is an indirect call; it needs a prototype or `.calltargets` name as its last operand"
@@ -262,7 +259,7 @@ fn not_a_name(op: &Operand<'_>, scope: &Scope<'_>) -> Option<String> {
     let text = op.text();
     match op.kind() {
         OperandKind::Register(name) | OperandKind::Identifier(name) => {
-            let symbol = scope.lookup(name)?;
+            let symbol = any_symbol(scope, name)?;
             // ptxas 13.5 "Label expected for argument 0 of instruction 'bra'" for a variable
             // or a function name too (fixtures/operands).
             match symbol.kind {

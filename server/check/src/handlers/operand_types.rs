@@ -4,15 +4,19 @@
 //!   [`word32`], [`pred`]);
 //! * the symbol or plain register behind an operand (written with `%` or, to the grammar, as
 //!   a name), the elements of a vector operand, the width of a type name;
+//! * symbols by name, of any kind ([`any_symbol`], [`declared_type`]) or of one
+//!   ([`symbol_of`]), the registers at the base of addresses ([`address_registers`]) and the
+//!   parameterized `.reg` declarations of a block ([`counted_registers`]);
 //! * [`Rules`], which reports registers whose type does not fit what an operand reads, and
 //!   [`Rules::scalar`] for operands that are one register, not a vector;
 //! * instruction types ([`Ty`]) and which register types they take: exactly (section 6.1,
 //!   [`exact_fits`]) or wider (9.4.1, Tables 27–28, [`relaxed_fits`]), with the wording of
-//!   both ([`type_name`], [`wanted`]);
+//!   both ([`type_name`], [`wanted`]), and the types an address register may not have
+//!   ([`narrow`], [`integer_of`]);
 //! * the register types and constants that atomic and multimem data of a given type takes
 //!   ([`scalar_registers`], [`element_registers`], [`constant_fits`]).
 
-use ptx_syntax::{Operand, OperandKind};
+use ptx_syntax::{Block, Operand, OperandKind, Statement, Token};
 
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, Symbol, SymbolKind};
@@ -94,15 +98,66 @@ pub(crate) fn pred(ty: RegTy) -> bool {
     ty.class == Class::Pred
 }
 
+/// The symbol `name` names, whatever its kind (register, variable, label or function).
+pub(crate) fn any_symbol<'s, 'a>(scope: &'s Scope<'a>, name: &str) -> Option<&'s Symbol<'a>> {
+    scope.lookup(name)
+}
+
+/// The symbol `name` names if it is of `kind` (a variable, not a register of that name).
+pub(crate) fn symbol_of<'s, 'a>(
+    scope: &'s Scope<'a>,
+    name: &str,
+    kind: SymbolKind,
+) -> Option<&'s Symbol<'a>> {
+    scope.lookup(name).filter(|symbol| symbol.kind == kind)
+}
+
+/// The declared type of whatever `name` names, whatever its kind: a register, a vector register
+/// (its element type) or a variable.
+pub(crate) fn declared_type<'a>(scope: &Scope<'a>, name: &str) -> Option<&'a str> {
+    any_symbol(scope, name)?.ty
+}
+
+/// [`declared_type`] with the type read as an instruction type ([`Ty`]).
+pub(crate) fn declared_ty<'a>(scope: &Scope<'a>, name: &str) -> Option<(&'a str, Ty)> {
+    let ty = declared_type(scope, name)?;
+    Some((ty, Ty::parse(ty)?))
+}
+
+/// The register at the base of each address operand (`%rd1` of `[%rd1+8]`) with its declared
+/// type ([`declared_ty`], of whatever the name names), in operand order; addresses whose first
+/// register has no such type are left out.
+pub(crate) fn address_registers<'i, 's>(
+    info: &InstInfo<'i>,
+    scope: &Scope<'s>,
+) -> Vec<(Token<'i>, &'s str, Ty)> {
+    info.operands
+        .iter()
+        .filter(|operand| matches!(operand.kind(), OperandKind::Address { .. }))
+        .filter_map(|operand| {
+            let register = operand.registers().into_iter().next()?;
+            let (text, ty) = declared_ty(scope, register.text)?;
+            Some((register, text, ty))
+        })
+        .collect()
+}
+
+/// The name of a plain name operand (`%r1`, `x`, `fn`), whether written with `%` (a register
+/// to the grammar) or without (an identifier).
+pub(crate) fn plain_name<'o>(operand: &Operand<'o>) -> Option<&'o str> {
+    let (OperandKind::Register(name) | OperandKind::Identifier(name)) = operand.kind() else {
+        return None;
+    };
+    Some(name)
+}
+
 /// The symbol that a plain name operand (`%r1`, `x`, `fn`) names, with the name.
 pub(crate) fn named_symbol<'s, 'a, 'o>(
     scope: &'s Scope<'a>,
     operand: &Operand<'o>,
 ) -> Option<(&'o str, &'s Symbol<'a>)> {
-    let (OperandKind::Register(name) | OperandKind::Identifier(name)) = operand.kind() else {
-        return None;
-    };
-    Some((name, scope.lookup(name)?))
+    let name = plain_name(operand)?;
+    Some((name, any_symbol(scope, name)?))
 }
 
 /// The name, declared type and class of a plain register operand, whether written with `%`
@@ -111,33 +166,21 @@ pub(crate) fn register_operand<'a>(
     op: &Operand<'a>,
     scope: &Scope<'a>,
 ) -> Option<(&'a str, &'a str, RegTy)> {
-    let (OperandKind::Register(name) | OperandKind::Identifier(name)) = op.kind() else {
-        return None;
-    };
+    let name = plain_name(op)?;
     let (ty, reg) = declared_register(scope, name)?;
     Some((name, ty, reg))
 }
 
 /// The declared type of a plain (non-vector) register operand.
 pub(crate) fn register_type(scope: &Scope<'_>, operand: &Operand<'_>) -> Option<RegTy> {
-    let (OperandKind::Register(name) | OperandKind::Identifier(name)) = operand.kind() else {
-        return None;
-    };
-    let symbol = scope.lookup(name)?;
-    if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
-        return None;
-    }
-    RegTy::parse(symbol.ty?)
+    Some(declared_register(scope, plain_name(operand)?)?.1)
 }
 
 /// The name and the declared type, read as an instruction type ([`Ty`]), of a plain
 /// (non-vector) register operand.
 pub(crate) fn register_ty<'o>(scope: &Scope<'_>, operand: &Operand<'o>) -> Option<(&'o str, Ty)> {
-    let (name, symbol) = named_symbol(scope, operand)?;
-    if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
-        return None;
-    }
-    Some((name, symbol.ty.and_then(Ty::parse)?))
+    let name = plain_name(operand)?;
+    Some((name, Ty::parse(plain_register_type(scope, name)?)?))
 }
 
 /// The elements of a vector operand, or the operand itself.
@@ -215,25 +258,27 @@ pub(crate) fn class_name(class: Class) -> &'static str {
     }
 }
 
+/// The declared type of a plain register named `name` (not a vector, not a variable), as
+/// written (`.b32`, also a type [`RegTy`] does not read, such as `.bf16`).
+pub(crate) fn plain_register_type<'a>(scope: &Scope<'a>, name: &str) -> Option<&'a str> {
+    let symbol = symbol_of(scope, name, SymbolKind::Register)?;
+    if symbol.vector.is_some() {
+        return None;
+    }
+    symbol.ty
+}
+
 /// The declared type and its reading of a plain register named `name` (not a vector, not a
 /// variable).
 pub(crate) fn declared_register<'a>(scope: &Scope<'a>, name: &str) -> Option<(&'a str, RegTy)> {
-    let symbol = scope.lookup(name)?;
-    if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
-        return None;
-    }
-    let ty = symbol.ty?;
+    let ty = plain_register_type(scope, name)?;
     Some((ty, RegTy::parse(ty)?))
 }
 
 /// The declared type of the register named `name`, the element type of a vector register
 /// included; `None` for other names.
 pub(crate) fn register_type_name<'a>(scope: &Scope<'a>, name: &str) -> Option<&'a str> {
-    let symbol = scope.lookup(name)?;
-    if symbol.kind != SymbolKind::Register {
-        return None;
-    }
-    symbol.ty
+    symbol_of(scope, name, SymbolKind::Register)?.ty
 }
 
 /// The width in bits of a type name (`.b32` 32, `.f16x2` 32, `.pred` 1).
@@ -244,6 +289,75 @@ pub(crate) fn type_bits(ty: &str) -> Option<u32> {
     let digits: String = ty.chars().filter(char::is_ascii_digit).collect();
     let bits: u32 = digits.parse().ok()?;
     Some(if ty.ends_with("x2") { bits * 2 } else { bits })
+}
+
+/// A floating-point type name (`.f32`, `.f16x2`, `.bf16`, …), read from its spelling.
+pub(crate) fn is_float_type(ty: &str) -> bool {
+    ty.starts_with(".f") || ty.starts_with(".bf")
+}
+
+/// A signed or unsigned integer type name (`.u32`, `.s16x2`, …), read from its spelling.
+pub(crate) fn is_integer_type(ty: &str) -> bool {
+    ty.starts_with(".u") || ty.starts_with(".s")
+}
+
+/// A float type against an integer one, either way round; bit-size types go with either, and
+/// a missing `expected` type with anything.
+pub(crate) fn float_against_integer(expected: Option<&str>, actual: &str) -> bool {
+    expected.is_some_and(|e| {
+        is_float_type(e) && is_integer_type(actual) || is_integer_type(e) && is_float_type(actual)
+    })
+}
+
+/// The array length (the product of its dimensions, 0 for `[]`) and the `.align` of the
+/// variable whose name is at `name` in `text`, read from its declaration (`.param .align 8
+/// .b8 p[16];`).
+pub(crate) fn variable_shape(
+    text: &str,
+    name: ptx_syntax::TextRange,
+) -> (Option<u64>, Option<u64>) {
+    let start = text[..name.start]
+        .rfind([';', '{', '\n'])
+        .map_or(0, |i| i + 1);
+    let end = text[name.end..]
+        .find([';', ',', ')'])
+        .map_or(text.len(), |i| name.end + i);
+    let before = &text[start..name.start];
+    let after = text[name.end..end].trim();
+    let align = before
+        .split_whitespace()
+        .skip_while(|w| *w != ".align")
+        .nth(1)
+        .and_then(|w| w.parse().ok());
+    let array = after.strip_prefix('[').map(|rest| {
+        rest.split(['[', ']'])
+            .filter(|p| !p.trim().is_empty())
+            .map(|p| p.trim().parse::<u64>().unwrap_or(0))
+            .product()
+    });
+    (array, align)
+}
+
+/// The parameterized `.reg` declarations (`%r<8>`) of `block` and the blocks inside it: the
+/// count's token, the prefix and the count.
+pub(crate) fn counted_registers<'a>(block: Block<'a>, out: &mut Vec<(Token<'a>, String, u64)>) {
+    for statement in block.statements() {
+        match statement {
+            Statement::Variable(var) if var.state_space().is_some_and(|s| s.text == ".reg") => {
+                for declarator in var.declarators() {
+                    if let (Some(name), Some(token), Some(count)) = (
+                        declarator.name(),
+                        declarator.count_token(),
+                        declarator.count(),
+                    ) {
+                        out.push((token, name.text.to_owned(), count));
+                    }
+                }
+            }
+            Statement::Block(inner) => counted_registers(inner, out),
+            _ => {}
+        }
+    }
 }
 
 // Instruction types and the registers they take.
@@ -338,6 +452,17 @@ impl Ty {
         matches!(self.kind, Kind::HalfPair | Kind::IntPair | Kind::Brain)
             || (self.kind == Kind::Float && self.bits == 16)
     }
+}
+
+/// At most 16 bits and not a predicate (`.b8` … `.s16`, `.f16`, `.bf16`): too narrow to hold
+/// an address.
+pub(crate) fn narrow(ty: Ty) -> bool {
+    ty.kind != Kind::Pred && ty.bits <= 16
+}
+
+/// An integer or bit-size type of `bits` bits (`.b32`, `.s32`, `.u32` for 32).
+pub(crate) fn integer_of(ty: Ty, bits: u32) -> bool {
+    address_fits(ty) && ty.bits == bits
 }
 
 /// Section 6.1: same size, and a bit type on either side or both integer or both float.

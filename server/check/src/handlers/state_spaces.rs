@@ -4,6 +4,7 @@
 
 use ptx_syntax::OperandKind;
 
+use super::operand_types::{address_registers, integer_of, narrow, symbol_of};
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
 use crate::Diagnostic;
@@ -66,12 +67,9 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
             continue;
         }
         for name in operand.identifiers() {
-            let Some(symbol) = scope.lookup(name.text) else {
+            let Some(symbol) = symbol_of(scope, name.text, SymbolKind::Variable) else {
                 continue;
             };
-            if symbol.kind != SymbolKind::Variable {
-                continue;
-            }
             let Some(declared) = symbol.space else {
                 continue;
             };
@@ -126,21 +124,8 @@ fn narrow_address(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     if !strict {
         return;
     }
-    for operand in &info.operands {
-        if !matches!(operand.kind(), OperandKind::Address { .. }) {
-            continue;
-        }
-        let Some(register) = operand.registers().into_iter().next() else {
-            continue;
-        };
-        let Some(ty) = scope.lookup(register.text).and_then(|s| s.ty) else {
-            continue;
-        };
-        let narrow = matches!(
-            ty,
-            ".b8" | ".u8" | ".s8" | ".b16" | ".u16" | ".s16" | ".f16" | ".bf16"
-        );
-        if narrow {
+    for (register, ty, parsed) in address_registers(info, scope) {
+        if narrow(parsed) {
             ctx.report(
                 Diagnostic::error(
                     "operand-type",
@@ -225,17 +210,8 @@ fn generic_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
         }
         _ => return,
     };
-    for operand in &info.operands {
-        if !matches!(operand.kind(), OperandKind::Address { .. }) {
-            continue;
-        }
-        let Some(register) = operand.registers().into_iter().next() else {
-            continue;
-        };
-        let Some(ty) = scope.lookup(register.text).and_then(|s| s.ty) else {
-            continue;
-        };
-        if matches!(ty, ".b32" | ".u32" | ".s32") {
+    for (register, ty, parsed) in address_registers(info, scope) {
+        if integer_of(parsed, 32) {
             let hint = if space == "a generic" && info.words[0] != "prefetchu" {
                 format!(" or name the state space (`{}.shared`)", info.words[0])
             } else {
@@ -275,7 +251,8 @@ pub(crate) fn input_parameter_write(
         if *index != 0 {
             continue;
         }
-        let Some(symbol) = scope.lookup(token.text) else {
+        // Only variables have a state space other than `.reg`.
+        let Some(symbol) = symbol_of(scope, token.text, SymbolKind::Variable) else {
             continue;
         };
         if symbol.space == Some(".param") && inputs.contains(&symbol.range) {
@@ -297,17 +274,8 @@ pub(crate) fn input_parameter_write(
 /// Tensor memory addresses (`[taddr]` of tcgen05.ld/st/mma/cp/shift) are 32-bit: ptxas 13.5
 /// rejects a 64-bit register there ("Arguments mismatch").
 fn tensor_memory_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
-    for operand in &info.operands {
-        if !matches!(operand.kind(), OperandKind::Address { .. }) {
-            continue;
-        }
-        let Some(register) = operand.registers().into_iter().next() else {
-            continue;
-        };
-        let Some(ty) = scope.lookup(register.text).and_then(|s| s.ty) else {
-            continue;
-        };
-        if matches!(ty, ".b64" | ".u64" | ".s64") {
+    for (register, ty, parsed) in address_registers(info, scope) {
+        if integer_of(parsed, 64) {
             ctx.report(
                 Diagnostic::error(
                     "operand-type",

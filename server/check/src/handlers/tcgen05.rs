@@ -13,6 +13,7 @@ use std::collections::HashMap;
 
 use ptx_syntax::{Function, FunctionKind, Operand, OperandKind, TextRange};
 
+use super::operand_types::symbol_of;
 use crate::context::{Ctx, InstInfo};
 use crate::Diagnostic;
 
@@ -344,11 +345,7 @@ pub(crate) fn operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &crate::sc
             let OperandKind::Identifier(name) = part.kind() else {
                 continue;
             };
-            if rules
-                .scope
-                .lookup(name)
-                .is_some_and(|s| s.kind == crate::scope::SymbolKind::Variable)
-            {
+            if symbol_of(rules.scope, name, crate::scope::SymbolKind::Variable).is_some() {
                 let message = format!(
                     "`{}` addresses tensor memory through a 32-bit register, not the variable `{name}`",
                     rules.opcode()

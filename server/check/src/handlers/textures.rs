@@ -10,8 +10,8 @@
 use ptx_syntax::{Operand, OperandKind};
 
 use super::operand_types::{
-    float32, int32, int64, is_vector, parts, pred, register_type, word16, word32, Class, RegTy,
-    Rules,
+    float32, int32, int64, is_vector, parts, pred, register_type, symbol_of, word16, word32, Class,
+    RegTy, Rules,
 };
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
@@ -220,12 +220,9 @@ fn opaque_moves(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         let OperandKind::Identifier(name) = op.kind() else {
             continue;
         };
-        let Some(symbol) = scope.lookup(name) else {
+        let Some(symbol) = symbol_of(scope, name, SymbolKind::Variable) else {
             continue;
         };
-        if symbol.kind != SymbolKind::Variable {
-            continue;
-        }
         if let Some(opaque @ (".texref" | ".samplerref" | ".surfref")) = symbol.ty {
             ctx.report(
                 Diagnostic::error(
@@ -493,12 +490,9 @@ fn handles(rules: &mut Rules<'_, '_, '_, '_>, address: &Operand<'_>) {
     let OperandKind::Identifier(name) = image.kind() else {
         return;
     };
-    let Some(symbol) = rules.scope.lookup(name) else {
+    let Some(symbol) = symbol_of(rules.scope, name, SymbolKind::Variable) else {
         return;
     };
-    if symbol.kind != SymbolKind::Variable {
-        return;
-    }
     let Some(ty) = symbol.ty else {
         return;
     };
@@ -649,12 +643,7 @@ fn query_handle(rules: &mut Rules<'_, '_, '_, '_>, handle: &Operand<'_>) {
     let OperandKind::Identifier(name) = handle.kind() else {
         return;
     };
-    let Some(ty) = rules
-        .scope
-        .lookup(name)
-        .filter(|s| s.kind == SymbolKind::Variable)
-        .and_then(|s| s.ty)
-    else {
+    let Some(ty) = symbol_of(rules.scope, name, SymbolKind::Variable).and_then(|s| s.ty) else {
         return;
     };
     let independent = rules
@@ -707,11 +696,7 @@ fn type_test(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     if let Some(a) = info.operands.get(1) {
         rules.scalar(a);
         if let OperandKind::Identifier(name) = a.kind() {
-            if rules
-                .scope
-                .lookup(name)
-                .is_some_and(|s| s.kind == SymbolKind::Variable)
-            {
+            if symbol_of(rules.scope, name, SymbolKind::Variable).is_some() {
                 let message = format!(
                     "`{}` tests a 64-bit register holding a handle, not the variable `{name}`",
                     rules.opcode()

@@ -13,7 +13,8 @@
 use ptx_syntax::{Operand, OperandKind};
 
 use super::operand_types::{
-    address_fits, exact_fits, named_symbol, register_ty, relaxed_fits, type_name, wanted, Kind, Ty,
+    address_fits, any_symbol, declared_type, exact_fits, named_symbol, plain_name,
+    plain_register_type, register_ty, relaxed_fits, symbol_of, type_name, wanted, Kind, Ty,
 };
 use crate::context::{Ctx, InstInfo};
 use crate::scope::{Scope, SymbolKind};
@@ -563,10 +564,10 @@ fn mov_vector_elements(
         // A register declared `.reg .v4 .b32 %v` stands for the whole vector when its length
         // and element size are the instruction's.
         let declared = match op.kind() {
-            OperandKind::Register(name) | OperandKind::Identifier(name) => scope
-                .lookup(name)
-                .filter(|s| s.kind == SymbolKind::Register)
-                .and_then(|s| Some((s.vector?, s.ty.and_then(Ty::parse)?))),
+            OperandKind::Register(name) | OperandKind::Identifier(name) => {
+                symbol_of(scope, name, SymbolKind::Register)
+                    .and_then(|s| Some((s.vector?, s.ty.and_then(Ty::parse)?)))
+            }
             _ => None,
         };
         let declared_vector = declared.is_some();
@@ -744,11 +745,9 @@ struct Checker<'i, 'a, 's> {
 impl Checker<'_, '_, '_> {
     /// Whether the operand's text names a variable (`v`, `v+4`).
     fn names_variable(&self, op: &Operand<'_>) -> bool {
-        op.identifiers().iter().any(|t| {
-            self.scope
-                .lookup(t.text)
-                .is_some_and(|s| s.kind == SymbolKind::Variable)
-        })
+        op.identifiers()
+            .iter()
+            .any(|t| symbol_of(self.scope, t.text, SymbolKind::Variable).is_some())
     }
 
     /// `mov` from a special register (chapter 10): ptxas wants an integer or bit-size type
@@ -836,7 +835,7 @@ impl Checker<'_, '_, '_> {
     ) {
         let opcode = self.info.opcode_text();
         match op.kind() {
-            OperandKind::Register(name) if self.info.words[0] == "mov" && name.starts_with('%') && self.scope.lookup(name).is_none() => {
+            OperandKind::Register(name) if self.info.words[0] == "mov" && name.starts_with('%') && any_symbol(self.scope, name).is_none() => {
                 self.special_register(name, false, op, ty, out);
             }
             // The predefined `WARP_SZ` is an integer.
@@ -851,7 +850,7 @@ impl Checker<'_, '_, '_> {
                 ))
             }
             OperandKind::Register(name) | OperandKind::Identifier(name) => {
-                let Some(symbol) = self.scope.lookup(name) else { return };
+                let Some(symbol) = any_symbol(self.scope, name) else { return };
                 // A variable's name stands for its address, an integer: no float, half or
                 // predicate operand (ptxas 13.5 "Arguments mismatch" for `mov.pred p, v`,
                 // `mov.f32 f, v`; fixtures/operands).
@@ -1148,26 +1147,22 @@ fn mixed_vector(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     for vector in vectors {
         let mut sizes = Vec::new();
         for element in vector.elements() {
-            let (OperandKind::Register(name) | OperandKind::Identifier(name)) = element.kind()
-            else {
+            let Some(name) = plain_name(&element) else {
                 continue;
             };
-            let Some(symbol) = scope.lookup(name) else {
+            let Some(declared) = plain_register_type(scope, name) else {
                 continue;
             };
-            if symbol.kind != SymbolKind::Register || symbol.vector.is_some() {
-                continue;
-            }
             // ptxas 13.5 lets a predicate stand beside 32-bit integer registers in the data
             // vectors of the atomic family (`multimem.st….v2.f32 [a], {%r1, %p1}` assembles;
             // next to `.f32` or 16-bit registers it does not).
-            if symbol.ty == Some(".pred")
+            if declared == ".pred"
                 && matches!(info.words[0], "atom" | "red" | "multimem")
                 && integer_words(vector, scope)
             {
                 continue;
             }
-            if let Some(ty) = symbol.ty.and_then(Ty::parse) {
+            if let Some(ty) = Ty::parse(declared) {
                 sizes.push((name, ty.bits));
             }
         }
@@ -1191,9 +1186,7 @@ fn mixed_vector(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
 /// bit-size one.
 fn integer_words(vector: Operand<'_>, scope: &Scope<'_>) -> bool {
     vector.elements().iter().all(|e| match e.kind() {
-        OperandKind::Register(name) => scope
-            .lookup(name)
-            .and_then(|s| s.ty)
+        OperandKind::Register(name) => declared_type(scope, name)
             .is_none_or(|t| matches!(t, ".pred" | ".b32" | ".u32" | ".s32")),
         _ => true,
     })

@@ -3,8 +3,9 @@
 //! fragments of wmma/mma/wgmma/ldmatrix. The counts come from `ptx-regs`, whose tables are
 //! labelled with ptxas; the fix rewrites the vector with the right number of registers.
 
-use ptx_syntax::{Block, OperandKind, Statement, TextRange, Token};
+use ptx_syntax::{OperandKind, TextRange, Token};
 
+use super::operand_types::counted_registers;
 use crate::context::{Ctx, InstInfo};
 use crate::{Diagnostic, Fix};
 
@@ -238,7 +239,7 @@ fn widening<'a>(
         .into_iter()
         .find(|f| f.range().contains(&at.start))?;
     let mut declarations = Vec::new();
-    collect_reg_counts(function.body()?, &mut declarations);
+    counted_registers(function.body()?, &mut declarations);
     let mut best: Option<(Token<'a>, String, u64)> = None;
     for register in registers {
         let digits = register.len()
@@ -263,26 +264,6 @@ fn widening<'a>(
         }
     }
     best
-}
-
-fn collect_reg_counts<'a>(block: Block<'a>, out: &mut Vec<(Token<'a>, String, u64)>) {
-    for statement in block.statements() {
-        match statement {
-            Statement::Variable(var) if var.state_space().is_some_and(|s| s.text == ".reg") => {
-                for declarator in var.declarators() {
-                    if let (Some(name), Some(token), Some(count)) = (
-                        declarator.name(),
-                        declarator.count_token(),
-                        declarator.count(),
-                    ) {
-                        out.push((token, name.text.to_owned(), count));
-                    }
-                }
-            }
-            Statement::Block(inner) => collect_reg_counts(inner, out),
-            _ => {}
-        }
-    }
 }
 
 #[cfg(test)]
