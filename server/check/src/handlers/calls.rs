@@ -360,7 +360,16 @@ fn call(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         return;
     };
     let callee_op = &ops[at];
-    if let OperandKind::Register(register) = callee_op.kind() {
+    // The register of an indirect call, `%rd1` or a register named without `%` (`rd`, which
+    // the grammar reads as an identifier).
+    let through = match callee_op.kind() {
+        OperandKind::Register(register) => Some(register),
+        OperandKind::Identifier(name) if symbol_of(scope, name, SymbolKind::Register).is_some() => {
+            Some(name)
+        }
+        _ => None,
+    };
+    if let Some(register) = through {
         // An indirect call names a `.callprototype` or `.calltargets` label after its
         // arguments ("Label expected for argument 0").
         let last = ops.last().map(|o| o.kind());
