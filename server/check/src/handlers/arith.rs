@@ -9,11 +9,12 @@
 use ptx_isa::{PtxVersion, Requirement, TargetReq};
 use ptx_syntax::{Operand, OperandKind};
 
+use super::operand_types::symbol_of;
 use crate::context::{Ctx, InstInfo};
-use crate::scope::Scope;
+use crate::scope::{Scope, SymbolKind};
 use crate::Diagnostic;
 
-pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, _scope: &Scope<'_>) {
+pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     features(ctx, info);
     opaque_type(ctx, info);
     match info.words[0] {
@@ -26,7 +27,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, _scope: &Scope<'_>) 
         "vadd4" | "vsub4" | "vavrg4" | "vabsdiff4" | "vmin4" | "vmax4" | "vset4" => {
             simd_video(ctx, info, 4)
         }
-        "lop3" => lop3(ctx, info),
+        "lop3" => lop3(ctx, info, scope),
         // `mad.lo.cc`, `madc.hi.cc` (9.7.2.5-6): ptxas 13.5 takes `madc.cc.lo.u32` for no
         // instruction at all and rejects `mad.cc.lo.s32`.
         "mad" | "madc" => leading_qualifier(ctx, info, &["hi", "lo", "wide"], "9.7.1.4"),
@@ -118,7 +119,7 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, _scope: &Scope<'_>) 
                 }
             }
             for (index, op) in info.operands.iter().enumerate() {
-                needs_constant(ctx, info, index, op, "9.7.19");
+                needs_constant(ctx, info, scope, index, op, "9.7.19");
                 if let OperandKind::Float(text) = op.kind() {
                     ctx.report(
                         Diagnostic::error(
@@ -652,10 +653,10 @@ fn strictly_descending(digits: &str, max: char) -> bool {
 /// look-up table is a constant; the BoolOp form writes a predicate output and the plain form
 /// none (ptxas 13.5: "Arguments mismatch", "Predicate output expected", "Predicate output
 /// not allowed for instruction 'lop3'").
-fn lop3(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+fn lop3(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     const SECTION: &str = "9.7.8.6";
     if let Some(op) = info.operands.get(4) {
-        needs_constant(ctx, info, 4, op, SECTION);
+        needs_constant(ctx, info, scope, 4, op, SECTION);
         if let OperandKind::Float(text) = op.kind() {
             ctx.report(
                 Diagnostic::error(
@@ -705,14 +706,18 @@ fn lop3(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
 fn needs_constant(
     ctx: &mut Ctx<'_>,
     info: &InstInfo<'_>,
+    scope: &Scope<'_>,
     index: usize,
     op: &Operand<'_>,
     section: &str,
 ) {
-    if matches!(
-        op.kind(),
-        OperandKind::Register(_) | OperandKind::Component { .. }
-    ) {
+    // A register written with `%` or without (an identifier that names a register).
+    let register = match op.kind() {
+        OperandKind::Register(_) | OperandKind::Component { .. } => true,
+        OperandKind::Identifier(name) => symbol_of(scope, name, SymbolKind::Register).is_some(),
+        _ => false,
+    };
+    if register {
         ctx.report(
             Diagnostic::error(
                 "operand-kind",

@@ -135,7 +135,18 @@ pub(crate) fn address_registers<'i, 's>(
         .iter()
         .filter(|operand| matches!(operand.kind(), OperandKind::Address { .. }))
         .filter_map(|operand| {
-            let register = operand.registers().into_iter().next()?;
+            // The first register, written with `%` or without (an identifier to the grammar
+            // that names a register).
+            let register = operand
+                .registers()
+                .into_iter()
+                .chain(
+                    operand
+                        .identifiers()
+                        .into_iter()
+                        .filter(|t| symbol_of(scope, t.text, SymbolKind::Register).is_some()),
+                )
+                .min_by_key(|t| t.start)?;
             let (text, ty) = declared_ty(scope, register.text)?;
             Some((register, text, ty))
         })
