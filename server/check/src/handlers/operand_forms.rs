@@ -113,6 +113,39 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         ctx.report(Diagnostic::error("operand-type", range, message).section(section));
     }
     refusals(ctx, info, scope);
+    signed_hex_singles(ctx, info);
+}
+
+/// A sign or `!` before a `0f` constant (`-0f3FC00000`): ptxas 13.5 reads it as a syntax error
+/// ("Parsing error near '0f3FC00000'"), though it takes `-1.5` and `-0d3FF8000000000000`.
+fn signed_hex_singles(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    for op in &info.operands {
+        let Some(ptx_syntax::Expression::Unary { operator, operand }) = op.expression() else {
+            continue;
+        };
+        if let OperandKind::Float(text) = operand.kind() {
+            if text.starts_with("0f") || text.starts_with("0F") {
+                let hint = match (operator, negated_bits(text)) {
+                    ("-", Some(bits)) => format!(": write the negated value's bits, `{bits}`"),
+                    _ => String::new(),
+                };
+                ctx.report(
+                    Diagnostic::error(
+                        "syntax-error",
+                        op.range(),
+                        format!("ptxas does not read `{operator}` before a `0f` constant{hint}"),
+                    )
+                    .section("4.5.2"),
+                );
+            }
+        }
+    }
+}
+
+/// `0fXXXXXXXX` with its sign bit flipped.
+fn negated_bits(text: &str) -> Option<String> {
+    let bits = u32::from_str_radix(text.get(2..)?, 16).ok()?;
+    Some(format!("0f{:08X}", bits ^ 0x8000_0000))
 }
 
 /// The `refuses` rules of data/operand-forms.txt that hold for the instruction and target.
