@@ -847,6 +847,20 @@ fn loc<'a>(ctx: &mut Ctx<'a>, directive: &ptx_syntax::Directive<'a>, locs: &mut 
         .trim_start()
         .trim_start_matches(".loc")
         .trim();
+    // File index, line and column are 32-bit (ptxas 13.5: "Constant overflow" from 2^32).
+    if let Some(big) = here
+        .split_whitespace()
+        .find(|n| ptx_syntax::parse_integer(n).is_some_and(|v| v > u64::from(u32::MAX)))
+    {
+        ctx.report(
+            Diagnostic::error(
+                "directive",
+                directive.range(),
+                format!("`{big}` does not fit in the 32 bits of a `.loc` number"),
+            )
+            .section("11.5.2"),
+        );
+    }
     for part in parts {
         let part = part.trim();
         if let Some(at) = part.strip_prefix("inlined_at") {
