@@ -184,18 +184,21 @@ module.exports = grammar({
 
     // ------------------------------------------------------------- functions
 
-    function_declaration: $ => seq($._function_header, ';'),
+    // ptxas also takes a prototype with no `;` after it (nvcc 2.x/3.x wrote them so).
+    function_declaration: $ => seq($._function_header, optional(';')),
 
-    function_definition: $ => seq($._function_header, field('body', $.block)),
+    // A `{` after a header always opens its body, even where a prototype without `;` could end.
+    function_definition: $ => prec(1, seq($._function_header, field('body', $.block))),
 
-    _function_header: $ => seq(
+    // Attributes and pragmas after a header belong to it (greedy where no `;` ends a prototype).
+    _function_header: $ => prec.right(seq(
       repeat(field('linkage', $.linkage)),
       field('kind', choice('.entry', '.func')),
       optional(field('return_parameters', $.parameter_list)),
       field('name', $.identifier),
       optional(field('parameters', $.parameter_list)),
       repeat(choice($.function_attribute, $.pragma_directive)),
-    ),
+    )),
 
     linkage: _ => choice(...LINKAGE),
 
