@@ -232,11 +232,15 @@ impl<'a> Ctx<'a> {
         let snippet = !module.top_level_statements().is_empty()
             && module.functions().is_empty()
             && version_directive.is_empty();
-        let address_size_64 = module
-            .directives(DirectiveKind::AddressSize)
-            .first()
-            .and_then(|d| d.value())
-            .is_some_and(|v| ptx_syntax::parse_integer(v.text) == Some(64));
+        // A module without `.address_size` is 64-bit to ptxas 13.5 as well: a 32-bit global or
+        // generic address there makes it take the module for 32-bit code, which it no longer
+        // compiles ("32-Bit compilation is no longer supported"), as with `.address_size 64`.
+        let address_size_64 = match module.directives(DirectiveKind::AddressSize).first() {
+            Some(d) => d
+                .value()
+                .is_some_and(|v| ptx_syntax::parse_integer(v.text) == Some(64)),
+            None => !snippet,
+        };
         Ctx {
             text: parse.text(),
             parse,

@@ -34,6 +34,8 @@ pub(crate) struct Formal<'a> {
     /// Elements of an array parameter; 0 for an array of unknown size (`[]`).
     pub array: Option<u64>,
     pub align: Option<u64>,
+    /// Declared as a vector (`.reg .v4 .u16 x`).
+    pub vector: bool,
 }
 
 impl<'a> Formal<'a> {
@@ -56,6 +58,7 @@ impl<'a> Formal<'a> {
                     ty: parts.ty.map(|t| t.text),
                     array,
                     align,
+                    vector: parts.vector.is_some(),
                 }
             })
             .collect()
@@ -67,9 +70,12 @@ impl<'a> Formal<'a> {
 
     /// A parameter the ABI of ptxas 13.5 cannot pass: a scalar signed or unsigned integer of 8
     /// or 16 bits, or a predicate (measured: `.b8`, `.b16`, `.f16` and arrays of any type
-    /// pass; `.u8`, `.s8`, `.u16`, `.s16` and `.pred` fail, as `.param` or `.reg`).
+    /// pass; `.u8`, `.s8`, `.u16`, `.s16` and `.pred` fail, as `.param` or `.reg`; a `.reg`
+    /// vector of them, `.reg .v4 .u16 x`, passes).
     fn outside_abi(&self) -> bool {
-        self.array.is_none() && matches!(self.ty, Some(".u8" | ".s8" | ".u16" | ".s16" | ".pred"))
+        self.array.is_none()
+            && !self.vector
+            && matches!(self.ty, Some(".u8" | ".s8" | ".u16" | ".s16" | ".pred"))
     }
 }
 
@@ -88,6 +94,11 @@ impl<'a> Callee<'a> {
     /// The first result and the first parameter that ptxas's ABI cannot pass
     /// ([`Formal::outside_abi`]).
     pub(crate) fn outside_abi(&self) -> (Option<&Formal<'a>>, Option<&Formal<'a>>) {
+        // A function of two or more results is compiled without the ABI (ptxas 13.5: "Function
+        // 'f' with multiple return values found, disabling ABI"), which passes any of them.
+        if self.results.len() > 1 {
+            return (None, None);
+        }
         (
             self.results.iter().find(|f| f.outside_abi()),
             self.params.iter().find(|f| f.outside_abi()),
@@ -624,6 +635,7 @@ fn mismatch(
                 register: false,
                 ty: Some(ty),
                 array: declared.0,
+                vector: false,
                 align: declared.1,
             };
             let bits = actual.bits()?;

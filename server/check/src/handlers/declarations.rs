@@ -232,6 +232,18 @@ fn initial_names(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, globals: &Globals<'
         let mut i = 0;
         while i < bytes.len() {
             let b = bytes[i];
+            // A comment among the values (`// first row`, `/* x */`) names nothing.
+            if b == b'/' && matches!(bytes.get(i + 1), Some(b'/' | b'*')) {
+                let (close, skip) = if bytes[i + 1] == b'/' {
+                    ("\n", 1)
+                } else {
+                    ("*/", 2)
+                };
+                i = text[i + 2..]
+                    .find(close)
+                    .map_or(bytes.len(), |at| i + 2 + at + skip);
+                continue;
+            }
             if b.is_ascii_digit() {
                 // A number (with its suffix letters), or a mask `0xFF(`.
                 let start = i;
@@ -366,8 +378,9 @@ fn initial_names(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, globals: &Globals<'
 }
 
 /// 5.1.5: `.local` variables at module scope are a feature of the old non-ABI compilation;
-/// ptxas 13.5 always compiles with the ABI ("Module-scoped variables in .local state space are
-/// not allowed with ABI").
+/// ptxas 13.5 compiles with the ABI from PTX ISA 3.0 on ("Module-scoped variables in .local
+/// state space are not allowed with ABI"); for an older `.version` it drops the ABI instead
+/// ("Use of module scoped .local or .reg variable 'x' found, disabling ABI"), on any target.
 fn module_local(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
     let Some(space) = decl.parts().state_space else {
         return;
@@ -380,13 +393,40 @@ fn module_local(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
         ".param" => "a `.param` variable at module scope: parameters belong to a function's parameter list or to a call's `{ }` block",
         _ => return,
     };
+    // Before PTX ISA 3.0 ptxas drops the ABI for a module-scope `.local` or `.reg` instead.
+    if space.text != ".param"
+        && ctx
+            .version
+            .is_some_and(|v| v < ptx_isa::PtxVersion::new(3, 0))
+    {
+        ctx.report(
+            Diagnostic::warning(
+                "state-space",
+                space.range(),
+                format!(
+                    "a `{}` variable at module scope: ptxas 13.5 compiles this module without the ABI (from `.version 3.0` on it is an error)",
+                    space.text
+                ),
+            )
+            .section("5.1"),
+        );
+        return;
+    }
     ctx.report(Diagnostic::error("state-space", space.range(), message).section("5.1"));
 }
 
 /// The `.tex` state space (5.1.8) was removed in PTX ISA 1.5 in favour of `.texref` variables
 /// in `.global` (ptxas 13.5: "Deprecated feature: '.tex' not supported as of PTX version 1.5";
-/// in a body "Texture variables must be declared at module scope").
+/// in a body "Texture variables must be declared at module scope"). Before 1.5 ptxas takes it
+/// at module scope (its texture is unified-mode `tex`'s reference); a body's `.tex` of such a
+/// file is not reported.
 fn tex_space(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
+    if ctx
+        .version
+        .is_some_and(|v| v < ptx_isa::PtxVersion::new(1, 5))
+    {
+        return;
+    }
     if let Some(space) = decl.parts().state_space.filter(|s| s.text == ".tex") {
         ctx.report(
             Diagnostic::error(
@@ -884,10 +924,32 @@ fn loc<'a>(ctx: &mut Ctx<'a>, directive: &ptx_syntax::Directive<'a>, locs: &mut 
     locs.push(here);
 }
 
+/// 5.4.2: the vector size comes before the type (`.v2 .b32`); ptxas 13.5 reads `.b32 .v2` as a
+/// syntax error ("Parsing error near '.v2'"), in parameters as in other declarations.
+fn vector_after_type(ctx: &mut Ctx<'_>, parts: &ptx_syntax::DeclParts<'_>) {
+    let (Some(ty), Some(vector)) = (&parts.ty, &parts.vector) else {
+        return;
+    };
+    if vector.range().start > ty.range().start {
+        ctx.report(
+            Diagnostic::error(
+                "syntax-error",
+                vector.range(),
+                format!(
+                    "`{}` goes before the type: write `{} {}`",
+                    vector.text, vector.text, ty.text
+                ),
+            )
+            .section("5.4.2"),
+        );
+    }
+}
+
 fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
     alignment(ctx, decl);
     tex_space(ctx, decl);
     let parts = decl.parts();
+    vector_after_type(ctx, &parts);
     let Some(space) = parts.state_space else {
         return;
     };
@@ -1310,6 +1372,13 @@ fn function(ctx: &mut Ctx<'_>, function: &Function<'_>) {
                 );
             }
         }
+    }
+    for param in function
+        .return_parameters()
+        .iter()
+        .chain(function.parameters().iter())
+    {
+        vector_after_type(ctx, &param.parts());
     }
     // 5.1.6: `.ptr` is a kernel parameter's attribute ("Illegal placement of kernel parameter
     // attribute"), and an opaque handle is passed by value to a kernel only ("Variable 't'

@@ -416,7 +416,7 @@ fn check_rules<'a>(
         operand_shapes::check(ctx, &info, scope);
         state_spaces::check(ctx, &info, scope);
         state_spaces::input_parameter_write(ctx, &info, scope, &flow.inputs);
-        vectors::check(ctx, &info);
+        vectors::check(ctx, &info, scope);
         immediates::check(ctx, &info);
         atomics::check(ctx, &info, scope);
         textures::check(ctx, &info, scope);

@@ -10,12 +10,25 @@ use crate::{Diagnostic, Fix};
 
 /// The newest `.version` ptxas 13.5 accepts (the 9.1 spec is older than that ptxas).
 pub(crate) const NEWEST_ACCEPTED: PtxVersion = PtxVersion::new(9, 5);
-/// The oldest `.version` ptxas 13.5 accepts with any target.
-pub(crate) const OLDEST_ACCEPTED: PtxVersion = PtxVersion::new(2, 3);
+/// The oldest `.version` ptxas 13.5 accepts with any target (with sm_10 and no `.address_size`,
+/// a directive of PTX 2.3).
+pub(crate) const OLDEST_ACCEPTED: PtxVersion = PtxVersion::new(1, 0);
 
 pub(crate) fn check(ctx: &mut Ctx<'_>) {
     if ctx.snippet {
         return;
+    }
+    // ptxas 13.5 reads a UTF-8 byte-order mark as a stray character ("Unexpected non-ASCII
+    // character encountered on line 1").
+    if ctx.text.starts_with('\u{feff}') {
+        ctx.report(
+            Diagnostic::error(
+                "syntax-error",
+                0..'\u{feff}'.len_utf8(),
+                "the file starts with a byte-order mark, which ptxas does not read: save it as plain ASCII",
+            )
+            .with_fix(Fix::replace("Remove the byte-order mark", 0..'\u{feff}'.len_utf8(), "")),
+        );
     }
     check_version(ctx);
     check_targets(ctx);
@@ -378,6 +391,23 @@ fn check_address_size(ctx: &mut Ctx<'_>) {
         }
     }
     for directive in ctx.module.directives(DirectiveKind::AddressSize) {
+        // ptxas: "Feature '.address_size directive' requires PTX ISA .version 2.3 or later".
+        let since = ctx
+            .isa
+            .directive(".address_size")
+            .map(|d| d.requirement.since);
+        if let (Some(v), Some(since)) = (ctx.version, since) {
+            if v < since {
+                ctx.report(
+                    Diagnostic::error(
+                        "version-too-old",
+                        directive.keyword().range(),
+                        format!("`.address_size` needs `.version {since}` or newer (this file has .version {v})"),
+                    )
+                    .section("11.1.3"),
+                );
+            }
+        }
         let Some(value) = directive.value() else {
             continue;
         };

@@ -6,6 +6,8 @@
 //!   `.bf16`, a float rounding mode is optional);
 //! * `mad.f32`/`mad.f64` need a rounding mode (`mad.rn.f32`).
 
+use ptx_isa::PtxVersion;
+
 use crate::context::{Ctx, InstInfo};
 use crate::{Diagnostic, Fix};
 
@@ -123,9 +125,22 @@ fn check_mad(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     if !matches!(*last, "f32" | "f64") || rounding(info).is_some() {
         return;
     }
+    // mad.f64 needs the modifier from PTX ISA 1.4 on; mad.f32 only on sm_20 and newer, where
+    // ptxas enforces it from PTX ISA 3.2 on and warns in 3.1 (9.7.3.7; measured with ptxas 13.5).
+    let version = ctx.version.unwrap_or(PtxVersion::new(99, 9));
+    let fermi = ctx
+        .sm_target()
+        .and_then(ptx_isa::SmName::parse)
+        .is_none_or(|sm| sm.canonical_number() >= 20);
+    let severity = match *last {
+        "f64" if version < PtxVersion::new(1, 4) => return,
+        "f32" if !fermi || version < PtxVersion::new(3, 1) => return,
+        "f32" if version < PtxVersion::new(3, 2) => Diagnostic::warning,
+        _ => Diagnostic::error,
+    };
     let insert = info.mnemonic.end;
     ctx.report(
-        Diagnostic::error(
+        severity(
             "missing-qualifier",
             info.opcode_range(),
             format!(

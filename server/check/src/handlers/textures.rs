@@ -496,7 +496,9 @@ fn handles(rules: &mut Rules<'_, '_, '_, '_>, address: &Operand<'_>) {
     let Some(ty) = symbol.ty else {
         return;
     };
-    if ty != wanted {
+    // A variable of the deprecated `.tex` state space (`.tex .u64 t;`, 5.1.8) is a texture
+    // reference of the unified mode whatever its type (ptxas 13.5 takes it).
+    if ty != wanted && !(wanted == ".texref" && symbol.space == Some(".tex")) {
         let message = format!(
             "`{name}` is a {ty} variable; `{}` reads a {wanted} or a 64-bit register holding one",
             rules.opcode()

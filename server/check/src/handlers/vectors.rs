@@ -7,9 +7,10 @@ use ptx_syntax::{OperandKind, TextRange, Token};
 
 use super::operand_types::counted_registers;
 use crate::context::{Ctx, InstInfo};
+use crate::scope::Scope;
 use crate::{Diagnostic, Fix};
 
-pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     missing_vector_qualifier(ctx, info);
     illegal_vector_sizes(ctx, info);
     // `mov` packing has its own rule (types.rs), which knows every element count.
@@ -53,6 +54,14 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
         if is_vector && written.len() == wanted
             || !is_vector && !fragment && (wanted == 1 || !insists_on_braces)
         {
+            continue;
+        }
+        // A register declared as a vector of that length (`.reg .v4 .u32 v;`) stands for the
+        // braces: ptxas 13.5 takes `ld.v4.u32 v, [a]`.
+        let declared = crate::handlers::operand_types::named_symbol(scope, operand)
+            .and_then(|(_, symbol)| symbol.vector)
+            .and_then(|v| v.trim_start_matches(".v").parse::<usize>().ok());
+        if !is_vector && declared == Some(wanted) {
             continue;
         }
         // ptxas 13.5 takes one register of the element type for the `.v2`/`.v4` data of
