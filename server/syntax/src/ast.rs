@@ -382,18 +382,7 @@ impl<'a> Function<'a> {
 
     /// `.maxntid 128, 1, 1` and friends: the directive and its values.
     pub fn attributes(&self) -> Vec<(Token<'a>, Vec<Token<'a>>)> {
-        named_children(self.node)
-            .filter(|n| n.kind_name() == k::FUNCTION_ATTRIBUTE)
-            .filter_map(|n| {
-                let name = n.field(k::FIELD_NAME)?;
-                let mut cursor = n.walk();
-                let values = n
-                    .fields(k::FIELD_VALUE, &mut cursor)
-                    .map(|v| Token::of(v, self.src))
-                    .collect();
-                Some((Token::of(name, self.src), values))
-            })
-            .collect()
+        function_attributes(self.node, self.src)
     }
 
     /// The body, or `None` for a declaration (`.extern .func f();`).
@@ -540,6 +529,12 @@ impl<'a> Directive<'a> {
             return (Vec::new(), Vec::new());
         }
         (list(k::FIELD_RETURN_PARAMETERS), list(k::FIELD_PARAMETERS))
+    }
+
+    /// The directives after a `.callprototype`'s parameters (`.abi_preserve 4`), as
+    /// [`Function::attributes`] gives a function's.
+    pub fn attributes(&self) -> Vec<(Token<'a>, Vec<Token<'a>>)> {
+        function_attributes(self.node, self.src)
     }
 
     /// Identifiers listed by `.branchtargets`, `.calltargets` and `.alias`.
@@ -1576,6 +1571,23 @@ pub fn parse_integer(literal: &str) -> Option<u64> {
         (body, 10)
     };
     u64::from_str_radix(digits, radix).ok()
+}
+
+/// The `function_attribute` children of a function header or `.callprototype`: each directive
+/// and its values.
+fn function_attributes<'a>(node: Node<'a>, src: &'a str) -> Vec<(Token<'a>, Vec<Token<'a>>)> {
+    named_children(node)
+        .filter(|n| n.kind_name() == k::FUNCTION_ATTRIBUTE)
+        .filter_map(|n| {
+            let name = n.field(k::FIELD_NAME)?;
+            let mut cursor = n.walk();
+            let values = n
+                .fields(k::FIELD_VALUE, &mut cursor)
+                .map(|v| Token::of(v, src))
+                .collect();
+            Some((Token::of(name, src), values))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -665,6 +665,26 @@ fn block<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>], locs: &mut Vec<&'a
             Statement::Block(inner) => block(ctx, &inner.statements(), locs),
             Statement::Directive(d) if d.kind() == DirectiveKind::Loc => loc(ctx, d, locs),
             Statement::Directive(d) if d.kind() == DirectiveKind::Dwarf => dwarf(ctx, d, true),
+            // The directives of a `.callprototype` need their versions as on a function
+            // (ptxas 13.5: "Feature '.abi_preserve' requires PTX ISA .version 9.0 or later").
+            Statement::Directive(d) if d.kind() == DirectiveKind::CallPrototype => {
+                for (name, _) in d.attributes() {
+                    let Some(directive) = ctx.isa.directive(name.text) else {
+                        continue;
+                    };
+                    let since = directive.requirement.since;
+                    if ctx.version.is_some_and(|v| v < since) {
+                        ctx.report(
+                            Diagnostic::error(
+                                "version-too-old",
+                                name.range(),
+                                format!("`{}` needs `.version {since}` or newer", name.text),
+                            )
+                            .section(directive.section.clone()),
+                        );
+                    }
+                }
+            }
             // 12.x: `used_bytes_mask` is from PTX ISA 8.3 ("Feature 'used_bytes_mask' requires
             // PTX ISA .version 8.3 or later").
             Statement::Directive(d)
