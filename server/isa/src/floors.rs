@@ -356,10 +356,7 @@ impl OperandRefusal {
 
 impl OperandForms {
     fn listed(list: &[String], words: &[&str]) -> bool {
-        list.iter().any(|entry| {
-            let parts: Vec<&str> = entry.split('.').collect();
-            words.len() >= parts.len() && parts.iter().zip(words).all(|(a, b)| a == b)
-        })
+        list.iter().any(|entry| starts_with_opcode(words, entry))
     }
 
     /// Whether the instruction `words` (`["mbarrier", "arrive", "shared", "b64"]`) may discard
@@ -561,8 +558,10 @@ pub struct FixedOperand {
 
 /// Whether the instruction `words` starts with the dot-joined `opcode`.
 fn starts_with_opcode(words: &[&str], opcode: &str) -> bool {
-    let parts: Vec<&str> = opcode.split('.').collect();
-    words.len() >= parts.len() && parts.iter().zip(words).all(|(a, b)| a == b)
+    let mut words = words.iter();
+    opcode
+        .split('.')
+        .all(|part| words.next().is_some_and(|word| *word == part))
 }
 
 impl MemoryCombinations {

@@ -122,7 +122,8 @@ impl Parse {
     /// does not leave the other threads idle. The result reads as [`Parse::new`]'s does (the same items,
     /// ranges and errors). When a chunk does not parse cleanly on its own (a split inside
     /// something that spans it), the whole text is parsed again in one piece, so broken
-    /// files cost one extra parse and never a different result.
+    /// files cost one extra parse and never a different result. Each chunk's nesting (see
+    /// [`Parse::nesting`]) is walked on the thread that parsed it, while the tree is fresh.
     pub fn new_parallel(text: impl Into<String>, threads: usize) -> Self {
         /// Chunks per thread, and the smallest chunk worth a parser of its own.
         const CHUNKS_PER_THREAD: usize = 4;
@@ -162,11 +163,14 @@ impl Parse {
                 end_point: w[1].1,
             })
             .collect();
-        let parse_range = |range: Range| -> Option<Tree> {
+        let parse_range = |range: Range| -> Option<(Tree, Nesting)> {
             let mut parser = crate::new_parser();
             parser.set_included_ranges(&[range]).ok()?;
             let tree = parser.parse(text.as_bytes(), None)?;
-            (!tree.root_node().has_error()).then_some(tree)
+            (!tree.root_node().has_error()).then(|| {
+                let nesting = tree_nesting(&tree);
+                (tree, nesting)
+            })
         };
         let next = std::sync::atomic::AtomicUsize::new(0);
         let work = || {
@@ -179,7 +183,7 @@ impl Parse {
                 done.push((index, parse_range(range)));
             }
         };
-        let mut trees: Vec<(usize, Option<Tree>)> = std::thread::scope(|s| {
+        let mut trees: Vec<(usize, Option<(Tree, Nesting)>)> = std::thread::scope(|s| {
             let workers: Vec<_> = (1..threads.min(ranges.len()))
                 .map(|_| s.spawn(work))
                 .collect();
@@ -192,20 +196,21 @@ impl Parse {
         });
         trees.sort_by_key(|&(index, _)| index);
         let complete = trees.len() == ranges.len();
-        let Some(mut trees) = trees
+        let Some(chunks) = trees
             .into_iter()
             .map(|(_, tree)| tree)
-            .collect::<Option<Vec<Tree>>>()
+            .collect::<Option<Vec<(Tree, Nesting)>>>()
             .filter(|_| complete)
         else {
             return Parse::new_shared(text);
         };
+        let (mut trees, nestings): (Vec<Tree>, Vec<Nesting>) = chunks.into_iter().unzip();
         let tree = trees.remove(0);
         Parse {
             tree,
             more: trees,
             text,
-            nesting: Arc::default(),
+            nesting: Arc::new(OnceLock::from((chunks_nesting(nestings), None))),
             seed: None,
         }
     }
@@ -240,16 +245,8 @@ impl Parse {
             .nesting
             .get_or_init(|| {
                 if !self.more.is_empty() {
-                    let mut nesting = Nesting::default();
-                    for tree in std::iter::once(&self.tree).chain(&self.more) {
-                        let chunk = tree_nesting(tree);
-                        let past_limit = nesting.past_limit.take().or(chunk.past_limit.clone());
-                        if chunk.depth > nesting.depth {
-                            nesting = chunk;
-                        }
-                        nesting.past_limit = past_limit;
-                    }
-                    return (nesting, None);
+                    let chunks = std::iter::once(&self.tree).chain(&self.more);
+                    return (chunks_nesting(chunks.map(tree_nesting)), None);
                 }
                 let (nesting, memo) = memo_nesting(&self.tree, &self.text, self.seed.as_deref());
                 (nesting, Some(Arc::new(memo)))
@@ -425,6 +422,19 @@ fn tree_stats(tree: &Tree) -> TreeStats {
     }
 }
 
+/// The nesting of a chunked parse from its chunks' (in text order).
+fn chunks_nesting(chunks: impl IntoIterator<Item = Nesting>) -> Nesting {
+    let mut nesting = Nesting::default();
+    for chunk in chunks {
+        let past_limit = nesting.past_limit.take().or(chunk.past_limit.clone());
+        if chunk.depth > nesting.depth {
+            nesting = chunk;
+        }
+        nesting.past_limit = past_limit;
+    }
+    nesting
+}
+
 /// The depth of a tree's deepest node (see [`Nesting`]), walked with a cursor.
 fn tree_nesting(tree: &Tree) -> Nesting {
     let mut nesting = node_nesting(tree.root_node(), 0);
@@ -487,6 +497,67 @@ fn memo_nesting(tree: &Tree, text: &str, seed: Option<&NestingMemo>) -> (Nesting
 
 /// The nesting of the subtree of `top`, which stands at depth `base`.
 fn node_nesting(top: Node<'_>, base: usize) -> Nesting {
+    let mut nesting = Nesting {
+        depth: base,
+        deepest: top.byte_range(),
+        past_limit: (base > MAX_NESTING).then(|| top.byte_range()),
+    };
+    let mut cursor = top.walk();
+    let mut depth = base;
+    // For each node entered, the deepest level its descendants can reach (see
+    // `levels_below`): once the walk has found a node that deep, the rest of its
+    // descendants can change nothing (only a deeper node does) and are skipped. Compiler
+    // output has thousands of statements and data lines no deeper than the first ones.
+    let mut reach: Vec<usize> = Vec::new();
+    loop {
+        let node = cursor.node();
+        if depth > nesting.depth {
+            nesting.depth = depth;
+            nesting.deepest = node.byte_range();
+            if depth == MAX_NESTING + 1 {
+                nesting.past_limit = Some(node.byte_range());
+            }
+        }
+        if node.byte_range().len() >= SMALL_SUBTREE {
+            let deepest = depth + levels_below(node);
+            if deepest > nesting.depth && cursor.goto_first_child() {
+                reach.push(deepest);
+                depth += 1;
+                continue;
+            }
+        }
+        loop {
+            let spent = reach
+                .last()
+                .is_some_and(|&deepest| deepest <= nesting.depth);
+            if !spent && cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return nesting;
+            }
+            reach.pop();
+            depth -= 1;
+        }
+    }
+}
+
+/// At most how many levels a cursor walk can descend below `node`: one level for its
+/// children, and each further level takes a descendant that is not a child (tree-sitter
+/// keeps both counts of visible nodes in every subtree, so this costs no walk).
+fn levels_below(node: Node<'_>) -> usize {
+    match node.child_count() {
+        0 => 0,
+        children => node
+            .descendant_count()
+            .checked_sub(1 + children)
+            .map_or(usize::MAX / 2, |deeper| 1 + deeper),
+    }
+}
+
+/// [`node_nesting`] without skipping anything: what the tests compare it with.
+#[cfg(test)]
+fn node_nesting_every_node(top: Node<'_>, base: usize) -> Nesting {
     let mut nesting = Nesting {
         depth: base,
         deepest: top.byte_range(),
@@ -689,6 +760,61 @@ mod tests {
         };
         assert_eq!(functions(&parse), functions(&Parse::new(text.as_str())));
         assert!(parse.syntax_errors().is_empty());
+    }
+
+    /// The walk that skips what cannot be deeper finds what the walk of every node finds,
+    /// for every top-level node of every corpus file and of texts nesting past the limit.
+    #[test]
+    fn the_nesting_walk_skips_only_what_cannot_be_deeper() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+        let mut texts = vec![
+            format!(
+                ".entry k()\n{}\n{}",
+                "{\n".repeat(MAX_NESTING + 5),
+                "}\n".repeat(MAX_NESTING + 5)
+            ),
+            format!(
+                ".global .u32 x = {}1{};\n",
+                "(".repeat(MAX_NESTING + 3),
+                ")".repeat(MAX_NESTING + 3)
+            ),
+            format!(
+                ".entry k()\n{{\n\tadd.s32 %r1, {}1;\n}}\n",
+                "1 + ".repeat(2 * MAX_NESTING)
+            ),
+        ];
+        for dir in ["nvcc", "triton"] {
+            for entry in std::fs::read_dir(root.join(dir)).expect("corpus folder") {
+                let path = entry.expect("corpus entry").path();
+                if path.extension().is_some_and(|e| e == "ptx") {
+                    texts.push(std::fs::read_to_string(&path).expect("corpus file"));
+                }
+            }
+        }
+        assert!(texts.len() > 20);
+        let mut past_limit = 0;
+        for text in &texts {
+            let parse = Parse::new(text.as_str());
+            let root = parse.tree().root_node();
+            let mut cursor = root.walk();
+            let mut nodes = vec![root];
+            if cursor.goto_first_child() {
+                loop {
+                    nodes.push(cursor.node());
+                    if !cursor.goto_next_sibling() {
+                        break;
+                    }
+                }
+            }
+            for node in nodes {
+                for base in [0, 1] {
+                    let every = node_nesting_every_node(node, base);
+                    assert_eq!(node_nesting(node, base), every, "{:?}", node.byte_range());
+                    past_limit += usize::from(every.past_limit.is_some());
+                }
+            }
+        }
+        assert!(past_limit >= 6, "{past_limit}");
     }
 
     #[test]

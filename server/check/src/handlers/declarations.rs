@@ -1715,9 +1715,14 @@ fn section(ctx: &mut Ctx<'_>, d: &ptx_syntax::Directive<'_>) {
     let text = &ctx.text[range.clone()];
     let mut offset = range.start;
     for line in text.split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        let at = offset + (line.len() - trimmed.len());
+        let start = offset;
         offset += line.len();
+        // Compiler output's debug sections are tens of thousands of such lines.
+        if plain_data_line(line.as_bytes()) {
+            continue;
+        }
+        let trimmed = line.trim_start();
+        let at = start + (line.len() - trimmed.len());
         let Some(rest) = trimmed.strip_prefix(".b") else {
             continue;
         };
@@ -1794,6 +1799,65 @@ fn section(ctx: &mut Ctx<'_>, d: &ptx_syntax::Directive<'_>) {
             }
         }
     }
+}
+
+/// Whether a line of `.section` data is one [`section`] finds nothing in, told from its
+/// bytes alone: a line that is not data (`{`, a label), or a data line of a known width whose
+/// values are plain decimal numbers in its range and names without `+` or `-`. Any other line
+/// (a comment, a sign, another radix, a character beyond ASCII, ...) is left to [`section`]'s
+/// full reading, so the answer is never other than that reading's.
+fn plain_data_line(line: &[u8]) -> bool {
+    // The blanks `str::trim` takes off, as far as ASCII goes.
+    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
+    let mut i = 0;
+    while i < line.len() && blank(line[i]) {
+        i += 1;
+    }
+    let rest = &line[i..];
+    match rest {
+        [] => return true,
+        [b'.', b'b', ..] => {}
+        [first, ..] => return first.is_ascii(),
+    }
+    let (high, values) = match &rest[2..] {
+        [b'8', values @ ..] => (u64::from(u8::MAX), values),
+        [b'1', b'6', values @ ..] => (u64::from(u16::MAX), values),
+        [b'3', b'2', values @ ..] => (u64::from(u32::MAX), values),
+        [b'6', b'4', values @ ..] => (u64::MAX, values),
+        _ => return false,
+    };
+    if values.first().is_some_and(u8::is_ascii_digit) {
+        return false;
+    }
+    for value in values.split(|&b| b == b',') {
+        let start = value.iter().position(|&b| !blank(b)).unwrap_or(value.len());
+        let end = value
+            .iter()
+            .rposition(|&b| !blank(b))
+            .map_or(start, |e| e + 1);
+        let value = &value[start..end];
+        match value {
+            [] => {}
+            [first, ..] if first.is_ascii_alphabetic() || matches!(first, b'_' | b'$' | b'.') => {
+                let name = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.');
+                if !value.iter().all(name) {
+                    return false;
+                }
+            }
+            // Decimal, without a leading 0 (octal), short enough not to overflow.
+            [b'0'] => {}
+            [b'1'..=b'9', ..] if value.len() <= 19 && value.iter().all(u8::is_ascii_digit) => {
+                let n = value
+                    .iter()
+                    .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
+                if n > high {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// A directive's count of 0 ("Positive non-zero value expected for maxnreg").
