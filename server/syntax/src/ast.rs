@@ -609,6 +609,7 @@ impl<'a> VariableDecl<'a> {
     pub fn parts(&self) -> DeclParts<'a> {
         let mut parts = DeclParts {
             state_space: None,
+            alignment: None,
             ty: None,
             vector: None,
             linkage: Vec::new(),
@@ -629,6 +630,8 @@ impl<'a> VariableDecl<'a> {
                 parts.ty.get_or_insert(Token::of(node, self.src));
             } else if kind == k::VECTOR_TYPE {
                 parts.vector.get_or_insert(Token::of(node, self.src));
+            } else if kind == k::ALIGNMENT && parts.alignment.is_none() {
+                parts.alignment = node.field(k::FIELD_BYTES).map(|n| Token::of(n, self.src));
             }
         }
         parts
@@ -922,6 +925,8 @@ impl<'a> Instruction<'a> {
 #[derive(Debug, Clone)]
 pub struct DeclParts<'a> {
     pub state_space: Option<Token<'a>>,
+    /// The byte count of `.align N`, if written.
+    pub alignment: Option<Token<'a>>,
     pub ty: Option<Token<'a>>,
     pub vector: Option<Token<'a>>,
     pub linkage: Vec<Token<'a>>,

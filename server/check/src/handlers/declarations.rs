@@ -420,14 +420,14 @@ fn module_local(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
 /// in a body "Texture variables must be declared at module scope"). Before 1.5 ptxas takes it
 /// at module scope (its texture is unified-mode `tex`'s reference); a body's `.tex` of such a
 /// file is not reported.
-fn tex_space(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
+fn tex_space(ctx: &mut Ctx<'_>, parts: &ptx_syntax::DeclParts<'_>) {
     if ctx
         .version
         .is_some_and(|v| v < ptx_isa::PtxVersion::new(1, 5))
     {
         return;
     }
-    if let Some(space) = decl.parts().state_space.filter(|s| s.text == ".tex") {
+    if let Some(space) = parts.state_space.filter(|s| s.text == ".tex") {
         ctx.report(
             Diagnostic::error(
                 "state-space",
@@ -841,8 +841,8 @@ fn entry_parameter_space(ctx: &mut Ctx<'_>, function: &ptx_syntax::Function<'_>)
 /// `.align N` (5.4.5) takes a power of two, on variables, parameters and `.ptr` parameter
 /// attributes alike (ptxas 13.5: "Alignment must be a power of two", also for 0). A value
 /// smaller than the type's own alignment is accepted.
-fn alignment(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
-    let Some(bytes) = decl.alignment() else {
+fn alignment(ctx: &mut Ctx<'_>, parts: &ptx_syntax::DeclParts<'_>) {
+    let Some(bytes) = &parts.alignment else {
         return;
     };
     if ptx_syntax::parse_integer(bytes.text).is_some_and(|n| !n.is_power_of_two()) {
@@ -966,9 +966,9 @@ fn vector_after_type(ctx: &mut Ctx<'_>, parts: &ptx_syntax::DeclParts<'_>) {
 }
 
 fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
-    alignment(ctx, decl);
-    tex_space(ctx, decl);
     let parts = decl.parts();
+    alignment(ctx, &parts);
+    tex_space(ctx, &parts);
     vector_after_type(ctx, &parts);
     let Some(space) = parts.state_space else {
         return;
@@ -1375,7 +1375,7 @@ fn function(ctx: &mut Ctx<'_>, function: &Function<'_>) {
         .iter()
         .chain(&function.parameters())
     {
-        alignment(ctx, param);
+        alignment(ctx, &param.parts());
     }
     // 5.3: a sampler parameter needs the independent texturing mode, as a sampler variable
     // does ("Instruction or declaration violates .target texmode_unified setting").
