@@ -521,8 +521,14 @@ impl Statement {
             .clone()
             .or_else(|| raw.newer_ptx.map(|v| v.to_string()))
             .unwrap_or_else(|| ptx_isa::PtxVersion::SPEC.to_string());
+        // `.address_size` is from PTX ISA 2.3: an older version set by the user gets a blank
+        // line in its place (the header keeps its lines), not an error on every statement.
+        let address_size = match ptx_isa::PtxVersion::parse(&version) {
+            Some(v) if v < ptx_isa::PtxVersion::new(2, 3) => "",
+            _ => ".address_size 64",
+        };
         let mut text = format!(
-            ".version {version}\n.target {}\n.address_size 64\n.visible .entry __asm()\n{{\n",
+            ".version {version}\n.target {}\n{address_size}\n.visible .entry __asm()\n{{\n",
             target.as_deref().unwrap_or(FALLBACK_TARGET)
         );
         let mut registers = Vec::new();
