@@ -353,6 +353,7 @@ $L__BB0_1:
         check(
             ".reg .b32 %r1;\nloop: add.s32 %r1, %r1, 1;\n.entry broken( {\n",
             expect![[r#"
+                Entry broken [.entry (declaration)] "broken"
                 Register %r1 [.reg .b32] "%r1"
                 Label loop [] "loop"
             "#]],

@@ -167,6 +167,8 @@ fn function_linkages(ctx: &mut Ctx<'_>, items: &[Item<'_>]) {
 struct Globals<'a> {
     variables: Vec<(&'a str, Option<&'a str>)>,
     functions: Vec<(&'a str, Function<'a>)>,
+    /// Where each name is first declared (its name's offset).
+    first: HashMap<&'a str, usize>,
 }
 
 impl<'a> Globals<'a> {
@@ -174,6 +176,7 @@ impl<'a> Globals<'a> {
         let mut globals = Globals {
             variables: Vec::new(),
             functions: Vec::new(),
+            first: HashMap::new(),
         };
         for item in items {
             match item {
@@ -184,11 +187,13 @@ impl<'a> Globals<'a> {
                             globals
                                 .variables
                                 .push((name.text, parts.state_space.map(|s| s.text)));
+                            globals.first.entry(name.text).or_insert(name.start);
                         }
                     }
                 }
                 Item::Function(f) => {
                     if let Some(name) = f.name() {
+                        globals.first.entry(name.text).or_insert(name.start);
                         globals.functions.push((name.text, *f));
                     }
                 }
@@ -291,6 +296,22 @@ fn initial_names(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, globals: &Globals<'
                 let after = text[i..].trim_start();
                 let function = globals.function(name);
                 let known = globals.variable_space(name).is_some() || function.is_some();
+                // ptxas 13.5 reads a module in order: a name declared further down is "Invalid
+                // initial value symbol" (the variable's own name is declared already).
+                let kernel = function.is_some_and(|f| f.kind() == ptx_syntax::FunctionKind::Entry);
+                if !kernel && globals.first.get(name).is_some_and(|&at| at > value.start) {
+                    ctx.report(
+                        Diagnostic::error(
+                            "undeclared-name",
+                            range.clone(),
+                            format!(
+                                "`{name}` is declared further down: an initial value names only what is declared before it (add a declaration above, e.g. `.extern`)"
+                            ),
+                        )
+                        .section("5.4.4"),
+                    );
+                    continue;
+                }
                 // An address goes into the integer types data/initializer-addresses.txt names
                 // ("Initial value type mismatch" for `.b64 p = v`, `.s64 p = v`, `.u8 p = v`;
                 // a masked byte `0xFF(v)` also into `.u8`).
