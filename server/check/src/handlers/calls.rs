@@ -42,7 +42,7 @@ impl<'a> Formal<'a> {
     fn of(decl: &VariableDecl<'a>) -> Vec<Formal<'a>> {
         let parts = decl.parts();
         let register = parts.state_space.is_some_and(|s| s.text == ".reg");
-        let align = decl.alignment().and_then(|t| t.text.parse().ok());
+        let align = parts.alignment.and_then(|t| t.text.parse().ok());
         parts
             .declarators
             .iter()

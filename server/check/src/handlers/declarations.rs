@@ -729,7 +729,8 @@ fn block<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>], locs: &mut Vec<&'a
     }
 }
 
-/// What ptxas 13.5 takes in a parameter list (5.1.6): an array of one dimension only, in the
+/// What ptxas 13.5 takes in a parameter list (5.1.6): a power-of-two `.align` ([`alignment`]),
+/// an array of one dimension only, in the
 /// list of a `.func` and of a `.entry` alike ("Parsing error near '['"; a `.param` array of two
 /// dimensions inside a body is fine); in a `.entry` only `.param` parameters ("Entry parameter
 /// 'a' must have .param state space") whose arrays have a size ("Parameter to entry function
@@ -750,6 +751,7 @@ fn parameter_shapes(ctx: &mut Ctx<'_>, function: &ptx_syntax::Function<'_>) {
     }
     for param in lists.iter().flatten() {
         let parts = param.parts();
+        alignment(ctx, &parts);
         if entry {
             if let Some(space) = parts.state_space.filter(|s| s.text != ".param") {
                 ctx.report(
@@ -820,7 +822,7 @@ fn entry_parameter_space(ctx: &mut Ctx<'_>, function: &ptx_syntax::Function<'_>)
             return;
         };
         let element = u64::from(bits.div_ceil(8));
-        let align = match param.alignment() {
+        let align = match parts.alignment {
             Some(t) => match ptx_syntax::parse_integer(t.text).filter(|n| n.is_power_of_two()) {
                 Some(n) => n,
                 None => return,
@@ -1391,13 +1393,6 @@ fn function(ctx: &mut Ctx<'_>, function: &Function<'_>) {
     header_pragmas(ctx, function, kind);
     entry_parameter_space(ctx, function);
     parameter_shapes(ctx, function);
-    for param in function
-        .return_parameters()
-        .iter()
-        .chain(&function.parameters())
-    {
-        alignment(ctx, &param.parts());
-    }
     // 5.3: a sampler parameter needs the independent texturing mode, as a sampler variable
     // does ("Instruction or declaration violates .target texmode_unified setting").
     if !ctx.targets.iter().any(|t| t.name == "texmode_independent") {
