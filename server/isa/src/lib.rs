@@ -267,6 +267,39 @@ impl Isa {
         function_directive(directive).and_then(|row| PtxVersion::parse(row.since?))
     }
 
+    /// The bytes a kernel's parameters may take at PTX ISA `version` (the newest rule when none
+    /// is known), and the version and bytes of the next raise of that limit, if any
+    /// (data/kernel-parameters.txt).
+    pub fn kernel_parameter_bytes(
+        &self,
+        version: Option<PtxVersion>,
+    ) -> (u64, Option<(PtxVersion, u64)>) {
+        static ROWS: OnceLock<Vec<(Option<PtxVersion>, u64)>> = OnceLock::new();
+        let rows = ROWS.get_or_init(|| {
+            include_str!("../data/kernel-parameters.txt")
+                .lines()
+                .filter(|l| !l.starts_with('#'))
+                .filter_map(|l| {
+                    let (since, bytes) = l.split_once(' ')?;
+                    Some((PtxVersion::parse(since), bytes.trim().parse().ok()?))
+                })
+                .collect()
+        });
+        let at = rows
+            .iter()
+            .position(|(since, _)| match (version, since) {
+                (Some(v), Some(since)) => v >= *since,
+                _ => true,
+            })
+            .unwrap_or(rows.len().saturating_sub(1));
+        let limit = rows.get(at).map_or(u64::MAX, |row| row.1);
+        let raise = at
+            .checked_sub(1)
+            .and_then(|newer| rows.get(newer))
+            .and_then(|(since, bytes)| Some(((*since)?, *bytes)));
+        (limit, raise)
+    }
+
     /// The place of a directive among those of a `.func`, which ptxas 13.5 takes only in rising
     /// order and each once (data/function-directives.txt); `None` for a directive without one.
     pub fn function_directive_slot(&self, directive: &str) -> Option<u8> {

@@ -799,9 +799,8 @@ fn parameter_shapes(ctx: &mut Ctx<'_>, function: &ptx_syntax::Function<'_>) {
 
 /// The bytes a kernel's parameters take (11.2.1): each parameter at the next multiple of its
 /// alignment (its `.align`, else its element size), opaque ones (`.texref`, `.samplerref`,
-/// `.surfref`) taking none. ptxas 13.5 allows 32764 bytes from PTX ISA 8.1 and 4352 before
-/// ("Entry function 'k' uses too much parameter space (0x7ffd bytes, 0x7ffc max)"; measured
-/// with `.u8`/`.u16` before an array, `.ptr` attributes and opaque parameters).
+/// `.surfref`) taking none; the limit is the ISA data's (data/kernel-parameters.txt; the
+/// layout measured with `.u8`/`.u16` before an array, `.ptr` attributes and opaque parameters).
 fn entry_parameter_space(ctx: &mut Ctx<'_>, function: &ptx_syntax::Function<'_>) {
     if function.kind() != ptx_syntax::FunctionKind::Entry {
         return;
@@ -841,11 +840,10 @@ fn entry_parameter_space(ctx: &mut Ctx<'_>, function: &ptx_syntax::Function<'_>)
             bytes = bytes.saturating_add(element.saturating_mul(count));
         }
     }
-    let (limit, since) = if ctx.version.is_none_or(|v| v >= PtxVersion::new(8, 1)) {
-        (32764, "")
-    } else {
-        (4352, "; PTX ISA 8.1 raised it to 32,764")
-    };
+    let (limit, raise) = ctx.isa.kernel_parameter_bytes(ctx.version);
+    let since = raise.map_or(String::new(), |(version, bytes)| {
+        format!("; PTX ISA {version} raised it to {bytes}")
+    });
     if bytes > limit {
         ctx.report(
             Diagnostic::error(
