@@ -156,8 +156,11 @@ pub(crate) struct Ctx<'a> {
     pub target_token: Option<ptx_syntax::TextRange>,
     /// Whether the file is a snippet: statements outside any function, no module directives.
     pub snippet: bool,
-    /// Whether the module says `.address_size 64` (its first `.address_size` directive).
+    /// Whether the module's addresses are 64 bits: it says `.address_size 64` (its first
+    /// `.address_size` directive), or says none and is not a snippet.
     pub address_size_64: bool,
+    /// Whether the module writes an `.address_size` directive.
+    pub address_size_written: bool,
     /// Functions declared `.extern` and defined nowhere in the file, which ptxas cannot
     /// resolve when it assembles the file as a whole program (filled by the module frame).
     pub unresolved_functions: Vec<&'a str>,
@@ -166,6 +169,10 @@ pub(crate) struct Ctx<'a> {
     pub outside_abi_functions: Vec<&'a str>,
     /// Whether the statements being checked are a kernel's (`.entry`) body.
     pub in_entry: bool,
+    /// Where the body of the function being checked starts (`usize::MAX` outside one).
+    pub body_start: usize,
+    /// The `.param` variables that calls so far in the function wrote their results into.
+    pub call_results: Vec<&'a str>,
     /// The labels inside the nested `{ }` blocks of the function being checked (seen only in
     /// their block: named elsewhere, they are undeclared, with a message that says why).
     pub nested_labels: Vec<&'a str>,
@@ -196,6 +203,16 @@ impl std::fmt::Debug for Ctx<'_> {
 }
 
 impl<'a> Ctx<'a> {
+    /// Why the module's addresses are 64 bits, for messages: "with `.address_size 64`", or
+    /// the default when the module writes no `.address_size`.
+    pub fn why_64_bit_addresses(&self) -> &'static str {
+        if self.address_size_written {
+            "with `.address_size 64`"
+        } else {
+            "(a module without `.address_size` has 64-bit addresses)"
+        }
+    }
+
     pub fn new(parse: &'a Parse, options: &'a CheckOptions) -> Self {
         let module = parse.module();
         let version_directive = module.directives(DirectiveKind::Version);
@@ -235,7 +252,9 @@ impl<'a> Ctx<'a> {
         // A module without `.address_size` is 64-bit to ptxas 13.5 as well: a 32-bit global or
         // generic address there makes it take the module for 32-bit code, which it no longer
         // compiles ("32-Bit compilation is no longer supported"), as with `.address_size 64`.
-        let address_size_64 = match module.directives(DirectiveKind::AddressSize).first() {
+        let address_size = module.directives(DirectiveKind::AddressSize);
+        let address_size_written = !address_size.is_empty();
+        let address_size_64 = match address_size.first() {
             Some(d) => d
                 .value()
                 .is_some_and(|v| ptx_syntax::parse_integer(v.text) == Some(64)),
@@ -253,9 +272,12 @@ impl<'a> Ctx<'a> {
             target_token,
             snippet,
             address_size_64,
+            address_size_written,
             unresolved_functions: Vec::new(),
             outside_abi_functions: Vec::new(),
             in_entry: false,
+            body_start: usize::MAX,
+            call_results: Vec::new(),
             nested_labels: Vec::new(),
             functions: Vec::new(),
             branch_tables: Vec::new(),

@@ -141,6 +141,10 @@ pub const CODES: &[(&str, &str)] = &[
         "a parameter ptxas refuses: a kernel's that is not .param or an unsized array, an array of two dimensions, more bytes than a kernel may take",
     ),
     (
+        "call-sequence",
+        "a call's .param variable used out of its call: its address taken, or read in a kernel before a call returns into it",
+    ),
+    (
         "call-signature",
         "a call whose callee, arguments or results do not fit the called function",
     ),

@@ -57,6 +57,9 @@ pub(crate) struct Names<'s, 'a> {
     pub outside_abi: &'s [&'a str],
     /// Whether the instruction is in a kernel (`.entry`): some accesses differ there.
     pub in_entry: bool,
+    /// Where the function's body starts: a `.param` declared in it is a call's argument or
+    /// result, which the rules treat apart from the function's own parameters.
+    pub body_start: usize,
 }
 
 impl CleanMemo {
@@ -97,6 +100,10 @@ impl CleanMemo {
         // Calls and branch tables read the callee's signature and the function's tables,
         // which the key does not hold: they are checked every time.
         if text[start..].starts_with("call") || text[start..].starts_with("brx") {
+            return false;
+        }
+        // In a kernel, reading a call's `.param` depends on the calls before it.
+        if names.in_entry && text[start..i].starts_with("ld") && text[start..i].contains(".param") {
             return false;
         }
         self.key.extend_from_slice(&bytes[start..i]);
@@ -205,8 +212,9 @@ impl CleanMemo {
             SymbolKind::Variable => {
                 self.key.push(VARIABLE);
                 self.key.push(ordinal);
-                self.key
-                    .push(u8::from(names.inputs.contains(&symbol.range)));
+                let input = names.inputs.contains(&symbol.range);
+                let local = symbol.range.start >= names.body_start;
+                self.key.push(u8::from(input) | u8::from(local) << 1);
                 self.fields(&[symbol.ty, symbol.vector, symbol.space]);
             }
             SymbolKind::Function => {
@@ -351,6 +359,7 @@ mod tests {
                     unresolved: &[],
                     outside_abi: &[],
                     in_entry: true,
+                    body_start: 0,
                 };
                 assert!(memo.prepare(text, names));
                 memo.key

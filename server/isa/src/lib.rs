@@ -267,6 +267,29 @@ impl Isa {
         function_directive(directive).and_then(|row| PtxVersion::parse(row.since?))
     }
 
+    /// What ptxas 13.5 takes of the pragma string `name` (data/pragmas.txt), or `None` for a
+    /// string it does not know.
+    pub fn pragma(&self, name: &str) -> Option<&'static Pragma> {
+        static ROWS: OnceLock<Vec<Pragma>> = OnceLock::new();
+        ROWS.get_or_init(|| {
+            include_str!("../data/pragmas.txt")
+                .lines()
+                .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+                .filter_map(|l| {
+                    let mut words = l.split_whitespace();
+                    Some(Pragma {
+                        name: words.next()?,
+                        since: PtxVersion::parse(words.next()?)?,
+                        places: words.next()?.split(',').collect(),
+                        argument: words.next()?,
+                    })
+                })
+                .collect()
+        })
+        .iter()
+        .find(|p| p.name == name)
+    }
+
     /// The bytes a kernel's parameters may take at PTX ISA `version` (the newest rule when none
     /// is known), and the version and bytes of the next raise of that limit, if any
     /// (data/kernel-parameters.txt).
@@ -495,4 +518,16 @@ fn function_directive(directive: &str) -> Option<&'static FunctionDirective> {
     })
     .iter()
     .find(|row| row.name == directive)
+}
+
+/// One pragma string of data/pragmas.txt.
+#[derive(Debug, Clone)]
+pub struct Pragma {
+    pub name: &'static str,
+    /// The `.version` ptxas asks for.
+    pub since: PtxVersion,
+    /// `module`, `header`, `body`, `kernel-body`.
+    pub places: Vec<&'static str>,
+    /// `none`, `integer` or `positive`.
+    pub argument: &'static str,
 }

@@ -586,6 +586,16 @@ impl<'a> VariableDecl<'a> {
         Some(Token::of(node.field(k::FIELD_BYTES)?, self.src))
     }
 
+    /// The attributes of `.attribute(.managed)` (`.managed`), in order.
+    pub fn attributes(&self) -> Vec<Token<'a>> {
+        named_children(self.node)
+            .filter(|n| n.kind_name() == k::ATTRIBUTE_DIRECTIVE)
+            .flat_map(named_children)
+            .filter(|n| n.kind_name() == k::ATTRIBUTE)
+            .map(|n| Token::of(n, self.src))
+            .collect()
+    }
+
     /// Linkage directives (`.extern`, `.visible` ...).
     pub fn linkage(&self) -> Vec<Token<'a>> {
         named_children(self.node)

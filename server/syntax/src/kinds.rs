@@ -51,6 +51,8 @@ pub(crate) const SECTION_REFERENCE: &str = "section_reference";
 pub(crate) const DATA_BLOCK: &str = "data_block";
 pub(crate) const INTEGER_RUN: &str = "integer_run";
 pub(crate) const PTR_ATTRIBUTE: &str = "ptr_attribute";
+pub(crate) const ATTRIBUTE_DIRECTIVE: &str = "attribute_directive";
+pub(crate) const ATTRIBUTE: &str = "attribute";
 pub(crate) const COMPONENT: &str = "component";
 pub(crate) const PREDICATE_GUARD: &str = "predicate_guard";
 pub(crate) const BINARY_EXPRESSION: &str = "binary_expression";
@@ -282,6 +284,8 @@ mod tests {
             DATA_BLOCK,
             INTEGER_RUN,
             PTR_ATTRIBUTE,
+            ATTRIBUTE_DIRECTIVE,
+            ATTRIBUTE,
             COMPONENT,
             PREDICATE_GUARD,
             BINARY_EXPRESSION,

@@ -389,8 +389,9 @@ fn multimem(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
                     problems.push((
                         register.range(),
                         format!(
-                            "`{}` is a {ty} register, but a generic address is 64 bits with `.address_size 64`",
-                            register.text
+                            "`{}` is a {ty} register, but a generic address is 64 bits {}",
+                            register.text,
+                            ctx.why_64_bit_addresses()
                         ),
                     ));
                 }

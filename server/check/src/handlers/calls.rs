@@ -242,12 +242,109 @@ pub(crate) fn branch_tables<'a>(
     }
 }
 
-pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+pub(crate) fn check<'a>(ctx: &mut Ctx<'a>, info: &InstInfo<'a>, scope: &Scope<'a>) {
     match info.words[0] {
-        "call" => call(ctx, info, scope),
+        "call" => {
+            record_results(ctx, info);
+            call(ctx, info, scope);
+        }
         "brx" => brx(ctx, info, scope),
-        "mov" => function_address(ctx, info),
+        "mov" => {
+            function_address(ctx, info);
+            call_parameter_address(ctx, info, scope);
+        }
+        "cvta" => call_parameter_address(ctx, info, scope),
+        "ld" if ctx.in_entry && info.has("param") => call_result_read(ctx, info, scope),
         _ => {}
+    }
+}
+
+/// The `.param` variable a name resolves to when it is declared in the function's body
+/// (a call's argument or result), not a parameter of the function itself.
+fn body_parameter<'s, 'a>(
+    ctx: &Ctx<'a>,
+    scope: &'s Scope<'a>,
+    name: &str,
+) -> Option<&'s crate::scope::Symbol<'a>> {
+    symbol_of(scope, name, SymbolKind::Variable)
+        .filter(|symbol| symbol.space == Some(".param") && symbol.range.start >= ctx.body_start)
+}
+
+/// Remembers the `.param` variables a call writes its results into (`call (r), f, (a);`).
+fn record_results<'a>(ctx: &mut Ctx<'a>, info: &InstInfo<'a>) {
+    let ops = &info.operands;
+    if ops.len() < 2 || !matches!(ops[0].kind(), OperandKind::ArgumentList) {
+        return;
+    }
+    for result in ops[0].elements() {
+        if let OperandKind::Identifier(name) = result.kind() {
+            ctx.call_results.push(name);
+        }
+    }
+}
+
+/// The address of a `.param` variable declared in a body (`mov.u64 %rd1, arg;`): such a
+/// variable only carries a call's arguments or results, and ptxas 13.5 refuses to take its
+/// address ("Illegal to take address of parameter"), in a kernel and in a `.func` alike.
+/// The function's own parameters may be addressed.
+fn call_parameter_address(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    for op in info.operands.iter().skip(1) {
+        let OperandKind::Identifier(name) = op.kind() else {
+            continue;
+        };
+        if body_parameter(ctx, scope, name).is_some() {
+            ctx.report(
+                Diagnostic::error(
+                    "call-sequence",
+                    op.range(),
+                    format!(
+                        "`{name}` is a `.param` variable of a call: its address cannot be \
+                         taken; pass values with `st.param`/`ld.param`, or use a `.local` \
+                         variable"
+                    ),
+                )
+                .section("5.1.6"),
+            );
+        }
+    }
+}
+
+/// In a kernel, `ld.param` from a `.param` variable declared in the body reads a call's
+/// result: ptxas 13.5 refuses one that no earlier call (in the text) returned into
+/// ("Function call sequence invalid: 'ld.param' of … without corresponding call"). In a
+/// `.func` ptxas takes it.
+fn call_result_read(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    for op in &info.operands {
+        if !matches!(op.kind(), OperandKind::Address { .. }) {
+            continue;
+        }
+        let Some(base) = op.elements().into_iter().next() else {
+            continue;
+        };
+        let base = match base.kind() {
+            OperandKind::Expression => match base.expression() {
+                Some(ptx_syntax::Expression::Binary { left, .. }) => left,
+                _ => continue,
+            },
+            _ => base,
+        };
+        let OperandKind::Identifier(name) = base.kind() else {
+            continue;
+        };
+        if body_parameter(ctx, scope, name).is_some() && !ctx.call_results.contains(&name) {
+            ctx.report(
+                Diagnostic::error(
+                    "call-sequence",
+                    base.range(),
+                    format!(
+                        "`{name}` is read before any call returns a value into it; in a \
+                         kernel, `ld.param` of a call's `.param` variable reads that call's \
+                         result, so name it in the results of an earlier `call ({name}), …`"
+                    ),
+                )
+                .section("9.7.12.5"),
+            );
+        }
     }
 }
 

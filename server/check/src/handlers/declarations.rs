@@ -19,14 +19,14 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
     for item in &items {
         match item {
             Item::Variable(decl) => {
-                variable(ctx, decl);
+                variable(ctx, decl, false);
                 initial_names(ctx, decl, &globals);
                 module_local(ctx, decl);
             }
             // The body's declarations are checked with the rest of the body (see [`body`]),
             // so that an edit elsewhere reuses their diagnostics.
             Item::Function(function) => self::function(ctx, function),
-            Item::Statement(Statement::Variable(decl)) => variable(ctx, decl),
+            Item::Statement(Statement::Variable(decl)) => variable(ctx, decl, false),
             // ptxas 13.5: a syntax error at module scope.
             Item::Directive(d)
                 if matches!(
@@ -46,6 +46,9 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
                 );
             }
             Item::Directive(d) if d.kind() == DirectiveKind::Section => section(ctx, d),
+            Item::Directive(d) if d.kind() == DirectiveKind::Pragma => {
+                super::pragmas::check(ctx, d.range(), super::pragmas::Place::Module);
+            }
             Item::Directive(d) if d.kind() == DirectiveKind::Alias => {
                 alias(ctx, d, &globals, &mut aliased);
             }
@@ -298,8 +301,7 @@ fn initial_names(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, globals: &Globals<'
                 let known = globals.variable_space(name).is_some() || function.is_some();
                 // ptxas 13.5 reads a module in order: a name declared further down is "Invalid
                 // initial value symbol" (the variable's own name is declared already).
-                let kernel = function.is_some_and(|f| f.kind() == ptx_syntax::FunctionKind::Entry);
-                if !kernel && globals.first.get(name).is_some_and(|&at| at > value.start) {
+                if globals.first.get(name).is_some_and(|&at| at > value.start) {
                     ctx.report(
                         Diagnostic::error(
                             "undeclared-name",
@@ -335,8 +337,8 @@ fn initial_names(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, globals: &Globals<'
                 }
                 // ptxas 13.5 reads an offset only after the name and added (`v+4`; "syntax
                 // error" for `4+v` and `v-4`), takes no offset of a function ("Initial value
-                // type mismatch") and no function in `generic()` or kernel at all ("Invalid
-                // initial value expression", "Invalid initial value symbol").
+                // type mismatch") and no function in `generic()` ("Invalid initial value
+                // expression"). A kernel's address is taken like a `.func`'s.
                 let problem = if known
                     && before
                         .ends_with(['+', '-', '*', '/', '%', '&', '|', '^', '~', '!', '<', '>'])
@@ -346,10 +348,22 @@ fn initial_names(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, globals: &Globals<'
                     Some(format!(
                         "an address takes an offset added after it (`{name}+N`), not subtracted"
                     ))
-                } else if let Some(f) = function {
-                    if f.kind() == ptx_syntax::FunctionKind::Entry {
-                        Some(format!("`{name}` is a kernel: an initial value may hold the address of a `.func` only"))
-                    } else if generic {
+                } else if known
+                    && !masked
+                    && after.starts_with(['*', '/', '%', '&', '|', '^', '<', '>'])
+                {
+                    // ptxas 13.5: "Parsing error" at the operator.
+                    Some(format!("an address in an initial value takes only an offset added after it (`{name}+N`)"))
+                } else if known && generic && !after.starts_with(')') {
+                    Some(format!(
+                        "`generic()` takes a variable's name alone; add an offset after it (`generic({name})+N`)"
+                    ))
+                } else if known && opener.is_some() && !generic && !masked {
+                    Some(format!(
+                        "an address in an initial value stands without parentheses (`{name}+N`)"
+                    ))
+                } else if function.is_some() {
+                    if generic {
                         Some(format!(
                             "`generic()` takes a variable; `{name}` is a function"
                         ))
@@ -682,7 +696,7 @@ pub(crate) fn body<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>]) {
 fn block<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>], locs: &mut Vec<&'a str>) {
     for statement in statements {
         match statement {
-            Statement::Variable(decl) => variable(ctx, decl),
+            Statement::Variable(decl) => variable(ctx, decl, true),
             Statement::Block(inner) => block(ctx, &inner.statements(), locs),
             Statement::Directive(d) if d.kind() == DirectiveKind::Loc => loc(ctx, d, locs),
             Statement::Directive(d) if d.kind() == DirectiveKind::Dwarf => dwarf(ctx, d, true),
@@ -706,23 +720,9 @@ fn block<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>], locs: &mut Vec<&'a
                     }
                 }
             }
-            // 12.x: `used_bytes_mask` is from PTX ISA 8.3 ("Feature 'used_bytes_mask' requires
-            // PTX ISA .version 8.3 or later").
-            Statement::Directive(d)
-                if d.kind() == DirectiveKind::Pragma
-                    && ctx.text[d.range()].contains("used_bytes_mask")
-                    && ctx
-                        .version
-                        .is_some_and(|v| v < ptx_isa::PtxVersion::new(8, 3)) =>
-            {
-                ctx.report(
-                    Diagnostic::error(
-                        "version-too-old",
-                        d.range(),
-                        "the `used_bytes_mask` pragma needs `.version 8.3` or newer",
-                    )
-                    .section("12"),
-                );
+            Statement::Directive(d) if d.kind() == DirectiveKind::Pragma => {
+                let kernel = ctx.in_entry;
+                super::pragmas::check(ctx, d.range(), super::pragmas::Place::Body { kernel });
             }
             _ => {}
         }
@@ -986,11 +986,12 @@ fn vector_after_type(ctx: &mut Ctx<'_>, parts: &ptx_syntax::DeclParts<'_>) {
     }
 }
 
-fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
+fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, in_body: bool) {
     let parts = decl.parts();
     alignment(ctx, &parts);
     tex_space(ctx, &parts);
     vector_after_type(ctx, &parts);
+    super::variable_forms::check(ctx, decl, &parts, in_body);
     let Some(space) = parts.state_space else {
         return;
     };
@@ -1209,8 +1210,8 @@ fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
             }
         }
         // 5.4.4: only `.const` and `.global` variables take an initial value ("No initial
-        // value is allowed for 'v' in this state space"), never an `.extern` one or an
-        // `.f16` one.
+        // value is allowed for 'v' in this state space"), never an `.extern` one, and ptxas
+        // 13.5 takes none for `.f16` and `.f16x2` ones ("Initial value type mismatch").
         // An integer variable takes integer values ("Initial value type mismatch" for 2.5).
         if ty.is_some_and(|t| t.starts_with(".u") || t.starts_with(".s")) {
             if let Some(float) = float_literal(value.text) {
@@ -1235,8 +1236,10 @@ fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
                 "a `{}` variable takes no initial value: only `.global` and `.const` ones do",
                 space.text
             ))
-        } else if ty == Some(".f16") {
-            Some("a `.f16` variable takes no initial value (ptxas 13.5)".to_owned())
+        } else if let Some(half @ (".f16" | ".f16x2")) = ty {
+            Some(format!(
+                "a `{half}` variable takes no initial value (ptxas 13.5)"
+            ))
         } else {
             None
         };
@@ -1701,21 +1704,11 @@ fn header_pragmas(ctx: &mut Ctx<'_>, function: &Function<'_>, kind: &str) {
             at = start + 7;
             continue;
         }
-        let text = ctx.text[start..end].trim_end();
-        let inner = text.trim_start_matches(".pragma").trim().trim_matches('"');
-        let message = if kind == "func" {
-            Some("a `.func` takes no `.pragma` before its body; put it inside the body".to_owned())
-        } else if inner.starts_with("used_bytes_mask") || inner.starts_with("enable_smem_spilling")
-        {
-            Some(format!(
-                "the `{}` pragma belongs inside the function body",
-                inner.split_whitespace().next().unwrap_or(inner)
-            ))
-        } else {
-            None
-        };
-        if let Some(message) = message {
+        if kind == "func" {
+            let message = "a `.func` takes no `.pragma` before its body; put it inside the body";
             ctx.report(Diagnostic::error("directive", start..start + 7, message).section("11.3"));
+        } else {
+            super::pragmas::check(ctx, start..end, super::pragmas::Place::Header);
         }
         at = end;
     }
@@ -1991,7 +1984,7 @@ mod tests {
 .global .u64 p4 = generic(f);
 //                        ^ error: `generic()` takes a variable; `f` is a function
 .global .u64 p5 = k;
-//                ^ error: `k` is a kernel: an initial value may hold the address of a `.func` only
+//                ^ error: `k` is declared further down: an initial value names only what is declared before it (add a declaration above, e.g. `.extern`)
 .global .u32 a[];
 //           ^ error: an array of unknown size needs initial values, or `.extern` when it is defined elsewhere
 .local .u32 l;
@@ -2112,7 +2105,7 @@ pr: .callprototype _ (.param .b32 _);
 //         ^^ error: `wt` is declared `.weak`: an alias needs a function defined here that is not `.weak`
 .visible .entry k(.param .samplerref sp)
 .pragma "used_bytes_mask 0xff";
-// <- error: the `used_bytes_mask` pragma belongs inside the function body
+//      ^^^^^^^^^^^^^^^^^^^^^^ error: the "used_bytes_mask" pragma goes inside a function body
 .maxnreg 16, 16
 // <- error: `.maxnreg` takes 1 value, not 2
 .explicitcluster 1

@@ -21,6 +21,7 @@ pub(crate) mod operand_forms;
 pub(crate) mod operand_shapes;
 pub(crate) mod operand_types;
 pub(crate) mod operands;
+pub(crate) mod pragmas;
 pub(crate) mod rounding;
 pub(crate) mod special_registers;
 pub(crate) mod state_spaces;
@@ -28,6 +29,7 @@ pub(crate) mod syntax;
 pub(crate) mod tcgen05;
 pub(crate) mod textures;
 pub(crate) mod types;
+pub(crate) mod variable_forms;
 pub(crate) mod vectors;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -249,6 +251,7 @@ fn check_function<'a>(ctx: &mut Ctx<'a>, scope: &mut Scope<'a>, function: Functi
         return;
     };
     let statements = body.statements();
+    ctx.in_entry = function.kind() == ptx_syntax::FunctionKind::Entry;
     if !ctx.snippet {
         declarations::body(ctx, &statements);
     }
@@ -278,9 +281,11 @@ fn check_function<'a>(ctx: &mut Ctx<'a>, scope: &mut Scope<'a>, function: Functi
     scope.push(labels);
     scope.push(params);
     let mut flow = tcgen05::Flow::for_function(function);
-    ctx.in_entry = function.kind() == ptx_syntax::FunctionKind::Entry;
+    ctx.body_start = body.range().start;
+    ctx.call_results.clear();
     check_statements(ctx, scope, &statements, &mut flow, &mut blocks.into_iter());
     ctx.in_entry = false;
+    ctx.body_start = usize::MAX;
     ctx.nested_labels.clear();
     flow.finish(ctx);
     scope.pop();
@@ -348,6 +353,7 @@ fn check_instruction<'a>(
         unresolved: &ctx.unresolved_functions,
         outside_abi: &ctx.outside_abi_functions,
         in_entry: ctx.in_entry,
+        body_start: ctx.body_start,
     };
     let keyed = match ctx.memo.as_mut() {
         Some(memo) => memo.prepare(inst.text(), names),

@@ -22,6 +22,29 @@ pub(crate) fn check_variable_type(ctx: &mut Ctx<'_>, ty: Option<ptx_syntax::Toke
         return;
     };
     if info.declarable {
+        // A packed pair of halves is a type of sm_53 on, also in declarations (ptxas 13.5:
+        // "Feature '.f16x2 packed data-type' requires .target sm_53 or higher"); `.f16`
+        // alone is declarable on any target.
+        if ty.text == ".f16x2" {
+            let old = ctx
+                .sm_target()
+                .and_then(ptx_isa::SmName::parse)
+                .is_some_and(|sm| sm.number < 53);
+            if old {
+                let target = ctx.sm_target().unwrap_or_default().to_owned();
+                ctx.report(
+                    Diagnostic::error(
+                        "unsupported-target",
+                        ty.range(),
+                        format!(
+                            "`.f16x2` values need .target sm_53 or newer (this file targets {target}); \
+                             declare the pair as `.b32`",
+                        ),
+                    )
+                    .section("5.2.5.1"),
+                );
+            }
+        }
         return;
     }
     let instead = format!(".b{}", info.bits.max(8).next_power_of_two());

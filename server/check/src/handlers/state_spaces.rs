@@ -163,7 +163,10 @@ fn generic_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
             Diagnostic::error(
                 "operand-type",
                 info.word_range(at),
-                "`cvta` converts 64-bit addresses with `.address_size 64`; write `.u64`",
+                format!(
+                    "`cvta` converts 64-bit addresses {}; write `.u64`",
+                    ctx.why_64_bit_addresses()
+                ),
             )
             .section("9.7.9.19".to_owned()),
         );
@@ -222,8 +225,9 @@ fn generic_address_width(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
                     "operand-type",
                     register.range(),
                     format!(
-                        "`{}` is a {ty} register, but {space} address is 64 bits with `.address_size 64`; use a 64-bit register{hint}",
-                        register.text
+                        "`{}` is a {ty} register, but {space} address is 64 bits {}; use a 64-bit register{hint}",
+                        register.text,
+                        ctx.why_64_bit_addresses()
                     ),
                 )
                 .section("6.4.1.1".to_owned()),
