@@ -553,12 +553,24 @@ async function checkRename(page, workspace) {
 async function checkSemanticColours(page) {
   console.log("check: semantic token colours");
   await openFile(page, "kernel.ptx");
-  await goTo(page, 10, 8); // on `.global` of `ld.global.v4.u32`
-  await runCommand(page, "Developer: Inspect Editor Tokens and Scopes");
+  // The inspector shows what the editor had when it opened; tokens that
+  // arrive later (the server is still answering an earlier edit) do not
+  // refresh it, so a view without them is closed and opened again.
   const widget = page.locator(".token-inspect-widget").first();
-  await poll("the token inspector naming the semantic token of .global", async () => {
-    const text = await widget.innerText();
-    return text.includes("semantic token type") && text.includes("modifier") ? text : null;
+  let seen = "";
+  await retry("the token inspector", page, async () => {
+    await goTo(page, 10, 8); // on `.global` of `ld.global.v4.u32`
+    await runCommand(page, "Developer: Inspect Editor Tokens and Scopes");
+    await poll(
+      "the token inspector naming the semantic token of .global",
+      async () => {
+        seen = await widget.innerText({ timeout: ATTEMPT_TIMEOUT });
+        return seen.includes("semantic token type") && seen.includes("modifier") ? seen : null;
+      },
+      ATTEMPT_TIMEOUT,
+    ).catch((error) => {
+      throw new Error(`${error.message}; the inspector showed: ${JSON.stringify(seen.slice(0, 300))}`);
+    });
   });
   await screenshot(page, "semantic-token-inspect");
   await page.keyboard.press("Escape");
