@@ -90,11 +90,15 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
                 let shared = parts.state_space.is_some_and(|s| s.text == ".shared");
                 for d in &parts.declarators {
                     let Some(name) = d.name() else { continue };
+                    // An array with a dimension of 0 is as incomplete as `[]` to ptxas 13.5.
+                    let incomplete = d.dimensions().iter().any(|dim| {
+                        dim.is_none_or(|t| ptx_syntax::parse_integer(t.text) == Some(0))
+                    });
                     // An `.extern` declaration with a size (after one without) is enough.
-                    if !external || d.dimensions().iter().all(Option::is_some) {
+                    if !external || !incomplete {
                         defined_variables.push(name.text);
                     }
-                    if external && !shared && d.dimensions().iter().any(Option::is_none) {
+                    if external && !shared && incomplete {
                         unsized_externs.push(name);
                     }
                 }
@@ -142,6 +146,24 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
                         )
                         .section("11.6.1"),
                     );
+                }
+                // ptxas 13.5 takes prototypes before a definition only: one after it is a
+                // "Duplicate definition of function", whatever the linkages.
+                if function.body().is_none() {
+                    if let Some(first) = defined.get(name.text) {
+                        let line = ctx.text[..first.start].matches('\n').count() + 1;
+                        ctx.report(
+                            Diagnostic::error(
+                                "duplicate-function",
+                                name.range(),
+                                format!(
+                                    "`{}` is defined above (line {line}); a declaration after the definition is refused, move it above or remove it",
+                                    name.text
+                                ),
+                            )
+                            .section("11.2"),
+                        );
+                    }
                 }
                 if function.body().is_some() {
                     if let Some(first) = defined.get(name.text) {
