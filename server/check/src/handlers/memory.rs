@@ -1471,9 +1471,9 @@ mod tests {
   discard.global.L2 [%rd1], 64;
 //                          ^^ error: operand 2 of `discard.global.L2` is the constant 128, not `64`
   cvt.rn.e5m2x2.f16x2 %h1, %r2;
-//^^^^^^^^^^^^^^^^^^^ error: `cvt.rn.e5m2x2.f16x2` needs `.satfinite`: conversions to .e5m2x2 saturate to the finite range
+//      ^^^^^^^ error: `cvt.rn.e5m2x2.f16x2` needs `.satfinite` before `.e5m2x2`
   cvt.rn.satfinite.f16x2.e4m3x2 %r1, %h2;
-//      ^^^^^^^^^^ error: `.satfinite` does not apply to `cvt.rn.satfinite.f16x2.e4m3x2`: every .e4m3x2 value is finite in .f16x2
+//                      ^^^^^^^ error: `.e4m3x2` is not allowed here in `cvt.rn.satfinite.f16x2.e4m3x2`; expected .f32
   ld.global.cg.L2::evict_first.v8.f32 {%f1, %f2, %f3, %f3, %f1, %f2, %f3, %f3}, [%rd1];
   cp.async.ca.shared.global [gmem], [%rd1], 16;
 //                           ^^^^ error: `gmem` is a .global variable; `cp.async.ca.shared.global` copies from .global to .shared memory

@@ -168,6 +168,27 @@ fn reorderings(isa: &Isa, words: &[&str]) -> Vec<Vec<String>> {
                 continue;
             }
             placed.sort();
+            // ptxas 13.5 keeps the order of two types (`cvt.f32.bf16x2`, `wgmma….s32.u8.u8`)
+            // and of two state spaces (`cp.async.bulk.shared::cluster.global`): written the
+            // other way round they mean another instruction ("Unexpected instruction types",
+            // "State space incorrect").
+            let kind = |q: &str| {
+                if is_state_space(q) {
+                    Some(0)
+                } else if isa.types().iter().any(|t| &t.name[1..] == q) || sub_byte_integer(q) {
+                    Some(1)
+                } else {
+                    None
+                }
+            };
+            let swapped = placed.iter().enumerate().any(|(a, &(_, i))| {
+                placed[a + 1..].iter().any(|&(_, j)| {
+                    j < i && kind(quals[i]).is_some() && kind(quals[i]) == kind(quals[j])
+                })
+            });
+            if swapped {
+                continue;
+            }
             let mut order = vec![root.to_owned()];
             order.extend(placed.iter().map(|&(_, i)| quals[i].to_owned()));
             if order.iter().map(String::as_str).ne(words.iter().copied()) && !out.contains(&order) {
@@ -176,6 +197,61 @@ fn reorderings(isa: &Isa, words: &[&str]) -> Vec<Vec<String>> {
         }
     }
     out
+}
+
+/// Roots whose name parts `arith` places itself, with messages of its own.
+const NAMED_IN_ARITH: &[&str] = &[
+    "mad", "madc", "mul", "mul24", "mad24", "shf", "dp2a", "div", "bar", "barrier",
+];
+
+/// The parts of an instruction name that ptxas reads as one word (`tcgen05.ld`,
+/// `cp.async.bulk`, `setmaxnreg.dec`; data/ptxas-fused-names.txt) stand first and in order,
+/// though ptxas takes the other qualifiers in any order: `tcgen05.sync.ld` is "Not a name of
+/// any known instruction", `cp.bulk.async` and `mbarrier.shared.arrive` an "Unknown
+/// modifier".
+fn name_first(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, found: &ptx_isa::FormMatch<'_>) {
+    if NAMED_IN_ARITH.contains(&info.words[0]) {
+        return;
+    }
+    let mut canonical: Vec<&str> = vec![info.words[0]];
+    canonical.extend(found.used.iter().flat_map(|(_, v)| v.split('.')));
+    let fused = (2..=canonical.len())
+        .rev()
+        .find(|&n| ctx.isa.ptxas_fused_name(&canonical[..n].join(".")))
+        .unwrap_or(1);
+    let Some(at) = (1..fused).find(|&i| info.words.get(i) != Some(&canonical[i])) else {
+        return;
+    };
+    let Some(written) = info.words.iter().position(|w| *w == canonical[at]) else {
+        return;
+    };
+    ctx.report(
+        Diagnostic::error(
+            "invalid-qualifier",
+            info.word_range(written),
+            format!(
+                "`.{}` is part of the instruction's name `{}`: write it right after `{}`",
+                canonical[at],
+                canonical[..fused].join("."),
+                canonical[..at].join(".")
+            ),
+        )
+        .section(info.section()),
+    );
+}
+
+/// The sub-byte integer types of `cvt.pack` (`u4`, `s2`), which the type table leaves out.
+fn sub_byte_integer(q: &str) -> bool {
+    matches!(q, "u2" | "s2" | "u4" | "s4")
+}
+
+/// A state space qualifier (`global`, `shared::cluster`, `param::func`).
+fn is_state_space(q: &str) -> bool {
+    let base = q.split("::").next().unwrap_or(q);
+    matches!(
+        base,
+        "global" | "shared" | "local" | "const" | "param" | "tex"
+    )
 }
 
 /// Reports qualifier problems; returns whether the opcode matched a form (so that operand
@@ -242,8 +318,9 @@ pub(crate) fn blank_inside_name(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) -> bool {
     let resolved = info.resolved.clone();
-    if !resolved.outcome.matches.is_empty() {
+    if let Some(found) = resolved.outcome.matches.first() {
         ignored_qualifiers(ctx, info);
+        name_first(ctx, info, found);
         return true;
     }
     if let Some(d) = forgotten_qualifier(ctx.isa, info) {

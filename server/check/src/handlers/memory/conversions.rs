@@ -16,11 +16,9 @@ use crate::Diagnostic;
 /// * `.sat` never with `.bf16`, and not between integers when the destination holds every
 ///   value of the source (`cvt.sat.s64.u32`: "Illegal modifier '.sat' for instruction 'cvt'").
 pub(super) fn conversion_modifiers(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
-    let n = info.words.len();
-    if n < 3 {
+    let Some((dtype, atype)) = conversion_types(ctx, info) else {
         return;
-    }
-    let (dtype, atype) = (info.words[n - 2], info.words[n - 1]);
+    };
     let int = |t: &str| -> Option<(bool, u32)> {
         let (kind, digits) = t.split_at_checked(1)?;
         let bits: u32 = digits.parse().ok()?;
@@ -132,6 +130,20 @@ enum Slot {
     Exact(char, u32),
 }
 
+/// The destination and source types of a cvt: the last two type words, since ptxas 13.5
+/// also takes a modifier after them (`cvt.rs.e2m1x4.satfinite.f32`).
+fn conversion_types<'a>(ctx: &Ctx<'_>, info: &InstInfo<'a>) -> Option<(&'a str, &'a str)> {
+    let types: Vec<&'a str> = info.words[1..]
+        .iter()
+        .copied()
+        .filter(|w| packed_width(w).is_some() || ctx.isa.types().iter().any(|t| &t.name[1..] == *w))
+        .collect();
+    match types.as_slice() {
+        [.., dtype, atype] => Some((dtype, atype)),
+        _ => None,
+    }
+}
+
 /// The packed small-float types (9.7.9.21) and the bits their pair or quadruple occupies.
 fn packed_width(ty: &str) -> Option<u32> {
     Some(match ty {
@@ -159,11 +171,9 @@ fn exact_slot(ty: &str) -> Option<Slot> {
 /// the four sources of the `.rs` x4 forms ("Vector operand is not allowed for instruction
 /// 'cvt'"). The classic conversions' register sizes are `types.rs`'s relaxed rules.
 pub(super) fn conversion_operands(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
-    let n = info.words.len();
-    if n < 3 {
+    let Some((dtype, atype)) = conversion_types(ctx, info) else {
         return;
-    }
-    let (dtype, atype) = (info.words[n - 2], info.words[n - 1]);
+    };
     let x4 = matches!(dtype, "e4m3x4" | "e5m2x4" | "e2m3x4" | "e3m2x4" | "e2m1x4");
     let section = info.section();
     // Vectors: only the x4 forms' second operand.
