@@ -169,6 +169,8 @@ struct Globals<'a> {
     functions: Vec<(&'a str, Function<'a>)>,
     /// Where each name is first declared (its name's offset).
     first: HashMap<&'a str, usize>,
+    /// The names `.alias` makes stand for another function.
+    aliases: Vec<&'a str>,
 }
 
 impl<'a> Globals<'a> {
@@ -177,6 +179,7 @@ impl<'a> Globals<'a> {
             variables: Vec::new(),
             functions: Vec::new(),
             first: HashMap::new(),
+            aliases: Vec::new(),
         };
         for item in items {
             match item {
@@ -197,10 +200,27 @@ impl<'a> Globals<'a> {
                         globals.functions.push((name.text, *f));
                     }
                 }
+                Item::Directive(d) if d.kind() == ptx_syntax::DirectiveKind::Alias => {
+                    globals.aliases.extend(d.names().first().map(|t| t.text));
+                }
                 _ => {}
             }
         }
         globals
+    }
+
+    /// Whether `name` is a function declared `.extern` that the module neither defines nor
+    /// makes an alias: assembling the file as a whole program, ptxas 13.5 cannot take its
+    /// address ("Cannot take address of function 'f'").
+    fn unresolved_extern(&self, isa: &ptx_isa::Isa, name: &str) -> bool {
+        let mut declarations = self.functions.iter().filter(|(n, _)| *n == name);
+        let external = declarations
+            .clone()
+            .any(|(_, f)| f.linkage().iter().any(|t| t.text == ".extern"));
+        external
+            && !declarations.any(|(_, f)| f.body().is_some())
+            && !self.aliases.contains(&name)
+            && !isa.ptxas_system_call(name)
     }
 
     fn variable_space(&self, name: &str) -> Option<Option<&'a str>> {
@@ -356,6 +376,10 @@ fn initial_names(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, globals: &Globals<'
                     } else if after.starts_with('+') {
                         Some(format!(
                             "the address of the function `{name}` takes no offset"
+                        ))
+                    } else if globals.unresolved_extern(ctx.isa, name) {
+                        Some(format!(
+                            "`{name}` is declared `.extern` but defined nowhere in this file: ptxas cannot take its address when it assembles the file as a whole program (define it here, or assemble with `ptxas -c` and link it)"
                         ))
                     } else {
                         None
