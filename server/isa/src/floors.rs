@@ -104,15 +104,36 @@ pub struct QualifierRule {
 }
 
 /// Reads data/qualifier-rules.txt: `OPCODE QUALIFIERS... ; SINCE ; TARGETS ; SECTION` per line,
-/// `#` comment lines and blank lines skipped.
+/// then optionally ` ; removed VERSION [TARGETS]` (no longer accepted from that version on, on
+/// those targets or on any); `#` comment lines and blank lines skipped.
 pub(crate) fn parse_qualifier_rules(name: &str, text: &str) -> Result<Vec<QualifierRule>, String> {
     let mut out = Vec::new();
     for record in records(name, text) {
         let bad = |why: &str| record.error(why);
         let fields = &record.fields;
-        let [words, since, targets, section] = fields[..] else {
-            return Err(bad("expected four fields separated by ` ; `"));
+        let (words, since, targets, section, removal) = match fields[..] {
+            [w, s, t, sec] => (w, s, t, sec, None),
+            [w, s, t, sec, r] => (w, s, t, sec, Some(r)),
+            _ => return Err(bad("expected four or five fields separated by ` ; `")),
         };
+        let mut removed = Vec::new();
+        if let Some(removal) = removal {
+            let mut parts = removal.split_whitespace();
+            if parts.next() != Some("removed") {
+                return Err(bad("the fifth field is `removed VERSION [TARGETS]`"));
+            }
+            let version = parts
+                .next()
+                .and_then(PtxVersion::parse)
+                .ok_or_else(|| bad("bad removal version"))?;
+            let rest: Vec<&str> = parts.collect();
+            let on = if rest.is_empty() {
+                TargetReq::All
+            } else {
+                TargetReq::parse(&rest.join(" ")).ok_or_else(|| bad("bad removal targets"))?
+            };
+            removed.push((version, on));
+        }
         let mut words = words.split_whitespace().map(str::to_owned);
         let opcode = words.next().ok_or_else(|| bad("no opcode"))?;
         let since = PtxVersion::parse(since).ok_or_else(|| bad("bad version"))?;
@@ -126,7 +147,7 @@ pub(crate) fn parse_qualifier_rules(name: &str, text: &str) -> Result<Vec<Qualif
             requirement: Requirement {
                 since,
                 targets,
-                removed: Vec::new(),
+                removed,
             },
             section: section.to_owned(),
         });
@@ -976,8 +997,22 @@ mod tests {
             (tf32.opcode.as_str(), tf32.section.as_str()),
             ("cvt", "9.7.9.21")
         );
+        let satfinite = rules
+            .iter()
+            .find(|r| r.opcode == "wmma.mma" && r.qualifiers == ["satfinite", "f16"])
+            .expect("wmma.mma.satfinite.f16");
+        assert_eq!(
+            satfinite.requirement.removed,
+            [(PtxVersion::new(6, 5), TargetReq::All)]
+        );
         let err = parse_qualifier_rules("q.txt", "ld cluster ; 7.8 ; sm_90+\n").unwrap_err();
-        assert!(err.starts_with("q.txt:1: expected four fields"), "{err}");
+        assert!(
+            err.starts_with("q.txt:1: expected four or five fields"),
+            "{err}"
+        );
+        let err = parse_qualifier_rules("q.txt", "ld cluster ; 7.8 ; sm_90+ ; 1 ; gone 9.0\n")
+            .unwrap_err();
+        assert!(err.starts_with("q.txt:1: the fifth field"), "{err}");
         let err =
             parse_qualifier_rules("q.txt", "# c\nld cluster ; 7.8 ; nonsense!! ; 1\n").unwrap_err();
         assert!(err.starts_with("q.txt:2: bad targets"), "{err}");

@@ -95,6 +95,25 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
             );
         }
     }
+    // wmma's `.aligned` (9.7.14.4.3-5) is implicit before PTX 6.3 (where it may not be written,
+    // a qualifier rule) and required from 6.3 on (ptxas 13.5: ".aligned modifier required for
+    // instruction 'wmma.load.a'").
+    if opcode.starts_with("wmma.") && !info.has("aligned") && version >= PtxVersion::new(6, 3) {
+        if let Some(sync) = info.qualifier("sync") {
+            let at = sync.range().end;
+            ctx.report(
+                Diagnostic::error(
+                    "missing-qualifier",
+                    sync.range(),
+                    format!(
+                        "`{opcode}` needs `.aligned` after `.sync` from `.version 6.3` on (older versions imply it)"
+                    ),
+                )
+                .section(first.instruction.section.clone())
+                .with_fix(Fix::replace("Add `.aligned`", at..at, ".aligned")),
+            );
+        }
+    }
 }
 
 pub(crate) fn describe(

@@ -172,6 +172,8 @@ struct Globals<'a> {
     functions: Vec<(&'a str, Function<'a>)>,
     /// Where each name is first declared (its name's offset).
     first: HashMap<&'a str, usize>,
+    /// The names `.alias` makes stand for another function.
+    aliases: Vec<&'a str>,
 }
 
 impl<'a> Globals<'a> {
@@ -180,6 +182,7 @@ impl<'a> Globals<'a> {
             variables: Vec::new(),
             functions: Vec::new(),
             first: HashMap::new(),
+            aliases: Vec::new(),
         };
         for item in items {
             match item {
@@ -200,10 +203,27 @@ impl<'a> Globals<'a> {
                         globals.functions.push((name.text, *f));
                     }
                 }
+                Item::Directive(d) if d.kind() == ptx_syntax::DirectiveKind::Alias => {
+                    globals.aliases.extend(d.names().first().map(|t| t.text));
+                }
                 _ => {}
             }
         }
         globals
+    }
+
+    /// Whether `name` is a function declared `.extern` that the module neither defines nor
+    /// makes an alias: assembling the file as a whole program, ptxas 13.5 cannot take its
+    /// address ("Cannot take address of function 'f'").
+    fn unresolved_extern(&self, isa: &ptx_isa::Isa, name: &str) -> bool {
+        let mut declarations = self.functions.iter().filter(|(n, _)| *n == name);
+        let external = declarations
+            .clone()
+            .any(|(_, f)| f.linkage().iter().any(|t| t.text == ".extern"));
+        external
+            && !declarations.any(|(_, f)| f.body().is_some())
+            && !self.aliases.contains(&name)
+            && !isa.ptxas_system_call(name)
     }
 
     fn variable_space(&self, name: &str) -> Option<Option<&'a str>> {
@@ -370,6 +390,10 @@ fn initial_names(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, globals: &Globals<'
                     } else if after.starts_with('+') {
                         Some(format!(
                             "the address of the function `{name}` takes no offset"
+                        ))
+                    } else if globals.unresolved_extern(ctx.isa, name) {
+                        Some(format!(
+                            "`{name}` is declared `.extern` but defined nowhere in this file: ptxas cannot take its address when it assembles the file as a whole program (define it here, or assemble with `ptxas -c` and link it)"
                         ))
                     } else {
                         None
@@ -749,9 +773,13 @@ fn parameter_shapes(ctx: &mut Ctx<'_>, function: &ptx_syntax::Function<'_>) {
             .section("11.2.1"),
         );
     }
+    let defined = !entry && function.body().is_some();
     for param in lists.iter().flatten() {
         let parts = param.parts();
         alignment(ctx, &parts);
+        if defined {
+            param_alignment_limit(ctx, &parts);
+        }
         if entry {
             if let Some(space) = parts.state_space.filter(|s| s.text != ".param") {
                 ctx.report(
@@ -881,6 +909,34 @@ fn alignment(ctx: &mut Ctx<'_>, parts: &ptx_syntax::DeclParts<'_>) {
     }
 }
 
+/// The `.align` of a `.param` that ptxas 13.5 lays out itself: the parameters and results of a
+/// `.func` it defines, and `.param` variables in a body (call arguments and results included)
+/// take at most 128 ("Parameter 'p' has illegal alignment (must be aligned to 1, 2, 4, 8, 16,
+/// 32, 64, or 128 bytes)"). A kernel's parameters and an `.extern` prototype's take more, as
+/// do variables of other state spaces; 5.4.5 names no limit. llc writes `.align 256` for an
+/// IR type aligned to 256.
+fn param_alignment_limit(ctx: &mut Ctx<'_>, parts: &ptx_syntax::DeclParts<'_>) {
+    let Some(bytes) = &parts.alignment else {
+        return;
+    };
+    let Some(n) = ptx_syntax::parse_integer(bytes.text).filter(|n| n.is_power_of_two()) else {
+        return;
+    };
+    if n > 128 {
+        ctx.report(
+            Diagnostic::error(
+                "parameter",
+                bytes.range(),
+                format!(
+                    "`.align {}`: a `.param` is aligned to at most 128 bytes here (a kernel's parameters may take more)",
+                    bytes.text
+                ),
+            )
+            .section("5.4.5"),
+        );
+    }
+}
+
 /// `@@DWARF` lines (11.5.1), the debug data of PTX ISA 1.x that `.section` replaced in 2.0.
 /// ptxas 13.5 reports "Deprecated feature: '@@DWARF directive' not supported as of PTX version
 /// 2.0" for `@@DWARF .section …` and reads any `@@DWARF` in a body as a syntax error. It still
@@ -995,6 +1051,9 @@ fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, in_body: bool) {
     let Some(space) = parts.state_space else {
         return;
     };
+    if space.text == ".param" {
+        param_alignment_limit(ctx, &parts);
+    }
     let ty = parts.ty.map(|t| t.text);
     // 5.2.x: predicates are register-only and scalar ("Predicate type can only be used to
     // define scalar register variables").

@@ -176,6 +176,17 @@ fn check_targets(ctx: &mut Ctx<'_>) {
         .first()
         .and_then(|d| d.value());
     let overridden = ctx.options.target_override.is_some();
+    // ptxas 13.5 pairs `.target` with `.version` only when something follows the header: a
+    // module of `.version`, `.target` and `.address_size` alone (what llc writes for an IR
+    // module without functions or variables) assembles whatever the two say. Any declaration
+    // or directive after them (`.global`, `.file`, `.pragma`) draws "PTX .version 3.2 does not
+    // support .target sm_90".
+    let header_only = ctx.module.items().iter().all(|item| {
+        matches!(item, Item::Directive(d) if matches!(
+            d.kind(),
+            DirectiveKind::Version | DirectiveKind::Target | DirectiveKind::AddressSize
+        ))
+    });
     for token in directives.iter().flat_map(|d| d.targets()) {
         if overridden && SmName::read(token.text).is_some() {
             continue;
@@ -243,7 +254,7 @@ fn check_targets(ctx: &mut Ctx<'_>) {
             );
         }
         let needed = info.min_version();
-        if let Some(v) = version.filter(|v| *v < needed) {
+        if let Some(v) = version.filter(|v| *v < needed && !header_only) {
             let mut d = Diagnostic::error(
                 "version-too-old",
                 token.range(),

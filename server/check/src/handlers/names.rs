@@ -282,6 +282,31 @@ pub(crate) fn check_uses(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'
     }
     if info.words[0] == "call" {
         check_callee_resolves(ctx, info);
+    } else {
+        check_address_resolves(ctx, info);
+    }
+}
+
+/// The address of a function that is only declared `.extern` (`mov.u64 %rd1, f;`): ptxas,
+/// assembling the file as a whole program, stops with "Cannot take address of function 'f'".
+fn check_address_resolves(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+    for &(_, name) in &info.identifiers {
+        if !ctx.unresolved_functions.contains(&name.text) {
+            continue;
+        }
+        ctx.report(
+            Diagnostic::error(
+                "unresolved-function",
+                name.range(),
+                format!(
+                    "`{}` is declared `.extern` but defined nowhere in this file: ptxas cannot \
+                     take its address when it assembles the file as a whole program (define \
+                     it here, or assemble with `ptxas -c` and link it)",
+                    name.text
+                ),
+            )
+            .section("11.2"),
+        );
     }
 }
 
