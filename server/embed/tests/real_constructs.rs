@@ -750,3 +750,37 @@ template <class T> void keep(T& value) {
         "#]],
     );
 }
+
+/// An `"n"` operand printed inside a word: `mma.sync.aligned.m16n8k%4` with `"n"(K)` is
+/// `…m16n8k64` in the PTX nvcc writes. The value of a constant the file defines (`constexpr`,
+/// `#define`, arithmetic on them) is printed, so the shape is checked; a value not known here
+/// (a template parameter) leaves the word unjudged instead of making `.m16n8k0`.
+#[test]
+fn immediates_printed_inside_a_word() {
+    report(
+        r#"
+#define HALF_K 32
+template <int N> __device__ void tile(unsigned* d, const unsigned* a) {
+  static constexpr int K = 64;
+  asm volatile("mma.sync.aligned.m16n8k%4.row.col.s32.s4.s4.s32 {%0,%1,%2,%3}, "
+               "{%5,%6,%7,%8}, {%9,%10}, {%0,%1,%2,%3};"
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+               : "n"(K), "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(a[4]), "r"(a[5]));
+  asm volatile("mma.sync.aligned.m8n8k%2.row.col.s32.s4.s4.s32 {%0,%1}, {%3}, {%4}, {%0,%1};"
+               : "+r"(d[0]), "+r"(d[1]) : "n"(K / 2), "r"(a[0]), "r"(a[1]));
+  asm volatile("mma.sync.aligned.m8n8k%2.row.col.s32.s4.s4.s32 {%0,%1}, {%3}, {%4}, {%0,%1};"
+               : "+r"(d[0]), "+r"(d[1]) : "n"(HALF_K - 1), "r"(a[0]), "r"(a[1]));
+  asm volatile("mma.sync.aligned.m8n8k%2.row.col.s32.s4.s4.s32 {%0,%1}, {%3}, {%4}, {%0,%1};"
+               : "+r"(d[0]), "+r"(d[1]) : "n"(N), "r"(a[0]), "r"(a[1]));
+}
+"#,
+        Some("sm_80"),
+        expect![[r#"
+            "mma.sync.aligned.m16n8k%4.row.col.s32.s4.s4.s32 {%0,%1,%2,%3}, {%5,%6,%7,%8}, {%9,%10}, {%0,%1,%2,%3};" opaque=false target=Some("sm_80")
+            "mma.sync.aligned.m8n8k%2.row.col.s32.s4.s4.s32 {%0,%1}, {%3}, {%4}, {%0,%1};" opaque=false target=Some("sm_80")
+            "mma.sync.aligned.m8n8k%2.row.col.s32.s4.s4.s32 {%0,%1}, {%3}, {%4}, {%0,%1};" opaque=false target=Some("sm_80")
+            "mma.sync.aligned.m8n8k%2.row.col.s32.s4.s4.s32 {%0,%1}, {%3}, {%4}, {%0,%1};" opaque=false target=Some("sm_80")
+            Error unknown-qualifier ".m8n8k%2": `mma` has no qualifier `.m8n8k31`; did you mean `.m8n8k32`?
+        "#]],
+    );
+}
