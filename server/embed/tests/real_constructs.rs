@@ -784,3 +784,44 @@ template <int N> __device__ void tile(unsigned* d, const unsigned* a) {
         "#]],
     );
 }
+
+/// Macros the file defines as string literals, between or after a template's literals: an
+/// object-like one naming the instruction (`#define LOAD_NC "ld.global.nc.u32"`) and a
+/// function-like one that stringizes its argument into a qualifier (`HINT(128)` →
+/// `.L2::128B`). Their text is known, so the template is checked, and a diagnostic inside
+/// the macro's text lands on its invocation. A macro with a definition of another kind
+/// stays unknown.
+#[test]
+fn string_macros_in_templates() {
+    report(
+        r#"
+#if __CUDA_ARCH__ >= 800
+#define LOAD_NC "ld.global.nc.u32"
+#define HINT(bytes) ".L2::" #bytes "B"
+#define BAD_HINT(bytes) ".L2::" #bytes "X"
+#else
+#define LOAD_NC "ld.global.u32"
+#define HINT(bytes)
+#define BAD_HINT(bytes)
+#endif
+#define OPAQUE some_function()
+__device__ unsigned load(const unsigned* p, unsigned s) {
+  unsigned v;
+  asm volatile(LOAD_NC " %0, [%1];" : "=r"(v) : "l"(p));
+  asm volatile("cp.async.cg.shared.global" HINT(128) " [%0], [%1], 16;" ::"r"(s), "l"(p));
+  asm volatile("cp.async.cg.shared.global" BAD_HINT(128) " [%0], [%1], 16;" ::"r"(s), "l"(p));
+  asm volatile("ld.global.u32" OPAQUE " %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+"#,
+        Some("sm_80"),
+        expect![[r#"
+            "ld.global.nc.u32 %0, [%1];" opaque=false target=Some("sm_80")
+            "cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" opaque=false target=Some("sm_80")
+            "cp.async.cg.shared.global.L2::128X [%0], [%1], 16;" opaque=false target=Some("sm_80")
+            "ld.global.u32 %0, [%1];" opaque=true target=Some("sm_80")
+            Error unknown-qualifier "BAD_HINT(128)": `cp` has no qualifier `.L2::128X`; did you mean `.L2::128B`?
+            Hint asm-not-checked "asm": this asm statement is not checked: the template includes `OPAQUE`, whose text is known only after preprocessing
+        "#]],
+    );
+}
