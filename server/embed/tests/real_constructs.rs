@@ -825,3 +825,36 @@ __device__ unsigned load(const unsigned* p, unsigned s) {
         "#]],
     );
 }
+
+/// A C header with x86 assembly whose identifiers happen to contain a CUDA qualifier
+/// (`process__device__reroute`, as in an audio library's job table) is no CUDA file: its
+/// assembly is host assembly. A qualifier written as a word still makes the file CUDA.
+#[test]
+fn cuda_qualifiers_inside_identifiers_are_no_sign_of_cuda() {
+    report(
+        r#"
+static int job_process__device__reroute(void* job);
+static void cpu_info(int fid, int info[4]) {
+  __asm__ __volatile__("xchg{l} {%%}ebx, %k1;" "cpuid;" "xchg{l} {%%}ebx, %k1;"
+                       : "=a"(info[0]), "=&r"(info[1]), "=c"(info[2]), "=d"(info[3]) : "a"(fid), "c"(0));
+}
+static long swap64(volatile long* p, long v) {
+  __asm__ __volatile__("lock; xchg %0, %1" : "+r"(v), "+m"(*p));
+  return v;
+}
+"#,
+        None,
+        expect![""],
+    );
+    report(
+        r#"
+static int job_process__device__reroute(void* job);
+__device__ void f() { asm volatile("trapp;"); }
+"#,
+        None,
+        expect![[r#"
+            "trapp;" opaque=false target=None
+            Error unknown-opcode "trapp": unknown instruction `trapp`; did you mean `trap`?
+        "#]],
+    );
+}
