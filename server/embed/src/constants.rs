@@ -105,6 +105,11 @@ impl Constants {
                 break;
             }
         }
+        // A template parameter of the same name hides the constant where it is in scope
+        // (`template <int K> … "n"(K)`): such a name is not known either.
+        for name in template_parameters(text) {
+            values.remove(&name);
+        }
         // A name with definitions that disagree, or that cannot be read, is not known.
         for (name, bodies) in &found {
             let table = Constants {
@@ -134,6 +139,52 @@ impl Constants {
         let v = p.expression(0)?;
         (p.at == tokens.len()).then_some(v)
     }
+}
+
+/// The names declared in the file's `template <…>` parameter lists.
+fn template_parameters(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices("template") {
+        if text[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let rest = text[at + "template".len()..].trim_start();
+        let Some(list) = rest.strip_prefix('<') else {
+            continue;
+        };
+        // Up to the matching `>` (nested `<…>` and `(…)` inside).
+        let mut depth = 0i32;
+        let mut end = None;
+        for (i, c) in list.char_indices() {
+            match c {
+                '<' | '(' => depth += 1,
+                ')' => depth -= 1,
+                '>' if depth == 0 => {
+                    end = Some(i);
+                    break;
+                }
+                '>' => depth -= 1,
+                ';' | '{' => break,
+                _ => {}
+            }
+        }
+        let Some(end) = end else { continue };
+        for param in list[..end].split(',') {
+            let head = param.split('=').next().unwrap_or("").trim();
+            let name = head
+                .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or("");
+            if is_identifier(name) {
+                out.push(name.to_string());
+            }
+        }
+    }
+    out
 }
 
 /// Words of an integer constant's declaration before its name.
@@ -338,7 +389,8 @@ mod tests {
     fn constants_of_a_file() {
         let c = Constants::from_text(
             "static constexpr int K = 64;\n#define TILE 16\nconst unsigned N = K / 2 + TILE;\n\
-             constexpr int Twice = 1;\nconstexpr int Twice = 2;\ntemplate <int M> void f();\n",
+             constexpr int Twice = 1;\nconstexpr int Twice = 2;\ntemplate <int M> void f();\n\
+             constexpr int Tile = 8;\ntemplate <typename T, int Tile = 4> struct S;\n",
             [],
         );
         assert_eq!(c.evaluate("K"), Some(64));
@@ -348,6 +400,7 @@ mod tests {
         assert_eq!(c.evaluate("(int)(K - 1)"), Some(63));
         assert_eq!(c.evaluate("Twice"), None);
         assert_eq!(c.evaluate("M"), None);
+        assert_eq!(c.evaluate("Tile"), None);
         assert_eq!(c.evaluate("K +"), None);
     }
 }
