@@ -175,20 +175,26 @@ impl Rng {
 }
 
 /// Checks one statement alone in a kernel for `target`: does it get an error? Also its
-/// virtual PTX module.
-fn alone(statement: &str, target: &str) -> (bool, Option<String>) {
-    let host = format!("__global__ void k() {{\n{statement};\n}}\n");
+/// virtual PTX module. `prelude` (the file's one-line `#define`s and `constexpr`
+/// constants) goes before the kernel, so that string macros and named immediates of the
+/// template read as they do in the file.
+fn alone(statement: &str, target: &str, prelude: &str) -> (bool, Option<String>) {
+    let host = format!("{prelude}__global__ void k() {{\n{statement};\n}}\n");
     let options = EmbedOptions {
         target: Some(target.to_string()),
         ..EmbedOptions::default()
     };
     let doc = HostDocument::new(&host, &options);
+    // Only the kernel's statement counts (the prelude holds none, but a macro may).
     let error = ptx_embed::check::check(&doc, &[])
         .iter()
-        .any(|d| d.severity == Severity::Error);
+        .any(|d| d.severity == Severity::Error && d.range.start >= prelude.len());
     (
         error,
-        doc.statements.first().map(|s| s.parse.text().to_string()),
+        doc.statements
+            .iter()
+            .rfind(|s| s.raw.range.start >= prelude.len())
+            .map(|s| s.parse.text().to_string()),
     )
 }
 
@@ -216,16 +222,33 @@ fn mutate_statement(
         .unwrap_or_else(|| ptx_embed::FALLBACK_TARGET.to_string());
     let range = stmt.raw.range.clone();
     let original = &text[range.clone()];
-    let (original_error, original_module) = alone(original, &target);
+    // The file's one-line macros and integer constants, for templates that use them.
+    let prelude: String = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            (l.starts_with("#define") && !l.ends_with('\\')
+                || l.contains("constexpr ") && l.ends_with(';') && !l.contains(['{', '(']))
+                && !l.contains("asm")
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let (original_error, original_module) = alone(original, &target, &prelude);
     if original_error {
         return;
     }
     let tpl = &stmt.raw.template;
-    // Host offset (relative to the statement) of a template offset.
+    // Host offset (relative to the statement) of a template offset: only where the template
+    // is the host's text (not inside a macro's expansion, which no edit of the statement
+    // reaches).
     let host_at = |virt: usize| {
         tpl.map
             .offset_to_host(virt)
             .filter(|h| range.contains(h))
+            .filter(|&h| match tpl.text[virt..].chars().next() {
+                Some(c) if c != '\n' && c != '"' => text[h..].starts_with(c),
+                _ => true,
+            })
             .map(|h| h - range.start)
     };
     let edit = |at: usize, end: usize, new: &str| {
@@ -382,7 +405,7 @@ fn mutate_statement(
         }
     }
     for (kind, changed) in variants {
-        let (caught, module) = alone(&changed, &target);
+        let (caught, module) = alone(&changed, &target, &prelude);
         let e = out.counts.entry(kind).or_default();
         e.0 += 1;
         if caught {

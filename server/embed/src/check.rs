@@ -185,6 +185,34 @@ fn map_diagnostic(stmt: &Statement, mut d: Diagnostic) -> Option<Diagnostic> {
                 });
         }
     }
+    // An `n`/`i` operand whose value is not known here (a template parameter): the value
+    // standing in for it says nothing about the one nvcc will print. Inside a word
+    // (`.m16n8k%14`) the stand-in makes the whole qualifier: a diagnostic on that word says
+    // nothing either.
+    let unknown_immediate = |k: usize| {
+        crate::constraint_type(stmt.raw.operands[k].letter(), None).is_none()
+            && stmt.immediates.get(k).copied().flatten().is_none()
+    };
+    let text = stmt.parse.text();
+    let in_word = stmt.placeholders.iter().any(|p| {
+        p.operand.is_some_and(unknown_immediate) && {
+            let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':');
+            let start = text[..p.virt.start]
+                .rfind(|c: char| !word(c))
+                .map_or(0, |i| i + 1);
+            let end = text[p.virt.end..]
+                .find(|c: char| !word(c))
+                .map_or(text.len(), |i| p.virt.end + i);
+            (start < p.virt.start || end > p.virt.end)
+                && start <= d.range.start
+                && d.range.end <= end
+                && d.range.start <= p.virt.end
+                && p.virt.start <= d.range.end
+        }
+    });
+    if in_word {
+        return None;
+    }
     let placeholder = stmt
         .placeholders
         .iter()
@@ -193,14 +221,7 @@ fn map_diagnostic(stmt: &Statement, mut d: Diagnostic) -> Option<Diagnostic> {
         match p.operand {
             // Already reported as a placeholder without operand.
             None => return None,
-            // An `n`/`i` operand whose value is not a literal (a template parameter): the
-            // value standing in for it says nothing about the one nvcc will substitute.
-            Some(k)
-                if crate::constraint_type(stmt.raw.operands[k].letter(), None).is_none()
-                    && crate::literal_value(&stmt.raw.operands[k].expression).is_none() =>
-            {
-                return None
-            }
+            Some(k) if unknown_immediate(k) => return None,
             Some(k) if d.code == "operand-type" => {
                 let op = &stmt.raw.operands[k];
                 d.code = "asm-constraint-width";

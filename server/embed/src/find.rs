@@ -12,6 +12,7 @@
 use ptx_syntax::TextRange;
 use tree_sitter::{Node, Parser, Tree};
 
+use crate::literal::StringMacros;
 use crate::literal::{decode_literal, Decoded};
 use crate::macros::GuardMacros;
 
@@ -1264,8 +1265,23 @@ fn read_asm(node: Node, text: &str, host: &str, shift: isize, in_macro: bool) ->
             .push_slice(&host_map, 0..piece.text.len(), at as isize);
     }
     let keyword = span(keyword, shift);
-    let after_template = span(code, shift).end;
+    let mut after_template = span(code, shift).end;
     let close = closing_paren(host, after_template)?;
+    // Macros between the literals, or after them, that the file defines as string literals
+    // (`#define LD_NC "ld.global.nc.u32"`, `#define CACHE_HINT(n) ".L2::" #n "B"`): their
+    // text is known, so the template is.
+    let next = blank_comments(&host[after_template..close]);
+    let next = next.trim_start_matches(|c: char| c.is_whitespace() || c == '\\');
+    if opaque.is_some() || !(next.is_empty() || next.starts_with(':')) {
+        let start = span(code, shift).start;
+        if let Some((expanded, end)) =
+            crate::literal::expand_string_macros(host, start..close, &StringMacros::of(host))
+        {
+            template = expanded;
+            opaque = None;
+            after_template = end;
+        }
+    }
     finish_asm(
         host,
         keyword,

@@ -22,6 +22,7 @@
 //! [`check`].
 
 pub mod check;
+pub mod constants;
 mod context;
 pub mod find;
 pub mod ide;
@@ -248,6 +249,11 @@ pub struct Statement {
     pub placeholders: Vec<Placeholder>,
     /// The register names of the operands in the virtual document (`None`: an immediate).
     pub registers: Vec<Option<String>>,
+    /// The values of the immediate operands (`"n"`, `"i"`) printed into the virtual
+    /// document: a literal, or a constant the file defines ([`constants`]); `None` for a
+    /// register operand and for an immediate whose value is not known here (a template
+    /// parameter), which gets the stand-in `0`.
+    pub immediates: Vec<Option<i128>>,
     /// The PTX checker's diagnostics of the virtual document (virtual ranges), computed once
     /// and carried over to the next version of the file while the virtual text is the same.
     pub(crate) virtual_diagnostics: std::sync::OnceLock<Vec<ptx_check::Diagnostic>>,
@@ -313,6 +319,20 @@ impl HostDocument {
         // The target macros of the file, for `#if`s inside statements (read once, when one
         // has them).
         let mut macros: Option<GuardMacros> = None;
+        // The integer constants of the file, for immediates that name one (read once, when a
+        // statement has such an operand).
+        let names_constant = raws.iter().any(|raw| {
+            raw.operands.iter().any(|op| {
+                constraint_type(op.letter(), None).is_none()
+                    && literal_value(&op.expression).is_none()
+            })
+        });
+        let constants = names_constant.then(|| {
+            constants::Constants::from_text(
+                text,
+                options.guard_macros.numbers.iter().map(|(k, v)| (k, *v)),
+            )
+        });
         let statements = raws
             .into_iter()
             .map(|raw| {
@@ -328,7 +348,7 @@ impl HostDocument {
                     }
                     None => raw,
                 };
-                Statement::new(raw, guard, options, &reusable)
+                Statement::new(raw, guard, options, &reusable, constants.as_ref())
             })
             .collect();
         HostDocument {
@@ -513,6 +533,7 @@ impl Statement {
         guard: Option<ArchReq>,
         options: &EmbedOptions,
         reusable: &std::collections::HashMap<&str, &Statement>,
+        constants: Option<&constants::Constants>,
     ) -> Statement {
         let target = choose_target(guard, options);
         // A version set by the user, else the one a guard requires, else the newest known.
@@ -532,6 +553,20 @@ impl Statement {
             target.as_deref().unwrap_or(FALLBACK_TARGET)
         );
         let mut registers = Vec::new();
+        // The value nvcc prints for each immediate operand, where it is known.
+        let immediates: Vec<Option<i128>> = raw
+            .operands
+            .iter()
+            .map(|op| {
+                constraint_type(op.letter(), target.as_deref())
+                    .is_none()
+                    .then(|| {
+                        literal_value(&op.expression)
+                            .or_else(|| constants?.evaluate(&op.expression))
+                    })
+                    .flatten()
+            })
+            .collect();
         for op in &raw.operands {
             let ty = constraint_type(op.letter(), target.as_deref());
             match ty {
@@ -610,8 +645,7 @@ impl Statement {
                 match operand {
                     Some(k) => match &registers[k] {
                         Some(reg) => reg.clone(),
-                        None => literal_value(&raw.operands[k].expression)
-                            .map_or_else(|| "0".to_string(), |v| v.to_string()),
+                        None => immediates[k].map_or_else(|| "0".to_string(), |v| v.to_string()),
                     },
                     // Kept as a register so the statement still parses; reported by `check`.
                     None => "%op_unknown".to_string(),
@@ -650,6 +684,7 @@ impl Statement {
             body_start,
             placeholders,
             registers,
+            immediates,
             virtual_diagnostics,
         }
     }

@@ -540,13 +540,25 @@ pub fn cuda_signs(text: &str) -> bool {
         "NV_IF_TARGET",
         "NV_DISPATCH_TARGET",
     ];
-    SIGNS.iter().any(|s| text.contains(s))
-        || text.lines().any(|l| {
-            let l = l.trim_start();
-            l.starts_with('#')
-                && l[1..].trim_start().starts_with("include")
-                && l.to_ascii_lowercase().contains("cuda")
-        })
+    // A sign starts a word: `ma_job_process__device__reroute` (miniaudio, a C header with x86
+    // assembly) names no CUDA qualifier.
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let starts_word = |at: usize| at == 0 || !word(text.as_bytes()[at - 1]);
+    // Signs written whole (`__device__`, `NV_IF_TARGET`) also end one; the others are prefixes
+    // (`__CUDA_ARCH__`, `__CUDA_ARCH_FEAT_SM90_ALL`, `CUTLASS_DEVICE`).
+    let ends_word = |s: &str, at: usize| {
+        !(s.ends_with("__") || s.ends_with("TARGET"))
+            || text.as_bytes().get(at + s.len()).is_none_or(|&c| !word(c))
+    };
+    SIGNS.iter().any(|s| {
+        text.match_indices(s)
+            .any(|(at, _)| starts_word(at) && ends_word(s, at))
+    }) || text.lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with('#')
+            && l[1..].trim_start().starts_with("include")
+            && l.to_ascii_lowercase().contains("cuda")
+    })
 }
 
 /// Is the template host assembly rather than PTX? PTX shows in an instruction whose opcode

@@ -161,14 +161,16 @@ fn a_statement_that_cannot_be_read_says_why() {
 #define OPS "r"(a)
 __device__ void f(unsigned a) {
   asm("{" STR(add) ".u32 %0,%0,%0;\n}" : "+r"(a));
+  asm("{" NAME_FROM_ELSEWHERE(add) ".u32 %0,%0,%0;\n}" : "+r"(a));
   asm("add.u32 %0, %0, 1;" :: OPS);
   asm("add.u32 %0, %0, 1;" : "+r"(a)
 }
 "#,
         expect![[r#"
-            "{" ops=[%0=+r:a] unread: `STR(add) ".u32 %0,%0,%0;\n}"` follows the template's literals, so its text is known only after preprocessing
+            "{add.u32 %0,%0,%0;\n}" ops=[%0=+r:a]
+            "{" ops=[%0=+r:a] unread: `NAME_FROM_ELSEWHERE(add) ".u32 %0,%0,%0;\n}"` follows the template's literals, so its text is known only after preprocessing
             "add.u32 %0, %0, 1;" ops=[]
-            Hint asm-not-checked "asm": this asm statement is not checked: `STR(add) ".u32 %0,%0,%0;\n}"` follows the template's literals, so its text is known only after preprocessing
+            Hint asm-not-checked "asm": this asm statement is not checked: `NAME_FROM_ELSEWHERE(add) ".u32 %0,%0,%0;\n}"` follows the template's literals, so its text is known only after preprocessing
             Hint asm-not-checked "asm": the operands of this asm statement are not checked: `OPS` is not a `"constraint"(expression)` operand (a macro?), so the operands' number and widths are known only after preprocessing
             Hint asm-not-checked "asm": this asm statement is not checked: its parentheses are not closed
         "#]],

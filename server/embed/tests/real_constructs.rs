@@ -750,3 +750,111 @@ template <class T> void keep(T& value) {
         "#]],
     );
 }
+
+/// An `"n"` operand printed inside a word: `mma.sync.aligned.m16n8k%4` with `"n"(K)` is
+/// `…m16n8k64` in the PTX nvcc writes. The value of a constant the file defines (`constexpr`,
+/// `#define`, arithmetic on them) is printed, so the shape is checked; a value not known here
+/// (a template parameter) leaves the word unjudged instead of making `.m16n8k0`.
+#[test]
+fn immediates_printed_inside_a_word() {
+    report(
+        r#"
+#define HALF_K 32
+template <int N> __device__ void tile(unsigned* d, const unsigned* a) {
+  static constexpr int K = 64;
+  asm volatile("mma.sync.aligned.m16n8k%4.row.col.s32.s4.s4.s32 {%0,%1,%2,%3}, "
+               "{%5,%6,%7,%8}, {%9,%10}, {%0,%1,%2,%3};"
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+               : "n"(K), "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(a[4]), "r"(a[5]));
+  asm volatile("mma.sync.aligned.m8n8k%2.row.col.s32.s4.s4.s32 {%0,%1}, {%3}, {%4}, {%0,%1};"
+               : "+r"(d[0]), "+r"(d[1]) : "n"(K / 2), "r"(a[0]), "r"(a[1]));
+  asm volatile("mma.sync.aligned.m8n8k%2.row.col.s32.s4.s4.s32 {%0,%1}, {%3}, {%4}, {%0,%1};"
+               : "+r"(d[0]), "+r"(d[1]) : "n"(HALF_K - 1), "r"(a[0]), "r"(a[1]));
+  asm volatile("mma.sync.aligned.m8n8k%2.row.col.s32.s4.s4.s32 {%0,%1}, {%3}, {%4}, {%0,%1};"
+               : "+r"(d[0]), "+r"(d[1]) : "n"(N), "r"(a[0]), "r"(a[1]));
+}
+"#,
+        Some("sm_80"),
+        expect![[r#"
+            "mma.sync.aligned.m16n8k%4.row.col.s32.s4.s4.s32 {%0,%1,%2,%3}, {%5,%6,%7,%8}, {%9,%10}, {%0,%1,%2,%3};" opaque=false target=Some("sm_80")
+            "mma.sync.aligned.m8n8k%2.row.col.s32.s4.s4.s32 {%0,%1}, {%3}, {%4}, {%0,%1};" opaque=false target=Some("sm_80")
+            "mma.sync.aligned.m8n8k%2.row.col.s32.s4.s4.s32 {%0,%1}, {%3}, {%4}, {%0,%1};" opaque=false target=Some("sm_80")
+            "mma.sync.aligned.m8n8k%2.row.col.s32.s4.s4.s32 {%0,%1}, {%3}, {%4}, {%0,%1};" opaque=false target=Some("sm_80")
+            Error unknown-qualifier ".m8n8k%2": `mma` has no qualifier `.m8n8k31`; did you mean `.m8n8k32`?
+        "#]],
+    );
+}
+
+/// Macros the file defines as string literals, between or after a template's literals: an
+/// object-like one naming the instruction (`#define LOAD_NC "ld.global.nc.u32"`) and a
+/// function-like one that stringizes its argument into a qualifier (`HINT(128)` →
+/// `.L2::128B`). Their text is known, so the template is checked, and a diagnostic inside
+/// the macro's text lands on its invocation. A macro with a definition of another kind
+/// stays unknown.
+#[test]
+fn string_macros_in_templates() {
+    report(
+        r#"
+#if __CUDA_ARCH__ >= 800
+#define LOAD_NC "ld.global.nc.u32"
+#define HINT(bytes) ".L2::" #bytes "B"
+#define BAD_HINT(bytes) ".L2::" #bytes "X"
+#else
+#define LOAD_NC "ld.global.u32"
+#define HINT(bytes)
+#define BAD_HINT(bytes)
+#endif
+#define OPAQUE some_function()
+__device__ unsigned load(const unsigned* p, unsigned s) {
+  unsigned v;
+  asm volatile(LOAD_NC " %0, [%1];" : "=r"(v) : "l"(p));
+  asm volatile("cp.async.cg.shared.global" HINT(128) " [%0], [%1], 16;" ::"r"(s), "l"(p));
+  asm volatile("cp.async.cg.shared.global" BAD_HINT(128) " [%0], [%1], 16;" ::"r"(s), "l"(p));
+  asm volatile("ld.global.u32" OPAQUE " %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+"#,
+        Some("sm_80"),
+        expect![[r#"
+            "ld.global.nc.u32 %0, [%1];" opaque=false target=Some("sm_80")
+            "cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" opaque=false target=Some("sm_80")
+            "cp.async.cg.shared.global.L2::128X [%0], [%1], 16;" opaque=false target=Some("sm_80")
+            "ld.global.u32 %0, [%1];" opaque=true target=Some("sm_80")
+            Error unknown-qualifier "BAD_HINT(128)": `cp` has no qualifier `.L2::128X`; did you mean `.L2::128B`?
+            Hint asm-not-checked "asm": this asm statement is not checked: the template includes `OPAQUE`, whose text is known only after preprocessing
+        "#]],
+    );
+}
+
+/// A C header with x86 assembly whose identifiers happen to contain a CUDA qualifier
+/// (`process__device__reroute`, as in an audio library's job table) is no CUDA file: its
+/// assembly is host assembly. A qualifier written as a word still makes the file CUDA.
+#[test]
+fn cuda_qualifiers_inside_identifiers_are_no_sign_of_cuda() {
+    report(
+        r#"
+static int job_process__device__reroute(void* job);
+static void cpu_info(int fid, int info[4]) {
+  __asm__ __volatile__("xchg{l} {%%}ebx, %k1;" "cpuid;" "xchg{l} {%%}ebx, %k1;"
+                       : "=a"(info[0]), "=&r"(info[1]), "=c"(info[2]), "=d"(info[3]) : "a"(fid), "c"(0));
+}
+static long swap64(volatile long* p, long v) {
+  __asm__ __volatile__("lock; xchg %0, %1" : "+r"(v), "+m"(*p));
+  return v;
+}
+"#,
+        None,
+        expect![""],
+    );
+    report(
+        r#"
+static int job_process__device__reroute(void* job);
+__device__ void f() { asm volatile("trapp;"); }
+"#,
+        None,
+        expect![[r#"
+            "trapp;" opaque=false target=None
+            Error unknown-opcode "trapp": unknown instruction `trapp`; did you mean `trap`?
+        "#]],
+    );
+}

@@ -387,7 +387,7 @@ L1:
   multimem.ld_reduce.relaxed.gpu.global.add.u32 %r1, [%rd1];
   multimem.st.relaxed.gpu.global.v2.f32 [%rd1], {%r1, %r2};
   multimem.ld_reduce.weak.global.max.v2.e5m2x2 %r1, [%rd1];
-//                                             ^^^ error: `multimem.ld_reduce.weak.global.max.v2.e5m2x2` needs 2 registers in operand 1 (.v2 = 2 registers of 16 bits, one per .e5m2x2 element), found a single register
+//                                             ^^^ error: `multimem.ld_reduce.weak.global.max.v2.e5m2x2` needs a vector of 2 registers in braces in operand 1 (.v2 = 2 registers of 16 bits, one per .e5m2x2 element), found a single register without braces
   mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r1];
   mbarrier.arrive.release.cluster.shared::cluster.b64 %rd1, [%r1];
 //                                                    ^^^^ error: `%rd1` is not the sink `_`; `mbarrier.arrive.release.cluster.shared::cluster.b64` on a `.shared::cluster` barrier returns no state, so its destination is `_`

@@ -113,14 +113,18 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     }
 }
 
-/// An address held in an 8- or 16-bit register for `tcgen05` and `st.bulk`: ptxas 13.5
-/// rejects it ("Illegal to use symbol … of type .b16 as address operand", or "Arguments
-/// mismatch" for the instructions it expands, `tcgen05.commit`, `tcgen05.alloc`,
-/// `st.bulk`). It takes a 16-bit address for `ld`/`st`/`mbarrier` on `.shared` (and only
-/// warns on `.global`), so those are left alone.
+/// An address held in an 8- or 16-bit register for `tcgen05`, `st.bulk` and
+/// `tensormap.replace`: ptxas 13.5 rejects it ("Illegal to use symbol … of type .b16 as
+/// address operand", or "Arguments mismatch" for the instructions it expands,
+/// `tcgen05.commit`, `tcgen05.alloc`, `st.bulk`, `tensormap.replace` on `.global` and
+/// `.shared::cta`). It takes a 16-bit address for `ld`/`st`/`mbarrier` on `.shared` (and only
+/// warns on `.global`) and for the `.shared::cta` source of `tensormap.cp_fenceproxy`, so
+/// those are left alone.
 fn narrow_address(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
-    let strict =
-        info.words[0] == "tcgen05" || (info.words[0] == "st" && info.words.get(1) == Some(&"bulk"));
+    let second = info.words.get(1).copied();
+    let strict = info.words[0] == "tcgen05"
+        || (info.words[0] == "st" && second == Some("bulk"))
+        || (info.words[0] == "tensormap" && second == Some("replace"));
     if !strict {
         return;
     }

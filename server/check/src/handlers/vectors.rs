@@ -77,32 +77,36 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         let refs: Vec<&str> = written.iter().map(String::as_str).collect();
         let replacement = ptx_regs::rewrite_vector(&refs, wanted);
         let new_text = format!("{{{}}}", replacement.join(", "));
-        let found = if is_vector {
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let message = if is_vector {
             format!(
-                "{} register{}",
+                "`{}` needs {wanted} register{} in operand {} ({}), found {} register{}",
+                info.opcode_text(),
+                plural(wanted),
+                vector.operand + 1,
+                vector.explanation,
                 written.len(),
-                if written.len() == 1 { "" } else { "s" }
+                plural(written.len())
             )
         } else {
-            "a single register".to_owned()
-        };
-        let widen = widening(ctx, operand.range(), &replacement);
-        let mut diagnostic = Diagnostic::error(
-            "vector-length",
-            operand.range(),
+            // ptxas 13.5: "Vector of size 1 is expected" for `ldmatrix….x1 %r1, [a]`.
             format!(
-                "`{}` needs {wanted} registers in operand {} ({}), found {found}",
+                "`{}` needs a vector of {wanted} register{} in braces in operand {} ({}), \
+                 found a single register without braces",
                 info.opcode_text(),
+                plural(wanted),
                 vector.operand + 1,
                 vector.explanation
-            ),
-        )
-        .section(section.clone())
-        .with_fix(Fix::replace(
-            format!("Use {wanted} registers"),
-            operand.range(),
-            new_text.clone(),
-        ));
+            )
+        };
+        let widen = widening(ctx, operand.range(), &replacement);
+        let mut diagnostic = Diagnostic::error("vector-length", operand.range(), message)
+            .section(section.clone())
+            .with_fix(Fix::replace(
+                format!("Use {wanted} registers"),
+                operand.range(),
+                new_text.clone(),
+            ));
         if let Some((count, prefix, needed)) = widen {
             let mut fix = Fix::replace(
                 format!("Use {wanted} registers and declare `{prefix}<{needed}>`"),
