@@ -1666,10 +1666,19 @@ fn opaque_fields(ctx: &mut Ctx<'_>, ty: &str, value: &ptx_syntax::Token<'_>) {
         let (name, set) = (name.trim(), set.trim());
         let message = match ctx.isa.opaque_field(ty, name) {
             None => format!("a `{ty}` has no field `{name}`"),
-            Some(symbols) if !symbols.is_empty() && !symbols.contains(&set) => format!(
-                "`{name}` of a `{ty}` is one of {}, not `{set}`",
-                symbols.join(", ")
-            ),
+            // A number (or constant expression) is taken for an enumerated field too: ptxas
+            // 13.5 assembles `filter_mode = 1`, `addr_mode_0 = 9` and `filter_mode = -1` (the
+            // spec, 5.3.2, lists only the names); a name must be one of the field's.
+            Some(symbols)
+                if !symbols.is_empty()
+                    && !symbols.contains(&set)
+                    && set.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') =>
+            {
+                format!(
+                    "`{name}` of a `{ty}` is one of {}, not `{set}`",
+                    symbols.join(", ")
+                )
+            }
             Some(_) => continue,
         };
         ctx.report(Diagnostic::error("initializer", value.range(), message).section("5.3"));
