@@ -662,6 +662,13 @@ fn mismatch(
             }
             None
         }
+        // A variable of another state space is passed by neither value nor `.param` copy
+        // (ptxas 13.5 "Call argument 'g' has illegal state space"); its address is, through
+        // a register (`mov.u64 %rd1, g;`).
+        SymbolKind::Variable => Some(format!(
+            "`{name}` is a {} variable; a call passes registers, constants and `.param` variables (move its address into a register to pass it)",
+            symbol.space.unwrap_or("non-.param")
+        )),
         _ => None,
     }
 }

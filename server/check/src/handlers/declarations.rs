@@ -3,7 +3,7 @@
 //! entry and performance directives of functions (PTX ISA 5.4, 11.4–11.6). Each rule was
 //! measured with ptxas 13.5 on the whole-module set (fixtures/modules).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use ptx_syntax::{DirectiveKind, Function, Item, Statement, VariableDecl};
 
@@ -103,6 +103,8 @@ fn function_linkages(ctx: &mut Ctx<'_>, items: &[Item<'_>]) {
     let mut declared: HashMap<&str, Option<&str>> = HashMap::new();
     // The first declaration of each name, with its prototype once a second one needs it.
     let mut first: HashMap<&str, (Function<'_>, Option<Vec<String>>)> = HashMap::new();
+    let mut defined: HashSet<&str> = HashSet::new();
+    let noreturn = |f: &Function<'_>| f.attributes().iter().any(|(n, _)| n.text == ".noreturn");
     for item in items {
         let Item::Function(function) = item else {
             continue;
@@ -110,6 +112,44 @@ fn function_linkages(ctx: &mut Ctx<'_>, items: &[Item<'_>]) {
         let Some(name) = function.name() else {
             continue;
         };
+        // A declaration after the definition (ptxas 13.5 "Duplicate definition of function
+        // 'f'", whatever the linkages).
+        if function.body().is_none() && defined.contains(name.text) {
+            ctx.report(
+                Diagnostic::error(
+                    "redeclaration",
+                    name.range(),
+                    format!(
+                        "`{}` is declared after its definition: declare a function before it is defined, or not at all",
+                        name.text
+                    ),
+                )
+                .section("11.6"),
+            );
+            continue;
+        }
+        if function.body().is_some() {
+            defined.insert(name.text);
+        }
+        // `.noreturn` is on every declaration of the function or on none (ptxas 13.5
+        // "Inconsistent redefinition of variable 'f'").
+        if let Some((earlier, _)) = first.get(name.text) {
+            if noreturn(earlier) != noreturn(function) {
+                ctx.report(
+                    Diagnostic::error(
+                        "redeclaration",
+                        name.range(),
+                        format!(
+                            "`{}` was declared {} `.noreturn`: its declarations and definition agree on it",
+                            name.text,
+                            if noreturn(earlier) { "with" } else { "without" }
+                        ),
+                    )
+                    .section("11.4.6"),
+                );
+                continue;
+            }
+        }
         // Every declaration of a function has the first one's prototype ("Inconsistent
         // prototypes of 'f', parameter types differ"; parameter names may differ).
         if let Entry::Occupied(mut entry) = first.entry(name.text) {
@@ -682,14 +722,30 @@ pub(crate) fn body<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>]) {
 fn block<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>], locs: &mut Vec<&'a str>) {
     for statement in statements {
         match statement {
-            Statement::Variable(decl) => variable(ctx, decl),
+            Statement::Variable(decl) => {
+                variable(ctx, decl);
+                local_opaque(ctx, decl);
+            }
             Statement::Block(inner) => block(ctx, &inner.statements(), locs),
             Statement::Directive(d) if d.kind() == DirectiveKind::Loc => loc(ctx, d, locs),
             Statement::Directive(d) if d.kind() == DirectiveKind::Dwarf => dwarf(ctx, d, true),
             // The directives of a `.callprototype` need their versions as on a function
             // (ptxas 13.5: "Feature '.abi_preserve' requires PTX ISA .version 9.0 or later").
             Statement::Directive(d) if d.kind() == DirectiveKind::CallPrototype => {
+                let returns = !d.prototype().0.is_empty();
                 for (name, _) in d.attributes() {
+                    // As on a function (ptxas 13.5 "Invalid directive '.noreturn' for function
+                    // 'protoype with return parameters'").
+                    if name.text == ".noreturn" && returns {
+                        ctx.report(
+                            Diagnostic::error(
+                                "directive",
+                                name.range(),
+                                "a `.noreturn` prototype has no return parameters",
+                            )
+                            .section("11.4.6"),
+                        );
+                    }
                     let Some(directive) = ctx.isa.directive(name.text) else {
                         continue;
                     };
@@ -982,6 +1038,29 @@ fn vector_after_type(ctx: &mut Ctx<'_>, parts: &ptx_syntax::DeclParts<'_>) {
                 ),
             )
             .section("5.4.2"),
+        );
+    }
+}
+
+/// 5.3: texture, sampler and surface variables are declared at module scope or as kernel
+/// parameters; ptxas 13.5 refuses a `.global .texref` in a body ("Texture/surface variable
+/// must be at module or entry parameter scope"; other spaces draw the `.global` error).
+fn local_opaque(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
+    let parts = decl.parts();
+    let (Some(space), Some(ty)) = (parts.state_space, parts.ty) else {
+        return;
+    };
+    if space.text == ".global" && matches!(ty.text, ".texref" | ".samplerref" | ".surfref") {
+        ctx.report(
+            Diagnostic::error(
+                "state-space",
+                ty.range(),
+                format!(
+                    "a `{}` variable is declared at module scope or as a kernel parameter, not in a body",
+                    ty.text
+                ),
+            )
+            .section("5.3"),
         );
     }
 }
@@ -1660,8 +1739,18 @@ fn opaque_fields(ctx: &mut Ctx<'_>, ty: &str, value: &ptx_syntax::Token<'_>) {
         return;
     };
     for field in fields {
+        // Every element names its field (ptxas 13.5 "Opaque structure initializer requires
+        // named fields" for `{ width }` and `{ 16 }`).
         let Some((name, set)) = field.split_once('=') else {
-            continue;
+            if field.trim().is_empty() {
+                continue;
+            }
+            let message = format!(
+                "`{}`: each value of a `{ty}`'s initializer names its field (`width = 16`)",
+                field.trim()
+            );
+            ctx.report(Diagnostic::error("initializer", value.range(), message).section("5.3"));
+            return;
         };
         let (name, set) = (name.trim(), set.trim());
         let message = match ctx.isa.opaque_field(ty, name) {
