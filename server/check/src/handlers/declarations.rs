@@ -1065,9 +1065,99 @@ fn local_opaque(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
     }
 }
 
+/// What may follow a parameter's type: nothing but `.ptr`, then a state space of `.const`,
+/// `.global`, `.local` or `.shared`, then `.align N` (5.1.6.3); ptxas 13.5 reads any other
+/// order or space as a syntax error (`.ptr .align 8 .global`, `.align 8 .ptr`, `.ptr .param`).
+/// A `.param` vector is no parameter ("Variable 'a' cannot be allocated in .param state
+/// space"; the spec, 5.1.6, passes vectors in `.reg` parameters).
+fn param_layout(ctx: &mut Ctx<'_>, parts: &ptx_syntax::DeclParts<'_>) {
+    let (Some(ty), Some(space)) = (parts.ty, parts.state_space) else {
+        return;
+    };
+    if space.text == ".param" {
+        if let Some(vector) = &parts.vector {
+            ctx.report(
+                Diagnostic::error(
+                    "state-space",
+                    vector.range(),
+                    format!(
+                        "a `.param` parameter is no vector: pass `{} {}` in a `.reg` parameter or as a byte array",
+                        vector.text, ty.text
+                    ),
+                )
+                .section("5.1.6"),
+            );
+            return;
+        }
+    }
+    let Some(name) = parts.declarators.first().and_then(|d| d.name()) else {
+        return;
+    };
+    let end = ty.range().end;
+    if name.range().start < end {
+        return;
+    }
+    let between = &ctx.text[end..name.range().start];
+    let words: Vec<&str> = between.split_whitespace().collect();
+    // Read glued (`.ptr.global.align 16` is as good as `.ptr .global .align 16`).
+    let glued = words.concat();
+    let ok = glued.is_empty()
+        || glued.strip_prefix(".ptr").is_some_and(|t| {
+            // ptxas 13.5 also takes an opaque type in the space's place (`.ptr .texref`,
+            // `.ptr .samplerref .align 8`, in either texturing mode).
+            let t = [
+                ".const",
+                ".global",
+                ".local",
+                ".shared",
+                ".texref",
+                ".samplerref",
+                ".surfref",
+            ]
+            .iter()
+            .find_map(|s| t.strip_prefix(s))
+            .unwrap_or(t);
+            t.is_empty()
+                || t.strip_prefix(".align")
+                    .is_some_and(|n| !n.is_empty() && !n.contains('.'))
+        });
+    if !ok && !words.is_empty() {
+        ctx.report(
+            Diagnostic::error(
+                "syntax-error",
+                end..name.range().start,
+                format!(
+                    "`{}` after the type: a parameter takes `.ptr`, then `.const`, `.global`, `.local` or `.shared`, then `.align N`, in that order (or `.align N` before the type)",
+                    words.join(" ")
+                ),
+            )
+            .section("5.1.6.3"),
+        );
+    }
+}
+
+/// 5.4.5: `.align N` goes before the type of a variable (ptxas 13.5 "Parsing error near
+/// '.align'" for `.global .u32 .align 8 x;`).
+fn align_after_type(ctx: &mut Ctx<'_>, parts: &ptx_syntax::DeclParts<'_>) {
+    let (Some(ty), Some(align)) = (&parts.ty, &parts.alignment) else {
+        return;
+    };
+    if align.range().start > ty.range().start {
+        ctx.report(
+            Diagnostic::error(
+                "syntax-error",
+                align.range(),
+                format!("`.align {}` goes before the type `{}`", align.text, ty.text),
+            )
+            .section("5.4.5"),
+        );
+    }
+}
+
 fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
     let parts = decl.parts();
     alignment(ctx, &parts);
+    align_after_type(ctx, &parts);
     tex_space(ctx, &parts);
     vector_after_type(ctx, &parts);
     let Some(space) = parts.state_space else {
@@ -1491,7 +1581,9 @@ fn function(ctx: &mut Ctx<'_>, function: &Function<'_>) {
         .iter()
         .chain(function.parameters().iter())
     {
-        vector_after_type(ctx, &param.parts());
+        let parts = param.parts();
+        vector_after_type(ctx, &parts);
+        param_layout(ctx, &parts);
     }
     // 5.1.6: `.ptr` is a kernel parameter's attribute ("Illegal placement of kernel parameter
     // attribute"), and an opaque handle is passed by value to a kernel only ("Variable 't'
