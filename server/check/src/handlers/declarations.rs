@@ -1224,6 +1224,34 @@ fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
                 opaque_fields(ctx, opaque, &value);
             }
         }
+        // `.common` takes no opaque variable (ptxas 13.5 "Illegal type for .common symbol"),
+        // and an array of them has a size unless `.extern` ("Non-external variable 't' has
+        // incomplete type").
+        if let Some(common) = parts.linkage.iter().find(|t| t.text == ".common") {
+            ctx.report(
+                Diagnostic::error(
+                    "state-space",
+                    common.range(),
+                    format!("a `{opaque}` variable cannot be `.common`"),
+                )
+                .section("11.6.4"),
+            );
+        }
+        if !parts.linkage.iter().any(|t| t.text == ".extern") {
+            for declarator in &parts.declarators {
+                if declarator.dimensions().iter().any(Option::is_none) {
+                    let range = declarator.name().map_or(space.range(), |n| n.range());
+                    ctx.report(
+                        Diagnostic::error(
+                            "initializer",
+                            range,
+                            format!("an array of `{opaque}` has a size (or is `.extern`)"),
+                        )
+                        .section("5.4.3"),
+                    );
+                }
+            }
+        }
         return;
     }
     let linkage: Vec<&str> = parts.linkage.iter().map(|t| t.text).collect();

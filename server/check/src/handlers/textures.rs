@@ -544,6 +544,17 @@ fn handles(rules: &mut Rules<'_, '_, '_, '_>, address: &Operand<'_>) {
             rules.opcode()
         );
         rules.error("operand-type", image.range(), message);
+    } else if super::operand_types::variable_shape(rules.ctx.text, symbol.range.clone())
+        .0
+        .is_some()
+    {
+        // An array of handles is no handle (ptxas 13.5 "Arguments mismatch for instruction
+        // 'tex'" for `[ta, {…}]` with `.global .texref ta[2];`).
+        let message = format!(
+            "`{name}` is an array of {ty}; `{}` reads one handle (a scalar variable or a 64-bit register)",
+            rules.opcode()
+        );
+        rules.error("operand-type", image.range(), message);
     }
     // In the independent mode the sampler of `[a, b, c]` is a `.samplerref` (ptxas 13.5
     // "Argument 2 of instruction 'tex': .samplerref or .u64 register expected" for a `.texref`
