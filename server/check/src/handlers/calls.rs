@@ -466,6 +466,18 @@ fn call(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         }
     }
     let Some(callee) = ctx.functions.iter().find(|f| f.name == name).cloned() else {
+        // A variable is not called (ptxas 13.5 "Label expected for argument 0 of instruction
+        // 'call'" for `call g;` with `.global .u32 g;`).
+        if symbol_of(scope, name, SymbolKind::Variable).is_some() {
+            ctx.report(
+                Diagnostic::error(
+                    "call-signature",
+                    callee_op.range(),
+                    format!("`{name}` is a variable: a call names a function, or a register holding one's address"),
+                )
+                .section("9.7.12.5"),
+            );
+        }
         return;
     };
     let report = |ctx: &mut Ctx<'_>, range, message: String| {

@@ -353,6 +353,31 @@ fn texture(
         }
         if let Some(p) = predicate {
             rules.registers(&p, "residency result", "a predicate", pred);
+            // 9.7.10.3-4: the residency predicate is from PTX ISA 7.1 and sm_60 (ptxas 13.5
+            // "Feature 'Texture instruction with optional predicate result' requires .target
+            // sm_60 or higher").
+            let sm = rules
+                .ctx
+                .sm_target()
+                .and_then(ptx_isa::SmName::parse)
+                .map(|sm| sm.canonical_number());
+            if sm.is_some_and(|n| n < 60) {
+                let message = format!(
+                    "`{}` with a residency predicate (`d|p`) needs sm_60 or newer",
+                    rules.opcode()
+                );
+                rules.error("unsupported-target", p.range(), message);
+            } else if rules
+                .ctx
+                .version
+                .is_some_and(|v| v < ptx_isa::PtxVersion::new(7, 1))
+            {
+                let message = format!(
+                    "`{}` with a residency predicate (`d|p`) needs `.version 7.1` or newer",
+                    rules.opcode()
+                );
+                rules.error("version-too-old", p.range(), message);
+            }
         }
     }
 
@@ -456,6 +481,21 @@ fn texture(
         [f] if geom == Geom::D3 && is_tex => (None, Some(*f)),
         _ => (None, None),
     };
+    // 9.7.10.3-4: offsets and depth compare values are from PTX ISA 4.3 (ptxas 13.5
+    // "Feature 'tex' requires PTX ISA .version 4.3 or later").
+    if let Some(extra) = offset.or(depth) {
+        if rules
+            .ctx
+            .version
+            .is_some_and(|v| v < ptx_isa::PtxVersion::new(4, 3))
+        {
+            let message = format!(
+                "`{}` with an offset vector or a depth compare value needs `.version 4.3` or newer",
+                rules.opcode()
+            );
+            rules.error("version-too-old", extra.range(), message);
+        }
+    }
     if let Some(e) = offset {
         match geom.offsets() {
             Some(least) => rules.too_short(&e, least, "offset vector"),
