@@ -641,6 +641,15 @@ fn mismatch(
                 )
             })
         }
+        // A `.param` argument is declared before the call (ptxas 13.5 "Illegal argument for
+        // formal parameter 'a'" for one declared after it in the same block).
+        SymbolKind::Variable
+            if symbol.space == Some(".param") && symbol.range.start > actual.range().start =>
+        {
+            Some(format!(
+                "`{name}` is declared after this call; declare a `.param` argument before the call that passes it"
+            ))
+        }
         SymbolKind::Variable if symbol.space == Some(".param") => {
             let declared = variable_shape(ctx.text, symbol.range.clone());
             let actual = Formal {
