@@ -563,6 +563,18 @@ fn call(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         }
     }
     let Some(callee) = ctx.functions.iter().find(|f| f.name == name).cloned() else {
+        // A variable is not called (ptxas 13.5 "Label expected for argument 0 of instruction
+        // 'call'" for `call g;` with `.global .u32 g;`).
+        if symbol_of(scope, name, SymbolKind::Variable).is_some() {
+            ctx.report(
+                Diagnostic::error(
+                    "call-signature",
+                    callee_op.range(),
+                    format!("`{name}` is a variable: a call names a function, or a register holding one's address"),
+                )
+                .section("9.7.12.5"),
+            );
+        }
         return;
     };
     let report = |ctx: &mut Ctx<'_>, range, message: String| {
@@ -726,6 +738,15 @@ fn mismatch(
                 )
             })
         }
+        // A `.param` argument is declared before the call (ptxas 13.5 "Illegal argument for
+        // formal parameter 'a'" for one declared after it in the same block).
+        SymbolKind::Variable
+            if symbol.space == Some(".param") && symbol.range.start > actual.range().start =>
+        {
+            Some(format!(
+                "`{name}` is declared after this call; declare a `.param` argument before the call that passes it"
+            ))
+        }
         SymbolKind::Variable if symbol.space == Some(".param") => {
             let declared = variable_shape(ctx.text, symbol.range.clone());
             let actual = Formal {
@@ -759,6 +780,13 @@ fn mismatch(
             }
             None
         }
+        // A variable of another state space is passed by neither value nor `.param` copy
+        // (ptxas 13.5 "Call argument 'g' has illegal state space"); its address is, through
+        // a register (`mov.u64 %rd1, g;`).
+        SymbolKind::Variable => Some(format!(
+            "`{name}` is a {} variable; a call passes registers, constants and `.param` variables (move its address into a register to pass it)",
+            symbol.space.unwrap_or("non-.param")
+        )),
         _ => None,
     }
 }

@@ -3,7 +3,7 @@
 //! entry and performance directives of functions (PTX ISA 5.4, 11.4–11.6). Each rule was
 //! measured with ptxas 13.5 on the whole-module set (fixtures/modules).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use ptx_syntax::{DirectiveKind, Function, Item, Statement, VariableDecl};
 
@@ -106,6 +106,8 @@ fn function_linkages(ctx: &mut Ctx<'_>, items: &[Item<'_>]) {
     let mut declared: HashMap<&str, Option<&str>> = HashMap::new();
     // The first declaration of each name, with its prototype once a second one needs it.
     let mut first: HashMap<&str, (Function<'_>, Option<Vec<String>>)> = HashMap::new();
+    let mut defined: HashSet<&str> = HashSet::new();
+    let noreturn = |f: &Function<'_>| f.attributes().iter().any(|(n, _)| n.text == ".noreturn");
     for item in items {
         let Item::Function(function) = item else {
             continue;
@@ -113,6 +115,44 @@ fn function_linkages(ctx: &mut Ctx<'_>, items: &[Item<'_>]) {
         let Some(name) = function.name() else {
             continue;
         };
+        // A declaration after the definition (ptxas 13.5 "Duplicate definition of function
+        // 'f'", whatever the linkages).
+        if function.body().is_none() && defined.contains(name.text) {
+            ctx.report(
+                Diagnostic::error(
+                    "redeclaration",
+                    name.range(),
+                    format!(
+                        "`{}` is declared after its definition: declare a function before it is defined, or not at all",
+                        name.text
+                    ),
+                )
+                .section("11.6"),
+            );
+            continue;
+        }
+        if function.body().is_some() {
+            defined.insert(name.text);
+        }
+        // `.noreturn` is on every declaration of the function or on none (ptxas 13.5
+        // "Inconsistent redefinition of variable 'f'").
+        if let Some((earlier, _)) = first.get(name.text) {
+            if noreturn(earlier) != noreturn(function) {
+                ctx.report(
+                    Diagnostic::error(
+                        "redeclaration",
+                        name.range(),
+                        format!(
+                            "`{}` was declared {} `.noreturn`: its declarations and definition agree on it",
+                            name.text,
+                            if noreturn(earlier) { "with" } else { "without" }
+                        ),
+                    )
+                    .section("11.4.6"),
+                );
+                continue;
+            }
+        }
         // Every declaration of a function has the first one's prototype ("Inconsistent
         // prototypes of 'f', parameter types differ"; parameter names may differ).
         if let Entry::Occupied(mut entry) = first.entry(name.text) {
@@ -727,7 +767,20 @@ fn block<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>], locs: &mut Vec<&'a
             // The directives of a `.callprototype` need their versions as on a function
             // (ptxas 13.5: "Feature '.abi_preserve' requires PTX ISA .version 9.0 or later").
             Statement::Directive(d) if d.kind() == DirectiveKind::CallPrototype => {
+                let returns = !d.prototype().0.is_empty();
                 for (name, _) in d.attributes() {
+                    // As on a function (ptxas 13.5 "Invalid directive '.noreturn' for function
+                    // 'protoype with return parameters'").
+                    if name.text == ".noreturn" && returns {
+                        ctx.report(
+                            Diagnostic::error(
+                                "directive",
+                                name.range(),
+                                "a `.noreturn` prototype has no return parameters",
+                            )
+                            .section("11.4.6"),
+                        );
+                    }
                     let Some(directive) = ctx.isa.directive(name.text) else {
                         continue;
                     };
@@ -1042,9 +1095,99 @@ fn vector_after_type(ctx: &mut Ctx<'_>, parts: &ptx_syntax::DeclParts<'_>) {
     }
 }
 
+/// What may follow a parameter's type: nothing but `.ptr`, then a state space of `.const`,
+/// `.global`, `.local` or `.shared`, then `.align N` (5.1.6.3); ptxas 13.5 reads any other
+/// order or space as a syntax error (`.ptr .align 8 .global`, `.align 8 .ptr`, `.ptr .param`).
+/// A `.param` vector is no parameter ("Variable 'a' cannot be allocated in .param state
+/// space"; the spec, 5.1.6, passes vectors in `.reg` parameters).
+fn param_layout(ctx: &mut Ctx<'_>, parts: &ptx_syntax::DeclParts<'_>) {
+    let (Some(ty), Some(space)) = (parts.ty, parts.state_space) else {
+        return;
+    };
+    if space.text == ".param" {
+        if let Some(vector) = &parts.vector {
+            ctx.report(
+                Diagnostic::error(
+                    "state-space",
+                    vector.range(),
+                    format!(
+                        "a `.param` parameter is no vector: pass `{} {}` in a `.reg` parameter or as a byte array",
+                        vector.text, ty.text
+                    ),
+                )
+                .section("5.1.6"),
+            );
+            return;
+        }
+    }
+    let Some(name) = parts.declarators.first().and_then(|d| d.name()) else {
+        return;
+    };
+    let end = ty.range().end;
+    if name.range().start < end {
+        return;
+    }
+    let between = &ctx.text[end..name.range().start];
+    let words: Vec<&str> = between.split_whitespace().collect();
+    // Read glued (`.ptr.global.align 16` is as good as `.ptr .global .align 16`).
+    let glued = words.concat();
+    let ok = glued.is_empty()
+        || glued.strip_prefix(".ptr").is_some_and(|t| {
+            // ptxas 13.5 also takes an opaque type in the space's place (`.ptr .texref`,
+            // `.ptr .samplerref .align 8`, in either texturing mode).
+            let t = [
+                ".const",
+                ".global",
+                ".local",
+                ".shared",
+                ".texref",
+                ".samplerref",
+                ".surfref",
+            ]
+            .iter()
+            .find_map(|s| t.strip_prefix(s))
+            .unwrap_or(t);
+            t.is_empty()
+                || t.strip_prefix(".align")
+                    .is_some_and(|n| !n.is_empty() && !n.contains('.'))
+        });
+    if !ok && !words.is_empty() {
+        ctx.report(
+            Diagnostic::error(
+                "syntax-error",
+                end..name.range().start,
+                format!(
+                    "`{}` after the type: a parameter takes `.ptr`, then `.const`, `.global`, `.local` or `.shared`, then `.align N`, in that order (or `.align N` before the type)",
+                    words.join(" ")
+                ),
+            )
+            .section("5.1.6.3"),
+        );
+    }
+}
+
+/// 5.4.5: `.align N` goes before the type of a variable (ptxas 13.5 "Parsing error near
+/// '.align'" for `.global .u32 .align 8 x;`).
+fn align_after_type(ctx: &mut Ctx<'_>, parts: &ptx_syntax::DeclParts<'_>) {
+    let (Some(ty), Some(align)) = (&parts.ty, &parts.alignment) else {
+        return;
+    };
+    if align.range().start > ty.range().start {
+        ctx.report(
+            Diagnostic::error(
+                "syntax-error",
+                align.range(),
+                format!("`.align {}` goes before the type `{}`", align.text, ty.text),
+            )
+            .section("5.4.5"),
+        );
+    }
+}
+
 fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, in_body: bool) {
     let parts = decl.parts();
     alignment(ctx, &parts);
+    align_after_type(ctx, &parts);
     tex_space(ctx, &parts);
     vector_after_type(ctx, &parts);
     super::variable_forms::check(ctx, decl, &parts, in_body);
@@ -1113,6 +1256,34 @@ fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, in_body: bool) {
                     continue;
                 }
                 opaque_fields(ctx, opaque, &value);
+            }
+        }
+        // `.common` takes no opaque variable (ptxas 13.5 "Illegal type for .common symbol"),
+        // and an array of them has a size unless `.extern` ("Non-external variable 't' has
+        // incomplete type").
+        if let Some(common) = parts.linkage.iter().find(|t| t.text == ".common") {
+            ctx.report(
+                Diagnostic::error(
+                    "state-space",
+                    common.range(),
+                    format!("a `{opaque}` variable cannot be `.common`"),
+                )
+                .section("11.6.4"),
+            );
+        }
+        if !parts.linkage.iter().any(|t| t.text == ".extern") {
+            for declarator in &parts.declarators {
+                if declarator.dimensions().iter().any(Option::is_none) {
+                    let range = declarator.name().map_or(space.range(), |n| n.range());
+                    ctx.report(
+                        Diagnostic::error(
+                            "initializer",
+                            range,
+                            format!("an array of `{opaque}` has a size (or is `.extern`)"),
+                        )
+                        .section("5.4.3"),
+                    );
+                }
             }
         }
         return;
@@ -1474,7 +1645,9 @@ fn function(ctx: &mut Ctx<'_>, function: &Function<'_>) {
         .iter()
         .chain(function.parameters().iter())
     {
-        vector_after_type(ctx, &param.parts());
+        let parts = param.parts();
+        vector_after_type(ctx, &parts);
+        param_layout(ctx, &parts);
     }
     // 5.1.6: `.ptr` is a kernel parameter's attribute ("Illegal placement of kernel parameter
     // attribute"), and an opaque handle is passed by value to a kernel only ("Variable 't'
@@ -1722,16 +1895,35 @@ fn opaque_fields(ctx: &mut Ctx<'_>, ty: &str, value: &ptx_syntax::Token<'_>) {
         return;
     };
     for field in fields {
+        // Every element names its field (ptxas 13.5 "Opaque structure initializer requires
+        // named fields" for `{ width }` and `{ 16 }`).
         let Some((name, set)) = field.split_once('=') else {
-            continue;
+            if field.trim().is_empty() {
+                continue;
+            }
+            let message = format!(
+                "`{}`: each value of a `{ty}`'s initializer names its field (`width = 16`)",
+                field.trim()
+            );
+            ctx.report(Diagnostic::error("initializer", value.range(), message).section("5.3"));
+            return;
         };
         let (name, set) = (name.trim(), set.trim());
         let message = match ctx.isa.opaque_field(ty, name) {
             None => format!("a `{ty}` has no field `{name}`"),
-            Some(symbols) if !symbols.is_empty() && !symbols.contains(&set) => format!(
-                "`{name}` of a `{ty}` is one of {}, not `{set}`",
-                symbols.join(", ")
-            ),
+            // A number (or constant expression) is taken for an enumerated field too: ptxas
+            // 13.5 assembles `filter_mode = 1`, `addr_mode_0 = 9` and `filter_mode = -1` (the
+            // spec, 5.3.2, lists only the names); a name must be one of the field's.
+            Some(symbols)
+                if !symbols.is_empty()
+                    && !symbols.contains(&set)
+                    && set.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') =>
+            {
+                format!(
+                    "`{name}` of a `{ty}` is one of {}, not `{set}`",
+                    symbols.join(", ")
+                )
+            }
             Some(_) => continue,
         };
         ctx.report(Diagnostic::error("initializer", value.range(), message).section("5.3"));

@@ -650,6 +650,35 @@ fn load_store_spaces(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) 
                 ));
             }
         }
+        // A function writes its return parameters and does not read them (ptxas 13.5
+        // "Illegal to read function return parameter 'r'").
+        if info.words[0] == "ld" && space.starts_with("param") && !ctx.in_entry {
+            if let Some((base, name)) =
+                info.operands
+                    .get(1)
+                    .and_then(address_base_name)
+                    .and_then(|b| match b.kind() {
+                        OperandKind::Identifier(n) => Some((b, n)),
+                        _ => None,
+                    })
+            {
+                let at = info.mnemonic.start;
+                let returned = ctx.module.items().iter().any(|item| match item {
+                    ptx_syntax::Item::Function(f) if f.range().contains(&at) => f
+                        .return_parameters()
+                        .iter()
+                        .flat_map(|p| p.declarators())
+                        .any(|d| d.name().is_some_and(|t| t.text == name)),
+                    _ => false,
+                });
+                if returned {
+                    problems.push((
+                        base.range(),
+                        format!("`{name}` is this function's return parameter: a function stores its result (`st.param`), it does not load it"),
+                    ));
+                }
+            }
+        }
         // Inside a `.func` ptxas 13.5 takes a register address too.
         if space == "param::func" && ctx.in_entry {
             for op in &info.operands {

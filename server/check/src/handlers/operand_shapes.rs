@@ -246,6 +246,19 @@ fn misfit(
                 }
             }
             let target = info.operands.last()?;
+            // A call table (9.7.12.5: "the name of an array (call table) initialized to a list
+            // of function names") in `.global` or `.const` space; ptxas 13.5 takes a `.u32`,
+            // `.u64` or `.u8` one ("Label or .u32/.u64/.u8 array expected").
+            if let OperandKind::Identifier(table) = target.kind() {
+                if let Some(symbol) = any_symbol(scope, table) {
+                    if symbol.kind == SymbolKind::Variable
+                        && matches!(symbol.space, Some(".global" | ".const"))
+                        && matches!(symbol.ty, Some(".u32" | ".u64" | ".u8"))
+                    {
+                        return None;
+                    }
+                }
+            }
             not_a_name(target, scope).map(|p| {
                 format!("{p}; the last operand of an indirect call names its prototype or `.calltargets` list")
             })

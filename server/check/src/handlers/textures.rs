@@ -263,6 +263,27 @@ fn texture(
         .find(|q| Geom::parse(q.text.trim_start_matches('.')).is_some())
         .map_or(info.opcode_range(), |q| q.range());
 
+    // The mipmap mode comes before the geometry (`tex.level.2d`); ptxas 13.5 does not know
+    // `tex.2d.level` ("Unknown modifier '.level'").
+    if is_tex {
+        let geom_at = words.iter().position(|w| Geom::parse(w).is_some());
+        let mip_at = words
+            .iter()
+            .position(|w| matches!(*w, "base" | "level" | "grad"));
+        if let (Some(g), Some(m)) = (geom_at, mip_at) {
+            if m > g {
+                let message = format!(
+                    "`{}`: the mipmap mode `.{}` goes before the geometry (`tex.{}.{}…`)",
+                    rules.opcode(),
+                    words[m],
+                    words[m],
+                    words[g]
+                );
+                rules.error("invalid-qualifier", geometry_range.clone(), message);
+            }
+        }
+    }
+
     // 9.7.10.3 `.ctype`: multi-sample geometries take integer coordinates, cube maps
     // floating-point ones; `.level` and `.grad` do not apply to multi-sample textures.
     if is_tex && geom.multisample() && ctype == "f32" {
@@ -297,6 +318,22 @@ fn texture(
             _ => (Some(*dest), None),
         };
         if let Some(data) = data.filter(is_vector) {
+            // `.v2` (`.f16x2`) takes two registers, `.v4` four (ptxas 13.5 "Argument vector
+            // size mismatch" for `tex.2d.v2.f16x2.f32 {%r0, %r1, %r2, %r3}`).
+            let wanted = match words.get(n - 3).copied() {
+                Some("v2") => Some(2),
+                Some("v4") => Some(4),
+                _ => None,
+            };
+            let count = data.elements().len();
+            if wanted.is_some_and(|w| w != count) {
+                let message = format!(
+                    "`{}` writes {} registers; the destination has {count}",
+                    rules.opcode(),
+                    wanted.unwrap_or_default()
+                );
+                rules.error("vector-length", data.range(), message);
+            }
             match dtype {
                 "f16" => rules.registers(&data, "destination", "16-bit registers", word16),
                 "f32" => rules.registers(&data, "destination", "32-bit registers", |t| {
@@ -316,6 +353,31 @@ fn texture(
         }
         if let Some(p) = predicate {
             rules.registers(&p, "residency result", "a predicate", pred);
+            // 9.7.10.3-4: the residency predicate is from PTX ISA 7.1 and sm_60 (ptxas 13.5
+            // "Feature 'Texture instruction with optional predicate result' requires .target
+            // sm_60 or higher").
+            let sm = rules
+                .ctx
+                .sm_target()
+                .and_then(ptx_isa::SmName::parse)
+                .map(|sm| sm.canonical_number());
+            if sm.is_some_and(|n| n < 60) {
+                let message = format!(
+                    "`{}` with a residency predicate (`d|p`) needs sm_60 or newer",
+                    rules.opcode()
+                );
+                rules.error("unsupported-target", p.range(), message);
+            } else if rules
+                .ctx
+                .version
+                .is_some_and(|v| v < ptx_isa::PtxVersion::new(7, 1))
+            {
+                let message = format!(
+                    "`{}` with a residency predicate (`d|p`) needs `.version 7.1` or newer",
+                    rules.opcode()
+                );
+                rules.error("version-too-old", p.range(), message);
+            }
         }
     }
 
@@ -410,12 +472,30 @@ fn texture(
         }
     }
     // Then `{, e} {, f}`: with two operands left they are the offset and the depth value;
-    // a lone vector is the offset; a lone scalar could be either and is left alone.
+    // a lone vector is the offset; a lone scalar could be either and is left alone, except
+    // in 3d, whose offset is a vector: there it is a depth value, which 3d refuses (ptxas
+    // 13.5 "Illegal modifier '.3d'" for `tex.3d … [t, {…}], %f1`).
     let (offset, depth) = match rest.as_slice() {
         [e, f] => (Some(*e), Some(*f)),
         [e] if is_vector(e) => (Some(*e), None),
+        [f] if geom == Geom::D3 && is_tex => (None, Some(*f)),
         _ => (None, None),
     };
+    // 9.7.10.3-4: offsets and depth compare values are from PTX ISA 4.3 (ptxas 13.5
+    // "Feature 'tex' requires PTX ISA .version 4.3 or later").
+    if let Some(extra) = offset.or(depth) {
+        if rules
+            .ctx
+            .version
+            .is_some_and(|v| v < ptx_isa::PtxVersion::new(4, 3))
+        {
+            let message = format!(
+                "`{}` with an offset vector or a depth compare value needs `.version 4.3` or newer",
+                rules.opcode()
+            );
+            rules.error("version-too-old", extra.range(), message);
+        }
+    }
     if let Some(e) = offset {
         match geom.offsets() {
             Some(least) => rules.too_short(&e, least, "offset vector"),
@@ -504,6 +584,38 @@ fn handles(rules: &mut Rules<'_, '_, '_, '_>, address: &Operand<'_>) {
             rules.opcode()
         );
         rules.error("operand-type", image.range(), message);
+    } else if super::operand_types::variable_shape(rules.ctx.text, symbol.range.clone())
+        .0
+        .is_some()
+    {
+        // An array of handles is no handle (ptxas 13.5 "Arguments mismatch for instruction
+        // 'tex'" for `[ta, {…}]` with `.global .texref ta[2];`).
+        let message = format!(
+            "`{name}` is an array of {ty}; `{}` reads one handle (a scalar variable or a 64-bit register)",
+            rules.opcode()
+        );
+        rules.error("operand-type", image.range(), message);
+    }
+    // In the independent mode the sampler of `[a, b, c]` is a `.samplerref` (ptxas 13.5
+    // "Argument 2 of instruction 'tex': .samplerref or .u64 register expected" for a `.texref`
+    // or `.surfref` there); the unified mode takes any opaque name in that place.
+    if let [_, sampler] = handles {
+        if !independent {
+            return;
+        }
+        let OperandKind::Identifier(name) = sampler.kind() else {
+            return;
+        };
+        let Some(ty) = symbol_of(rules.scope, name, SymbolKind::Variable).and_then(|s| s.ty) else {
+            return;
+        };
+        if ty != ".samplerref" {
+            let message = format!(
+                "`{name}` is a {ty} variable; the sampler of `{}` is a .samplerref or a 64-bit register holding one",
+                rules.opcode()
+            );
+            rules.error("operand-type", sampler.range(), message);
+        }
     }
 }
 
@@ -664,6 +776,11 @@ fn query_handle(rules: &mut Rules<'_, '_, '_, '_>, handle: &Operand<'_>) {
         )
     });
     let unnormalized = rules.info.has("force_unnormalized_coords");
+    // `txq.memory_layout` (listed for `suq` only, 9.7.11.4) reads any of the three kinds in
+    // the independent mode and a `.texref` in the unified one (ptxas 13.5, measured).
+    if rules.info.has("memory_layout") && independent {
+        return;
+    }
     let wanted = if sampler_query && (independent || unnormalized) {
         ".samplerref"
     } else {
