@@ -29,8 +29,14 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     }
 }
 
+/// Whether an operand holds a register or a name other than the predefined `WARP_SZ` (an
+/// integer constant, which ptxas takes anywhere a number stands: `WARP_SZ-1`, `[%rd1+WARP_SZ]`).
 fn has_name(op: &Operand<'_>) -> bool {
-    !op.registers().is_empty() || !op.identifiers().is_empty()
+    !op.registers().is_empty()
+        || op
+            .identifiers()
+            .iter()
+            .any(|t| !crate::handlers::names::PREDEFINED.contains(&t.text))
 }
 
 fn expression(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, op: &Operand<'_>) {
@@ -38,24 +44,14 @@ fn expression(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, op: &Operand<'_>) {
         return;
     };
     let problem = match expr {
-        Expression::Binary {
-            left,
-            operator,
-            right,
-        } => {
-            if has_name(&right) {
-                Some("a register or name can only come first, as in `%rd1+8`")
-            } else if has_name(&left) {
-                if operator != "+" {
-                    Some("only `+` may follow a register or name: write `%rd1+-8` for an offset below it")
-                } else {
-                    // `%rd1+4+4`: the left part is itself a sum.
-                    expression(ctx, info, &left);
-                    None
-                }
-            } else {
-                None
-            }
+        // ptxas reads `%rd1+7-9` and `g+1<<4` as the register or name, `+`, then a constant
+        // expression (`%rd1 + (7-9)`), while C's precedence makes the name part of the first
+        // operand of the outer operator: go down the left side to the sum the name starts.
+        Expression::Binary { right, .. } if has_name(&right) => {
+            Some("a register or name can only come first, as in `%rd1+8`")
+        }
+        Expression::Binary { left, operator, .. } if has_name(&left) => {
+            leading_sum(&left, operator)
         }
         Expression::Unary { operator, operand } if has_name(&operand) => (operator != "-"
             || info.words[0] != "vmad")
@@ -67,6 +63,38 @@ fn expression(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, op: &Operand<'_>) {
     };
     if let Some(problem) = problem {
         report(ctx, op, problem);
+    }
+}
+
+/// The problem with `left operator …` where `left` holds the operand's register or name: none
+/// when `left` is the name itself and `operator` is `+`, or when `left` is such a sum in turn
+/// with only constants beside it.
+fn leading_sum(left: &Operand<'_>, operator: &str) -> Option<&'static str> {
+    match left.expression() {
+        Some(Expression::Binary {
+            left: inner,
+            operator: inner_operator,
+            right,
+        }) => {
+            if has_name(&right) {
+                Some("a register or name can only come first, as in `%rd1+8`")
+            } else if has_name(&inner) {
+                leading_sum(&inner, inner_operator)
+            } else {
+                None
+            }
+        }
+        Some(Expression::Unary { .. }) => {
+            Some("a register or name cannot be negated or complemented here")
+        }
+        Some(Expression::Parenthesized(_)) => {
+            Some("a register or name cannot stand in parentheses")
+        }
+        Some(Expression::Conditional { .. }) | Some(Expression::Subscript { .. }) | None => {
+            (operator != "+").then_some(
+                "only `+` may follow a register or name: write `%rd1+-8` for an offset below it",
+            )
+        }
     }
 }
 

@@ -20,6 +20,51 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
         }
         ctx.report(Diagnostic::error("syntax-error", range, error.message).section("4"));
     }
+    preprocessor_lines(ctx);
+}
+
+/// ptxas 13.5 runs no preprocessor: of the `#` lines the spec lets through (4.1) it reads only
+/// the line markers that `cpp` leaves, `# 12 "file.cu"` and `#line 12 "file.cu"`, and stops at
+/// any other (`#define`, `#include`, `#pragma`, `#line 3` without a file).
+fn preprocessor_lines(ctx: &mut Ctx<'_>) {
+    let text = ctx.text;
+    let mut candidates = Vec::new();
+    let mut line_start = 0;
+    for line in text.split_inclusive('\n') {
+        let blank = line.len() - line.trim_start_matches([' ', '\t']).len();
+        if line[blank..].starts_with('#') {
+            let body = line.trim_end();
+            candidates.push((line_start + blank, line_start + body.len().max(blank + 1)));
+        }
+        line_start += line.len();
+    }
+    for (start, end) in candidates {
+        let is_preprocessor = ctx
+            .parse
+            .tokens_in(start..start + 1)
+            .iter()
+            .any(|t| t.kind == ptx_syntax::TokenKind::Preprocessor && t.range.start == start);
+        if !is_preprocessor || line_marker(&text[start..end]) {
+            continue;
+        }
+        ctx.report(
+            Diagnostic::error(
+                "syntax-error",
+                start..end,
+                "ptxas runs no C preprocessor and reads only line markers (`# 12 \"file.cu\"`) \
+                 among `#` lines: run the file through `cpp` first",
+            )
+            .section("4.1"),
+        );
+    }
+}
+
+/// `# 12 "file"`, `#12 "file" 2`, `#line 12 "file"`.
+fn line_marker(line: &str) -> bool {
+    let rest = line[1..].trim_start();
+    let rest = rest.strip_prefix("line").map_or(rest, str::trim_start);
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    digits > 0 && rest[digits..].trim_start().starts_with('"')
 }
 
 #[cfg(test)]
