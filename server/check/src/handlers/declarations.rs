@@ -996,6 +996,23 @@ fn vector_after_type(ctx: &mut Ctx<'_>, parts: &ptx_syntax::DeclParts<'_>) {
 
 fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>) {
     let parts = decl.parts();
+    // 4.5.1: `WARP_SZ` is the predefined constant; ptxas 13.5 parses no declaration of it
+    // ("Parsing error near 'WARP_SZ'").
+    for name in parts.declarators.iter().filter_map(|d| d.name()) {
+        if crate::handlers::names::PREDEFINED.contains(&name.text) {
+            ctx.report(
+                Diagnostic::error(
+                    "syntax-error",
+                    name.range(),
+                    format!(
+                        "`{}` is a predefined constant; give the variable another name",
+                        name.text
+                    ),
+                )
+                .section("4.5.1"),
+            );
+        }
+    }
     alignment(ctx, &parts);
     tex_space(ctx, &parts);
     vector_after_type(ctx, &parts);

@@ -13,8 +13,25 @@ use crate::Diagnostic;
 
 pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
     for op in &info.operands {
+        if op.text().trim_start().starts_with("generic") && op.text().contains('(') {
+            report(
+                ctx,
+                op,
+                "`generic(name)` stands only in an initial value; `cvta` converts an address in an instruction",
+            );
+            continue;
+        }
         match op.kind() {
-            OperandKind::Address { .. } | OperandKind::Vector => {
+            OperandKind::Address { .. } => {
+                for element in op.elements() {
+                    if let Some(problem) = address_part(&element) {
+                        report(ctx, &element, problem);
+                    } else {
+                        expression(ctx, info, &element);
+                    }
+                }
+            }
+            OperandKind::Vector => {
                 for element in op.elements() {
                     expression(ctx, info, &element);
                 }
@@ -26,6 +43,24 @@ pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
             }
             _ => {}
         }
+    }
+}
+
+/// What ptxas 13.5 refuses ("Parsing error") inside the brackets of an address: an array
+/// element (`[g[4]]`: the element is an address without brackets, `g[4]`), a component
+/// (`[%rd1.x]`) or `generic(…)`.
+fn address_part(part: &Operand<'_>) -> Option<&'static str> {
+    if part.text().trim_start().starts_with("generic") && part.text().contains('(') {
+        return Some("`generic(name)` stands only in an initial value");
+    }
+    match part.kind() {
+        OperandKind::Component { .. } => {
+            Some("an address is a whole register, without a component")
+        }
+        _ if matches!(part.expression(), Some(Expression::Subscript { .. })) => Some(
+            "an array element is an address already: write it without brackets (`g[4]`) or as `[g+16]`",
+        ),
+        _ => None,
     }
 }
 
@@ -142,6 +177,13 @@ mod tests {
 //                  ^^^^^^^ error: `(%r3+1)` is not an operand ptxas reads: a register or name cannot stand in parentheses
   mov.b32 %r1, -%r2;
 //             ^^^^ error: `-%r2` is not an operand ptxas reads: a register or name cannot be negated or complemented here
+  ld.global.b32 %r1, gmem[2];
+  ld.global.b32 %r1, [gmem[2]];
+//                    ^^^^^^^ error: `gmem[2]` is not an operand ptxas reads: an array element is an address already: write it without brackets (`g[4]`) or as `[g+16]`
+  ld.global.b32 %r1, [%rd1.x];
+//                    ^^^^^^ error: `%rd1.x` is not an operand ptxas reads: an address is a whole register, without a component
+  mov.b64 %rd1, generic(gmem);
+//              ^^^^^^^^^^^^^ error: `generic(gmem)` is not an operand ptxas reads: `generic(name)` stands only in an initial value; `cvta` converts an address in an instruction
   ret;
 }
 "#,
