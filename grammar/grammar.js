@@ -71,7 +71,8 @@ const FUNCTION_ATTRIBUTES = [
 module.exports = grammar({
   name: 'ptx',
 
-  extras: $ => [/\s/, $.comment, $.preprocessor_directive],
+  // Blanks as ptxas reads them: a vertical tab is none ("Parsing error"), a form feed is.
+  extras: $ => [/[ \t\n\r\f]/, $.comment, $.preprocessor_directive],
 
   conflicts: $ => [
     // Linkage directives start both functions and variables: `.visible .entry` / `.visible .global`.
@@ -291,7 +292,8 @@ module.exports = grammar({
 
     declarator: $ => seq(
       field('name', choice($.identifier, $.register, $.sink)),
-      optional(seq(token.immediate('<'), field('count', $.integer_literal), '>')),
+      // ptxas takes blanks around the count too (`%r < 4 >`).
+      optional(seq('<', field('count', $.integer_literal), '>')),
       repeat(field('dimension', $.array_dimension)),
       optional(seq('=', field('value', $._initializer))),
     ),
@@ -397,6 +399,7 @@ module.exports = grammar({
       $.integer_literal,
       $.float_literal,
       $.unary_expression,
+      $.cast_expression,
       $.binary_expression,
       $.conditional_expression,
       $.parenthesized_expression,
@@ -425,6 +428,13 @@ module.exports = grammar({
       field('operand', $._expression),
     )),
 
+    // `(.u64)-1`, `( .s64 ) x`: the casts of ISA 4.5.4 (any type parses; the checker says
+    // which ptxas takes).
+    cast_expression: $ => prec(PREC.unary, seq(
+      '(', field('type', $.type), ')',
+      field('operand', $._expression),
+    )),
+
     binary_expression: $ => {
       const table = [
         ['||', PREC.logical_or],
@@ -445,7 +455,16 @@ module.exports = grammar({
         // @ts-ignore
         field('operator', operator),
         field('right', $._expression),
-      ))));
+      ))),
+      // `7%-3`, `7%(3)`: without a blank, only an operand that starts with an operator or a
+      // parenthesis may follow (ptxas reads `7%3` as `7` and the name `%3`).
+      prec.left(PREC.multiplicative, seq(
+        field('left', $._expression),
+        field('operator', '%'),
+        field('right', choice(
+          $.unary_expression, $.cast_expression, $.parenthesized_expression,
+        )),
+      )));
     },
 
     conditional_expression: $ => prec.right(PREC.conditional, seq(

@@ -17,6 +17,7 @@
 //! assert_eq!(diagnostics[0].code, "unknown-opcode");
 //! ```
 
+mod constexpr;
 mod context;
 mod diagnostic;
 pub mod form_availability;
@@ -127,6 +128,10 @@ pub const CODES: &[(&str, &str)] = &[
     (
         "initializer",
         "an initial value where ptxas allows none (a .shared, .local or .extern variable, .f16)",
+    ),
+    (
+        "constant-expression",
+        "a constant expression ptxas refuses to evaluate (a division by zero, an integer and a float under one operator)",
     ),
     (
         "directive",

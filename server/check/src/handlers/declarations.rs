@@ -335,6 +335,14 @@ fn initial_names(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, globals: &Globals<'
                 }
                 continue;
             }
+            // The type of a cast, `(.u64)`, names nothing.
+            if b == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+                i += 1;
+                while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+                    i += 1;
+                }
+                continue;
+            }
             if b.is_ascii_alphabetic() || b == b'_' || b == b'$' {
                 let start = i;
                 while i < bytes.len()
@@ -1186,6 +1194,23 @@ fn align_after_type(ctx: &mut Ctx<'_>, parts: &ptx_syntax::DeclParts<'_>) {
 
 fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, in_body: bool) {
     let parts = decl.parts();
+    // 4.5.1: `WARP_SZ` is the predefined constant; ptxas 13.5 parses no declaration of it
+    // ("Parsing error near 'WARP_SZ'").
+    for name in parts.declarators.iter().filter_map(|d| d.name()) {
+        if crate::handlers::names::PREDEFINED.contains(&name.text) {
+            ctx.report(
+                Diagnostic::error(
+                    "syntax-error",
+                    name.range(),
+                    format!(
+                        "`{}` is a predefined constant; give the variable another name",
+                        name.text
+                    ),
+                )
+                .section("4.5.1"),
+            );
+        }
+    }
     alignment(ctx, &parts);
     align_after_type(ctx, &parts);
     tex_space(ctx, &parts);
@@ -1301,7 +1326,22 @@ fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, in_body: bool) {
         );
     }
     // 5.4.5: a vector variable is at most 128 bits ("Vector type too large").
-    if let (Some(vector), Some(bits)) = (parts.vector, ty.and_then(type_bits)) {
+    // A variable is a `.v2` or `.v4` vector only: ptxas 13.5 parses `.v8` (which instructions
+    // take) in no declaration, whatever the type ("Parsing error near '.v8'").
+    let long_vector = parts.vector.filter(|v| !matches!(v.text, ".v2" | ".v4"));
+    if let Some(vector) = long_vector {
+        ctx.report(
+            Diagnostic::error(
+                "vector-length",
+                vector.range(),
+                format!(
+                    "a variable cannot be a `{}` vector; declare a `.v2` or `.v4` one, or an array",
+                    vector.text
+                ),
+            )
+            .section("5.4.2"),
+        );
+    } else if let (Some(vector), Some(bits)) = (parts.vector, ty.and_then(type_bits)) {
         let count: u32 = vector.text.trim_start_matches(".v").parse().unwrap_or(1);
         if count * bits > 128 {
             ctx.report(
@@ -1317,6 +1357,29 @@ fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, in_body: bool) {
                 )
                 .section("5.4.5"),
             );
+        }
+    }
+    // 5.4.3: an array's size is one integer literal or `WARP_SZ`; ptxas 13.5 parses no other
+    // constant expression there ("Parsing error" for `[2*4]`, `[(4)]`, `[-1]`), though the spec
+    // allows constant expressions wherever a constant may stand.
+    for declarator in &parts.declarators {
+        for size in declarator.dimensions().into_iter().flatten() {
+            let text = size.text.trim();
+            let literal = text == "WARP_SZ"
+                || (text.starts_with(|c: char| c.is_ascii_digit())
+                    && text.bytes().all(|c| c.is_ascii_alphanumeric()));
+            if !literal {
+                ctx.report(
+                    Diagnostic::error(
+                        "constant-expression",
+                        size.range(),
+                        format!(
+                            "an array size is a single integer (or `WARP_SZ`), not `{text}`: write the value itself"
+                        ),
+                    )
+                    .section("5.4.3"),
+                );
+            }
         }
     }
     // 5.4.3: an array of unknown size takes its size from its initial values; without any
@@ -1417,14 +1480,28 @@ fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, in_body: bool) {
                 continue;
             }
         }
+        // A constant expression ptxas refuses to evaluate (`1/0`, `1.0+1`): see `constexpr`.
+        let evaluated: Vec<(&str, Option<Result<crate::constexpr::Value, _>>)> = leaves(value.text)
+            .into_iter()
+            .map(|l| (l, crate::constexpr::evaluate(l)))
+            .collect();
+        if let Some((leaf, Some(Err(problem)))) =
+            evaluated.iter().find(|(_, v)| matches!(v, Some(Err(_))))
+        {
+            ctx.report(
+                Diagnostic::error("constant-expression", value.range(), problem.message(leaf))
+                    .section("4.5.4"),
+            );
+            continue;
+        }
         // A floating-point variable takes floating-point values ("Initial value type
         // mismatch" for `.f32 v = 1`; the spec's 5.4.4 says nothing of it, ptxas 13.5 refuses
         // every integer constant or constant expression there).
         if matches!(ty, Some(".f32" | ".f64")) {
-            if let Some(integer) = leaves(value.text)
-                .into_iter()
-                .find(|l| is_integer_constant(l))
-            {
+            if let Some(&(integer, _)) = evaluated.iter().find(|(l, v)| match v {
+                Some(Ok(v)) => !v.is_float(),
+                _ => is_integer_constant(l),
+            }) {
                 ctx.report(
                     Diagnostic::error(
                         "initializer",
@@ -1444,7 +1521,11 @@ fn variable(ctx: &mut Ctx<'_>, decl: &VariableDecl<'_>, in_body: bool) {
         // 13.5 takes none for `.f16` and `.f16x2` ones ("Initial value type mismatch").
         // An integer variable takes integer values ("Initial value type mismatch" for 2.5).
         if ty.is_some_and(|t| t.starts_with(".u") || t.starts_with(".s")) {
-            if let Some(float) = float_literal(value.text) {
+            // `1.0<2.0` is an integer (a comparison's result).
+            if let Some(float) = evaluated.iter().find_map(|(l, v)| match v {
+                Some(Ok(v)) => v.is_float().then(|| float_literal(l).unwrap_or(l)),
+                _ => float_literal(l),
+            }) {
                 ctx.report(
                     Diagnostic::error(
                         "initializer",

@@ -8,6 +8,7 @@ pub(crate) mod atomics;
 pub(crate) mod availability;
 pub(crate) mod calls;
 pub(crate) mod combinations;
+pub(crate) mod constants;
 pub(crate) mod declarations;
 pub(crate) mod expressions;
 pub(crate) mod fragment_floors;
@@ -388,7 +389,7 @@ fn check_rules<'a>(
     let mut info = ctx.inst_info(inst)?;
     opcode::blank_inside_name(ctx, &info);
     names::check_uses(ctx, &info, scope);
-    special_registers::check(ctx, &info);
+    special_registers::check(ctx, &info, scope);
     let before = ctx.diagnostic_count();
     if !opcode::check(ctx, &info) {
         // ptxas ignores a stray `.pred` on some instructions: check them without it.
@@ -416,6 +417,7 @@ fn check_rules<'a>(
     }
     combinations::check(ctx, &info);
     expressions::check(ctx, &info);
+    constants::check(ctx, &info);
     if operands::check(ctx, &info) {
         types::check(ctx, &info, scope);
         operand_forms::check(ctx, &info, scope);

@@ -297,9 +297,25 @@ pub(crate) fn type_bits(ty: &str) -> Option<u32> {
     if ty == ".pred" {
         return Some(1);
     }
-    let digits: String = ty.chars().filter(char::is_ascii_digit).collect();
-    let bits: u32 = digits.parse().ok()?;
-    Some(if ty.ends_with("x2") { bits * 2 } else { bits })
+    let name = ty.trim_start_matches('.');
+    // `.f16x2`, `.e4m3x4`: a packed type is its element's bits times the count after `x`.
+    let (base, count) = match name.rsplit_once('x') {
+        Some((base, n)) if !base.is_empty() && n.parse::<u32>().is_ok() => {
+            (base, n.parse::<u32>().ok()?)
+        }
+        _ => (name, 1),
+    };
+    // The alternate floating-point formats (5.2.3) are named by their exponent and mantissa
+    // bits: `.e2m1` is 4 bits, the others a byte each.
+    let bits = if base == "e2m1" {
+        4
+    } else if base.starts_with('e') || base.starts_with("ue") || base == "s2f6" {
+        8
+    } else {
+        let digits: String = base.chars().filter(char::is_ascii_digit).collect();
+        digits.parse().ok()?
+    };
+    Some(bits * count)
 }
 
 /// A floating-point type name (`.f32`, `.f16x2`, `.bf16`, …), read from its spelling.

@@ -39,7 +39,15 @@ fn kind_fits(spec: &ptx_isa::OperandSpec, bare_addresses: bool, operand: &Operan
             operand.kind(),
             OperandKind::Integer(_) | OperandKind::Expression
         ),
-        SpecKind::Address => is_address(operand),
+        // `ld.global.u32 r, a[1];`: an array element is an address without brackets (6.4.2;
+        // ptxas 13.5 takes it, and refuses `[a[1]]`).
+        SpecKind::Address => {
+            is_address(operand)
+                || matches!(
+                    operand.expression(),
+                    Some(ptx_syntax::Expression::Subscript { .. })
+                )
+        }
         SpecKind::Value | SpecKind::Vector => !is_address(operand),
         SpecKind::List => true,
     }

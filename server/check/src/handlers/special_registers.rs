@@ -5,6 +5,7 @@ use ptx_isa::PtxVersion;
 use ptx_isa::Unmet;
 
 use crate::context::{Ctx, InstInfo};
+use crate::scope::Scope;
 use crate::util::describe_targets;
 use crate::Diagnostic;
 
@@ -20,13 +21,18 @@ fn integer_cvt(info: &InstInfo<'_>) -> bool {
         .all(|w| (w.starts_with('s') || w.starts_with('u')) && !w.contains('x'))
 }
 
-pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
+pub(crate) fn check(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
     let version = ctx.version.unwrap_or(PtxVersion::new(99, 9));
     for &(index, register) in &info.registers {
         {
             let Some(sreg) = ctx.isa.special_register(register.text) else {
                 continue;
             };
+            // A name the module declares itself is no special register: ptxas 13.5 takes
+            // `.reg .b32 %tid;` and writes it with `mov.u32 %tid, 1;`.
+            if super::operand_types::any_symbol(scope, register.text).is_some() {
+                continue;
+            }
             // ptxas 13.5 reads a special register in `cvt.s64.s32` or `cvt.u16.u32` and refuses
             // it in a conversion from or to a floating-point type ("Special register argument
             // not allowed for instruction 'cvt'" for `cvt.rn.f32.s32 d, %tid.x` and for the

@@ -20,6 +20,53 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
         }
         ctx.report(Diagnostic::error("syntax-error", range, error.message).section("4"));
     }
+    preprocessor_lines(ctx);
+}
+
+/// ptxas 13.5 runs no preprocessor: of the `#` lines the spec lets through (4.1) it reads only
+/// the line markers that `cpp` leaves, `# 12 "file.cu"` and `#line 12 "file.cu"`, and stops at
+/// any other (`#define`, `#include`, `#pragma`, `#line 3` without a file).
+fn preprocessor_lines(ctx: &mut Ctx<'_>) {
+    let text = ctx.text;
+    for (start, _) in text.match_indices('#') {
+        let is_preprocessor = ctx
+            .parse
+            .tokens_in(start..start + 1)
+            .iter()
+            .any(|t| t.kind == ptx_syntax::TokenKind::Preprocessor && t.range.start == start);
+        if !is_preprocessor {
+            continue;
+        }
+        let end = start
+            + text[start..]
+                .find(['\n', '\r'])
+                .unwrap_or(text.len() - start);
+        let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+        // A `#` after a statement on its line is no line marker either (`ret; # done`).
+        let first_on_line = text[line_start..start]
+            .trim_start_matches([' ', '\t'])
+            .is_empty();
+        if first_on_line && line_marker(&text[start..end]) {
+            continue;
+        }
+        ctx.report(
+            Diagnostic::error(
+                "syntax-error",
+                start..end.max(start + 1),
+                "ptxas runs no C preprocessor and reads only line markers (`# 12 \"file.cu\"`, \
+                 alone on their line) among `#` lines: run the file through `cpp` first",
+            )
+            .section("4.1"),
+        );
+    }
+}
+
+/// `# 12 "file"`, `#12 "file" 2`, `#line 12 "file"`.
+fn line_marker(line: &str) -> bool {
+    let rest = line[1..].trim_start();
+    let rest = rest.strip_prefix("line").map_or(rest, str::trim_start);
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    digits > 0 && rest[digits..].trim_start().starts_with('"')
 }
 
 #[cfg(test)]
@@ -39,6 +86,29 @@ mod tests {
   add.s32 %r1, %r2 %r3;
 //                 ^^^ error: unexpected `%r3` in this instruction
   ret;
+}
+"#,
+        );
+    }
+
+    /// Each `#` line confirmed with ptxas 13.5 on sm_90a.
+    #[test]
+    fn only_line_markers_among_hash_lines() {
+        check_diagnostics(
+            r#"
+.version 8.8
+.target sm_90a
+.address_size 64
+# 1 "kernel.cu"
+.visible .entry k()
+{
+  .reg .b32 %r<4>;
+#line 12 "kernel.cu"
+  mov.u32 %r1, 1;
+  #pragma unroll
+//^^^^^^^^^^^^^^ error: ptxas runs no C preprocessor and reads only line markers (`# 12 "file.cu"`, alone on their line) among `#` lines: run the file through `cpp` first
+  ret; # done
+//     ^^^^^^ error: ptxas runs no C preprocessor and reads only line markers (`# 12 "file.cu"`, alone on their line) among `#` lines: run the file through `cpp` first
 }
 "#,
         );

@@ -1050,6 +1050,10 @@ impl Checker<'_, '_, '_> {
 /// floating-point literal (`Some(true)`), only integers (`Some(false)`); `None` for any other
 /// operand.
 fn constant_expression(op: &ptx_syntax::Operand<'_>) -> Option<bool> {
+    // `1.0<2.0` is an integer; an expression ptxas refuses is the constants rule's to report.
+    if let Some(value) = crate::constexpr::evaluate(op.text()) {
+        return value.ok().map(crate::constexpr::Value::is_float);
+    }
     if !op.registers().is_empty()
         || op
             .identifiers()
