@@ -105,8 +105,9 @@ fn read_fixture(text: &str) -> Option<Fixture> {
             }
             for name in names.split(',') {
                 let name = name.trim().trim_start_matches('%');
+                // `%q<4>`, also written `%q < 4 >`.
                 let key = match name.split_once('<') {
-                    Some((prefix, _)) => format!("{prefix}<"),
+                    Some((prefix, _)) => format!("{}<", prefix.trim_end()),
                     None => name.to_string(),
                 };
                 f.registers.insert(key, ty.to_string());
