@@ -147,24 +147,6 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
                         .section("11.6.1"),
                     );
                 }
-                // ptxas 13.5 takes prototypes before a definition only: one after it is a
-                // "Duplicate definition of function", whatever the linkages.
-                if function.body().is_none() {
-                    if let Some(first) = defined.get(name.text) {
-                        let line = ctx.text[..first.start].matches('\n').count() + 1;
-                        ctx.report(
-                            Diagnostic::error(
-                                "duplicate-function",
-                                name.range(),
-                                format!(
-                                    "`{}` is defined above (line {line}); a declaration after the definition is refused, move it above or remove it",
-                                    name.text
-                                ),
-                            )
-                            .section("11.2"),
-                        );
-                    }
-                }
                 if function.body().is_some() {
                     if let Some(first) = defined.get(name.text) {
                         duplicates.push(Duplicate {
