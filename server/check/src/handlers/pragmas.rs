@@ -105,11 +105,11 @@ fn one(ctx: &mut Ctx<'_>, range: TextRange, string: &str, place: Place) {
         }
     };
     let problem = match pragma.argument {
+        // ptxas 13.5 reads the mask of a `.func`'s pragma leniently, even an empty one.
+        "integer" if place == (Place::Body { kernel: false }) => None,
         "integer" | "positive" if argument.is_empty() => Some(format!(
             "the \"{name}\" pragma needs a value (\"{name} N\")"
         )),
-        // ptxas 13.5 reads the mask of a `.func`'s pragma leniently.
-        "integer" if place == (Place::Body { kernel: false }) => None,
         "integer" if value().is_none() => Some(format!(
             "the \"{name}\" pragma takes one integer, not \"{}\"",
             argument.join(" ")
