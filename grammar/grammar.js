@@ -196,7 +196,7 @@ module.exports = grammar({
       repeat(field('linkage', $.linkage)),
       field('kind', choice('.entry', '.func')),
       optional(field('return_parameters', $.parameter_list)),
-      field('name', $.identifier),
+      field('name', choice($.identifier, $.register)),
       optional(field('parameters', $.parameter_list)),
       repeat(choice($.function_attribute, $.pragma_directive)),
     )),
@@ -230,7 +230,7 @@ module.exports = grammar({
       $.dwarf_directive,
     ),
 
-    label_declaration: $ => seq(field('name', $.identifier), ':'),
+    label_declaration: $ => seq(field('name', choice($.identifier, $.register)), ':'),
 
     callprototype_directive: $ => seq(
       '.callprototype',

@@ -102,6 +102,10 @@ impl CleanMemo {
         if text[start..].starts_with("call") || text[start..].starts_with("brx") {
             return false;
         }
+        // A branch to a `%` label reads whether the label is declared before it.
+        if text[start..i].starts_with("bra") && text[i..].contains('%') {
+            return false;
+        }
         // In a kernel, reading a call's `.param` depends on the calls before it.
         if names.in_entry && text[start..i].starts_with("ld") && text[start..i].contains(".param") {
             return false;

@@ -89,8 +89,29 @@ fn read_fixture(text: &str) -> Option<Fixture> {
         registers: BTreeMap::new(),
         lines: Vec::new(),
     };
+    // `%` names that are no registers (`.func %f`, `.global .u32 %x`, `%L:`): a line naming
+    // one reads a module name, which an asm statement has not.
+    let not_registers: Vec<&str> = text
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or("").trim())
+        .filter(|l| !l.starts_with(".reg"))
+        .filter(|l| l.starts_with('.') || l.ends_with(':'))
+        .flat_map(|l| {
+            l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '%' || c == '_' || c == '$'))
+        })
+        .filter(|w| w.starts_with('%') && w.len() > 1)
+        .collect();
     for (n, raw) in text.lines().enumerate() {
         let line = raw.split("//").next().unwrap_or("").trim();
+        let names_module = not_registers.iter().any(|name| {
+            line.match_indices(name).any(|(at, _)| {
+                !line[at + name.len()..]
+                    .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            })
+        });
+        if names_module {
+            continue;
+        }
         if let Some(rest) = line.strip_prefix(".target") {
             f.target = rest.split([',', ' ']).find(|w| !w.is_empty())?.to_string();
         } else if let Some(rest) = line.strip_prefix(".version") {

@@ -249,6 +249,7 @@ pub(crate) fn check<'a>(ctx: &mut Ctx<'a>, info: &InstInfo<'a>, scope: &Scope<'a
             call(ctx, info, scope);
         }
         "brx" => brx(ctx, info, scope),
+        "bra" => special_register_label(ctx, info, scope),
         "mov" => {
             function_address(ctx, info);
             call_parameter_address(ctx, info, scope);
@@ -256,6 +257,34 @@ pub(crate) fn check<'a>(ctx: &mut Ctx<'a>, info: &InstInfo<'a>, scope: &Scope<'a
         "cvta" => call_parameter_address(ctx, info, scope),
         "ld" if ctx.in_entry && info.has("param") => call_result_read(ctx, info, scope),
         _ => {}
+    }
+}
+
+/// `bra %clock;` before a label `%clock:` — ptxas 13.5 reads a label named like a special
+/// register as that register until the label is declared ("Special register argument not
+/// allowed for instruction 'bra'", "Arguments mismatch" for `%tid`); a branch back to it is
+/// fine.
+fn special_register_label(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
+    let Some(target) = info.operands.last() else {
+        return;
+    };
+    let OperandKind::Register(name) = target.kind() else {
+        return;
+    };
+    let later = symbol_of(scope, name, SymbolKind::Label)
+        .is_some_and(|label| label.range.start > info.mnemonic.start);
+    if later && ctx.isa.special_register(name).is_some() {
+        ctx.report(
+            Diagnostic::error(
+                "operand-type",
+                target.range(),
+                format!(
+                    "`{name}` is read as the special register until the label of that name is \
+                     declared; declare the label before this branch or rename it"
+                ),
+            )
+            .section("9.7.12.1"),
+        );
     }
 }
 

@@ -19,6 +19,22 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
     for item in &items {
         match item {
             Item::Variable(decl) => {
+                for name in decl.declarators().iter().filter_map(|d| d.name()) {
+                    special_register_name(ctx, name, "a module variable");
+                    if globals.function(name.text).is_some() {
+                        ctx.report(
+                            Diagnostic::error(
+                                "redeclaration",
+                                name.range(),
+                                format!(
+                                    "`{}` is also a function's name; a module variable needs another",
+                                    name.text
+                                ),
+                            )
+                            .section("11.2"),
+                        );
+                    }
+                }
                 variable(ctx, decl, false);
                 initial_names(ctx, decl, &globals);
                 module_local(ctx, decl);
@@ -763,6 +779,25 @@ fn files(ctx: &mut Ctx<'_>, items: &[Item<'_>]) {
 /// The declarations and directives in a function body.
 pub(crate) fn body<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>]) {
     block(ctx, statements, &mut Vec::new());
+}
+
+/// ptxas 13.5 keeps the names of special registers for them: a function or a module variable
+/// named `%tid` is refused ("Inconsistent redefinition of variable '%tid'"), though a register
+/// or a label may take the name.
+pub(crate) fn special_register_name(ctx: &mut Ctx<'_>, name: ptx_syntax::Token<'_>, what: &str) {
+    if name.text.starts_with('%') && ctx.isa.special_register(name.text).is_some() {
+        ctx.report(
+            Diagnostic::error(
+                "redeclaration",
+                name.range(),
+                format!(
+                    "`{}` names a special register; {what} needs another name",
+                    name.text
+                ),
+            )
+            .section("10"),
+        );
+    }
 }
 
 fn block<'a>(ctx: &mut Ctx<'a>, statements: &[Statement<'a>], locs: &mut Vec<&'a str>) {

@@ -107,6 +107,7 @@ pub(crate) fn module_frame<'a>(ctx: &mut Ctx<'a>, items: &[Item<'a>]) -> Frame<'
                 let Some(name) = function.name() else {
                     continue;
                 };
+                super::declarations::special_register_name(ctx, name, "a function");
                 if callees.insert(name.text) {
                     ctx.functions.push(super::calls::Callee::of(
                         function,

@@ -137,9 +137,14 @@ pub(crate) fn address_registers<'i, 's>(
         .filter_map(|operand| {
             // The first register, written with `%` or without (an identifier to the grammar
             // that names a register).
+            // A `%` name that the module declares as a variable (`.global .u32 %x;`) is
+            // the variable's address, not a register.
             let register = operand
                 .registers()
                 .into_iter()
+                .filter(|t| {
+                    any_symbol(scope, t.text).is_none_or(|s| s.kind == SymbolKind::Register)
+                })
                 .chain(
                     operand
                         .identifiers()
