@@ -25,7 +25,7 @@ fn parse_stats_exit_1_on_syntax_errors() {
     let output = ptx_lsp(&["parse", "--stats", "tests/fixtures/syntax_error.ptx"]);
     assert_eq!(output.status.code(), Some(1));
     expect![[r#"
-        tests/fixtures/syntax_error.ptx: 32 nodes, 1 ERROR, 0 MISSING
+        tests/fixtures/syntax_error.ptx: 33 nodes, 1 ERROR, 0 MISSING
     "#]]
     .assert_eq(&stdout(&output));
 }
