@@ -28,15 +28,20 @@ pub(crate) fn check(ctx: &mut Ctx<'_>) {
 /// any other (`#define`, `#include`, `#pragma`, `#line 3` without a file).
 fn preprocessor_lines(ctx: &mut Ctx<'_>) {
     let text = ctx.text;
-    for (start, _) in text.match_indices('#') {
-        let is_preprocessor = ctx
-            .parse
-            .tokens_in(start..start + 1)
-            .iter()
-            .any(|t| t.kind == ptx_syntax::TokenKind::Preprocessor && t.range.start == start);
-        if !is_preprocessor {
-            continue;
-        }
+    if !text.contains('#') {
+        return;
+    }
+    // One walk over the tokens, not one per `#`: a tree of garbage text has flat error nodes
+    // whose children a look-up per `#` would walk again each time.
+    let lines: Vec<usize> = ctx
+        .parse
+        .tokens()
+        .iter()
+        .filter(|t| t.kind == ptx_syntax::TokenKind::Preprocessor)
+        .map(|t| t.range.start)
+        .filter(|&start| text[start..].starts_with('#'))
+        .collect();
+    for start in lines {
         let end = start
             + text[start..]
                 .find(['\n', '\r'])
