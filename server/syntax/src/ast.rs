@@ -586,6 +586,11 @@ impl<'a> VariableDecl<'a> {
         Some(Token::of(node.field(k::FIELD_BYTES)?, self.src))
     }
 
+    /// The `.ptr` attribute of a kernel parameter (5.1.6.3), if written.
+    pub fn ptr_attribute(&self) -> Option<Token<'a>> {
+        self.first_child(k::PTR_ATTRIBUTE)
+    }
+
     /// The attributes of `.attribute(.managed)` (`.managed`), in order.
     pub fn attributes(&self) -> Vec<Token<'a>> {
         named_children(self.node)

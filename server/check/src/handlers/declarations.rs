@@ -1770,16 +1770,11 @@ fn function(ctx: &mut Ctx<'_>, function: &Function<'_>) {
     // cannot be allocated in .param state space"; ptxas 13.5 takes an array of them).
     if function.kind() == ptx_syntax::FunctionKind::Func {
         for param in function.parameters() {
-            let range = param.range();
-            let text = &ctx.text[range.clone()];
-            if let Some(at) = text.match_indices(".ptr").map(|(i, _)| i).find(|&i| {
-                !text[i + 4..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
-            }) {
-                let at = range.start + at;
+            if let Some(ptr) = param.ptr_attribute() {
                 ctx.report(
                     Diagnostic::error(
                         "state-space",
-                        at..at + 4,
+                        ptr.range(),
                         "`.ptr` is an attribute of kernel parameters; a `.func` parameter takes none",
                     )
                     .section("5.1.6.3"),

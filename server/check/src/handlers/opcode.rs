@@ -173,7 +173,7 @@ fn reorderings(isa: &Isa, words: &[&str]) -> Vec<Vec<String>> {
             // other way round they mean another instruction ("Unexpected instruction types",
             // "State space incorrect").
             let kind = |q: &str| {
-                if is_state_space(q) {
+                if is_state_space(isa, q) {
                     Some(0)
                 } else if isa.types().iter().any(|t| &t.name[1..] == q) || sub_byte_integer(q) {
                     Some(1)
@@ -245,13 +245,10 @@ fn sub_byte_integer(q: &str) -> bool {
     matches!(q, "u2" | "s2" | "u4" | "s4")
 }
 
-/// A state space qualifier (`global`, `shared::cluster`, `param::func`).
-fn is_state_space(q: &str) -> bool {
+/// A state space qualifier (`global`, `shared::cluster`, `param::func`), by the ISA's table.
+fn is_state_space(isa: &Isa, q: &str) -> bool {
     let base = q.split("::").next().unwrap_or(q);
-    matches!(
-        base,
-        "global" | "shared" | "local" | "const" | "param" | "tex"
-    )
+    isa.state_spaces().iter().any(|s| &s.name[1..] == base)
 }
 
 /// Reports qualifier problems; returns whether the opcode matched a form (so that operand

@@ -67,16 +67,11 @@ pub(crate) fn check(
     }
     // 5.1.6.3: `.ptr` belongs to kernel parameters (ptxas 13.5: "Parsing error near '.ptr'"
     // on a variable).
-    let text = decl.text();
-    let ptr = text.match_indices(".ptr").map(|(i, _)| i).find(|&i| {
-        !text[i + 4..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$')
-    });
-    if let Some(at) = ptr {
-        let at = decl.range().start + at;
+    if let Some(ptr) = decl.ptr_attribute() {
         ctx.report(
             Diagnostic::error(
                 "syntax-error",
-                at..at + 4,
+                ptr.range(),
                 "`.ptr` is an attribute of kernel parameters; a variable takes none",
             )
             .section("5.1.6.3"),
