@@ -347,15 +347,8 @@ fn call_result_read(ctx: &mut Ctx<'_>, info: &InstInfo<'_>, scope: &Scope<'_>) {
         if !matches!(op.kind(), OperandKind::Address { .. }) {
             continue;
         }
-        let Some(base) = op.elements().into_iter().next() else {
+        let Some(base) = super::memory::address_base_name(op) else {
             continue;
-        };
-        let base = match base.kind() {
-            OperandKind::Expression => match base.expression() {
-                Some(ptx_syntax::Expression::Binary { left, .. }) => left,
-                _ => continue,
-            },
-            _ => base,
         };
         let OperandKind::Identifier(name) = base.kind() else {
             continue;

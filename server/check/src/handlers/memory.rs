@@ -1303,7 +1303,7 @@ fn immediate_addresses(ctx: &mut Ctx<'_>, info: &InstInfo<'_>) {
 
 /// The register or name an address starts from (`[p]`, `[name+8]`), whichever the grammar
 /// made of it: a register declared without `%` reads as a name.
-fn address_base_name<'a>(operand: &Operand<'a>) -> Option<Operand<'a>> {
+pub(crate) fn address_base_name<'a>(operand: &Operand<'a>) -> Option<Operand<'a>> {
     address_base_of(operand, |kind| {
         matches!(kind, OperandKind::Register(_) | OperandKind::Identifier(_))
     })
